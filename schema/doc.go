@@ -1,0 +1,41 @@
+// Package schema declares HBase tables as typed Go values: the table name,
+// its column families with the options HBase knows, the row-key layout
+// (built from package keys), the split keys that pre-split the table, the
+// mapping between a Go record type and its cells, and the secondary index
+// tables kept next to it. One declaration answers every question the rest
+// of hbkit asks about a table: admin creates the table and checks it for
+// drift from Family.Attributes, dao turns records into row keys and cells
+// and back, index builds index keys from the same record.
+//
+// # Who should use it
+//
+// Code that owns a table design and wants it written down once, checked
+// early and shared: application code declaring its tables, the admin and
+// dao layers, tests that need the exact bytes of a key. The built-in
+// schemas (Builtin, BuiltinNames) are the designs of the seed documents,
+// ready for the CLI and for examples.
+//
+// # Who should not
+//
+// Code that only needs to encode a key segment should use package keys
+// directly. Code that talks to HBase uses package hbase; this package does
+// no I/O, knows nothing about connections, and never imports hbase. It is
+// not an ORM either: there is no reflection and there are no struct tags;
+// a record is mapped by explicit functions in the style of pgx's
+// RowToFunc, so the hot path (record to row key and cells) is a few
+// appends into a reused buffer.
+//
+// # Errors
+//
+// Every validation error is a *Error naming the table, family and field
+// and saying why; its Kind is one of the Err* sentinels, so callers use
+// errors.Is and errors.As and never match strings. Key errors from package
+// keys stay reachable through errors.As(err, **keys.Error).
+//
+// # Compatibility
+//
+// Changing a row-key layout, a hash, a bucket count or a segment width in a
+// schema is a data migration: every existing key changes. The golden files
+// in testdata pin the bytes of every built-in schema's keys so such a change
+// cannot go unnoticed.
+package schema
