@@ -1,0 +1,46 @@
+// Package keys builds HBase row keys out of typed segments, decodes them back, computes
+// scan ranges over them and calculates region split points for pre-split tables.
+//
+// HBase stores rows sorted by the bytes of their key and splits tables into regions by
+// key range, so the key decides both what a scan can read cheaply and which region
+// server takes each write. This package gives the classic row-key techniques a tested,
+// allocation-free form:
+//
+//   - reversal: ReversedDigits (a mobile number stored back to front, so that its
+//     well-spread last digits lead), ReversedTimestamp and ReversedTimestampBinary
+//     (Long.MAX_VALUE - ms, newest first), ReversedTimeOfDay;
+//   - hashing and salting: MD5Hex and MD5 prefixes, HashBucket (FNV-1a 32 of a field,
+//     modulo N; deterministic, so readers can recompute it) and Salt (random, so readers
+//     need one scan per bucket);
+//   - ordered encodings: Decimal, Date, Uint64 and Int64 (big-endian, sign bit flipped),
+//     Fixed (padded strings), String (escaped and terminated, byte order preserved),
+//     Unique (a hex suffix against collisions) and Literal tags.
+//
+// Each codec comes as a pair of functions in the style of encoding/binary,
+// AppendX(dst, v) and DecodeX(b) (v, rest, err), and as a Field constructor that binds
+// the codec to accessor functions on a record type. A Layout[T] strings fields together:
+// it encodes a record into a key, decodes a key into a record, builds [start, stop)
+// ranges for prefixes and value ranges, and describes its Segments for tooling.
+//
+// splits.go computes region boundaries: HexStringSplit, DecimalStringSplit and
+// UniformSplit with the arithmetic of HBase's RegionSplitter, BucketSplits and
+// DecimalPrefixSplits for bucket prefixes ('1'..'9', '05'..'95'), SampleSplits from
+// sampled keys, and LayoutSplits from the keyspace of a layout's leading segment.
+//
+// # Who should use it
+//
+// Code that designs or reads HBase tables: the hbkit schema package builds on it, and
+// applications may use it directly to build keys for a table whose layout they own.
+//
+// # Who should not
+//
+// Code that only moves bytes (the hbase client, proxies) has no need for it: a row key
+// is opaque there. It is not a general serialization format either: encodings are
+// chosen for sort order and compactness, not for evolution. A key layout is a storage
+// format; changing a segment width, a hash, a bucket count or the order of fields
+// changes every key and is a data migration, never a refactoring.
+//
+// The package uses only the standard library, keeps no global state, and never panics
+// on user input: bad values and bad bytes are reported as *Error values that wrap the
+// sentinel errors (ErrWidth, ErrOutOfRange, ...).
+package keys
