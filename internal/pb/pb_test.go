@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // TestWireNumbers pins a few field numbers that the server depends on, by
@@ -69,5 +70,67 @@ func TestRequiredFields(t *testing.T) {
 func TestDefaults(t *testing.T) {
 	if got := (&RegionInfo{}).GetReplicaId(); got != 0 {
 		t.Errorf("RegionInfo.replica_id default = %d, want 0", got)
+	}
+}
+
+// TestProto2Defaults pins the non-zero proto2 defaults that change server
+// behaviour when a field is left unset.
+func TestProto2Defaults(t *testing.T) {
+	get := &Get{}
+	scan := &Scan{}
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"Get.max_versions", get.GetMaxVersions(), uint32(1)},
+		{"Get.cache_blocks", get.GetCacheBlocks(), true},
+		{"Scan.max_versions", scan.GetMaxVersions(), uint32(1)},
+		{"Scan.cache_blocks", scan.GetCacheBlocks(), true},
+		{"Scan.include_start_row", scan.GetIncludeStartRow(), true},
+		{"Scan.include_stop_row", scan.GetIncludeStopRow(), false},
+		{"ModifyTableRequest.reopen_regions", (&ModifyTableRequest{}).GetReopenRegions(), true},
+		{"ClusterStatus.master_info_port", (&ClusterStatus{}).GetMasterInfoPort(), int32(-1)},
+		{"SingleColumnValueFilter.latest_version_only", (&SingleColumnValueFilter{}).GetLatestVersionOnly(), false},
+		{"QualifierValue.delete_type", (&MutationProto_ColumnValue_QualifierValue{}).GetDeleteType(), MutationProto_DELETE_ONE_VERSION},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s default = %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+	// Defaults must not be marshalled when unset.
+	b, err := proto.Marshal(&Scan{})
+	if err != nil {
+		t.Fatalf("Marshal(Scan{}): %v", err)
+	}
+	if len(b) != 0 {
+		t.Errorf("Marshal(Scan{}) = %x, want empty", b)
+	}
+}
+
+// TestServiceMethods checks the exact, case-sensitive method names that go
+// into RequestHeader.method_name.
+func TestServiceMethods(t *testing.T) {
+	tests := []struct {
+		file    protoreflect.FileDescriptor
+		service string
+		methods []string
+	}{
+		{File_Master_proto, "MasterService", []string{"truncateTable", "getProcedureResult", "IsMasterRunning", "CreateTable", "SplitRegion"}},
+		{File_Client_proto, "ClientService", []string{"Get", "Mutate", "Scan", "Multi"}},
+		{File_Admin_proto, "AdminService", []string{"GetRegionLoad"}},
+		{File_Registry_proto, "ClientMetaService", []string{"GetActiveMaster", "GetMetaRegionLocations"}},
+	}
+	for _, tt := range tests {
+		sd := tt.file.Services().ByName(protoreflect.Name(tt.service))
+		if sd == nil {
+			t.Errorf("%s: no service %s", tt.file.Path(), tt.service)
+			continue
+		}
+		for _, m := range tt.methods {
+			if sd.Methods().ByName(protoreflect.Name(m)) == nil {
+				t.Errorf("%s has no method %q", tt.service, m)
+			}
+		}
 	}
 }
