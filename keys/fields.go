@@ -188,3 +188,264 @@ func ReversedTimeOfDay[T any](name string, get func(*T) time.Duration, set func(
 		},
 	}
 }
+
+// MD5Hex is the first width lowercase hex digits of MD5 of a string field
+// (AppendMD5Hex), such as the 16-digit md5 of an account in the seed index key. It
+// cannot be decoded: Decode checks the digits and skips them. Its keyspace is uniform
+// hex. Changing width is a data migration.
+func MD5Hex[T any](name string, width int, get func(*T) string) Field[T] {
+	if width < 1 || width > 32 {
+		return badField[T](name, KindMD5Hex, "width must be in [1, 32]")
+	}
+	if get == nil {
+		return badField[T](name, KindMD5Hex, "nil getter")
+	}
+	return Field[T]{
+		seg: Segment{
+			Name: name, Kind: KindMD5Hex, Width: width, Order: Unordered,
+			Keyspace: Keyspace{Radix: 16, Width: width, Uniform: true},
+		},
+		enc: func(dst []byte, rec *T) ([]byte, error) { return AppendMD5Hex(dst, get(rec), width) },
+		dec: func(b []byte, _ *T) ([]byte, error) {
+			_, rest, err := decodeHex(name, b, width)
+			return rest, err
+		},
+	}
+}
+
+// MD5 is the first n raw bytes of MD5 of a string field (AppendMD5); n = 16 is the
+// whole digest. It cannot be decoded: Decode skips n bytes. Its keyspace is uniform
+// bytes. Changing n is a data migration.
+func MD5[T any](name string, n int, get func(*T) string) Field[T] {
+	if n < 1 || n > 16 {
+		return badField[T](name, KindMD5, "width must be in [1, 16]")
+	}
+	if get == nil {
+		return badField[T](name, KindMD5, "nil getter")
+	}
+	return Field[T]{
+		seg: Segment{
+			Name: name, Kind: KindMD5, Width: n, Order: Unordered,
+			Keyspace: Keyspace{Radix: 256, Width: n, Uniform: true},
+		},
+		enc: func(dst []byte, rec *T) ([]byte, error) { return AppendMD5(dst, get(rec), n) },
+		dec: func(b []byte, _ *T) ([]byte, error) {
+			if len(b) < n {
+				return b, bytesError(name, b, "want "+itoa(n)+" bytes", ErrShortInput)
+			}
+			return b[n:], nil
+		},
+	}
+}
+
+// HashBucket is Bucket(get(rec), n), the FNV-1a 32 hash of a string field modulo n,
+// written as BucketWidth(n) decimal digits (AppendBucket): the seed index key's
+// "hash(mobile) % 10" prefix, which gives the '1'..'9' split points. Readers recompute
+// the bucket from the field, so a Get or a prefix scan needs one request.
+//
+// set, if not nil, receives the decoded bucket number; Decode cannot recover the hashed
+// field from it. Changing n or the hash is a data migration.
+func HashBucket[T any](name string, n int, get func(*T) string, set func(*T, int)) Field[T] {
+	if n < 1 || n > MaxBuckets {
+		return badField[T](name, KindBucket, "bucket count must be in [1, 2^31]")
+	}
+	if get == nil {
+		return badField[T](name, KindBucket, "nil getter")
+	}
+	w := BucketWidth(n)
+	return Field[T]{
+		seg: Segment{
+			Name: name, Kind: KindBucket, Width: w, Order: Unordered, Decodable: set != nil,
+			Keyspace: Keyspace{Radix: 10, Width: w, Count: uint64(n), Uniform: true},
+		},
+		enc: func(dst []byte, rec *T) ([]byte, error) {
+			return appendDecimal(dst, uint64(Bucket(get(rec), n)), w), nil
+		},
+		dec: func(b []byte, rec *T) ([]byte, error) {
+			v, rest, err := decodeBucket(name, b, n)
+			if err == nil && set != nil {
+				set(rec, v)
+			}
+			return rest, err
+		},
+	}
+}
+
+// HashBucketByte is HashBucket written as one byte (AppendBucketByte), n <= 256.
+func HashBucketByte[T any](name string, n int, get func(*T) string, set func(*T, int)) Field[T] {
+	if n < 1 || n > 256 {
+		return badField[T](name, KindBucketByte, "bucket count must be in [1, 256]")
+	}
+	if get == nil {
+		return badField[T](name, KindBucketByte, "nil getter")
+	}
+	return Field[T]{
+		seg: Segment{
+			Name: name, Kind: KindBucketByte, Width: 1, Order: Unordered, Decodable: set != nil,
+			Keyspace: Keyspace{Radix: 256, Width: 1, Count: uint64(n), Uniform: true},
+		},
+		enc: func(dst []byte, rec *T) ([]byte, error) {
+			return append(dst, byte(Bucket(get(rec), n))), nil
+		},
+		dec: func(b []byte, rec *T) ([]byte, error) {
+			v, rest, err := decodeBucketByte(name, b, n)
+			if err == nil && set != nil {
+				set(rec, v)
+			}
+			return rest, err
+		},
+	}
+}
+
+// Salt is a random bucket among n, written like HashBucket (AppendSalt), drawn from r
+// or from crypto/rand when r is nil. It must be the first field of a layout.
+//
+// Salting spreads monotonically increasing keys over n regions, but a reader cannot
+// know the salt of a row: every read of a prefix or range needs n scans, one per salt
+// value (Layout.PrefixRanges and Layout.Ranges return them), and a Get becomes n Gets.
+// Prefer HashBucket when the hashed field is known at read time.
+//
+// set, if not nil, receives the decoded salt. r must be safe for concurrent use if the
+// layout is shared by goroutines. Changing n is a data migration.
+func Salt[T any](name string, n int, r RandSource, set func(*T, int)) Field[T] {
+	if n < 1 || n > MaxBuckets {
+		return badField[T](name, KindSalt, "bucket count must be in [1, 2^31]")
+	}
+	w := BucketWidth(n)
+	return Field[T]{
+		seg: Segment{
+			Name: name, Kind: KindSalt, Width: w, Order: Unordered, Decodable: set != nil,
+			Keyspace: Keyspace{Radix: 10, Width: w, Count: uint64(n), Uniform: true},
+		},
+		enc: func(dst []byte, _ *T) ([]byte, error) {
+			return appendDecimal(dst, uint64(RandomBucket(r, n)), w), nil
+		},
+		dec: func(b []byte, rec *T) ([]byte, error) {
+			v, rest, err := decodeBucket(name, b, n)
+			if err == nil && set != nil {
+				set(rec, v)
+			}
+			return rest, err
+		},
+		bucket: func(dst []byte, i int) []byte { return appendDecimal(dst, uint64(i), w) },
+	}
+}
+
+// Fixed is a string right-padded with pad to width bytes (AppendFixed); ascending when
+// pad sorts below the bytes of the values. Changing width or pad is a data migration.
+func Fixed[T any](name string, width int, pad byte, get func(*T) string, set func(*T, string)) Field[T] {
+	if width < 1 {
+		return badField[T](name, KindFixed, "width must be at least 1")
+	}
+	if get == nil {
+		return badField[T](name, KindFixed, "nil getter")
+	}
+	return Field[T]{
+		seg: Segment{Name: name, Kind: KindFixed, Width: width, Order: Ascending, Decodable: set != nil},
+		enc: func(dst []byte, rec *T) ([]byte, error) { return AppendFixed(dst, get(rec), width, pad) },
+		dec: func(b []byte, rec *T) ([]byte, error) {
+			if set == nil {
+				if len(b) < width {
+					return b, bytesError(name, b, "want "+itoa(width)+" bytes", ErrShortInput)
+				}
+				return b[width:], nil
+			}
+			s, rest, err := decodeFixed(name, b, width, pad)
+			if err == nil {
+				set(rec, s)
+			}
+			return rest, err
+		},
+	}
+}
+
+// Uint64 is an unsigned integer as 8 big-endian bytes (AppendUint64); ascending. It is
+// the "substituted long" of the HBase book's customer/order keys.
+func Uint64[T any](name string, get func(*T) uint64, set func(*T, uint64)) Field[T] {
+	if get == nil {
+		return badField[T](name, KindUint64, "nil getter")
+	}
+	return Field[T]{
+		seg: Segment{Name: name, Kind: KindUint64, Width: 8, Order: Ascending, Decodable: set != nil},
+		enc: func(dst []byte, rec *T) ([]byte, error) { return AppendUint64(dst, get(rec)), nil },
+		dec: func(b []byte, rec *T) ([]byte, error) {
+			v, rest, err := DecodeUint64(b)
+			if err == nil && set != nil {
+				set(rec, v)
+			}
+			return rest, err
+		},
+	}
+}
+
+// Int64 is a signed integer as 8 big-endian bytes with the sign bit flipped
+// (AppendInt64); ascending, negatives first.
+func Int64[T any](name string, get func(*T) int64, set func(*T, int64)) Field[T] {
+	if get == nil {
+		return badField[T](name, KindInt64, "nil getter")
+	}
+	return Field[T]{
+		seg: Segment{Name: name, Kind: KindInt64, Width: 8, Order: Ascending, Decodable: set != nil},
+		enc: func(dst []byte, rec *T) ([]byte, error) { return AppendInt64(dst, get(rec)), nil },
+		dec: func(b []byte, rec *T) ([]byte, error) {
+			v, rest, err := DecodeInt64(b)
+			if err == nil && set != nil {
+				set(rec, v)
+			}
+			return rest, err
+		},
+	}
+}
+
+// String is a variable-length string, escaped and terminated (AppendString), so that
+// more fields may follow it; ascending. Prefer a fixed-width field where the values
+// allow: variable-length keys cannot be pre-split without sampling.
+func String[T any](name string, get func(*T) string, set func(*T, string)) Field[T] {
+	if get == nil {
+		return badField[T](name, KindString, "nil getter")
+	}
+	return Field[T]{
+		seg: Segment{Name: name, Kind: KindString, Order: Ascending, Decodable: set != nil},
+		enc: func(dst []byte, rec *T) ([]byte, error) { return AppendString(dst, get(rec)), nil },
+		dec: func(b []byte, rec *T) ([]byte, error) {
+			if set == nil {
+				end, _, err := scanString(b)
+				if err != nil {
+					return b, err
+				}
+				return b[end+2:], nil
+			}
+			s, rest, err := DecodeString(b)
+			if err == nil {
+				set(rec, s)
+			}
+			return rest, err
+		},
+	}
+}
+
+// Unique is a uint64 written as width lowercase hex digits (AppendUnique), a suffix
+// that keeps records with otherwise equal keys apart; ascending. Changing width is a
+// data migration.
+func Unique[T any](name string, width int, get func(*T) uint64, set func(*T, uint64)) Field[T] {
+	if width < 1 || width > 16 {
+		return badField[T](name, KindUnique, "width must be in [1, 16]")
+	}
+	if get == nil {
+		return badField[T](name, KindUnique, "nil getter")
+	}
+	return Field[T]{
+		seg: Segment{
+			Name: name, Kind: KindUnique, Width: width, Order: Ascending, Decodable: set != nil,
+			Keyspace: Keyspace{Radix: 16, Width: width},
+		},
+		enc: func(dst []byte, rec *T) ([]byte, error) { return AppendUnique(dst, get(rec), width) },
+		dec: func(b []byte, rec *T) ([]byte, error) {
+			v, rest, err := decodeUnique(name, b, width)
+			if err == nil && set != nil {
+				set(rec, v)
+			}
+			return rest, err
+		},
+	}
+}
