@@ -81,6 +81,42 @@ func ReverseDigits(s string) (string, error) {
 	return string(b), nil
 }
 
+// Digit strings in their natural order.
+
+const segDigits = "digits"
+
+// AppendDigits appends s, which must be exactly width ASCII digits, unchanged: the
+// fixed-width mobile number of the seed index key. It validates like
+// AppendReversedDigits. Ordering: ascending (byte order of the digit strings).
+// Changing width is a data migration.
+func AppendDigits(dst []byte, s string, width int) ([]byte, error) {
+	if width < 1 {
+		return dst, configError(segDigits, "width must be at least 1")
+	}
+	if len(s) != width {
+		return dst, newError(segDigits, s, "want exactly "+itoa(width)+" digits", ErrWidth)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return dst, newError(segDigits, s, "non-digit at offset "+itoa(i), ErrInvalidValue)
+		}
+	}
+	return append(dst, s...), nil
+}
+
+// DecodeDigits reads width digits from the front of b. s is a copy; rest aliases b.
+// Errors wrap ErrShortInput or ErrInvalidEncoding.
+func DecodeDigits(b []byte, width int) (s string, rest []byte, err error) {
+	if width < 1 {
+		return "", b, configError(segDigits, "width must be at least 1")
+	}
+	rest, err = skipDigits(segDigits, b, width)
+	if err != nil {
+		return "", b, err
+	}
+	return string(b[:width]), rest, nil
+}
+
 // Fixed-width decimal numbers.
 
 const segDecimal = "decimal"

@@ -65,6 +65,31 @@ func ReversedDigits[T any](name string, width int, get func(*T) string, set func
 	}
 }
 
+// Digits is a fixed-width digit string stored as is (AppendDigits); ascending. Use it
+// for a mobile number that must sort naturally, as in the seed index key.
+func Digits[T any](name string, width int, get func(*T) string, set func(*T, string)) Field[T] {
+	if width < 1 {
+		return badField[T](name, KindDigits, "width must be at least 1")
+	}
+	if get == nil {
+		return badField[T](name, KindDigits, "nil getter")
+	}
+	return Field[T]{
+		seg: Segment{
+			Name: name, Kind: KindDigits, Width: width, Order: Ascending, Decodable: set != nil,
+			Keyspace: Keyspace{Radix: 10, Width: width},
+		},
+		enc: func(dst []byte, rec *T) ([]byte, error) { return AppendDigits(dst, get(rec), width) },
+		dec: func(b []byte, rec *T) ([]byte, error) {
+			rest, err := skipDigits(name, b, width)
+			if err == nil && set != nil {
+				set(rec, string(b[:width]))
+			}
+			return rest, err
+		},
+	}
+}
+
 // skipDigits checks that b starts with width digits and returns the rest.
 func skipDigits(name string, b []byte, width int) ([]byte, error) {
 	if len(b) < width {

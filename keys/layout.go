@@ -27,6 +27,7 @@ const (
 	KindInt64                                   // AppendInt64
 	KindString                                  // AppendString, escaped and terminated
 	KindUnique                                  // AppendUnique, hex suffix
+	KindDigits                                  // AppendDigits
 )
 
 var kindNames = [...]string{
@@ -47,6 +48,7 @@ var kindNames = [...]string{
 	KindInt64:                   "int64",
 	KindString:                  "string",
 	KindUnique:                  "unique suffix",
+	KindDigits:                  "digits",
 }
 
 // String returns the name of the kind, such as "reversed digits".
