@@ -1,0 +1,62 @@
+package schema
+
+import (
+	"time"
+
+	"github.com/hbkit/hbkit/keys"
+)
+
+// User is a row of seed 001's example table: a user id and the user's
+// basic attributes (province, age, gender), the table1 of its secondary
+// index discussion.
+type User struct {
+	UID      string
+	Province string
+	Age      int64
+	Gender   string
+}
+
+// TestTableName is the name of seed 001's example table.
+const TestTableName = "TestTable"
+
+// TestTableRegions is the number of regions TestTable is pre-split into.
+const TestTableRegions = 16
+
+// TestTableFamily returns the single family of seed 001's create
+// statement, with every option spelled out as the seed does:
+//
+//	{NAME=>'CF1', BLOOMFILTER=>'ROW', BLOCKSIZE=>'65536', VERSIONS=>'3',
+//	 COMPRESSION=>'SNAPPY', BLOCKCACHE=>'true', IN_MEMORY=>'false', TTL=>'3600'}
+func TestTableFamily() Family {
+	return Family{
+		Name: "CF1", BloomFilter: BloomRow, BlockSize: 65536, Versions: 3,
+		Compression: CompressionSnappy, BlockCache: On, InMemory: Off, TTL: 3600 * time.Second,
+	}
+}
+
+// TestTable returns seed 001's TestTable with the family of
+// TestTableFamily. The row key follows the seed's load-balancing advice,
+// "the first 6 characters of the MD5 of the UID", followed by the UID
+// itself so keys stay unique and decodable: [md5(uid) 6 hex][uid]. It is
+// pre-split into 16 regions on the leading hex digit.
+func TestTable() (*Table[User], error) {
+	uid := func(u *User) string { return u.UID }
+	key, err := keys.NewLayout(
+		keys.MD5Hex("uid_md5", 6, uid),
+		keys.String("uid", uid, func(u *User, v string) { u.UID = v }),
+	)
+	if err != nil {
+		return nil, keyError(TestTableName, err)
+	}
+	return New(Spec[User]{
+		Name:     TestTableName,
+		Families: []Family{TestTableFamily()},
+		Key:      key,
+		Splits:   Splits{Regions: TestTableRegions},
+		Columns: []Column[User]{
+			StringColumn("province", "CF1", "province", func(u *User) string { return u.Province }, func(u *User, v string) { u.Province = v }),
+			Int64Column("age", "CF1", "age", func(u *User) int64 { return u.Age }, func(u *User, v int64) { u.Age = v }),
+			StringColumn("gender", "CF1", "gender", func(u *User) string { return u.Gender }, func(u *User, v string) { u.Gender = v }),
+		},
+	})
+}

@@ -1,0 +1,235 @@
+package schema
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/hbkit/hbkit/keys"
+)
+
+// IndexSpec declares a secondary index table kept next to a data table,
+// the client-managed index of seed 001 §3.3 and seed 000's SMS index: each
+// record of the data table has one index entry whose row key is built from
+// the record's fields by the index's own layout.
+type IndexSpec[T any] struct {
+	// Name is the index table's name, "namespace:qualifier" or a bare
+	// qualifier.
+	Name string
+	// Families are the index table's column families, at least one.
+	Families []Family
+	// Key is the index row-key layout over the same record type.
+	Key *keys.Layout[T]
+	// From maps an index key segment that is not itself a field of the
+	// data table to the data-table field it is computed from, e.g. a hash
+	// bucket "bucket" from "mobile" or a date "day" from "sent". Every
+	// index key segment other than literals and salts must be a data-table
+	// field or appear here; New checks that, and that every source exists.
+	From map[string]string
+	// Splits pre-splits the index table.
+	Splits Splits
+	// Family is the family the entry's cells go into; empty means the
+	// first of Families.
+	Family string
+	// Columns names the data-table columns the entry carries, stored under
+	// the same qualifiers, so that reading the index answers a query
+	// without a second Get on the data table.
+	Columns []string
+	// RowKeyQualifier, when not empty, makes each entry carry the data
+	// table's row key in a cell with this qualifier, the pointer back to
+	// the record.
+	RowKeyQualifier string
+}
+
+// Index is a validated index declaration of a Table[T]. It is immutable
+// and safe for concurrent use, provided the mapping functions are.
+type Index[T any] struct {
+	table    *Table[T]
+	name     TableName
+	families []Family
+	key      *keys.Layout[T]
+	from     map[string]string
+	splits   [][]byte
+	family   string
+	columns  []Column[T]
+	rowKeyQ  string
+}
+
+func newIndex[T any](t *Table[T], spec IndexSpec[T]) (*Index[T], error) {
+	name, err := ParseTableName(spec.Name)
+	if err != nil {
+		return nil, err
+	}
+	iname := name.String()
+	fail := func(err error) (*Index[T], error) {
+		if se, ok := err.(*Error); ok && se.Table == "" {
+			cp := *se
+			cp.Table = t.name.String()
+			cp.Field = joinField("index "+iname, cp.Field)
+			return nil, &cp
+		}
+		return nil, err
+	}
+	bad := func(field, reason string, kind error) (*Index[T], error) {
+		return fail(&Error{Field: field, Reason: reason, Kind: kind})
+	}
+	ix := &Index[T]{table: t, name: name, key: spec.Key, family: spec.Family, rowKeyQ: spec.RowKeyQualifier}
+	if ix.families, err = validateFamilies(spec.Families); err != nil {
+		return fail(err)
+	}
+	if ix.family == "" {
+		ix.family = ix.families[0].Name
+	} else if !hasFamily(ix.families, ix.family) {
+		return fail(&Error{Family: ix.family, Field: "family", Reason: "not one of the index families", Kind: ErrInvalidTable})
+	}
+	if spec.Key == nil {
+		return bad("key", "no row-key layout", ErrInvalidTable)
+	}
+	segs := spec.Key.Segments()
+	for _, s := range segs {
+		if s.Kind == keys.KindLiteral || s.Kind == keys.KindSalt {
+			continue
+		}
+		src, mapped := spec.From[s.Name]
+		switch {
+		case mapped && !t.HasField(src):
+			return bad("key segment "+s.Name, "computed from "+strconv.Quote(src)+", which is not a field of the table", ErrUnknownField)
+		case !mapped && !t.HasField(s.Name):
+			return bad("key segment "+s.Name, "not a field of the table and not mapped to one in From", ErrUnknownField)
+		}
+	}
+	for seg := range spec.From {
+		if !slices.ContainsFunc(segs, func(s keys.Segment) bool { return s.Name == seg }) {
+			return bad("From "+seg, "not a segment of the index key", ErrUnknownField)
+		}
+	}
+	ix.from = make(map[string]string, len(spec.From))
+	for k, v := range spec.From {
+		ix.from[k] = v
+	}
+	qualifiers := make(map[string]bool)
+	if ix.rowKeyQ != "" {
+		qualifiers[ix.rowKeyQ] = true
+	}
+	for _, name := range spec.Columns {
+		i := slices.IndexFunc(t.columns, func(c Column[T]) bool { return c.Name == name })
+		if i < 0 {
+			return bad("column "+name, "not a column of the table", ErrUnknownField)
+		}
+		c := t.columns[i]
+		if qualifiers[c.Qualifier] {
+			return bad("column "+name, "qualifier "+strconv.Quote(c.Qualifier)+" used twice in the entry", ErrInvalidTable)
+		}
+		qualifiers[c.Qualifier] = true
+		ix.columns = append(ix.columns, c)
+	}
+	if ix.splits, err = spec.Splits.compute(segs); err != nil {
+		return fail(err)
+	}
+	return ix, nil
+}
+
+func joinField(prefix, field string) string {
+	if field == "" {
+		return prefix
+	}
+	return prefix + ": " + field
+}
+
+// Name returns the index table's name.
+func (ix *Index[T]) Name() TableName { return ix.name }
+
+// Families returns a copy of the index table's families.
+func (ix *Index[T]) Families() []Family { return slices.Clone(ix.families) }
+
+// Key returns the index row-key layout.
+func (ix *Index[T]) Key() *keys.Layout[T] { return ix.key }
+
+// KeySegments describes the index row-key segments in key order.
+func (ix *Index[T]) KeySegments() []keys.Segment { return ix.key.Segments() }
+
+// SplitKeys returns a copy of the index table's split keys.
+func (ix *Index[T]) SplitKeys() [][]byte { return cloneKeys(ix.splits) }
+
+// Source returns the data-table field an index key segment is computed
+// from: the From mapping, or the segment itself when it is a field.
+func (ix *Index[T]) Source(segment string) (string, bool) {
+	if src, ok := ix.from[segment]; ok {
+		return src, true
+	}
+	if ix.table.HasField(segment) {
+		return segment, true
+	}
+	return "", false
+}
+
+// Columns describes the cells an entry carries (the data row key cell
+// excluded), with the index family.
+func (ix *Index[T]) Columns() []ColumnInfo {
+	out := columnInfos(ix.columns)
+	for i := range out {
+		out[i].Family = ix.family
+	}
+	return out
+}
+
+// RowKeyColumn returns the family and qualifier of the cell holding the
+// data row key, and false when entries do not carry it.
+func (ix *Index[T]) RowKeyColumn() (family, qualifier string, ok bool) {
+	return ix.family, ix.rowKeyQ, ix.rowKeyQ != ""
+}
+
+// AppendKey appends the index row key of v to dst. On error dst is
+// returned unchanged and the error names the index and the segment.
+func (ix *Index[T]) AppendKey(dst []byte, v *T) ([]byte, error) {
+	out, err := ix.key.Append(dst, v)
+	if err != nil {
+		return dst, keyError(ix.name.String(), err)
+	}
+	return out, nil
+}
+
+// EncodeEntry encodes the index entry of v into r: the index row key, the
+// data row key cell (if declared) and the carried columns. Like
+// Table.EncodeRow it reuses r's buffers and allocates nothing once they
+// have grown.
+func (ix *Index[T]) EncodeEntry(r *Row, v *T) error {
+	r.Reset()
+	key, err := ix.AppendKey(r.Key, v)
+	if err != nil {
+		return err
+	}
+	r.Key = key
+	if ix.rowKeyQ != "" {
+		start := len(r.buf)
+		buf, err := ix.table.AppendKey(r.buf, v)
+		if err != nil {
+			r.Reset()
+			return err
+		}
+		r.buf = buf
+		r.Cells = append(r.Cells, Cell{Family: ix.family, Qualifier: ix.rowKeyQ, Value: buf[start:len(buf):len(buf)]})
+	}
+	r.Cells, r.buf = appendCells(r.Cells, r.buf, ix.columns, ix.family, v)
+	return nil
+}
+
+// DecodeEntry decodes an index entry into v: the decodable index key
+// segments, the carried columns, and, when the entry carries it, the data
+// row key, which restores every key field of the record. Hash segments
+// cannot be inverted; fields only they hold stay untouched.
+func (ix *Index[T]) DecodeEntry(key []byte, cells []Cell, v *T) error {
+	if err := ix.key.Decode(key, v); err != nil {
+		return keyError(ix.name.String(), err)
+	}
+	if ix.rowKeyQ != "" {
+		for _, c := range cells {
+			if c.Family == ix.family && c.Qualifier == ix.rowKeyQ {
+				if err := ix.table.DecodeKey(c.Value, v); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	return setCells(ix.name.String(), ix.columns, ix.family, cells, v)
+}
