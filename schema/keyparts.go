@@ -79,3 +79,18 @@ func (t *Table[T]) KeyParts(key []byte) ([]KeyPart, error) {
 func (ix *Index[T]) KeyParts(key []byte) ([]KeyPart, error) {
 	return keyParts(ix.name.String(), ix.key, key)
 }
+
+// QuoteKeys renders a list of keys, such as split keys, with QuoteKey:
+// ["05" "10" "15"].
+func QuoteKeys(ks [][]byte) string {
+	var sb strings.Builder
+	sb.WriteByte('[')
+	for i, k := range ks {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(QuoteKey(k))
+	}
+	sb.WriteByte(']')
+	return sb.String()
+}

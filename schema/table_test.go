@@ -461,20 +461,6 @@ func TestIndexOnTestRec(t *testing.T) {
 	assertSchemaError(t, err, ErrInvalidValue, "age")
 }
 
-// QuoteKeys renders a list of keys for test messages.
-func QuoteKeys(ks [][]byte) string {
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, k := range ks {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(QuoteKey(k))
-	}
-	b.WriteByte(']')
-	return b.String()
-}
-
 func TestSeedSplits(t *testing.T) {
 	tbl, ix := mustSMS(t)
 	// Seed 000, verbatim.

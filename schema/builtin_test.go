@@ -1,0 +1,101 @@
+package schema
+
+import (
+	"bytes"
+	"errors"
+	"maps"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestBuiltins(t *testing.T) {
+	names := BuiltinNames()
+	want := []string{"TestTable", "customer_order", "log_data_bucketed", "log_data_by_host", "log_data_md5", "order_md5", "sms", "sms_index"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("BuiltinNames() = %v, want %v", names, want)
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			d, err := Builtin(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Name().String() != name {
+				t.Errorf("Builtin(%q).Name() = %s", name, d.Name())
+			}
+			if err := d.Name().Validate(); err != nil {
+				t.Error(err)
+			}
+			for _, f := range d.Families() {
+				if err := f.Validate(); err != nil {
+					t.Error(err)
+				}
+				back, err := ParseFamily(f.Name, f.Attributes())
+				if err != nil || f.Diff(back) != nil {
+					t.Errorf("family %s does not survive Attributes/ParseFamily: %v %v", f.Name, err, f.Diff(back))
+				}
+			}
+			if err := validateSplitOrder(d.SplitKeys()); err != nil {
+				t.Error(err)
+			}
+			// Built fresh per call: changing one result does not change the next.
+			d2, _ := Builtin(name)
+			if d2 == d {
+				t.Error("Builtin returned the same value twice")
+			}
+			if _, err := Builtin("default:" + name); err != nil {
+				t.Errorf("lookup by full name: %v", err)
+			}
+		})
+	}
+	_, err := Builtin("nope")
+	if se := assertSchemaError(t, err, ErrUnknownSchema, ""); se.Table != "nope" {
+		t.Errorf("Table = %q, want nope", se.Table)
+	}
+}
+
+func validateSplitOrder(ks [][]byte) error {
+	for i := 1; i < len(ks); i++ {
+		if bytes.Compare(ks[i-1], ks[i]) >= 0 {
+			return errors.New("splits not ascending: " + QuoteKeys(ks))
+		}
+	}
+	return nil
+}
+
+func TestSeed001TestTable(t *testing.T) {
+	tbl, err := TestTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fams := tbl.Families()
+	if len(fams) != 1 || fams[0].Name != "CF1" {
+		t.Fatalf("families = %+v, want CF1 only", fams)
+	}
+	if got := fams[0].Attributes(); !maps.Equal(got, seed001Attributes) {
+		t.Errorf("CF1 attributes = %v, want %v", got, seed001Attributes)
+	}
+}
+
+// TestForbiddenImports keeps the import picture of the README true: schema
+// builds on keys and the standard library only, and never on the client.
+func TestForbiddenImports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
+	if err != nil {
+		t.Skipf("go list unavailable: %v", err)
+	}
+	allowed := map[string]bool{
+		"github.com/hbkit/hbkit/schema": true,
+		"github.com/hbkit/hbkit/keys":   true,
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if !allowed[dep] {
+			t.Errorf("schema depends on %s; it may only import the standard library and keys", dep)
+		}
+	}
+}
