@@ -19,6 +19,8 @@ var (
 	ErrNamespaceNotFound = errors.New("hbase: namespace not found")
 	ErrNamespaceExists   = errors.New("hbase: namespace already exists")
 	ErrNamespaceNotEmpty = errors.New("hbase: namespace is not empty")
+	// ErrNotCounter: Increment of a value that is not 8 bytes long.
+	ErrNotCounter = errors.New("hbase: value is not an 8-byte counter")
 
 	// Request validation errors, reported before any RPC is sent. They are
 	// wrapped in an *InvalidRequestError naming the operation and field.

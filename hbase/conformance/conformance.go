@@ -1,0 +1,1272 @@
+// Package conformance is one test suite for implementations of
+// hbase.DataClient and hbase.AdminClient. It runs in unit tests against
+// the in-memory fake (package hbase/fake) and, under the integration build
+// tag, against a real HBase through the native client, so that the fake
+// cannot drift from HBase.
+//
+// Implementers call Run from a test with a Harness. The suite creates a
+// handful of tables (named by the harness), keeps the data of each test
+// small, uses explicit timestamps wherever it depends on them, and drops
+// its tables at the end.
+//
+// Application code should not import this package.
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hbkit/hbkit/hbase"
+)
+
+// Harness gives the suite the clients under test.
+type Harness struct {
+	Data  hbase.DataClient
+	Admin hbase.AdminClient
+	// NewTableName returns a table qualifier (no namespace) that no
+	// existing table uses, built from base, e.g. base + a random suffix.
+	// Required.
+	NewTableName func(base string) string
+	// Timeout bounds each test (default 2 minutes).
+	Timeout time.Duration
+	// KeepTables leaves the suite's tables in place for inspection.
+	KeepTables bool
+}
+
+// Run runs the suite as subtests of t.
+func Run(t *testing.T, h Harness) {
+	if h.Data == nil || h.Admin == nil || h.NewTableName == nil {
+		t.Fatal("conformance: Harness needs Data, Admin and NewTableName")
+	}
+	if h.Timeout == 0 {
+		h.Timeout = 2 * time.Minute
+	}
+	s := &suite{h: h}
+	s.data = s.createTable(t, "conf_data", []hbase.FamilyDescriptor{
+		{Name: "cf", Attributes: map[string]string{"VERSIONS": "3"}},
+		{Name: "cf2"},
+	}, nil)
+	t.Run("PutGet", s.testPutGet)
+	t.Run("Versions", s.testVersions)
+	t.Run("TimeRange", s.testTimeRange)
+	t.Run("Deletes", s.testDeletes)
+	t.Run("CheckAndMutate", s.testCheckAndMutate)
+	t.Run("MutateRow", s.testMutateRow)
+	t.Run("Increment", s.testIncrement)
+	t.Run("Append", s.testAppend)
+	t.Run("Batch", s.testBatch)
+	t.Run("Validation", s.testValidation)
+	t.Run("Errors", s.testErrors)
+
+	s.scan = s.createTable(t, "conf_scan", []hbase.FamilyDescriptor{{Name: "cf"}, {Name: "meta"}},
+		[][]byte{[]byte("k15"), []byte("k05"), []byte("k10")})
+	s.loadScanTable(t)
+	t.Run("Scan", s.testScan)
+	t.Run("ScanFilters", s.testScanFilters)
+
+	t.Run("Admin", s.testAdmin)
+}
+
+type suite struct {
+	h    Harness
+	data string // families cf (VERSIONS 3) and cf2 (VERSIONS 1)
+	scan string // families cf, meta; split at k05, k10, k15; rows k00..k19
+}
+
+func (s *suite) ctx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), s.h.Timeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func (s *suite) createTable(t *testing.T, base string, fams []hbase.FamilyDescriptor, splits [][]byte) string {
+	t.Helper()
+	name := s.h.NewTableName(base)
+	ctx := s.ctx(t)
+	if err := s.h.Admin.CreateTable(ctx, hbase.TableDescriptor{Name: name, Families: fams}, splits); err != nil {
+		t.Fatalf("CreateTable(%s): %v", name, err)
+	}
+	if !s.h.KeepTables {
+		t.Cleanup(func() { s.dropTable(name) })
+	}
+	return name
+}
+
+func (s *suite) dropTable(name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.h.Timeout)
+	defer cancel()
+	_ = s.h.Admin.DisableTable(ctx, name)
+	_ = s.h.Admin.DeleteTable(ctx, name)
+}
+
+// Ten-ish helpers shared by the tests.
+
+func b(s string) []byte { return []byte(s) }
+
+func vals(kv ...string) map[string]map[string][]byte {
+	m := map[string]map[string][]byte{}
+	for i := 0; i+2 < len(kv); i += 3 {
+		if m[kv[i]] == nil {
+			m[kv[i]] = map[string][]byte{}
+		}
+		m[kv[i]][kv[i+1]] = []byte(kv[i+2])
+	}
+	return m
+}
+
+func (s *suite) put(t *testing.T, ctx context.Context, table, row string, ts int64, kv ...string) {
+	t.Helper()
+	if err := s.h.Data.Put(ctx, &hbase.Put{Table: table, Row: b(row), Values: vals(kv...), Timestamp: ts}); err != nil {
+		t.Fatalf("Put(%s, %q): %v", table, row, err)
+	}
+}
+
+func (s *suite) get(t *testing.T, ctx context.Context, g *hbase.Get) *hbase.Result {
+	t.Helper()
+	r, err := s.h.Data.Get(ctx, g)
+	if err != nil {
+		t.Fatalf("Get(%q): %v", g.Row, err)
+	}
+	if r == nil {
+		t.Fatalf("Get(%q) returned a nil Result", g.Row)
+	}
+	return r
+}
+
+// show renders cells as "family:qualifier@ts=value" ("@ts" only when
+// withTS), the readable form used in comparisons.
+func show(r *hbase.Result, withTS bool) string {
+	if r == nil {
+		return "<nil>"
+	}
+	parts := make([]string, 0, len(r.Cells))
+	for _, c := range r.Cells {
+		p := string(c.Family) + ":" + string(c.Qualifier)
+		if withTS {
+			p += fmt.Sprintf("@%d", c.Timestamp)
+		}
+		parts = append(parts, p+"="+string(c.Value))
+	}
+	return strings.Join(parts, " ")
+}
+
+func wantCells(t *testing.T, what string, r *hbase.Result, withTS bool, want string) {
+	t.Helper()
+	if got := show(r, withTS); got != want {
+		t.Errorf("%s: got  %q\n\twant %q", what, got, want)
+	}
+}
+
+func wantErr(t *testing.T, what string, err, sentinel error) {
+	t.Helper()
+	if !errors.Is(err, sentinel) {
+		t.Errorf("%s: error = %v, want errors.Is(%v)", what, err, sentinel)
+	}
+}
+
+func (s *suite) testPutGet(t *testing.T) {
+	ctx := s.ctx(t)
+	tbl := s.data
+	s.put(t, ctx, tbl, "pg-1", 0, "cf", "b", "vb", "cf", "a", "va", "cf2", "c", "vc", "cf", "empty", "")
+
+	r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("pg-1")})
+	wantCells(t, "whole row", r, false, "cf:a=va cf:b=vb cf:empty= cf2:c=vc")
+	if got := string(r.Row()); got != "pg-1" {
+		t.Errorf("Row() = %q, want pg-1", got)
+	}
+	for _, c := range r.Cells {
+		if c.Type != hbase.CellTypePut {
+			t.Errorf("cell %s:%s has type %v, want Put", c.Family, c.Qualifier, c.Type)
+		}
+		if c.Timestamp <= 0 || c.Timestamp == hbase.LatestTimestamp {
+			t.Errorf("cell %s:%s has timestamp %d, want a server-assigned time", c.Family, c.Qualifier, c.Timestamp)
+		}
+		if !bytes.Equal(c.Row, b("pg-1")) {
+			t.Errorf("cell row = %q, want pg-1", c.Row)
+		}
+	}
+	if v := r.Value(b("cf"), b("empty")); v == nil || len(v) != 0 {
+		t.Errorf("Value(cf:empty) = %#v, want empty non-nil", v)
+	}
+	ts := r.Cells[0].Timestamp
+	for _, c := range r.Cells {
+		if c.Timestamp != ts {
+			t.Errorf("cells of one Put have timestamps %d and %d, want one", ts, c.Timestamp)
+		}
+	}
+
+	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("pg-1"), Families: [][]byte{b("cf2")}})
+	wantCells(t, "family cf2", r, false, "cf2:c=vc")
+	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("pg-1"), Columns: []hbase.Column{{Family: b("cf"), Qualifier: b("b")}, {Family: b("cf2"), Qualifier: b("c")}}})
+	wantCells(t, "columns cf:b cf2:c", r, false, "cf:b=vb cf2:c=vc")
+	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("pg-1"), Families: [][]byte{b("cf2")}, Columns: []hbase.Column{{Family: b("cf"), Qualifier: b("a")}}})
+	wantCells(t, "family cf2 + column cf:a", r, false, "cf:a=va cf2:c=vc")
+	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("pg-1"), Columns: []hbase.Column{{Family: b("cf"), Qualifier: b("nope")}}})
+	if !r.Empty() {
+		t.Errorf("missing column: got %q, want empty", show(r, false))
+	}
+
+	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("pg-missing")})
+	if !r.Empty() || r.Row() != nil {
+		t.Errorf("missing row: got %q, want empty", show(r, false))
+	}
+
+	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("pg-1"), ExistenceOnly: true})
+	if !r.Exists {
+		t.Error("ExistenceOnly on an existing row: Exists = false")
+	}
+	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("pg-missing"), ExistenceOnly: true})
+	if r.Exists {
+		t.Error("ExistenceOnly on a missing row: Exists = true")
+	}
+
+	// Overwrite: a later Put of the same column wins.
+	s.put(t, ctx, tbl, "pg-1", 0, "cf", "a", "va2")
+	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("pg-1"), Columns: []hbase.Column{{Family: b("cf"), Qualifier: b("a")}}})
+	wantCells(t, "after overwrite", r, false, "cf:a=va2")
+
+	// Binary row keys and values survive unchanged.
+	key := []byte{0x00, 0xff, 0x10, 0x00}
+	val := []byte{0xde, 0xad, 0x00, 0xbe, 0xef}
+	if err := s.h.Data.Put(ctx, &hbase.Put{Table: tbl, Row: key, Values: map[string]map[string][]byte{"cf": {"\x00q": val}}}); err != nil {
+		t.Fatalf("Put binary: %v", err)
+	}
+	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: key})
+	if got := r.Value(b("cf"), b("\x00q")); !bytes.Equal(got, val) || !bytes.Equal(r.Row(), key) {
+		t.Errorf("binary round trip: got row %x value %x, want %x %x", r.Row(), got, key, val)
+	}
+}
+
+func (s *suite) testVersions(t *testing.T) {
+	ctx := s.ctx(t)
+	tbl := s.data
+	for _, ts := range []int64{100, 200, 300, 400} {
+		s.put(t, ctx, tbl, "ver-1", ts, "cf", "q", fmt.Sprintf("v%d", ts), "cf2", "q", fmt.Sprintf("w%d", ts))
+	}
+	r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("ver-1")})
+	wantCells(t, "default one version", r, true, "cf:q@400=v400 cf2:q@400=w400")
+	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("ver-1"), MaxVersions: hbase.AllVersions})
+	wantCells(t, "all versions (cf keeps 3, cf2 keeps 1)", r, true, "cf:q@400=v400 cf:q@300=v300 cf:q@200=v200 cf2:q@400=w400")
+	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("ver-1"), Families: [][]byte{b("cf")}, MaxVersions: 2})
+	wantCells(t, "two versions", r, true, "cf:q@400=v400 cf:q@300=v300")
+	if got := r.Versions(b("cf"), b("q")); len(got) != 2 || got[0].Timestamp != 400 {
+		t.Errorf("Versions() = %v", got)
+	}
+
+	// A Put with an existing timestamp replaces that version.
+	s.put(t, ctx, tbl, "ver-1", 300, "cf", "q", "v300bis")
+	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("ver-1"), Families: [][]byte{b("cf")}, MaxVersions: hbase.AllVersions})
+	wantCells(t, "same timestamp replaced", r, true, "cf:q@400=v400 cf:q@300=v300bis cf:q@200=v200")
+
+	// An older timestamp written later stays behind the newer version.
+	s.put(t, ctx, tbl, "ver-2", 500, "cf", "q", "new")
+	s.put(t, ctx, tbl, "ver-2", 50, "cf", "q", "old")
+	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("ver-2")})
+	wantCells(t, "newest timestamp wins, not newest write", r, true, "cf:q@500=new")
+}
+
+func (s *suite) testTimeRange(t *testing.T) {
+	ctx := s.ctx(t)
+	tbl := s.data
+	for _, ts := range []int64{1000, 2000, 3000} {
+		s.put(t, ctx, tbl, "tr-1", ts, "cf", "q", fmt.Sprintf("v%d", ts))
+	}
+	tests := []struct {
+		name string
+		tr   *hbase.TimeRange
+		maxV int
+		want string
+	}{
+		{"middle", &hbase.TimeRange{From: 1500, To: 2500}, 0, "cf:q@2000=v2000"},
+		{"from inclusive", &hbase.TimeRange{From: 2000, To: 2001}, 0, "cf:q@2000=v2000"},
+		{"to exclusive", &hbase.TimeRange{From: 1000, To: 3000}, 0, "cf:q@2000=v2000"},
+		{"to exclusive all versions", &hbase.TimeRange{From: 1000, To: 3000}, hbase.AllVersions, "cf:q@2000=v2000 cf:q@1000=v1000"},
+		{"at timestamp", hbase.AtTimestamp(1000), 0, "cf:q@1000=v1000"},
+		{"unbounded above", &hbase.TimeRange{From: 2500, To: hbase.LatestTimestamp}, hbase.AllVersions, "cf:q@3000=v3000"},
+		{"nothing", &hbase.TimeRange{From: 1, To: 999}, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("tr-1"), TimeRange: tc.tr, MaxVersions: tc.maxV})
+			wantCells(t, "get", r, true, tc.want)
+		})
+	}
+}
+
+func (s *suite) testDeletes(t *testing.T) {
+	ctx := s.ctx(t)
+	tbl := s.data
+	all := hbase.AllVersions
+	// seed writes cf:q and cf:r at 100, 200, 300 and cf2:q at 300.
+	seed := func(t *testing.T, row string) {
+		t.Helper()
+		for _, ts := range []int64{100, 200, 300} {
+			s.put(t, ctx, tbl, row, ts, "cf", "q", fmt.Sprintf("q%d", ts), "cf", "r", fmt.Sprintf("r%d", ts))
+		}
+		s.put(t, ctx, tbl, row, 300, "cf2", "q", "x")
+	}
+	tests := []struct {
+		name string
+		del  hbase.Delete
+		want string
+	}{
+		{"newest version of a column", hbase.Delete{Family: b("cf"), Qualifier: b("q")},
+			"cf:q@200=q200 cf:q@100=q100 cf:r@300=r300 cf:r@200=r200 cf:r@100=r100 cf2:q@300=x"},
+		{"one version by timestamp", hbase.Delete{Family: b("cf"), Qualifier: b("q"), Timestamp: 200},
+			"cf:q@300=q300 cf:q@100=q100 cf:r@300=r300 cf:r@200=r200 cf:r@100=r100 cf2:q@300=x"},
+		{"one version, no such timestamp", hbase.Delete{Family: b("cf"), Qualifier: b("q"), Timestamp: 250},
+			"cf:q@300=q300 cf:q@200=q200 cf:q@100=q100 cf:r@300=r300 cf:r@200=r200 cf:r@100=r100 cf2:q@300=x"},
+		{"all versions of a column", hbase.Delete{Family: b("cf"), Qualifier: b("q"), AllVersions: true},
+			"cf:r@300=r300 cf:r@200=r200 cf:r@100=r100 cf2:q@300=x"},
+		{"column versions up to a timestamp", hbase.Delete{Family: b("cf"), Qualifier: b("q"), AllVersions: true, Timestamp: 200},
+			"cf:q@300=q300 cf:r@300=r300 cf:r@200=r200 cf:r@100=r100 cf2:q@300=x"},
+		{"family", hbase.Delete{Family: b("cf")}, "cf2:q@300=x"},
+		{"family up to a timestamp", hbase.Delete{Family: b("cf"), Timestamp: 200},
+			"cf:q@300=q300 cf:r@300=r300 cf2:q@300=x"},
+		{"row", hbase.Delete{}, ""},
+		{"row up to a timestamp", hbase.Delete{Timestamp: 200}, "cf:q@300=q300 cf:r@300=r300 cf2:q@300=x"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			row := fmt.Sprintf("del-%02d", i)
+			seed(t, row)
+			d := tc.del
+			d.Table, d.Row = tbl, b(row)
+			if err := s.h.Data.Delete(ctx, &d); err != nil {
+				t.Fatalf("Delete: %v", err)
+			}
+			r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(row), MaxVersions: all})
+			wantCells(t, "after delete", r, true, tc.want)
+		})
+	}
+
+	t.Run("marker hides later puts with older timestamps", func(t *testing.T) {
+		row := "del-mask"
+		if err := s.h.Data.Delete(ctx, &hbase.Delete{Table: tbl, Row: b(row), Timestamp: 5000}); err != nil {
+			t.Fatalf("Delete: %v", err)
+		}
+		s.put(t, ctx, tbl, row, 4000, "cf", "q", "hidden")
+		s.put(t, ctx, tbl, row, 5000, "cf", "q", "hidden too")
+		r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(row)})
+		wantCells(t, "puts at or before the row marker", r, true, "")
+		s.put(t, ctx, tbl, row, 6000, "cf", "q", "visible")
+		r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(row), MaxVersions: all})
+		wantCells(t, "put after the row marker", r, true, "cf:q@6000=visible")
+	})
+
+	t.Run("server time delete then newer put", func(t *testing.T) {
+		row := "del-now"
+		s.put(t, ctx, tbl, row, 0, "cf", "q", "a")
+		if err := s.h.Data.Delete(ctx, &hbase.Delete{Table: tbl, Row: b(row), Family: b("cf"), Qualifier: b("q"), AllVersions: true}); err != nil {
+			t.Fatalf("Delete: %v", err)
+		}
+		r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(row)})
+		wantCells(t, "after delete", r, false, "")
+		s.put(t, ctx, tbl, row, hbase.LatestTimestamp-1, "cf", "q", "far future")
+		r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(row)})
+		wantCells(t, "newer put", r, false, "cf:q=far future")
+	})
+
+	t.Run("missing row", func(t *testing.T) {
+		if err := s.h.Data.Delete(ctx, &hbase.Delete{Table: tbl, Row: b("del-nothing-here")}); err != nil {
+			t.Errorf("Delete of a missing row: %v", err)
+		}
+	})
+}
+
+func (s *suite) testCheckAndMutate(t *testing.T) {
+	ctx := s.ctx(t)
+	tbl := s.data
+	cam := func(t *testing.T, c hbase.CheckAndMutate) bool {
+		t.Helper()
+		c.Table = tbl
+		ok, err := s.h.Data.CheckAndMutate(ctx, &c)
+		if err != nil {
+			t.Fatalf("CheckAndMutate: %v", err)
+		}
+		return ok
+	}
+	value := func(t *testing.T, row, q string) string {
+		t.Helper()
+		r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(row), Columns: []hbase.Column{{Family: b("cf"), Qualifier: b(q)}}})
+		if r.Empty() {
+			return "<absent>"
+		}
+		return string(r.Value(b("cf"), b(q)))
+	}
+	setQ := func(v string) []hbase.Mutation {
+		return []hbase.Mutation{&hbase.Put{Values: vals("cf", "q", v)}}
+	}
+
+	t.Run("absent", func(t *testing.T) {
+		row := b("cam-absent")
+		if !cam(t, hbase.CheckAndMutate{Row: row, Family: b("cf"), Qualifier: b("q"), Mutations: setQ("first")}) {
+			t.Fatal("absence check on an absent column: false, want true")
+		}
+		if got := value(t, "cam-absent", "q"); got != "first" {
+			t.Errorf("value = %q, want first", got)
+		}
+		if cam(t, hbase.CheckAndMutate{Row: row, Family: b("cf"), Qualifier: b("q"), Mutations: setQ("second")}) {
+			t.Error("absence check on a present column: true, want false")
+		}
+		if got := value(t, "cam-absent", "q"); got != "first" {
+			t.Errorf("value = %q, want first (mutation must not apply)", got)
+		}
+		// NOT_EQUAL with an empty value: holds for a present, non-empty value.
+		if !cam(t, hbase.CheckAndMutate{Row: row, Family: b("cf"), Qualifier: b("q"), Compare: hbase.CompareNotEqual, Mutations: setQ("third")}) {
+			t.Error("presence check on a present column: false, want true")
+		}
+		if cam(t, hbase.CheckAndMutate{Row: row, Family: b("cf"), Qualifier: b("other"), Compare: hbase.CompareNotEqual, Mutations: setQ("fourth")}) {
+			t.Error("presence check on an absent column: true, want false")
+		}
+		if got := value(t, "cam-absent", "q"); got != "third" {
+			t.Errorf("value = %q, want third", got)
+		}
+	})
+
+	t.Run("equal", func(t *testing.T) {
+		row := "cam-eq"
+		s.put(t, ctx, tbl, row, 0, "cf", "q", "v1")
+		if !cam(t, hbase.CheckAndMutate{Row: b(row), Family: b("cf"), Qualifier: b("q"), Value: b("v1"), Mutations: setQ("v2")}) {
+			t.Fatal("EQUAL v1 on v1: false, want true")
+		}
+		if cam(t, hbase.CheckAndMutate{Row: b(row), Family: b("cf"), Qualifier: b("q"), Value: b("v1"), Mutations: setQ("v3")}) {
+			t.Error("EQUAL v1 on v2: true, want false")
+		}
+		if got := value(t, row, "q"); got != "v2" {
+			t.Errorf("value = %q, want v2", got)
+		}
+		if !cam(t, hbase.CheckAndMutate{Row: b(row), Family: b("cf"), Qualifier: b("q"), Compare: hbase.CompareNotEqual, Value: b("v1"), Mutations: setQ("v4")}) {
+			t.Error("NOT_EQUAL v1 on v2: false, want true")
+		}
+		if cam(t, hbase.CheckAndMutate{Row: b(row), Family: b("cf"), Qualifier: b("absent"), Compare: hbase.CompareNotEqual, Value: b("v1"), Mutations: setQ("v5")}) {
+			t.Error("NOT_EQUAL v1 on an absent column: true, want false")
+		}
+		if got := value(t, row, "q"); got != "v4" {
+			t.Errorf("value = %q, want v4", got)
+		}
+	})
+
+	t.Run("ordering operators compare stored OP given", func(t *testing.T) {
+		row := "cam-ord"
+		s.put(t, ctx, tbl, row, 0, "cf", "q", "5")
+		tests := []struct {
+			op    hbase.CompareOp
+			value string
+			want  bool
+		}{
+			{hbase.CompareGreater, "3", true},
+			{hbase.CompareGreater, "5", false},
+			{hbase.CompareGreater, "7", false},
+			{hbase.CompareGreaterOrEqual, "5", true},
+			{hbase.CompareGreaterOrEqual, "7", false},
+			{hbase.CompareLess, "7", true},
+			{hbase.CompareLess, "3", false},
+			{hbase.CompareLessOrEqual, "5", true},
+			{hbase.CompareLessOrEqual, "3", false},
+		}
+		for _, tc := range tests {
+			got := cam(t, hbase.CheckAndMutate{Row: b(row), Family: b("cf"), Qualifier: b("q"), Compare: tc.op, Value: b(tc.value),
+				Mutations: []hbase.Mutation{&hbase.Put{Values: vals("cf", "hit", "1")}}})
+			if got != tc.want {
+				t.Errorf("stored 5 %v %s = %v, want %v", tc.op, tc.value, got, tc.want)
+			}
+		}
+	})
+
+	t.Run("delete and several mutations", func(t *testing.T) {
+		row := "cam-multi"
+		s.put(t, ctx, tbl, row, 0, "cf", "q", "go", "cf", "gone", "x")
+		ok := cam(t, hbase.CheckAndMutate{Row: b(row), Family: b("cf"), Qualifier: b("q"), Value: b("go"), Mutations: []hbase.Mutation{
+			&hbase.Delete{Family: b("cf"), Qualifier: b("gone"), AllVersions: true},
+			&hbase.Put{Table: tbl, Row: b(row), Values: vals("cf", "new", "n", "cf2", "z", "z")},
+		}})
+		if !ok {
+			t.Fatal("EQUAL go on go: false, want true")
+		}
+		r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(row)})
+		wantCells(t, "after conditional mutations", r, false, "cf:new=n cf:q=go cf2:z=z")
+	})
+
+	t.Run("time range", func(t *testing.T) {
+		row := "cam-tr"
+		s.put(t, ctx, tbl, row, 100, "cf", "q", "old")
+		s.put(t, ctx, tbl, row, 200, "cf", "q", "new")
+		if !cam(t, hbase.CheckAndMutate{Row: b(row), Family: b("cf"), Qualifier: b("q"), Value: b("old"), TimeRange: &hbase.TimeRange{From: 0, To: 150},
+			Mutations: []hbase.Mutation{&hbase.Put{Values: vals("cf", "hit", "1")}}}) {
+			t.Error("EQUAL old within [0,150): false, want true")
+		}
+	})
+
+	t.Run("no such family", func(t *testing.T) {
+		_, err := s.h.Data.CheckAndMutate(ctx, &hbase.CheckAndMutate{Table: tbl, Row: b("cam-nsf"), Family: b("cf"), Qualifier: b("q"),
+			Mutations: []hbase.Mutation{&hbase.Put{Values: vals("nope", "q", "v")}}})
+		wantErr(t, "mutation of a missing family", err, hbase.ErrNoSuchFamily)
+	})
+}
+
+func (s *suite) testMutateRow(t *testing.T) {
+	ctx := s.ctx(t)
+	tbl := s.data
+	row := "mr-1"
+	s.put(t, ctx, tbl, row, 0, "cf", "a", "1", "cf", "b", "2")
+	err := s.h.Data.MutateRow(ctx, &hbase.RowMutations{Table: tbl, Row: b(row), Mutations: []hbase.Mutation{
+		&hbase.Put{Values: vals("cf", "c", "3", "cf2", "d", "4")},
+		&hbase.Delete{Family: b("cf"), Qualifier: b("a"), AllVersions: true},
+	}})
+	if err != nil {
+		t.Fatalf("MutateRow: %v", err)
+	}
+	r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(row)})
+	wantCells(t, "after MutateRow", r, false, "cf:b=2 cf:c=3 cf2:d=4")
+
+	// All or nothing: a bad family fails the whole batch.
+	err = s.h.Data.MutateRow(ctx, &hbase.RowMutations{Table: tbl, Row: b(row), Mutations: []hbase.Mutation{
+		&hbase.Put{Values: vals("cf", "e", "5")},
+		&hbase.Put{Values: vals("nope", "f", "6")},
+	}})
+	wantErr(t, "MutateRow with a missing family", err, hbase.ErrNoSuchFamily)
+	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(row)})
+	wantCells(t, "after failed MutateRow", r, false, "cf:b=2 cf:c=3 cf2:d=4")
+}
+
+func be64(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+
+func (s *suite) testIncrement(t *testing.T) {
+	ctx := s.ctx(t)
+	tbl := s.data
+	row := b("inc-1")
+	inc := func(t *testing.T, deltas map[string]map[string]int64) *hbase.Result {
+		t.Helper()
+		r, err := s.h.Data.Increment(ctx, &hbase.Increment{Table: tbl, Row: row, Deltas: deltas})
+		if err != nil {
+			t.Fatalf("Increment: %v", err)
+		}
+		return r
+	}
+	r := inc(t, map[string]map[string]int64{"cf": {"n": 5}})
+	if got := r.Value(b("cf"), b("n")); !bytes.Equal(got, be64(5)) {
+		t.Errorf("first increment: %x, want %x", got, be64(5))
+	}
+	r = inc(t, map[string]map[string]int64{"cf": {"n": -7, "m": 1}})
+	if got := r.Value(b("cf"), b("n")); !bytes.Equal(got, be64(-2)) {
+		t.Errorf("second increment n: %x, want %x", got, be64(-2))
+	}
+	if got := r.Value(b("cf"), b("m")); !bytes.Equal(got, be64(1)) {
+		t.Errorf("second increment m: %x, want %x", got, be64(1))
+	}
+	g := s.get(t, ctx, &hbase.Get{Table: tbl, Row: row, Columns: []hbase.Column{{Family: b("cf"), Qualifier: b("n")}}})
+	if got := g.Value(b("cf"), b("n")); !bytes.Equal(got, be64(-2)) {
+		t.Errorf("stored counter: %x, want %x", got, be64(-2))
+	}
+	s.put(t, ctx, tbl, "inc-1", 0, "cf", "text", "abc")
+	_, err := s.h.Data.Increment(ctx, &hbase.Increment{Table: tbl, Row: row, Deltas: map[string]map[string]int64{"cf": {"text": 1}}})
+	if err == nil {
+		t.Error("Increment of a 3-byte value: no error")
+	} else if hbase.IsRetryable(err) {
+		t.Errorf("Increment of a 3-byte value: retryable error %v", err)
+	}
+	_, err = s.h.Data.Increment(ctx, &hbase.Increment{Table: tbl, Row: row, Deltas: map[string]map[string]int64{"nope": {"n": 1}}})
+	wantErr(t, "Increment of a missing family", err, hbase.ErrNoSuchFamily)
+}
+
+func (s *suite) testAppend(t *testing.T) {
+	ctx := s.ctx(t)
+	tbl := s.data
+	app := func(t *testing.T, suffix string) *hbase.Result {
+		t.Helper()
+		r, err := s.h.Data.Append(ctx, &hbase.Append{Table: tbl, Row: b("app-1"), Values: vals("cf", "s", suffix)})
+		if err != nil {
+			t.Fatalf("Append: %v", err)
+		}
+		return r
+	}
+	if got := string(app(t, "ab").Value(b("cf"), b("s"))); got != "ab" {
+		t.Errorf("first append: %q, want ab", got)
+	}
+	if got := string(app(t, "cd").Value(b("cf"), b("s"))); got != "abcd" {
+		t.Errorf("second append: %q, want abcd", got)
+	}
+	r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("app-1")})
+	wantCells(t, "stored", r, false, "cf:s=abcd")
+}
+
+func (s *suite) testBatch(t *testing.T) {
+	ctx := s.ctx(t)
+	tbl := s.data
+	s.put(t, ctx, tbl, "bat-0", 0, "cf", "q", "zero")
+	s.put(t, ctx, tbl, "bat-del", 0, "cf", "q", "doomed")
+	actions := []hbase.Action{
+		&hbase.Put{Table: tbl, Row: b("bat-1"), Values: vals("cf", "q", "one")},                            // 0
+		&hbase.Get{Table: tbl, Row: b("bat-0")},                                                            // 1
+		&hbase.Put{Table: tbl, Row: b("bat-2"), Values: vals("nope", "q", "x")},                            // 2: no such family
+		&hbase.Delete{Table: tbl, Row: b("bat-del")},                                                       // 3
+		&hbase.Get{Table: tbl, Row: b("bat-missing")},                                                      // 4
+		&hbase.Increment{Table: tbl, Row: b("bat-3"), Deltas: map[string]map[string]int64{"cf": {"n": 2}}}, // 5
+		&hbase.Put{Table: tbl, Values: vals("cf", "q", "x")},                                               // 6: empty row
+		&hbase.Append{Table: tbl, Row: b("bat-4"), Values: vals("cf", "s", "tail")},                        // 7
+	}
+	res, err := s.h.Data.Batch(ctx, actions)
+	var be *hbase.BatchError
+	if !errors.As(err, &be) {
+		t.Fatalf("Batch error = %v, want *hbase.BatchError", err)
+	}
+	if len(res) != len(actions) {
+		t.Fatalf("Batch returned %d results for %d actions", len(res), len(actions))
+	}
+	var failed []int
+	for _, f := range be.Failed {
+		failed = append(failed, f.Index)
+	}
+	if fmt.Sprint(failed) != "[2 6]" {
+		t.Errorf("failed actions = %v, want [2 6] (%v)", failed, err)
+	}
+	wantErr(t, "action 2", res[2].Err, hbase.ErrNoSuchFamily)
+	wantErr(t, "action 6", res[6].Err, hbase.ErrEmptyRow)
+	wantErr(t, "batch error", err, hbase.ErrNoSuchFamily)
+	wantErr(t, "batch error", err, hbase.ErrEmptyRow)
+	for _, i := range []int{0, 1, 3, 4, 5, 7} {
+		if res[i].Err != nil || res[i].Result == nil {
+			t.Errorf("action %d: result %v, error %v; want a result", i, res[i].Result, res[i].Err)
+		}
+	}
+	if !t.Failed() {
+		wantCells(t, "get result", res[1].Result, false, "cf:q=zero")
+		if !res[4].Result.Empty() {
+			t.Errorf("get of a missing row: %q", show(res[4].Result, false))
+		}
+		if got := res[5].Result.Value(b("cf"), b("n")); !bytes.Equal(got, be64(2)) {
+			t.Errorf("increment result %x, want %x", got, be64(2))
+		}
+		if got := string(res[7].Result.Value(b("cf"), b("s"))); got != "tail" {
+			t.Errorf("append result %q, want tail", got)
+		}
+	}
+	r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("bat-1")})
+	wantCells(t, "batch put", r, false, "cf:q=one")
+	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("bat-del")})
+	wantCells(t, "batch delete", r, false, "")
+
+	res, err = s.h.Data.Batch(ctx, []hbase.Action{&hbase.Get{Table: tbl, Row: b("bat-1")}})
+	if err != nil || len(res) != 1 || res[0].Err != nil {
+		t.Errorf("all-good batch: %v, %+v", err, res)
+	}
+	res, err = s.h.Data.Batch(ctx, nil)
+	if err != nil || len(res) != 0 {
+		t.Errorf("empty batch: %v, %d results", err, len(res))
+	}
+}
+
+func (s *suite) testValidation(t *testing.T) {
+	ctx := s.ctx(t)
+	tbl := s.data
+	long := bytes.Repeat([]byte("x"), hbase.MaxRowLength+1)
+	longFam := strings.Repeat("f", hbase.MaxFamilyLength+1)
+	d := s.h.Data
+	tests := []struct {
+		name string
+		call func() error
+		want error
+	}{
+		{"put empty row", func() error { return d.Put(ctx, &hbase.Put{Table: tbl, Values: vals("cf", "q", "v")}) }, hbase.ErrEmptyRow},
+		{"put long row", func() error { return d.Put(ctx, &hbase.Put{Table: tbl, Row: long, Values: vals("cf", "q", "v")}) }, hbase.ErrRowTooLong},
+		{"put empty family", func() error { return d.Put(ctx, &hbase.Put{Table: tbl, Row: b("val-1"), Values: vals("", "q", "v")}) }, hbase.ErrEmptyFamily},
+		{"put long family", func() error {
+			return d.Put(ctx, &hbase.Put{Table: tbl, Row: b("val-1"), Values: vals(longFam, "q", "v")})
+		}, hbase.ErrFamilyTooLong},
+		{"put nil value", func() error {
+			return d.Put(ctx, &hbase.Put{Table: tbl, Row: b("val-1"), Values: map[string]map[string][]byte{"cf": {"q": nil}}})
+		}, hbase.ErrNilValue},
+		{"put negative timestamp", func() error {
+			return d.Put(ctx, &hbase.Put{Table: tbl, Row: b("val-1"), Values: vals("cf", "q", "v"), Timestamp: -1})
+		}, hbase.ErrNegativeTimestamp},
+		{"put no columns", func() error { return d.Put(ctx, &hbase.Put{Table: tbl, Row: b("val-1")}) }, hbase.ErrEmptyMutation},
+		{"put empty table", func() error { return d.Put(ctx, &hbase.Put{Row: b("val-1"), Values: vals("cf", "q", "v")}) }, hbase.ErrEmptyTableName},
+		{"put invalid table", func() error {
+			return d.Put(ctx, &hbase.Put{Table: "bad name", Row: b("val-1"), Values: vals("cf", "q", "v")})
+		}, hbase.ErrInvalidTableName},
+		{"put nil", func() error { return d.Put(ctx, nil) }, hbase.ErrInvalidRequest},
+		{"get empty row", func() error { _, err := d.Get(ctx, &hbase.Get{Table: tbl}); return err }, hbase.ErrEmptyRow},
+		{"get long row", func() error { _, err := d.Get(ctx, &hbase.Get{Table: tbl, Row: long}); return err }, hbase.ErrRowTooLong},
+		{"get bad time range", func() error {
+			_, err := d.Get(ctx, &hbase.Get{Table: tbl, Row: b("val-1"), TimeRange: &hbase.TimeRange{From: 10, To: 5}})
+			return err
+		}, hbase.ErrInvalidTimeRange},
+		{"delete negative timestamp", func() error { return d.Delete(ctx, &hbase.Delete{Table: tbl, Row: b("val-1"), Timestamp: -2}) }, hbase.ErrNegativeTimestamp},
+		{"delete empty row", func() error { return d.Delete(ctx, &hbase.Delete{Table: tbl}) }, hbase.ErrEmptyRow},
+		{"increment empty row", func() error {
+			_, err := d.Increment(ctx, &hbase.Increment{Table: tbl, Deltas: map[string]map[string]int64{"cf": {"n": 1}}})
+			return err
+		}, hbase.ErrEmptyRow},
+		{"append nil value", func() error {
+			_, err := d.Append(ctx, &hbase.Append{Table: tbl, Row: b("val-1"), Values: map[string]map[string][]byte{"cf": {"q": nil}}})
+			return err
+		}, hbase.ErrNilValue},
+		{"check and mutate other row", func() error {
+			_, err := d.CheckAndMutate(ctx, &hbase.CheckAndMutate{Table: tbl, Row: b("val-1"), Family: b("cf"), Qualifier: b("q"),
+				Mutations: []hbase.Mutation{&hbase.Put{Row: b("val-2"), Values: vals("cf", "q", "v")}}})
+			return err
+		}, hbase.ErrRowMismatch},
+		{"mutate row empty", func() error { return d.MutateRow(ctx, &hbase.RowMutations{Table: tbl, Row: b("val-1")}) }, hbase.ErrEmptyMutation},
+		{"scan invalid table", func() error { _, err := d.Scan(ctx, &hbase.Scan{Table: "a:b:c"}); return err }, hbase.ErrInvalidTableName},
+		{"scan long start row", func() error { _, err := d.Scan(ctx, &hbase.Scan{Table: tbl, StartRow: long}); return err }, hbase.ErrRowTooLong},
+		{"scan negative limit", func() error { _, err := d.Scan(ctx, &hbase.Scan{Table: tbl, Limit: -1}); return err }, hbase.ErrInvalidRequest},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			wantErr(t, "call", err, tc.want)
+			var ie *hbase.InvalidRequestError
+			if err != nil && !errors.As(err, &ie) {
+				t.Errorf("error %v is not an *hbase.InvalidRequestError", err)
+			}
+			if hbase.IsRetryable(err) {
+				t.Errorf("validation error %v is retryable", err)
+			}
+		})
+	}
+	r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("val-1")})
+	wantCells(t, "nothing written by rejected requests", r, false, "")
+}
+
+func (s *suite) testErrors(t *testing.T) {
+	ctx := s.ctx(t)
+	tbl := s.data
+	d := s.h.Data
+	missing := s.h.NewTableName("conf_missing")
+	tests := []struct {
+		name string
+		call func() error
+		want error
+	}{
+		{"put missing family", func() error {
+			return d.Put(ctx, &hbase.Put{Table: tbl, Row: b("err-1"), Values: vals("nope", "q", "v")})
+		}, hbase.ErrNoSuchFamily},
+		{"put one missing family of two", func() error {
+			return d.Put(ctx, &hbase.Put{Table: tbl, Row: b("err-1"), Values: vals("cf", "q", "v", "nope", "q", "v")})
+		}, hbase.ErrNoSuchFamily},
+		{"get missing family", func() error {
+			_, err := d.Get(ctx, &hbase.Get{Table: tbl, Row: b("err-1"), Families: [][]byte{b("nope")}})
+			return err
+		}, hbase.ErrNoSuchFamily},
+		{"delete missing family", func() error { return d.Delete(ctx, &hbase.Delete{Table: tbl, Row: b("err-1"), Family: b("nope")}) }, hbase.ErrNoSuchFamily},
+		{"scan missing family", func() error { return scanErr(ctx, d, &hbase.Scan{Table: tbl, Families: [][]byte{b("nope")}}) }, hbase.ErrNoSuchFamily},
+		{"get missing table", func() error { _, err := d.Get(ctx, &hbase.Get{Table: missing, Row: b("r")}); return err }, hbase.ErrTableNotFound},
+		{"put missing table", func() error { return d.Put(ctx, &hbase.Put{Table: missing, Row: b("r"), Values: vals("cf", "q", "v")}) }, hbase.ErrTableNotFound},
+		{"scan missing table", func() error { return scanErr(ctx, d, &hbase.Scan{Table: missing}) }, hbase.ErrTableNotFound},
+		{"batch missing table", func() error {
+			_, err := d.Batch(ctx, []hbase.Action{&hbase.Get{Table: missing, Row: b("r")}})
+			return err
+		}, hbase.ErrTableNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			wantErr(t, "call", err, tc.want)
+			if hbase.IsRetryable(err) {
+				t.Errorf("error %v is retryable", err)
+			}
+		})
+	}
+	r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("err-1")})
+	wantCells(t, "nothing written by failed puts", r, false, "")
+
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err := d.Get(canceled, &hbase.Get{Table: tbl, Row: b("err-1")})
+	wantErr(t, "get with a canceled context", err, context.Canceled)
+}
+
+// scanErr opens a scan and reads it to the end, returning the first error
+// (the open or the iteration).
+func scanErr(ctx context.Context, d hbase.DataClient, s *hbase.Scan) error {
+	for _, err := range hbase.ScanAll(ctx, d, s) {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadScanTable writes rows k00..k19 to the scan table: cf:n = the row
+// number, cf:even = "1" on even rows, meta:tag = "t" on multiples of 5.
+func (s *suite) loadScanTable(t *testing.T) {
+	ctx := s.ctx(t)
+	var actions []hbase.Action
+	for i := range 20 {
+		v := vals("cf", "n", fmt.Sprintf("%02d", i))
+		if i%2 == 0 {
+			v["cf"]["even"] = []byte("1")
+		}
+		if i%5 == 0 {
+			v["meta"] = map[string][]byte{"tag": []byte("t")}
+		}
+		actions = append(actions, &hbase.Put{Table: s.scan, Row: b(fmt.Sprintf("k%02d", i)), Values: v})
+	}
+	if _, err := s.h.Data.Batch(ctx, actions); err != nil {
+		t.Fatalf("loading the scan table: %v", err)
+	}
+}
+
+// keys returns "k00..k04"-style expectations: the keys from..to inclusive,
+// counting down if from > to.
+func keys(from, to int) string {
+	var out []string
+	step := 1
+	if from > to {
+		step = -1
+	}
+	for i := from; ; i += step {
+		out = append(out, fmt.Sprintf("k%02d", i))
+		if i == to {
+			break
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// scanRows runs a scan and returns its row keys and results.
+func (s *suite) scanRows(t *testing.T, ctx context.Context, sc *hbase.Scan) (string, []*hbase.Result) {
+	t.Helper()
+	sc.Table = s.scan
+	var rows []string
+	var results []*hbase.Result
+	for r, err := range hbase.ScanAll(ctx, s.h.Data, sc) {
+		if err != nil {
+			t.Fatalf("scan: %v", err)
+		}
+		if r.Empty() {
+			t.Errorf("scan returned an empty result")
+			continue
+		}
+		rows = append(rows, string(r.Row()))
+		results = append(results, r)
+	}
+	return strings.Join(rows, " "), results
+}
+
+func (s *suite) testScan(t *testing.T) {
+	ctx := s.ctx(t)
+	tests := []struct {
+		name string
+		scan hbase.Scan
+		want string
+	}{
+		{"all", hbase.Scan{}, keys(0, 19)},
+		{"all one row per call", hbase.Scan{Caching: 1}, keys(0, 19)},
+		{"all small calls", hbase.Scan{Caching: 3, MaxResultSize: 64}, keys(0, 19)},
+		{"start inclusive stop exclusive", hbase.Scan{StartRow: b("k03"), StopRow: b("k12")}, keys(3, 11)},
+		{"bounds on region boundaries", hbase.Scan{StartRow: b("k05"), StopRow: b("k15")}, keys(5, 14)},
+		{"start between rows", hbase.Scan{StartRow: b("k045"), StopRow: b("k07")}, keys(5, 6)},
+		{"start only", hbase.Scan{StartRow: b("k17")}, keys(17, 19)},
+		{"stop only", hbase.Scan{StopRow: b("k02")}, keys(0, 1)},
+		{"empty range", hbase.Scan{StartRow: b("k055"), StopRow: b("k06")}, ""},
+		{"past the end", hbase.Scan{StartRow: b("z")}, ""},
+		{"limit", hbase.Scan{Limit: 7}, keys(0, 6)},
+		{"limit across regions with small calls", hbase.Scan{StartRow: b("k03"), Limit: 9, Caching: 2}, keys(3, 11)},
+		{"limit larger than range", hbase.Scan{StartRow: b("k18"), Limit: 10}, keys(18, 19)},
+		{"reversed all", hbase.Scan{Reversed: true}, keys(19, 0)},
+		{"reversed small calls", hbase.Scan{Reversed: true, Caching: 2}, keys(19, 0)},
+		{"reversed start inclusive stop exclusive", hbase.Scan{Reversed: true, StartRow: b("k12"), StopRow: b("k03")}, keys(12, 4)},
+		{"reversed on region boundaries", hbase.Scan{Reversed: true, StartRow: b("k15"), StopRow: b("k05")}, keys(15, 6)},
+		{"reversed start between rows", hbase.Scan{Reversed: true, StartRow: b("k105"), StopRow: b("k08")}, keys(10, 9)},
+		{"reversed start only", hbase.Scan{Reversed: true, StartRow: b("k02")}, keys(2, 0)},
+		{"reversed stop only", hbase.Scan{Reversed: true, StopRow: b("k16")}, keys(19, 17)},
+		{"reversed limit", hbase.Scan{Reversed: true, Limit: 8}, keys(19, 12)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := tc.scan
+			got, _ := s.scanRows(t, ctx, &sc)
+			if got != tc.want {
+				t.Errorf("rows:\n\tgot  %q\n\twant %q", got, tc.want)
+			}
+		})
+	}
+
+	t.Run("columns", func(t *testing.T) {
+		_, res := s.scanRows(t, ctx, &hbase.Scan{StartRow: b("k04"), StopRow: b("k06")})
+		if len(res) == 2 {
+			wantCells(t, "k04", res[0], false, "cf:even=1 cf:n=04")
+			wantCells(t, "k05", res[1], false, "cf:n=05 meta:tag=t")
+		} else {
+			t.Errorf("got %d rows, want 2", len(res))
+		}
+		got, res := s.scanRows(t, ctx, &hbase.Scan{Families: [][]byte{b("meta")}})
+		if got != "k00 k05 k10 k15" {
+			t.Errorf("family meta rows: %q, want k00 k05 k10 k15", got)
+		}
+		if len(res) > 0 {
+			wantCells(t, "meta only", res[0], false, "meta:tag=t")
+		}
+		got, _ = s.scanRows(t, ctx, &hbase.Scan{Columns: []hbase.Column{{Family: b("cf"), Qualifier: b("even")}}, StopRow: b("k05")})
+		if got != "k00 k02 k04" {
+			t.Errorf("column cf:even rows: %q, want k00 k02 k04", got)
+		}
+	})
+
+	t.Run("scanner protocol", func(t *testing.T) {
+		sc, err := s.h.Data.Scan(ctx, &hbase.Scan{Table: s.scan, StartRow: b("k01"), Caching: 1})
+		if err != nil {
+			t.Fatalf("Scan: %v", err)
+		}
+		if !sc.Next() {
+			t.Fatalf("Next() = false, Err() = %v", sc.Err())
+		}
+		first := sc.Result()
+		if !sc.Next() {
+			t.Fatalf("second Next() = false, Err() = %v", sc.Err())
+		}
+		if got := string(first.Row()); got != "k01" {
+			t.Errorf("first row %q (after a second Next), want k01", got)
+		}
+		if err := sc.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		if sc.Next() {
+			t.Error("Next() after Close = true")
+		}
+		if err := sc.Err(); err != nil {
+			t.Errorf("Err() after an early Close = %v, want nil", err)
+		}
+		if err := sc.Close(); err != nil {
+			t.Errorf("second Close: %v", err)
+		}
+
+		sc, err = s.h.Data.Scan(ctx, &hbase.Scan{Table: s.scan, StartRow: b("k19")})
+		if err != nil {
+			t.Fatalf("Scan: %v", err)
+		}
+		n := 0
+		for sc.Next() {
+			n++
+		}
+		if n != 1 || sc.Err() != nil {
+			t.Errorf("scan to the end: %d rows, Err() = %v; want 1, nil", n, sc.Err())
+		}
+		if sc.Next() {
+			t.Error("Next() after the end = true")
+		}
+		if err := sc.Close(); err != nil {
+			t.Errorf("Close after the end: %v", err)
+		}
+	})
+
+	t.Run("sees writes made before it opens", func(t *testing.T) {
+		s.put(t, ctx, s.scan, "k07", 0, "meta", "late", "yes")
+		got, _ := s.scanRows(t, ctx, &hbase.Scan{Columns: []hbase.Column{{Family: b("meta"), Qualifier: b("late")}}})
+		if got != "k07" {
+			t.Errorf("rows with meta:late = %q, want k07", got)
+		}
+		if err := s.h.Data.Delete(ctx, &hbase.Delete{Table: s.scan, Row: b("k07"), Family: b("meta"), Qualifier: b("late"), AllVersions: true}); err != nil {
+			t.Fatalf("Delete: %v", err)
+		}
+	})
+}
+
+func (s *suite) testScanFilters(t *testing.T) {
+	ctx := s.ctx(t)
+	eq := func(v string) hbase.Comparator { return &hbase.BinaryComparator{Value: b(v)} }
+	evenSCVF := func(ifMissing bool) *hbase.SingleColumnValueFilter {
+		return &hbase.SingleColumnValueFilter{Family: b("cf"), Qualifier: b("even"), Compare: hbase.CompareEqual, Comparator: eq("1"),
+			FilterIfMissing: ifMissing, LatestVersionOnly: true}
+	}
+	tests := []struct {
+		name string
+		scan hbase.Scan
+		want string
+	}{
+		{"prefix", hbase.Scan{StartRow: b("k1"), Filter: &hbase.PrefixFilter{Prefix: b("k1")}}, keys(10, 19)},
+		{"prefix without start row", hbase.Scan{Filter: &hbase.PrefixFilter{Prefix: b("k0")}}, keys(0, 9)},
+		{"prefix reversed", hbase.Scan{Reversed: true, StartRow: b("k1\xff"), Filter: &hbase.PrefixFilter{Prefix: b("k1")}}, keys(19, 10)},
+		{"row less", hbase.Scan{Filter: &hbase.RowFilter{Compare: hbase.CompareLess, Comparator: eq("k03")}}, keys(0, 2)},
+		{"row greater or equal", hbase.Scan{Filter: &hbase.RowFilter{Compare: hbase.CompareGreaterOrEqual, Comparator: eq("k17")}}, keys(17, 19)},
+		{"row binary prefix", hbase.Scan{Filter: &hbase.RowFilter{Compare: hbase.CompareEqual, Comparator: &hbase.BinaryPrefixComparator{Prefix: b("k1")}}}, keys(10, 19)},
+		{"single column value", hbase.Scan{Filter: &hbase.SingleColumnValueFilter{Family: b("cf"), Qualifier: b("n"), Compare: hbase.CompareEqual, Comparator: eq("07"), FilterIfMissing: true, LatestVersionOnly: true}}, "k07"},
+		{"single column value greater", hbase.Scan{Filter: &hbase.SingleColumnValueFilter{Family: b("cf"), Qualifier: b("n"), Compare: hbase.CompareGreater, Comparator: eq("16"), FilterIfMissing: true, LatestVersionOnly: true}}, keys(17, 19)},
+		{"single column value filter if missing", hbase.Scan{StopRow: b("k06"), Filter: evenSCVF(true)}, "k00 k02 k04"},
+		{"single column value keep missing", hbase.Scan{StopRow: b("k06"), Filter: evenSCVF(false)}, keys(0, 5)},
+		{"column prefix drops rows without such columns", hbase.Scan{StopRow: b("k06"), Filter: &hbase.ColumnPrefixFilter{Prefix: b("ev")}}, "k00 k02 k04"},
+		{"qualifier filter", hbase.Scan{Filter: &hbase.QualifierFilter{Compare: hbase.CompareEqual, Comparator: eq("tag")}}, "k00 k05 k10 k15"},
+		{"value filter", hbase.Scan{Filter: &hbase.ValueFilter{Compare: hbase.CompareEqual, Comparator: eq("13")}}, "k13"},
+		{"family filter", hbase.Scan{Filter: &hbase.FamilyFilter{Compare: hbase.CompareEqual, Comparator: eq("meta")}}, "k00 k05 k10 k15"},
+		{"multi row range", hbase.Scan{Filter: &hbase.MultiRowRangeFilter{Ranges: []hbase.RowRange{
+			{Start: b("k02"), StartInclusive: true, Stop: b("k04")},
+			{Start: b("k16"), Stop: b("k18"), StopInclusive: true},
+		}}}, "k02 k03 k17 k18"},
+		{"must pass one", hbase.Scan{Filter: &hbase.FilterList{Op: hbase.MustPassOne, Filters: []hbase.Filter{
+			&hbase.RowFilter{Compare: hbase.CompareEqual, Comparator: eq("k01")},
+			&hbase.RowFilter{Compare: hbase.CompareEqual, Comparator: eq("k15")},
+		}}}, "k01 k15"},
+		{"must pass all", hbase.Scan{StartRow: b("k1"), Filter: &hbase.FilterList{Op: hbase.MustPassAll, Filters: []hbase.Filter{
+			&hbase.PrefixFilter{Prefix: b("k1")}, evenSCVF(true),
+		}}}, "k10 k12 k14 k16 k18"},
+		{"page filter within one region", hbase.Scan{StopRow: b("k05"), Filter: &hbase.PageFilter{Size: 3}}, keys(0, 2)},
+		{"filter with limit", hbase.Scan{Limit: 2, Filter: evenSCVF(true)}, "k00 k02"},
+		{"filter reversed", hbase.Scan{Reversed: true, Filter: evenSCVF(true), Limit: 3}, "k18 k16 k14"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := tc.scan
+			got, _ := s.scanRows(t, ctx, &sc)
+			if got != tc.want {
+				t.Errorf("rows:\n\tgot  %q\n\twant %q", got, tc.want)
+			}
+		})
+	}
+
+	t.Run("key only", func(t *testing.T) {
+		_, res := s.scanRows(t, ctx, &hbase.Scan{StartRow: b("k05"), StopRow: b("k06"), Filter: &hbase.KeyOnlyFilter{}})
+		if len(res) != 1 {
+			t.Fatalf("got %d rows, want 1", len(res))
+		}
+		wantCells(t, "values stripped", res[0], false, "cf:n= meta:tag=")
+		_, res = s.scanRows(t, ctx, &hbase.Scan{StartRow: b("k05"), StopRow: b("k06"), Filter: &hbase.KeyOnlyFilter{LengthAsValue: true}})
+		if len(res) != 1 {
+			t.Fatalf("got %d rows, want 1", len(res))
+		}
+		if got := res[0].Value(b("cf"), b("n")); !bytes.Equal(got, []byte{0, 0, 0, 2}) {
+			t.Errorf("length as value: %x, want 00000002", got)
+		}
+	})
+
+	t.Run("first key only", func(t *testing.T) {
+		got, res := s.scanRows(t, ctx, &hbase.Scan{Filter: &hbase.FilterList{Filters: []hbase.Filter{&hbase.FirstKeyOnlyFilter{}, &hbase.KeyOnlyFilter{}}}})
+		if got != keys(0, 19) {
+			t.Errorf("rows %q, want all", got)
+		}
+		for _, r := range res {
+			if len(r.Cells) != 1 || len(r.Cells[0].Value) != 0 {
+				t.Errorf("row %s: %q, want one cell without value", r.Row(), show(r, false))
+			}
+		}
+		if len(res) > 0 {
+			wantCells(t, "first cell of k00", res[0], false, "cf:even=")
+		}
+	})
+
+	t.Run("get with filter", func(t *testing.T) {
+		r := s.get(t, ctx, &hbase.Get{Table: s.scan, Row: b("k04"), Filter: &hbase.ColumnPrefixFilter{Prefix: b("n")}})
+		wantCells(t, "column prefix", r, false, "cf:n=04")
+		r = s.get(t, ctx, &hbase.Get{Table: s.scan, Row: b("k03"), Filter: evenSCVF(true)})
+		wantCells(t, "filtered out", r, false, "")
+	})
+}
+
+func (s *suite) testAdmin(t *testing.T) {
+	ctx := s.ctx(t)
+	a := s.h.Admin
+	d := s.h.Data
+	base := s.h.NewTableName("conf_admin")
+	ns := "ns_" + strings.Map(func(r rune) rune {
+		if r == '-' || r == '.' {
+			return '_'
+		}
+		return r
+	}, base)
+	if err := a.CreateNamespace(ctx, ns); err != nil {
+		t.Fatalf("CreateNamespace(%s): %v", ns, err)
+	}
+	nsDropped := false
+	t.Cleanup(func() {
+		if !nsDropped {
+			c, cancel := context.WithTimeout(context.Background(), s.h.Timeout)
+			defer cancel()
+			_ = a.DeleteNamespace(c, ns)
+		}
+	})
+	wantErr(t, "CreateNamespace twice", a.CreateNamespace(ctx, ns), hbase.ErrNamespaceExists)
+	nss, err := a.ListNamespaces(ctx)
+	if err != nil || !slices.Contains(nss, ns) || !slices.Contains(nss, "default") {
+		t.Errorf("ListNamespaces = %v, %v; want %s and default in it", nss, err, ns)
+	}
+
+	name := ns + ":adm"
+	desc := hbase.TableDescriptor{Name: name, Families: []hbase.FamilyDescriptor{
+		{Name: "f1", Attributes: map[string]string{"VERSIONS": "5", "BLOOMFILTER": "ROWCOL"}},
+		{Name: "f2"},
+	}}
+	if err := a.CreateTable(ctx, desc, [][]byte{b("m"), b("g"), b("t")}); err != nil {
+		t.Fatalf("CreateTable(%s): %v", name, err)
+	}
+	dropped := false
+	t.Cleanup(func() {
+		if !dropped {
+			s.dropTable(name)
+		}
+	})
+	wantErr(t, "CreateTable twice", a.CreateTable(ctx, desc, nil), hbase.ErrTableExists)
+	wantErr(t, "CreateTable in a missing namespace",
+		a.CreateTable(ctx, hbase.TableDescriptor{Name: ns + "_missing:t", Families: []hbase.FamilyDescriptor{{Name: "f"}}}, nil),
+		hbase.ErrNamespaceNotFound)
+
+	if ok, err := a.TableExists(ctx, name); err != nil || !ok {
+		t.Errorf("TableExists = %v, %v; want true", ok, err)
+	}
+	if ok, err := a.TableExists(ctx, ns+":nothing"); err != nil || ok {
+		t.Errorf("TableExists(missing) = %v, %v; want false", ok, err)
+	}
+	if ok, err := a.IsTableEnabled(ctx, name); err != nil || !ok {
+		t.Errorf("IsTableEnabled = %v, %v; want true", ok, err)
+	}
+	if tables, err := a.ListTables(ctx, ns); err != nil || fmt.Sprint(tables) != "["+name+"]" {
+		t.Errorf("ListTables(%s) = %v, %v; want [%s]", ns, tables, err, name)
+	}
+	if tables, err := a.ListTables(ctx, ""); err != nil || !slices.Contains(tables, name) || !slices.Contains(tables, s.data) {
+		t.Errorf("ListTables(\"\") = %v, %v; want %s and %s in it", tables, err, name, s.data)
+	}
+
+	got, err := a.DescribeTable(ctx, name)
+	if err != nil {
+		t.Fatalf("DescribeTable: %v", err)
+	}
+	if tn, _ := hbase.ParseTableName(got.Name); tn.String() != name {
+		t.Errorf("DescribeTable name = %q, want %q", got.Name, name)
+	}
+	if f1, ok := got.Family("f1"); !ok || f1.Attributes["VERSIONS"] != "5" || f1.Attributes["BLOOMFILTER"] != "ROWCOL" {
+		t.Errorf("DescribeTable f1 = %+v, want VERSIONS 5 and BLOOMFILTER ROWCOL", f1)
+	}
+	if _, ok := got.Family("f2"); !ok || len(got.Families) != 2 {
+		t.Errorf("DescribeTable families = %+v, want f1 and f2", got.Families)
+	}
+
+	wantRegions := func(t *testing.T, want string) {
+		t.Helper()
+		regions, err := a.TableRegions(ctx, name)
+		if err != nil {
+			t.Fatalf("TableRegions: %v", err)
+		}
+		checkRegions(t, name, regions, want)
+	}
+	wantRegions(t, ",g g,m m,t t,")
+
+	s.put(t, ctx, name, "row-h", 0, "f1", "q", "v")
+	s.put(t, ctx, name, "row-z", 0, "f1", "q", "v")
+	if got, _ := s.scanTable(t, ctx, name); got != "row-h row-z" {
+		t.Errorf("rows = %q, want row-h row-z", got)
+	}
+
+	wantErr(t, "DeleteTable of an enabled table", a.DeleteTable(ctx, name), hbase.ErrTableNotDisabled)
+	wantErr(t, "EnableTable of an enabled table", a.EnableTable(ctx, name), hbase.ErrTableNotDisabled)
+	wantErr(t, "TruncateTable of an enabled table", a.TruncateTable(ctx, name, true), hbase.ErrTableNotDisabled)
+	wantErr(t, "DeleteNamespace of a non-empty namespace", a.DeleteNamespace(ctx, ns), hbase.ErrNamespaceNotEmpty)
+
+	if err := a.DisableTable(ctx, name); err != nil {
+		t.Fatalf("DisableTable: %v", err)
+	}
+	if ok, err := a.IsTableEnabled(ctx, name); err != nil || ok {
+		t.Errorf("IsTableEnabled after disable = %v, %v; want false", ok, err)
+	}
+	wantErr(t, "DisableTable twice", a.DisableTable(ctx, name), hbase.ErrTableDisabled)
+	_, err = d.Get(ctx, &hbase.Get{Table: name, Row: b("row-h")})
+	wantErr(t, "Get on a disabled table", err, hbase.ErrTableDisabled)
+	wantErr(t, "Put on a disabled table", d.Put(ctx, &hbase.Put{Table: name, Row: b("row-h"), Values: vals("f1", "q", "v")}), hbase.ErrTableDisabled)
+	wantErr(t, "Scan on a disabled table", scanErr(ctx, d, &hbase.Scan{Table: name}), hbase.ErrTableDisabled)
+
+	if err := a.EnableTable(ctx, name); err != nil {
+		t.Fatalf("EnableTable: %v", err)
+	}
+	r := s.get(t, ctx, &hbase.Get{Table: name, Row: b("row-h")})
+	wantCells(t, "data survives disable/enable", r, false, "f1:q=v")
+
+	if err := a.DisableTable(ctx, name); err != nil {
+		t.Fatalf("DisableTable: %v", err)
+	}
+	if err := a.TruncateTable(ctx, name, true); err != nil {
+		t.Fatalf("TruncateTable: %v", err)
+	}
+	if ok, err := a.IsTableEnabled(ctx, name); err != nil || !ok {
+		t.Errorf("IsTableEnabled after truncate = %v, %v; want true", ok, err)
+	}
+	if got, _ := s.scanTable(t, ctx, name); got != "" {
+		t.Errorf("rows after truncate = %q, want none", got)
+	}
+	wantRegions(t, ",g g,m m,t t,")
+
+	if err := a.SplitRegion(ctx, name, b("p")); err != nil {
+		t.Fatalf("SplitRegion: %v", err)
+	}
+	// The new boundaries may take a moment to show in hbase:meta.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		regions, err := a.TableRegions(ctx, name)
+		if err == nil && len(regions) == 5 {
+			checkRegions(t, name, regions, ",g g,m m,p p,t t,")
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("after SplitRegion(p): regions %v, %v; want 5", regions, err)
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	s.put(t, ctx, name, "q-row", 0, "f2", "q", "after split")
+	r = s.get(t, ctx, &hbase.Get{Table: name, Row: b("q-row")})
+	wantCells(t, "write after split", r, false, "f2:q=after split")
+
+	if err := a.DisableTable(ctx, name); err != nil {
+		t.Fatalf("DisableTable: %v", err)
+	}
+	if err := a.DeleteTable(ctx, name); err != nil {
+		t.Fatalf("DeleteTable: %v", err)
+	}
+	dropped = true
+	if ok, err := a.TableExists(ctx, name); err != nil || ok {
+		t.Errorf("TableExists after delete = %v, %v; want false", ok, err)
+	}
+	_, err = d.Get(ctx, &hbase.Get{Table: name, Row: b("row-h")})
+	wantErr(t, "Get on a deleted table", err, hbase.ErrTableNotFound)
+	_, err = a.DescribeTable(ctx, name)
+	wantErr(t, "DescribeTable of a deleted table", err, hbase.ErrTableNotFound)
+	wantErr(t, "DisableTable of a deleted table", a.DisableTable(ctx, name), hbase.ErrTableNotFound)
+
+	if err := a.DeleteNamespace(ctx, ns); err != nil {
+		t.Fatalf("DeleteNamespace: %v", err)
+	}
+	nsDropped = true
+	_, err = a.ListTables(ctx, ns)
+	wantErr(t, "ListTables of a deleted namespace", err, hbase.ErrNamespaceNotFound)
+	wantErr(t, "DeleteNamespace twice", a.DeleteNamespace(ctx, ns), hbase.ErrNamespaceNotFound)
+}
+
+// scanTable returns the row keys of a whole table.
+func (s *suite) scanTable(t *testing.T, ctx context.Context, table string) (string, int) {
+	t.Helper()
+	var rows []string
+	for r, err := range hbase.ScanAll(ctx, s.h.Data, &hbase.Scan{Table: table}) {
+		if err != nil {
+			t.Fatalf("scan %s: %v", table, err)
+		}
+		rows = append(rows, string(r.Row()))
+	}
+	return strings.Join(rows, " "), len(rows)
+}
+
+// checkRegions compares region boundaries with want, written as
+// "start,end start,end ..." and checks that the regions tile the key space.
+func checkRegions(t *testing.T, table string, regions []hbase.RegionInfo, want string) {
+	t.Helper()
+	var got []string
+	for i, r := range regions {
+		got = append(got, string(r.StartKey)+","+string(r.EndKey))
+		if tn, _ := hbase.ParseTableName(r.Table); tn.String() != table {
+			t.Errorf("region %d table = %q, want %q", i, r.Table, table)
+		}
+		if len(r.RegionName) == 0 {
+			t.Errorf("region %d has no name", i)
+		}
+		if i > 0 && !bytes.Equal(regions[i-1].EndKey, r.StartKey) {
+			t.Errorf("region %d starts at %q, previous ends at %q", i, r.StartKey, regions[i-1].EndKey)
+		}
+	}
+	if strings.Join(got, " ") != want {
+		t.Errorf("regions = %q, want %q", strings.Join(got, " "), want)
+	}
+}

@@ -1,0 +1,350 @@
+package fake
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/hbkit/hbkit/hbase"
+)
+
+// Get implements hbase.DataClient.
+func (c *Client) Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	if err := c.begin(ctx); err != nil {
+		return nil, err
+	}
+	defer c.mu.Unlock()
+	t, err := c.dataTable(g.Table)
+	if err != nil {
+		return nil, opErr("get", g.Table, err)
+	}
+	spec := readSpec{families: g.Families, columns: g.Columns, maxVersions: g.MaxVersions, timeRange: g.TimeRange, filter: g.Filter}
+	if err := t.checkSelection(spec); err != nil {
+		return nil, opErr("get", g.Table, err)
+	}
+	res := &hbase.Result{}
+	if pageLimit(g.Filter) != 0 {
+		if cells, ok := t.readRow(g.Row, spec, c.nowMs()); ok {
+			res.Cells = cells
+		}
+	}
+	if g.ExistenceOnly {
+		return &hbase.Result{Exists: len(res.Cells) > 0}, nil
+	}
+	return res, nil
+}
+
+// Put implements hbase.DataClient.
+func (c *Client) Put(ctx context.Context, p *hbase.Put) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if err := c.begin(ctx); err != nil {
+		return err
+	}
+	defer c.mu.Unlock()
+	t, err := c.dataTable(p.Table)
+	if err != nil {
+		return opErr("put", p.Table, err)
+	}
+	if err := t.checkMutation(p); err != nil {
+		return opErr("put", p.Table, err)
+	}
+	t.apply(p, p.Row, c.nextTS(), c.nowMs())
+	return nil
+}
+
+// Delete implements hbase.DataClient.
+func (c *Client) Delete(ctx context.Context, d *hbase.Delete) error {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	if err := c.begin(ctx); err != nil {
+		return err
+	}
+	defer c.mu.Unlock()
+	t, err := c.dataTable(d.Table)
+	if err != nil {
+		return opErr("delete", d.Table, err)
+	}
+	if err := t.checkMutation(d); err != nil {
+		return opErr("delete", d.Table, err)
+	}
+	t.apply(d, d.Row, c.nextTS(), c.nowMs())
+	return nil
+}
+
+// checkMutation checks that every family of a Put or Delete exists.
+func (t *table) checkMutation(m hbase.Mutation) error {
+	switch m := m.(type) {
+	case *hbase.Put:
+		for f := range m.Values {
+			if err := t.checkFamily([]byte(f)); err != nil {
+				return err
+			}
+		}
+	case *hbase.Delete:
+		if m.Family != nil {
+			return t.checkFamily(m.Family)
+		}
+	}
+	return nil
+}
+
+func explicitTS(ts int64) bool { return ts != 0 && ts != hbase.LatestTimestamp }
+
+// apply writes a validated and checked Put or Delete to row; ts is the
+// timestamp the server assigns to the operation.
+func (t *table) apply(m hbase.Mutation, key []byte, ts, now int64) {
+	r := t.row(key, true)
+	switch m := m.(type) {
+	case *hbase.Put:
+		if explicitTS(m.Timestamp) {
+			ts = m.Timestamp
+		}
+		for _, cv := range m.ColumnValues() {
+			r.add(hbase.Cell{Row: key, Family: cv.Family, Qualifier: cv.Qualifier, Timestamp: ts, Type: hbase.CellTypePut, Value: cv.Value})
+		}
+	case *hbase.Delete:
+		if explicitTS(m.Timestamp) {
+			ts = m.Timestamp
+		}
+		switch {
+		case m.Family == nil:
+			for _, f := range t.desc.Families {
+				r.add(hbase.Cell{Row: key, Family: []byte(f.Name), Timestamp: ts, Type: hbase.CellTypeDeleteFamily})
+			}
+		case len(m.Qualifier) == 0:
+			r.add(hbase.Cell{Row: key, Family: m.Family, Timestamp: ts, Type: hbase.CellTypeDeleteFamily})
+		case m.AllVersions:
+			r.add(hbase.Cell{Row: key, Family: m.Family, Qualifier: m.Qualifier, Timestamp: ts, Type: hbase.CellTypeDeleteColumn})
+		default:
+			if !explicitTS(m.Timestamp) {
+				// Newest version: the server places the marker at the
+				// timestamp of the newest live cell (or "now" if none).
+				for _, cell := range t.visible(r, now) {
+					if bytes.Equal(cell.Family, m.Family) && bytes.Equal(cell.Qualifier, m.Qualifier) {
+						ts = cell.Timestamp
+						break
+					}
+				}
+			}
+			r.add(hbase.Cell{Row: key, Family: m.Family, Qualifier: m.Qualifier, Timestamp: ts, Type: hbase.CellTypeDelete})
+		}
+	}
+}
+
+// latest returns the newest live cell of a column within tr.
+func (t *table) latest(key, family, qualifier []byte, tr *hbase.TimeRange, now int64) (hbase.Cell, bool) {
+	for _, cell := range t.visible(t.rows[string(key)], now) {
+		if bytes.Equal(cell.Family, family) && bytes.Equal(cell.Qualifier, qualifier) && tr.Contains(cell.Timestamp) {
+			return cell, true
+		}
+	}
+	return hbase.Cell{}, false
+}
+
+// Increment implements hbase.DataClient.
+func (c *Client) Increment(ctx context.Context, inc *hbase.Increment) (*hbase.Result, error) {
+	if err := inc.Validate(); err != nil {
+		return nil, err
+	}
+	if err := c.begin(ctx); err != nil {
+		return nil, err
+	}
+	defer c.mu.Unlock()
+	t, err := c.dataTable(inc.Table)
+	if err != nil {
+		return nil, opErr("increment", inc.Table, err)
+	}
+	now := c.nowMs()
+	deltas := inc.ColumnDeltas()
+	newCells := make([]hbase.Cell, 0, len(deltas))
+	ts := c.nextTS()
+	for _, d := range deltas {
+		if err := t.checkFamily(d.Family); err != nil {
+			return nil, opErr("increment", inc.Table, err)
+		}
+		var v int64
+		cellTS := ts
+		if cur, ok := t.latest(inc.Row, d.Family, d.Qualifier, nil, now); ok {
+			if len(cur.Value) != 8 {
+				return nil, opErr("increment", inc.Table, fmt.Errorf("%w: %s:%s has %d bytes", hbase.ErrNotCounter, d.Family, d.Qualifier, len(cur.Value)))
+			}
+			v = int64(binary.BigEndian.Uint64(cur.Value))
+			cellTS = max(cellTS, cur.Timestamp+1)
+		}
+		newCells = append(newCells, hbase.Cell{Row: inc.Row, Family: d.Family, Qualifier: d.Qualifier, Timestamp: cellTS, Type: hbase.CellTypePut,
+			Value: binary.BigEndian.AppendUint64(nil, uint64(v+d.Delta))})
+	}
+	return t.writeCells(inc.Row, newCells), nil
+}
+
+// writeCells stores computed cells (all families checked) and returns
+// them as a Result.
+func (t *table) writeCells(key []byte, cells []hbase.Cell) *hbase.Result {
+	r := t.row(key, true)
+	out := make([]hbase.Cell, len(cells))
+	for i, cell := range cells {
+		r.add(cell)
+		out[i] = cloneCell(cell)
+	}
+	slices.SortFunc(out, hbase.CompareCells)
+	return &hbase.Result{Cells: out}
+}
+
+// Append implements hbase.DataClient.
+func (c *Client) Append(ctx context.Context, a *hbase.Append) (*hbase.Result, error) {
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	if err := c.begin(ctx); err != nil {
+		return nil, err
+	}
+	defer c.mu.Unlock()
+	t, err := c.dataTable(a.Table)
+	if err != nil {
+		return nil, opErr("append", a.Table, err)
+	}
+	now := c.nowMs()
+	cols := a.ColumnValues()
+	newCells := make([]hbase.Cell, 0, len(cols))
+	ts := c.nextTS()
+	for _, cv := range cols {
+		if err := t.checkFamily(cv.Family); err != nil {
+			return nil, opErr("append", a.Table, err)
+		}
+		var v []byte
+		cellTS := ts
+		if cur, ok := t.latest(a.Row, cv.Family, cv.Qualifier, nil, now); ok {
+			v = slices.Clone(cur.Value)
+			cellTS = max(cellTS, cur.Timestamp+1)
+		}
+		newCells = append(newCells, hbase.Cell{Row: a.Row, Family: cv.Family, Qualifier: cv.Qualifier, Timestamp: cellTS, Type: hbase.CellTypePut,
+			Value: append(v, cv.Value...)})
+	}
+	return t.writeCells(a.Row, newCells), nil
+}
+
+// bindMutations checks the mutations of a CheckAndMutate or RowMutations
+// (already validated) against the table.
+func (t *table) bindMutations(muts []hbase.Mutation) error {
+	for _, m := range muts {
+		if err := t.checkMutation(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckAndMutate implements hbase.DataClient.
+func (c *Client) CheckAndMutate(ctx context.Context, cam *hbase.CheckAndMutate) (bool, error) {
+	if err := cam.Validate(); err != nil {
+		return false, err
+	}
+	if err := c.begin(ctx); err != nil {
+		return false, err
+	}
+	defer c.mu.Unlock()
+	t, err := c.dataTable(cam.Table)
+	if err != nil {
+		return false, opErr("check and mutate", cam.Table, err)
+	}
+	if err := t.checkFamily(cam.Family); err != nil {
+		return false, opErr("check and mutate", cam.Table, err)
+	}
+	if err := t.bindMutations(cam.Mutations); err != nil {
+		return false, opErr("check and mutate", cam.Table, err)
+	}
+	now := c.nowMs()
+	cur, found := t.latest(cam.Row, cam.Family, cam.Qualifier, cam.TimeRange, now)
+	var ok bool
+	switch {
+	case len(cam.Value) == 0:
+		// Absence check, as HBase does it: an absent column counts as
+		// empty; NOT_EQUAL needs a present, non-empty value.
+		empty := !found || len(cur.Value) == 0
+		ok = empty == (cam.Compare != hbase.CompareNotEqual)
+	case !found:
+		ok = false
+	default:
+		ok = cam.Compare.Matches(bytes.Compare(cur.Value, cam.Value))
+	}
+	if !ok {
+		return false, nil
+	}
+	ts := c.nextTS()
+	for _, m := range cam.Mutations {
+		t.apply(m, cam.Row, ts, now)
+	}
+	return true, nil
+}
+
+// MutateRow implements hbase.DataClient. All mutations share one
+// server-assigned timestamp, as in HBase.
+func (c *Client) MutateRow(ctx context.Context, rm *hbase.RowMutations) error {
+	if err := rm.Validate(); err != nil {
+		return err
+	}
+	if err := c.begin(ctx); err != nil {
+		return err
+	}
+	defer c.mu.Unlock()
+	t, err := c.dataTable(rm.Table)
+	if err != nil {
+		return opErr("mutate row", rm.Table, err)
+	}
+	if err := t.bindMutations(rm.Mutations); err != nil {
+		return opErr("mutate row", rm.Table, err)
+	}
+	ts, now := c.nextTS(), c.nowMs()
+	for _, m := range rm.Mutations {
+		t.apply(m, rm.Row, ts, now)
+	}
+	return nil
+}
+
+// Batch implements hbase.DataClient. Actions run one after the other.
+func (c *Client) Batch(ctx context.Context, actions []hbase.Action) ([]hbase.BatchResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	results := make([]hbase.BatchResult, len(actions))
+	var failed []hbase.ActionError
+	for i, a := range actions {
+		var res *hbase.Result
+		err := hbase.ValidateAction(a)
+		if err == nil {
+			switch a := a.(type) {
+			case *hbase.Get:
+				res, err = c.Get(ctx, a)
+			case *hbase.Put:
+				err = c.Put(ctx, a)
+			case *hbase.Delete:
+				err = c.Delete(ctx, a)
+			case *hbase.Increment:
+				res, err = c.Increment(ctx, a)
+			case *hbase.Append:
+				res, err = c.Append(ctx, a)
+			}
+		}
+		if err != nil {
+			results[i] = hbase.BatchResult{Err: err}
+			failed = append(failed, hbase.ActionError{Index: i, Action: a, Err: err})
+			continue
+		}
+		if res == nil {
+			res = &hbase.Result{}
+		}
+		results[i] = hbase.BatchResult{Result: res}
+	}
+	if len(failed) > 0 {
+		return results, &hbase.BatchError{Failed: failed}
+	}
+	return results, nil
+}
