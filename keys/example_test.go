@@ -1,7 +1,10 @@
 package keys_test
 
 import (
+	"errors"
 	"fmt"
+	"math/rand/v2"
+	"time"
 
 	"github.com/hbkit/hbkit/keys"
 )
@@ -10,7 +13,6 @@ import (
 type SMS struct {
 	Mobile string // 11 digits
 	SentMs int64  // milliseconds since the Unix epoch
-	Seq    uint64 // unique suffix against collisions
 }
 
 func smsLayout() *keys.Layout[SMS] {
@@ -47,7 +49,9 @@ func ExampleLayout_Append() {
 	// 13812345678 1503382954000
 }
 
-// One mobile's messages sent between two instants, both included, newest first.
+// One mobile's messages sent between two instants, both included, newest first. The
+// reversed timestamp makes the newer instant (2000) the start of the scan and the older
+// one (1000) its end: Stop is the key just after rev(1000).
 func ExampleLayout_Range() {
 	l := smsLayout()
 	from := &SMS{Mobile: "13812345678", SentMs: 1000}
@@ -61,4 +65,173 @@ func ExampleLayout_Range() {
 	// Output:
 	// start 876543218319223372036854773807
 	// stop  876543218319223372036854774808
+}
+
+// The seed SMS data table is pre-split on the first two digits of the reversed mobile
+// into 20 regions.
+func ExampleLayout_Splits() {
+	splits, err := smsLayout().Splits(20)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("SPLITS =>", keys.ShellSplits(splits))
+	// Output:
+	// SPLITS => ['05', '10', '15', '20', '25', '30', '35', '40', '45', '50', '55', '60', '65', '70', '75', '80', '85', '90', '95']
+}
+
+func ExampleDecimalPrefixSplits() {
+	for _, regions := range []int{10, 20} {
+		width := 1
+		if regions > 10 {
+			width = 2
+		}
+		splits, err := keys.DecimalPrefixSplits(regions, width)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(keys.ShellSplits(splits))
+	}
+	// Output:
+	// ['1', '2', '3', '4', '5', '6', '7', '8', '9']
+	// ['05', '10', '15', '20', '25', '30', '35', '40', '45', '50', '55', '60', '65', '70', '75', '80', '85', '90', '95']
+}
+
+func ExampleHexStringSplit() {
+	splits, err := keys.HexStringSplit(5)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(keys.ShellSplits(splits))
+	// Output:
+	// ['33333333', '66666666', '99999999', 'cccccccc']
+}
+
+func ExampleUniformSplit() {
+	splits, err := keys.UniformSplit(4)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(keys.ShellSplits(splits))
+	// Output:
+	// ["@\x00\x00\x00\x00\x00\x00\x00", "\x80\x00\x00\x00\x00\x00\x00\x00", "\xc0\x00\x00\x00\x00\x00\x00\x00"]
+}
+
+func ExampleSampleSplits() {
+	var samples [][]byte
+	for i := range 1000 {
+		key, _ := keys.AppendMD5Hex(nil, fmt.Sprint(i), 8)
+		samples = append(samples, key)
+	}
+	splits, err := keys.SampleSplits(samples, 4)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(keys.ShellSplits(splits))
+	// Output:
+	// ['3a835d32', '81e74d67', 'c24cd76e']
+}
+
+func ExampleAppendReversedDigits() {
+	key, err := keys.AppendReversedDigits([]byte("sms:"), "13812345678", 11)
+	fmt.Printf("%s %v\n", key, err)
+
+	_, err = keys.AppendReversedDigits(nil, "1381234567", 11)
+	fmt.Println(errors.Is(err, keys.ErrWidth), err)
+	// Output:
+	// sms:87654321831 <nil>
+	// true keys: reversed digits: want exactly 11 digits (value "1381234567")
+}
+
+func ExampleAppendReversedTimestamp() {
+	older, _ := keys.AppendReversedTimestamp(nil, time.Date(2017, 8, 22, 6, 22, 34, 0, time.UTC).UnixMilli())
+	newer, _ := keys.AppendReversedTimestamp(nil, time.Date(2017, 8, 22, 6, 22, 35, 0, time.UTC).UnixMilli())
+	fmt.Printf("%s\n%s\n", older, newer)
+	_, err := keys.AppendReversedTimestamp(nil, -1)
+	fmt.Println(errors.Is(err, keys.ErrOutOfRange))
+	// Output:
+	// 9223370533471821807
+	// 9223370533471820807
+	// true
+}
+
+// The seed index key: 'x' (FNV-1a hash of the mobile, mod 10) + yyyyMMdd + md5 of the
+// account (16 hex) + mobile + reversed time of day (9). Its table is split on '1'..'9'.
+func ExampleHashBucket() {
+	type Msg struct {
+		Mobile  string
+		Account string
+		Sent    time.Time
+	}
+	index, err := keys.NewLayout(
+		keys.HashBucket("x", 10, func(m *Msg) string { return m.Mobile }, nil),
+		keys.Date("day", func(m *Msg) time.Time { return m.Sent }, nil),
+		keys.MD5Hex("account", 16, func(m *Msg) string { return m.Account }),
+		keys.Digits("mobile", 11, func(m *Msg) string { return m.Mobile }, nil),
+		keys.ReversedTimeOfDay("time", func(m *Msg) time.Duration { return keys.TimeOfDay(m.Sent) }, nil),
+	)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := Msg{Mobile: "13812345678", Account: "hello", Sent: time.Date(2017, 12, 12, 9, 30, 15, 250e6, time.UTC)}
+	key, err := index.Append(nil, &m)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s (%d bytes)\n", key, len(key))
+	splits, _ := index.Splits(10)
+	fmt.Println(keys.ShellSplits(splits))
+	// All of one mobile's index rows of one day: a single prefix scan.
+	start, stop, _ := index.PrefixRange(&m, 2)
+	fmt.Printf("[%s, %s)\n", start, stop)
+	// Output:
+	// 5201712125d41402abc4b2a7613812345678142944749 (45 bytes)
+	// ['1', '2', '3', '4', '5', '6', '7', '8', '9']
+	// [520171212, 520171213)
+}
+
+// A salted key spreads writes over N buckets; reading it back costs N scans.
+func ExampleSalt() {
+	type Event struct{ At uint64 }
+	r := rand.New(rand.NewPCG(1, 2)) // a fixed seed, for a reproducible example
+	l, err := keys.NewLayout(
+		keys.Salt[Event]("salt", 4, r, nil),
+		keys.Decimal("at", 13, func(e *Event) uint64 { return e.At }, nil),
+	)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ranges, err := l.PrefixRanges(&Event{At: 1503382954000}, 2)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, rg := range ranges {
+		fmt.Printf("[%s, %s)\n", rg.Start, rg.Stop)
+	}
+	// Output:
+	// [01503382954000, 01503382954001)
+	// [11503382954000, 11503382954001)
+	// [21503382954000, 21503382954001)
+	// [31503382954000, 31503382954001)
+}
+
+func ExampleAppendString() {
+	var key []byte
+	key = keys.AppendString(key, "host-a")
+	key = keys.AppendString(key, "disk\x00full")
+	fmt.Printf("%q\n", key)
+	host, rest, _ := keys.DecodeString(key)
+	event, _, _ := keys.DecodeString(rest)
+	fmt.Printf("%q %q\n", host, event)
+	// Output:
+	// "host-a\x00\x01disk\x00\xfffull\x00\x01"
+	// "host-a" "disk\x00full"
 }
