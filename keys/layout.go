@@ -400,3 +400,27 @@ func PrefixEnd(prefix []byte) []byte {
 	}
 	return nil
 }
+
+// Parts cuts a whole key into the bytes of each field, in key order, without writing a
+// record: for display, debugging and tooling. The parts alias key (with capacity
+// clipped, so appending to one cannot overwrite the next). Bytes left after the last
+// field are an error wrapping ErrTrailingBytes; other errors name the failing field.
+func (l *Layout[T]) Parts(key []byte) ([][]byte, error) {
+	var scratch T
+	parts := make([][]byte, 0, len(l.fields))
+	rest := key
+	for i := range l.fields {
+		f := &l.fields[i]
+		next, err := f.dec(rest, &scratch)
+		if err != nil {
+			return parts, renamed(err, f.seg.Name)
+		}
+		n := len(rest) - len(next)
+		parts = append(parts, rest[:n:n])
+		rest = next
+	}
+	if len(rest) != 0 {
+		return parts, bytesError("layout", rest, itoa(len(rest))+" bytes after the last field", ErrTrailingBytes)
+	}
+	return parts, nil
+}

@@ -439,3 +439,35 @@ func TestKindAndOrderStrings(t *testing.T) {
 		t.Errorf("Order.String: %q, %q", Descending, Order(9))
 	}
 }
+
+func TestLayoutParts(t *testing.T) {
+	l := mustLayout(t, smsFields(true)...)
+	key, err := l.Append(nil, &msg{Mobile: "13812345678", SentMs: 1503382954000, Seq: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := l.Parts(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"87654321831", "9223370533471821807", "0007"}
+	if len(parts) != len(want) {
+		t.Fatalf("got %d parts, want %d", len(parts), len(want))
+	}
+	for i, p := range parts {
+		if string(p) != want[i] {
+			t.Errorf("part %d: got %x (%s), want %s", i, p, p, want[i])
+		}
+		if cap(p) != len(p) {
+			t.Errorf("part %d: capacity %d not clipped to %d", i, cap(p), len(p))
+		}
+	}
+	if _, err := l.Parts(append(key, 'x')); !errors.Is(err, ErrTrailingBytes) {
+		t.Errorf("trailing byte: got %v, want ErrTrailingBytes", err)
+	}
+	parts, err = l.Parts(key[:15])
+	var e *Error
+	if !errors.As(err, &e) || e.Segment != "sent" || len(parts) != 1 {
+		t.Errorf("truncated: got %d parts, %v; want 1 part and an error for sent", len(parts), err)
+	}
+}

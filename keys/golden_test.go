@@ -1,0 +1,145 @@
+package keys
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current encoders")
+
+// TestGoldenKeys pins the storage format: each seed key design, shown per segment
+// readably and in hex. A diff here means existing rows would no longer be found: a data
+// migration, not a refactoring. Refresh with go test ./keys -run TestGoldenKeys -update
+// only when the change is intended.
+func TestGoldenKeys(t *testing.T) {
+	var out strings.Builder
+	show := func(name string, key []byte, parts [][]byte, segs []Segment) {
+		out.WriteString("# " + name + "\n")
+		out.WriteString("key  " + quoteBytes(key) + "\n")
+		out.WriteString("hex  " + hexString(key) + "\n")
+		for i, p := range parts {
+			out.WriteString("  " + segs[i].Name + " (" + segs[i].Kind.String() + ", " + segs[i].Order.String() + ")  " +
+				quoteBytes(p) + "  " + hexString(p) + "\n")
+		}
+		out.WriteString("\n")
+	}
+	at := time.Date(2017, 12, 12, 9, 30, 15, 250e6, time.UTC)
+
+	sms := mustLayout(t, smsFields(true)...)
+	idx := indexLayout(t)
+	m := msg{Mobile: "13812345678", SentMs: at.UnixMilli(), Seq: 7, Account: "hello"}
+	for _, c := range []struct {
+		name string
+		l    *Layout[msg]
+	}{
+		{"seed 000 SMS data key: reversed mobile + reversed timestamp + unique", sms},
+		{"seed 000 SMS index key: hash(mobile)%10 + date + md5(account) + mobile + reversed time of day", idx},
+	} {
+		key, err := c.l.Append(nil, &m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts, err := c.l.Parts(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		show(c.name, key, parts, c.l.Segments())
+	}
+
+	type logRow struct {
+		Host, Event string
+		At          int64
+	}
+	logs := mustLayout(t,
+		MD5("host", 16, func(r *logRow) string { return r.Host }),
+		MD5("event", 16, func(r *logRow) string { return r.Event }),
+		ReversedTimestampBinary("at", func(r *logRow) int64 { return r.At }, nil),
+	)
+	lr := logRow{Host: "host-1.example.com", Event: "disk-full", At: at.UnixMilli()}
+	key, err := logs.Append(nil, &lr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := logs.Parts(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	show("seed 004 log data: md5(host) + md5(event) + reversed timestamp (binary)", key, parts, logs.Segments())
+
+	type order struct {
+		Customer uint64
+		Order    string
+		Amount   int64
+	}
+	orders := mustLayout(t,
+		Uint64("customer", func(o *order) uint64 { return o.Customer }, nil),
+		Literal[order]("type", "2"),
+		String("order", func(o *order) string { return o.Order }, nil),
+		Int64("amount", func(o *order) int64 { return o.Amount }, nil),
+	)
+	o := order{Customer: 42, Order: "SO\x00-7", Amount: -5}
+	key, err = orders.Append(nil, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err = orders.Parts(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	show("seed 004 customer/order: customer + type '2' + escaped order number + signed amount", key, parts, orders.Segments())
+
+	out.WriteString("# split keys\n")
+	for _, c := range []struct {
+		name string
+		fn   func() ([][]byte, error)
+	}{
+		{"SMS data, 20 regions", func() ([][]byte, error) { return sms.Splits(20) }},
+		{"SMS index, 10 regions", func() ([][]byte, error) { return idx.Splits(10) }},
+		{"HexStringSplit(10)", func() ([][]byte, error) { return HexStringSplit(10) }},
+		{"DecimalStringSplit(7)", func() ([][]byte, error) { return DecimalStringSplit(7) }},
+		{"UniformSplit(5)", func() ([][]byte, error) { return UniformSplit(5) }},
+	} {
+		s, err := c.fn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.WriteString(c.name + "  " + ShellSplits(s) + "\n")
+	}
+
+	path := filepath.Join("testdata", "keys.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got := out.String(); got != string(want) {
+		t.Errorf("keys differ from %s; if the storage format change is intended, run with -update.\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// quoteBytes renders bytes like HBase's Bytes.toStringBinary: printable ASCII as is,
+// other bytes as \xHH, between double quotes.
+func quoteBytes(b []byte) string {
+	var sb strings.Builder
+	sb.WriteByte('"')
+	for _, c := range b {
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			sb.WriteByte(c)
+			continue
+		}
+		sb.WriteString(`\x`)
+		sb.WriteByte(lowerHex[c>>4])
+		sb.WriteByte(lowerHex[c&0xF])
+	}
+	sb.WriteByte('"')
+	return sb.String()
+}
