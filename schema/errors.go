@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/hbkit/hbkit/keys"
 )
 
 // Sentinel errors. Every error returned by this package is a *Error whose
@@ -43,6 +45,13 @@ var (
 // Field holds whatever the problem is attached to: a family option's
 // attribute name ("VERSIONS"), a record field or column, an index name or a
 // row-key segment.
+//
+// For key errors (Kind ErrInvalidKey) Field and Reason come from the
+// wrapped *keys.Error and Value is left empty, but the message of the
+// wrapped error quotes the offending value, and row keys hold personal
+// data such as phone numbers: keep Error() strings of key errors out of
+// logs, metrics and span attributes that leave the process, and report
+// Field and Reason instead.
 type Error struct {
 	Table  string // table name, empty when the problem is not tied to one
 	Family string // column family, empty when not relevant
@@ -65,6 +74,13 @@ func (e *Error) Error() string {
 		b.WriteString("family ")
 		b.WriteString(strconv.Quote(e.Family))
 		b.WriteString(": ")
+	}
+	// A wrapped *keys.Error already says segment, reason and value; do
+	// not say it twice.
+	var ke *keys.Error
+	if errors.As(e.Err, &ke) && ke.Segment == e.Field && ke.Reason == e.Reason {
+		b.WriteString(e.Err.Error())
+		return b.String()
 	}
 	if e.Field != "" {
 		b.WriteString(e.Field)

@@ -198,3 +198,38 @@ func ExampleNew() {
 	// p:e=ada@example.com
 	// true schema: table "crm:people": index crm:people_by_email: key segment email: not a field of the table and not mapped to one in From
 }
+
+func ExampleShellCreate() {
+	tbl, err := schema.TestTable()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(schema.ShellCreate(tbl))
+	// Output:
+	// create 'TestTable', {NAME => 'CF1', BLOOMFILTER => 'ROW', VERSIONS => '3', MIN_VERSIONS => '0', COMPRESSION => 'SNAPPY', TTL => '3600', BLOCKSIZE => '65536', IN_MEMORY => 'false', BLOCKCACHE => 'true', DATA_BLOCK_ENCODING => 'NONE'}, {SPLITS => ['1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f']}
+}
+
+func ExampleDiffFamilies() {
+	tbl, err := schema.SMSTable()
+	if err != nil {
+		panic(err)
+	}
+	// What HBase describes for the live table: cf lost its compression and
+	// someone added a family.
+	live := map[string]map[string]string{
+		"cf": {"BLOOMFILTER": "ROW", "VERSIONS": "1", "COMPRESSION": "NONE", "TTL": "2147483647",
+			"BLOCKSIZE": "65536", "IN_MEMORY": "false", "BLOCKCACHE": "true", "DATA_BLOCK_ENCODING": "NONE",
+			"KEEP_DELETED_CELLS": "FALSE", "REPLICATION_SCOPE": "0", "MIN_VERSIONS": "0"},
+		"tmp": {},
+	}
+	drift, err := schema.DiffFamilies(tbl.Families(), live)
+	if err != nil {
+		panic(err)
+	}
+	for _, d := range drift {
+		fmt.Printf("%s missing=%t extra=%t %+v\n", d.Family, d.Missing, d.Extra, d.Options)
+	}
+	// Output:
+	// cf missing=false extra=false [{Option:COMPRESSION Declared:SNAPPY Actual:NONE}]
+	// tmp missing=false extra=true []
+}

@@ -208,7 +208,7 @@ func validateFamilyName(name string) error {
 	case name == "":
 		return &Error{Field: "family name", Reason: "must not be empty", Kind: ErrInvalidName}
 	case len(name) > MaxFamilyNameLen:
-		return &Error{Family: name[:16] + "…", Field: "name", Value: strconv.Itoa(len(name)) + " bytes",
+		return &Error{Family: name, Field: "name", Value: strconv.Itoa(len(name)) + " bytes",
 			Reason: "must be at most 127 bytes", Kind: ErrInvalidName}
 	case name[0] == '.':
 		return bad("must not start with '.'")

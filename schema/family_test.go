@@ -203,3 +203,22 @@ func TestFamilyNameLimit(t *testing.T) {
 		t.Errorf("a %d-byte name must be valid: %v", MaxFamilyNameLen, err)
 	}
 }
+
+func TestDiffFamilies(t *testing.T) {
+	declared := []Family{{Name: "a", Versions: 2}, {Name: "b"}}
+	live := map[string]map[string]string{"a": {"VERSIONS": "2"}, "c": {}}
+	got, err := DiffFamilies(declared, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Family != "b" || !got[0].Missing || got[1].Family != "c" || !got[1].Extra {
+		t.Errorf("DiffFamilies = %+v, want b missing and c extra", got)
+	}
+	if got, err := DiffFamilies(declared[:1], map[string]map[string]string{"a": {"VERSIONS": "2"}}); err != nil || got != nil {
+		t.Errorf("DiffFamilies of equal families = %+v, %v; want nil, nil", got, err)
+	}
+	_, err = DiffFamilies(declared, map[string]map[string]string{"a": {"COMPRESSION": "GZIP"}})
+	if !errors.Is(err, ErrInvalidOption) {
+		t.Errorf("DiffFamilies with an unknown live compression: error = %v, want ErrInvalidOption", err)
+	}
+}

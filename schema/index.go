@@ -218,8 +218,8 @@ func (ix *Index[T]) EncodeEntry(r *Row, v *T) error {
 // row key, which restores every key field of the record. Hash segments
 // cannot be inverted; fields only they hold stay untouched.
 func (ix *Index[T]) DecodeEntry(key []byte, cells []Cell, v *T) error {
-	if err := ix.key.Decode(key, v); err != nil {
-		return keyError(ix.name.String(), err)
+	if err := ix.DecodeKey(key, v); err != nil {
+		return err
 	}
 	if ix.rowKeyQ != "" {
 		for _, c := range cells {
@@ -232,4 +232,13 @@ func (ix *Index[T]) DecodeEntry(key []byte, cells []Cell, v *T) error {
 		}
 	}
 	return setCells(ix.name.String(), ix.columns, ix.family, cells, v)
+}
+
+// DecodeKey decodes an index row key into the decodable key fields of v.
+// Hash segments are checked and skipped.
+func (ix *Index[T]) DecodeKey(key []byte, v *T) error {
+	if err := ix.key.Decode(key, v); err != nil {
+		return keyError(ix.name.String(), err)
+	}
+	return nil
 }
