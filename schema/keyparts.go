@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/hbkit/hbkit/keys"
@@ -42,29 +41,17 @@ func QuoteKey(b []byte) string {
 	return sb.String()
 }
 
-// keyParts cuts key into its segments by decoding one more field at a time
-// into a scratch record. Keys hold personal data: callers decide where the
-// result may go.
+// keyParts cuts key into its segments with keys' Layout.Parts. Keys hold
+// personal data: callers decide where the result may go.
 func keyParts[T any](table string, l *keys.Layout[T], key []byte) ([]KeyPart, error) {
-	segs := l.Segments()
-	parts := make([]KeyPart, 0, len(segs))
-	var scratch T
-	start := 0
-	for i, s := range segs {
-		// DecodePrefix always starts at the first field; decoding i+1
-		// fields tells where field i ends.
-		rest, err := l.DecodePrefix(key, &scratch, i+1)
-		if err != nil {
-			return parts, keyError(table, err)
-		}
-		end := len(key) - len(rest)
-		parts = append(parts, KeyPart{Segment: s.Name, Bytes: key[start:end:end]})
-		start = end
+	raw, err := l.Parts(key)
+	if err != nil {
+		return nil, keyError(table, err)
 	}
-	rest := key[start:]
-	if len(rest) != 0 {
-		return parts, &Error{Table: table, Field: "key", Value: strconv.Itoa(len(rest)) + " bytes",
-			Reason: "bytes left after the last segment", Kind: ErrInvalidKey}
+	segs := l.Segments()
+	parts := make([]KeyPart, len(raw))
+	for i, b := range raw {
+		parts[i] = KeyPart{Segment: segs[i].Name, Bytes: b}
 	}
 	return parts, nil
 }

@@ -519,3 +519,21 @@ func slicesEqual(a, b []string) bool {
 	}
 	return true
 }
+
+func TestKeyPartsErrors(t *testing.T) {
+	tbl, _ := mustSMS(t)
+	k, err := tbl.AppendKey(nil, &benchSMS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := tbl.KeyParts(k)
+	if err != nil || len(parts) != 3 || parts[0].Segment != "mobile" || string(parts[0].Bytes) != "87654321831" {
+		t.Fatalf("KeyParts(%q) = %v, %v", k, parts, err)
+	}
+	_, err = tbl.KeyParts(append(k, 'x'))
+	if !errors.Is(err, ErrInvalidKey) || !errors.Is(err, keys.ErrTrailingBytes) {
+		t.Errorf("KeyParts with a trailing byte: error = %v, want ErrInvalidKey wrapping keys.ErrTrailingBytes", err)
+	}
+	_, err = tbl.KeyParts(k[:20])
+	assertSchemaError(t, err, ErrInvalidKey, "sent")
+}
