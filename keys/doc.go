@@ -12,20 +12,36 @@
 //   - hashing and salting: MD5Hex and MD5 prefixes, HashBucket (FNV-1a 32 of a field,
 //     modulo N; deterministic, so readers can recompute it) and Salt (random, so readers
 //     need one scan per bucket);
-//   - ordered encodings: Decimal, Date, Uint64 and Int64 (big-endian, sign bit flipped),
-//     Fixed (padded strings), String (escaped and terminated, byte order preserved),
-//     Unique (a hex suffix against collisions) and Literal tags.
+//   - ordered encodings: Digits and Decimal (fixed-width), Date (yyyyMMdd), Uint64 and
+//     Int64 (big-endian, sign bit flipped), Fixed (padded strings), String (escaped and
+//     terminated, byte order preserved), Unique (a hex suffix against collisions) and
+//     Literal tags.
 //
 // Each codec comes as a pair of functions in the style of encoding/binary,
 // AppendX(dst, v) and DecodeX(b) (v, rest, err), and as a Field constructor that binds
 // the codec to accessor functions on a record type. A Layout[T] strings fields together:
 // it encodes a record into a key, decodes a key into a record, builds [start, stop)
-// ranges for prefixes and value ranges, and describes its Segments for tooling.
+// ranges for prefixes and value ranges (Range documents the inclusivity, which matters
+// for reversed timestamps), cuts a key into its Parts, and describes its Segments for
+// tooling. Every codec documents its ordering invariant, and tests check it.
+//
+// A minimal use, the seed SMS data key [reversed mobile][reversed timestamp]:
+//
+//	smsKey, err := keys.NewLayout(
+//		keys.ReversedDigits("mobile", 11,
+//			func(m *SMS) string { return m.Mobile }, func(m *SMS, v string) { m.Mobile = v }),
+//		keys.ReversedTimestamp("sent",
+//			func(m *SMS) int64 { return m.SentMs }, func(m *SMS, v int64) { m.SentMs = v }),
+//	)
+//	key, err := smsKey.Append(buf[:0], &sms)            // "87654321831" + "9223370533471821807"
+//	start, stop, err := smsKey.Range(&from, &to, 2)     // one mobile, [from, to], newest first
+//	splits, err := smsKey.Splits(20)                    // '05', '10', ..., '95'
 //
 // splits.go computes region boundaries: HexStringSplit, DecimalStringSplit and
 // UniformSplit with the arithmetic of HBase's RegionSplitter, BucketSplits and
 // DecimalPrefixSplits for bucket prefixes ('1'..'9', '05'..'95'), SampleSplits from
-// sampled keys, and LayoutSplits from the keyspace of a layout's leading segment.
+// sampled keys, and Layout.Splits (SegmentSplits) from the keyspace of a layout's
+// leading segment.
 //
 // # Who should use it
 //

@@ -227,9 +227,11 @@ func (l *Layout[T]) Width() int { return l.width }
 // Len returns the number of fields.
 func (l *Layout[T]) Len() int { return len(l.fields) }
 
-// Append appends the key of rec to dst. On error, it returns dst unchanged and an
-// *Error naming the field. It does not allocate when dst has enough capacity (see
-// Width), except for what the accessors themselves allocate.
+// Append appends the key of rec to dst. On error, it returns dst unchanged (same
+// length and contents; fields encoded before the failing one may have been written
+// into its spare capacity) and an *Error naming the field. It does not allocate when
+// dst has enough capacity (see Width), except for what the accessors themselves
+// allocate.
 func (l *Layout[T]) Append(dst []byte, rec *T) ([]byte, error) {
 	return l.appendN(dst, rec, len(l.fields), -1)
 }
@@ -351,7 +353,7 @@ func (l *Layout[T]) Range(lo, hi *T, n int) (start, stop []byte, err error) {
 }
 
 // Ranges is Range for any layout; for a salted layout and n >= 1 it returns one range
-// per salt value, in key order.
+// per salt value, in key order. The ranges are new slices.
 func (l *Layout[T]) Ranges(lo, hi *T, n int) ([]KeyRange, error) {
 	if n < 0 || n > len(l.fields) {
 		return nil, configError("layout", "prefix length "+itoa(n)+" outside [0, "+itoa(len(l.fields))+"]")

@@ -213,10 +213,12 @@ const maxPrefixDigits = 8
 //   - a bucket or salt with Count buckets: BucketSplits over the buckets (for 10
 //     buckets and 10 regions, '1'..'9'); a one-byte bucket gives single bytes;
 //   - a uniform segment of Radix digits (reversed digits, md5 hex, md5 bytes): the
-//     shortest prefix of p <= min(Width, 8) digits whose Radix^p values divide evenly
-//     into n regions, or 8 digits (the HexStringSplit and DecimalStringSplit width) if
-//     none does; boundary i is floor(i*Radix^p/n) in p digits. For a reversed mobile and
-//     20 regions that is '05'..'95'; for md5 hex and 16 regions, '1'..'f'.
+//     shortest prefix of p <= min(Width, 8) digits (7 for raw bytes, so that Radix^p
+//     fits in 64 bits) whose Radix^p values divide evenly into n regions, or the
+//     longest such prefix if none does (8 digits: the HexStringSplit and
+//     DecimalStringSplit width); boundary i is floor(i*Radix^p/n) in p digits. For a
+//     reversed mobile and 20 regions that is '05'..'95'; for md5 hex and 16 regions,
+//     '1'..'f'; for md5 hex and 3 regions, HexStringSplit(3).
 //
 // Segments without a uniform keyspace (timestamps, strings, literals) are an error
 // wrapping ErrBadConfig: split those tables with SampleSplits.
@@ -288,6 +290,9 @@ func appendRadix(dst []byte, v uint64, radix, p int) []byte {
 // Splits returns split keys for n regions from the keyspace of the layout's leading
 // segment; see SegmentSplits.
 func (l *Layout[T]) Splits(n int) ([][]byte, error) {
+	if len(l.segs) == 0 {
+		return nil, configError("layout", "no fields (use NewLayout)")
+	}
 	return SegmentSplits(l.segs[0], n)
 }
 
