@@ -7,6 +7,27 @@
 // drift from Family.Attributes, dao turns records into row keys and cells
 // and back, index builds index keys from the same record.
 //
+// # Shape
+//
+// A Spec[T] declares a table; New validates it once and returns an
+// immutable *Table[T]:
+//
+//   - TableName, Family: names and column-family options as HBase spells
+//     them (Family.Attributes, ParseFamily, Family.Diff, DiffFamilies);
+//   - Spec.Key: a keys.Layout[T], the row key built from the record;
+//   - Splits: explicit split keys or a region count cut from the key's
+//     leading segment (keys.SegmentSplits);
+//   - Column[T]: one field to one cell, with Append/Set functions
+//     (StringColumn, Int64Column, TimeColumn, … build the common ones);
+//   - IndexSpec[T]: an index table keyed by its own layout over the same
+//     record, checked against the table's fields.
+//
+// Table.EncodeRow and Index.EncodeEntry write a record into a reusable Row
+// (row key and cells) without allocating once the Row has grown;
+// Table.DecodeRow and Index.DecodeEntry read it back. Definition is the
+// record-independent view that admin and the CLI use; ShellCreate prints
+// it as an HBase shell create command.
+//
 // # Who should use it
 //
 // Code that owns a table design and wants it written down once, checked

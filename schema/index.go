@@ -56,7 +56,12 @@ type Index[T any] struct {
 
 func newIndex[T any](t *Table[T], spec IndexSpec[T]) (*Index[T], error) {
 	name, err := ParseTableName(spec.Name)
-	if err != nil {
+	if se, ok := err.(*Error); ok {
+		cp := *se
+		cp.Table = t.name.String()
+		cp.Field = joinField("index "+spec.Name, cp.Field)
+		return nil, &cp
+	} else if err != nil {
 		return nil, err
 	}
 	iname := name.String()
