@@ -51,7 +51,7 @@
 // Every validation error is a *Error naming the table, family and field
 // and saying why; its Kind is one of the Err* sentinels, so callers use
 // errors.Is and errors.As and never match strings. Key errors from package
-// keys stay reachable through errors.As(err, **keys.Error).
+// keys stay reachable through errors.As with a *keys.Error target.
 //
 // # Compatibility
 //

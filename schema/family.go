@@ -21,16 +21,16 @@ const (
 	AttrDataBlockEncoding = "DATA_BLOCK_ENCODING"
 )
 
-// attrOrder is the deterministic order of AttributeNames and SortedAttributes.
-var attrOrder = [...]string{
-	AttrBloomFilter, AttrVersions, AttrMinVersions, AttrCompression, AttrTTL,
-	AttrBlockSize, AttrInMemory, AttrBlockCache, AttrDataBlockEncoding,
-}
-
 // AttributeNames returns the family attributes this package models, in the
 // order SortedAttributes uses. HBase describes more (REPLICATION_SCOPE,
-// KEEP_DELETED_CELLS, …); ParseFamily ignores those.
-func AttributeNames() []string { return attrOrder[:] }
+// KEEP_DELETED_CELLS, …); ParseFamily ignores those. The slice is new on
+// every call.
+func AttributeNames() []string {
+	return []string{
+		AttrBloomFilter, AttrVersions, AttrMinVersions, AttrCompression, AttrTTL,
+		AttrBlockSize, AttrInMemory, AttrBlockCache, AttrDataBlockEncoding,
+	}
+}
 
 // Defaults HBase 2.x applies when an option is absent
 // (ColumnFamilyDescriptorBuilder.DEFAULT_*). A freshly created family is
@@ -262,7 +262,7 @@ func (e Encoding) known() bool {
 // family HBase describes (see Diff). Call Validate first; Attributes does
 // not check.
 func (f Family) Attributes() map[string]string {
-	m := make(map[string]string, len(attrOrder))
+	m := make(map[string]string, 9)
 	for _, a := range f.SortedAttributes() {
 		m[a.Name] = a.Value
 	}
@@ -321,7 +321,7 @@ func ParseFamily(name string, attrs map[string]string) (Family, error) {
 	bad := func(attr, value, reason string) (Family, error) {
 		return Family{}, &Error{Family: name, Field: attr, Value: value, Reason: reason, Kind: ErrInvalidOption}
 	}
-	for _, attr := range attrOrder {
+	for _, attr := range AttributeNames() {
 		v, ok := attrs[attr]
 		if !ok {
 			continue

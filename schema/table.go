@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"strconv"
 
@@ -297,7 +298,8 @@ func setCells[T any](table string, cols []Column[T], family string, cells []Cell
 // keyError wraps a keys error as a *Error naming the table and segment.
 func keyError(table string, err error) error {
 	e := &Error{Table: table, Reason: "cannot encode or decode key", Kind: ErrInvalidKey, Err: err}
-	if ke, ok := err.(*keys.Error); ok {
+	var ke *keys.Error
+	if errors.As(err, &ke) {
 		e.Field = ke.Segment
 		e.Reason = ke.Reason
 		e.Value = ""
