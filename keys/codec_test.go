@@ -327,7 +327,8 @@ func TestHash32MatchesFNV1a(t *testing.T) {
 		b10  int
 	}{
 		{"", 0x811c9dc5, 2166136261 % 10},
-		{"13812345678", Hash32("13812345678"), int(Hash32("13812345678") % 10)},
+		{"13812345678", 0xa3e82b2f, 5},
+		{"hello", 0x4f9f2cab, 3},
 		{"a", 0xe40c292c, 0xe40c292c % 10},
 	} {
 		if got := Hash32(tt.s); got != tt.want {

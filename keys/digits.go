@@ -144,12 +144,31 @@ func AppendDecimal(dst []byte, v uint64, width int) ([]byte, error) {
 	return appendDecimal(dst, v, width), nil
 }
 
+// digitPairs holds "00" .. "99", for writing two decimal digits per division.
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
+
 // appendDecimal appends v zero-padded to width digits; v must fit.
 func appendDecimal(dst []byte, v uint64, width int) []byte {
 	var buf [20]byte
-	for i := width - 1; i >= 0; i-- {
-		buf[i] = byte('0' + v%10)
-		v /= 10
+	i := width
+	for i >= 2 {
+		q := v / 100
+		p := (v - q*100) * 2
+		i -= 2
+		buf[i], buf[i+1] = digitPairs[p], digitPairs[p+1]
+		v = q
+	}
+	if i == 1 {
+		buf[0] = byte('0' + v%10)
 	}
 	return append(dst, buf[:width]...)
 }

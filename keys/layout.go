@@ -363,25 +363,31 @@ func (l *Layout[T]) Ranges(lo, hi *T, n int) ([]KeyRange, error) {
 	if salted {
 		salts = int(l.segs[0].Keyspace.Count)
 	}
+	width := 0
+	for i := 0; i < n; i++ {
+		width += max(l.segs[i].Width, 16)
+	}
 	out := make([]KeyRange, 0, salts)
 	for s := 0; s < salts; s++ {
 		salt := -1
 		if salted {
 			salt = s
 		}
-		a, err := l.appendN(nil, lo, n, salt)
+		// Both prefixes share one buffer; each is clipped to its length so that
+		// appending to the returned Start cannot overwrite anything.
+		a, err := l.appendN(make([]byte, 0, 2*width), lo, n, salt)
 		if err != nil {
 			return nil, err
 		}
-		b, err := l.appendN(nil, hi, n, salt)
+		spare := a[len(a):cap(a)]
+		a = a[:len(a):len(a)]
+		b, err := l.appendN(spare[:0], hi, n, salt)
 		if err != nil {
 			return nil, err
 		}
+		b = b[:len(b):len(b)]
 		if bytes.Compare(a, b) > 0 {
 			a, b = b, a
-		}
-		if a == nil {
-			a = []byte{}
 		}
 		out = append(out, KeyRange{Start: a, Stop: PrefixEnd(b)})
 	}

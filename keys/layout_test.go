@@ -471,3 +471,71 @@ func TestLayoutParts(t *testing.T) {
 		t.Errorf("truncated: got %d parts, %v; want 1 part and an error for sent", len(parts), err)
 	}
 }
+
+// TestRangeVariableLength checks Range over escaped strings longer than any buffer
+// estimate, and that the returned Start cannot be grown into other memory.
+func TestRangeVariableLength(t *testing.T) {
+	type row struct{ Host, Event string }
+	l := mustLayout(t,
+		String("host", func(r *row) string { return r.Host }, nil),
+		String("event", func(r *row) string { return r.Event }, nil),
+	)
+	host := strings.Repeat("h\x00", 40)
+	lo, hi := &row{host, strings.Repeat("b", 50)}, &row{host, strings.Repeat("a", 50)}
+	start, stop, err := l.Range(lo, hi, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cap(start) != len(start) {
+		t.Errorf("start capacity %d, want %d", cap(start), len(start))
+	}
+	rg := KeyRange{start, stop}
+	for _, tt := range []struct {
+		r    row
+		want bool
+	}{
+		{row{host, strings.Repeat("a", 50)}, true},
+		{row{host, strings.Repeat("a", 50) + "x"}, true},
+		{row{host, "ab"}, true},
+		{row{host, strings.Repeat("b", 50)}, true},
+		{row{host, strings.Repeat("b", 51)}, false},
+		{row{host, "a"}, false},
+		{row{host + "x", "ab"}, false},
+	} {
+		key, err := l.Append(nil, &tt.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rg.Contains(key); got != tt.want {
+			t.Errorf("[%q, %q) contains %q = %v, want %v", start, stop, key, got, tt.want)
+		}
+	}
+}
+
+// TestRangeProperty checks Range's meaning on random SMS records: a message lies in
+// the range built from (mobile, t1) and (mobile, t2) exactly when it was sent to that
+// mobile at an instant in [min(t1,t2), max(t1,t2)].
+func TestRangeProperty(t *testing.T) {
+	l := mustLayout(t, smsFields(true)...)
+	r := newRand(t)
+	base := int64(1_500_000_000_000)
+	mobiles := []string{"13812345678", "13812345679", "23812345678", "13800000000"}
+	for range propRounds {
+		mobile := mobiles[r.IntN(len(mobiles))]
+		t1, t2 := base+r.Int64N(20), base+r.Int64N(20)
+		start, stop, err := l.Range(&msg{Mobile: mobile, SentMs: t1}, &msg{Mobile: mobile, SentMs: t2}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := msg{Mobile: mobiles[r.IntN(len(mobiles))], SentMs: base - 2 + r.Int64N(24), Seq: r.Uint64N(1 << 16)}
+		key, err := l.Append(nil, &m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := m.Mobile == mobile && m.SentMs >= min(t1, t2) && m.SentMs <= max(t1, t2)
+		if got := (KeyRange{start, stop}).Contains(key); got != want {
+			t.Fatalf("range (%s, %d..%d) = [%s, %s) contains %s (%+v) = %v, want %v",
+				mobile, t1, t2, start, stop, key, m, got, want)
+		}
+	}
+}
