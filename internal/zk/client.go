@@ -1,0 +1,202 @@
+package zk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	gozk "github.com/go-zookeeper/zk"
+)
+
+// DefaultParent is HBase's default zookeeper.znode.parent.
+const DefaultParent = "/hbase"
+
+// ErrNoNode means the znode does not exist: HBase is not (yet) running, or
+// the parent znode is wrong.
+var ErrNoNode = errors.New("zk: znode does not exist")
+
+// Option configures a Client.
+type Option func(*options)
+
+type options struct {
+	parent         string
+	sessionTimeout time.Duration
+	timeout        time.Duration
+	logf           func(format string, args ...any)
+}
+
+// WithParent sets the parent znode (zookeeper.znode.parent); default
+// "/hbase".
+func WithParent(parent string) Option { return func(o *options) { o.parent = parent } }
+
+// WithSessionTimeout sets the ZooKeeper session timeout; default 10s.
+func WithSessionTimeout(d time.Duration) Option { return func(o *options) { o.sessionTimeout = d } }
+
+// WithTimeout bounds every call (connecting included) when the context
+// allows longer; default 10s.
+func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
+
+// WithLogf receives the ZooKeeper library's log lines. By default they are
+// discarded (the library would otherwise print to the standard logger).
+func WithLogf(logf func(format string, args ...any)) Option {
+	return func(o *options) { o.logf = logf }
+}
+
+func (o *options) validate() error {
+	if o.parent == "" || !strings.HasPrefix(o.parent, "/") || (len(o.parent) > 1 && strings.HasSuffix(o.parent, "/")) {
+		return fmt.Errorf("zk: invalid parent znode %q", o.parent)
+	}
+	if o.sessionTimeout <= 0 {
+		return fmt.Errorf("zk: session timeout %v <= 0", o.sessionTimeout)
+	}
+	if o.timeout <= 0 {
+		return fmt.Errorf("zk: timeout %v <= 0", o.timeout)
+	}
+	if o.logf == nil {
+		return errors.New("zk: WithLogf(nil)")
+	}
+	return nil
+}
+
+type logger func(format string, args ...any)
+
+func (l logger) Printf(format string, args ...any) { l(format, args...) }
+
+// Client reads HBase's bootstrap znodes. It holds one ZooKeeper session;
+// Close it when done. It is safe for concurrent use.
+type Client struct {
+	conn *gozk.Conn
+	opts options
+}
+
+// Dial connects to a ZooKeeper ensemble ("host:port" each; the port
+// defaults to 2181) and waits for a session, within ctx and the
+// configured timeout.
+func Dial(ctx context.Context, servers []string, opts ...Option) (*Client, error) {
+	o := options{parent: DefaultParent, sessionTimeout: 10 * time.Second, timeout: 10 * time.Second,
+		logf: func(string, ...any) {}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if len(servers) == 0 {
+		return nil, errors.New("zk: no servers")
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+
+	session := make(chan struct{}, 1)
+	conn, _, err := gozk.Connect(servers, o.sessionTimeout,
+		gozk.WithLogger(logger(o.logf)),
+		gozk.WithLogInfo(false),
+		gozk.WithEventCallback(func(ev gozk.Event) {
+			if ev.Type == gozk.EventSession && ev.State == gozk.StateHasSession {
+				select {
+				case session <- struct{}{}:
+				default:
+				}
+			}
+		}))
+	if err != nil {
+		return nil, fmt.Errorf("zk: connect %v: %w", servers, err)
+	}
+	if conn.State() != gozk.StateHasSession {
+		select {
+		case <-session:
+		case <-ctx.Done():
+			// Close can block for seconds while no session exists; do
+			// not make the caller wait for it.
+			go conn.Close()
+			return nil, fmt.Errorf("zk: connect %v: %w", servers, ctx.Err())
+		}
+	}
+	return &Client{conn: conn, opts: o}, nil
+}
+
+// Close ends the session.
+func (c *Client) Close() error {
+	c.conn.Close()
+	return nil
+}
+
+// get reads a znode under the parent, within ctx and the timeout. If ctx
+// ends first, the read is abandoned (it finishes or fails when the
+// session closes).
+func (c *Client) get(ctx context.Context, name string) ([]byte, error) {
+	p := path.Join(c.opts.parent, name)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("zk: get %s: %w", p, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.timeout)
+	defer cancel()
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		data, _, err := c.conn.Get(p)
+		done <- result{data, err}
+	}()
+	select {
+	case r := <-done:
+		if errors.Is(r.err, gozk.ErrNoNode) {
+			return nil, fmt.Errorf("zk: get %s: %w", p, ErrNoNode)
+		}
+		if r.err != nil {
+			return nil, fmt.Errorf("zk: get %s: %w", p, r.err)
+		}
+		return r.data, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("zk: get %s: %w", p, ctx.Err())
+	}
+}
+
+// Master returns the active master, from <parent>/master.
+func (c *Client) Master(ctx context.Context) (Master, error) {
+	data, err := c.get(ctx, "master")
+	if err != nil {
+		return Master{}, err
+	}
+	return DecodeMaster(data)
+}
+
+// MetaRegionServer returns the location of hbase:meta, from
+// <parent>/meta-region-server. Check the returned State before using it.
+func (c *Client) MetaRegionServer(ctx context.Context) (MetaLocation, error) {
+	data, err := c.get(ctx, "meta-region-server")
+	if err != nil {
+		return MetaLocation{}, err
+	}
+	return DecodeMetaRegionServer(data)
+}
+
+// Bootstrap is what a client needs to start: the active master and the
+// location of hbase:meta.
+type Bootstrap struct {
+	Master Master
+	Meta   MetaLocation
+}
+
+// Locate connects, reads both znodes and disconnects.
+func Locate(ctx context.Context, servers []string, opts ...Option) (Bootstrap, error) {
+	c, err := Dial(ctx, servers, opts...)
+	if err != nil {
+		return Bootstrap{}, err
+	}
+	defer c.Close()
+	m, err := c.Master(ctx)
+	if err != nil {
+		return Bootstrap{}, err
+	}
+	meta, err := c.MetaRegionServer(ctx)
+	if err != nil {
+		return Bootstrap{}, err
+	}
+	return Bootstrap{Master: m, Meta: meta}, nil
+}
