@@ -10,16 +10,32 @@ import (
 // Sentinel errors. Callers test for them with errors.Is; implementations
 // (the real client, the fake) wrap them with context about the call.
 var (
-	// Schema and state errors reported by the cluster.
-	ErrTableNotFound     = errors.New("hbase: table not found")
-	ErrTableExists       = errors.New("hbase: table already exists")
-	ErrTableDisabled     = errors.New("hbase: table is disabled")
-	ErrTableNotDisabled  = errors.New("hbase: table is not disabled")
-	ErrNoSuchFamily      = errors.New("hbase: no such column family")
+	// Schema and state errors reported by the cluster. The comments name
+	// the HBase exceptions an implementation maps to each sentinel.
+
+	// ErrTableNotFound: TableNotFoundException, or no region of the table
+	// in hbase:meta.
+	ErrTableNotFound = errors.New("hbase: table not found")
+	// ErrTableExists: TableExistsException.
+	ErrTableExists = errors.New("hbase: table already exists")
+	// ErrTableDisabled: a data call on a disabled table (the server answers
+	// NotServingRegionException; the table state says why), or
+	// DisableTable of a table that is not enabled (TableNotEnabledException).
+	ErrTableDisabled = errors.New("hbase: table is disabled")
+	// ErrTableNotDisabled: TableNotDisabledException (EnableTable,
+	// DeleteTable or TruncateTable of an enabled table).
+	ErrTableNotDisabled = errors.New("hbase: table is not disabled")
+	// ErrNoSuchFamily: NoSuchColumnFamilyException.
+	ErrNoSuchFamily = errors.New("hbase: no such column family")
+	// ErrNamespaceNotFound: NamespaceNotFoundException.
 	ErrNamespaceNotFound = errors.New("hbase: namespace not found")
-	ErrNamespaceExists   = errors.New("hbase: namespace already exists")
+	// ErrNamespaceExists: NamespaceExistException.
+	ErrNamespaceExists = errors.New("hbase: namespace already exists")
+	// ErrNamespaceNotEmpty: ConstraintException from DeleteNamespace of a
+	// namespace that still has tables.
 	ErrNamespaceNotEmpty = errors.New("hbase: namespace is not empty")
-	// ErrNotCounter: Increment of a value that is not 8 bytes long.
+	// ErrNotCounter: Increment of a value that is not 8 bytes long
+	// (DoNotRetryIOException "Field is not a long").
 	ErrNotCounter = errors.New("hbase: value is not an 8-byte counter")
 
 	// Request validation errors, reported before any RPC is sent. They are

@@ -265,6 +265,19 @@ func (s *suite) testVersions(t *testing.T) {
 	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("ver-1"), Families: [][]byte{b("cf")}, MaxVersions: hbase.AllVersions})
 	wantCells(t, "same timestamp replaced", r, true, "cf:q@400=v400 cf:q@300=v300bis cf:q@200=v200")
 
+	// Scans honour MaxVersions the same way.
+	var scanned []string
+	for r, err := range hbase.ScanAll(ctx, s.h.Data, &hbase.Scan{Table: tbl, StartRow: b("ver-1"), StopRow: b("ver-1\x00"),
+		Families: [][]byte{b("cf")}, MaxVersions: 2}) {
+		if err != nil {
+			t.Fatalf("scan: %v", err)
+		}
+		scanned = append(scanned, show(r, true))
+	}
+	if got := strings.Join(scanned, " | "); got != "cf:q@400=v400 cf:q@300=v300bis" {
+		t.Errorf("scan with MaxVersions 2: got %q, want %q", got, "cf:q@400=v400 cf:q@300=v300bis")
+	}
+
 	// An older timestamp written later stays behind the newer version.
 	s.put(t, ctx, tbl, "ver-2", 500, "cf", "q", "new")
 	s.put(t, ctx, tbl, "ver-2", 50, "cf", "q", "old")
@@ -296,6 +309,16 @@ func (s *suite) testTimeRange(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b("tr-1"), TimeRange: tc.tr, MaxVersions: tc.maxV})
 			wantCells(t, "get", r, true, tc.want)
+			var scanned []string
+			for r, err := range hbase.ScanAll(ctx, s.h.Data, &hbase.Scan{Table: tbl, StartRow: b("tr-1"), StopRow: b("tr-2"), TimeRange: tc.tr, MaxVersions: tc.maxV}) {
+				if err != nil {
+					t.Fatalf("scan: %v", err)
+				}
+				scanned = append(scanned, show(r, true))
+			}
+			if got := strings.Join(scanned, " | "); got != tc.want {
+				t.Errorf("scan: got %q, want %q", got, tc.want)
+			}
 		})
 	}
 }
