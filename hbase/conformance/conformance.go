@@ -19,7 +19,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -1291,5 +1293,20 @@ func checkRegions(t *testing.T, table string, regions []hbase.RegionInfo, want s
 	}
 	if strings.Join(got, " ") != want {
 		t.Errorf("regions = %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// NameGenerator returns a Harness.NewTableName that makes names unlikely
+// to collide across runs and processes: prefix, base, a time-derived run
+// id and a counter ("hbkit_conf_data_lx2k9a_1").
+func NameGenerator(prefix string) func(base string) string {
+	run := strconv.FormatInt(time.Now().UnixNano()/int64(time.Millisecond), 36)
+	var mu sync.Mutex
+	n := 0
+	return func(base string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return fmt.Sprintf("%s_%s_%s_%d", prefix, base, run, n)
 	}
 }
