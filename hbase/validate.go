@@ -137,8 +137,8 @@ func checkValues(op string, values map[string]map[string][]byte) error {
 			return invalid(op, field, ErrNilValue, "use []byte{} for an empty value")
 		}
 	}
-	for f, qs := range values {
-		if len(qs) == 0 {
+	for _, f := range slices.Sorted(maps.Keys(values)) {
+		if len(values[f]) == 0 {
 			return invalidf(op, fmt.Sprintf("Values[%q]", f), ErrEmptyMutation, "family without columns")
 		}
 	}
@@ -219,11 +219,11 @@ func (inc *Increment) Validate() error {
 	if len(inc.Deltas) == 0 {
 		return invalid(op, "Deltas", ErrEmptyMutation, "")
 	}
-	for f, qs := range inc.Deltas {
+	for _, f := range slices.Sorted(maps.Keys(inc.Deltas)) {
 		if err := checkFamily(op, fmt.Sprintf("Deltas[%q]", f), []byte(f)); err != nil {
 			return err
 		}
-		if len(qs) == 0 {
+		if len(inc.Deltas[f]) == 0 {
 			return invalidf(op, fmt.Sprintf("Deltas[%q]", f), ErrEmptyMutation, "family without columns")
 		}
 	}
