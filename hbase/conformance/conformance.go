@@ -1162,6 +1162,31 @@ func (s *suite) testAdmin(t *testing.T) {
 		t.Errorf("DescribeTable families = %+v, want f1 and f2", got.Families)
 	}
 
+	// ModifyTable: change a family attribute and add a family.
+	mod := hbase.TableDescriptor{Name: name, Families: []hbase.FamilyDescriptor{
+		{Name: "f1", Attributes: map[string]string{"VERSIONS": "2", "BLOOMFILTER": "ROWCOL"}},
+		{Name: "f2"},
+		{Name: "f3", Attributes: map[string]string{"IN_MEMORY": "true"}},
+	}}
+	if err := a.ModifyTable(ctx, mod); err != nil {
+		t.Fatalf("ModifyTable: %v", err)
+	}
+	got, err = a.DescribeTable(ctx, name)
+	if err != nil {
+		t.Fatalf("DescribeTable after ModifyTable: %v", err)
+	}
+	if f1, _ := got.Family("f1"); f1.Attributes["VERSIONS"] != "2" {
+		t.Errorf("f1 after ModifyTable = %+v, want VERSIONS 2", f1)
+	}
+	if f3, ok := got.Family("f3"); !ok || !strings.EqualFold(f3.Attributes["IN_MEMORY"], "true") {
+		t.Errorf("f3 after ModifyTable = %+v, %v; want IN_MEMORY true", f3, ok)
+	}
+	wantErr(t, "ModifyTable of a missing table",
+		a.ModifyTable(ctx, hbase.TableDescriptor{Name: ns + ":nothing", Families: []hbase.FamilyDescriptor{{Name: "f"}}}),
+		hbase.ErrTableNotFound)
+	_, err = a.IsTableEnabled(ctx, ns+":nothing")
+	wantErr(t, "IsTableEnabled of a missing table", err, hbase.ErrTableNotFound)
+
 	wantRegions := func(t *testing.T, want string) {
 		t.Helper()
 		regions, err := a.TableRegions(ctx, name)
@@ -1232,9 +1257,9 @@ func (s *suite) testAdmin(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	s.put(t, ctx, name, "q-row", 0, "f2", "q", "after split")
+	s.put(t, ctx, name, "q-row", 0, "f2", "q", "after split", "f3", "q", "new family")
 	r = s.get(t, ctx, &hbase.Get{Table: name, Row: b("q-row")})
-	wantCells(t, "write after split", r, false, "f2:q=after split")
+	wantCells(t, "write after split", r, false, "f2:q=after split f3:q=new family")
 
 	if err := a.DisableTable(ctx, name); err != nil {
 		t.Fatalf("DisableTable: %v", err)
