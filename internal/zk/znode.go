@@ -73,8 +73,10 @@ type MetaLocation struct {
 
 // Master is the content of the master znode.
 type Master struct {
-	Server   ServerName
-	InfoPort uint32 // web UI port; 0 if absent
+	Server ServerName
+	// InfoPort is the web UI port: 0 if absent, -1 if the UI is off (HBase
+	// writes the Java int -1 into this uint32 field).
+	InfoPort int
 }
 
 const (
@@ -127,7 +129,7 @@ func DecodeMaster(data []byte) (Master, error) {
 			return n, nil
 		case 3: // info_port
 			v, n, err := consumeVarint(typ, b)
-			m.InfoPort = uint32(v)
+			m.InfoPort = int(int32(uint32(v)))
 			return n, err
 		}
 		return skip(num, typ, b)

@@ -3,6 +3,7 @@ package zk
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"testing"
 	"unicode/utf8"
@@ -73,6 +74,58 @@ func TestDecodeMasterLiteral(t *testing.T) {
 	}
 	if got := m.Server.String(); got != "127.0.0.1,16000,1" {
 		t.Errorf("String() = %q", got)
+	}
+}
+
+// Znodes as written by the local HBase 2.6.4 (tools/hbase) with the web UI
+// off: both carry the master's id "master:16000" and a random salt.
+var (
+	realMaster = unhex("ff000000146d61737465723a3136303030f16e3c09bfd1fa62504255460a150a093132372e302e302e3110807d18fba68085a034100018ffffffff0f")
+	realMeta   = unhex("ff000000146d61737465723a31363030302b36fd4ba184df04504255460a150a093132372e302e302e3110947d1897b18085a03410001803")
+)
+
+func unhex(s string) []byte {
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func TestDecodeReal(t *testing.T) {
+	m, err := DecodeMaster(realMaster)
+	if err != nil {
+		t.Fatalf("DecodeMaster: %v", err)
+	}
+	if want := (Master{Server: ServerName{"127.0.0.1", 16000, 1795306820475}, InfoPort: -1}); m != want {
+		t.Errorf("master = %+v, want %+v", m, want)
+	}
+	loc, err := DecodeMetaRegionServer(realMeta)
+	if err != nil {
+		t.Fatalf("DecodeMetaRegionServer: %v", err)
+	}
+	if want := (MetaLocation{Server: ServerName{"127.0.0.1", 16020, 1795306821783}, State: StateOpen}); loc != want {
+		t.Errorf("meta = %+v, want %+v", loc, want)
+	}
+	// Cutting the data anywhere before the end of the server name is an
+	// error; after it only optional fields are lost.
+	for _, tc := range []struct {
+		name      string
+		data      []byte
+		serverEnd int // offset just past the ServerName field
+		decode    func([]byte) error
+	}{
+		{"master", realMaster, len(realMaster) - 8, func(b []byte) error { _, err := DecodeMaster(b); return err }},
+		{"meta", realMeta, len(realMeta) - 4, func(b []byte) error { _, err := DecodeMetaRegionServer(b); return err }},
+	} {
+		for i := range tc.serverEnd {
+			if err := tc.decode(tc.data[:i]); err == nil {
+				t.Errorf("%s cut to %d of %d bytes decoded without error", tc.name, i, len(tc.data))
+			}
+		}
+		if err := tc.decode(tc.data[:tc.serverEnd]); err != nil {
+			t.Errorf("%s without its optional fields: %v", tc.name, err)
+		}
 	}
 }
 
