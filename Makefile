@@ -1,0 +1,85 @@
+# hbkit — see README.md. `make demo` and `make test` do all the setup.
+SHELL := /bin/bash
+GO ?= go
+GOFLAGS ?=
+RS ?=
+export RS
+
+LAUNCHER := bin/hbase-local
+WITH_HBASE := tools/with-hbase.sh
+# Every package; -race everywhere. The integration tag adds the tests that
+# need a real HBase (HBKIT_ZK, set by tools/with-hbase.sh).
+TEST_FLAGS ?= -race -count=1 -timeout 30m
+FUZZTIME ?= 5s
+
+.PHONY: all demo test unit integration build vet fmt fmt-check lint generate check-generate \
+	fuzz-smoke hbase-up hbase-down hbase-status hbase-logs hbase-reset hbase-snappy-check clean
+
+all: build
+
+## The two commands of the README.
+demo: $(LAUNCHER)
+	$(WITH_HBASE) $(GO) run ./examples/sms $(DEMO_ARGS)
+
+test: $(LAUNCHER)
+	$(WITH_HBASE) $(GO) test $(TEST_FLAGS) -tags integration ./...
+
+## Pieces.
+unit:
+	$(GO) test $(TEST_FLAGS) ./...
+
+integration: test
+
+build:
+	$(GO) build ./...
+
+vet:
+	$(GO) vet ./...
+	$(GO) vet -tags integration ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+lint:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
+
+generate:
+	tools/genproto.sh
+
+check-generate:
+	tools/genproto.sh --check
+
+# A short run of every fuzz target, package by package.
+fuzz-smoke:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg >/dev/null; \
+	  done; done
+
+## The local HBase (tools/hbase). RS=3 starts three region servers.
+$(LAUNCHER): $(wildcard tools/hbase/*.go) go.mod
+	$(GO) build -o $(LAUNCHER) ./tools/hbase
+
+hbase-up: $(LAUNCHER)
+	$(LAUNCHER) up $(if $(RS),-rs $(RS))
+
+hbase-down: $(LAUNCHER)
+	$(LAUNCHER) down
+
+hbase-status: $(LAUNCHER)
+	$(LAUNCHER) status
+
+hbase-logs: $(LAUNCHER)
+	$(LAUNCHER) logs -n $${N:-100}
+
+hbase-reset: $(LAUNCHER)
+	$(LAUNCHER) reset
+
+hbase-snappy-check: $(LAUNCHER)
+	$(LAUNCHER) snappy-check
+
+clean:
+	rm -rf bin

@@ -1,0 +1,127 @@
+// Command hbase runs a real, standalone Apache HBase 2.6 on 127.0.0.1 for
+// hbkit's tests, examples and demo.
+//
+// HBase is resolved from Maven Central (pom.xml beside this file) into the
+// local Maven repository, and runs as one JVM: ZooKeeper, the master and one
+// or more region servers. Everything it binds listens on the loopback
+// interface only, and the web UIs are off.
+//
+// Usage:
+//
+//	go run ./tools/hbase up [-rs N] [-fresh]   start and wait until ready (no-op when up)
+//	go run ./tools/hbase down                  stop what this tool started (no-op when down)
+//	go run ./tools/hbase status                report; exit 0 only when up and ready
+//	go run ./tools/hbase logs [-n N] [-f]      show the server log
+//	go run ./tools/hbase reset                 stop, then delete the state directory
+//	go run ./tools/hbase zk                    print HBKIT_ZK for the running instance
+//	go run ./tools/hbase classpath             resolve and print the Java classpath
+//	go run ./tools/hbase snappy-check          check that the Snappy codec loads
+//
+// The Makefile wraps these as make hbase-up, hbase-down, hbase-status,
+// hbase-logs and hbase-reset. Settings come from the environment:
+//
+//	HBKIT_CACHE        cache root (default $XDG_CACHE_HOME/hbkit or ~/.cache/hbkit)
+//	HBKIT_STATE        state directory (default $HBKIT_CACHE/state)
+//	HBKIT_ZK_PORT      ZooKeeper client port (default 2181)
+//	HBKIT_MASTER_PORT  master RPC port (default 16000)
+//	HBKIT_RS_PORT      region server RPC port (default 16020; with RS > 1 the
+//	                   region servers take ephemeral loopback ports)
+//	RS                 number of region servers in the JVM (default 1)
+//	HBKIT_HBASE_HEAP   JVM heap (default 2g)
+//	HBKIT_HBASE_TIMEOUT seconds to wait for readiness (default 180)
+//	HBKIT_M2           local Maven repository (default Maven's ~/.m2/repository)
+//
+// The tool only ever signals the process it started: the pid file must name
+// a live process whose command line carries this state directory's marker.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+		os.Exit(2)
+	}
+	cmd, args := os.Args[1], os.Args[2:]
+	cfg, err := loadConfig()
+	if err != nil {
+		fail(err)
+	}
+	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
+	switch cmd {
+	case "up":
+		rs := fs.Int("rs", cfg.regionServers, "region servers to start in the JVM")
+		fresh := fs.Bool("fresh", false, "delete the state directory before starting")
+		_ = fs.Parse(args)
+		rsExplicit := os.Getenv("RS") != ""
+		fs.Visit(func(f *flag.Flag) { rsExplicit = rsExplicit || f.Name == "rs" })
+		cfg.regionServers = *rs
+		err = up(cfg, *fresh, rsExplicit)
+	case "down":
+		_ = fs.Parse(args)
+		err = down(cfg)
+	case "status":
+		_ = fs.Parse(args)
+		err = status(cfg)
+	case "logs":
+		n := fs.Int("n", 100, "lines to show")
+		follow := fs.Bool("f", false, "follow the log")
+		_ = fs.Parse(args)
+		err = logs(cfg, *n, *follow)
+	case "reset":
+		_ = fs.Parse(args)
+		err = reset(cfg)
+	case "classpath":
+		_ = fs.Parse(args)
+		var cp string
+		cp, err = classpath(cfg)
+		if err == nil {
+			fmt.Println(cp)
+		}
+	case "zk":
+		// The ZooKeeper address of the running instance, for HBKIT_ZK.
+		_ = fs.Parse(args)
+		if _, ok := runningPid(cfg); !ok {
+			err = &exitError{3, errors.New("not running")}
+			break
+		}
+		adoptRunning(cfg)
+		fmt.Println(cfg.zkAddr())
+	case "snappy-check":
+		_ = fs.Parse(args)
+		err = snappyCheck(cfg)
+	default:
+		usage()
+		os.Exit(2)
+	}
+	if err != nil {
+		fail(err)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: go run ./tools/hbase up|down|status|logs|reset|zk|classpath|snappy-check [flags]")
+}
+
+// exitError carries a specific exit status.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "hbase:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		os.Exit(ee.code)
+	}
+	os.Exit(1)
+}
