@@ -1,0 +1,95 @@
+// Command hbkit is the command line of hbkit: tables from schemas, index
+// verification and repair, region-distribution simulation and benchmarks.
+//
+// Usage:
+//
+//	hbkit <command> [flags]
+//
+// Run "hbkit help" for the list of commands. Commands that talk to HBase
+// find it through --zk or the HBKIT_ZK environment variable
+// (host:port[,host:port...]).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is one hbkit subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *env, args []string) error
+}
+
+// env is what a command may use of the process: its output streams and
+// environment, so commands can be tested without a real process.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// commands lists every subcommand. Each lives in its own file.
+func commands() []command {
+	return []command{
+		{"version", "print the hbkit version", runVersion},
+	}
+}
+
+const version = "0.1.0-dev"
+
+func runVersion(_ context.Context, e *env, _ []string) error {
+	fmt.Fprintln(e.stdout, "hbkit", version)
+	return nil
+}
+
+// errUsage marks a usage error: exit status 2, no extra message.
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	os.Exit(run(ctx, e, os.Args[1:]))
+}
+
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(e.stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, e, args[1:])
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, errUsage), errors.Is(err, flag.ErrHelp):
+			return 2
+		default:
+			fmt.Fprintf(e.stderr, "hbkit %s: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(e.stderr, "hbkit: unknown command %q\n", args[0])
+	usage(e.stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: hbkit <command> [flags]\n\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+}
