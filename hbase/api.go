@@ -288,6 +288,12 @@ type CheckAndMutate struct {
 
 // RowMutations applies several Puts and Deletes to one row atomically, in
 // order.
+//
+// As in HBase, all mutations without an explicit timestamp get the same
+// server time, and a delete marker hides puts at or before its timestamp
+// whatever their order: a Delete followed by a Put of the same column in
+// one RowMutations leaves the column deleted. Give the Put a later
+// explicit timestamp (or use two calls) to replace a column's versions.
 type RowMutations struct {
 	Table string
 	Row   []byte
@@ -306,6 +312,9 @@ type Scan struct {
 	Table    string
 	StartRow []byte
 	StopRow  []byte
+	// Reversed scans walk down from StartRow. (Implementations must turn
+	// off on-demand column family loading for them: HBase 2.6 rejects a
+	// reversed scan with a SingleColumnValueFilter otherwise.)
 	Reversed bool
 	// Families and Columns select what to read, as in Get.
 	Families    [][]byte

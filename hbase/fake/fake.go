@@ -434,17 +434,18 @@ func (c *Client) ListTables(ctx context.Context, namespace string) ([]string, er
 // familyDefaults are the attribute values HBase reports for a family
 // created without them.
 var familyDefaults = map[string]string{
-	"VERSIONS":            "1",
-	"MIN_VERSIONS":        "0",
-	"TTL":                 "2147483647",
-	"BLOOMFILTER":         "ROW",
-	"COMPRESSION":         "NONE",
-	"DATA_BLOCK_ENCODING": "NONE",
-	"BLOCKSIZE":           "65536",
-	"IN_MEMORY":           "false",
-	"BLOCKCACHE":          "true",
-	"KEEP_DELETED_CELLS":  "FALSE",
-	"REPLICATION_SCOPE":   "0",
+	"VERSIONS":             "1",
+	"MIN_VERSIONS":         "0",
+	"TTL":                  "2147483647",
+	"BLOOMFILTER":          "ROW",
+	"COMPRESSION":          "NONE",
+	"DATA_BLOCK_ENCODING":  "NONE",
+	"BLOCKSIZE":            "65536",
+	"IN_MEMORY":            "false",
+	"BLOCKCACHE":           "true",
+	"KEEP_DELETED_CELLS":   "FALSE",
+	"REPLICATION_SCOPE":    "0",
+	"INDEX_BLOCK_ENCODING": "NONE",
 }
 
 // DescribeTable implements hbase.AdminClient. Family attributes not set
