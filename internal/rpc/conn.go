@@ -1,0 +1,393 @@
+package rpc
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hbkit/hbkit/internal/pb"
+)
+
+// Conn is one multiplexed connection to one server for one service. Any
+// number of goroutines may call concurrently; requests are matched to
+// responses by call id, and responses may arrive in any order.
+//
+// A Conn never reconnects: once broken (see ConnError) every call fails.
+// Use a Pool to reconnect lazily.
+type Conn struct {
+	addr, service string
+	nc            net.Conn
+	maxFrame      int
+	writeTimeout  time.Duration
+
+	// writeq carries encoded requests to the writer goroutine, which owns
+	// the socket's write side, so each frame is written whole and in order.
+	writeq chan *pending
+	done   chan struct{} // closed when the connection is dead
+
+	mu      sync.Mutex
+	pending map[uint32]*pending // guarded by mu; nil once dead
+	nextID  uint32              // guarded by mu; in [0, 2^31-1]
+	err     error               // guarded by mu; set once, before done closes
+}
+
+// pending is one outstanding call.
+type pending struct {
+	id    uint32
+	frame *[]byte // encoded request; owned by the caller, then the writer
+	// gone is set when the caller gave up before the request was written:
+	// the writer then skips it.
+	gone atomic.Bool
+	res  chan result // buffered: the one sender never blocks
+}
+
+type result struct {
+	resp Response
+	err  error
+}
+
+// Dial connects to addr, sends the preamble and the ConnectionHeader for
+// service, and starts the connection's reader and writer. ctx bounds the
+// dial and the handshake only.
+func Dial(ctx context.Context, addr, service string, opts ...Option) (*Conn, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return dial(ctx, addr, service, &o)
+}
+
+func dial(ctx context.Context, addr, service string, o *options) (*Conn, error) {
+	if service == "" {
+		return nil, errors.New("rpc: empty service name")
+	}
+	hs, err := AppendHandshake(nil, o.connectionHeader(service))
+	if err != nil {
+		return nil, err
+	}
+	nc, err := o.dial(ctx, "tcp", addr)
+	if err != nil {
+		return nil, &ConnError{Addr: addr, Service: service, Err: err}
+	}
+	// The handshake is one small write; bound it by ctx.
+	stop := context.AfterFunc(ctx, func() { nc.SetWriteDeadline(time.Unix(1, 0)) })
+	if d, ok := ctx.Deadline(); ok {
+		nc.SetWriteDeadline(d)
+	}
+	_, werr := nc.Write(hs)
+	if !stop() || werr != nil {
+		nc.Close()
+		if werr == nil || ctx.Err() != nil {
+			werr = ctx.Err()
+		}
+		return nil, &ConnError{Addr: addr, Service: service, Err: fmt.Errorf("handshake: %w", werr)}
+	}
+	nc.SetWriteDeadline(time.Time{})
+	c := &Conn{
+		addr:         addr,
+		service:      service,
+		nc:           nc,
+		maxFrame:     o.maxFrameSize,
+		writeTimeout: o.writeTimeout,
+		writeq:       make(chan *pending, 128),
+		done:         make(chan struct{}),
+		pending:      make(map[uint32]*pending),
+	}
+	go c.readLoop()
+	go c.writeLoop()
+	return c, nil
+}
+
+// Addr returns the address the connection was dialled with.
+func (c *Conn) Addr() string { return c.addr }
+
+// Service returns the service the connection serves.
+func (c *Conn) Service() string { return c.service }
+
+// Done is closed when the connection is broken or closed.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection is dead, or nil while it is usable.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Close closes the connection. Pending calls fail with ErrClosed.
+func (c *Conn) Close() error {
+	c.fail(ErrClosed)
+	return nil
+}
+
+// Call invokes method (the exact, case-sensitive name, e.g. "Get" or
+// "truncateTable") with req and decodes the answer into resp (which may be
+// nil to discard it).
+//
+// The context bounds the whole call; its deadline is also sent to the
+// server as RequestHeader.timeout. When ctx ends first, Call returns
+// ctx.Err() (wrapped) at once and the late response is discarded.
+//
+// Errors: *RemoteError for a server exception, *ConnError when the
+// connection broke (see IsRetryable), ErrClosed, or a context or
+// marshalling error.
+func (c *Conn) Call(ctx context.Context, method string, req, resp proto.Message, opts ...CallOption) error {
+	_, err := c.call(ctx, method, req, resp, opts)
+	return err
+}
+
+// call reports whether the request may have reached the server (sent), so
+// a Pool can transparently retry calls that never left.
+func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message, opts []CallOption) (sent bool, err error) {
+	if method == "" {
+		return false, errors.New("rpc: empty method name")
+	}
+	var co callOptions
+	for _, opt := range opts {
+		opt(&co)
+	}
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("rpc: %s: %w", method, err)
+	}
+	hdr := &pb.RequestHeader{
+		MethodName:   proto.String(method),
+		RequestParam: proto.Bool(true),
+	}
+	if co.priority != 0 {
+		hdr.Priority = proto.Uint32(co.priority)
+	}
+	if d, ok := ctx.Deadline(); ok {
+		hdr.Timeout = proto.Uint32(timeoutMillis(time.Until(d)))
+	}
+
+	p, err := c.register()
+	if err != nil {
+		return false, err
+	}
+	hdr.CallId = proto.Uint32(p.id)
+	buf := getBuffer()
+	*buf, err = AppendRequest((*buf)[:0], hdr, req)
+	if err != nil {
+		c.unregister(p)
+		putBuffer(buf)
+		return false, fmt.Errorf("rpc: %s: %w", method, err)
+	}
+	p.frame = buf
+
+	select {
+	case c.writeq <- p:
+	case <-ctx.Done():
+		c.unregister(p)
+		putBuffer(buf)
+		return false, fmt.Errorf("rpc: %s: %w", method, ctx.Err())
+	case <-c.done:
+		putBuffer(buf)
+		return false, c.deadErr()
+	}
+
+	var r result
+	select {
+	case r = <-p.res:
+	case <-ctx.Done():
+		p.gone.Store(true)
+		c.unregister(p)
+		return true, fmt.Errorf("rpc: %s: %w", method, ctx.Err())
+	}
+	if r.err != nil {
+		return true, r.err
+	}
+	if co.cellBlock != nil {
+		*co.cellBlock = r.resp.CellBlock
+	}
+	if x := r.resp.Header.GetException(); x != nil {
+		return true, newRemoteError(x)
+	}
+	if resp != nil {
+		if err := proto.Unmarshal(r.resp.Body, resp); err != nil {
+			return true, fmt.Errorf("rpc: decode %s response: %w", method, err)
+		}
+	}
+	return true, nil
+}
+
+// timeoutMillis converts a remaining duration into RequestHeader.timeout.
+func timeoutMillis(d time.Duration) uint32 {
+	ms := d.Milliseconds()
+	switch {
+	case ms < 1:
+		return 1
+	case ms > math.MaxUint32:
+		return math.MaxUint32
+	}
+	return uint32(ms)
+}
+
+// register allocates a call id that is not outstanding and records the call.
+func (c *Conn) register() (*pending, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return nil, c.err
+	}
+	// At most len(pending)+1 probes; len(pending) is far below 2^31.
+	id := c.nextID
+	for {
+		if _, busy := c.pending[id]; !busy {
+			break
+		}
+		id = (id + 1) & (fatalCallID - 1)
+	}
+	c.nextID = (id + 1) & (fatalCallID - 1)
+	p := &pending{id: id, res: make(chan result, 1)}
+	c.pending[id] = p
+	return p, nil
+}
+
+func (c *Conn) unregister(p *pending) {
+	c.mu.Lock()
+	if c.pending[p.id] == p {
+		delete(c.pending, p.id)
+	}
+	c.mu.Unlock()
+}
+
+func (c *Conn) deadErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// fail marks the connection dead with err (first error wins), closes the
+// socket and fails every pending call.
+func (c *Conn) fail(err error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	if err != ErrClosed {
+		var ce *ConnError
+		if !errors.As(err, &ce) {
+			err = &ConnError{Addr: c.addr, Service: c.service, Err: err}
+		}
+	}
+	c.err = err
+	pend := c.pending
+	c.pending = nil
+	close(c.done)
+	c.mu.Unlock()
+
+	c.nc.Close()
+	for _, p := range pend {
+		p.res <- result{err: err}
+	}
+}
+
+// readLoop demultiplexes response frames to their callers until the
+// connection fails.
+func (c *Conn) readLoop() {
+	br := bufio.NewReaderSize(c.nc, 64<<10)
+	for {
+		frame, err := ReadFrame(br, c.maxFrame)
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		resp, err := DecodeResponse(frame)
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		id := resp.Header.GetCallId()
+		if id >= fatalCallID {
+			var cause error = fmt.Errorf("server sent call id %d", id)
+			if x := resp.Header.GetException(); x != nil {
+				cause = newRemoteError(x)
+			}
+			c.fail(cause)
+			return
+		}
+		c.mu.Lock()
+		p := c.pending[id]
+		if p != nil {
+			delete(c.pending, id)
+		}
+		c.mu.Unlock()
+		if p == nil {
+			// The caller gave up (or never existed): drop the frame.
+			continue
+		}
+		p.res <- result{resp: resp}
+	}
+}
+
+// writeLoop writes queued requests, flushing whenever the queue is empty,
+// until the connection fails.
+func (c *Conn) writeLoop() {
+	bw := bufio.NewWriterSize(c.nc, 64<<10)
+	for {
+		var p *pending
+		select {
+		case p = <-c.writeq:
+		case <-c.done:
+			c.drainQueue()
+			return
+		}
+		if c.writeTimeout > 0 {
+			c.nc.SetWriteDeadline(time.Now().Add(c.writeTimeout))
+		}
+		for p != nil {
+			if !p.gone.Load() {
+				if _, err := bw.Write(*p.frame); err != nil {
+					putBuffer(p.frame)
+					c.fail(err)
+					c.drainQueue()
+					return
+				}
+			}
+			putBuffer(p.frame)
+			select {
+			case p = <-c.writeq:
+			default:
+				p = nil
+			}
+		}
+		if err := bw.Flush(); err != nil {
+			c.fail(err)
+			c.drainQueue()
+			return
+		}
+	}
+}
+
+// drainQueue returns the buffers of requests that will never be written.
+// Their callers are failed by fail.
+func (c *Conn) drainQueue() {
+	for {
+		select {
+		case p := <-c.writeq:
+			putBuffer(p.frame)
+		default:
+			return
+		}
+	}
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+func getBuffer() *[]byte { return bufPool.Get().(*[]byte) }
+
+func putBuffer(b *[]byte) {
+	if cap(*b) > 1<<20 {
+		return // let large buffers go
+	}
+	bufPool.Put(b)
+}

@@ -1,0 +1,576 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os/user"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hbkit/hbkit/internal/pb"
+)
+
+func dialTest(t *testing.T, s *fakeServer, opts ...Option) *Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, s.addr(), MasterService, opts...)
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestCallAndHandshake(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		hdrs []*pb.RequestHeader
+	)
+	s := newFakeServer(t, func(sc *serverConn, req *serverRequest) {
+		mu.Lock()
+		hdrs = append(hdrs, req.header)
+		mu.Unlock()
+		echoHandler(sc, req)
+	})
+	c := dialTest(t, s)
+
+	var resp pb.IsMasterRunningResponse
+	if err := c.Call(testContext(t), "IsMasterRunning", &pb.IsMasterRunningRequest{}, &resp); err != nil {
+		t.Fatalf("Call: %v", err)
+	}
+	if !resp.GetIsMasterRunning() {
+		t.Errorf("is_master_running = false, want true")
+	}
+	// Without a deadline, no timeout is sent.
+	if err := c.Call(context.Background(), "IsMasterRunning", &pb.IsMasterRunningRequest{}, &resp); err != nil {
+		t.Fatalf("Call without deadline: %v", err)
+	}
+
+	conns := s.connections()
+	if len(conns) != 1 {
+		t.Fatalf("server saw %d connections, want 1", len(conns))
+	}
+	ch := conns[0].header
+	want := currentUser()
+	if u, err := user.Current(); err == nil {
+		want = u.Username
+	}
+	if got := ch.GetUserInfo().GetEffectiveUser(); got != want {
+		t.Errorf("effective_user = %q, want %q", got, want)
+	}
+	if got := ch.GetServiceName(); got != MasterService {
+		t.Errorf("service_name = %q, want %q", got, MasterService)
+	}
+	if ch.CellBlockCodecClass != nil {
+		t.Errorf("cell_block_codec_class = %q, want unset", ch.GetCellBlockCodecClass())
+	}
+	vi := ch.GetVersionInfo()
+	if vi.GetVersionMajor() != 2 || vi.GetVersionMinor() != 6 {
+		t.Errorf("version_info = %v, want version 2.6", vi)
+	}
+	if err := proto.CheckInitialized(vi); err != nil {
+		t.Errorf("version_info incomplete: %v", err)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(hdrs) != 2 {
+		t.Fatalf("server saw %d requests, want 2", len(hdrs))
+	}
+	h := hdrs[0]
+	if h.GetMethodName() != "IsMasterRunning" || !h.GetRequestParam() {
+		t.Errorf("request header = %v, want method IsMasterRunning with request_param", h)
+	}
+	if h.GetTimeout() == 0 || h.GetTimeout() > 10000 {
+		t.Errorf("timeout = %d ms, want in (0, 10000]", h.GetTimeout())
+	}
+	if hdrs[1].Timeout != nil {
+		t.Errorf("timeout = %d without a deadline, want unset", hdrs[1].GetTimeout())
+	}
+	if hdrs[0].GetCallId() == hdrs[1].GetCallId() {
+		t.Errorf("two calls used call id %d", hdrs[0].GetCallId())
+	}
+}
+
+func TestConcurrentCallsOutOfOrder(t *testing.T) {
+	const n = 16
+	var (
+		mu   sync.Mutex
+		reqs []*serverRequest
+	)
+	s := newFakeServer(t, func(sc *serverConn, req *serverRequest) {
+		mu.Lock()
+		reqs = append(reqs, req)
+		if len(reqs) < n {
+			mu.Unlock()
+			return
+		}
+		batch := reqs
+		mu.Unlock()
+		// Answer in reverse arrival order.
+		for i := len(batch) - 1; i >= 0; i-- {
+			sc.reply(batch[i].id(), echoResponse(batch[i]))
+		}
+	})
+	c := dialTest(t, s)
+	ctx := testContext(t)
+
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			name := fmt.Sprintf("t%02d", i)
+			var resp pb.GetTableNamesResponse
+			if err := c.Call(ctx, "GetTableNames", &pb.GetTableNamesRequest{Regex: proto.String(name)}, &resp); err != nil {
+				errs[i] = err
+				return
+			}
+			if got := string(resp.GetTableNames()[0].GetQualifier()); got != name {
+				errs[i] = fmt.Errorf("got table %q, want %q", got, name)
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+}
+
+func TestCancelDiscardsLateResponse(t *testing.T) {
+	slow := make(chan *serverRequest, 1)
+	s := newFakeServer(t, func(sc *serverConn, req *serverRequest) {
+		switch req.header.GetMethodName() {
+		case "Slow":
+			slow <- req // never answered in time
+		default:
+			// Answer the abandoned call first: the client must drop it.
+			select {
+			case r := <-slow:
+				sc.reply(r.id(), &pb.GetTableNamesResponse{})
+			default:
+			}
+			echoHandler(sc, req)
+		}
+	})
+	c := dialTest(t, s)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- c.Call(ctx, "Slow", &pb.GetTableNamesRequest{}, &pb.GetTableNamesResponse{}) }()
+	// Wait until the server has the request, then cancel.
+	var r *serverRequest
+	select {
+	case r = <-slow:
+		slow <- r
+	case <-time.After(5 * time.Second):
+		t.Fatal("server never received the slow call")
+	}
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Call error = %v, want context.Canceled", err)
+		}
+		if IsRetryable(err) {
+			t.Errorf("IsRetryable(%v) = true, want false", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Call did not return after cancel")
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Call returned %v after cancel", d)
+	}
+
+	// The connection survives and ignores the late answer.
+	var resp pb.GetTableNamesResponse
+	if err := c.Call(testContext(t), "GetTableNames", &pb.GetTableNamesRequest{Regex: proto.String("after")}, &resp); err != nil {
+		t.Fatalf("Call after cancel: %v", err)
+	}
+	if got := string(resp.GetTableNames()[0].GetQualifier()); got != "after" {
+		t.Errorf("got table %q, want %q", got, "after")
+	}
+	if c.Err() != nil {
+		t.Errorf("connection broken: %v", c.Err())
+	}
+}
+
+func TestDeadlineExceeded(t *testing.T) {
+	s := newFakeServer(t, func(sc *serverConn, req *serverRequest) {})
+	c := dialTest(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	err := c.Call(ctx, "IsMasterRunning", &pb.IsMasterRunningRequest{}, nil)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Call error = %v, want context.DeadlineExceeded", err)
+	}
+	c.mu.Lock()
+	n := len(c.pending)
+	c.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d calls still pending after timeout", n)
+	}
+}
+
+func TestUnknownCallIDSkipped(t *testing.T) {
+	s := newFakeServer(t, func(sc *serverConn, req *serverRequest) {
+		// A frame for an id nobody waits for, with a body and a cell block.
+		sc.writeFrame(&pb.ResponseHeader{
+			CallId:        proto.Uint32(req.id() + 1000),
+			CellBlockMeta: &pb.CellBlockMeta{Length: proto.Uint32(3)},
+		}, []byte{0x08, 0x01}, []byte{1, 2, 3})
+		echoHandler(sc, req)
+	})
+	c := dialTest(t, s)
+	var resp pb.IsMasterRunningResponse
+	if err := c.Call(testContext(t), "IsMasterRunning", &pb.IsMasterRunningRequest{}, &resp); err != nil {
+		t.Fatalf("Call: %v", err)
+	}
+	if !resp.GetIsMasterRunning() {
+		t.Error("is_master_running = false, want true")
+	}
+}
+
+func TestRemoteError(t *testing.T) {
+	const trace = "org.apache.hadoop.hbase.exceptions.RegionMovedException: Region moved to: hostname=rs2 port=16020\n" +
+		"second line\n\tat org.apache.hadoop.hbase.Foo.bar(Foo.java:1)\n"
+	s := newFakeServer(t, func(sc *serverConn, req *serverRequest) {
+		if req.header.GetMethodName() != "Get" {
+			echoHandler(sc, req)
+			return
+		}
+		sc.replyException(req.id(), &pb.ExceptionResponse{
+			ExceptionClassName: proto.String("org.apache.hadoop.hbase.exceptions.RegionMovedException"),
+			StackTrace:         proto.String(trace),
+			Hostname:           proto.String("rs2"),
+			Port:               proto.Int32(16020),
+			ServerOverloaded:   proto.Bool(true),
+		})
+	})
+	c := dialTest(t, s)
+	err := c.Call(testContext(t), "Get", &pb.IsMasterRunningRequest{}, &pb.GetResponse{})
+	var re *RemoteError
+	if !errors.As(err, &re) {
+		t.Fatalf("Call error = %v (%T), want *RemoteError", err, err)
+	}
+	want := &RemoteError{
+		Class:            "org.apache.hadoop.hbase.exceptions.RegionMovedException",
+		Message:          "Region moved to: hostname=rs2 port=16020\nsecond line",
+		StackTrace:       trace,
+		Hostname:         "rs2",
+		Port:             16020,
+		ServerOverloaded: true,
+	}
+	if *re != *want {
+		t.Errorf("RemoteError = %+v, want %+v", re, want)
+	}
+	if !IsRetryable(err) {
+		t.Errorf("IsRetryable(%v) = false, want true", err)
+	}
+	// A per-call exception leaves the connection usable.
+	if err := c.Call(testContext(t), "IsMasterRunning", &pb.IsMasterRunningRequest{}, nil); err != nil {
+		t.Errorf("Call after remote error: %v", err)
+	}
+}
+
+func TestServerClosesMidCall(t *testing.T) {
+	var calls sync.WaitGroup
+	calls.Add(3)
+	s := newFakeServer(t, func(sc *serverConn, req *serverRequest) {
+		if req.header.GetMethodName() == "Hang" {
+			calls.Done()
+			return
+		}
+		echoHandler(sc, req)
+	})
+	p, err := NewPool()
+	if err != nil {
+		t.Fatalf("NewPool: %v", err)
+	}
+	defer p.Close()
+	ctx := testContext(t)
+
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() { errs <- p.Call(ctx, s.addr(), MasterService, "Hang", &pb.IsMasterRunningRequest{}, nil) }()
+	}
+	calls.Wait()
+	// All three are pending; the server drops the connection.
+	conns := s.connections()
+	if len(conns) != 1 {
+		t.Fatalf("server saw %d connections, want 1", len(conns))
+	}
+	conns[0].nc.Close()
+	for range 3 {
+		err := <-errs
+		var ce *ConnError
+		if !errors.As(err, &ce) {
+			t.Fatalf("pending call error = %v (%T), want *ConnError", err, err)
+		}
+		if !IsRetryable(err) {
+			t.Errorf("IsRetryable(%v) = false, want true", err)
+		}
+	}
+
+	// The next call reconnects.
+	var resp pb.IsMasterRunningResponse
+	if err := p.Call(ctx, s.addr(), MasterService, "IsMasterRunning", &pb.IsMasterRunningRequest{}, &resp); err != nil {
+		t.Fatalf("Call after reconnect: %v", err)
+	}
+	if !resp.GetIsMasterRunning() {
+		t.Error("is_master_running = false, want true")
+	}
+	if n := len(s.connections()); n != 2 {
+		t.Errorf("server saw %d connections, want 2", n)
+	}
+}
+
+func TestFatalCallID(t *testing.T) {
+	tests := []struct {
+		name          string
+		doNotRetry    bool
+		wantRetryable bool
+	}{
+		{"do not retry", true, false},
+		{"retryable", false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hangs := 0
+			s := newFakeServer(t, func(sc *serverConn, req *serverRequest) {
+				// Both calls pending: answer with a connection-level error.
+				if hangs++; hangs < 2 {
+					return
+				}
+				sc.writeFrame(&pb.ResponseHeader{
+					CallId: proto.Uint32(0xffffffff), // -1
+					Exception: &pb.ExceptionResponse{
+						ExceptionClassName: proto.String("org.apache.hadoop.hbase.ipc.FatalConnectionException"),
+						StackTrace:         proto.String("org.apache.hadoop.hbase.ipc.FatalConnectionException: bad header"),
+						DoNotRetry:         proto.Bool(tt.doNotRetry),
+					},
+				}, nil, nil)
+			})
+			c := dialTest(t, s)
+			ctx := testContext(t)
+			errs := make(chan error, 3)
+			for range 2 {
+				go func() { errs <- c.Call(ctx, "Hang", &pb.IsMasterRunningRequest{}, nil) }()
+			}
+			for range 2 {
+				err := <-errs
+				var ce *ConnError
+				var re *RemoteError
+				if !errors.As(err, &ce) || !errors.As(err, &re) {
+					t.Fatalf("error = %v (%T), want *ConnError wrapping *RemoteError", err, err)
+				}
+				if re.Message != "bad header" {
+					t.Errorf("Message = %q, want %q", re.Message, "bad header")
+				}
+				if got := IsRetryable(err); got != tt.wantRetryable {
+					t.Errorf("IsRetryable = %v, want %v", got, tt.wantRetryable)
+				}
+			}
+			select {
+			case <-c.Done():
+			case <-time.After(5 * time.Second):
+				t.Fatal("connection not closed after fatal call id")
+			}
+			if err := c.Call(ctx, "IsMasterRunning", &pb.IsMasterRunningRequest{}, nil); !errors.As(err, new(*ConnError)) {
+				t.Errorf("Call on dead connection = %v, want *ConnError", err)
+			}
+		})
+	}
+}
+
+func TestMalformedFrameBreaksConnection(t *testing.T) {
+	s := newFakeServer(t, func(sc *serverConn, req *serverRequest) {
+		// Length 3, then a header length that overruns the frame.
+		sc.nc.Write([]byte{0, 0, 0, 3, 0x09, 0x08, 0x01})
+	})
+	c := dialTest(t, s)
+	err := c.Call(testContext(t), "IsMasterRunning", &pb.IsMasterRunningRequest{}, nil)
+	if !errors.As(err, new(*ConnError)) || !IsRetryable(err) {
+		t.Fatalf("Call error = %v, want a retryable *ConnError", err)
+	}
+}
+
+func TestCloseFailsPending(t *testing.T) {
+	got := make(chan struct{})
+	s := newFakeServer(t, func(sc *serverConn, req *serverRequest) { close(got) })
+	c := dialTest(t, s)
+	errc := make(chan error, 1)
+	go func() { errc <- c.Call(testContext(t), "Hang", &pb.IsMasterRunningRequest{}, nil) }()
+	<-got
+	c.Close()
+	if err := <-errc; !errors.Is(err, ErrClosed) || IsRetryable(err) {
+		t.Fatalf("pending call error = %v, want non-retryable ErrClosed", err)
+	}
+	if err := c.Call(testContext(t), "IsMasterRunning", &pb.IsMasterRunningRequest{}, nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Call after Close = %v, want ErrClosed", err)
+	}
+}
+
+func TestCallIDAllocation(t *testing.T) {
+	c := &Conn{pending: make(map[uint32]*pending)}
+	register := func() uint32 {
+		t.Helper()
+		p, err := c.register()
+		if err != nil {
+			t.Fatalf("register: %v", err)
+		}
+		return p.id
+	}
+	c.nextID = fatalCallID - 2
+	ids := []uint32{register(), register(), register()}
+	if want := []uint32{fatalCallID - 2, fatalCallID - 1, 0}; !slices.Equal(ids, want) {
+		t.Fatalf("ids = %v, want %v (wrap to 0 below 2^31)", ids, want)
+	}
+	// 1 and 2 are outstanding: the next free id is 3.
+	c.pending[1] = &pending{id: 1}
+	c.pending[2] = &pending{id: 2}
+	if id := register(); id != 3 {
+		t.Errorf("id = %d, want 3 (skipping outstanding 1 and 2)", id)
+	}
+	// From 2^31-1: it, 0, 1, 2 and 3 are all outstanding, so 4.
+	c.nextID = fatalCallID - 1
+	if id := register(); id != 4 {
+		t.Errorf("id = %d, want 4", id)
+	}
+	if len(c.pending) != 7 {
+		t.Errorf("%d calls registered, want 7", len(c.pending))
+	}
+}
+
+func TestDialFuncMapsAddresses(t *testing.T) {
+	s := newFakeServer(t, echoHandler)
+	var dialled []string
+	var mu sync.Mutex
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		mu.Lock()
+		dialled = append(dialled, addr)
+		mu.Unlock()
+		if addr != "master.internal:16000" {
+			return nil, fmt.Errorf("unexpected address %q", addr)
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, s.addr())
+	}
+	p, err := NewPool(WithDialFunc(dial), WithUser("alice"))
+	if err != nil {
+		t.Fatalf("NewPool: %v", err)
+	}
+	defer p.Close()
+	var resp pb.IsMasterRunningResponse
+	if err := p.Call(testContext(t), "master.internal:16000", MasterService, "IsMasterRunning", &pb.IsMasterRunningRequest{}, &resp); err != nil {
+		t.Fatalf("Call: %v", err)
+	}
+	if got := s.connections()[0].header.GetUserInfo().GetEffectiveUser(); got != "alice" {
+		t.Errorf("effective_user = %q, want alice", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(dialled, []string{"master.internal:16000"}) {
+		t.Errorf("dialled %v, want [master.internal:16000]", dialled)
+	}
+}
+
+func TestDialErrorIsRetryable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	_, err = Dial(testContext(t), addr, ClientService)
+	if !errors.As(err, new(*ConnError)) || !IsRetryable(err) {
+		t.Fatalf("Dial error = %v, want a retryable *ConnError", err)
+	}
+}
+
+func TestPoolSharesConnections(t *testing.T) {
+	s := newFakeServer(t, echoHandler)
+	p, err := NewPool()
+	if err != nil {
+		t.Fatalf("NewPool: %v", err)
+	}
+	ctx := testContext(t)
+	var wg sync.WaitGroup
+	conns := make([]*Conn, 8)
+	for i := range conns {
+		wg.Go(func() {
+			c, err := p.Conn(ctx, s.addr(), MasterService)
+			if err != nil {
+				t.Errorf("Conn: %v", err)
+			}
+			conns[i] = c
+		})
+	}
+	wg.Wait()
+	for _, c := range conns[1:] {
+		if c != conns[0] {
+			t.Fatal("Pool returned different connections for the same key")
+		}
+	}
+	other, err := p.Conn(ctx, s.addr(), ClientService)
+	if err != nil {
+		t.Fatalf("Conn: %v", err)
+	}
+	if other == conns[0] {
+		t.Error("Pool shared one connection between two services")
+	}
+	p.Close()
+	if _, err := p.Conn(ctx, s.addr(), MasterService); !errors.Is(err, ErrClosed) {
+		t.Errorf("Conn after Close = %v, want ErrClosed", err)
+	}
+	if conns[0].Err() == nil {
+		t.Error("connection still open after Pool.Close")
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		opt  Option
+	}{
+		{"nil dial", WithDialFunc(nil)},
+		{"tiny frame", WithMaxFrameSize(1)},
+		{"negative write timeout", WithWriteTimeout(-time.Second)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := NewPool(tt.opt); err == nil {
+				t.Error("NewPool succeeded, want a validation error")
+			}
+		})
+	}
+}
+
+func TestMarshalErrorIsNotRetryable(t *testing.T) {
+	s := newFakeServer(t, echoHandler)
+	c := dialTest(t, s)
+	// TableName is required in GetTableStateRequest.
+	err := c.Call(testContext(t), "GetTableState", &pb.GetTableStateRequest{}, nil)
+	if err == nil || IsRetryable(err) {
+		t.Fatalf("Call error = %v, want a non-retryable marshal error", err)
+	}
+	if c.Err() != nil {
+		t.Errorf("connection broken by a marshal error: %v", c.Err())
+	}
+}

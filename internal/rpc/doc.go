@@ -1,0 +1,55 @@
+// Package rpc speaks HBase 2.x's RPC protocol over TCP: the connection
+// preamble and header, request and response framing, call multiplexing and
+// connection failure handling. It is the transport under hbkit's native
+// client (package hbase) and admin code.
+//
+// Use it from hbkit's own client code only: callers build protobuf requests
+// from internal/pb, pick a service (ClientService on region servers,
+// MasterService on the active master) and a method name, and get back a
+// decoded response or an error. It knows nothing about regions, meta
+// lookups, retries or backoff; those belong to package hbase, which decides
+// what to do with a *RemoteError (re-locate, back off, fail) and retries
+// within its context or budget using IsRetryable.
+//
+// # Connections
+//
+// A Conn is one TCP connection serving one service. It sends the preamble
+// "HBas\x00\x50" (SIMPLE authentication), then a ConnectionHeader naming
+// the OS user (or WithUser), the service, and a VersionInfo claiming 2.6
+// (so the server enables its newer retry signals). No cell codec is
+// announced unless WithCellBlockCodec is given, so every cell travels
+// inside the protobuf messages.
+//
+// Calls are multiplexed: each gets a call id in [0, 2^31-1] (wrapping, and
+// never one still outstanding), a single writer goroutine writes whole
+// frames in order, and a single reader goroutine hands each response to its
+// caller by call id, in whatever order the server answers. Responses for
+// ids nobody waits for (the caller gave up) are dropped. A response with
+// call id >= 2^31 (-1 in Java) is a connection-level exception: the
+// connection is failed.
+//
+// # Contexts
+//
+// Every call takes a context. Its deadline is sent as RequestHeader.timeout
+// (milliseconds) so the server can abandon work the client no longer waits
+// for; when the context ends the call returns at once and a late response
+// is discarded. Cancelling a call never breaks the connection: a request
+// not yet written is skipped, one already written is answered and dropped.
+//
+// # Failures
+//
+// When the connection breaks (EOF, reset, malformed frame, fatal server
+// exception), every pending call fails with the same *ConnError, for which
+// IsRetryable is true unless the server said retrying cannot help. A Pool
+// keeps one Conn per (address, service), shares dials between concurrent
+// callers and replaces a broken Conn on next use; WithDialFunc maps the
+// addresses HBase advertises to reachable ones.
+//
+// Server exceptions for one call are *RemoteError values carrying the Java
+// class name: dispatch on Class with errors.As, never on the message.
+//
+// # Frames
+//
+// AppendRequest, ReadFrame and DecodeResponse expose the framing for tests
+// and tools; they validate every length and never panic on bad input.
+package rpc

@@ -1,0 +1,157 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/user"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hbkit/hbkit/internal/pb"
+)
+
+// DialFunc opens a network connection, like net.Dialer.DialContext. Use it
+// to map the addresses HBase advertises (in ZooKeeper and hbase:meta) to
+// reachable ones, or to dial through a tunnel.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// ClientVersion is the HBase version hbkit claims in the ConnectionHeader.
+// Servers enable RetryImmediatelyException, MultiActionResultTooLarge and
+// RequestTooBigException handling only for clients that claim a recent
+// enough version.
+const (
+	ClientVersion      = "2.6.0"
+	clientVersionMajor = 2
+	clientVersionMinor = 6
+)
+
+// Service names for ConnectionHeader.service_name.
+const (
+	ClientService     = "ClientService"
+	MasterService     = "MasterService"
+	AdminService      = "AdminService"
+	ClientMetaService = "ClientMetaService"
+)
+
+// Option configures Dial and NewPool.
+type Option func(*options)
+
+type options struct {
+	dial         DialFunc
+	user         string
+	maxFrameSize int
+	writeTimeout time.Duration
+	codec        string
+}
+
+func defaultOptions() options {
+	d := &net.Dialer{KeepAlive: 30 * time.Second}
+	return options{
+		dial:         d.DialContext,
+		maxFrameSize: DefaultMaxFrameSize,
+	}
+}
+
+func (o *options) validate() error {
+	if o.dial == nil {
+		return errors.New("rpc: nil dial function")
+	}
+	if o.maxFrameSize < 64 {
+		return fmt.Errorf("rpc: max frame size %d is too small", o.maxFrameSize)
+	}
+	if o.writeTimeout < 0 {
+		return fmt.Errorf("rpc: negative write timeout %v", o.writeTimeout)
+	}
+	if o.user == "" {
+		o.user = currentUser()
+	}
+	return nil
+}
+
+func buildOptions(opts []Option) (options, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := o.validate(); err != nil {
+		return options{}, err
+	}
+	return o, nil
+}
+
+// currentUser returns the OS user name, the identity HBase trusts with
+// SIMPLE authentication.
+func currentUser() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	return "hbkit"
+}
+
+// WithDialFunc replaces the function that opens TCP connections (default: a
+// net.Dialer with 30s keep-alive). The address passed is the one the caller
+// asked for, typically what HBase advertises.
+func WithDialFunc(f DialFunc) Option { return func(o *options) { o.dial = f } }
+
+// WithUser sets UserInformation.effective_user (default: the OS user).
+func WithUser(name string) Option { return func(o *options) { o.user = name } }
+
+// WithMaxFrameSize bounds the size of a response frame (default
+// DefaultMaxFrameSize). A larger frame breaks the connection.
+func WithMaxFrameSize(n int) Option { return func(o *options) { o.maxFrameSize = n } }
+
+// WithWriteTimeout bounds how long one write to the socket may block before
+// the connection is declared broken (default 0: no bound; callers still
+// return when their context ends).
+func WithWriteTimeout(d time.Duration) Option { return func(o *options) { o.writeTimeout = d } }
+
+// WithCellBlockCodec asks the server to send cells in a trailing cell block
+// encoded with the named Java codec, e.g.
+// "org.apache.hadoop.hbase.codec.KeyValueCodec" (see internal/cellblock).
+// By default no codec is sent and every cell is inline in the protobuf
+// response. Requests are always sent inline.
+func WithCellBlockCodec(class string) Option { return func(o *options) { o.codec = class } }
+
+func (o *options) connectionHeader(service string) *pb.ConnectionHeader {
+	h := &pb.ConnectionHeader{
+		UserInfo:    &pb.UserInformation{EffectiveUser: proto.String(o.user)},
+		ServiceName: proto.String(service),
+		VersionInfo: &pb.VersionInfo{
+			Version:      proto.String(ClientVersion),
+			Url:          proto.String("https://github.com/hbkit/hbkit"),
+			Revision:     proto.String("hbkit"),
+			User:         proto.String("hbkit"),
+			Date:         proto.String("2026-11-22"),
+			SrcChecksum:  proto.String("hbkit"),
+			VersionMajor: proto.Uint32(clientVersionMajor),
+			VersionMinor: proto.Uint32(clientVersionMinor),
+		},
+	}
+	if o.codec != "" {
+		h.CellBlockCodecClass = proto.String(o.codec)
+	}
+	return h
+}
+
+// CallOption adjusts one call.
+type CallOption func(*callOptions)
+
+type callOptions struct {
+	priority  uint32
+	cellBlock *[]byte
+}
+
+// WithPriority sets RequestHeader.priority: 0 NORMAL, 100 ADMIN_QOS,
+// 200 HIGH_QOS (what the Java client uses for hbase:meta).
+func WithPriority(p uint32) CallOption { return func(c *callOptions) { c.priority = p } }
+
+// WithCellBlock stores the response's cell block (nil when there is none) in
+// *dst. Only connections created WithCellBlockCodec receive cell blocks.
+func WithCellBlock(dst *[]byte) CallOption { return func(c *callOptions) { c.cellBlock = dst } }
