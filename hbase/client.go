@@ -1,0 +1,312 @@
+package hbase
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hbkit/hbkit/internal/rpc"
+	"github.com/hbkit/hbkit/internal/zk"
+)
+
+// Client is the native HBase 2.x client. It implements DataClient (and,
+// with the methods of admin.go, AdminClient). It is safe for concurrent
+// use; create one per cluster and Close it when done.
+//
+// A Client finds the active master and hbase:meta through ZooKeeper,
+// caches region locations, keeps one multiplexed connection per server
+// and service, and retries failed calls with jittered backoff, bounded by
+// the caller's context, WithMaxRetries and WithRetryBudget.
+type Client struct {
+	opts    options
+	zk      *zk.Client
+	pool    *rpc.Pool
+	tel     *telemetry
+	regions *regionCache
+
+	// nonceGroup identifies this client for Increment/Append nonces;
+	// nonces are drawn from nonce.
+	nonceGroup uint64
+	nonce      atomic.Uint64
+
+	mu         sync.Mutex
+	masterAddr string // cached active master "host:port"; "" to re-read ZooKeeper
+	metaAddr   string // cached hbase:meta server; "" to re-read ZooKeeper
+
+	closed    atomic.Bool
+	done      chan struct{} // closed by Close: stops background scanner renewals
+	closeOnce sync.Once
+}
+
+// New connects to the ZooKeeper quorum zkQuorum ("host:port[,host:port...]";
+// the port defaults to 2181) and returns a client. ctx bounds only the
+// connection to ZooKeeper; region servers and the master are dialled
+// lazily, on first use.
+func New(ctx context.Context, zkQuorum string, opts ...Option) (*Client, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, errors.New("hbase: nil Option")
+		}
+		opt(&o)
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	servers, err := parseQuorum(zkQuorum)
+	if err != nil {
+		return nil, err
+	}
+	tel, err := newTelemetry(&o)
+	if err != nil {
+		return nil, fmt.Errorf("hbase: telemetry: %w", err)
+	}
+	var rpcOpts []rpc.Option
+	if o.dial != nil {
+		rpcOpts = append(rpcOpts, rpc.WithDialFunc(o.dial))
+	}
+	if o.user != "" {
+		rpcOpts = append(rpcOpts, rpc.WithUser(o.user))
+	}
+	pool, err := rpc.NewPool(rpcOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("hbase: %w", err)
+	}
+	zc, err := zk.Dial(ctx, servers, zk.WithParent(o.znodeParent), zk.WithTimeout(o.zkTimeout))
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("hbase: %w", err)
+	}
+	var seed [8]byte
+	if _, err := rand.Read(seed[:]); err != nil {
+		zc.Close()
+		pool.Close()
+		return nil, fmt.Errorf("hbase: nonce group: %w", err)
+	}
+	c := &Client{
+		opts:       o,
+		zk:         zc,
+		pool:       pool,
+		tel:        tel,
+		regions:    newRegionCache(),
+		nonceGroup: binary.BigEndian.Uint64(seed[:]),
+		done:       make(chan struct{}),
+	}
+	c.nonce.Store(uint64(seed[3])<<32 | uint64(seed[5]))
+	return c, nil
+}
+
+// parseQuorum splits "host:port,host:port" and checks each address.
+func parseQuorum(q string) ([]string, error) {
+	var out []string
+	for _, s := range strings.Split(q, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		host, port, err := net.SplitHostPort(s)
+		if err != nil {
+			// No port: ZooKeeper's default.
+			if strings.Count(s, ":") > 1 && !strings.HasPrefix(s, "[") {
+				return nil, fmt.Errorf("hbase: invalid ZooKeeper address %q", s)
+			}
+			host, port = strings.Trim(s, "[]"), "2181"
+		}
+		if host == "" {
+			return nil, fmt.Errorf("hbase: invalid ZooKeeper address %q: empty host", s)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+			return nil, fmt.Errorf("hbase: invalid ZooKeeper address %q: bad port", s)
+		}
+		out = append(out, net.JoinHostPort(host, port))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("hbase: empty ZooKeeper quorum %q", q)
+	}
+	return out, nil
+}
+
+// Close closes the connections and the ZooKeeper session. Calls in
+// flight fail; later calls return ErrClosed. It is safe to call more than
+// once.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.closed.Store(true)
+		close(c.done)
+		c.pool.Close()
+		c.zk.Close()
+	})
+	return nil
+}
+
+// checkOpen returns ErrClosed once Close was called.
+func (c *Client) checkOpen() error {
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// newNonce returns a fresh nonce for a non-idempotent mutation or master
+// procedure (use c.nonceGroup as its group). Never 0, which means "none".
+func (c *Client) newNonce() uint64 {
+	for {
+		if n := c.nonce.Add(1); n != 0 {
+			return n
+		}
+	}
+}
+
+// masterAddress returns the active master's address, from ZooKeeper unless
+// cached.
+func (c *Client) masterAddress(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	addr := c.masterAddr
+	c.mu.Unlock()
+	if addr != "" {
+		return addr, nil
+	}
+	m, err := c.zk.Master(ctx)
+	if err != nil {
+		return "", err
+	}
+	addr = m.Server.Addr()
+	c.mu.Lock()
+	c.masterAddr = addr
+	c.mu.Unlock()
+	return addr, nil
+}
+
+func (c *Client) forgetMaster(addr string) {
+	c.mu.Lock()
+	if c.masterAddr == addr {
+		c.masterAddr = ""
+	}
+	c.mu.Unlock()
+}
+
+// masterCall calls method on the active master's MasterService, for the
+// AdminClient methods (admin*.go). It is the only way admin code should
+// reach the master.
+//
+//   - method is the exact, case-sensitive name ("CreateTable",
+//     "truncateTable", "getProcedureResult", ...); req and resp are the
+//     pb request and response messages (resp may be nil).
+//   - The master is found through ZooKeeper (<parent>/master) and cached;
+//     a connection error drops the cache so the next attempt re-reads
+//     ZooKeeper (the master may have failed over).
+//   - Retried, with jittered backoff, on connection errors and on
+//     PleaseHoldException, ServerNotRunningYetException,
+//     MasterNotRunningException and other non-DoNotRetry IOExceptions;
+//     bounded by ctx, WithMaxRetries, WithRetryBudget and, per attempt,
+//     WithRPCTimeout. Non-idempotent requests (CreateTable, ...) should
+//     carry nonce_group = c.nonceGroup and nonce = c.newNonce(), drawn once
+//     per logical operation and reused by the retries, so that the master
+//     recognises a resend.
+//   - Errors: server exceptions come back as *RemoteError, whose
+//     errors.Is matches the sentinels (TableNotFoundException →
+//     ErrTableNotFound, TableExistsException → ErrTableExists,
+//     TableNotEnabledException → ErrTableDisabled, TableNotDisabledException
+//     → ErrTableNotDisabled, NamespaceNotFoundException,
+//     NamespaceExistException, ConstraintException "non empty namespace" →
+//     ErrNamespaceNotEmpty); ErrClosed after Close; the context's error
+//     (wrapping the last failure) when ctx ends first.
+//   - It does not trace: wrap the whole admin operation with
+//     ctx, sp := c.startOp(ctx, "create_table", table) and
+//     defer func() { sp.end(ctx, err) }() (telemetry.go).
+//
+// For the regions of a table use c.tableRegions (meta.go); for the region
+// holding a row, c.locate (locate.go), whose result carries the RegionInfo
+// as read from hbase:meta (what SplitRegion needs).
+func (c *Client) masterCall(ctx context.Context, method string, req, resp proto.Message) error {
+	if err := c.checkOpen(); err != nil {
+		return err
+	}
+	sp := spanFromContext(ctx)
+	r := c.newRetrier(func(reason string) { sp.retried(ctx, reason) })
+	for {
+		addr, err := c.masterAddress(ctx)
+		if err == nil {
+			sp.setServer(addr)
+			actx, cancel := c.attemptContext(ctx)
+			err = c.pool.Call(actx, addr, rpc.MasterService, method, req, resp)
+			err = attemptError(ctx, actx, err)
+			cancel()
+		} else if ctx.Err() == nil && !errors.Is(err, zk.ErrMalformed) {
+			// ZooKeeper trouble or no master znode yet: retry.
+			err = &zkError{err: err}
+		}
+		if err == nil {
+			return nil
+		}
+		if c.closed.Load() {
+			return ErrClosed
+		}
+		kind := classify(err)
+		if kind == retryConn || kind == retryRelocate {
+			c.forgetMaster(addr)
+		}
+		if werr := r.wait(ctx, err, kind); werr != nil {
+			return werr
+		}
+	}
+}
+
+// zkError is a failed ZooKeeper read: retryable.
+type zkError struct{ err error }
+
+func (e *zkError) Error() string   { return "hbase: " + e.err.Error() }
+func (e *zkError) Unwrap() error   { return e.err }
+func (e *zkError) Retryable() bool { return true }
+
+// metaAddress returns the location of hbase:meta, from ZooKeeper unless
+// cached. A meta region that is not OPEN is reported as retryable.
+func (c *Client) metaAddress(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	addr := c.metaAddr
+	c.mu.Unlock()
+	if addr != "" {
+		return addr, nil
+	}
+	loc, err := c.zk.MetaRegionServer(ctx)
+	if err != nil {
+		if ctx.Err() == nil && !errors.Is(err, zk.ErrMalformed) {
+			return "", &zkError{err: err}
+		}
+		return "", err
+	}
+	if loc.State != zk.StateOpen {
+		return "", errRegionNotReady
+	}
+	addr = loc.Server.Addr()
+	c.mu.Lock()
+	c.metaAddr = addr
+	c.mu.Unlock()
+	return addr, nil
+}
+
+func (c *Client) forgetMeta(addr string) {
+	c.mu.Lock()
+	if c.metaAddr == addr || addr == "" {
+		c.metaAddr = ""
+	}
+	c.mu.Unlock()
+}
+
+func splitHostPort(addr string) (string, int) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr, 0
+	}
+	n, _ := strconv.Atoi(port)
+	return host, n
+}

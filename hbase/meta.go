@@ -1,0 +1,346 @@
+package hbase
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hbkit/hbkit/internal/pb"
+	"github.com/hbkit/hbkit/internal/rpc"
+)
+
+// hbase:meta layout (wire protocol reference, section 4.2).
+var (
+	metaRegionName   = []byte("hbase:meta,,1")
+	metaInfoFamily   = []byte("info")
+	metaTableFamily  = []byte("table")
+	qualRegionInfo   = []byte("regioninfo")
+	qualServer       = []byte("server")
+	qualState        = []byte("state")
+	pbMagic          = []byte("PBUF")
+	errMalformedMeta = errors.New("hbase: malformed hbase:meta row")
+)
+
+// highQoS is the RPC priority the Java client uses for hbase:meta.
+const highQoS = 200
+
+func metaSpecifier() *pb.RegionSpecifier {
+	return &pb.RegionSpecifier{Type: pb.RegionSpecifier_REGION_NAME.Enum(), Value: metaRegionName}
+}
+
+// metaRow is a decoded info: row of hbase:meta.
+type metaRow struct {
+	region *region
+	state  string // info:state ("OPEN", "CLOSED", ...); may be empty
+}
+
+// decodeRegionInfo parses a "PBUF"-prefixed RegionInfo (meta's
+// info:regioninfo, splitA, ...). The result does not alias b.
+func decodeRegionInfo(b []byte) (*pb.RegionInfo, error) {
+	rest, ok := bytes.CutPrefix(b, pbMagic)
+	if !ok {
+		return nil, fmt.Errorf("%w: regioninfo without PBUF magic", errMalformedMeta)
+	}
+	ri := new(pb.RegionInfo)
+	if err := proto.Unmarshal(rest, ri); err != nil {
+		return nil, fmt.Errorf("%w: regioninfo: %v", errMalformedMeta, err)
+	}
+	if ri.GetTableName() == nil || len(ri.GetTableName().GetQualifier()) == 0 {
+		return nil, fmt.Errorf("%w: regioninfo without table name", errMalformedMeta)
+	}
+	return ri, nil
+}
+
+// tableNameString is the canonical spelling of a pb TableName.
+func tableNameString(tn *pb.TableName) string {
+	return TableName{Namespace: string(tn.GetNamespace()), Qualifier: string(tn.GetQualifier())}.String()
+}
+
+// decodeMetaRow parses the cells of one hbase:meta row. The row key is
+// the region name. The server is empty when info:server is absent (the
+// region is not assigned). Replica columns (server_0001, ...) are ignored:
+// only the default replica is read. The region aliases nothing in cells.
+func decodeMetaRow(cells []*pb.Cell) (metaRow, error) {
+	if len(cells) == 0 {
+		return metaRow{}, fmt.Errorf("%w: no cells", errMalformedMeta)
+	}
+	var m metaRow
+	var riBytes []byte
+	var server []byte
+	row := cells[0].GetRow()
+	for _, c := range cells {
+		if !bytes.Equal(c.GetRow(), row) {
+			return metaRow{}, fmt.Errorf("%w: cells of several rows", errMalformedMeta)
+		}
+		if !bytes.Equal(c.GetFamily(), metaInfoFamily) {
+			continue
+		}
+		// Cells come newest first per column: keep the first.
+		switch q := c.GetQualifier(); {
+		case bytes.Equal(q, qualRegionInfo):
+			if riBytes == nil {
+				riBytes = c.GetValue()
+				if riBytes == nil {
+					riBytes = []byte{}
+				}
+			}
+		case bytes.Equal(q, qualServer):
+			if server == nil {
+				server = c.GetValue()
+				if server == nil {
+					server = []byte{}
+				}
+			}
+		case bytes.Equal(q, qualState):
+			if m.state == "" {
+				m.state = string(c.GetValue())
+			}
+		}
+	}
+	if riBytes == nil {
+		return metaRow{}, fmt.Errorf("%w: no info:regioninfo", errMalformedMeta)
+	}
+	ri, err := decodeRegionInfo(riBytes)
+	if err != nil {
+		return metaRow{}, err
+	}
+	r := &region{
+		info:  ri,
+		table: tableNameString(ri.GetTableName()),
+		name:  bytes.Clone(row),
+		start: bytes.Clone(ri.GetStartKey()),
+		end:   bytes.Clone(ri.GetEndKey()),
+	}
+	if len(r.end) != 0 && bytes.Compare(r.start, r.end) >= 0 {
+		return metaRow{}, fmt.Errorf("%w: region start key not below end key", errMalformedMeta)
+	}
+	if len(server) > 0 {
+		host, port, err := net.SplitHostPort(string(server))
+		if err != nil || host == "" || port == "" {
+			return metaRow{}, fmt.Errorf("%w: info:server %q", errMalformedMeta, server)
+		}
+		r.addr = net.JoinHostPort(host, port)
+	}
+	m.region = r
+	return m, nil
+}
+
+// metaAttempt runs fn against the hbase:meta server with the client's
+// retries: on errors that mean meta moved (connection errors,
+// NotServingRegion, ...) the location is re-read from ZooKeeper.
+func (c *Client) metaAttempt(ctx context.Context, fn func(ctx context.Context, addr string) error) error {
+	if err := c.checkOpen(); err != nil {
+		return err
+	}
+	sp := spanFromContext(ctx)
+	r := c.newRetrier(func(reason string) { sp.retried(ctx, reason) })
+	for {
+		addr, err := c.metaAddress(ctx)
+		if err == nil {
+			actx, cancel := c.attemptContext(ctx)
+			err = attemptError(ctx, actx, fn(actx, addr))
+			cancel()
+		}
+		if err == nil {
+			return nil
+		}
+		if c.closed.Load() {
+			return ErrClosed
+		}
+		kind := classify(err)
+		switch kind {
+		case retryConn, retryRelocate, retryMoved:
+			c.forgetMeta(addr)
+		case retryReopenScanner:
+			kind = retryBackoff
+		}
+		if werr := r.wait(ctx, err, kind); werr != nil {
+			return werr
+		}
+	}
+}
+
+// scanMetaOnce runs one meta scan on addr and calls fn for each row until
+// fn returns false or the scan ends. It returns the last row key passed
+// to fn, so that a retry can resume after it.
+func (c *Client) scanMetaOnce(ctx context.Context, addr string, scan *pb.Scan, fn func(*pb.Result) bool) (last []byte, err error) {
+	req := &pb.ScanRequest{
+		Region:                  metaSpecifier(),
+		Scan:                    scan,
+		NumberOfRows:            proto.Uint32(100),
+		ClientHandlesPartials:   proto.Bool(false),
+		ClientHandlesHeartbeats: proto.Bool(true),
+	}
+	for {
+		resp := new(pb.ScanResponse)
+		if err := c.pool.Call(ctx, addr, rpc.ClientService, "Scan", req, resp, rpc.WithPriority(highQoS)); err != nil {
+			return last, err
+		}
+		open := resp.ScannerId != nil && resp.GetMoreResults() && resp.GetMoreResultsInRegion()
+		for _, res := range resp.GetResults() {
+			if len(res.GetCell()) == 0 {
+				continue
+			}
+			last = res.GetCell()[0].GetRow()
+			if !fn(res) {
+				if open {
+					closeReq := &pb.ScanRequest{ScannerId: resp.ScannerId, CloseScanner: proto.Bool(true), NumberOfRows: proto.Uint32(0)}
+					_ = c.pool.Call(context.WithoutCancel(ctx), addr, rpc.ClientService, "Scan", closeReq, nil, rpc.WithPriority(highQoS))
+				}
+				return last, nil
+			}
+		}
+		if !open {
+			return last, nil
+		}
+		req = &pb.ScanRequest{ScannerId: resp.ScannerId, NumberOfRows: proto.Uint32(100)}
+	}
+}
+
+// scanMeta scans hbase:meta forward from start (inclusive) to stop
+// (exclusive), family info, calling fn for each row in order until it
+// returns false. Retries resume after the last row seen.
+func (c *Client) scanMeta(ctx context.Context, start, stop []byte, fn func(*pb.Result) bool) error {
+	scan := &pb.Scan{
+		Column:   []*pb.Column{{Family: metaInfoFamily}},
+		StartRow: start,
+		StopRow:  stop,
+	}
+	stopped := false
+	return c.metaAttempt(ctx, func(ctx context.Context, addr string) error {
+		if stopped {
+			return nil
+		}
+		last, err := c.scanMetaOnce(ctx, addr, scan, func(r *pb.Result) bool {
+			if !fn(r) {
+				stopped = true
+				return false
+			}
+			return true
+		})
+		if last != nil {
+			scan = proto.CloneOf(scan)
+			scan.StartRow = bytes.Clone(last)
+			scan.IncludeStartRow = proto.Bool(false)
+		}
+		return err
+	})
+}
+
+// tableRegions lists the regions of table from hbase:meta (wire protocol
+// reference, section 4.4), sorted by start key: split parents and offline
+// regions are left out. It returns an error wrapping ErrTableNotFound when
+// meta has no region of the table. The regions' Server is empty for
+// unassigned regions. For AdminClient.TableRegions (admin*.go); it also
+// refreshes the client's region cache.
+func (c *Client) tableRegions(ctx context.Context, table string) ([]RegionInfo, error) {
+	rs, err := c.metaRegions(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RegionInfo, len(rs))
+	for i, r := range rs {
+		out[i] = r.regionInfo()
+	}
+	return out, nil
+}
+
+// metaRegions lists the live regions of table as *region.
+func (c *Client) metaRegions(ctx context.Context, table string) ([]*region, error) {
+	tn, err := ParseTableName(table)
+	if err != nil {
+		return nil, err
+	}
+	fq := tn.String()
+	start := append([]byte(fq), ",,"...)
+	stop := append([]byte(fq), " ,,"...)
+	var out []*region
+	var decodeErr error
+	err = c.scanMeta(ctx, start, stop, func(res *pb.Result) bool {
+		m, err := decodeMetaRow(res.GetCell())
+		if err != nil {
+			decodeErr = err
+			return false
+		}
+		if m.region.table != fq {
+			return true
+		}
+		if m.region.info.GetSplit() || m.region.info.GetOffline() || m.region.info.GetReplicaId() != 0 {
+			return true
+		}
+		// A resumed scan may repeat nothing, but guard against it.
+		if n := len(out); n > 0 && bytes.Equal(out[n-1].name, m.region.name) {
+			return true
+		}
+		out = append(out, m.region)
+		return true
+	})
+	if err == nil {
+		err = decodeErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		c.regions.dropTable(fq)
+		return nil, fmt.Errorf("hbase: %s: %w", fq, ErrTableNotFound)
+	}
+	for _, r := range out {
+		if r.addr != "" {
+			c.regions.add(r)
+		}
+	}
+	return out, nil
+}
+
+// metaTableState reads the table's state row from hbase:meta (key = table
+// name, table:state = raw TableState). ok is false when the row is absent.
+func (c *Client) metaTableState(ctx context.Context, table string) (state pb.TableState_State, ok bool, err error) {
+	req := &pb.GetRequest{
+		Region: metaSpecifier(),
+		Get: &pb.Get{
+			Row:    []byte(table),
+			Column: []*pb.Column{{Family: metaTableFamily, Qualifier: [][]byte{qualState}}},
+		},
+	}
+	var resp pb.GetResponse
+	err = c.metaAttempt(ctx, func(ctx context.Context, addr string) error {
+		return c.pool.Call(ctx, addr, rpc.ClientService, "Get", req, &resp, rpc.WithPriority(highQoS))
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	cells := resp.GetResult().GetCell()
+	if len(cells) == 0 {
+		return 0, false, nil
+	}
+	var ts pb.TableState
+	if err := proto.Unmarshal(cells[0].GetValue(), &ts); err != nil {
+		return 0, false, fmt.Errorf("%w: table state: %v", errMalformedMeta, err)
+	}
+	return ts.GetState(), true, nil
+}
+
+// checkTableUsable turns a region that keeps failing into a clear error:
+// ErrTableNotFound if the table is gone, ErrTableDisabled if it is
+// disabled or being disabled. It returns nil when the table looks enabled
+// (the failure is transient) or its state cannot be read.
+func (c *Client) checkTableUsable(ctx context.Context, table string) error {
+	st, ok, err := c.metaTableState(ctx, table)
+	if err != nil || !ok {
+		if err == nil {
+			c.regions.dropTable(table)
+			return fmt.Errorf("hbase: %s: %w", table, ErrTableNotFound)
+		}
+		return nil
+	}
+	switch st {
+	case pb.TableState_DISABLED, pb.TableState_DISABLING:
+		return fmt.Errorf("hbase: %s: %w", table, ErrTableDisabled)
+	}
+	return nil
+}

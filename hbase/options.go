@@ -1,0 +1,170 @@
+package hbase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Option configures a Client. Options are applied in order by New and
+// validated once; an invalid option makes New fail.
+type Option func(*options)
+
+type options struct {
+	dial        func(ctx context.Context, network, addr string) (net.Conn, error)
+	user        string
+	znodeParent string
+	zkTimeout   time.Duration
+
+	rpcTimeout  time.Duration
+	retryBudget time.Duration
+	maxRetries  int
+	backoffBase time.Duration
+	backoffMax  time.Duration
+
+	scanCaching       int
+	scanMaxResultSize int64
+	scannerLease      time.Duration
+
+	tracerProvider trace.TracerProvider
+	meterProvider  metric.MeterProvider
+
+	// set records which options were given, to reject nil providers
+	// and dialers given explicitly.
+	nilDial, nilTracer, nilMeter bool
+}
+
+// Defaults. The backoff follows the Java client's hbase.client.pause
+// (100 ms) multipliers, capped; see retry.go.
+const (
+	DefaultRetryBudget       = 60 * time.Second
+	DefaultMaxRetries        = 15
+	DefaultScanCaching       = 1000
+	DefaultScanMaxResultSize = 2 << 20
+	defaultBackoffBase       = 100 * time.Millisecond
+	defaultBackoffMax        = 10 * time.Second
+	defaultZKTimeout         = 10 * time.Second
+	// defaultScannerLease is how long an idle scanner may wait before the
+	// client renews its lease; HBase's default lease is 60 s.
+	defaultScannerLease = 20 * time.Second
+)
+
+func defaultOptions() options {
+	return options{
+		znodeParent:       "/hbase",
+		zkTimeout:         defaultZKTimeout,
+		retryBudget:       DefaultRetryBudget,
+		maxRetries:        DefaultMaxRetries,
+		backoffBase:       defaultBackoffBase,
+		backoffMax:        defaultBackoffMax,
+		scanCaching:       DefaultScanCaching,
+		scanMaxResultSize: DefaultScanMaxResultSize,
+		scannerLease:      defaultScannerLease,
+	}
+}
+
+func (o *options) validate() error {
+	switch {
+	case o.nilDial:
+		return errors.New("hbase: WithDialer(nil)")
+	case o.nilTracer:
+		return errors.New("hbase: WithTracerProvider(nil)")
+	case o.nilMeter:
+		return errors.New("hbase: WithMeterProvider(nil)")
+	case o.znodeParent == "" || !strings.HasPrefix(o.znodeParent, "/") ||
+		(len(o.znodeParent) > 1 && strings.HasSuffix(o.znodeParent, "/")):
+		return fmt.Errorf("hbase: invalid znode parent %q", o.znodeParent)
+	case o.zkTimeout <= 0:
+		return fmt.Errorf("hbase: ZooKeeper timeout %v <= 0", o.zkTimeout)
+	case o.rpcTimeout < 0:
+		return fmt.Errorf("hbase: RPC timeout %v < 0", o.rpcTimeout)
+	case o.retryBudget <= 0:
+		return fmt.Errorf("hbase: retry budget %v <= 0", o.retryBudget)
+	case o.maxRetries < 0:
+		return fmt.Errorf("hbase: max retries %d < 0", o.maxRetries)
+	case o.backoffBase <= 0 || o.backoffMax < o.backoffBase:
+		return fmt.Errorf("hbase: invalid backoff (base %v, max %v)", o.backoffBase, o.backoffMax)
+	case o.scanCaching <= 0:
+		return fmt.Errorf("hbase: scan caching %d <= 0", o.scanCaching)
+	case o.scanMaxResultSize <= 0:
+		return fmt.Errorf("hbase: scan max result size %d <= 0", o.scanMaxResultSize)
+	case o.scannerLease <= 0:
+		return fmt.Errorf("hbase: scanner lease renewal %v <= 0", o.scannerLease)
+	case strings.ContainsAny(o.user, "\x00"):
+		return fmt.Errorf("hbase: invalid user %q", o.user)
+	}
+	return nil
+}
+
+// WithDialer replaces the function that opens TCP connections to region
+// servers and the master (default: a net.Dialer with keep-alive). The
+// address passed is the one HBase advertises in ZooKeeper and hbase:meta;
+// a dialer can map it to a reachable one, or tunnel. ZooKeeper itself is
+// dialled directly at the quorum addresses given to New.
+func WithDialer(dial func(ctx context.Context, network, addr string) (net.Conn, error)) Option {
+	return func(o *options) { o.dial, o.nilDial = dial, dial == nil }
+}
+
+// WithUser sets the user name sent to HBase (SIMPLE authentication);
+// default: the OS user.
+func WithUser(name string) Option { return func(o *options) { o.user = name } }
+
+// WithZNodeParent sets zookeeper.znode.parent (default "/hbase").
+func WithZNodeParent(parent string) Option { return func(o *options) { o.znodeParent = parent } }
+
+// WithZKTimeout bounds connecting to ZooKeeper and each znode read
+// (default 10s), within the caller's context.
+func WithZKTimeout(d time.Duration) Option { return func(o *options) { o.zkTimeout = d } }
+
+// WithRPCTimeout bounds each attempt of a call (default 0: only the
+// caller's context and the retry budget bound it). An attempt that times
+// out is retried like a connection error.
+func WithRPCTimeout(d time.Duration) Option { return func(o *options) { o.rpcTimeout = d } }
+
+// WithRetryBudget bounds the total time one call may spend retrying
+// (default DefaultRetryBudget); the caller's context bounds it too.
+func WithRetryBudget(d time.Duration) Option { return func(o *options) { o.retryBudget = d } }
+
+// WithMaxRetries bounds the number of retries of one call after its first
+// attempt (default DefaultMaxRetries); 0 disables retries. Immediate
+// resends of the failed part of a batch (RetryImmediatelyException) count
+// too.
+func WithMaxRetries(n int) Option { return func(o *options) { o.maxRetries = n } }
+
+// WithBackoff sets the base and the cap of the exponential backoff between
+// retries (default 100ms and 10s). Every wait is jittered.
+func WithBackoff(base, max time.Duration) Option {
+	return func(o *options) { o.backoffBase, o.backoffMax = base, max }
+}
+
+// WithScanDefaults sets the rows per scan RPC and the bytes per scan RPC
+// used when a Scan leaves Caching or MaxResultSize at 0 (default
+// DefaultScanCaching rows and DefaultScanMaxResultSize bytes).
+func WithScanDefaults(caching int, maxResultSize int64) Option {
+	return func(o *options) { o.scanCaching, o.scanMaxResultSize = caching, maxResultSize }
+}
+
+// WithScannerLeaseRenewal sets how long a scanner may stay idle (the
+// consumer not calling Next) before the client renews its server-side
+// lease in the background (default 20s; HBase expires scanners after 60s).
+func WithScannerLeaseRenewal(d time.Duration) Option {
+	return func(o *options) { o.scannerLease = d }
+}
+
+// WithTracerProvider sets the provider of the client's tracer. Without
+// it, the global provider (otel.GetTracerProvider) is used.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(o *options) { o.tracerProvider, o.nilTracer = tp, tp == nil }
+}
+
+// WithMeterProvider sets the provider of the client's meter. Without it,
+// the global provider (otel.GetMeterProvider) is used.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(o *options) { o.meterProvider, o.nilMeter = mp, mp == nil }
+}

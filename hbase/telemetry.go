@@ -1,0 +1,150 @@
+package hbase
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// instrumentationName names the client's tracer and meter: the package's
+// import path.
+const (
+	instrumentationName    = "github.com/hbkit/hbkit/hbase"
+	instrumentationVersion = "0.1.0"
+)
+
+// Attribute keys of the OpenTelemetry database semantic conventions.
+const (
+	attrDBSystem      = attribute.Key("db.system.name")
+	attrDBNamespace   = attribute.Key("db.namespace")
+	attrDBCollection  = attribute.Key("db.collection.name")
+	attrDBOperation   = attribute.Key("db.operation.name")
+	attrServerAddress = attribute.Key("server.address")
+	attrServerPort    = attribute.Key("server.port")
+	attrErrorType     = attribute.Key("error.type")
+	attrBatchSize     = attribute.Key("db.operation.batch.size")
+)
+
+type telemetry struct {
+	tracer   trace.Tracer
+	duration metric.Float64Histogram
+	retries  metric.Int64Counter
+}
+
+func newTelemetry(o *options) (*telemetry, error) {
+	tp := o.tracerProvider
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	mp := o.meterProvider
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	t := &telemetry{tracer: tp.Tracer(instrumentationName, trace.WithInstrumentationVersion(instrumentationVersion))}
+	meter := mp.Meter(instrumentationName, metric.WithInstrumentationVersion(instrumentationVersion))
+	var err error
+	t.duration, err = meter.Float64Histogram("db.client.operation.duration",
+		metric.WithDescription("Duration of HBase client operations, retries included."),
+		metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10))
+	if err != nil {
+		return nil, err
+	}
+	t.retries, err = meter.Int64Counter("hbase.client.retries",
+		metric.WithDescription("Retries of HBase client operations, by operation and error type."),
+		metric.WithUnit("{retry}"))
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// op is one traced client operation: a span plus its latency and retry
+// metrics. Operations never record row keys or values.
+type op struct {
+	t      *telemetry
+	span   trace.Span
+	start  time.Time
+	name   string
+	attrs  []attribute.KeyValue // common to span and metrics
+	server string
+}
+
+// startOp starts the span "{operation} {table}" (or "{operation}" when
+// table is empty). operation is the lower-case name used for
+// db.operation.name ("get", "put", "scan", "batch", "create_table"...).
+func (c *Client) startOp(ctx context.Context, operation, table string) (context.Context, *op) {
+	o := &op{t: c.tel, start: time.Now(), name: operation}
+	o.attrs = append(make([]attribute.KeyValue, 0, 4), attrDBSystem.String("hbase"), attrDBOperation.String(operation))
+	if table != "" {
+		if tn, err := ParseTableName(table); err == nil {
+			o.attrs = append(o.attrs, attrDBNamespace.String(tn.Namespace), attrDBCollection.String(tn.String()))
+		}
+	}
+	name := operation
+	if table != "" {
+		name += " " + table
+	}
+	ctx, o.span = c.tel.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(o.attrs...))
+	return context.WithValue(ctx, opKey{}, o), o
+}
+
+type opKey struct{}
+
+// spanFromContext returns the operation started by startOp on ctx, or nil
+// (every method of *op accepts nil).
+func spanFromContext(ctx context.Context) *op {
+	o, _ := ctx.Value(opKey{}).(*op)
+	return o
+}
+
+// setServer records the region server or master the operation talked to
+// (the last one, when it was retried elsewhere).
+func (o *op) setServer(addr string) {
+	if o == nil || addr == "" || addr == o.server {
+		return
+	}
+	o.server = addr
+	host, port := splitHostPort(addr)
+	o.span.SetAttributes(attrServerAddress.String(host))
+	if port > 0 {
+		o.span.SetAttributes(attrServerPort.Int(port))
+	}
+}
+
+// retried counts one retry of the operation.
+func (o *op) retried(ctx context.Context, reason string) {
+	if o == nil {
+		return
+	}
+	o.span.AddEvent("retry", trace.WithAttributes(attrErrorType.String(reason)))
+	o.t.retries.Add(ctx, 1, metric.WithAttributes(append(o.attrs[:len(o.attrs):len(o.attrs)], attrErrorType.String(reason))...))
+}
+
+// end finishes the span and records the latency; err is the call's
+// result.
+func (o *op) end(ctx context.Context, err error) {
+	if o == nil {
+		return
+	}
+	attrs := o.attrs
+	if o.server != "" {
+		host, _ := splitHostPort(o.server)
+		attrs = append(attrs[:len(attrs):len(attrs)], attrServerAddress.String(host))
+	}
+	if err != nil {
+		et := errorType(err)
+		attrs = append(attrs[:len(attrs):len(attrs)], attrErrorType.String(et))
+		o.span.SetAttributes(attrErrorType.String(et))
+		// The description is the error type, not the message: server
+		// messages can quote row keys.
+		o.span.SetStatus(codes.Error, et)
+	}
+	o.t.duration.Record(context.WithoutCancel(ctx), time.Since(o.start).Seconds(), metric.WithAttributes(attrs...))
+	o.span.End()
+}
