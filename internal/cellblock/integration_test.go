@@ -3,6 +3,7 @@
 package cellblock
 
 import (
+	"cmp"
 	"context"
 	"net"
 	"os"
@@ -22,7 +23,7 @@ import (
 func TestIntegrationKeyValueCodec(t *testing.T) {
 	master := os.Getenv("HBKIT_MASTER_ADDR")
 	if master == "" {
-		master = "127.0.0.1:16000"
+		master = net.JoinHostPort("127.0.0.1", cmp.Or(os.Getenv("HBKIT_MASTER_PORT"), "16000"))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

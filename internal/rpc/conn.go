@@ -218,14 +218,16 @@ func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message,
 	return true, nil
 }
 
-// timeoutMillis converts a remaining duration into RequestHeader.timeout.
+// timeoutMillis converts a remaining duration into RequestHeader.timeout,
+// in [1, 2^31-1]: the server reads the field as a Java int and ignores
+// values <= 0.
 func timeoutMillis(d time.Duration) uint32 {
 	ms := d.Milliseconds()
 	switch {
 	case ms < 1:
 		return 1
-	case ms > math.MaxUint32:
-		return math.MaxUint32
+	case ms > math.MaxInt32:
+		return math.MaxInt32
 	}
 	return uint32(ms)
 }

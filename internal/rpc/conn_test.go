@@ -574,3 +574,21 @@ func TestMarshalErrorIsNotRetryable(t *testing.T) {
 		t.Errorf("connection broken by a marshal error: %v", c.Err())
 	}
 }
+
+func TestTimeoutMillis(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want uint32
+	}{
+		{-time.Second, 1},
+		{0, 1},
+		{500 * time.Microsecond, 1},
+		{1500 * time.Millisecond, 1500},
+		{1000 * time.Hour, 1<<31 - 1},
+	}
+	for _, tt := range tests {
+		if got := timeoutMillis(tt.d); got != tt.want {
+			t.Errorf("timeoutMillis(%v) = %d, want %d", tt.d, got, tt.want)
+		}
+	}
+}

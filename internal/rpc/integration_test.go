@@ -16,12 +16,16 @@ import (
 	"github.com/hbkit/hbkit/internal/pb"
 )
 
-// These tests talk to the local HBase started by tools/hbase (master on
-// 127.0.0.1:16000, or HBKIT_MASTER_ADDR). They only read.
+// These tests talk to the local HBase started by tools/hbase: the master
+// at HBKIT_MASTER_ADDR, else 127.0.0.1:HBKIT_MASTER_PORT, else
+// 127.0.0.1:16000. They only read.
 
 func masterAddr() string {
 	if a := os.Getenv("HBKIT_MASTER_ADDR"); a != "" {
 		return a
+	}
+	if p := os.Getenv("HBKIT_MASTER_PORT"); p != "" {
+		return net.JoinHostPort("127.0.0.1", p)
 	}
 	return "127.0.0.1:16000"
 }
@@ -97,7 +101,7 @@ func TestIntegrationMetaGet(t *testing.T) {
 		Get: &pb.Get{Row: []byte("hbase:namespace"), Column: []*pb.Column{{Family: []byte("table")}}},
 	}
 	var resp pb.GetResponse
-	if err := p.Call(ctx, rs, ClientService, "Get", req, &resp, WithPriority(200)); err != nil {
+	if err := p.Call(ctx, rs, ClientService, "Get", req, &resp, WithPriority(PriorityHigh)); err != nil {
 		t.Fatalf("Get on hbase:meta: %v", err)
 	}
 	for _, c := range resp.GetResult().GetCell() {
@@ -124,7 +128,7 @@ func TestIntegrationScanMeta(t *testing.T) {
 		ClientHandlesHeartbeats: proto.Bool(true),
 	}
 	var resp pb.ScanResponse
-	if err := p.Call(ctx, rs, ClientService, "Scan", open, &resp, WithPriority(200)); err != nil {
+	if err := p.Call(ctx, rs, ClientService, "Scan", open, &resp, WithPriority(PriorityHigh)); err != nil {
 		t.Fatalf("Scan open: %v", err)
 	}
 	if len(resp.GetResults()) == 0 || len(resp.GetResults()[0].GetCell()) == 0 {

@@ -148,8 +148,17 @@ type callOptions struct {
 	cellBlock *[]byte
 }
 
-// WithPriority sets RequestHeader.priority: 0 NORMAL, 100 ADMIN_QOS,
-// 200 HIGH_QOS (what the Java client uses for hbase:meta).
+// Request priorities (HConstants' QoS levels) for WithPriority.
+const (
+	PriorityNormal = 0
+	PriorityAdmin  = 100
+	// PriorityHigh is what the Java client uses for hbase:meta and other
+	// system tables.
+	PriorityHigh = 200
+)
+
+// WithPriority sets RequestHeader.priority (PriorityNormal, PriorityAdmin,
+// PriorityHigh). Unset, the server derives it from the request.
 func WithPriority(p uint32) CallOption { return func(c *callOptions) { c.priority = p } }
 
 // WithCellBlock stores the response's cell block (nil when there is none) in
