@@ -592,3 +592,70 @@ func TestTimeoutMillis(t *testing.T) {
 		}
 	}
 }
+
+// TestStressCancelAndReorder mixes many concurrent calls, random server
+// delays (so answers come out of order) and callers giving up early: every
+// call that succeeds must get its own answer, and the connection survives.
+func TestStressCancelAndReorder(t *testing.T) {
+	s := newFakeServer(t, func(sc *serverConn, req *serverRequest) {
+		resp := echoResponse(req)
+		id := req.id()
+		delay := time.Duration(id%7) * time.Millisecond
+		go func() {
+			time.Sleep(delay)
+			sc.reply(id, resp)
+		}()
+	})
+	c := dialTest(t, s)
+	const workers, perWorker = 8, 40
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var ok, canceled int
+	for w := range workers {
+		wg.Go(func() {
+			for i := range perWorker {
+				name := fmt.Sprintf("w%d-%d", w, i)
+				// Some callers give up before the slowest answers arrive.
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(1+(w*perWorker+i)%9)*time.Millisecond)
+				var resp pb.GetTableNamesResponse
+				err := c.Call(ctx, "GetTableNames", &pb.GetTableNamesRequest{Regex: proto.String(name)}, &resp)
+				cancel()
+				mu.Lock()
+				switch {
+				case err == nil:
+					ok++
+					if got := string(resp.GetTableNames()[0].GetQualifier()); got != name {
+						t.Errorf("call %s got the answer for %s", name, got)
+					}
+				case errors.Is(err, context.DeadlineExceeded):
+					canceled++
+				default:
+					t.Errorf("call %s: %v", name, err)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if c.Err() != nil {
+		t.Fatalf("connection broken: %v", c.Err())
+	}
+	if ok == 0 {
+		t.Errorf("no call succeeded (%d timed out)", canceled)
+	}
+	t.Logf("%d answered, %d gave up", ok, canceled)
+	// Late answers are dropped without leaking pending entries.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c.mu.Lock()
+		n := len(c.pending)
+		c.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d calls still pending", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
