@@ -45,6 +45,13 @@
 // callers and replaces a broken Conn on next use; WithDialFunc maps the
 // addresses HBase advertises to reachable ones.
 //
+// A rejected ConnectionHeader (unknown service, unsupported codec) is meant
+// to be answered with a call id -1 exception, but HBase 2.6.4's Netty
+// server logs the exception and just closes the socket: the client then
+// sees a *ConnError wrapping io.EOF on the first call. A connection that
+// breaks on every first call is therefore a configuration problem, not a
+// transient one; higher layers bound their retries anyway.
+//
 // Server exceptions for one call are *RemoteError values carrying the Java
 // class name: dispatch on Class with errors.As, never on the message.
 //

@@ -180,3 +180,24 @@ func metaServer(t *testing.T, p *Pool, ctx context.Context) string {
 	sn := locs.GetMetaLocations()[0].GetServerName()
 	return net.JoinHostPort(sn.GetHostName(), strconv.Itoa(int(sn.GetPort())))
 }
+
+// TestIntegrationBadHeader: HBase 2.6.4's Netty server logs
+// UnknownServiceException / UnsupportedCellCodecException and closes the
+// connection without a call-id -1 response, so the client only sees the
+// connection break. Either form must surface as a *ConnError.
+func TestIntegrationBadHeader(t *testing.T) {
+	p, ctx := integrationPool(t)
+	err := p.Call(ctx, masterAddr(), "NoSuchService", "IsMasterRunning", &pb.IsMasterRunningRequest{}, nil)
+	if !errors.As(err, new(*ConnError)) {
+		t.Errorf("unknown service: error = %v (%T), want *ConnError", err, err)
+	}
+	bad, err := NewPool(WithCellBlockCodec("org.example.NoSuchCodec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close()
+	err = bad.Call(ctx, masterAddr(), MasterService, "IsMasterRunning", &pb.IsMasterRunningRequest{}, nil)
+	if !errors.As(err, new(*ConnError)) {
+		t.Errorf("unknown codec: error = %v (%T), want *ConnError", err, err)
+	}
+}
