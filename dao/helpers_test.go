@@ -1,0 +1,181 @@
+package dao_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/fake"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// createTable creates the table of d on the fake, pre-split as declared.
+func createTable(t testing.TB, c *fake.Client, d schema.Definition) {
+	t.Helper()
+	desc := hbase.TableDescriptor{Name: d.Name().String()}
+	for _, f := range d.Families() {
+		desc.Families = append(desc.Families, hbase.FamilyDescriptor{Name: f.Name, Attributes: f.Attributes()})
+	}
+	if err := c.CreateTable(context.Background(), desc, d.SplitKeys()); err != nil {
+		t.Fatalf("create table %s: %v", d.Name(), err)
+	}
+}
+
+func newFake(t testing.TB) *fake.Client {
+	t.Helper()
+	c, err := fake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// newSMS returns a fake with the SMS table and a repository on it.
+func newSMS(t testing.TB, c dao.Client, f *fake.Client, opts ...dao.Option) *dao.SMSRepo {
+	t.Helper()
+	tbl, err := schema.SMSTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	createTable(t, f, tbl)
+	r, err := dao.NewSMS(c, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var t0 = time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
+
+func msg(mobile string, at time.Time, seq uint64) *schema.SMS {
+	return &schema.SMS{Mobile: mobile, SentAt: at, Seq: seq, Account: "acct-" + mobile[len(mobile)-2:],
+		Content: fmt.Sprintf("hello %s at %d/%d", mobile, at.UnixMilli(), seq), Delivered: seq%2 == 0}
+}
+
+// rawKeys scans a whole table with the raw client and returns its row keys.
+func rawKeys(t testing.TB, c hbase.DataClient, table string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for r, err := range hbase.ScanAll(context.Background(), c, &hbase.Scan{Table: table}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r.Row())
+	}
+	return out
+}
+
+// flaky wraps a client and fails chosen actions: a Put (alone or in a
+// batch) whose row makes failRow return an error, and scans whose range
+// makes failScan return one.
+type flaky struct {
+	dao.Client
+	mu       sync.Mutex
+	failRow  func(row []byte) error
+	failScan func(s *hbase.Scan) error
+	batches  int
+	puts     int // puts that reached the inner client
+}
+
+var errInjected = errors.New("injected failure")
+
+func (f *flaky) Put(ctx context.Context, p *hbase.Put) error {
+	if f.failRow != nil {
+		if err := f.failRow(p.Row); err != nil {
+			return err
+		}
+	}
+	f.mu.Lock()
+	f.puts++
+	f.mu.Unlock()
+	return f.Client.Put(ctx, p)
+}
+
+func (f *flaky) Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error) {
+	if f.failScan != nil {
+		if err := f.failScan(s); err != nil {
+			return nil, err
+		}
+	}
+	return f.Client.Scan(ctx, s)
+}
+
+func (f *flaky) Batch(ctx context.Context, actions []hbase.Action) ([]hbase.BatchResult, error) {
+	f.mu.Lock()
+	f.batches++
+	f.mu.Unlock()
+	results := make([]hbase.BatchResult, len(actions))
+	var pass []hbase.Action
+	var at []int
+	var failed []hbase.ActionError
+	for i, a := range actions {
+		if p, ok := a.(*hbase.Put); ok && f.failRow != nil {
+			if err := f.failRow(p.Row); err != nil {
+				results[i] = hbase.BatchResult{Err: err}
+				failed = append(failed, hbase.ActionError{Index: i, Action: a, Err: err})
+				continue
+			}
+			f.mu.Lock()
+			f.puts++
+			f.mu.Unlock()
+		}
+		pass = append(pass, a)
+		at = append(at, i)
+	}
+	if len(pass) > 0 {
+		res, err := f.Client.Batch(ctx, pass)
+		var be *hbase.BatchError
+		if err != nil && !errors.As(err, &be) {
+			return nil, err
+		}
+		for j, r := range res {
+			results[at[j]] = r
+			if r.Err != nil {
+				failed = append(failed, hbase.ActionError{Index: at[j], Action: pass[j], Err: r.Err})
+			}
+		}
+	}
+	if len(failed) > 0 {
+		return results, &hbase.BatchError{Failed: failed}
+	}
+	return results, nil
+}
+
+// noLeak fails the test if more goroutines run than before, once the
+// runtime has had a moment to retire the ones that just returned.
+func noLeak(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			n := runtime.Stack(buf, true)
+			t.Fatalf("goroutine leak: %d running, %d before\n%s", runtime.NumGoroutine(), before, buf[:n])
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func keyString(k []byte) string {
+	if bytes.ContainsFunc(k, func(r rune) bool { return r < 0x20 || r > 0x7e }) {
+		return fmt.Sprintf("%x", k)
+	}
+	return string(k)
+}
+
+func joinKeys(ks [][]byte) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = keyString(k)
+	}
+	return strings.Join(s, " ")
+}
