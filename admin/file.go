@@ -1,0 +1,399 @@
+package admin
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/hbkit/hbkit/keys"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// MaxSchemaFileSize bounds the size of a schema file.
+const MaxSchemaFileSize = 1 << 20
+
+// LoadSchemaFile reads a schema file; see ParseSchemaFile.
+func LoadSchemaFile(path string) ([]schema.Definition, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("admin: schema file: %w", err)
+	}
+	defer f.Close()
+	defs, err := ParseSchemaFile(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return defs, nil
+}
+
+// File is the JSON form of a schema file: one or more tables, for example
+// a data table and its index tables. See the package documentation for
+// an example.
+type File struct {
+	Tables []FileTable `json:"tables"`
+}
+
+// FileTable declares one table.
+type FileTable struct {
+	// Name is "table" or "namespace:table".
+	Name     string       `json:"name"`
+	Families []FileFamily `json:"families"`
+	// Key is the row-key layout, segment by segment. It decides what
+	// "regions" alone splits on (the leading segment's keyspace) and how
+	// describe cuts keys. Empty means one variable-length string segment
+	// named "row".
+	Key    []FileSegment `json:"key,omitempty"`
+	Splits *FileSplits   `json:"splits,omitempty"`
+}
+
+// FileFamily declares one column family. Options are keyed by HBase's
+// attribute names (BLOOMFILTER, VERSIONS, MIN_VERSIONS, COMPRESSION, TTL,
+// BLOCKSIZE, IN_MEMORY, BLOCKCACHE, DATA_BLOCK_ENCODING), with string,
+// number or boolean values as the HBase shell takes them; options left
+// out take HBase's defaults.
+type FileFamily struct {
+	Name    string                     `json:"name"`
+	Options map[string]json.RawMessage `json:"options,omitempty"`
+}
+
+// FileSegment is one row-key segment. Kind is one of
+//
+//	bucket            hash(From) % Buckets, zero-padded decimal (keys.HashBucket)
+//	md5hex            first Width hex digits of md5(From) (keys.MD5Hex)
+//	reversed_digits   Width decimal digits, reversed (keys.ReversedDigits)
+//	digits            Width decimal digits (keys.Digits)
+//	fixed             a string padded with spaces to Width bytes (keys.Fixed)
+//	reversed_timestamp Long.MAX_VALUE - ms, 19 digits (keys.ReversedTimestamp)
+//	string            a variable-length escaped string (keys.String)
+type FileSegment struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Width   int    `json:"width,omitempty"`
+	Buckets int    `json:"buckets,omitempty"`
+	From    string `json:"from,omitempty"`
+}
+
+// FileSplits says how the table is pre-split. Set exactly one of Keys,
+// HexKeys, or Regions (optionally with Algorithm):
+//
+//   - keys: explicit split keys as strings, e.g. ["05", "10"];
+//   - hex_keys: explicit split keys in hex, for binary keys;
+//   - regions alone: that many regions cut from the keyspace of the
+//     leading key segment (schema.Splits.Regions);
+//   - regions with algorithm: HexStringSplit, DecimalStringSplit or
+//     UniformSplit (HBase's RegionSplitter algorithms), BucketSplit
+//     (buckets: a zero-padded decimal bucket prefix 0..buckets-1) or
+//     DecimalPrefixSplit (width: a uniform decimal prefix of that many
+//     digits).
+type FileSplits struct {
+	Keys      []string `json:"keys,omitempty"`
+	HexKeys   []string `json:"hex_keys,omitempty"`
+	Regions   int      `json:"regions,omitempty"`
+	Algorithm string   `json:"algorithm,omitempty"`
+	Buckets   int      `json:"buckets,omitempty"`
+	Width     int      `json:"width,omitempty"`
+}
+
+// ParseSchemaFile reads a JSON schema file and returns its tables as
+// definitions, in file order. Unknown fields, unknown options, trailing
+// data and anything package schema rejects are errors wrapping
+// ErrInvalidSchema that name the table and field; nothing is sent
+// anywhere.
+func ParseSchemaFile(r io.Reader) ([]schema.Definition, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSchemaFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("admin: schema file: %w", err)
+	}
+	if len(data) > MaxSchemaFileSize {
+		return nil, fmt.Errorf("%w: schema file larger than %d bytes", ErrInvalidSchema, MaxSchemaFileSize)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f File
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("%w: schema file: %w", ErrInvalidSchema, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: schema file: data after the top-level object", ErrInvalidSchema)
+	}
+	if len(f.Tables) == 0 {
+		return nil, fmt.Errorf("%w: schema file declares no tables", ErrInvalidSchema)
+	}
+	out := make([]schema.Definition, 0, len(f.Tables))
+	seen := make(map[string]bool)
+	for i, t := range f.Tables {
+		d, err := t.definition()
+		if err != nil {
+			return nil, fmt.Errorf("%w: tables[%d] (%q): %w", ErrInvalidSchema, i, t.Name, err)
+		}
+		full := d.Name().FullName()
+		if seen[full] {
+			return nil, fmt.Errorf("%w: tables[%d]: table %q declared twice", ErrInvalidSchema, i, t.Name)
+		}
+		seen[full] = true
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// record is the record type of a file-declared table: string and integer
+// fields by name. Admin never encodes records; the layout exists so that
+// split keys can be cut from it and keys can be cut into parts.
+type record struct {
+	s map[string]string
+	n map[string]int64
+}
+
+func (r *record) str(name string) string { return r.s[name] }
+func (r *record) setStr(name, v string) {
+	if r.s == nil {
+		r.s = map[string]string{}
+	}
+	r.s[name] = v
+}
+
+func (t FileTable) definition() (schema.Definition, error) {
+	fams := make([]schema.Family, 0, len(t.Families))
+	for i, ff := range t.Families {
+		f, err := ff.family()
+		if err != nil {
+			return nil, fmt.Errorf("families[%d]: %w", i, err)
+		}
+		fams = append(fams, f)
+	}
+	segs := t.Key
+	if len(segs) == 0 {
+		segs = []FileSegment{{Name: "row", Kind: "string"}}
+	}
+	fields := make([]keys.Field[record], 0, len(segs))
+	for i, s := range segs {
+		f, err := s.field()
+		if err != nil {
+			return nil, fmt.Errorf("key[%d]: %w", i, err)
+		}
+		fields = append(fields, f)
+	}
+	layout, err := keys.NewLayout(fields...)
+	if err != nil {
+		return nil, fmt.Errorf("key: %w", err)
+	}
+	splits, err := t.Splits.splits()
+	if err != nil {
+		return nil, fmt.Errorf("splits: %w", err)
+	}
+	return schema.New(schema.Spec[record]{Name: t.Name, Families: fams, Key: layout, Splits: splits})
+}
+
+func (ff FileFamily) family() (schema.Family, error) {
+	attrs := make(map[string]string, len(ff.Options))
+	known := schema.AttributeNames()
+	for k, raw := range ff.Options {
+		if !slices.Contains(known, k) {
+			return schema.Family{}, fmt.Errorf("family %q: unknown option %q (want one of %v)", ff.Name, k, known)
+		}
+		v, err := optionValue(raw)
+		if err != nil {
+			return schema.Family{}, fmt.Errorf("family %q: option %s: %w", ff.Name, k, err)
+		}
+		attrs[k] = v
+	}
+	return schema.ParseFamily(ff.Name, attrs)
+}
+
+// optionValue turns a JSON string, integer or boolean into the string
+// form HBase uses.
+func optionValue(raw json.RawMessage) (string, error) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return "", err
+	}
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case json.Number:
+		if _, err := strconv.ParseInt(string(x), 10, 64); err != nil {
+			return "", fmt.Errorf("%s is not an integer", x)
+		}
+		return string(x), nil
+	}
+	return "", fmt.Errorf("want a string, an integer or a boolean, got %s", raw)
+}
+
+func (s FileSegment) field() (keys.Field[record], error) {
+	name := s.Name
+	if name == "" {
+		return keys.Field[record]{}, errors.New("segment has no name")
+	}
+	get := func(r *record) string { return r.str(name) }
+	set := func(r *record, v string) { r.setStr(name, v) }
+	from := func() (func(*record) string, error) {
+		if s.From == "" {
+			return nil, fmt.Errorf("segment %q: kind %s needs \"from\", the field it hashes", name, s.Kind)
+		}
+		src := s.From
+		return func(r *record) string { return r.str(src) }, nil
+	}
+	noExtra := func(width, buckets, from bool) error {
+		switch {
+		case !width && s.Width != 0:
+			return fmt.Errorf("segment %q: kind %s takes no width", name, s.Kind)
+		case !buckets && s.Buckets != 0:
+			return fmt.Errorf("segment %q: kind %s takes no buckets", name, s.Kind)
+		case !from && s.From != "":
+			return fmt.Errorf("segment %q: kind %s takes no from", name, s.Kind)
+		}
+		return nil
+	}
+	var f keys.Field[record]
+	switch s.Kind {
+	case "bucket":
+		if err := noExtra(false, true, true); err != nil {
+			return f, err
+		}
+		g, err := from()
+		if err != nil {
+			return f, err
+		}
+		f = keys.HashBucket(name, s.Buckets, g, nil)
+	case "md5hex":
+		if err := noExtra(true, false, true); err != nil {
+			return f, err
+		}
+		g, err := from()
+		if err != nil {
+			return f, err
+		}
+		f = keys.MD5Hex(name, s.Width, g)
+	case "reversed_digits":
+		if err := noExtra(true, false, false); err != nil {
+			return f, err
+		}
+		f = keys.ReversedDigits(name, s.Width, get, set)
+	case "digits":
+		if err := noExtra(true, false, false); err != nil {
+			return f, err
+		}
+		f = keys.Digits(name, s.Width, get, set)
+	case "fixed":
+		if err := noExtra(true, false, false); err != nil {
+			return f, err
+		}
+		f = keys.Fixed(name, s.Width, ' ', get, set)
+	case "reversed_timestamp":
+		if err := noExtra(false, false, false); err != nil {
+			return f, err
+		}
+		f = keys.ReversedTimestamp(name,
+			func(r *record) int64 { return r.n[name] },
+			func(r *record, v int64) {
+				if r.n == nil {
+					r.n = map[string]int64{}
+				}
+				r.n[name] = v
+			})
+	case "string":
+		if err := noExtra(false, false, false); err != nil {
+			return f, err
+		}
+		f = keys.String(name, get, set)
+	default:
+		return f, fmt.Errorf("segment %q: unknown kind %q (want bucket, md5hex, reversed_digits, digits, fixed, reversed_timestamp or string)", name, s.Kind)
+	}
+	return f, nil
+}
+
+func (fs *FileSplits) splits() (schema.Splits, error) {
+	if fs == nil {
+		return schema.Splits{}, nil
+	}
+	set := 0
+	for _, b := range []bool{len(fs.Keys) > 0, len(fs.HexKeys) > 0, fs.Regions != 0} {
+		if b {
+			set++
+		}
+	}
+	if set != 1 {
+		return schema.Splits{}, errors.New("set exactly one of keys, hex_keys and regions")
+	}
+	if fs.Algorithm == "" && (fs.Buckets != 0 || fs.Width != 0) {
+		return schema.Splits{}, errors.New("buckets and width need an algorithm")
+	}
+	switch {
+	case len(fs.Keys) > 0:
+		if fs.Algorithm != "" {
+			return schema.Splits{}, errors.New("algorithm needs regions, not explicit keys")
+		}
+		ks := make([][]byte, len(fs.Keys))
+		for i, k := range fs.Keys {
+			ks[i] = []byte(k)
+		}
+		return schema.Splits{Keys: ks}, nil
+	case len(fs.HexKeys) > 0:
+		if fs.Algorithm != "" {
+			return schema.Splits{}, errors.New("algorithm needs regions, not explicit keys")
+		}
+		ks := make([][]byte, len(fs.HexKeys))
+		for i, k := range fs.HexKeys {
+			b, err := hex.DecodeString(k)
+			if err != nil {
+				return schema.Splits{}, fmt.Errorf("hex_keys[%d]: %w", i, err)
+			}
+			ks[i] = b
+		}
+		return schema.Splits{Keys: ks}, nil
+	}
+	if fs.Regions < 1 {
+		return schema.Splits{}, fmt.Errorf("regions must be at least 1, got %d", fs.Regions)
+	}
+	var (
+		ks  [][]byte
+		err error
+	)
+	switch fs.Algorithm {
+	case "":
+		return schema.Splits{Regions: fs.Regions}, nil
+	case "HexStringSplit":
+		ks, err = keys.HexStringSplit(fs.Regions)
+	case "DecimalStringSplit":
+		ks, err = keys.DecimalStringSplit(fs.Regions)
+	case "UniformSplit":
+		ks, err = keys.UniformSplit(fs.Regions)
+	case "BucketSplit":
+		if fs.Buckets < 1 {
+			return schema.Splits{}, errors.New("BucketSplit needs buckets >= 1")
+		}
+		ks, err = keys.BucketSplits(uint64(fs.Buckets), fs.Regions, keys.BucketWidth(fs.Buckets))
+	case "DecimalPrefixSplit":
+		ks, err = keys.DecimalPrefixSplits(fs.Regions, fs.Width)
+	default:
+		return schema.Splits{}, fmt.Errorf("unknown algorithm %q (want HexStringSplit, DecimalStringSplit, UniformSplit, BucketSplit or DecimalPrefixSplit)", fs.Algorithm)
+	}
+	if err != nil {
+		return schema.Splits{}, err
+	}
+	switch fs.Algorithm {
+	case "BucketSplit":
+		if fs.Width != 0 {
+			return schema.Splits{}, errors.New("BucketSplit takes no width")
+		}
+	case "DecimalPrefixSplit":
+		if fs.Buckets != 0 {
+			return schema.Splits{}, errors.New("DecimalPrefixSplit takes no buckets")
+		}
+	default:
+		if fs.Buckets != 0 || fs.Width != 0 {
+			return schema.Splits{}, fmt.Errorf("%s takes no buckets or width", fs.Algorithm)
+		}
+	}
+	return schema.Splits{Keys: ks}, nil
+}
