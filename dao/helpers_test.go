@@ -14,6 +14,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
+	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -82,8 +83,10 @@ type flaky struct {
 	mu       sync.Mutex
 	failRow  func(row []byte) error
 	failScan func(s *hbase.Scan) error
-	batches  int
-	puts     int // puts that reached the inner client
+	// afterBatch, if set, runs after each Batch call.
+	afterBatch func()
+	batches    int
+	puts       int // puts that reached the inner client
 }
 
 var errInjected = errors.New("injected failure")
@@ -113,6 +116,9 @@ func (f *flaky) Batch(ctx context.Context, actions []hbase.Action) ([]hbase.Batc
 	f.mu.Lock()
 	f.batches++
 	f.mu.Unlock()
+	if f.afterBatch != nil {
+		defer f.afterBatch()
+	}
 	results := make([]hbase.BatchResult, len(actions))
 	var pass []hbase.Action
 	var at []int
@@ -179,3 +185,5 @@ func joinKeys(ks [][]byte) string {
 	}
 	return strings.Join(s, " ")
 }
+
+type keysRange = keys.KeyRange

@@ -188,7 +188,7 @@ func (h *mergeHeap[T]) Less(i, j int) bool {
 	return c < 0
 }
 func (h *mergeHeap[T]) Swap(i, j int) { h.cur[i], h.cur[j] = h.cur[j], h.cur[i] }
-func (h *mergeHeap[T]) Push(x any)   { h.cur = append(h.cur, x.(*cursor[T])) }
+func (h *mergeHeap[T]) Push(x any)    { h.cur = append(h.cur, x.(*cursor[T])) }
 func (h *mergeHeap[T]) Pop() any {
 	n := len(h.cur) - 1
 	c := h.cur[n]
