@@ -1,0 +1,117 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// ErrInvalidConfig is wrapped by every configuration error of this package:
+// a bad workload Config, simulator option or split specification.
+var ErrInvalidConfig = errors.New("sim: invalid configuration")
+
+// ConfigError reports an invalid setting.
+type ConfigError struct {
+	Field  string // the setting, such as "Records" or "servers"
+	Reason string
+}
+
+func (e *ConfigError) Error() string { return "sim: " + e.Field + ": " + e.Reason }
+
+// Unwrap returns ErrInvalidConfig.
+func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+func configErr(field, format string, args ...any) error {
+	return &ConfigError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// DefaultStart returns the window start used when Config.Start is zero,
+// 2025-01-01 00:00 UTC.
+func DefaultStart() time.Time { return time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC) }
+
+// Config describes a generated workload. The same Config and Seed always
+// give the same records.
+type Config struct {
+	// Records is the number of records (rows) to generate, at least 1.
+	Records int64
+	// Entities is the number of distinct keys' owners: mobiles for SMS,
+	// users, hosts for LOG_DATA, customers for orders. Zero picks the
+	// workload's default (100,000 mobiles, 50 hosts, ...), capped at
+	// Records where that makes sense.
+	Entities int
+	// Accounts is the number of SMS sending accounts; zero means 100.
+	Accounts int
+	// Days is the length of the time window in days; zero means 30.
+	Days int
+	// Start is the start of the time window; zero means DefaultStart.
+	Start time.Time
+	// Seed seeds the deterministic random source.
+	Seed uint64
+}
+
+// withDefaults checks c and returns a copy with defaults filled in;
+// entities is the workload's default entity count.
+func (c Config) withDefaults(entities int) (Config, error) {
+	switch {
+	case c.Records < 1:
+		return c, configErr("Records", "need at least 1 record, have %d", c.Records)
+	case c.Entities < 0:
+		return c, configErr("Entities", "negative count %d", c.Entities)
+	case c.Accounts < 0:
+		return c, configErr("Accounts", "negative count %d", c.Accounts)
+	case c.Days < 0:
+		return c, configErr("Days", "negative window %d", c.Days)
+	case c.Days > 3650:
+		return c, configErr("Days", "window of %d days is more than 10 years", c.Days)
+	}
+	if c.Entities == 0 {
+		c.Entities = entities
+	}
+	if c.Accounts == 0 {
+		c.Accounts = 100
+	}
+	if c.Days == 0 {
+		c.Days = 30
+	}
+	if c.Start.IsZero() {
+		c.Start = DefaultStart()
+	}
+	c.Start = c.Start.UTC().Truncate(time.Millisecond)
+	return c, nil
+}
+
+// window returns the window's bounds in Unix ms.
+func (c Config) window() (from, to int64) {
+	from = c.Start.UnixMilli()
+	return from, from + int64(c.Days)*24*3600*1000
+}
+
+// clock spreads n records over [from, to) in order: record i falls in its
+// own step of (to-from)/n ms, at a random offset inside it, so times never
+// decrease.
+type clock struct {
+	from, span, n int64
+}
+
+func (k clock) at(r *rand.Rand, i int64) int64 {
+	lo := k.from + mulDiv(i, k.span, k.n)
+	hi := k.from + mulDiv(i+1, k.span, k.n)
+	if hi <= lo {
+		return lo
+	}
+	return lo + r.Int64N(hi-lo)
+}
+
+// mulDiv returns a*b/c for non-negative values, without overflow for the
+// sizes used here (a <= c).
+func mulDiv(a, b, c int64) int64 {
+	q, r := b/c, b%c
+	return a*q + a*r/c
+}
+
+// newRand returns the deterministic random source of a workload; stream
+// separates the sources of different generators with the same seed.
+func newRand(seed, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15^stream))
+}

@@ -1,0 +1,316 @@
+package sim
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"html"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// barWidth is the width in characters of the longest text bar.
+const barWidth = 40
+
+// bar returns a bar of width proportional to v/max, with eighth blocks.
+func bar(v, maxV float64, width int) string {
+	if maxV <= 0 || v <= 0 {
+		return ""
+	}
+	eighths := int(v / maxV * float64(width*8))
+	if eighths == 0 {
+		eighths = 1
+	}
+	var sb strings.Builder
+	sb.WriteString(strings.Repeat("█", eighths/8))
+	if r := eighths % 8; r > 0 {
+		sb.WriteRune([]rune("▏▎▍▌▋▊▉")[r-1])
+	}
+	return sb.String()
+}
+
+// heat returns one character per value, from ' ' (none) to '█' (the max).
+func heat(vs []int64) string {
+	var m int64
+	for _, v := range vs {
+		m = max(m, v)
+	}
+	levels := []rune(" ▁▂▃▄▅▆▇█")
+	var sb strings.Builder
+	for _, v := range vs {
+		switch {
+		case v == 0 || m == 0:
+			sb.WriteRune('·')
+		default:
+			sb.WriteRune(levels[1+int(float64(v)/float64(m)*7.999)])
+		}
+	}
+	return sb.String()
+}
+
+// HumanBytes formats n bytes with a binary unit: 512 B, 1.5 KiB, 10.0 GiB.
+func HumanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 5; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+func shortKey(k Key, width int) string {
+	s := k.String()
+	if s == "" {
+		return "-"
+	}
+	if len(s) > width {
+		return s[:width-1] + "…"
+	}
+	return s
+}
+
+// WriteText writes the report as aligned tables with text bars, for a
+// terminal.
+func (r *Report) WriteText(w io.Writer) error {
+	var buf bytes.Buffer
+	b := bufio.NewWriter(&buf)
+	kind := "simulated"
+	if r.Measured {
+		kind = "measured"
+	}
+	fmt.Fprintf(b, "%s %s: %d rows", kind, r.Table, r.Rows)
+	if r.Bytes > 0 {
+		fmt.Fprintf(b, ", %s", HumanBytes(r.Bytes))
+	}
+	fmt.Fprintf(b, ", %d regions, %d servers", len(r.Regions), len(r.Servers))
+	if r.Elapsed > 0 {
+		fmt.Fprintf(b, " (%s)", r.Elapsed.Round(time.Millisecond))
+	}
+	fmt.Fprintln(b)
+	fmt.Fprintln(b)
+	writeRegions(b, r.Regions, r.Measured)
+	fmt.Fprintf(b, "skew: max/mean %.2f (region %d), min/mean %.2f (region %d)\n",
+		r.Skew.MaxOverMean, r.Skew.Max, r.Skew.MinOverMean, r.Skew.Min)
+
+	if len(r.Slices) > 0 {
+		fmt.Fprintf(b, "\ntime slices (writes by record time; heat: one column per region, · none):\n")
+		fmt.Fprintf(b, "%5s  %-16s  %-16s  %10s  %4s  %7s  %6s  %s\n", "slice", "from", "to", "rows", "hot", "hot%", "active", "heat")
+		for i, s := range r.Slices {
+			fmt.Fprintf(b, "%5d  %-16s  %-16s  %10d  %4d  %6.1f%%  %6d  %s\n", i,
+				s.From.Format("2006-01-02 15:04"), s.To.Format("2006-01-02 15:04"), s.Rows, s.Hot, 100*s.HotShare, s.Active, heat(s.Regions))
+		}
+	}
+
+	if r.SplitSize > 0 || r.SplitRows > 0 {
+		fmt.Fprintf(b, "\nregion splits (")
+		if r.SplitSize > 0 {
+			fmt.Fprintf(b, "a region splits at its midpoint past %s", HumanBytes(r.SplitSize))
+		} else {
+			fmt.Fprintf(b, "a region splits at its midpoint past %d rows", r.SplitRows)
+		}
+		fmt.Fprintf(b, "): %d splits, %d regions at the end\n", len(r.Splits), len(r.Final))
+		if len(r.Splits) > 0 {
+			fmt.Fprintf(b, "%6s  %12s  %-19s  %-14s  %-14s  %-14s\n", "split", "after write", "record time", "parent start", "parent end", "split key")
+			show := r.Splits
+			const maxShown = 40
+			if len(show) > maxShown {
+				show = show[:maxShown]
+			}
+			for i, e := range show {
+				fmt.Fprintf(b, "%6d  %12d  %-19s  %-14s  %-14s  %-14s\n", i+1, e.Write,
+					time.UnixMilli(e.At).UTC().Format("2006-01-02 15:04:05"), shortKey(e.Start, 14), shortKey(e.End, 14), shortKey(e.Key, 14))
+			}
+			if len(r.Splits) > maxShown {
+				fmt.Fprintf(b, "   ... %d more (see --json)\n", len(r.Splits)-maxShown)
+			}
+			fmt.Fprintln(b, "\nregions at the end:")
+			writeRegions(b, r.Final, false)
+		}
+	}
+	if r.Flushes > 0 {
+		fmt.Fprintf(b, "\nmemstore flushes: %d\n", r.Flushes)
+	}
+
+	if len(r.Servers) > 0 {
+		how := "regions round-robin in key order"
+		if r.Measured {
+			how = "as hosted"
+		}
+		fmt.Fprintf(b, "\nregion servers (%s):\n", how)
+		fmt.Fprintf(b, "%-22s  %7s  %12s  %7s  %s\n", "server", "regions", "rows", "share", "")
+		var m float64
+		for _, s := range r.Servers {
+			m = max(m, s.Share)
+		}
+		for _, s := range r.Servers {
+			fmt.Fprintf(b, "%-22s  %7d  %12d  %6.2f%%  %s\n", s.Name, s.Regions, s.Rows, 100*s.Share, bar(s.Share, m, barWidth))
+		}
+		fmt.Fprintf(b, "server skew: max/mean %.2f\n", r.ServerSkew.MaxOverMean)
+	}
+	if err := b.Flush(); err != nil {
+		return err
+	}
+	return writeTrimmed(w, buf.Bytes())
+}
+
+// writeTrimmed writes text with the trailing blanks of each line removed.
+func writeTrimmed(w io.Writer, text []byte) error {
+	out := make([]byte, 0, len(text))
+	for line := range bytes.Lines(text) {
+		nl := bytes.HasSuffix(line, []byte("\n"))
+		out = append(out, bytes.TrimRight(line, " \n")...)
+		if nl {
+			out = append(out, '\n')
+		}
+	}
+	_, err := w.Write(out)
+	return err
+}
+
+func writeRegions(b *bufio.Writer, rs []Region, requests bool) {
+	fmt.Fprintf(b, "%6s  %-14s  %-14s  %12s  %7s  ", "region", "start", "end", "rows", "share")
+	if requests {
+		fmt.Fprintf(b, "%10s  %10s  ", "reads", "writes")
+	}
+	fmt.Fprintln(b)
+	var m float64
+	for _, g := range rs {
+		m = max(m, g.Share)
+	}
+	for _, g := range rs {
+		fmt.Fprintf(b, "%6d  %-14s  %-14s  %12d  %6.2f%%  ", g.Index, shortKey(g.Start, 14), shortKey(g.End, 14), g.Rows, 100*g.Share)
+		if requests {
+			fmt.Fprintf(b, "%10d  %10d  ", g.ReadRequests, g.WriteRequests)
+		}
+		fmt.Fprintln(b, bar(g.Share, m, barWidth))
+	}
+}
+
+// Chart options for WriteSVG.
+const (
+	svgWidth  = 900
+	svgBarH   = 18
+	svgLeft   = 170
+	svgRight  = 90
+	svgTop    = 56
+	svgLegend = 24
+)
+
+// Series is one named set of shares for a bar chart, one value per region.
+type Series struct {
+	Name   string
+	Shares []float64
+}
+
+// WriteSVG writes a horizontal bar chart of the share of rows per region,
+// a self-contained SVG document. Several series (simulated and measured)
+// are drawn side by side in each region's band.
+func WriteSVG(w io.Writer, title string, labels []string, series []Series) error {
+	b := bufio.NewWriter(w)
+	colors := []string{"#3b6fb6", "#e07b39", "#4a9b5e", "#a05195"}
+	n := len(labels)
+	band := svgBarH * max(1, len(series))
+	height := svgTop + n*(band+6) + 40
+	plot := float64(svgWidth - svgLeft - svgRight)
+	var m float64
+	for _, s := range series {
+		for _, v := range s.Shares {
+			m = max(m, v)
+		}
+	}
+	if m == 0 {
+		m = 1
+	}
+	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">`+"\n",
+		svgWidth, height, svgWidth, height)
+	fmt.Fprintf(b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
+	fmt.Fprintf(b, `<text x="%d" y="22" font-size="16" font-weight="bold">%s</text>`+"\n", 12, html.EscapeString(title))
+	x := svgLeft
+	for i, s := range series {
+		c := colors[i%len(colors)]
+		fmt.Fprintf(b, `<rect x="%d" y="32" width="12" height="12" fill="%s"/><text x="%d" y="43">%s</text>`+"\n", x, c, x+16, html.EscapeString(s.Name))
+		x += 24 + 8*len(s.Name) + svgLegend
+	}
+	// The even share, for reference.
+	if n > 0 {
+		ex := svgLeft + int(plot/float64(n)/m*1)
+		if float64(1)/float64(n) <= m {
+			fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888" stroke-dasharray="4 3"/>`+"\n", ex, svgTop-4, ex, height-34)
+			fmt.Fprintf(b, `<text x="%d" y="%d" fill="#555" text-anchor="middle">even %.1f%%</text>`+"\n", ex, height-20, 100/float64(n))
+		}
+	}
+	for i, l := range labels {
+		y := svgTop + i*(band+6)
+		fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", svgLeft-8, y+band/2+4, html.EscapeString(l))
+		for j, s := range series {
+			if i >= len(s.Shares) {
+				continue
+			}
+			v := s.Shares[i]
+			wd := int(v / m * plot)
+			by := y + j*svgBarH
+			fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/>`, svgLeft, by, wd, svgBarH-3, colors[j%len(colors)])
+			fmt.Fprintf(b, `<text x="%d" y="%d">%.2f%%</text>`+"\n", svgLeft+wd+4, by+svgBarH-6, 100*v)
+		}
+	}
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", svgLeft, svgTop-4, svgLeft, height-34)
+	fmt.Fprintln(b, `</svg>`)
+	return b.Flush()
+}
+
+// RegionLabels returns a label per region: its index and start key.
+func RegionLabels(rs []Region) []string {
+	out := make([]string, len(rs))
+	for i, g := range rs {
+		out[i] = strconv.Itoa(g.Index) + "  " + shortKey(g.Start, 16)
+	}
+	return out
+}
+
+// Shares returns the share of each region.
+func Shares(rs []Region) []float64 {
+	out := make([]float64, len(rs))
+	for i, g := range rs {
+		out[i] = g.Share
+	}
+	return out
+}
+
+// WriteSVG writes the report's rows per region as an SVG bar chart.
+func (r *Report) WriteSVG(w io.Writer) error {
+	kind := "simulated"
+	if r.Measured {
+		kind = "measured"
+	}
+	title := fmt.Sprintf("%s: share of rows per region (%s, %d rows, max/mean %.2f)", r.Table, kind, r.Rows, r.Skew.MaxOverMean)
+	return WriteSVG(w, title, RegionLabels(r.Regions), []Series{{Name: kind, Shares: Shares(r.Regions)}})
+}
+
+// WriteHTML writes an HTML page with the SVG chart of each report and the
+// text report below it.
+func WriteHTML(w io.Writer, title string, charts []func(io.Writer) error, texts []func(io.Writer) error) error {
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n", html.EscapeString(title))
+	fmt.Fprintln(b, `<style>body{font-family:sans-serif;margin:2em} pre{font-size:12px;line-height:1.25}</style></head><body>`)
+	fmt.Fprintf(b, "<h1>%s</h1>\n", html.EscapeString(title))
+	for _, c := range charts {
+		if err := c(b); err != nil {
+			return err
+		}
+	}
+	for _, t := range texts {
+		var sb strings.Builder
+		if err := t(&sb); err != nil {
+			return err
+		}
+		fmt.Fprintf(b, "<pre>%s</pre>\n", html.EscapeString(sb.String()))
+	}
+	fmt.Fprintln(b, "</body></html>")
+	return b.Flush()
+}
