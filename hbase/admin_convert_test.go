@@ -308,3 +308,32 @@ func FuzzDescriptorOf(f *testing.F) {
 		}
 	})
 }
+
+func seedDescriptor() TableDescriptor {
+	return TableDescriptor{Name: "crm:calls", Families: []FamilyDescriptor{
+		{Name: "d", Attributes: map[string]string{
+			"BLOOMFILTER": "ROW", "BLOCKSIZE": "65536", "VERSIONS": "3", "COMPRESSION": "SNAPPY",
+			"BLOCKCACHE": "true", "IN_MEMORY": "false", "TTL": "3600",
+		}},
+		{Name: "m"},
+	}}
+}
+
+func BenchmarkTableSchema(b *testing.B) {
+	desc := seedDescriptor()
+	tn, _ := ParseTableName(desc.Name)
+	b.ReportAllocs()
+	for b.Loop() {
+		tableSchema(tn, desc)
+	}
+}
+
+func BenchmarkDescriptorOf(b *testing.B) {
+	desc := seedDescriptor()
+	tn, _ := ParseTableName(desc.Name)
+	s := tableSchema(tn, desc)
+	b.ReportAllocs()
+	for b.Loop() {
+		descriptorOf(s)
+	}
+}
