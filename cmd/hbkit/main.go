@@ -39,6 +39,7 @@ type env struct {
 func commands() []command {
 	return []command{
 		{"version", "print the hbkit version", runVersion},
+		{"table", "create, check, describe, truncate and drop tables from schemas", runTable},
 	}
 }
 

@@ -1,0 +1,443 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hbkit/hbkit/admin"
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/schema"
+)
+
+const tableUsage = `usage: hbkit table <subcommand> --schema NAME|FILE [flags]
+
+Subcommands:
+  create    create the tables of the schema, pre-split, or check that they
+            exist as declared; safe to run again (the admin job: run it once
+            per environment). Drift is reported, never repaired.
+  ensure    the same as create
+  describe  families, options and regions (start and end keys, server,
+            requests) of the live tables, and their drift from the schema
+  truncate  remove every row, keeping the region boundaries (needs --yes)
+  drop      disable and delete the tables (needs --yes)
+  list      the names of the built-in schemas
+
+--schema takes a built-in name (see "hbkit table list") or a JSON schema
+file (see the admin package documentation); repeat it or separate names
+with commas for several tables, e.g. --schema sms,sms_index.
+
+Flags:
+`
+
+// connectFunc opens a connection to HBase through ZooKeeper. describe
+// --rows needs the client to implement admin.RowScanner too.
+type connectFunc func(ctx context.Context, zk string) (admin.Client, io.Closer, error)
+
+func connectHBase(ctx context.Context, zk string) (admin.Client, io.Closer, error) {
+	c, err := hbase.New(ctx, zk)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, c, nil
+}
+
+func runTable(ctx context.Context, e *env, args []string) error {
+	return runTableWith(ctx, e, args, connectHBase)
+}
+
+type tableFlags struct {
+	schemas []string
+	zk      string
+	json    bool
+	dryRun  bool
+	yes     bool
+	rows    bool
+	grown   bool
+}
+
+func runTableWith(ctx context.Context, e *env, args []string, connect connectFunc) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(e.stderr, tableUsage)
+		tableFlagSet(e, &tableFlags{}).PrintDefaults()
+		if len(args) == 0 {
+			return errUsage
+		}
+		return flag.ErrHelp
+	}
+	sub := args[0]
+	var f tableFlags
+	fs := tableFlagSet(e, &f)
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "hbkit table %s: unexpected argument %q\n", sub, fs.Arg(0))
+		return errUsage
+	}
+	if sub == "list" {
+		for _, n := range schema.BuiltinNames() {
+			fmt.Fprintln(e.stdout, n)
+		}
+		return nil
+	}
+	switch sub {
+	case "create", "ensure", "describe", "drop", "truncate":
+	default:
+		fmt.Fprintf(e.stderr, "hbkit table: unknown subcommand %q\n", sub)
+		fmt.Fprint(e.stderr, tableUsage)
+		return errUsage
+	}
+	if len(f.schemas) == 0 {
+		fmt.Fprintf(e.stderr, "hbkit table %s: --schema is required\n", sub)
+		return errUsage
+	}
+	defs, err := loadSchemas(f.schemas)
+	if err != nil {
+		return err
+	}
+	plans := make([]*admin.Plan, len(defs))
+	for i, d := range defs {
+		if plans[i], err = admin.PlanTable(d); err != nil {
+			return err
+		}
+	}
+	if f.dryRun {
+		if sub == "describe" {
+			fmt.Fprintln(e.stderr, "hbkit table describe: --dry-run does not apply; describe only reads")
+			return errUsage
+		}
+		return printDryRun(e.stdout, sub, defs, plans, f.json)
+	}
+	if (sub == "drop" || sub == "truncate") && !f.yes {
+		fmt.Fprintf(e.stderr, "hbkit table %s: this deletes data; add --yes to %s %s\n", sub, sub, tableNames(plans))
+		return errUsage
+	}
+	if f.json && sub != "describe" {
+		fmt.Fprintln(e.stderr, "hbkit table: --json applies to describe and --dry-run")
+		return errUsage
+	}
+
+	zk := f.zk
+	if zk == "" {
+		zk = defaultZK(e)
+	}
+	c, closer, err := connect(ctx, zk)
+	if err != nil {
+		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+	}
+	defer closer.Close()
+	var opts []admin.Option
+	if f.grown {
+		opts = append(opts, admin.WithGrownRegions())
+	}
+	a, err := admin.New(c, opts...)
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "create", "ensure":
+		return runEnsure(ctx, e, a, defs)
+	case "describe":
+		return runDescribe(ctx, e, a, defs, f)
+	case "drop":
+		for _, p := range plans {
+			if err := a.Drop(ctx, p.Table); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "%s: dropped\n", p.Table)
+		}
+	case "truncate":
+		for _, p := range plans {
+			if err := a.Truncate(ctx, p.Table); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "%s: truncated, splits kept\n", p.Table)
+		}
+	}
+	return nil
+}
+
+func tableFlagSet(e *env, f *tableFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("hbkit table", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Func("schema", "built-in schema `NAME` or JSON schema FILE; repeatable, comma-separated", func(s string) error {
+		for _, p := range strings.Split(s, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				f.schemas = append(f.schemas, p)
+			}
+		}
+		return nil
+	})
+	fs.StringVar(&f.zk, "zk", "", "ZooKeeper quorum `host:port[,...]` (default $HBKIT_ZK, else 127.0.0.1:2181)")
+	fs.BoolVar(&f.json, "json", false, "JSON output (describe, --dry-run)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the split keys and options without touching HBase")
+	fs.BoolVar(&f.yes, "yes", false, "confirm drop or truncate")
+	fs.BoolVar(&f.rows, "rows", false, "describe: count rows per region with a key-only scan (reads the whole table)")
+	fs.BoolVar(&f.grown, "allow-grown-regions", false, "accept region boundaries beyond the declared split keys (regions HBase split as they grew)")
+	return fs
+}
+
+func defaultZK(e *env) string {
+	if e.getenv != nil {
+		if zk := e.getenv("HBKIT_ZK"); zk != "" {
+			return zk
+		}
+	}
+	return "127.0.0.1:2181"
+}
+
+// loadSchemas resolves each --schema: a built-in name, else a file.
+func loadSchemas(names []string) ([]schema.Definition, error) {
+	var out []schema.Definition
+	for _, n := range names {
+		if d, err := schema.Builtin(n); err == nil {
+			out = append(out, d)
+			continue
+		} else if !errors.Is(err, schema.ErrUnknownSchema) {
+			return nil, err
+		}
+		if _, err := os.Stat(n); err != nil {
+			return nil, fmt.Errorf("--schema %q: neither a built-in schema (%s) nor a readable file: %w",
+				n, strings.Join(schema.BuiltinNames(), ", "), err)
+		}
+		defs, err := admin.LoadSchemaFile(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, defs...)
+	}
+	return out, nil
+}
+
+func tableNames(plans []*admin.Plan) string {
+	names := make([]string, len(plans))
+	for i, p := range plans {
+		names[i] = p.Table
+	}
+	return strings.Join(names, ", ")
+}
+
+func runEnsure(ctx context.Context, e *env, a *admin.Admin, defs []schema.Definition) error {
+	res, err := a.EnsureTables(ctx, defs...)
+	for _, r := range res {
+		if r.Err != nil {
+			fmt.Fprintf(e.stdout, "%s: FAILED\n", r.Table)
+			var de *admin.DriftError
+			if errors.As(r.Err, &de) {
+				for _, d := range de.Diffs {
+					fmt.Fprintf(e.stdout, "  drift: %s\n", d)
+				}
+				if de.Disabled {
+					fmt.Fprintln(e.stdout, "  the table is also disabled")
+				}
+			}
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%s: %s\n", r.Table, r.Outcome)
+	}
+	return err
+}
+
+// keyJSON shows a key readably and in hex.
+type keyJSON struct {
+	Key string `json:"key"`
+	Hex string `json:"hex"`
+}
+
+func keyOf(b []byte) keyJSON { return keyJSON{Key: schema.QuoteKey(b), Hex: hex.EncodeToString(b)} }
+
+type planJSON struct {
+	Table     string                       `json:"table"`
+	Action    string                       `json:"action"`
+	Regions   int                          `json:"regions"`
+	Families  map[string]map[string]string `json:"families"`
+	SplitKeys []keyJSON                    `json:"split_keys"`
+	Shell     string                       `json:"shell"`
+}
+
+func printDryRun(w io.Writer, sub string, defs []schema.Definition, plans []*admin.Plan, asJSON bool) error {
+	action := map[string]string{"create": "create", "ensure": "create", "drop": "drop", "truncate": "truncate"}[sub]
+	if asJSON {
+		out := make([]planJSON, len(plans))
+		for i, p := range plans {
+			out[i] = planJSON{Table: p.Table, Action: action, Regions: p.Regions(), Families: map[string]map[string]string{},
+				SplitKeys: []keyJSON{}, Shell: schema.ShellCreate(defs[i])}
+			for _, f := range p.Families {
+				out[i].Families[f.Name] = f.Attributes()
+			}
+			for _, k := range p.SplitKeys {
+				out[i].SplitKeys = append(out[i].SplitKeys, keyOf(k))
+			}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	for i, p := range plans {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "dry run: would %s table %s (%d regions); HBase not contacted\n", action, p.Table, p.Regions())
+		for _, f := range p.Families {
+			fmt.Fprintf(w, "family %s:", f.Name)
+			for _, a := range f.SortedAttributes() {
+				fmt.Fprintf(w, " %s=%s", a.Name, a.Value)
+			}
+			fmt.Fprintln(w)
+		}
+		if len(p.SplitKeys) > 0 {
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "SPLIT\tKEY\tHEX")
+			for j, k := range p.SplitKeys {
+				fmt.Fprintf(tw, "%d\t%s\t%s\n", j+1, schema.QuoteKey(k), hex.EncodeToString(k))
+			}
+			tw.Flush()
+		} else {
+			fmt.Fprintln(w, "no split keys: one region")
+		}
+		fmt.Fprintf(w, "shell: %s\n", schema.ShellCreate(defs[i]))
+	}
+	return nil
+}
+
+type describeJSON struct {
+	Table      string                       `json:"table"`
+	Enabled    bool                         `json:"enabled"`
+	Attributes map[string]string            `json:"attributes,omitempty"`
+	Families   map[string]map[string]string `json:"families"`
+	Regions    []regionJSON                 `json:"regions"`
+	Drift      []string                     `json:"drift"`
+}
+
+type regionJSON struct {
+	Start                keyJSON `json:"start"`
+	End                  keyJSON `json:"end"`
+	Server               string  `json:"server"`
+	Name                 string  `json:"name"`
+	ID                   int64   `json:"id"`
+	Rows                 *int64  `json:"rows,omitempty"`
+	ReadRequests         *uint64 `json:"read_requests,omitempty"`
+	WriteRequests        *uint64 `json:"write_requests,omitempty"`
+	FilteredReadRequests *uint64 `json:"filtered_read_requests,omitempty"`
+	StoreFiles           *uint32 `json:"store_files,omitempty"`
+	StoreFileSizeMB      *uint32 `json:"store_file_size_mb,omitempty"`
+	MemStoreSizeMB       *uint32 `json:"mem_store_size_mb,omitempty"`
+}
+
+func runDescribe(ctx context.Context, e *env, a *admin.Admin, defs []schema.Definition, f tableFlags) error {
+	var opts []admin.DescribeOption
+	if f.rows {
+		opts = append(opts, admin.CountRows())
+	}
+	var out []describeJSON
+	for i, def := range defs {
+		name := def.Name().String()
+		d, err := a.Describe(ctx, name, opts...)
+		if err != nil {
+			return err
+		}
+		diffs, _, err := a.Check(ctx, def)
+		if err != nil {
+			return err
+		}
+		drift := []string{}
+		for _, df := range diffs {
+			drift = append(drift, df.String())
+		}
+		if f.json {
+			out = append(out, describeToJSON(d, drift))
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(e.stdout)
+		}
+		printDescription(e.stdout, d, drift)
+	}
+	if f.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	return nil
+}
+
+func describeToJSON(d *admin.Description, drift []string) describeJSON {
+	j := describeJSON{Table: d.Table, Enabled: d.Enabled, Families: map[string]map[string]string{}, Regions: []regionJSON{}, Drift: drift}
+	if len(d.Attributes) > 0 {
+		j.Attributes = map[string]string{}
+		for _, a := range d.Attributes {
+			j.Attributes[a.Name] = a.Value
+		}
+	}
+	for _, f := range d.Families {
+		m := map[string]string{}
+		for _, a := range f.Attributes {
+			m[a.Name] = a.Value
+		}
+		j.Families[f.Name] = m
+	}
+	for _, r := range d.Regions {
+		rj := regionJSON{Start: keyOf(r.StartKey), End: keyOf(r.EndKey), Server: r.Server, Name: string(r.Name), ID: r.ID}
+		if r.Rows >= 0 {
+			n := r.Rows
+			rj.Rows = &n
+		}
+		if l := r.Load; l != nil {
+			rj.ReadRequests, rj.WriteRequests, rj.FilteredReadRequests = &l.ReadRequests, &l.WriteRequests, &l.FilteredReadRequests
+			rj.StoreFiles, rj.StoreFileSizeMB, rj.MemStoreSizeMB = &l.StoreFiles, &l.StoreFileSizeMB, &l.MemStoreSizeMB
+		}
+		j.Regions = append(j.Regions, rj)
+	}
+	return j
+}
+
+func printDescription(w io.Writer, d *admin.Description, drift []string) {
+	state := "enabled"
+	if !d.Enabled {
+		state = "DISABLED"
+	}
+	fmt.Fprintf(w, "table %s: %s, %d regions\n", d.Table, state, len(d.Regions))
+	for _, a := range d.Attributes {
+		fmt.Fprintf(w, "attribute %s=%s\n", a.Name, a.Value)
+	}
+	for _, f := range d.Families {
+		fmt.Fprintf(w, "family %s:", f.Name)
+		for _, a := range f.Attributes {
+			fmt.Fprintf(w, " %s=%s", a.Name, a.Value)
+		}
+		fmt.Fprintln(w)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "REGION\tSTART\tEND\tSERVER\tREADS\tWRITES\tROWS")
+	for i, r := range d.Regions {
+		reads, writes, rows := "-", "-", "-"
+		if r.Load != nil {
+			reads, writes = strconv.FormatUint(r.Load.ReadRequests, 10), strconv.FormatUint(r.Load.WriteRequests, 10)
+		}
+		if r.Rows >= 0 {
+			rows = strconv.FormatInt(r.Rows, 10)
+		}
+		server := r.Server
+		if server == "" {
+			server = "(unassigned)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, schema.QuoteKey(r.StartKey), schema.QuoteKey(r.EndKey), server, reads, writes, rows)
+	}
+	tw.Flush()
+	if len(drift) == 0 {
+		fmt.Fprintln(w, "drift: none")
+		return
+	}
+	for _, s := range drift {
+		fmt.Fprintf(w, "drift: %s\n", s)
+	}
+}
