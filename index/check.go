@@ -1,0 +1,317 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/keys"
+)
+
+// Mode is what Check does with what it finds.
+type Mode uint8
+
+const (
+	// ModeVerify only reports.
+	ModeVerify Mode = iota + 1
+	// ModeRepair reports, then rewrites the records whose entries are
+	// missing, unverified or stale and deletes dead orphans.
+	ModeRepair
+	// ModeRebuild rewrites every record's entries and deletes dead
+	// orphans, whatever their state.
+	ModeRebuild
+)
+
+func (m Mode) String() string {
+	switch m {
+	case ModeVerify:
+		return "verify"
+	case ModeRepair:
+		return "repair"
+	case ModeRebuild:
+		return "rebuild"
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// ParseMode parses "verify", "repair" or "rebuild".
+func ParseMode(s string) (Mode, error) {
+	for _, m := range []Mode{ModeVerify, ModeRepair, ModeRebuild} {
+		if m.String() == s {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown mode %q", ErrInvalidOption, s)
+}
+
+// Report counts what Check found and fixed.
+type Report struct {
+	DataRows    int64 `json:"data_rows"`   // data rows scanned
+	Entries     int64 `json:"entries"`     // index entries scanned
+	Missing     int64 `json:"missing"`     // data rows whose entry is absent or unverified
+	Orphaned    int64 `json:"orphaned"`    // entries with no data row, or whose data row derives another key
+	Stale       int64 `json:"stale"`       // entries whose carried cells disagree with the data row
+	Undecodable int64 `json:"undecodable"` // data rows that do not decode into a valid record
+	Repaired    int64 `json:"repaired"`    // fixes written
+	Skipped     int64 `json:"skipped"`     // fixes not written: the row changed meanwhile, or the orphan may belong to a write in flight
+}
+
+// Clean reports whether nothing is missing, orphaned or stale.
+func (r Report) Clean() bool { return r.Missing == 0 && r.Orphaned == 0 && r.Stale == 0 }
+
+// Progress is reported after each batch of a Check.
+type Progress struct {
+	Mode     Mode
+	Pass     int     // 1: the data table; 2…: one per index table
+	Passes   int     // 1 + number of indexes
+	Table    string  // table being scanned
+	Fraction float64 // estimate of the work done, in [0, 1], from the region the scan is in
+	Report   Report  // totals so far
+}
+
+// Checkpoint is where a Check stopped: resume it with WithResume. It is
+// plain data, meant to be stored as JSON between runs.
+type Checkpoint struct {
+	Table  string `json:"table"`  // data table on the cluster
+	Mode   string `json:"mode"`   // "verify", "repair" or "rebuild"
+	Pass   int    `json:"pass"`   // pass in progress
+	After  []byte `json:"after"`  // last row key processed in that pass
+	Report Report `json:"report"` // totals up to After
+	Done   bool   `json:"done"`   // the run completed
+}
+
+// CheckOption configures one Check.
+type CheckOption func(*checkOptions)
+
+type checkOptions struct {
+	progress func(Progress)
+	resume   *Checkpoint
+	save     func(Checkpoint) error
+}
+
+// WithProgress calls fn after each batch.
+func WithProgress(fn func(Progress)) CheckOption { return func(o *checkOptions) { o.progress = fn } }
+
+// WithResume continues the run that saved cp. Its table and mode must be
+// those of this run (ErrBadCheckpoint otherwise); a completed checkpoint
+// starts a fresh run.
+func WithResume(cp Checkpoint) CheckOption { return func(o *checkOptions) { o.resume = &cp } }
+
+// WithCheckpoint calls save after each batch with the position reached;
+// an error from save stops the run.
+func WithCheckpoint(save func(Checkpoint) error) CheckOption {
+	return func(o *checkOptions) { o.save = save }
+}
+
+// Check scans the data table, then each index table, and counts missing,
+// orphaned and stale entries; in ModeRepair and ModeRebuild it fixes them
+// as it goes. Fixes go through the write protocol, conditioned on the
+// version of the data row that was read, so a Check running next to live
+// writers never undoes their writes. A run stopped by an error or a
+// cancelled ctx resumes from its last checkpoint.
+func (t *Table[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (Report, error) {
+	if mode < ModeVerify || mode > ModeRebuild {
+		return Report{}, fmt.Errorf("%w: mode %d", ErrInvalidOption, mode)
+	}
+	var o checkOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cp := Checkpoint{Table: t.name, Mode: mode.String(), Pass: 1}
+	if o.resume != nil && !o.resume.Done {
+		r := *o.resume
+		if r.Table != t.name || r.Mode != mode.String() || r.Pass < 1 || r.Pass > 1+len(t.ixs) {
+			return Report{}, fmt.Errorf("%w: checkpoint of %s %s pass %d, run is %s %s", ErrBadCheckpoint, r.Mode, r.Table, r.Pass, mode, t.name)
+		}
+		cp = r
+	}
+	passes := 1 + len(t.ixs)
+	for ; cp.Pass <= passes; cp.Pass, cp.After = cp.Pass+1, nil {
+		var start []byte
+		if cp.After != nil {
+			start = append(bytes.Clone(cp.After), 0)
+		}
+		step := func(last []byte, table string, splits [][]byte) error {
+			cp.After = bytes.Clone(last)
+			if o.progress != nil {
+				o.progress(Progress{Mode: mode, Pass: cp.Pass, Passes: passes, Table: table,
+					Fraction: (float64(cp.Pass-1) + regionFraction(last, splits)) / float64(passes), Report: cp.Report})
+			}
+			if o.save != nil {
+				return o.save(cp)
+			}
+			return nil
+		}
+		var err error
+		if cp.Pass == 1 {
+			err = t.checkData(ctx, mode, start, &cp.Report, func(last []byte) error {
+				return step(last, t.name, t.t.SplitKeys())
+			})
+		} else {
+			s := t.ixs[cp.Pass-2]
+			err = t.checkIndex(ctx, mode, cp.Pass-2, start, &cp.Report, func(last []byte) error {
+				return step(last, s.name, s.ix.SplitKeys())
+			})
+		}
+		if err != nil {
+			return cp.Report, err
+		}
+	}
+	cp.Done, cp.Pass, cp.After = true, passes, nil
+	if o.progress != nil {
+		o.progress(Progress{Mode: mode, Pass: passes, Passes: passes, Fraction: 1, Report: cp.Report})
+	}
+	if o.save != nil {
+		if err := o.save(cp); err != nil {
+			return cp.Report, err
+		}
+	}
+	return cp.Report, nil
+}
+
+// regionFraction estimates how far key is through a table split at splits.
+func regionFraction(key []byte, splits [][]byte) float64 {
+	n := 0
+	for _, s := range splits {
+		if bytes.Compare(key, s) >= 0 {
+			n++
+		}
+	}
+	return float64(n) / float64(len(splits)+1)
+}
+
+// checkData is pass 1: every data row must have its entries, verified and
+// carrying the data row's cells.
+func (t *Table[T]) checkData(ctx context.Context, mode Mode, start []byte, rep *Report, done func(last []byte) error) error {
+	sc, err := t.c.Scan(ctx, &hbase.Scan{Table: t.name, StartRow: start, Caching: t.o.batchSize})
+	if err != nil {
+		return err
+	}
+	var rows []*hbase.Result
+	flush := func() error {
+		if len(rows) == 0 {
+			return nil
+		}
+		if err := t.checkDataRows(ctx, mode, rows, rep); err != nil {
+			return err
+		}
+		last := rows[len(rows)-1].Row()
+		rows = rows[:0]
+		return done(last)
+	}
+	for r, err := range hbase.All(ctx, sc) {
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r)
+		if len(rows) == t.o.batchSize {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.Result, rep *Report) error {
+	type row struct {
+		d   *dataState[T]
+		enc *encoded
+	}
+	var live []row
+	var gets []hbase.Action
+	for _, r := range rows {
+		rep.DataRows++
+		d := t.readData(r.Row(), r)
+		if !d.decoded {
+			rep.Undecodable++
+			continue
+		}
+		enc, err := t.encode(&d.rec)
+		if err != nil {
+			rep.Undecodable++
+			continue
+		}
+		live = append(live, row{d, enc})
+		for i, s := range t.ixs {
+			gets = append(gets, &hbase.Get{Table: s.name, Row: enc.entries[i].Key, Families: [][]byte{[]byte(s.fam)}})
+		}
+	}
+	if len(gets) == 0 {
+		return nil
+	}
+	res, err := t.c.Batch(ctx, gets)
+	if err != nil {
+		return err
+	}
+	var fix []*item[T]
+	for j, r := range live {
+		bad := mode == ModeRebuild
+		for i, s := range t.ixs {
+			e := s.parseEntry(res[j*len(t.ixs)+i].Result)
+			switch {
+			case res[j*len(t.ixs)+i].Result.Empty() || e.status != statusVerified:
+				rep.Missing++
+				bad = true
+			case t.judge(i, e, r.d).stale:
+				rep.Stale++
+				bad = true
+			}
+		}
+		if bad && mode != ModeVerify {
+			v := r.d.version
+			fix = append(fix, &item[T]{op: OpPut, key: r.enc.data.Key, enc: r.enc, expect: &v})
+		}
+	}
+	if len(fix) == 0 {
+		return nil
+	}
+	t.run(ctx, OpPut, fix)
+	for _, it := range fix {
+		switch {
+		case it.err != nil:
+			return it.err
+		case it.skipped:
+			rep.Skipped++
+		default:
+			rep.Repaired++
+		}
+	}
+	return nil
+}
+
+// checkIndex is pass 2+i: every entry of index i must belong to a data
+// row that derives exactly its key.
+func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start []byte, rep *Report, done func(last []byte) error) error {
+	s := t.ixs[i]
+	return t.scanEntries(ctx, s, []keys.KeyRange{{Start: start}}, nil, func(es []*entry) error {
+		ds, err := t.dataRows(ctx, es)
+		if err != nil {
+			return err
+		}
+		var cams []*hbase.CheckAndMutate
+		var fixes []hbase.Action
+		for j, e := range es {
+			rep.Entries++
+			v := t.judge(i, e, ds[j])
+			if !v.valid {
+				rep.Orphaned++
+			}
+			if mode == ModeVerify {
+				continue
+			}
+			w, cam := t.repairAction(i, e, v)
+			switch {
+			case cam != nil:
+				cams = append(cams, cam)
+			case w != nil:
+				fixes = append(fixes, w)
+			case !v.valid:
+				rep.Skipped++
+			}
+		}
+		rep.Repaired += int64(t.applyRepairs(ctx, fixes, cams))
+		return done(es[len(es)-1].key)
+	})
+}

@@ -1,0 +1,117 @@
+// Package index keeps client-managed secondary index tables in step with
+// their data table, and reads through them without ever returning a row
+// the data table disagrees with.
+//
+// A schema.Table[T] declares the data table and its indexes (for the seed
+// SMS store, schema.SMSTable: data key reversed mobile + reversed time,
+// index key hash(mobile)%10 + yyyyMMdd + md5(account) + mobile + reversed
+// time of day). New binds it to a client; Put, PutBatch, Delete and
+// DeleteBatch write records with their entries; Lookup and Count read
+// through an index; Check verifies, repairs or rebuilds. NewSMS adds the
+// seed's queries: MessagesOfAccountOnDate and CountPerDay.
+//
+// # Protocol
+//
+// HBase writes one row atomically and nothing more, so a data row and its
+// index entry are two writes, and a client can die between them. The
+// protocol is Phoenix's (unverified → data → verified), with the row
+// locks Phoenix takes on the region server replaced by a version column
+// and cell timestamps, because this package runs in the client.
+//
+// Every data row holds, besides its columns, a version (qualifier "_v":
+// the milliseconds of the write that produced it, strictly increasing per
+// row) and the key of its entry in each index ("_ix:<index>"). Every entry
+// holds the data row key, the carried columns and a status ("_s": 'u' or
+// 'v' plus the version that set it), all written with the version as cell
+// timestamp. A write of a record reads the data row (version v0, entry
+// keys k0), picks v = max(now, v0+1), and then:
+//
+//  1. writes the new entry k with status unverified, and marks k0
+//     unverified if the key moves (or if the record is being deleted);
+//  2. writes the data row, with version v and entry key k, as a
+//     CheckAndMutate on "_v" == v0 (or absent); if another writer got
+//     there first, the write starts over from the read;
+//  3. rewrites k verified and deletes k0 (a row delete at timestamp v).
+//
+// The invariant is: a verified entry agrees with its data row. Step 1
+// unverifies an entry before step 2 moves the data away from it, and step
+// 3 verifies only after step 2 made the data agree. Because each write
+// stamps its cells with its version, and versions of one row increase in
+// the order the CheckAndMutates succeed, a slow writer whose step 3
+// arrives late cannot re-verify or resurrect an entry a newer writer has
+// unverified or deleted: its cells are older than the newer writer's
+// status cell or delete marker, whatever the arrival order. Entries are
+// therefore trustworthy when verified, and checkable when not.
+//
+// # Failure between any two writes
+//
+//   - Dies after step 1 of an insert or a key move: the new entry is
+//     unverified and no data row derives it, so it is an orphan.
+//   - Dies after step 1 of an update in place or of a delete: the old
+//     entry is unverified but still agrees with the data, so it is valid.
+//   - Dies after step 2: the new entry is unverified and valid; the old
+//     one (moved or deleted) is unverified and an orphan.
+//   - A batch fails half-way inside a step: each entry's cells are one
+//     Put (atomic per row), so the same cases apply entry by entry.
+//
+// Readers scan the index range, batch-Get the data rows the entries point
+// to, and return an entry only if its data row exists and deriving the
+// index key from it gives exactly the entry's key; the record returned is
+// the data row's. So no state above makes a reader return a wrong row. An
+// unverified entry that checks out is read-repaired: rewritten verified at
+// the data row's version (which a newer writer's cells outrank). An
+// orphan is deleted, conditionally on its status cell being the one read
+// and with a delete marker at its own version (never hiding a newer
+// write), when it cannot belong to a write in flight: it is verified
+// (which the protocol never leaves behind), or the data row's version has
+// passed the entry's, or the entry is older than the grace period
+// (WithGracePeriod). Check finds the same states across whole tables:
+// missing (a data row whose entry is absent or unverified), orphaned and
+// stale (carried cells that disagree), and repairs them through the same
+// protocol, conditioned on the data row's version so it never undoes a
+// live write.
+//
+// Concurrent writers of one record are serialised by the CheckAndMutate of
+// step 2; last-writer-wins would not do, because a verified entry of the
+// losing value could then survive next to the winning data row, and
+// Count reads verified entries without checking them. A delete racing an
+// update is a writer like any other: whichever CheckAndMutate succeeds
+// second rereads the row and goes on from its state.
+//
+// # Cost
+//
+// A write costs a Get of the data row, one Batch of entry writes, the
+// CheckAndMutate, and one Batch of verifications; PutBatch and DeleteBatch
+// share each of these round trips between all their records (the Batch of
+// a real client groups the actions bound for one region server into one
+// RPC) and run the CheckAndMutates in parallel (WithParallelism). Phoenix
+// also needs three phases; it saves the read by doing it on the server.
+// Readers pay one scan of the index ranges and one Batch of Gets. Count
+// reads only the index: verified entries are counted as they are and only
+// unverified ones, which exist only while a write is in flight or after a
+// failure, cost a Get.
+//
+// # Limits
+//
+// Versions come from the writers' clocks (WithClock), as HBase's own cell
+// timestamps come from the region servers': a record deleted and written
+// again within the clock skew between two writers can have its new entry
+// hidden by the old delete marker. Check reports such an entry as missing
+// and repair rewrites it. Each record must have one entry per index whose
+// key it alone derives (the SMS index key ends with the data key's fields).
+//
+// # Who should use it
+//
+// Applications that keep an index table next to a data table and want the
+// pair to stay consistent without a server-side coprocessor: the SMS store
+// of the seeds, or any schema.Table whose IndexSpec carries the data row
+// key (RowKeyQualifier). The package depends only on the narrow Client
+// interface, which the real client, the fake (hbase/fake) and the mock
+// (hbase/hbasemock) satisfy.
+//
+// # Who should not
+//
+// Code that writes the data table by other means (a plain dao, bulk loads)
+// bypasses the protocol: run Check with ModeRepair or ModeRebuild
+// afterwards. Tables without indexes need none of this; use the dao layer.
+package index

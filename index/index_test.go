@@ -1,0 +1,114 @@
+package index_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hbkit/hbkit/index"
+	"github.com/hbkit/hbkit/schema"
+)
+
+func TestPutQueryCount(t *testing.T) {
+	ctx := context.Background()
+	c := newFake(t)
+	s := newSMS(t, c)
+	var batch []*schema.SMS
+	for n := range 30 {
+		acct := "acme"
+		if n%3 == 0 {
+			acct = "other"
+		}
+		batch = append(batch, msg(n, acct, time.Duration(n)*time.Hour))
+	}
+	if err := s.PutBatch(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.MessagesOfAccountOnDate(ctx, "acme", day0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for n := 23; n >= 0; n-- { // day0 holds hours 0..23; newest first
+		if n%3 != 0 {
+			want = append(want, batch[n].Mobile)
+		}
+	}
+	if !slices.Equal(mobiles(got), want) {
+		t.Fatalf("got %v, want %v", mobiles(got), want)
+	}
+	counts, err := s.CountPerDay(ctx, "acme", day0.AddDate(0, 0, -1), day0.AddDate(0, 0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts := []int64{0, 16, 4}
+	for i, dc := range counts {
+		if dc.Count != wantCounts[i] || !dc.Date.Equal(day0.AddDate(0, 0, i-1)) {
+			t.Errorf("day %d: got %v %d, want %v %d", i, dc.Date, dc.Count, day0.AddDate(0, 0, i-1), wantCounts[i])
+		}
+	}
+}
+
+func TestUpdateMovesEntryAndDeleteRemovesIt(t *testing.T) {
+	ctx := context.Background()
+	c := newFake(t)
+	s := newSMS(t, c)
+	m := msg(7, "acme", time.Hour)
+	if err := s.Put(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	m.Account = "globex"
+	m.Delivered = true
+	if err := s.Put(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	assertMessages(t, s, "acme", nil)
+	assertMessages(t, s, "globex", []string{m.Mobile})
+	assertClean(t, s, 1)
+	if err := s.Delete(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	assertMessages(t, s, "globex", nil)
+	assertClean(t, s, 0)
+	if err := s.Delete(ctx, m); err != nil {
+		t.Fatalf("deleting a missing record: %v", err)
+	}
+}
+
+func TestBadRecordsRejectedBeforeAnyWrite(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		edit  func(*schema.SMS)
+		field string
+	}{
+		{"invalid mobile", func(m *schema.SMS) { m.Mobile = "1381234567x" }, "mobile"},
+		{"short mobile", func(m *schema.SMS) { m.Mobile = "138" }, "mobile"},
+		{"missing account", func(m *schema.SMS) { m.Account = "" }, "account"},
+		{"timestamp before 1970", func(m *schema.SMS) { m.SentAt = time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC) }, "sent"},
+		{"timestamp after 9999", func(m *schema.SMS) { m.SentAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, "day"},
+		{"sequence too wide", func(m *schema.SMS) { m.Seq = 0x10000 }, "unique"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newFake(t)
+			s := newSMS(t, c, index.WithHook(func(st index.Step) error {
+				t.Errorf("write attempted: %+v", st)
+				return nil
+			}))
+			m := msg(1, "acme", time.Hour)
+			tc.edit(m)
+			err := s.Put(ctx, m)
+			var re *index.RecordError
+			if !errors.Is(err, index.ErrInvalidRecord) || !errors.As(err, &re) {
+				t.Fatalf("got %v, want a *RecordError", err)
+			}
+			if re.Field != tc.field {
+				t.Errorf("field: got %q, want %q", re.Field, tc.field)
+			}
+			assertEmpty(t, c)
+		})
+	}
+}

@@ -1,0 +1,161 @@
+package index
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hbkit/hbkit/hbase"
+)
+
+// Op is the kind of write a Step belongs to.
+type Op uint8
+
+const (
+	OpPut    Op = iota + 1 // Put, PutBatch, and rewrites by Check
+	OpDelete               // Delete, DeleteBatch
+)
+
+func (o Op) String() string {
+	switch o {
+	case OpPut:
+		return "put"
+	case OpDelete:
+		return "delete"
+	}
+	return fmt.Sprintf("Op(%d)", uint8(o))
+}
+
+// Phase is one write of the protocol, in order.
+type Phase uint8
+
+const (
+	// PhaseUnverified writes the new index entries marked unverified and
+	// marks the entries the write will remove unverified.
+	PhaseUnverified Phase = iota + 1
+	// PhaseData writes (or deletes) the data row, conditionally on its
+	// version.
+	PhaseData
+	// PhaseVerify marks the new entries verified and deletes the old ones.
+	PhaseVerify
+)
+
+func (p Phase) String() string {
+	switch p {
+	case PhaseUnverified:
+		return "unverified-entries write"
+	case PhaseData:
+		return "data-row write"
+	case PhaseVerify:
+		return "verify-and-cleanup write"
+	}
+	return fmt.Sprintf("Phase(%d)", uint8(p))
+}
+
+// Step identifies the point of a write at which the hook is called: just
+// before the write of Phase, on the Attempt-th try (from 1).
+type Step struct {
+	Op      Op
+	Phase   Phase
+	Attempt int
+	Records int // records in the write (1 for Put and Delete)
+}
+
+// Option configures a Table.
+type Option func(*options)
+
+type options struct {
+	hook        func(Step) error
+	now         func() time.Time
+	grace       time.Duration
+	attempts    int
+	parallelism int
+	readRepair  bool
+	validators  []any // func(*T) error, checked by New
+	names       map[string]string
+	batchSize   int
+}
+
+func defaults() options {
+	return options{
+		now: time.Now, grace: time.Minute, attempts: 8, parallelism: 8,
+		readRepair: true, batchSize: 500,
+	}
+}
+
+// WithHook installs a function called before each write of the protocol.
+// When it returns an error, the write stops there, as if the client had
+// died, and the call returns a *StepError wrapping ErrAborted and the
+// hook's error. It exists for fault-injection tests.
+func WithHook(hook func(Step) error) Option { return func(o *options) { o.hook = hook } }
+
+// WithClock sets the clock versions are taken from (default time.Now).
+// Versions are milliseconds and become the cell timestamps of index
+// entries, so the clocks of all writers of a table must agree to within
+// the time between two writes of one record (the same assumption HBase's
+// own server-side timestamps make).
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// WithGracePeriod sets how old an unverified entry that fails the read
+// check must be before a reader or Check deletes it (default one minute).
+// Younger ones may belong to a write in flight; they are skipped, never
+// returned. Entries whose data row has moved past their version are
+// deleted at once.
+func WithGracePeriod(d time.Duration) Option { return func(o *options) { o.grace = d } }
+
+// WithMaxAttempts bounds the tries of a write whose conditional data-row
+// write loses to a concurrent writer (default 8).
+func WithMaxAttempts(n int) Option { return func(o *options) { o.attempts = n } }
+
+// WithParallelism bounds the conditional data-row writes a batch runs at
+// once (default 8).
+func WithParallelism(n int) Option { return func(o *options) { o.parallelism = n } }
+
+// WithReadRepair turns read repair on or off (default on): readers mark
+// entries they confirmed verified and delete dead unverified ones.
+func WithReadRepair(on bool) Option { return func(o *options) { o.readRepair = on } }
+
+// WithTableNames maps declared table names (the data table's and its
+// indexes', as written in the schema) to the names used on the cluster,
+// so that one schema can be served under other names (tests, tenants).
+func WithTableNames(names map[string]string) Option {
+	return func(o *options) {
+		o.names = make(map[string]string, len(names))
+		for k, v := range names {
+			o.names[k] = v
+		}
+	}
+}
+
+// WithValidator adds a check every record must pass before anything is
+// written, on top of the schema's own (keys that encode, values that
+// index keys are computed from present). Its error is wrapped in a
+// *RecordError. T must be the table's record type; New rejects a
+// validator of another type.
+func WithValidator[T any](check func(*T) error) Option {
+	return func(o *options) { o.validators = append(o.validators, check) }
+}
+
+// WithBatchSize sets how many rows a read or a check sends per batch
+// (default 500).
+func WithBatchSize(n int) Option { return func(o *options) { o.batchSize = n } }
+
+func (o *options) validate() error {
+	switch {
+	case o.now == nil:
+		return fmt.Errorf("%w: nil clock", ErrInvalidOption)
+	case o.grace < 0:
+		return fmt.Errorf("%w: negative grace period", ErrInvalidOption)
+	case o.attempts < 1:
+		return fmt.Errorf("%w: max attempts %d < 1", ErrInvalidOption, o.attempts)
+	case o.parallelism < 1:
+		return fmt.Errorf("%w: parallelism %d < 1", ErrInvalidOption, o.parallelism)
+	case o.batchSize < 1:
+		return fmt.Errorf("%w: batch size %d < 1", ErrInvalidOption, o.batchSize)
+	}
+	for from, to := range o.names {
+		if _, err := hbase.ParseTableName(to); err != nil {
+			return fmt.Errorf("%w: table name for %q: %w", ErrInvalidOption, from, err)
+		}
+	}
+	return nil
+}

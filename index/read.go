@@ -1,0 +1,301 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/keys"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// entry is one index row as read.
+type entry struct {
+	key      []byte
+	cells    []schema.Cell
+	status   byte // 0 when the status cell is missing or malformed
+	version  int64
+	rawState []byte // the status cell as stored, nil if absent
+	dataKey  []byte // nil if the entry carries no row pointer
+	maxTS    int64  // newest cell timestamp
+}
+
+func (s *ixState[T]) parseEntry(r *hbase.Result) *entry {
+	e := &entry{key: r.Row(), cells: toSchemaCells(r)}
+	for _, c := range r.Cells {
+		e.maxTS = max(e.maxTS, c.Timestamp)
+	}
+	fam := []byte(s.fam)
+	if v, ok := r.Latest(fam, []byte(StatusQualifier)); ok {
+		e.rawState = v.Value
+		if st, ver, ok := parseStatus(v.Value); ok {
+			e.status, e.version = st, ver
+		}
+	}
+	if e.status == 0 {
+		e.version = e.maxTS
+	}
+	if v := r.Value(fam, []byte(s.rowQ)); len(v) > 0 {
+		e.dataKey = v
+	}
+	return e
+}
+
+// verdict is what the read check concludes about one entry.
+type verdict[T any] struct {
+	valid    bool // the data row exists and derives exactly this entry's key
+	stale    bool // valid, but the entry's cells differ from those the data row derives
+	data     *dataState[T]
+	expected schema.Row // the entry the data row derives (valid only)
+}
+
+// judge checks entry e of index i against its data row d.
+func (t *Table[T]) judge(i int, e *entry, d *dataState[T]) verdict[T] {
+	v := verdict[T]{data: d}
+	if d == nil || !d.exists || !d.decoded || d.derived[i] == nil || !bytes.Equal(d.derived[i], e.key) {
+		return v
+	}
+	if err := t.ixs[i].ix.EncodeEntry(&v.expected, &d.rec); err != nil {
+		return v
+	}
+	v.valid = true
+	want := slices.Clone(v.expected.Cells)
+	got := slices.DeleteFunc(slices.Clone(e.cells), func(c schema.Cell) bool { return c.Qualifier == StatusQualifier })
+	v.stale = !sameCells(want, got)
+	return v
+}
+
+func sameCells(a, b []schema.Cell) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.ContainsFunc(b, func(y schema.Cell) bool {
+			return x.Family == y.Family && x.Qualifier == y.Qualifier && bytes.Equal(x.Value, y.Value)
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// deadOrphan reports whether an entry that failed the check may be deleted:
+// verified ones always (no protocol write leaves them so), unverified ones
+// when the data row has moved past the version that wrote them, or when
+// they are older than the grace period (their writer is gone).
+func (t *Table[T]) deadOrphan(e *entry, d *dataState[T]) bool {
+	if e.status == statusVerified {
+		return true
+	}
+	if d != nil && d.exists && d.version >= e.version {
+		return true
+	}
+	return t.o.now().Sub(time.UnixMilli(e.version)) > t.o.grace
+}
+
+// repairAction returns the write that repairs entry e of index i, or nil:
+// a verified rewrite of a valid entry that is unverified or stale (at the
+// data row's version, unless a newer writer already claimed the entry),
+// or a conditional delete of a dead orphan.
+func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Action, cam *hbase.CheckAndMutate) {
+	s := t.ixs[i]
+	if v.valid {
+		if (e.status == statusVerified && !v.stale) || e.version > v.data.version {
+			return nil, nil
+		}
+		return s.entryActions(&v.expected, statusVerified, v.data.version)[0], nil
+	}
+	if !t.deadOrphan(e, v.data) {
+		return nil, nil
+	}
+	return nil, &hbase.CheckAndMutate{
+		Table: s.name, Row: e.key, Family: []byte(s.fam), Qualifier: []byte(StatusQualifier),
+		Compare: hbase.CompareEqual, Value: e.rawState,
+		Mutations: []hbase.Mutation{&hbase.Delete{Table: s.name, Row: e.key, Timestamp: max(e.version, e.maxTS)}},
+	}
+}
+
+// scanEntries scans the ranges of index s and calls fn with chunks of at
+// most batchSize entries, in key order.
+func (t *Table[T]) scanEntries(ctx context.Context, s *ixState[T], ranges []keys.KeyRange, columns []hbase.Column, fn func([]*entry) error) error {
+	if len(ranges) == 0 {
+		return nil
+	}
+	rs := slices.Clone(ranges)
+	slices.SortFunc(rs, func(a, b keys.KeyRange) int { return bytes.Compare(a.Start, b.Start) })
+	sc := &hbase.Scan{Table: s.name, StartRow: rs[0].Start, Columns: columns, Caching: t.o.batchSize}
+	if len(columns) == 0 {
+		sc.Families = [][]byte{[]byte(s.fam)}
+	}
+	for _, r := range rs {
+		if r.Stop == nil {
+			sc.StopRow = nil
+			break
+		}
+		if bytes.Compare(r.Stop, sc.StopRow) > 0 {
+			sc.StopRow = r.Stop
+		}
+	}
+	if len(rs) > 1 {
+		f := &hbase.MultiRowRangeFilter{}
+		for _, r := range rs {
+			f.Ranges = append(f.Ranges, hbase.RowRange{Start: r.Start, StartInclusive: true, Stop: r.Stop})
+		}
+		sc.Filter = f
+	}
+	scanner, err := t.c.Scan(ctx, sc)
+	if err != nil {
+		return err
+	}
+	chunk := make([]*entry, 0, t.o.batchSize)
+	for r, err := range hbase.All(ctx, scanner) {
+		if err != nil {
+			return err
+		}
+		chunk = append(chunk, s.parseEntry(r))
+		if len(chunk) == t.o.batchSize {
+			if err := fn(chunk); err != nil {
+				return err
+			}
+			chunk = chunk[:0]
+		}
+	}
+	if len(chunk) > 0 {
+		return fn(chunk)
+	}
+	return nil
+}
+
+// dataRows batch-gets the data rows the entries point to.
+func (t *Table[T]) dataRows(ctx context.Context, es []*entry) ([]*dataState[T], error) {
+	out := make([]*dataState[T], len(es))
+	var gets []hbase.Action
+	var at []int
+	for i, e := range es {
+		if e.dataKey != nil {
+			gets = append(gets, &hbase.Get{Table: t.name, Row: e.dataKey})
+			at = append(at, i)
+		}
+	}
+	if len(gets) == 0 {
+		return out, nil
+	}
+	res, err := t.c.Batch(ctx, gets)
+	if err != nil {
+		return nil, err // a reader must not guess: any failed Get fails the read
+	}
+	for j, r := range res {
+		out[at[j]] = t.readData(es[at[j]].dataKey, r.Result)
+	}
+	return out, nil
+}
+
+// Lookup scans the given ranges of the named index and returns the records
+// whose data rows confirm their entries, in index-key order. An entry is
+// returned only if its data row exists and deriving the index key from
+// the data row gives exactly the entry's key; the record returned is
+// decoded from the data row. With read repair on, confirmed entries that
+// are unverified or stale are rewritten verified and dead orphans deleted.
+func (t *Table[T]) Lookup(ctx context.Context, index string, ranges []keys.KeyRange) ([]T, error) {
+	s, err := t.index(index)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.Index(t.ixs, s)
+	var out []T
+	err = t.scanEntries(ctx, s, ranges, nil, func(es []*entry) error {
+		ds, err := t.dataRows(ctx, es)
+		if err != nil {
+			return err
+		}
+		var fixes []hbase.Action
+		var cams []*hbase.CheckAndMutate
+		for j, e := range es {
+			v := t.judge(i, e, ds[j])
+			if v.valid {
+				out = append(out, v.data.rec)
+			}
+			if t.o.readRepair {
+				w, cam := t.repairAction(i, e, v)
+				if w != nil {
+					fixes = append(fixes, w)
+				}
+				if cam != nil {
+					cams = append(cams, cam)
+				}
+			}
+		}
+		t.applyRepairs(ctx, fixes, cams)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// applyRepairs sends read-repair writes. Their failure does not fail the
+// read: the read's answer was already checked against the data rows.
+func (t *Table[T]) applyRepairs(ctx context.Context, fixes []hbase.Action, cams []*hbase.CheckAndMutate) (n int) {
+	if len(fixes) > 0 {
+		res, _ := t.c.Batch(ctx, fixes)
+		for _, r := range res {
+			if r.Err == nil {
+				n++
+			}
+		}
+	}
+	for _, cam := range cams {
+		if ok, err := t.c.CheckAndMutate(ctx, cam); err == nil && ok {
+			n++
+		}
+	}
+	return n
+}
+
+// Count counts the entries of the named index in the given ranges that
+// belong to live records, grouped by group(entry key), from the index
+// alone: verified entries are counted as they are; only unverified ones
+// (writes in flight or interrupted) cost a Get of their data row.
+func (t *Table[T]) Count(ctx context.Context, index string, ranges []keys.KeyRange, group func(key []byte) string) (map[string]int64, error) {
+	s, err := t.index(index)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.Index(t.ixs, s)
+	cols := []hbase.Column{
+		{Family: []byte(s.fam), Qualifier: []byte(StatusQualifier)},
+		{Family: []byte(s.fam), Qualifier: []byte(s.rowQ)},
+	}
+	out := make(map[string]int64)
+	err = t.scanEntries(ctx, s, ranges, cols, func(es []*entry) error {
+		var check []*entry
+		for _, e := range es {
+			if e.status == statusVerified {
+				out[group(e.key)]++
+			} else {
+				check = append(check, e)
+			}
+		}
+		if len(check) == 0 {
+			return nil
+		}
+		ds, err := t.dataRows(ctx, check)
+		if err != nil {
+			return err
+		}
+		for j, e := range check {
+			d := ds[j]
+			if d != nil && d.exists && d.decoded && bytes.Equal(d.derived[i], e.key) {
+				out[group(e.key)]++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,336 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// Client is the part of hbase.DataClient this package calls. The real
+// client, the fake (package hbase/fake) and the mock (package
+// hbase/hbasemock) satisfy it.
+type Client interface {
+	Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error)
+	CheckAndMutate(ctx context.Context, cam *hbase.CheckAndMutate) (bool, error)
+	Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error)
+	Batch(ctx context.Context, actions []hbase.Action) ([]hbase.BatchResult, error)
+}
+
+var _ Client = hbase.DataClient(nil)
+
+// Reserved qualifiers. The data row's version and recorded index keys live
+// in the data table's first family; the entry status lives in the index
+// entry's family. A schema whose columns use them is rejected.
+const (
+	// VersionQualifier holds the data row's version: 8 big-endian bytes,
+	// the milliseconds of the write that produced it.
+	VersionQualifier = "_v"
+	// KeyQualifierPrefix + index name holds the key of the row's entry in
+	// that index, as of the row's version.
+	KeyQualifierPrefix = "_ix:"
+	// StatusQualifier holds an entry's status: one byte, 'u' (unverified)
+	// or 'v' (verified), then the 8-byte version of the write that set it.
+	StatusQualifier = "_s"
+)
+
+// Entry statuses, the first byte of the status cell.
+const (
+	statusUnverified byte = 'u'
+	statusVerified   byte = 'v'
+)
+
+// Table writes and reads a data table of records T together with its
+// index tables, keeping every entry in step with its data row. It is safe
+// for concurrent use.
+type Table[T any] struct {
+	c          Client
+	t          *schema.Table[T]
+	o          options
+	name       string // data table on the cluster
+	fam        string // family of the version and key cells
+	dataCols   []schema.ColumnInfo
+	ixs        []*ixState[T]
+	validators []func(*T) error
+	last       atomic.Int64 // last version handed out by this Table
+}
+
+// ixState is one index of the table, resolved for the protocol.
+type ixState[T any] struct {
+	ix       *schema.Index[T]
+	declared string // name in the schema
+	name     string // name on the cluster
+	fam      string // entry family
+	rowQ     string // entry cell holding the data row key
+	keyQ     string // data-table qualifier recording the entry key
+	carried  []schema.ColumnInfo
+	required []schema.ColumnInfo // columns the index key is computed from
+}
+
+// New returns a Table serving t and all of its indexes through c. Every
+// index must carry the data row key (IndexSpec.RowKeyQualifier), and no
+// column may use the reserved qualifiers.
+func New[T any](c Client, t *schema.Table[T], opts ...Option) (*Table[T], error) {
+	if c == nil || t == nil {
+		return nil, fmt.Errorf("%w: nil client or table", ErrInvalidOption)
+	}
+	o := defaults()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	tb := &Table[T]{c: c, t: t, o: o, dataCols: t.Columns()}
+	for _, v := range o.validators {
+		f, ok := v.(func(*T) error)
+		if !ok || f == nil {
+			return nil, fmt.Errorf("%w: validator of type %T for records of type %T", ErrInvalidOption, v, (*T)(nil))
+		}
+		tb.validators = append(tb.validators, f)
+	}
+	tb.name = o.rename(t.Name().String())
+	tb.fam = t.Families()[0].Name
+	for _, c := range tb.dataCols {
+		if c.Family == tb.fam && (c.Qualifier == VersionQualifier || len(c.Qualifier) >= len(KeyQualifierPrefix) && c.Qualifier[:len(KeyQualifierPrefix)] == KeyQualifierPrefix) {
+			return nil, fmt.Errorf("%w: column %q uses a reserved qualifier", ErrUnsupportedSchema, c.Name)
+		}
+	}
+	if len(t.Indexes()) == 0 {
+		return nil, fmt.Errorf("%w: table %s declares no index", ErrUnsupportedSchema, t.Name())
+	}
+	for _, ix := range t.Indexes() {
+		fam, rowQ, ok := ix.RowKeyColumn()
+		declared := ix.Name().String()
+		if !ok {
+			return nil, fmt.Errorf("%w: index %s does not carry the data row key", ErrUnsupportedSchema, declared)
+		}
+		s := &ixState[T]{
+			ix: ix, declared: declared, name: o.rename(declared), fam: fam, rowQ: rowQ,
+			keyQ: KeyQualifierPrefix + declared, carried: ix.Columns(),
+		}
+		if rowQ == StatusQualifier || slices.ContainsFunc(s.carried, func(c schema.ColumnInfo) bool { return c.Qualifier == StatusQualifier }) {
+			return nil, fmt.Errorf("%w: index %s uses the reserved qualifier %q", ErrUnsupportedSchema, declared, StatusQualifier)
+		}
+		for _, seg := range ix.KeySegments() {
+			src, ok := ix.Source(seg.Name)
+			if !ok {
+				continue
+			}
+			if i := slices.IndexFunc(tb.dataCols, func(c schema.ColumnInfo) bool { return c.Name == src }); i >= 0 &&
+				!slices.ContainsFunc(s.required, func(c schema.ColumnInfo) bool { return c.Name == src }) {
+				s.required = append(s.required, tb.dataCols[i])
+			}
+		}
+		tb.ixs = append(tb.ixs, s)
+	}
+	return tb, nil
+}
+
+func (o *options) rename(declared string) string {
+	if to, ok := o.names[declared]; ok {
+		return to
+	}
+	return declared
+}
+
+// Schema returns the table declaration.
+func (t *Table[T]) Schema() *schema.Table[T] { return t.t }
+
+// DataTable returns the data table's name on the cluster.
+func (t *Table[T]) DataTable() string { return t.name }
+
+// IndexTables returns the index tables' names on the cluster, in
+// declaration order.
+func (t *Table[T]) IndexTables() []string {
+	out := make([]string, len(t.ixs))
+	for i, s := range t.ixs {
+		out[i] = s.name
+	}
+	return out
+}
+
+func (t *Table[T]) index(name string) (*ixState[T], error) {
+	for _, s := range t.ixs {
+		if s.declared == name || s.name == name || s.ix.Name().FullName() == name {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %q", ErrUnknownIndex, name)
+}
+
+// encoded is a record turned into its data row and index entries.
+type encoded struct {
+	data    schema.Row
+	entries []schema.Row // one per index, in t.ixs order
+}
+
+// encode validates rec and builds its rows. Nothing is written; an error is
+// a *RecordError.
+func (t *Table[T]) encode(rec *T) (*encoded, error) {
+	if rec == nil {
+		return nil, &RecordError{Reason: "nil record"}
+	}
+	e := &encoded{entries: make([]schema.Row, len(t.ixs))}
+	if err := t.t.EncodeRow(&e.data, rec); err != nil {
+		return nil, recordError(err)
+	}
+	for i, s := range t.ixs {
+		for _, c := range s.required {
+			if !slices.ContainsFunc(e.data.Cells, func(d schema.Cell) bool { return d.Family == c.Family && d.Qualifier == c.Qualifier }) {
+				return nil, &RecordError{Field: c.Name, Reason: "missing; index " + s.declared + " is keyed on it"}
+			}
+		}
+		if err := s.ix.EncodeEntry(&e.entries[i], rec); err != nil {
+			return nil, recordError(err)
+		}
+	}
+	for _, v := range t.validators {
+		if err := v(rec); err != nil {
+			return nil, &RecordError{Reason: "rejected by validator", Err: err}
+		}
+	}
+	return e, nil
+}
+
+func recordError(err error) error {
+	re := &RecordError{Err: err}
+	var se *schema.Error
+	if asSchemaError(err, &se) {
+		re.Field, re.Reason = se.Field, se.Reason
+	}
+	return re
+}
+
+// statusValue encodes an entry status.
+func statusValue(status byte, version int64) []byte {
+	b := make([]byte, 9)
+	b[0] = status
+	binary.BigEndian.PutUint64(b[1:], uint64(version))
+	return b
+}
+
+// parseStatus decodes a status cell; ok is false for a missing or
+// malformed one.
+func parseStatus(b []byte) (status byte, version int64, ok bool) {
+	if len(b) != 9 || (b[0] != statusUnverified && b[0] != statusVerified) {
+		return 0, 0, false
+	}
+	return b[0], int64(binary.BigEndian.Uint64(b[1:])), true
+}
+
+func versionValue(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+
+// nextVersion returns a version above old and above every version this
+// Table handed out before, and not below the clock.
+func (t *Table[T]) nextVersion(old int64) int64 {
+	v := max(t.o.now().UnixMilli(), old+1)
+	for {
+		last := t.last.Load()
+		nv := max(v, last+1)
+		if t.last.CompareAndSwap(last, nv) {
+			return nv
+		}
+	}
+}
+
+// cellsMap turns schema cells into a Put's value map, adding extra cells.
+func cellsMap(cells []schema.Cell) map[string]map[string][]byte {
+	m := make(map[string]map[string][]byte, 1)
+	for _, c := range cells {
+		put(m, c.Family, c.Qualifier, c.Value)
+	}
+	return m
+}
+
+func put(m map[string]map[string][]byte, fam, q string, v []byte) {
+	f := m[fam]
+	if f == nil {
+		f = make(map[string][]byte)
+		m[fam] = f
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	f[q] = v
+}
+
+// entryActions returns the writes of a whole entry at version v with the
+// given status: one Put of every cell, and column deletes at v of carried
+// columns the record has no value for.
+func (s *ixState[T]) entryActions(e *schema.Row, status byte, v int64) []hbase.Action {
+	vals := cellsMap(e.Cells)
+	put(vals, s.fam, StatusQualifier, statusValue(status, v))
+	acts := []hbase.Action{&hbase.Put{Table: s.name, Row: e.Key, Values: vals, Timestamp: v}}
+	for _, c := range s.carried {
+		if _, ok := vals[c.Family][c.Qualifier]; !ok {
+			acts = append(acts, &hbase.Delete{Table: s.name, Row: e.Key, Family: []byte(c.Family),
+				Qualifier: []byte(c.Qualifier), Timestamp: v, AllVersions: true})
+		}
+	}
+	return acts
+}
+
+// toSchemaCells converts the newest version of each column of r.
+func toSchemaCells(r *hbase.Result) []schema.Cell {
+	if r.Empty() {
+		return nil
+	}
+	out := make([]schema.Cell, 0, len(r.Cells))
+	for _, c := range r.Cells {
+		if c.Type != 0 && c.Type != hbase.CellTypePut {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Family == string(c.Family) && out[n-1].Qualifier == string(c.Qualifier) {
+			continue // an older version; Cells are newest first per column
+		}
+		out = append(out, schema.Cell{Family: string(c.Family), Qualifier: string(c.Qualifier), Value: c.Value})
+	}
+	return out
+}
+
+// dataState is what a writer or reader learns from a data row.
+type dataState[T any] struct {
+	exists   bool
+	version  int64  // 0 when the row has no version cell
+	verBytes []byte // the version cell as stored, nil when absent
+	rec      T
+	decoded  bool
+	keys     [][]byte // per index: the recorded entry key, else the derived one, else nil
+	derived  [][]byte // per index: the key derived from the decoded record, nil if it cannot be
+}
+
+// readData interprets a data row.
+func (t *Table[T]) readData(key []byte, r *hbase.Result) *dataState[T] {
+	d := &dataState[T]{keys: make([][]byte, len(t.ixs)), derived: make([][]byte, len(t.ixs))}
+	if r.Empty() {
+		return d
+	}
+	d.exists = true
+	fam := []byte(t.fam)
+	if v := r.Value(fam, []byte(VersionQualifier)); len(v) == 8 {
+		d.verBytes = v
+		d.version = int64(binary.BigEndian.Uint64(v))
+	}
+	if err := t.t.DecodeRow(key, toSchemaCells(r), &d.rec); err == nil {
+		d.decoded = true
+	}
+	for i, s := range t.ixs {
+		if d.decoded {
+			if k, err := s.ix.AppendKey(nil, &d.rec); err == nil {
+				d.derived[i] = k
+			}
+		}
+		if k := r.Value(fam, []byte(s.keyQ)); len(k) > 0 {
+			d.keys[i] = bytes.Clone(k)
+		} else {
+			d.keys[i] = d.derived[i]
+		}
+	}
+	return d
+}

@@ -1,0 +1,339 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/hbkit/hbkit/hbase"
+)
+
+// item is one record of a write in progress.
+type item[T any] struct {
+	pos     int      // index in the caller's slice
+	op      Op       // OpPut or OpDelete
+	key     []byte   // data row key
+	enc     *encoded // new rows (puts)
+	expect  *int64   // rewrite only if the row still has this version (Check)
+	err     error
+	done    bool
+	skipped bool // expect did not hold: the row changed, nothing written
+
+	// per attempt
+	oldVer  []byte
+	oldKeys [][]byte
+	v       int64
+}
+
+// Put writes rec and its index entries. A record that fails validation is
+// rejected before any write with a *RecordError (errors.Is
+// ErrInvalidRecord). The record replaces any record with the same row key:
+// columns it has no value for are removed, and entries whose key moved are
+// deleted.
+func (t *Table[T]) Put(ctx context.Context, rec *T) error {
+	return single(t.PutBatch(ctx, []*T{rec}))
+}
+
+// PutBatch writes several records, sharing each step's round trip between
+// them: one Batch of Gets, one Batch of entry writes, the conditional
+// data-row writes in parallel, one Batch of verifications. Invalid records
+// are rejected before any write; the others are written. If some records
+// failed the error is a *BatchError naming them.
+func (t *Table[T]) PutBatch(ctx context.Context, recs []*T) error {
+	items := make([]*item[T], 0, len(recs))
+	var failed []ItemError
+	for i, rec := range recs {
+		enc, err := t.encode(rec)
+		if err != nil {
+			failed = append(failed, ItemError{Index: i, Err: err})
+			continue
+		}
+		items = append(items, &item[T]{pos: i, op: OpPut, key: enc.data.Key, enc: enc})
+	}
+	t.run(ctx, OpPut, items)
+	return batchResult(failed, items)
+}
+
+// Delete removes the record with rec's row key (only its key fields are
+// read) and its index entries. Deleting a missing record is not an error.
+func (t *Table[T]) Delete(ctx context.Context, rec *T) error {
+	return single(t.DeleteBatch(ctx, []*T{rec}))
+}
+
+// DeleteBatch deletes several records, sharing round trips like PutBatch.
+func (t *Table[T]) DeleteBatch(ctx context.Context, recs []*T) error {
+	items := make([]*item[T], 0, len(recs))
+	var failed []ItemError
+	for i, rec := range recs {
+		if rec == nil {
+			failed = append(failed, ItemError{Index: i, Err: &RecordError{Reason: "nil record"}})
+			continue
+		}
+		key, err := t.t.AppendKey(nil, rec)
+		if err != nil {
+			failed = append(failed, ItemError{Index: i, Err: recordError(err)})
+			continue
+		}
+		items = append(items, &item[T]{pos: i, op: OpDelete, key: key})
+	}
+	t.run(ctx, OpDelete, items)
+	return batchResult(failed, items)
+}
+
+func single(err error) error {
+	var be *BatchError
+	if errors.As(err, &be) && len(be.Failed) == 1 {
+		return be.Failed[0].Err
+	}
+	return err
+}
+
+func batchResult[T any](failed []ItemError, items []*item[T]) error {
+	for _, it := range items {
+		if it.err != nil {
+			failed = append(failed, ItemError{Index: it.pos, Err: it.err})
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	sortItemErrors(failed)
+	return &BatchError{Failed: failed}
+}
+
+func sortItemErrors(f []ItemError) {
+	for i := 1; i < len(f); i++ {
+		for j := i; j > 0 && f[j].Index < f[j-1].Index; j-- {
+			f[j], f[j-1] = f[j-1], f[j]
+		}
+	}
+}
+
+// run drives items of one kind through the protocol, retrying those that
+// lose the conditional data-row write, at most MaxAttempts times.
+func (t *Table[T]) run(ctx context.Context, op Op, items []*item[T]) {
+	pending := items
+	for attempt := 1; len(pending) > 0; attempt++ {
+		if attempt > t.o.attempts {
+			for _, it := range pending {
+				it.err = fmt.Errorf("%w (%d attempts)", ErrConflict, t.o.attempts)
+			}
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			for _, it := range pending {
+				it.err = err
+			}
+			return
+		}
+		pending = t.attempt(ctx, op, attempt, pending)
+	}
+}
+
+// attempt runs the three writes once and returns the items to retry.
+func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) []*item[T] {
+	fail := func(its []*item[T], phase Phase, err error) {
+		for _, it := range its {
+			if it.err == nil {
+				it.err = &StepError{Step: Step{Op: op, Phase: phase, Attempt: n, Records: len(items)}, Err: err}
+			}
+		}
+	}
+	// Read the current rows: their versions and the entries they own.
+	gets := make([]hbase.Action, len(items))
+	for i, it := range items {
+		gets[i] = &hbase.Get{Table: t.name, Row: it.key}
+	}
+	res, err := t.c.Batch(ctx, gets)
+	if err != nil && !isBatchError(err) {
+		fail(items, PhaseUnverified, err)
+		return nil
+	}
+	live := items[:0:0]
+	for i, it := range items {
+		if res[i].Err != nil {
+			fail([]*item[T]{it}, PhaseUnverified, res[i].Err)
+			continue
+		}
+		d := t.readData(it.key, res[i].Result)
+		if it.expect != nil && (!d.exists || d.version != *it.expect) {
+			it.skipped, it.done = true, true
+			continue
+		}
+		if op == OpDelete && !d.exists {
+			it.done = true
+			continue
+		}
+		it.oldVer, it.oldKeys = d.verBytes, d.keys
+		it.v = t.nextVersion(d.version)
+		live = append(live, it)
+	}
+	if len(live) == 0 {
+		return nil
+	}
+
+	// Phase 1: new entries unverified; entries about to be dropped marked
+	// unverified, so no verified entry ever disagrees with its data row.
+	if err := t.hook(Step{Op: op, Phase: PhaseUnverified, Attempt: n, Records: len(live)}); err != nil {
+		fail(live, PhaseUnverified, err)
+		return nil
+	}
+	var acts []hbase.Action
+	var owner []*item[T]
+	for _, it := range live {
+		for i, s := range t.ixs {
+			var newKey []byte
+			if op == OpPut {
+				newKey = it.enc.entries[i].Key
+				for _, a := range s.entryActions(&it.enc.entries[i], statusUnverified, it.v) {
+					acts, owner = append(acts, a), append(owner, it)
+				}
+			}
+			if old := it.oldKeys[i]; old != nil && !bytes.Equal(old, newKey) {
+				vals := map[string]map[string][]byte{}
+				put(vals, s.fam, StatusQualifier, statusValue(statusUnverified, it.v))
+				acts = append(acts, &hbase.Put{Table: s.name, Row: old, Values: vals, Timestamp: it.v})
+				owner = append(owner, it)
+			}
+		}
+	}
+	live = t.batch(ctx, acts, owner, live, func(it *item[T], err error) { fail([]*item[T]{it}, PhaseUnverified, err) })
+	if len(live) == 0 {
+		return nil
+	}
+
+	// Phase 2: the data row, only if nobody changed it since we read it.
+	if err := t.hook(Step{Op: op, Phase: PhaseData, Attempt: n, Records: len(live)}); err != nil {
+		fail(live, PhaseData, err)
+		return nil
+	}
+	won := make([]bool, len(live))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, t.o.parallelism)
+	for i, it := range live {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			ok, err := t.c.CheckAndMutate(ctx, t.dataMutation(op, it))
+			if err != nil {
+				fail([]*item[T]{it}, PhaseData, err)
+				return
+			}
+			won[i] = ok
+		}()
+	}
+	wg.Wait()
+	var retry, written []*item[T]
+	for i, it := range live {
+		switch {
+		case it.err != nil:
+		case won[i]:
+			written = append(written, it)
+		default:
+			retry = append(retry, it)
+		}
+	}
+	if len(written) == 0 {
+		return retry
+	}
+
+	// Phase 3: verify the new entries, delete the dropped ones. Every cell
+	// is written at the version's timestamp, so a slower writer of an
+	// older version can neither resurrect nor re-verify what this one
+	// dropped.
+	if err := t.hook(Step{Op: op, Phase: PhaseVerify, Attempt: n, Records: len(written)}); err != nil {
+		fail(written, PhaseVerify, err)
+		return retry
+	}
+	acts, owner = acts[:0], owner[:0]
+	for _, it := range written {
+		for i, s := range t.ixs {
+			var newKey []byte
+			if op == OpPut {
+				newKey = it.enc.entries[i].Key
+				acts, owner = append(acts, s.entryActions(&it.enc.entries[i], statusVerified, it.v)[0]), append(owner, it)
+			}
+			if old := it.oldKeys[i]; old != nil && !bytes.Equal(old, newKey) {
+				acts = append(acts, &hbase.Delete{Table: s.name, Row: old, Timestamp: it.v})
+				owner = append(owner, it)
+			}
+		}
+	}
+	for _, it := range t.batch(ctx, acts, owner, written, func(it *item[T], err error) { fail([]*item[T]{it}, PhaseVerify, err) }) {
+		it.done = true
+	}
+	return retry
+}
+
+// dataMutation is the conditional write of phase 2.
+func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbase.CheckAndMutate {
+	cam := &hbase.CheckAndMutate{
+		Table: t.name, Row: it.key, Family: []byte(t.fam), Qualifier: []byte(VersionQualifier),
+		Compare: hbase.CompareEqual, Value: it.oldVer,
+	}
+	if op == OpDelete {
+		cam.Mutations = []hbase.Mutation{&hbase.Delete{Table: t.name, Row: it.key}}
+		return cam
+	}
+	vals := cellsMap(it.enc.data.Cells)
+	put(vals, t.fam, VersionQualifier, versionValue(it.v))
+	for i, s := range t.ixs {
+		put(vals, t.fam, s.keyQ, it.enc.entries[i].Key)
+	}
+	muts := []hbase.Mutation{&hbase.Put{Table: t.name, Row: it.key, Values: vals}}
+	for _, c := range t.dataCols {
+		if _, ok := vals[c.Family][c.Qualifier]; !ok {
+			muts = append(muts, &hbase.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
+				Qualifier: []byte(c.Qualifier), AllVersions: true})
+		}
+	}
+	cam.Mutations = muts
+	return cam
+}
+
+// batch sends acts and returns the items none of whose actions failed;
+// onErr is called once for each item with a failed action.
+func (t *Table[T]) batch(ctx context.Context, acts []hbase.Action, owner, items []*item[T], onErr func(*item[T], error)) []*item[T] {
+	if len(acts) == 0 {
+		return items
+	}
+	res, err := t.c.Batch(ctx, acts)
+	if err != nil && !isBatchError(err) {
+		for _, it := range items {
+			onErr(it, err)
+		}
+		return nil
+	}
+	bad := make(map[*item[T]]bool)
+	for i, r := range res {
+		if r.Err != nil && !bad[owner[i]] {
+			bad[owner[i]] = true
+			onErr(owner[i], r.Err)
+		}
+	}
+	out := items[:0:0]
+	for _, it := range items {
+		if !bad[it] {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+func isBatchError(err error) bool {
+	var be *hbase.BatchError
+	return errors.As(err, &be)
+}
+
+func (t *Table[T]) hook(s Step) error {
+	if t.o.hook == nil {
+		return nil
+	}
+	if err := t.o.hook(s); err != nil {
+		return fmt.Errorf("%w: %w", ErrAborted, err)
+	}
+	return nil
+}
