@@ -1,0 +1,122 @@
+package index_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.uber.org/mock/gomock"
+
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/fake"
+	"github.com/hbkit/hbkit/hbase/hbasemock"
+	"github.com/hbkit/hbkit/index"
+	"github.com/hbkit/hbkit/schema"
+)
+
+var errInjected = errors.New("injected region server failure")
+
+// scripted returns a mock that forwards every call to the fake unless a
+// test overrides it.
+func scripted(t *testing.T, c *fake.Client) *hbasemock.MockDataClient {
+	m := hbasemock.NewMockDataClient(gomock.NewController(t))
+	m.EXPECT().Get(gomock.Any(), gomock.Any()).DoAndReturn(c.Get).AnyTimes()
+	m.EXPECT().Scan(gomock.Any(), gomock.Any()).DoAndReturn(c.Scan).AnyTimes()
+	return m
+}
+
+// TestPartialBatchFailures fails some actions of each Batch in turn: the
+// write reports the failure, readers stay right, repair converges.
+func TestPartialBatchFailures(t *testing.T) {
+	ctx := context.Background()
+	for _, failBatch := range []int{2, 3} { // 1: the read; 2: unverified entries; 3: verification
+		t.Run(map[int]string{2: "unverified entries", 3: "verification"}[failBatch], func(t *testing.T) {
+			c := newFake(t)
+			clk := newClock()
+			m := scripted(t, c)
+			calls := 0
+			m.EXPECT().Batch(gomock.Any(), gomock.Any()).DoAndReturn(
+				func(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
+					calls++
+					if calls != failBatch {
+						return c.Batch(ctx, acts)
+					}
+					// Apply the first action, fail the rest.
+					res, err := c.Batch(ctx, acts[:1])
+					if err != nil {
+						return nil, err
+					}
+					be := &hbase.BatchError{}
+					for i := 1; i < len(acts); i++ {
+						res = append(res, hbase.BatchResult{Err: errInjected})
+						be.Failed = append(be.Failed, hbase.ActionError{Index: i, Action: acts[i], Err: errInjected})
+					}
+					return res, be
+				}).AnyTimes()
+			m.EXPECT().CheckAndMutate(gomock.Any(), gomock.Any()).DoAndReturn(c.CheckAndMutate).AnyTimes()
+			healthy := newSMS(t, c, index.WithClock(clk.now))
+			if err := healthy.Put(ctx, msg(1, "acme", time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			faulty := newSMS(t, m, index.WithClock(clk.now))
+			moved := msg(1, "globex", time.Hour)
+			err := faulty.PutBatch(ctx, []*schema.SMS{moved, msg(2, "acme", 2*time.Hour)})
+			var be *index.BatchError
+			if !errors.As(err, &be) || !errors.Is(err, errInjected) {
+				t.Fatalf("got %v, want a *BatchError with the injected failure", err)
+			}
+			clk.advance(2 * time.Minute)
+			if _, err := healthy.Check(ctx, index.ModeRepair); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := healthy.Check(ctx, index.ModeVerify)
+			if err != nil || !rep.Clean() {
+				t.Fatalf("after repair: %+v, %v", rep, err)
+			}
+		})
+	}
+}
+
+// TestLostRaceRetries scripts a CheckAndMutate that loses once: the write
+// rereads the row and succeeds on its second attempt.
+func TestLostRaceRetries(t *testing.T) {
+	ctx := context.Background()
+	c := newFake(t)
+	m := scripted(t, c)
+	m.EXPECT().Batch(gomock.Any(), gomock.Any()).DoAndReturn(c.Batch).AnyTimes()
+	gomock.InOrder(
+		m.EXPECT().CheckAndMutate(gomock.Any(), gomock.Any()).Return(false, nil),
+		m.EXPECT().CheckAndMutate(gomock.Any(), gomock.Any()).DoAndReturn(c.CheckAndMutate),
+	)
+	var attempts []int
+	s := newSMS(t, m, index.WithHook(func(st index.Step) error {
+		if st.Phase == index.PhaseData {
+			attempts = append(attempts, st.Attempt)
+		}
+		return nil
+	}))
+	if err := s.Put(ctx, msg(3, "acme", time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if len(attempts) != 2 || attempts[1] != 2 {
+		t.Fatalf("data-row attempts %v, want [1 2]", attempts)
+	}
+	assertMessages(t, newSMS(t, c), "acme", []string{msg(3, "acme", 0).Mobile})
+}
+
+// TestReaderNeverGuesses: when the data rows cannot be read, the query
+// fails instead of trusting the index.
+func TestReaderNeverGuesses(t *testing.T) {
+	ctx := context.Background()
+	c := newFake(t)
+	if err := newSMS(t, c).Put(ctx, msg(4, "acme", time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	m := scripted(t, c)
+	m.EXPECT().Batch(gomock.Any(), gomock.Any()).Return(nil, errInjected)
+	_, err := newSMS(t, m).MessagesOfAccountOnDate(ctx, "acme", day0)
+	if !errors.Is(err, errInjected) {
+		t.Fatalf("got %v, want the injected error", err)
+	}
+}
