@@ -2,6 +2,7 @@ package hbase
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -72,7 +73,9 @@ type op struct {
 	start  time.Time
 	name   string
 	attrs  []attribute.KeyValue // common to span and metrics
-	server string
+
+	mu     sync.Mutex // setServer may be called from a batch's goroutines
+	server string     // guarded by mu
 }
 
 // startOp starts the span "{operation} {table}" (or "{operation}" when
@@ -106,7 +109,12 @@ func spanFromContext(ctx context.Context) *op {
 // setServer records the region server or master the operation talked to
 // (the last one, when it was retried elsewhere).
 func (o *op) setServer(addr string) {
-	if o == nil || addr == "" || addr == o.server {
+	if o == nil || addr == "" {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if addr == o.server {
 		return
 	}
 	o.server = addr
@@ -133,8 +141,11 @@ func (o *op) end(ctx context.Context, err error) {
 		return
 	}
 	attrs := o.attrs
-	if o.server != "" {
-		host, _ := splitHostPort(o.server)
+	o.mu.Lock()
+	server := o.server
+	o.mu.Unlock()
+	if server != "" {
+		host, _ := splitHostPort(server)
 		attrs = append(attrs[:len(attrs):len(attrs)], attrServerAddress.String(host))
 	}
 	if err != nil {

@@ -1,0 +1,344 @@
+package hbase
+
+import (
+	"context"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hbkit/hbkit/internal/pb"
+	"github.com/hbkit/hbkit/internal/rpc"
+)
+
+const (
+	// maxActionsPerMulti bounds the actions of one MultiRequest; a larger
+	// group for one server is split into several requests.
+	maxActionsPerMulti = 1000
+	// maxMultiInFlight bounds the MultiRequests of one Batch in flight.
+	maxMultiInFlight = 8
+)
+
+// batchItem is one valid action of a Batch on its way to the servers.
+type batchItem struct {
+	idx    int
+	action Action
+	table  string // canonical
+	row    []byte
+	pa     *pb.Action // the wire action; Index is idx
+	nonced bool
+
+	// State of the current round.
+	reg     *region
+	lastErr error
+	kind    retryKind
+}
+
+// Batch runs independent actions, grouped by region server into Multi
+// requests sent in parallel. It returns one BatchResult per action. Only
+// the actions that failed with a retryable error are resent, after the
+// cache was corrected and a backoff, within ctx and the retry bounds.
+func (c *Client) Batch(ctx context.Context, actions []Action) (_ []BatchResult, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	results := make([]BatchResult, len(actions))
+	if len(actions) == 0 {
+		return results, nil
+	}
+	table := ActionTable(actions[0])
+	for _, a := range actions[1:] {
+		if ActionTable(a) != table {
+			table = ""
+			break
+		}
+	}
+	ctx, sp := c.startOp(ctx, "batch", table)
+	sp.span.SetAttributes(attrBatchSize.Int(len(actions)))
+	defer func() { sp.end(ctx, err) }()
+
+	failed := make(map[int]error)
+	items := make([]*batchItem, 0, len(actions))
+	for i, a := range actions {
+		if err := ValidateAction(a); err != nil {
+			failed[i] = err
+			continue
+		}
+		it, err := c.newBatchItem(i, a)
+		if err != nil {
+			failed[i] = err
+			continue
+		}
+		items = append(items, it)
+	}
+
+	rt := c.newRetrier(func(reason string) { sp.retried(ctx, reason) })
+	pending := items
+	for len(pending) > 0 {
+		pending = c.batchRound(ctx, pending, results, failed)
+		if len(pending) == 0 {
+			break
+		}
+		// Wait once for the whole round, as long as its most demanding
+		// failure asks.
+		worst := pending[0]
+		for _, it := range pending[1:] {
+			if waitRank(it.kind) > waitRank(worst.kind) {
+				worst = it
+			}
+		}
+		if werr := rt.wait(ctx, worst.lastErr, worst.kind); werr != nil {
+			for _, it := range pending {
+				if ctx.Err() != nil {
+					failed[it.idx] = werr
+				} else {
+					failed[it.idx] = &retriesExhaustedError{retries: rt.retries, err: convertError(it.lastErr)}
+				}
+			}
+			break
+		}
+	}
+
+	if len(failed) == 0 {
+		return results, nil
+	}
+	be := &BatchError{}
+	for i := range actions {
+		if e, ok := failed[i]; ok {
+			results[i] = BatchResult{Err: e}
+			be.Failed = append(be.Failed, ActionError{Index: i, Action: actions[i], Err: e})
+		}
+	}
+	return results, be
+}
+
+// waitRank orders retry kinds by how long they make the round wait.
+func waitRank(k retryKind) int {
+	switch k {
+	case retryNow:
+		return 0
+	case retryMoved:
+		return 1
+	case retryOverloaded:
+		return 3
+	}
+	return 2
+}
+
+func (c *Client) newBatchItem(i int, a Action) (*batchItem, error) {
+	it := &batchItem{idx: i, action: a, pa: &pb.Action{Index: proto.Uint32(uint32(i))}}
+	switch a := a.(type) {
+	case *Get:
+		g, err := getToPB(a)
+		if err != nil {
+			return nil, err
+		}
+		it.table, it.row, it.pa.Get = a.Table, a.Row, g
+	case *Put:
+		it.table, it.row, it.pa.Mutation = a.Table, a.Row, putToPB(a, a.Row)
+	case *Delete:
+		it.table, it.row, it.pa.Mutation = a.Table, a.Row, deleteToPB(a, a.Row)
+	case *Increment:
+		it.table, it.row, it.pa.Mutation, it.nonced = a.Table, a.Row, incrementToPB(a, c.newNonce()), true
+	case *Append:
+		it.table, it.row, it.pa.Mutation, it.nonced = a.Table, a.Row, appendToPB(a, c.newNonce()), true
+	default:
+		return nil, invalidf("batch", "", ErrInvalidRequest, "unsupported action %T", a)
+	}
+	it.table = canonicalTable(it.table)
+	return it, nil
+}
+
+// regionGroup is the actions of one region in one MultiRequest.
+type regionGroup struct {
+	reg   *region
+	items []*batchItem
+}
+
+// multiReq is one MultiRequest to one server.
+type multiReq struct {
+	addr   string
+	groups []*regionGroup
+	n      int
+}
+
+// batchRound locates and sends every pending item once. Successes go to
+// results, permanent failures to failed; it returns the items to retry,
+// with lastErr and kind set.
+func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results []BatchResult, failed map[int]error) []*batchItem {
+	var retry []*batchItem
+	// Locate.
+	byServer := make(map[string][]*regionGroup)
+	groupOf := make(map[*region]*regionGroup)
+	var servers []string
+	for _, it := range pending {
+		r, err := c.locate(ctx, it.table, it.row, false)
+		if err != nil {
+			it.reg, it.lastErr, it.kind = nil, err, classify(err)
+			if it.kind == retryNever {
+				failed[it.idx] = opErr("batch", it.table, convertError(err))
+			} else {
+				retry = append(retry, it)
+			}
+			continue
+		}
+		it.reg = r
+		g := groupOf[r]
+		if g == nil {
+			g = &regionGroup{reg: r}
+			groupOf[r] = g
+			if _, ok := byServer[r.addr]; !ok {
+				servers = append(servers, r.addr)
+			}
+			byServer[r.addr] = append(byServer[r.addr], g)
+		}
+		g.items = append(g.items, it)
+	}
+	// Build the requests: per server, regions packed up to
+	// maxActionsPerMulti actions (a larger region group is split).
+	var reqs []*multiReq
+	for _, addr := range servers {
+		cur := &multiReq{addr: addr}
+		for _, g := range byServer[addr] {
+			for start := 0; start < len(g.items); {
+				room := maxActionsPerMulti - cur.n
+				if room == 0 {
+					reqs = append(reqs, cur)
+					cur = &multiReq{addr: addr}
+					room = maxActionsPerMulti
+				}
+				end := min(len(g.items), start+room)
+				cur.groups = append(cur.groups, &regionGroup{reg: g.reg, items: g.items[start:end]})
+				cur.n += end - start
+				start = end
+			}
+		}
+		if cur.n > 0 {
+			reqs = append(reqs, cur)
+		}
+	}
+	// Send in parallel.
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxMultiInFlight)
+	sp := spanFromContext(ctx)
+	for _, mr := range reqs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			sp.setServer(mr.addr)
+			outcomes := c.sendMulti(ctx, mr)
+			mu.Lock()
+			defer mu.Unlock()
+			for _, o := range outcomes {
+				if o.err == nil {
+					results[o.it.idx] = BatchResult{Result: o.res}
+					continue
+				}
+				o.it.lastErr = o.err
+				o.it.kind = c.handleRegionError(ctx, o.it.table, o.it.reg, o.err)
+				if o.it.kind == retryNever {
+					failed[o.it.idx] = opErr("batch", o.it.table, convertError(o.err))
+				} else {
+					retry = append(retry, o.it)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// A table that is disabled or gone answers NotServingRegion forever:
+	// fail its actions instead of retrying them.
+	if len(retry) > 0 && ctx.Err() == nil {
+		checked := make(map[string]error)
+		kept := retry[:0]
+		for _, it := range retry {
+			if it.kind == retryRelocate {
+				terr, ok := checked[it.table]
+				if !ok {
+					terr = c.tableStateError(ctx, it.table, it.lastErr)
+					checked[it.table] = terr
+				}
+				if terr != nil {
+					failed[it.idx] = opErr("batch", it.table, terr)
+					continue
+				}
+			}
+			kept = append(kept, it)
+		}
+		retry = kept
+	}
+	return retry
+}
+
+type outcome struct {
+	it  *batchItem
+	res *Result
+	err error
+}
+
+// sendMulti sends one MultiRequest and returns one outcome per item.
+func (c *Client) sendMulti(ctx context.Context, mr *multiReq) []outcome {
+	req := &pb.MultiRequest{RegionAction: make([]*pb.RegionAction, len(mr.groups))}
+	for i, g := range mr.groups {
+		ra := &pb.RegionAction{Region: g.reg.specifier(), Action: make([]*pb.Action, len(g.items))}
+		for j, it := range g.items {
+			ra.Action[j] = it.pa
+			if it.nonced {
+				req.NonceGroup = proto.Uint64(c.nonceGroup)
+			}
+		}
+		req.RegionAction[i] = ra
+	}
+	out := make([]outcome, 0, mr.n)
+	failAll := func(items []*batchItem, err error) {
+		for _, it := range items {
+			out = append(out, outcome{it: it, err: err})
+		}
+	}
+	actx, cancel := c.attemptContext(ctx)
+	var resp pb.MultiResponse
+	err := attemptError(ctx, actx, c.pool.Call(actx, mr.addr, rpc.ClientService, "Multi", req, &resp))
+	cancel()
+	if err != nil {
+		for _, g := range mr.groups {
+			failAll(g.items, err)
+		}
+		return out
+	}
+	rars := resp.GetRegionActionResult()
+	for i, g := range mr.groups {
+		if i >= len(rars) {
+			failAll(g.items, errMissingResult)
+			continue
+		}
+		rar := rars[i]
+		if x := rar.GetException(); x != nil {
+			failAll(g.items, exceptionFromPair(x))
+			continue
+		}
+		byIndex := make(map[uint32]*pb.ResultOrException, len(rar.GetResultOrException()))
+		for _, roe := range rar.GetResultOrException() {
+			byIndex[roe.GetIndex()] = roe
+		}
+		for _, it := range g.items {
+			roe := byIndex[uint32(it.idx)]
+			switch {
+			case roe == nil:
+				out = append(out, outcome{it: it, err: errMissingResult})
+			case roe.GetException() != nil:
+				out = append(out, outcome{it: it, err: exceptionFromPair(roe.GetException())})
+			default:
+				out = append(out, outcome{it: it, res: resultFromPB(roe.GetResult())})
+			}
+		}
+	}
+	return out
+}
+
+// errMissingResult: the server's answer lacked an action (retryable).
+var errMissingResult = &RemoteError{Class: "hbkit.MissingResult", Message: "no result for action in Multi response", retryable: true}
+

@@ -1,0 +1,345 @@
+package hbase
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hbkit/hbkit/internal/pb"
+)
+
+// Conversions between the public request and result types and the wire
+// messages of internal/pb. Requests are validated before they get here.
+
+// Shared enum values: the encoders point at them instead of allocating.
+// They are never written.
+var (
+	enumPut           = pb.MutationProto_PUT
+	enumDelete        = pb.MutationProto_DELETE
+	enumIncrement     = pb.MutationProto_INCREMENT
+	enumAppend        = pb.MutationProto_APPEND
+	enumDelOne        = pb.MutationProto_DELETE_ONE_VERSION
+	enumDelMulti      = pb.MutationProto_DELETE_MULTIPLE_VERSIONS
+	enumDelFamily     = pb.MutationProto_DELETE_FAMILY
+	enumRegionName    = pb.RegionSpecifier_REGION_NAME
+	enumMustPassAll   = pb.FilterList_MUST_PASS_ALL
+	enumMustPassOne   = pb.FilterList_MUST_PASS_ONE
+	boolTrue          = true
+	boolFalse         = false
+	durabilityEnums   = [...]pb.MutationProto_Durability{0, 1, 2, 3, 4}
+	compareTypeByOp   = [...]pb.CompareType{pb.CompareType_EQUAL, pb.CompareType_NOT_EQUAL, pb.CompareType_LESS, pb.CompareType_LESS_OR_EQUAL, pb.CompareType_GREATER, pb.CompareType_GREATER_OR_EQUAL, pb.CompareType_NO_OP}
+)
+
+func compareType(op CompareOp) *pb.CompareType {
+	if int(op) < len(compareTypeByOp) {
+		return &compareTypeByOp[op]
+	}
+	return &compareTypeByOp[CompareNoOp]
+}
+
+func durability(d Durability) *pb.MutationProto_Durability {
+	if d == DurabilityDefault || int(d) >= len(durabilityEnums) {
+		return nil // absent: USE_DEFAULT
+	}
+	return &durabilityEnums[d]
+}
+
+// wireTimestamp converts a mutation timestamp: 0 and LatestTimestamp mean
+// "server time", sent as an absent field.
+func wireTimestamp(ts int64) *uint64 {
+	if ts <= 0 || ts == LatestTimestamp {
+		return nil
+	}
+	return proto.Uint64(uint64(ts))
+}
+
+func timeRangeToPB(tr *TimeRange) *pb.TimeRange {
+	if tr == nil {
+		return nil
+	}
+	t := &pb.TimeRange{From: proto.Uint64(uint64(tr.From))}
+	if tr.To != LatestTimestamp {
+		t.To = proto.Uint64(uint64(tr.To))
+	}
+	return t
+}
+
+func maxVersionsToPB(n int) *uint32 {
+	switch {
+	case n <= 1:
+		return nil // default 1
+	case n > math.MaxInt32:
+		n = math.MaxInt32
+	}
+	return proto.Uint32(uint32(n))
+}
+
+// columnsToPB turns a selection into Columns: each family of families
+// whole, then the columns of the other families grouped by family in order
+// of first appearance.
+func columnsToPB(families [][]byte, columns []Column) []*pb.Column {
+	if len(families) == 0 && len(columns) == 0 {
+		return nil
+	}
+	out := make([]*pb.Column, 0, len(families)+len(columns))
+	whole := func(f []byte) bool {
+		for _, w := range families {
+			if bytes.Equal(w, f) {
+				return true
+			}
+		}
+		return false
+	}
+	for i, f := range families {
+		dup := false
+		for _, g := range families[:i] {
+			if bytes.Equal(f, g) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, &pb.Column{Family: f})
+		}
+	}
+	nWhole := len(out)
+	for _, c := range columns {
+		if whole(c.Family) {
+			continue
+		}
+		q := c.Qualifier
+		if q == nil {
+			q = []byte{}
+		}
+		var col *pb.Column
+		for _, o := range out[nWhole:] {
+			if bytes.Equal(o.Family, c.Family) {
+				col = o
+				break
+			}
+		}
+		if col == nil {
+			col = &pb.Column{Family: c.Family}
+			out = append(out, col)
+		}
+		if !containsBytes(col.Qualifier, q) {
+			col.Qualifier = append(col.Qualifier, q)
+		}
+	}
+	return out
+}
+
+func containsBytes(list [][]byte, b []byte) bool {
+	for _, x := range list {
+		if bytes.Equal(x, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// getToPB converts a validated Get.
+func getToPB(g *Get) (*pb.Get, error) {
+	pg := &pb.Get{
+		Row:         g.Row,
+		Column:      columnsToPB(g.Families, g.Columns),
+		TimeRange:   timeRangeToPB(g.TimeRange),
+		MaxVersions: maxVersionsToPB(g.MaxVersions),
+	}
+	if g.ExistenceOnly {
+		pg.ExistenceOnly = &boolTrue
+	}
+	if g.Filter != nil {
+		f, err := filterToPB(g.Filter)
+		if err != nil {
+			return nil, err
+		}
+		pg.Filter = f
+	}
+	return pg, nil
+}
+
+// putToPB converts a validated Put.
+func putToPB(p *Put, row []byte) *pb.MutationProto {
+	m := &pb.MutationProto{
+		Row:        row,
+		MutateType: &enumPut,
+		Timestamp:  wireTimestamp(p.Timestamp),
+		Durability: durability(p.Durability),
+	}
+	m.ColumnValue = valuesToPB(p.Values, m.Timestamp)
+	return m
+}
+
+// valuesToPB converts family → qualifier → value maps, sorted by family
+// and qualifier so that the encoding is deterministic. ts, if set, is
+// repeated on every cell.
+func valuesToPB(values map[string]map[string][]byte, ts *uint64) []*pb.MutationProto_ColumnValue {
+	cols := flattenMap(values)
+	out := make([]*pb.MutationProto_ColumnValue, 0, len(values))
+	qvs := make([]pb.MutationProto_ColumnValue_QualifierValue, len(cols))
+	var cur *pb.MutationProto_ColumnValue
+	for i, c := range cols {
+		if cur == nil || string(cur.Family) != c.family {
+			cur = &pb.MutationProto_ColumnValue{Family: []byte(c.family)}
+			out = append(out, cur)
+		}
+		qv := &qvs[i]
+		qv.Qualifier = []byte(c.qualifier)
+		qv.Value = c.v
+		if qv.Value == nil {
+			qv.Value = []byte{}
+		}
+		qv.Timestamp = ts
+		cur.QualifierValue = append(cur.QualifierValue, qv)
+	}
+	return out
+}
+
+// deleteToPB converts a validated Delete (see the Delete doc for the
+// cases).
+func deleteToPB(d *Delete, row []byte) *pb.MutationProto {
+	ts := wireTimestamp(d.Timestamp)
+	m := &pb.MutationProto{
+		Row:        row,
+		MutateType: &enumDelete,
+		Timestamp:  ts,
+		Durability: durability(d.Durability),
+	}
+	if d.Family == nil {
+		return m // whole row
+	}
+	qv := &pb.MutationProto_ColumnValue_QualifierValue{Timestamp: ts}
+	switch {
+	case d.Qualifier == nil:
+		qv.DeleteType = &enumDelFamily
+	case d.AllVersions:
+		qv.Qualifier = d.Qualifier
+		qv.DeleteType = &enumDelMulti
+	default:
+		qv.Qualifier = d.Qualifier
+		qv.DeleteType = &enumDelOne
+	}
+	m.ColumnValue = []*pb.MutationProto_ColumnValue{{Family: d.Family, QualifierValue: []*pb.MutationProto_ColumnValue_QualifierValue{qv}}}
+	return m
+}
+
+// incrementToPB converts a validated Increment; nonce 0 means none.
+func incrementToPB(inc *Increment, nonce uint64) *pb.MutationProto {
+	m := &pb.MutationProto{
+		Row:        inc.Row,
+		MutateType: &enumIncrement,
+		Durability: durability(inc.Durability),
+	}
+	if nonce != 0 {
+		m.Nonce = proto.Uint64(nonce)
+	}
+	cols := flattenMap(inc.Deltas)
+	qvs := make([]pb.MutationProto_ColumnValue_QualifierValue, len(cols))
+	vals := make([]byte, 8*len(cols))
+	var cur *pb.MutationProto_ColumnValue
+	for i, c := range cols {
+		if cur == nil || string(cur.Family) != c.family {
+			cur = &pb.MutationProto_ColumnValue{Family: []byte(c.family)}
+			m.ColumnValue = append(m.ColumnValue, cur)
+		}
+		v := vals[8*i : 8*i+8 : 8*i+8]
+		binary.BigEndian.PutUint64(v, uint64(c.v))
+		qvs[i].Qualifier = []byte(c.qualifier)
+		qvs[i].Value = v
+		cur.QualifierValue = append(cur.QualifierValue, &qvs[i])
+	}
+	return m
+}
+
+// appendToPB converts a validated Append; nonce 0 means none.
+func appendToPB(a *Append, nonce uint64) *pb.MutationProto {
+	m := &pb.MutationProto{
+		Row:        a.Row,
+		MutateType: &enumAppend,
+		Durability: durability(a.Durability),
+	}
+	if nonce != 0 {
+		m.Nonce = proto.Uint64(nonce)
+	}
+	m.ColumnValue = valuesToPB(a.Values, nil)
+	return m
+}
+
+// mutationToPB converts a Put or Delete of a CheckAndMutate or
+// RowMutations on row.
+func mutationToPB(m Mutation, row []byte) (*pb.MutationProto, error) {
+	switch m := m.(type) {
+	case *Put:
+		return putToPB(m, row), nil
+	case *Delete:
+		return deleteToPB(m, row), nil
+	}
+	return nil, fmt.Errorf("hbase: unsupported mutation %T", m)
+}
+
+// conditionToPB converts the condition of a validated CheckAndMutate.
+// The API compares "current op Value"; HBase compares "Value op current",
+// so the operator is reversed.
+func conditionToPB(cam *CheckAndMutate) *pb.Condition {
+	return &pb.Condition{
+		Row:         cam.Row,
+		Family:      cam.Family,
+		Qualifier:   nonNil(cam.Qualifier),
+		CompareType: compareType(cam.Compare.Reverse()),
+		Comparator:  binaryComparatorPB(cam.Value),
+		TimeRange:   timeRangeToPB(cam.TimeRange),
+	}
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// resultFromPB converts a wire Result. Cells keep the byte slices of r
+// (which alias nothing the caller keeps). A nil r is an empty result.
+func resultFromPB(r *pb.Result) *Result {
+	res := &Result{}
+	if r == nil {
+		return res
+	}
+	res.Exists = r.GetExists()
+	if n := len(r.Cell); n > 0 {
+		res.Cells = make([]Cell, n)
+		for i, c := range r.Cell {
+			res.Cells[i] = cellFromPB(c)
+		}
+	}
+	return res
+}
+
+func cellFromPB(c *pb.Cell) Cell {
+	ts := c.GetTimestamp()
+	if ts > math.MaxInt64 {
+		ts = math.MaxInt64
+	}
+	return Cell{
+		Row:       c.Row,
+		Family:    c.Family,
+		Qualifier: nonNil(c.Qualifier),
+		Timestamp: int64(ts),
+		Type:      CellType(c.GetCellType()),
+		Value:     nonNil(c.Value),
+	}
+}
+
+// decodeResult parses a Result message received from the network into a
+// Result. Arbitrary input yields an error, never a panic.
+func decodeResult(b []byte) (*Result, error) {
+	var r pb.Result
+	if err := proto.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("hbase: decode result: %w", err)
+	}
+	return resultFromPB(&r), nil
+}

@@ -1,0 +1,361 @@
+package hbase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hbkit/hbkit/internal/pb"
+	"github.com/hbkit/hbkit/internal/rpc"
+)
+
+var _ DataClient = (*Client)(nil)
+
+// canonicalTable returns the canonical spelling of a validated table name,
+// the key of the region cache and of hbase:meta rows.
+func canonicalTable(table string) string {
+	tn, err := ParseTableName(table)
+	if err != nil {
+		return table
+	}
+	return tn.String()
+}
+
+// regionCall runs fn against the region of table holding row, retrying
+// with relocation and backoff as the error asks (wire protocol
+// reference, section 8), within ctx and the client's retry bounds. table
+// is canonical. fn gets a context bounded by WithRPCTimeout.
+func (c *Client) regionCall(ctx context.Context, table string, row []byte, fn func(ctx context.Context, r *region) error) error {
+	if err := c.checkOpen(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	sp := spanFromContext(ctx)
+	rt := c.newRetrier(func(reason string) { sp.retried(ctx, reason) })
+	for {
+		r, err := c.locate(ctx, table, row, false)
+		if err == nil {
+			sp.setServer(r.addr)
+			actx, cancel := c.attemptContext(ctx)
+			err = attemptError(ctx, actx, fn(actx, r))
+			cancel()
+		}
+		if err == nil {
+			return nil
+		}
+		if c.closed.Load() {
+			return ErrClosed
+		}
+		kind := c.handleRegionError(ctx, table, r, err)
+		if kind == retryRelocate {
+			// A disabled or deleted table answers NotServingRegion
+			// forever: say so instead of retrying.
+			if terr := c.tableStateError(ctx, table, err); terr != nil {
+				return terr
+			}
+		}
+		if werr := rt.wait(ctx, err, kind); werr != nil {
+			return werr
+		}
+	}
+}
+
+// handleRegionError updates the region cache after err from region r
+// (nil if the lookup failed) and returns how to retry.
+func (c *Client) handleRegionError(ctx context.Context, table string, r *region, err error) retryKind {
+	kind := classify(err)
+	switch kind {
+	case retryRelocate:
+		if r != nil {
+			c.regions.remove(r)
+		}
+	case retryMoved:
+		if addr, ok := movedTo(err); ok && r != nil {
+			c.regions.moved(r, addr)
+		} else if r != nil {
+			c.regions.remove(r)
+			kind = retryRelocate
+		}
+	case retryConn:
+		if r != nil {
+			c.regions.removeServer(r.addr)
+		}
+	case retryReopenScanner:
+		kind = retryBackoff
+	}
+	return kind
+}
+
+// tableStateError explains a region that is not served: after a
+// NotServingRegionException (or a region not assigned in meta) it reads
+// the table's state and returns an error wrapping ErrTableDisabled or
+// ErrTableNotFound, or nil when the table looks fine.
+func (c *Client) tableStateError(ctx context.Context, table string, err error) error {
+	var re *rpc.RemoteError
+	notServing := errors.Is(err, errRegionNotReady) || (errors.As(err, &re) && re.Class == excNotServingRegion)
+	if !notServing || ctx.Err() != nil {
+		return nil
+	}
+	return c.checkTableUsable(ctx, table)
+}
+
+// rsCall calls a ClientService method on a region server.
+func (c *Client) rsCall(ctx context.Context, addr, method string, req, resp proto.Message) error {
+	return c.pool.Call(ctx, addr, rpc.ClientService, method, req, resp)
+}
+
+// mutate sends one MutateRequest to the region of row and returns the
+// response.
+func (c *Client) mutate(ctx context.Context, table string, row []byte, m *pb.MutationProto, cond *pb.Condition, nonced bool) (*pb.MutateResponse, error) {
+	var resp *pb.MutateResponse
+	err := c.regionCall(ctx, table, row, func(ctx context.Context, r *region) error {
+		req := &pb.MutateRequest{Region: r.specifier(), Mutation: m, Condition: cond}
+		if nonced {
+			req.NonceGroup = proto.Uint64(c.nonceGroup)
+		}
+		resp = new(pb.MutateResponse)
+		return c.rsCall(ctx, r.addr, "Mutate", req, resp)
+	})
+	return resp, err
+}
+
+// opErr wraps the failure of a data call, keeping validation errors and
+// ErrClosed as they are.
+func opErr(op, table string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ie *InvalidRequestError
+	if errors.As(err, &ie) || errors.Is(err, ErrClosed) {
+		return err
+	}
+	return fmt.Errorf("hbase: %s %s: %w", op, table, err)
+}
+
+// Get reads one row. A missing row yields an empty Result.
+func (c *Client) Get(ctx context.Context, g *Get) (_ *Result, err error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	ctx, sp := c.startOp(ctx, "get", g.Table)
+	defer func() { sp.end(ctx, err) }()
+	pg, err := getToPB(g)
+	if err != nil {
+		return nil, err
+	}
+	table := canonicalTable(g.Table)
+	var resp *pb.GetResponse
+	err = c.regionCall(ctx, table, g.Row, func(ctx context.Context, r *region) error {
+		resp = new(pb.GetResponse)
+		return c.rsCall(ctx, r.addr, "Get", &pb.GetRequest{Region: r.specifier(), Get: pg}, resp)
+	})
+	if err != nil {
+		return nil, opErr("get", table, err)
+	}
+	return resultFromPB(resp.GetResult()), nil
+}
+
+// Put writes cells to one row.
+func (c *Client) Put(ctx context.Context, p *Put) (err error) {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if err := c.checkOpen(); err != nil {
+		return err
+	}
+	ctx, sp := c.startOp(ctx, "put", p.Table)
+	defer func() { sp.end(ctx, err) }()
+	table := canonicalTable(p.Table)
+	_, err = c.mutate(ctx, table, p.Row, putToPB(p, p.Row), nil, false)
+	return opErr("put", table, err)
+}
+
+// Delete writes a delete marker.
+func (c *Client) Delete(ctx context.Context, d *Delete) (err error) {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	if err := c.checkOpen(); err != nil {
+		return err
+	}
+	ctx, sp := c.startOp(ctx, "delete", d.Table)
+	defer func() { sp.end(ctx, err) }()
+	table := canonicalTable(d.Table)
+	_, err = c.mutate(ctx, table, d.Row, deleteToPB(d, d.Row), nil, false)
+	return opErr("delete", table, err)
+}
+
+// Increment adds to counters and returns their new values. It carries a
+// nonce, so a resend after a broken connection is not applied twice.
+func (c *Client) Increment(ctx context.Context, inc *Increment) (_ *Result, err error) {
+	if err := inc.Validate(); err != nil {
+		return nil, err
+	}
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	ctx, sp := c.startOp(ctx, "increment", inc.Table)
+	defer func() { sp.end(ctx, err) }()
+	table := canonicalTable(inc.Table)
+	resp, err := c.mutate(ctx, table, inc.Row, incrementToPB(inc, c.newNonce()), nil, true)
+	if err != nil {
+		return nil, opErr("increment", table, err)
+	}
+	return resultFromPB(resp.GetResult()), nil
+}
+
+// Append appends to values and returns the new values. Like Increment it
+// carries a nonce.
+func (c *Client) Append(ctx context.Context, a *Append) (_ *Result, err error) {
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	ctx, sp := c.startOp(ctx, "append", a.Table)
+	defer func() { sp.end(ctx, err) }()
+	table := canonicalTable(a.Table)
+	resp, err := c.mutate(ctx, table, a.Row, appendToPB(a, c.newNonce()), nil, true)
+	if err != nil {
+		return nil, opErr("append", table, err)
+	}
+	return resultFromPB(resp.GetResult()), nil
+}
+
+// CheckAndMutate applies the mutations atomically when the condition
+// holds. One mutation is sent as a conditional Mutate; several as an
+// atomic, conditional RegionAction of a Multi (HBase 2.4+).
+func (c *Client) CheckAndMutate(ctx context.Context, cam *CheckAndMutate) (_ bool, err error) {
+	if err := cam.Validate(); err != nil {
+		return false, err
+	}
+	if err := c.checkOpen(); err != nil {
+		return false, err
+	}
+	ctx, sp := c.startOp(ctx, "check_and_mutate", cam.Table)
+	defer func() { sp.end(ctx, err) }()
+	table := canonicalTable(cam.Table)
+	cond := conditionToPB(cam)
+	muts := make([]*pb.MutationProto, len(cam.Mutations))
+	for i, m := range cam.Mutations {
+		if muts[i], err = mutationToPB(m, cam.Row); err != nil {
+			return false, err
+		}
+	}
+	if len(muts) == 1 {
+		resp, err := c.mutate(ctx, table, cam.Row, muts[0], cond, false)
+		if err != nil {
+			return false, opErr("check_and_mutate", table, err)
+		}
+		return resp.GetProcessed(), nil
+	}
+	processed, err := c.atomicRow(ctx, table, cam.Row, muts, cond)
+	return processed, opErr("check_and_mutate", table, err)
+}
+
+// MutateRow applies several Puts and Deletes to one row atomically: one
+// atomic RegionAction of a Multi, as the Java client's mutateRow does.
+func (c *Client) MutateRow(ctx context.Context, rm *RowMutations) (err error) {
+	if err := rm.Validate(); err != nil {
+		return err
+	}
+	if err := c.checkOpen(); err != nil {
+		return err
+	}
+	ctx, sp := c.startOp(ctx, "mutate_row", rm.Table)
+	defer func() { sp.end(ctx, err) }()
+	table := canonicalTable(rm.Table)
+	muts := make([]*pb.MutationProto, len(rm.Mutations))
+	for i, m := range rm.Mutations {
+		if muts[i], err = mutationToPB(m, rm.Row); err != nil {
+			return err
+		}
+	}
+	_, err = c.atomicRow(ctx, table, rm.Row, muts, nil)
+	return opErr("mutate_row", table, err)
+}
+
+// atomicRow sends muts (all of row) as one atomic RegionAction, with cond
+// if set, and reports RegionActionResult.processed.
+func (c *Client) atomicRow(ctx context.Context, table string, row []byte, muts []*pb.MutationProto, cond *pb.Condition) (bool, error) {
+	actions := make([]*pb.Action, len(muts))
+	for i, m := range muts {
+		actions[i] = &pb.Action{Index: proto.Uint32(uint32(i)), Mutation: m}
+	}
+	var processed bool
+	err := c.regionCall(ctx, table, row, func(ctx context.Context, r *region) error {
+		req := &pb.MultiRequest{RegionAction: []*pb.RegionAction{{
+			Region:    r.specifier(),
+			Atomic:    &boolTrue,
+			Action:    actions,
+			Condition: cond,
+		}}}
+		var resp pb.MultiResponse
+		if err := c.rsCall(ctx, r.addr, "Multi", req, &resp); err != nil {
+			return err
+		}
+		rars := resp.GetRegionActionResult()
+		if len(rars) != 1 {
+			return fmt.Errorf("hbase: Multi answered %d region actions for 1", len(rars))
+		}
+		rar := rars[0]
+		if x := rar.GetException(); x != nil {
+			return exceptionFromPair(x)
+		}
+		for _, roe := range rar.GetResultOrException() {
+			if x := roe.GetException(); x != nil {
+				return exceptionFromPair(x)
+			}
+		}
+		processed = rar.GetProcessed() || (cond == nil && resp.GetProcessed())
+		if cond == nil {
+			processed = true
+		}
+		return nil
+	})
+	return processed, err
+}
+
+// exceptionFromPair converts a Multi exception (NameBytesPair of the Java
+// class and the stringified exception) into an *rpc.RemoteError, so that
+// the retry logic classifies it like a call-level exception.
+func exceptionFromPair(x *pb.NameBytesPair) error {
+	class := x.GetName()
+	msg := string(x.GetValue())
+	he := remoteErrorFromClass(class, msg, false, false)
+	re := &rpc.RemoteError{Class: class, Message: he.Message, StackTrace: msg, DoNotRetry: !he.retryable}
+	if class == excRegionMoved {
+		re.Hostname, re.Port = parseRegionMoved(he.Message)
+	}
+	return re
+}
+
+// parseRegionMoved reads the new location from a RegionMovedException
+// message: "Region moved to: hostname=h port=p startCode=s. ...".
+func parseRegionMoved(msg string) (string, int32) {
+	var host string
+	var port int32
+	for _, f := range strings.Fields(msg) {
+		if v, ok := strings.CutPrefix(f, "hostname="); ok {
+			host = v
+		} else if v, ok := strings.CutPrefix(f, "port="); ok {
+			if n, err := strconv.ParseInt(strings.TrimRight(v, ".,"), 10, 32); err == nil && n > 0 && n < 65536 {
+				port = int32(n)
+			}
+		}
+	}
+	if host == "" || port == 0 {
+		return "", 0
+	}
+	return host, port
+}
