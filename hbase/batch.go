@@ -341,4 +341,3 @@ func (c *Client) sendMulti(ctx context.Context, mr *multiReq) []outcome {
 
 // errMissingResult: the server's answer lacked an action (retryable).
 var errMissingResult = &RemoteError{Class: "hbkit.MissingResult", Message: "no result for action in Multi response", retryable: true}
-

@@ -17,20 +17,20 @@ import (
 // Shared enum values: the encoders point at them instead of allocating.
 // They are never written.
 var (
-	enumPut           = pb.MutationProto_PUT
-	enumDelete        = pb.MutationProto_DELETE
-	enumIncrement     = pb.MutationProto_INCREMENT
-	enumAppend        = pb.MutationProto_APPEND
-	enumDelOne        = pb.MutationProto_DELETE_ONE_VERSION
-	enumDelMulti      = pb.MutationProto_DELETE_MULTIPLE_VERSIONS
-	enumDelFamily     = pb.MutationProto_DELETE_FAMILY
-	enumRegionName    = pb.RegionSpecifier_REGION_NAME
-	enumMustPassAll   = pb.FilterList_MUST_PASS_ALL
-	enumMustPassOne   = pb.FilterList_MUST_PASS_ONE
-	boolTrue          = true
-	boolFalse         = false
-	durabilityEnums   = [...]pb.MutationProto_Durability{0, 1, 2, 3, 4}
-	compareTypeByOp   = [...]pb.CompareType{pb.CompareType_EQUAL, pb.CompareType_NOT_EQUAL, pb.CompareType_LESS, pb.CompareType_LESS_OR_EQUAL, pb.CompareType_GREATER, pb.CompareType_GREATER_OR_EQUAL, pb.CompareType_NO_OP}
+	enumPut         = pb.MutationProto_PUT
+	enumDelete      = pb.MutationProto_DELETE
+	enumIncrement   = pb.MutationProto_INCREMENT
+	enumAppend      = pb.MutationProto_APPEND
+	enumDelOne      = pb.MutationProto_DELETE_ONE_VERSION
+	enumDelMulti    = pb.MutationProto_DELETE_MULTIPLE_VERSIONS
+	enumDelFamily   = pb.MutationProto_DELETE_FAMILY
+	enumRegionName  = pb.RegionSpecifier_REGION_NAME
+	enumMustPassAll = pb.FilterList_MUST_PASS_ALL
+	enumMustPassOne = pb.FilterList_MUST_PASS_ONE
+	boolTrue        = true
+	boolFalse       = false
+	durabilityEnums = [...]pb.MutationProto_Durability{0, 1, 2, 3, 4}
+	compareTypeByOp = [...]pb.CompareType{pb.CompareType_EQUAL, pb.CompareType_NOT_EQUAL, pb.CompareType_LESS, pb.CompareType_LESS_OR_EQUAL, pb.CompareType_GREATER, pb.CompareType_GREATER_OR_EQUAL, pb.CompareType_NO_OP}
 )
 
 func compareType(op CompareOp) *pb.CompareType {

@@ -167,12 +167,47 @@ func classifyClass(class string, doNotRetry, overloaded bool) retryKind {
 	if overloaded {
 		return retryOverloaded
 	}
-	if doNotRetry || sentinelFor(class) != nil || class == excRequestTooBig || class == excUnknownProtocol ||
-		class == excUnsupportedOp || class == excIllegalArgument || class == excOperationConflict {
+	if doNotRetry || sentinelFor(class) != nil || isDoNotRetryClass(class) {
 		return retryNever
 	}
 	// Any other IOException: retry with backoff, bounded.
 	return retryBackoff
+}
+
+// isDoNotRetryClass reports DoNotRetryIOException subclasses (and other
+// caller errors) whose do-not-retry flag is not on the wire where they
+// appear: in Multi results and failed procedures only the class name is.
+func isDoNotRetryClass(class string) bool {
+	switch class {
+	case excDoNotRetry,
+		excFailedSanityCheck,
+		excRequestTooBig,
+		excAccessDenied,
+		excUnknownProtocol,
+		excUnsupportedOp,
+		excIllegalArgument,
+		excOperationConflict,
+		excConstraint,
+		excMergeRegion,
+		"org.apache.hadoop.hbase.UnknownRegionException",
+		"org.apache.hadoop.hbase.regionserver.WrongRegionException",
+		"org.apache.hadoop.hbase.client.WrongRowIOException",
+		"org.apache.hadoop.hbase.regionserver.InvalidMutationDurabilityException",
+		"org.apache.hadoop.hbase.quotas.QuotaExceededException",
+		"org.apache.hadoop.hbase.quotas.SpaceLimitingException",
+		"org.apache.hadoop.hbase.ReplicationPeerNotFoundException",
+		"org.apache.hadoop.hbase.snapshot.SnapshotDoesNotExistException",
+		"org.apache.hadoop.hbase.coprocessor.CoprocessorException",
+		"org.apache.hadoop.hbase.security.visibility.InvalidLabelException",
+		"org.apache.hadoop.hbase.io.hfile.CorruptHFileException",
+		"org.apache.hadoop.hbase.exceptions.DeserializationException",
+		"org.apache.hadoop.hbase.ipc.UnsupportedCompressionCodecException",
+		"org.apache.hadoop.hbase.ipc.UnsupportedCellCodecException",
+		"org.apache.hadoop.hbase.ipc.FatalConnectionException",
+		"org.apache.hadoop.hbase.procedure2.ProcedureAbortedException":
+		return true
+	}
+	return false
 }
 
 // sentinelFor maps a Java exception class to a sentinel of errors.go.

@@ -68,11 +68,11 @@ func newTelemetry(o *options) (*telemetry, error) {
 // op is one traced client operation: a span plus its latency and retry
 // metrics. Operations never record row keys or values.
 type op struct {
-	t      *telemetry
-	span   trace.Span
-	start  time.Time
-	name   string
-	attrs  []attribute.KeyValue // common to span and metrics
+	t     *telemetry
+	span  trace.Span
+	start time.Time
+	name  string
+	attrs []attribute.KeyValue // common to span and metrics
 
 	mu     sync.Mutex // setServer may be called from a batch's goroutines
 	server string     // guarded by mu
