@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// progress reports how far a load has come on a writer (stderr). On a
+// terminal it redraws one line with a bar, the rate and the time left; on
+// anything else (a CI log, a file) it prints one line per tenth of the work,
+// so that logs stay short and readable.
+type progress struct {
+	w     io.Writer
+	tty   bool
+	total int64
+	label string
+	now   func() time.Time
+	every time.Duration // redraw period on a terminal
+
+	done  atomic.Int64
+	start time.Time
+
+	mu       sync.Mutex
+	tenths   int64 // tenths already reported (non-terminal)
+	stop     chan struct{}
+	stopped  chan struct{}
+	finished bool
+}
+
+// newProgress returns a progress report of total units of work. It prints
+// nothing until start.
+func newProgress(w io.Writer, tty bool, label string, total int64, now func() time.Time) *progress {
+	if now == nil {
+		now = time.Now
+	}
+	return &progress{w: w, tty: tty, total: max(total, 1), label: label, now: now, every: 200 * time.Millisecond}
+}
+
+// begin starts the clock and, on a terminal, the redraw loop.
+func (p *progress) begin() {
+	p.start = p.now()
+	if !p.tty {
+		return
+	}
+	p.stop, p.stopped = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(p.stopped)
+		t := time.NewTicker(p.every)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+				p.mu.Lock()
+				p.draw()
+				p.mu.Unlock()
+			}
+		}
+	}()
+}
+
+// add records n more units done. It is safe for concurrent use.
+func (p *progress) add(n int64) {
+	d := p.done.Add(n)
+	if p.tty {
+		return
+	}
+	t := d * 10 / p.total
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.tenths < t && p.tenths < 10 {
+		p.tenths++
+		// Report the threshold crossed, with the rate so far.
+		fmt.Fprintf(p.w, "%s: %3d%% %s/%s, %s\n", p.label, p.tenths*10,
+			grouped(d), grouped(p.total), p.rateETA(d))
+	}
+}
+
+// end stops the redraw loop and leaves the final state on the screen.
+func (p *progress) end() {
+	p.mu.Lock()
+	if p.finished {
+		p.mu.Unlock()
+		return
+	}
+	p.finished = true
+	p.mu.Unlock()
+	if !p.tty {
+		return
+	}
+	close(p.stop)
+	<-p.stopped
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.draw()
+	fmt.Fprintln(p.w)
+}
+
+// draw redraws the terminal line; p.mu is held.
+func (p *progress) draw() {
+	d := p.done.Load()
+	const width = 30
+	filled := int(min(d, p.total) * width / p.total)
+	bar := strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
+	fmt.Fprintf(p.w, "\r%s %s %3d%% %s/%s %s\x1b[K", p.label, bar, d*100/p.total,
+		grouped(d), grouped(p.total), p.rateETA(d))
+}
+
+// rateETA says how fast the work goes and how long the rest will take.
+func (p *progress) rateETA(d int64) string {
+	el := p.now().Sub(p.start)
+	if el <= 0 || d == 0 {
+		return "starting"
+	}
+	rate := float64(d) / el.Seconds()
+	s := fmt.Sprintf("%s/s", grouped(int64(rate)))
+	if d < p.total {
+		left := time.Duration(float64(p.total-d) / rate * float64(time.Second))
+		s += ", ETA " + left.Round(time.Second).String()
+	} else {
+		s += ", " + el.Round(100*time.Millisecond).String()
+	}
+	return s
+}
+
+// grouped writes n with thousands separators: 200000 -> "200,000".
+func grouped(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
