@@ -67,7 +67,12 @@ func procedureFailure(procID uint64, res *pb.GetProcedureResultResponse) error {
 			msg = res.GetException().GetSource()
 		}
 	}
-	return &ProcedureError{ProcID: procID, Err: remoteErrorFromClass(class, msg, false, false)}
+	// The master gave up and rolled the procedure back; sending the same
+	// request again would meet the same condition (the exceptions that end
+	// procedures are DoNotRetryIOExceptions: TableExists, TableNotFound,
+	// TableNotDisabled, Constraint, ...). The wire form does not say, so
+	// treat every failure as final.
+	return &ProcedureError{ProcID: procID, Err: remoteErrorFromClass(class, msg, true, false)}
 }
 
 // waitProcedure polls until the procedure is done and returns its failure,
