@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/index"
+)
+
+const indexUsage = `usage: hbkit index verify|repair|rebuild --schema NAME [flags]
+
+Checks a data table against its index tables: scans the data table, then
+each index table, and counts missing entries (a data row whose entry is
+absent or unverified), orphaned entries (no data row, or a data row that
+derives another key) and stale entries (carried cells that disagree).
+
+  verify   report only; exit status 1 if anything diverges
+  repair   report, and fix what diverges through the write protocol
+  rebuild  rewrite every entry, and delete dead orphans
+
+Long runs show progress on stderr. With --checkpoint FILE the position is
+saved after each batch; running the same command again resumes from it.
+Schemas with indexes: sms.
+
+Flags:
+`
+
+// indexChecker is what the command needs of an indexed table.
+type indexChecker interface {
+	Check(ctx context.Context, mode index.Mode, opts ...index.CheckOption) (index.Report, error)
+	DataTable() string
+	IndexTables() []string
+}
+
+// indexConnectFunc opens the data client the command checks through.
+type indexConnectFunc func(ctx context.Context, zk string) (index.Client, io.Closer, error)
+
+func connectIndex(ctx context.Context, zk string) (index.Client, io.Closer, error) {
+	c, err := hbase.New(ctx, zk)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, c, nil
+}
+
+func runIndex(ctx context.Context, e *env, args []string) error {
+	return runIndexWith(ctx, e, args, connectIndex)
+}
+
+type indexFlags struct {
+	schema     string
+	zk         string
+	checkpoint string
+	json       bool
+	rename     string
+	grace      time.Duration
+	batch      int
+}
+
+func indexFlagSet(e *env, f *indexFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("index", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME` (sms)")
+	fs.StringVar(&f.zk, "zk", "", "ZooKeeper quorum `host:port[,...]` (default $HBKIT_ZK, else 127.0.0.1:2181)")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "`FILE` to save progress to and resume from")
+	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
+	fs.StringVar(&f.rename, "rename", "", "serve the schema under other table names: `declared=actual,...`")
+	fs.DurationVar(&f.grace, "grace", time.Minute, "age after which an unverified orphan is deleted by repair")
+	fs.IntVar(&f.batch, "batch", 500, "rows per batch")
+	return fs
+}
+
+func runIndexWith(ctx context.Context, e *env, args []string, connect indexConnectFunc) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(e.stderr, indexUsage)
+		indexFlagSet(e, &indexFlags{}).PrintDefaults()
+		if len(args) == 0 {
+			return errUsage
+		}
+		return flag.ErrHelp
+	}
+	mode, err := index.ParseMode(args[0])
+	if err != nil {
+		fmt.Fprintf(e.stderr, "hbkit index: unknown subcommand %q\n", args[0])
+		return errUsage
+	}
+	var f indexFlags
+	fs := indexFlagSet(e, &f)
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if f.schema == "" || fs.NArg() > 0 {
+		fmt.Fprintln(e.stderr, "hbkit index: --schema is required and no arguments are taken")
+		return errUsage
+	}
+	opts := []index.Option{index.WithGracePeriod(f.grace), index.WithBatchSize(f.batch)}
+	if f.rename != "" {
+		names := map[string]string{}
+		for _, kv := range strings.Split(f.rename, ",") {
+			from, to, ok := strings.Cut(kv, "=")
+			if !ok || from == "" || to == "" {
+				return fmt.Errorf("--rename: %q is not declared=actual", kv)
+			}
+			names[from] = to
+		}
+		opts = append(opts, index.WithTableNames(names))
+	}
+	zk := f.zk
+	if zk == "" {
+		if zk = e.getenv("HBKIT_ZK"); zk == "" {
+			zk = "127.0.0.1:2181"
+		}
+	}
+	c, closer, err := connect(ctx, zk)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	t, err := openIndexed(f.schema, c, opts)
+	if err != nil {
+		return err
+	}
+	return checkIndex(ctx, e, t, mode, f)
+}
+
+// openIndexed builds the typed table of a built-in schema with indexes.
+func openIndexed(name string, c index.Client, opts []index.Option) (indexChecker, error) {
+	switch name {
+	case "sms", "sms_index", "default:sms":
+		return index.NewSMS(c, opts...)
+	}
+	return nil, fmt.Errorf("schema %q: not a built-in schema with an index (known: sms)", name)
+}
+
+// errDiverged makes verify exit 1 when the index diverges.
+var errDiverged = errors.New("the index diverges from the data table")
+
+func checkIndex(ctx context.Context, e *env, t indexChecker, mode index.Mode, f indexFlags) error {
+	var opts []index.CheckOption
+	if f.checkpoint != "" {
+		cp, ok, err := loadCheckpoint(f.checkpoint)
+		if err != nil {
+			return err
+		}
+		if ok && !cp.Done {
+			fmt.Fprintf(e.stderr, "resuming %s of %s at pass %d\n", cp.Mode, cp.Table, cp.Pass)
+			opts = append(opts, index.WithResume(cp))
+		}
+		opts = append(opts, index.WithCheckpoint(func(cp index.Checkpoint) error { return saveCheckpoint(f.checkpoint, cp) }))
+	}
+	bar := &progressBar{w: e.stderr}
+	opts = append(opts, index.WithProgress(bar.update))
+	rep, err := t.Check(ctx, mode, opts...)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	if f.json {
+		out := struct {
+			Mode    string       `json:"mode"`
+			Data    string       `json:"data_table"`
+			Indexes []string     `json:"index_tables"`
+			Report  index.Report `json:"report"`
+			Clean   bool         `json:"clean"`
+		}{mode.String(), t.DataTable(), t.IndexTables(), rep, rep.Clean()}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(e.stdout, "%s %s (index %s)\n", mode, t.DataTable(), strings.Join(t.IndexTables(), ", "))
+		fmt.Fprintf(e.stdout, "  data rows    %d\n  entries      %d\n  missing      %d\n  orphaned     %d\n  stale        %d\n  undecodable  %d\n",
+			rep.DataRows, rep.Entries, rep.Missing, rep.Orphaned, rep.Stale, rep.Undecodable)
+		if mode != index.ModeVerify {
+			fmt.Fprintf(e.stdout, "  repaired     %d\n  skipped      %d\n", rep.Repaired, rep.Skipped)
+		}
+	}
+	if mode == index.ModeVerify && !rep.Clean() {
+		return errDiverged
+	}
+	return nil
+}
+
+func loadCheckpoint(path string) (index.Checkpoint, bool, error) {
+	var cp index.Checkpoint
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return cp, false, nil
+	}
+	if err != nil {
+		return cp, false, err
+	}
+	if err := json.Unmarshal(b, &cp); err != nil {
+		return cp, false, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return cp, true, nil
+}
+
+// saveCheckpoint replaces the file atomically, so a kill mid-write leaves
+// the previous checkpoint.
+func saveCheckpoint(path string, cp index.Checkpoint) error {
+	b, err := json.Marshal(cp)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// progressBar renders Check's progress on one line of stderr, at most a
+// few times a second.
+type progressBar struct {
+	w     io.Writer
+	last  time.Time
+	drawn bool
+}
+
+func (p *progressBar) update(pr index.Progress) {
+	if now := time.Now(); now.Sub(p.last) >= 200*time.Millisecond || pr.Fraction >= 1 {
+		p.last = now
+		const width = 30
+		n := int(pr.Fraction * width)
+		fmt.Fprintf(p.w, "\r[%s%s] %3.0f%% pass %d/%d %s: %d rows, %d entries, missing %d, orphaned %d, stale %d ",
+			strings.Repeat("#", n), strings.Repeat(".", width-n), pr.Fraction*100, pr.Pass, pr.Passes, pr.Table,
+			pr.Report.DataRows, pr.Report.Entries, pr.Report.Missing, pr.Report.Orphaned, pr.Report.Stale)
+		p.drawn = true
+	}
+}
+
+func (p *progressBar) finish() {
+	if p.drawn {
+		fmt.Fprintln(p.w)
+	}
+}
