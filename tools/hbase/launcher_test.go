@@ -69,7 +69,7 @@ func TestJavaMissing(t *testing.T) {
 	t.Setenv("JAVA_HOME", "")
 	t.Setenv("PATH", t.TempDir())
 	_, err := javaBinary()
-	if err == nil || !strings.Contains(err.Error(), "Java is not installed") {
+	if err == nil || !strings.Contains(err.Error(), "no Java installed") {
 		t.Fatalf("javaBinary() error = %v; want one naming the missing Java", err)
 	}
 }

@@ -26,7 +26,7 @@ func javaBinary() (string, error) {
 	if cand == "" {
 		p, err := exec.LookPath("java")
 		if err != nil {
-			return "", errors.New("Java is not installed (no java on PATH and no JAVA_HOME): " +
+			return "", errors.New("no Java installed (no java on PATH and no JAVA_HOME): " +
 				"HBase 2.6 needs Java 17; on Debian: apt-get install -y openjdk-17-jre-headless")
 		}
 		cand = p
@@ -80,7 +80,7 @@ func classpath(c *config) (string, error) {
 	}
 	mvn, err := exec.LookPath("mvn")
 	if err != nil {
-		return "", errors.New("Maven (mvn) is not installed; it fetches HBase from Maven Central: " +
+		return "", errors.New("no Maven (mvn) installed; it fetches HBase from Maven Central: " +
 			"on Debian: apt-get install -y maven")
 	}
 	if err := os.MkdirAll(c.cache, 0o755); err != nil {
