@@ -192,14 +192,13 @@ func writeRegions(b *bufio.Writer, rs []Region, requests bool) {
 	}
 }
 
-// Chart options for WriteSVG.
+// Chart geometry for WriteSVG.
 const (
-	svgWidth  = 900
-	svgBarH   = 18
-	svgLeft   = 170
-	svgRight  = 90
-	svgTop    = 56
-	svgLegend = 24
+	svgWidth = 900
+	svgBarH  = 18
+	svgLeft  = 170
+	svgRight = 90
+	svgTop   = 56
 )
 
 // Series is one named set of shares for a bar chart, one value per region.
@@ -212,11 +211,22 @@ type Series struct {
 // a self-contained SVG document. Several series (simulated and measured)
 // are drawn side by side in each region's band.
 func WriteSVG(w io.Writer, title string, labels []string, series []Series) error {
+	return writeSVG(w, title, labels, series, nil)
+}
+
+// writeSVG draws the bars and, if slices are given, a heat map of the
+// writes per time slice (rows) and region (columns) below them.
+func writeSVG(w io.Writer, title string, labels []string, series []Series, slices []Slice) error {
 	b := bufio.NewWriter(w)
 	colors := []string{"#3b6fb6", "#e07b39", "#4a9b5e", "#a05195"}
 	n := len(labels)
 	band := svgBarH * max(1, len(series))
-	height := svgTop + n*(band+6) + 40
+	barsBottom := svgTop + n*(band+6) + 40
+	height := barsBottom
+	const cellH = 16
+	if len(slices) > 0 {
+		height += 50 + len(slices)*cellH + 30
+	}
 	plot := float64(svgWidth - svgLeft - svgRight)
 	var m float64
 	for _, s := range series {
@@ -230,20 +240,18 @@ func WriteSVG(w io.Writer, title string, labels []string, series []Series) error
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">`+"\n",
 		svgWidth, height, svgWidth, height)
 	fmt.Fprintf(b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(b, `<text x="%d" y="22" font-size="16" font-weight="bold">%s</text>`+"\n", 12, html.EscapeString(title))
+	fmt.Fprintf(b, `<text x="12" y="22" font-size="16" font-weight="bold">%s</text>`+"\n", html.EscapeString(title))
 	x := svgLeft
 	for i, s := range series {
-		c := colors[i%len(colors)]
-		fmt.Fprintf(b, `<rect x="%d" y="32" width="12" height="12" fill="%s"/><text x="%d" y="43">%s</text>`+"\n", x, c, x+16, html.EscapeString(s.Name))
-		x += 24 + 8*len(s.Name) + svgLegend
+		fmt.Fprintf(b, `<rect x="%d" y="32" width="12" height="12" fill="%s"/><text x="%d" y="43">%s</text>`+"\n",
+			x, colors[i%len(colors)], x+16, html.EscapeString(s.Name))
+		x += 48 + 8*len(s.Name)
 	}
 	// The even share, for reference.
-	if n > 0 {
-		ex := svgLeft + int(plot/float64(n)/m*1)
-		if float64(1)/float64(n) <= m {
-			fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888" stroke-dasharray="4 3"/>`+"\n", ex, svgTop-4, ex, height-34)
-			fmt.Fprintf(b, `<text x="%d" y="%d" fill="#555" text-anchor="middle">even %.1f%%</text>`+"\n", ex, height-20, 100/float64(n))
-		}
+	if n > 0 && 1/float64(n) <= m {
+		ex := svgLeft + int(plot/float64(n)/m)
+		fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888" stroke-dasharray="4 3"/>`+"\n", ex, svgTop-4, ex, barsBottom-34)
+		fmt.Fprintf(b, `<text x="%d" y="%d" fill="#555" text-anchor="middle">even %.1f%%</text>`+"\n", ex, barsBottom-20, 100/float64(n))
 	}
 	for i, l := range labels {
 		y := svgTop + i*(band+6)
@@ -259,7 +267,38 @@ func WriteSVG(w io.Writer, title string, labels []string, series []Series) error
 			fmt.Fprintf(b, `<text x="%d" y="%d">%.2f%%</text>`+"\n", svgLeft+wd+4, by+svgBarH-6, 100*v)
 		}
 	}
-	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", svgLeft, svgTop-4, svgLeft, height-34)
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", svgLeft, svgTop-4, svgLeft, barsBottom-34)
+
+	if len(slices) > 0 {
+		top := barsBottom + 30
+		fmt.Fprintf(b, `<text x="12" y="%d" font-size="14" font-weight="bold">writes per time slice (rows) and region (columns); darker is busier</text>`+"\n", top-8)
+		cols := len(slices[0].Regions)
+		cw := plot / float64(max(cols, 1))
+		for i, sl := range slices {
+			y := top + i*cellH
+			fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", svgLeft-8, y+cellH-4, sl.From.Format("2006-01-02 15:04"))
+			for j, v := range sl.Regions {
+				// Opacity by the share of the slice's writes, so that one
+				// region taking everything is black and an even spread is
+				// light.
+				op := 0.0
+				if sl.Rows > 0 {
+					op = float64(v) / float64(sl.Rows)
+				}
+				fill := `fill="#f2f2f2"`
+				if v > 0 {
+					fill = fmt.Sprintf(`fill="#c8281e" fill-opacity="%.3f"`, 0.08+0.92*op)
+				}
+				fmt.Fprintf(b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" %s stroke="white"/>`, float64(svgLeft)+float64(j)*cw, y, cw, cellH, fill)
+			}
+			fmt.Fprintf(b, `<text x="%d" y="%d" fill="#555">hot %d: %.0f%%</text>`+"\n", svgLeft+int(plot)+4, y+cellH-4, sl.Hot, 100*sl.HotShare)
+		}
+		bottom := top + len(slices)*cellH
+		for j := 0; j < cols; j += max(1, cols/20) {
+			fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%d</text>`, float64(svgLeft)+(float64(j)+0.5)*cw, bottom+14, j)
+		}
+		fmt.Fprintln(b)
+	}
 	fmt.Fprintln(b, `</svg>`)
 	return b.Flush()
 }
@@ -282,14 +321,16 @@ func Shares(rs []Region) []float64 {
 	return out
 }
 
-// WriteSVG writes the report's rows per region as an SVG bar chart.
+// WriteSVG writes the report's rows per region as an SVG bar chart and,
+// when the report has time slices, a heat map of the writes per slice and
+// region below it.
 func (r *Report) WriteSVG(w io.Writer) error {
 	kind := "simulated"
 	if r.Measured {
 		kind = "measured"
 	}
 	title := fmt.Sprintf("%s: share of rows per region (%s, %d rows, max/mean %.2f)", r.Table, kind, r.Rows, r.Skew.MaxOverMean)
-	return WriteSVG(w, title, RegionLabels(r.Regions), []Series{{Name: kind, Shares: Shares(r.Regions)}})
+	return writeSVG(w, title, RegionLabels(r.Regions), []Series{{Name: kind, Shares: Shares(r.Regions)}}, r.Slices)
 }
 
 // WriteHTML writes an HTML page with the SVG chart of each report and the

@@ -27,6 +27,49 @@ func (k Key) String() string {
 // MarshalText returns the String form.
 func (k Key) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
+// UnmarshalText parses the String form (see ParseKey).
+func (k *Key) UnmarshalText(text []byte) error {
+	v, err := ParseKey(string(text))
+	if err != nil {
+		return err
+	}
+	*k = v
+	return nil
+}
+
+// ParseKey reverses Key.String (and HBase's Bytes.toStringBinary): \xHH is
+// one byte, any other character stands for itself. A malformed escape is a
+// *ConfigError.
+func ParseKey(s string) (Key, error) {
+	out := make(Key, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) && s[i+1] == 'x' {
+			hi, ok1 := unhex(s[i+2])
+			lo, ok2 := unhex(s[i+3])
+			if !ok1 || !ok2 {
+				return nil, configErr("key", "bad escape %q in %q", s[i:i+4], s)
+			}
+			out = append(out, hi<<4|lo)
+			i += 3
+			continue
+		}
+		out = append(out, s[i])
+	}
+	return out, nil
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
 // Region is one region of a report: its key range and what it holds.
 type Region struct {
 	Index int     `json:"index"`

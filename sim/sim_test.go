@@ -541,6 +541,13 @@ func TestKeyString(t *testing.T) {
 		if got := sim.Key(tc.key).String(); got != tc.want {
 			t.Errorf("Key(%x).String() = %q, want %q", tc.key, got, tc.want)
 		}
+		back, err := sim.ParseKey(tc.want)
+		if err != nil || !bytes.Equal(back, tc.key) {
+			t.Errorf("ParseKey(%q) = %x, %v; want %x", tc.want, back, err, tc.key)
+		}
+	}
+	if _, err := sim.ParseKey(`\xG0`); !errors.Is(err, sim.ErrInvalidConfig) {
+		t.Errorf("ParseKey of a bad escape: got %v, want ErrInvalidConfig", err)
 	}
 }
 

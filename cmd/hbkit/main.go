@@ -40,6 +40,8 @@ func commands() []command {
 	return []command{
 		{"version", "print the hbkit version", runVersion},
 		{"table", "create, check, describe, truncate and drop tables from schemas", runTable},
+		{"simulate", "predict how a key design spreads writes over regions and servers", runSimulate},
+		{"regions", "measure rows and requests per region of a live table", runRegions},
 	}
 }
 

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/hbkit/hbkit/admin"
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/sim"
+)
+
+const regionsUsage = `usage: hbkit regions --table T [--zk ADDR] [--compare-schema NAME --records N] [flags]
+
+Measures how the rows of a live table are spread over its regions: rows per
+region from a key-only scan of each region (FirstKeyOnlyFilter and
+KeyOnlyFilter: one key per row crosses the network, no values), the
+region's server, and HBase's read and write request counts per region when
+the client reports them. The report has the format of "hbkit simulate".
+
+With --compare-schema, the built-in workload is simulated with the table's
+current region boundaries and printed beside the measurement, with the
+difference per region in percentage points. Give the workload the settings
+the table was loaded with (--records, --mobiles, --days, --seed ...).
+
+Flags:
+`
+
+// regionsAdmin is what regions needs of an admin client.
+type regionsAdmin interface {
+	TableRegions(ctx context.Context, table string) ([]hbase.RegionInfo, error)
+}
+
+// rowScanner is what regions needs of a data client.
+type rowScanner interface {
+	Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error)
+}
+
+// regionsConnectFunc opens a client; regions uses it as a regionsAdmin,
+// and as a rowScanner and admin.RegionLoader when it implements them.
+type regionsConnectFunc func(ctx context.Context, zk string) (regionsAdmin, io.Closer, error)
+
+// connectRegions opens the native client, with the request counts of the
+// master's cluster status (see connectHBase).
+func connectRegions(ctx context.Context, zk string) (regionsAdmin, io.Closer, error) {
+	c, closer, err := connectHBase(ctx, zk)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, closer, nil
+}
+
+type regionsFlags struct {
+	table   string
+	zk      string
+	compare string
+	servers int
+	work    workloadFlags
+	out     outputFlags
+}
+
+func regionsFlagSet(e *env, f *regionsFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("hbkit regions", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, regionsUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&f.table, "table", "", "table `T` to measure (\"name\" or \"namespace:name\")")
+	fs.StringVar(&f.zk, "zk", "", "ZooKeeper quorum `host:port[,...]` (default $HBKIT_ZK, else 127.0.0.1:2181)")
+	fs.StringVar(&f.compare, "compare-schema", "", "simulate the built-in workload `NAME` with the table's regions and compare")
+	fs.IntVar(&f.servers, "servers", 1, "region servers for the simulated side of --compare-schema")
+	f.work.register(fs, 1_000_000)
+	f.out.register(fs)
+	return fs
+}
+
+func runRegions(ctx context.Context, e *env, args []string) error {
+	return runRegionsWith(ctx, e, args, connectRegions)
+}
+
+func runRegionsWith(ctx context.Context, e *env, args []string, connect regionsConnectFunc) error {
+	var f regionsFlags
+	fs := regionsFlagSet(e, &f)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "hbkit regions: unexpected argument %q\n", fs.Arg(0))
+		return errUsage
+	}
+	if f.table == "" {
+		fmt.Fprintln(e.stderr, "hbkit regions: need --table T")
+		fs.Usage()
+		return errUsage
+	}
+	var cfg sim.Config
+	if f.compare != "" {
+		var err error
+		if cfg, err = f.work.config(); err != nil {
+			return err
+		}
+		// Check the workload before reading the whole table.
+		if _, err := sim.Builtin(f.compare, sim.Config{Records: 1, Entities: 1, Accounts: 1}); err != nil {
+			return err
+		}
+	}
+	zk := f.zk
+	if zk == "" {
+		zk = regionsZK(e)
+	}
+	c, closer, err := connect(ctx, zk)
+	if err != nil {
+		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+	}
+	defer closer.Close()
+	scanner, ok := c.(rowScanner)
+	if !ok {
+		return errors.New("this HBase client cannot scan yet: rows per region need a key-only scan")
+	}
+	loader, _ := c.(admin.RegionLoader)
+	began := time.Now()
+	r, err := MeasureRegions(ctx, c, scanner, loader, f.table)
+	if err != nil {
+		return err
+	}
+	r.Elapsed = time.Since(began)
+	var cmp *sim.Comparison
+	if f.compare != "" {
+		cmp, err = compareWithSimulation(ctx, r, f.compare, cfg, f.servers)
+		if err != nil {
+			return err
+		}
+	}
+	return writeReport(e, &f.out, r, cmp)
+}
+
+func regionsZK(e *env) string {
+	if e.getenv != nil {
+		if zk := e.getenv("HBKIT_ZK"); zk != "" {
+			return zk
+		}
+	}
+	return "127.0.0.1:2181"
+}
+
+// MeasureRegions measures the live table: its regions (TableRegions), the
+// rows of each (a key-only scan per region, FirstKeyOnlyFilter and
+// KeyOnlyFilter in a MustPassAll list) and, when loader is not nil, their
+// request counts. Servers are the regions' hosting servers.
+func MeasureRegions(ctx context.Context, a regionsAdmin, s rowScanner, loader admin.RegionLoader, table string) (*sim.Report, error) {
+	infos, err := a.TableRegions(ctx, table)
+	if err != nil {
+		return nil, fmt.Errorf("regions of %s: %w", table, err)
+	}
+	if len(infos) == 0 {
+		return nil, fmt.Errorf("table %s has no regions", table)
+	}
+	r := &sim.Report{Table: table, Measured: true, Regions: make([]sim.Region, len(infos))}
+	for i, info := range infos {
+		n, err := countRows(ctx, s, table, info.StartKey, info.EndKey)
+		if err != nil {
+			return nil, fmt.Errorf("count rows of region %d of %s: %w", i, table, err)
+		}
+		server := info.Server
+		if server == "" {
+			server = "(unassigned)"
+		}
+		r.Regions[i] = sim.Region{Index: i, Start: sim.Key(info.StartKey), End: sim.Key(info.EndKey), Rows: n, Server: server}
+		r.Rows += n
+	}
+	if loader != nil {
+		loads, err := loader.RegionLoads(ctx, table)
+		if err != nil {
+			return nil, fmt.Errorf("request counts of %s: %w", table, err)
+		}
+		for _, l := range loads {
+			for i, info := range infos {
+				if bytes.Equal(l.RegionName, info.RegionName) {
+					r.Regions[i].ReadRequests = int64(l.ReadRequests)
+					r.Regions[i].WriteRequests = int64(l.WriteRequests)
+				}
+			}
+		}
+	}
+	r.Skew = sim.FillShares(r.Regions)
+	r.Servers, r.ServerSkew = sim.ServerLoad(r.Regions)
+	return r, nil
+}
+
+// countRows counts the rows in [start, end) with a key-only scan.
+func countRows(ctx context.Context, s rowScanner, table string, start, end []byte) (int64, error) {
+	scan := &hbase.Scan{
+		Table:    table,
+		StartRow: start,
+		StopRow:  end,
+		Filter: &hbase.FilterList{Op: hbase.MustPassAll, Filters: []hbase.Filter{
+			&hbase.FirstKeyOnlyFilter{}, &hbase.KeyOnlyFilter{},
+		}},
+		Caching: 5000,
+	}
+	sc, err := s.Scan(ctx, scan)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, err := range hbase.All(ctx, sc) {
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// compareWithSimulation simulates the workload with the measured table's
+// region boundaries and compares it with the measurement.
+func compareWithSimulation(ctx context.Context, measured *sim.Report, name string, cfg sim.Config, servers int) (*sim.Comparison, error) {
+	src, err := sim.Builtin(name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	splits := make([][]byte, 0, len(measured.Regions)-1)
+	for _, g := range measured.Regions[1:] {
+		splits = append(splits, g.Start)
+	}
+	simulated, err := sim.Simulate(ctx, src, sim.WithSplits(splits), sim.WithSlices(0), sim.WithServers(servers))
+	if err != nil {
+		return nil, fmt.Errorf("simulate %s: %w", name, err)
+	}
+	simulated.Table = name
+	return sim.Compare(simulated, measured)
+}

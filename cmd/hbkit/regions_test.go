@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/hbkit/hbkit/admin"
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/fake"
+	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/sim"
+)
+
+type regionsNopCloser struct{}
+
+func (regionsNopCloser) Close() error { return nil }
+
+// loadSMS creates the SMS data table on the fake, pre-split as declared,
+// and writes the messages of the SMS workload, as the demo does.
+func loadSMS(t *testing.T, c *fake.Client, cfg sim.Config) {
+	t.Helper()
+	ctx := context.Background()
+	tbl, err := schema.SMSTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := hbase.TableDescriptor{Name: schema.SMSTableName, Families: []hbase.FamilyDescriptor{{Name: "cf"}}}
+	if err := c.CreateTable(ctx, desc, tbl.SplitKeys()); err != nil {
+		t.Fatal(err)
+	}
+	w, err := sim.NewSMSWorkload(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row schema.Row
+	for m := range w.Records() {
+		if err := tbl.EncodeRow(&row, m); err != nil {
+			t.Fatal(err)
+		}
+		vals := map[string][]byte{}
+		for _, cell := range row.Cells {
+			vals[cell.Qualifier] = bytes.Clone(cell.Value)
+		}
+		if err := c.Put(ctx, &hbase.Put{Table: schema.SMSTableName, Row: bytes.Clone(row.Key), Values: map[string]map[string][]byte{"cf": vals}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// requestCountingFake adds fixed request counts to the fake.
+type requestCountingFake struct {
+	*fake.Client
+}
+
+func (c requestCountingFake) RegionLoads(ctx context.Context, table string) ([]admin.RegionLoad, error) {
+	infos, err := c.TableRegions(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]admin.RegionLoad, len(infos))
+	for i, info := range infos {
+		out[i] = admin.RegionLoad{RegionName: info.RegionName, ReadRequests: uint64(10 * i), WriteRequests: uint64(100 + i)}
+	}
+	return out, nil
+}
+
+func runRegionsOn(t *testing.T, c regionsAdmin, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errw bytes.Buffer
+	e := &env{stdout: &out, stderr: &errw, getenv: func(string) string { return "" }}
+	connect := func(ctx context.Context, zk string) (regionsAdmin, io.Closer, error) {
+		return c, regionsNopCloser{}, nil
+	}
+	err = runRegionsWith(context.Background(), e, args, connect)
+	return out.String(), errw.String(), err
+}
+
+// Measured on a table loaded with the SMS workload, the distribution is
+// exactly the simulated one: same generator, same keys, same regions.
+func TestRegionsMatchSimulation(t *testing.T) {
+	c, err := fake.New(fake.WithServer("rs1:16020"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sim.Config{Records: 3_000, Entities: 500, Days: 3, Seed: 9}
+	loadSMS(t, c, cfg)
+	out, errOut, err := runRegionsOn(t, requestCountingFake{c}, "--table", "sms", "--compare-schema", "sms",
+		"--records", "3000", "--mobiles", "500", "--days", "3", "--seed", "9", "--json")
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	var got struct {
+		Report     sim.Report     `json:"report"`
+		Comparison sim.Comparison `json:"comparison"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("bad JSON: %v\n%.400s", err, out)
+	}
+	r := got.Report
+	if !r.Measured || r.Rows != 3_000 || len(r.Regions) != 20 {
+		t.Fatalf("measured %d rows in %d regions (measured=%v), want 3000 in 20", r.Rows, len(r.Regions), r.Measured)
+	}
+	if r.Regions[3].WriteRequests != 103 || r.Regions[3].ReadRequests != 30 || r.Regions[3].Server != "rs1:16020" {
+		t.Errorf("region 3: %+v, want the loader's request counts and the fake's server", r.Regions[3])
+	}
+	if len(r.Servers) != 1 || r.Servers[0].Regions != 20 {
+		t.Errorf("servers %+v, want rs1:16020 with 20 regions", r.Servers)
+	}
+	if got.Comparison.MaxPoints != 0 {
+		t.Errorf("simulated and measured differ by %.3f points, want 0: %+v", got.Comparison.MaxPoints, got.Comparison.Regions)
+	}
+	for i, d := range got.Comparison.Regions {
+		if d.SimRows != d.RealRows || d.RealRows != r.Regions[i].Rows {
+			t.Errorf("region %d: simulated %d rows, measured %d", i, d.SimRows, d.RealRows)
+		}
+	}
+
+	// A different seed is a different load: close, not equal.
+	text, errOut, err := runRegionsOn(t, c, "--table", "sms", "--compare-schema", "sms",
+		"--records", "3000", "--mobiles", "500", "--days", "3", "--seed", "10")
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	for _, want := range []string{"measured sms: 3000 rows", "rs1:16020", "diff pp", "largest difference"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestRegionsErrors(t *testing.T) {
+	c, err := fake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runRegionsOn(t, c); !errors.Is(err, errUsage) {
+		t.Errorf("no --table: got %v, want errUsage", err)
+	}
+	if _, _, err := runRegionsOn(t, c, "--table", "missing"); !errors.Is(err, hbase.ErrTableNotFound) {
+		t.Errorf("missing table: got %v, want ErrTableNotFound", err)
+	}
+	if _, _, err := runRegionsOn(t, c, "--table", "sms", "--compare-schema", "nope"); !errors.Is(err, sim.ErrInvalidConfig) {
+		t.Errorf("unknown workload: got %v, want ErrInvalidConfig", err)
+	}
+	var adminOnly struct{ regionsAdmin }
+	adminOnly.regionsAdmin = c
+	if _, _, err := runRegionsOn(t, adminOnly, "--table", "sms"); err == nil || !strings.Contains(err.Error(), "cannot scan") {
+		t.Errorf("client without Scan: got %v", err)
+	}
+}
