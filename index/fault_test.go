@@ -12,18 +12,6 @@ import (
 	"github.com/hbkit/hbkit/schema"
 )
 
-// clock is a settable clock for versions and grace periods.
-type clock struct{ ms atomic.Int64 }
-
-func newClock() *clock {
-	c := &clock{}
-	c.ms.Store(day0.AddDate(0, 0, 30).UnixMilli())
-	return c
-}
-
-func (c *clock) now() time.Time          { return time.UnixMilli(c.ms.Add(1)) }
-func (c *clock) advance(d time.Duration) { c.ms.Add(d.Milliseconds()) }
-
 var errKilled = errors.New("writer killed")
 
 // killAt returns a hook that kills the writer just before phase, once.
@@ -37,44 +25,58 @@ func killAt(phase index.Phase) (func(index.Step) error, *atomic.Bool) {
 	}, &fired
 }
 
-// TestKillBetweenWrites kills the writer before each of its writes, for
+func TestKillBetweenWrites(t *testing.T) {
+	b, _ := newFakeBackend(t)
+	testKillBetweenWrites(t, b)
+}
+
+func TestConcurrentWritersSameRecord(t *testing.T) {
+	b, _ := newFakeBackend(t)
+	testConcurrentWriters(t, b, 4, 25)
+}
+
+// testKillBetweenWrites kills the writer before each of its writes, for
 // each kind of write, and checks that readers never return a wrong row,
 // that verify sees the divergence, and that repair leaves a clean index.
-func TestKillBetweenWrites(t *testing.T) {
+// Each case uses its own record and accounts in the backend's tables.
+func testKillBetweenWrites(t *testing.T, b backend) {
 	ctx := context.Background()
-	type scenario struct {
-		name  string
-		prior *schema.SMS // written first, without faults
-		op    func(s *index.SMS, m *schema.SMS) error
-		next  *schema.SMS // the record the faulty write writes (or deletes)
-	}
-	base := msg(42, "acme", 3*time.Hour)
-	moved := *base
-	moved.Account = "globex"
-	inPlace := *base
-	inPlace.Delivered, inPlace.Content = true, "edited"
 	put := func(s *index.SMS, m *schema.SMS) error { return s.Put(ctx, m) }
 	del := func(s *index.SMS, m *schema.SMS) error { return s.Delete(ctx, m) }
-	scenarios := []scenario{
-		{"insert", nil, put, base},
-		{"update in place", base, put, &inPlace},
-		{"update moving the entry", base, put, &moved},
-		{"delete", base, del, base},
+	type scenario struct {
+		name  string
+		prior bool // the record exists before the faulty write
+		op    func(s *index.SMS, m *schema.SMS) error
+		edit  func(m *schema.SMS)
+		gone  bool // the faulty write deletes the record
 	}
+	scenarios := []scenario{
+		{"insert", false, put, func(*schema.SMS) {}, false},
+		{"update in place", true, put, func(m *schema.SMS) { m.Delivered, m.Content = true, "edited" }, false},
+		{"update moving the entry", true, put, func(m *schema.SMS) { m.Account += "-moved" }, false},
+		{"delete", true, del, func(*schema.SMS) {}, true},
+	}
+	clk := &clock{}
+	healthy := b.sms(t, index.WithClock(clk.now), index.WithReadRepair(false))
+	rows := int64(0)
+	n := 0
 	for _, sc := range scenarios {
 		for _, phase := range []index.Phase{index.PhaseUnverified, index.PhaseData, index.PhaseVerify} {
+			n++
 			t.Run(fmt.Sprintf("%s/before %s", sc.name, phase), func(t *testing.T) {
-				c := newFake(t)
-				clk := newClock()
+				acct := fmt.Sprintf("acct-%d", n)
+				before := msg(100+n, acct, 3*time.Hour)
+				after := *before
+				sc.edit(&after)
 				hook, fired := killAt(phase)
-				healthy := newSMS(t, c, index.WithClock(clk.now), index.WithReadRepair(false))
-				faulty := newSMS(t, c, index.WithClock(clk.now), index.WithHook(hook))
-				if sc.prior != nil {
-					if err := healthy.Put(ctx, sc.prior); err != nil {
+				faulty := b.sms(t, index.WithClock(clk.now), index.WithHook(hook))
+				if sc.prior {
+					if err := healthy.Put(ctx, before); err != nil {
 						t.Fatal(err)
 					}
+					rows++
 				}
-				err := sc.op(faulty, sc.next)
+				err := sc.op(faulty, &after)
 				if !fired.Load() || !errors.Is(err, index.ErrAborted) || !errors.Is(err, errKilled) {
 					t.Fatalf("got %v (hook fired: %v), want the kill", err, fired.Load())
 				}
@@ -83,18 +85,23 @@ func TestKillBetweenWrites(t *testing.T) {
 					t.Fatalf("got %v, want a *StepError at %s", err, phase)
 				}
 
-				// The data table is the truth: old state unless the data
-				// write happened.
-				truth := map[string][]string{"acme": nil, "globex": nil}
-				state := sc.prior
-				if phase == index.PhaseVerify {
-					state = sc.next
-					if sc.name == "delete" {
-						state = nil
-					}
+				// The data table is the truth: the old state unless the
+				// data write happened.
+				truth := map[string][]string{acct: nil, acct + "-moved": nil}
+				var state *schema.SMS
+				switch {
+				case phase == index.PhaseVerify && !sc.gone:
+					state = &after
+				case phase == index.PhaseVerify:
+					rows--
+				case sc.prior:
+					state = before
 				}
 				if state != nil {
 					truth[state.Account] = []string{state.Mobile}
+				}
+				if !sc.prior && phase == index.PhaseVerify {
+					rows++
 				}
 				checkReaders(t, healthy, truth)
 
@@ -106,14 +113,10 @@ func TestKillBetweenWrites(t *testing.T) {
 					t.Errorf("verify after the kill: %+v, want clean=%v", rep, wantClean)
 				}
 				clk.advance(2 * time.Minute) // past the grace period: the writer is dead
-				if rep, err = healthy.Check(ctx, index.ModeRepair); err != nil {
+				if _, err = healthy.Check(ctx, index.ModeRepair); err != nil {
 					t.Fatal(err)
 				}
 				checkReaders(t, healthy, truth)
-				rows := int64(0)
-				if state != nil {
-					rows = 1
-				}
 				assertClean(t, healthy, rows)
 			})
 		}
@@ -135,24 +138,30 @@ func checkReaders(t *testing.T, s *index.SMS, truth map[string][]string) {
 	}
 }
 
-// TestConcurrentWritersSameRecord runs writers that keep moving one record
-// between accounts, next to deleters, and readers that must only ever see
-// the record under the account its data row holds at some point.
-func TestConcurrentWritersSameRecord(t *testing.T) {
+// testConcurrentWriters runs writers that keep moving one record between
+// accounts, one of them deleting it now and then (deletes racing
+// updates), next to a reader that must never get a record under an
+// account its data row does not hold. At the end verify must be clean and
+// the record, if it exists, listed under exactly one account.
+func testConcurrentWriters(t *testing.T, b backend, writers, rounds int) {
 	ctx := context.Background()
-	c := newFake(t)
-	accounts := []string{"a1", "a2", "a3"}
-	const writers, rounds = 4, 25
-	errs := make(chan error, writers+2)
+	accounts := []string{"race-1", "race-2", "race-3"}
+	errs := make(chan error, writers+1)
 	var stop atomic.Bool
+	var conflicts atomic.Int64
 	for w := range writers {
 		go func() {
-			s := newSMS(t, c, index.WithMaxAttempts(100))
+			s := b.sms(t, index.WithMaxAttempts(1000), index.WithHook(func(st index.Step) error {
+				if st.Phase == index.PhaseUnverified && st.Attempt > 1 {
+					conflicts.Add(1)
+				}
+				return nil
+			}))
 			for r := range rounds {
 				m := msg(9, accounts[(w+r)%len(accounts)], time.Hour)
 				m.Delivered = r%2 == 0
 				var err error
-				if w == 0 && r%5 == 4 {
+				if w == 0 && r%3 == 2 {
 					err = s.Delete(ctx, m)
 				} else {
 					err = s.Put(ctx, m)
@@ -165,30 +174,27 @@ func TestConcurrentWritersSameRecord(t *testing.T) {
 			errs <- nil
 		}()
 	}
-	go func() { // reader: at most one account may hold the record at a time
-		s := newSMS(t, c)
+	done := make(chan error, 1)
+	reads := 0
+	go func() {
+		s := b.sms(t)
 		for !stop.Load() {
-			seen := 0
 			for _, a := range accounts {
 				got, err := s.MessagesOfAccountOnDate(ctx, a, day0)
 				if err != nil {
-					errs <- err
+					done <- err
 					return
 				}
 				for _, m := range got {
 					if m.Account != a {
-						errs <- fmt.Errorf("query for %s returned a record of %s", a, m.Account)
+						done <- fmt.Errorf("query for %s returned a record of %s", a, m.Account)
 						return
 					}
 				}
-				seen += len(got)
-			}
-			if seen > len(accounts) {
-				errs <- fmt.Errorf("record seen %d times", seen)
-				return
+				reads++
 			}
 		}
-		errs <- nil
+		done <- nil
 	}()
 	for range writers {
 		if err := <-errs; err != nil {
@@ -196,10 +202,11 @@ func TestConcurrentWritersSameRecord(t *testing.T) {
 		}
 	}
 	stop.Store(true)
-	if err := <-errs; err != nil {
+	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	s := newSMS(t, c)
+	t.Logf("%d writers × %d rounds: %d retried attempts, %d reads", writers, rounds, conflicts.Load(), reads)
+	s := b.sms(t)
 	rep, err := s.Check(ctx, index.ModeVerify)
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +224,7 @@ func TestConcurrentWritersSameRecord(t *testing.T) {
 			owners = append(owners, a)
 		}
 	}
-	if len(owners) != int(rep.DataRows) || len(owners) > 1 {
-		t.Fatalf("record under %v, data rows %d", owners, rep.DataRows)
+	if len(owners) > 1 {
+		t.Fatalf("one record listed under %v", owners)
 	}
 }

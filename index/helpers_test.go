@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,47 +17,74 @@ import (
 // day0 is the day most test messages are sent on.
 var day0 = time.Date(2024, 3, 5, 0, 0, 0, 0, time.UTC)
 
-// createTables creates the data and index tables of the SMS schema in c.
-func createTables(t testing.TB, c *fake.Client) {
+// backend is a cluster (the fake, or a real HBase in the integration
+// tests) holding a pair of SMS tables under its own names.
+type backend struct {
+	c     index.Client
+	data  string
+	index string
+}
+
+func (b backend) names() map[string]string {
+	return map[string]string{schema.SMSTableName: b.data, schema.SMSIndexTableName: b.index}
+}
+
+// sms returns an SMS store over the backend's tables.
+func (b backend) sms(t testing.TB, opts ...index.Option) *index.SMS {
 	t.Helper()
-	st, err := schema.SMSTable()
+	return b.smsOver(t, b.c, opts...)
+}
+
+// smsOver is sms through another client (a mock in front of the backend).
+func (b backend) smsOver(t testing.TB, c index.Client, opts ...index.Option) *index.SMS {
+	t.Helper()
+	s, err := index.NewSMS(c, append([]index.Option{index.WithTableNames(b.names())}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defs := []schema.Definition{st}
-	for _, ix := range st.Indexes() {
-		defs = append(defs, ix)
-	}
-	for _, d := range defs {
-		desc := hbase.TableDescriptor{Name: d.Name().String()}
-		for _, f := range d.Families() {
-			desc.Families = append(desc.Families, hbase.FamilyDescriptor{Name: f.Name, Attributes: f.Attributes()})
-		}
-		if err := c.CreateTable(context.Background(), desc, d.SplitKeys()); err != nil {
-			t.Fatal(err)
-		}
-	}
+	return s
 }
 
-func newFake(t testing.TB) *fake.Client {
+// createSMSTables creates the SMS data and index tables under the given
+// names, with the schema's families and split keys.
+func createSMSTables(ctx context.Context, a hbase.AdminClient, data, index string) error {
+	st, err := schema.SMSTable()
+	if err != nil {
+		return err
+	}
+	defs := []schema.Definition{st, st.Indexes()[0]}
+	for i, name := range []string{data, index} {
+		desc := hbase.TableDescriptor{Name: name}
+		for _, f := range defs[i].Families() {
+			desc.Families = append(desc.Families, hbase.FamilyDescriptor{Name: f.Name, Attributes: f.Attributes()})
+		}
+		if err := a.CreateTable(ctx, desc, defs[i].SplitKeys()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newFakeBackend is a fresh fake with the SMS tables under their own names.
+func newFakeBackend(t testing.TB) (backend, *fake.Client) {
 	t.Helper()
 	c, err := fake.New()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	createTables(t, c)
-	return c
-}
-
-func newSMS(t testing.TB, c index.Client, opts ...index.Option) *index.SMS {
-	t.Helper()
-	s, err := index.NewSMS(c, opts...)
-	if err != nil {
+	if err := createSMSTables(context.Background(), c, schema.SMSTableName, schema.SMSIndexTableName); err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return backend{c: c, data: schema.SMSTableName, index: schema.SMSIndexTableName}, c
 }
+
+// clock is the wall clock plus a settable offset, for versions and grace
+// periods.
+type clock struct{ offset atomic.Int64 }
+
+func (c *clock) now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
+func (c *clock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 
 // msg returns a valid message: mobile from n, sent on day0 + offset.
 func msg(n int, account string, offset time.Duration) *schema.SMS {
@@ -84,6 +112,11 @@ func assertMessages(t testing.TB, s *index.SMS, account string, want []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, m := range got {
+		if m.Account != account {
+			t.Fatalf("messages of %s: returned a message of %s", account, m.Account)
+		}
+	}
 	if !slices.Equal(mobiles(got), want) {
 		t.Fatalf("messages of %s: got %v, want %v", account, mobiles(got), want)
 	}
@@ -101,11 +134,11 @@ func assertClean(t testing.TB, s *index.SMS, rows int64) {
 	}
 }
 
-// assertEmpty checks that the SMS tables hold no row.
-func assertEmpty(t testing.TB, c index.Client) {
+// assertEmpty checks that the backend's tables hold no row.
+func assertEmpty(t testing.TB, b backend) {
 	t.Helper()
-	for _, table := range []string{schema.SMSTableName, schema.SMSIndexTableName} {
-		sc, err := c.Scan(context.Background(), &hbase.Scan{Table: table})
+	for _, table := range []string{b.data, b.index} {
+		sc, err := b.c.Scan(context.Background(), &hbase.Scan{Table: table})
 		if err != nil {
 			t.Fatal(err)
 		}

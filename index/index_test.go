@@ -13,8 +13,8 @@ import (
 
 func TestPutQueryCount(t *testing.T) {
 	ctx := context.Background()
-	c := newFake(t)
-	s := newSMS(t, c)
+	b, _ := newFakeBackend(t)
+	s := b.sms(t)
 	var batch []*schema.SMS
 	for n := range 30 {
 		acct := "acme"
@@ -53,8 +53,8 @@ func TestPutQueryCount(t *testing.T) {
 
 func TestUpdateMovesEntryAndDeleteRemovesIt(t *testing.T) {
 	ctx := context.Background()
-	c := newFake(t)
-	s := newSMS(t, c)
+	b, _ := newFakeBackend(t)
+	s := b.sms(t)
 	m := msg(7, "acme", time.Hour)
 	if err := s.Put(ctx, m); err != nil {
 		t.Fatal(err)
@@ -93,8 +93,8 @@ func TestBadRecordsRejectedBeforeAnyWrite(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newFake(t)
-			s := newSMS(t, c, index.WithHook(func(st index.Step) error {
+			b, _ := newFakeBackend(t)
+			s := b.sms(t, index.WithHook(func(st index.Step) error {
 				t.Errorf("write attempted: %+v", st)
 				return nil
 			}))
@@ -108,7 +108,7 @@ func TestBadRecordsRejectedBeforeAnyWrite(t *testing.T) {
 			if re.Field != tc.field {
 				t.Errorf("field: got %q, want %q", re.Field, tc.field)
 			}
-			assertEmpty(t, c)
+			assertEmpty(t, b)
 		})
 	}
 }

@@ -32,8 +32,8 @@ func TestPartialBatchFailures(t *testing.T) {
 	ctx := context.Background()
 	for _, failBatch := range []int{2, 3} { // 1: the read; 2: unverified entries; 3: verification
 		t.Run(map[int]string{2: "unverified entries", 3: "verification"}[failBatch], func(t *testing.T) {
-			c := newFake(t)
-			clk := newClock()
+			b, c := newFakeBackend(t)
+			clk := &clock{}
 			m := scripted(t, c)
 			calls := 0
 			m.EXPECT().Batch(gomock.Any(), gomock.Any()).DoAndReturn(
@@ -55,11 +55,11 @@ func TestPartialBatchFailures(t *testing.T) {
 					return res, be
 				}).AnyTimes()
 			m.EXPECT().CheckAndMutate(gomock.Any(), gomock.Any()).DoAndReturn(c.CheckAndMutate).AnyTimes()
-			healthy := newSMS(t, c, index.WithClock(clk.now))
+			healthy := b.sms(t, index.WithClock(clk.now))
 			if err := healthy.Put(ctx, msg(1, "acme", time.Hour)); err != nil {
 				t.Fatal(err)
 			}
-			faulty := newSMS(t, m, index.WithClock(clk.now))
+			faulty := b.smsOver(t, m, index.WithClock(clk.now))
 			moved := msg(1, "globex", time.Hour)
 			err := faulty.PutBatch(ctx, []*schema.SMS{moved, msg(2, "acme", 2*time.Hour)})
 			var be *index.BatchError
@@ -82,7 +82,7 @@ func TestPartialBatchFailures(t *testing.T) {
 // rereads the row and succeeds on its second attempt.
 func TestLostRaceRetries(t *testing.T) {
 	ctx := context.Background()
-	c := newFake(t)
+	b, c := newFakeBackend(t)
 	m := scripted(t, c)
 	m.EXPECT().Batch(gomock.Any(), gomock.Any()).DoAndReturn(c.Batch).AnyTimes()
 	gomock.InOrder(
@@ -90,7 +90,7 @@ func TestLostRaceRetries(t *testing.T) {
 		m.EXPECT().CheckAndMutate(gomock.Any(), gomock.Any()).DoAndReturn(c.CheckAndMutate),
 	)
 	var attempts []int
-	s := newSMS(t, m, index.WithHook(func(st index.Step) error {
+	s := b.smsOver(t, m, index.WithHook(func(st index.Step) error {
 		if st.Phase == index.PhaseData {
 			attempts = append(attempts, st.Attempt)
 		}
@@ -102,20 +102,20 @@ func TestLostRaceRetries(t *testing.T) {
 	if len(attempts) != 2 || attempts[1] != 2 {
 		t.Fatalf("data-row attempts %v, want [1 2]", attempts)
 	}
-	assertMessages(t, newSMS(t, c), "acme", []string{msg(3, "acme", 0).Mobile})
+	assertMessages(t, b.sms(t), "acme", []string{msg(3, "acme", 0).Mobile})
 }
 
 // TestReaderNeverGuesses: when the data rows cannot be read, the query
 // fails instead of trusting the index.
 func TestReaderNeverGuesses(t *testing.T) {
 	ctx := context.Background()
-	c := newFake(t)
-	if err := newSMS(t, c).Put(ctx, msg(4, "acme", time.Hour)); err != nil {
+	b, c := newFakeBackend(t)
+	if err := b.sms(t).Put(ctx, msg(4, "acme", time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	m := scripted(t, c)
 	m.EXPECT().Batch(gomock.Any(), gomock.Any()).Return(nil, errInjected)
-	_, err := newSMS(t, m).MessagesOfAccountOnDate(ctx, "acme", day0)
+	_, err := b.smsOver(t, m).MessagesOfAccountOnDate(ctx, "acme", day0)
 	if !errors.Is(err, errInjected) {
 		t.Fatalf("got %v, want the injected error", err)
 	}

@@ -1,0 +1,115 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// BenchmarkPut measures indexed puts against plain puts of the same
+// records into a table without index, in one run, and reports the ratio
+// of their throughputs (goal: indexed/plain >= 0.7 for batches).
+func BenchmarkPut(b *testing.B) {
+	be, c := newFakeBackend(b)
+	if err := createSMSTables(context.Background(), c, "sms_plain", "sms_plain_index"); err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1, 100} {
+		b.Run(fmt.Sprintf("batch=%d", n), func(b *testing.B) { benchPut(b, be, "sms_plain", n) })
+	}
+}
+
+// BenchmarkQuery measures the seed queries over an account with 200
+// messages a day.
+func BenchmarkQuery(b *testing.B) {
+	be, _ := newFakeBackend(b)
+	benchQuery(b, be)
+}
+
+var benchSeq int
+
+func benchRecords(n int) []*schema.SMS {
+	out := make([]*schema.SMS, n)
+	for i := range out {
+		benchSeq++
+		out[i] = msg(benchSeq, fmt.Sprintf("bench-%d", benchSeq%50), time.Duration(benchSeq%86400)*time.Second)
+	}
+	return out
+}
+
+func benchPut(b *testing.B, be backend, plainTable string, batch int) {
+	ctx := context.Background()
+	s := be.sms(b)
+	st := s.Schema()
+	var plain, indexed time.Duration
+	var recs int
+	b.ReportAllocs()
+	for b.Loop() {
+		rs := benchRecords(batch)
+		acts := make([]hbase.Action, len(rs))
+		for i, r := range rs {
+			var row schema.Row
+			if err := st.EncodeRow(&row, r); err != nil {
+				b.Fatal(err)
+			}
+			vals := map[string]map[string][]byte{}
+			for _, c := range row.Cells {
+				if vals[c.Family] == nil {
+					vals[c.Family] = map[string][]byte{}
+				}
+				vals[c.Family][c.Qualifier] = c.Value
+			}
+			acts[i] = &hbase.Put{Table: plainTable, Row: row.Key, Values: vals}
+		}
+		start := time.Now()
+		if _, err := be.c.Batch(ctx, acts); err != nil {
+			b.Fatal(err)
+		}
+		plain += time.Since(start)
+		start = time.Now()
+		if err := s.PutBatch(ctx, benchRecords(batch)); err != nil {
+			b.Fatal(err)
+		}
+		indexed += time.Since(start)
+		recs += batch
+	}
+	if recs > 0 && plain > 0 && indexed > 0 {
+		b.ReportMetric(float64(recs)/plain.Seconds(), "plain-rec/s")
+		b.ReportMetric(float64(recs)/indexed.Seconds(), "indexed-rec/s")
+		b.ReportMetric(plain.Seconds()/indexed.Seconds(), "indexed/plain")
+	}
+}
+
+func benchQuery(b *testing.B, be backend) {
+	ctx := context.Background()
+	s := be.sms(b)
+	var rs []*schema.SMS
+	for i := range 200 {
+		rs = append(rs, msg(500000+i, "query-bench", time.Duration(i)*time.Minute))
+	}
+	if err := s.PutBatch(ctx, rs); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("MessagesOfAccountOnDate", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			got, err := s.MessagesOfAccountOnDate(ctx, "query-bench", day0)
+			if err != nil || len(got) != 200 {
+				b.Fatalf("%d messages, %v", len(got), err)
+			}
+		}
+	})
+	b.Run("CountPerDay/7days", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			got, err := s.CountPerDay(ctx, "query-bench", day0.AddDate(0, 0, -6), day0)
+			if err != nil || got[6].Count != 200 {
+				b.Fatalf("%v, %v", got, err)
+			}
+		}
+	})
+}
