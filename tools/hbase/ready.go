@@ -2,14 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/hbkit/hbkit/internal/pb"
+	"github.com/hbkit/hbkit/internal/rpc"
+	"github.com/hbkit/hbkit/internal/zk"
 )
 
 // readyLine is what the master logs once it has finished initialising:
@@ -59,80 +61,38 @@ func waitReady(c *config, pid int, exited <-chan struct{}, waitErr *error) error
 	}
 }
 
-// probe checks readiness from the outside: ZooKeeper answers, the master and
-// meta znodes exist, the master logged the end of its initialisation, and its
-// RPC port accepts connections.
+// probe checks readiness from the outside, as a client would: ZooKeeper
+// answers, the master and meta znodes decode and meta is OPEN, the master
+// logged the end of its initialisation, and the active master answers
+// IsMasterRunning over its RPC port.
 func probe(c *config, timeout time.Duration) (probeResult, error) {
 	var r probeResult
-	conn, err := net.DialTimeout("tcp", c.zkAddr(), timeout)
-	if err != nil {
-		return r, fmt.Errorf("ZooKeeper at %s: %w", c.zkAddr(), err)
-	}
-	_ = conn.Close()
-	zc, _, err := zk.Connect([]string{c.zkAddr()}, timeout, zk.WithLogger(quietLogger{}))
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	b, err := zk.Locate(ctx, []string{c.zkAddr()}, zk.WithTimeout(timeout))
 	if err != nil {
 		return r, err
 	}
-	defer zc.Close()
-	for _, p := range []struct {
-		path string
-		dst  *string
-	}{{"/hbase/master", &r.master}, {"/hbase/meta-region-server", &r.meta}} {
-		data, err := getWithin(zc, p.path, timeout)
-		if err != nil {
-			return r, fmt.Errorf("znode %s: %w", p.path, err)
-		}
-		if len(data) == 0 {
-			return r, fmt.Errorf("znode %s is empty", p.path)
-		}
-		*p.dst = znodeHost(data)
+	r.master, r.meta = b.Master.Server.Addr(), b.Meta.Server.Addr()
+	if b.Meta.State != zk.StateOpen {
+		return r, fmt.Errorf("hbase:meta is %v", b.Meta.State)
 	}
 	if !logHas(c, readyLine) {
 		return r, errors.New("master still initialising")
 	}
-	mc, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", c.masterPort), timeout)
+	conn, err := rpc.Dial(ctx, b.Master.Server.Addr(), "MasterService")
 	if err != nil {
-		return r, fmt.Errorf("master RPC port: %w", err)
+		return r, fmt.Errorf("master RPC: %w", err)
 	}
-	_ = mc.Close()
+	defer conn.Close()
+	var resp pb.IsMasterRunningResponse
+	if err := conn.Call(ctx, "IsMasterRunning", &pb.IsMasterRunningRequest{}, &resp); err != nil {
+		return r, fmt.Errorf("master RPC: %w", err)
+	}
+	if !resp.GetIsMasterRunning() {
+		return r, errors.New("master says it is not running")
+	}
 	return r, nil
-}
-
-func getWithin(zc *zk.Conn, path string, timeout time.Duration) ([]byte, error) {
-	type res struct {
-		b   []byte
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		b, _, err := zc.Get(path)
-		ch <- res{b, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.b, r.err
-	case <-time.After(timeout):
-		return nil, errors.New("timed out")
-	}
-}
-
-// znodeHost pulls the advertised host name out of a master or meta znode for
-// display only; the Go client decodes these properly in internal/zk.
-func znodeHost(data []byte) string {
-	i := bytes.Index(data, []byte("PBUF"))
-	if i < 0 {
-		return "?"
-	}
-	s := data[i+4:]
-	// ServerName is field 1 of both messages; its host_name is field 1 of it.
-	if len(s) < 4 || s[0] != 0x0a || s[2] != 0x0a {
-		return "?"
-	}
-	n := int(s[3])
-	if 4+n > len(s) {
-		return "?"
-	}
-	return string(s[4 : 4+n])
 }
 
 func logHas(c *config, needle string) bool {
@@ -154,7 +114,3 @@ func firstFatal(c *config) string {
 	}
 	return ""
 }
-
-type quietLogger struct{}
-
-func (quietLogger) Printf(string, ...any) {}
