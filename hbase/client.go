@@ -28,7 +28,7 @@ import (
 // the caller's context, WithMaxRetries and WithRetryBudget.
 type Client struct {
 	opts    options
-	zk      *zk.Client
+	zk      coordinator
 	pool    *rpc.Pool
 	tel     *telemetry
 	regions *regionCache
@@ -45,6 +45,14 @@ type Client struct {
 	closed    atomic.Bool
 	done      chan struct{} // closed by Close: stops background scanner renewals
 	closeOnce sync.Once
+}
+
+// coordinator is what the client reads from ZooKeeper (*zk.Client); unit
+// tests substitute it.
+type coordinator interface {
+	Master(ctx context.Context) (zk.Master, error)
+	MetaRegionServer(ctx context.Context) (zk.MetaLocation, error)
+	Close() error
 }
 
 // New connects to the ZooKeeper quorum zkQuorum ("host:port[,host:port...]";
@@ -143,7 +151,9 @@ func (c *Client) Close() error {
 		c.closed.Store(true)
 		close(c.done)
 		c.pool.Close()
-		c.zk.Close()
+		if c.zk != nil {
+			c.zk.Close()
+		}
 	})
 	return nil
 }

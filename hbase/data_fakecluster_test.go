@@ -1,0 +1,589 @@
+package hbase
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hbkit/hbkit/internal/pb"
+	"github.com/hbkit/hbkit/internal/rpc"
+	"github.com/hbkit/hbkit/internal/zk"
+)
+
+// fakeCluster is an in-process HBase for the data path's unit tests: one
+// table "t" with family "cf" spread over regions hosted by fake region
+// servers, and an hbase:meta served by the first server. It speaks HBase's
+// RPC framing over net.Pipe (written here with protowire and
+// encoding/binary, not with internal/rpc), records every call, and lets
+// tests inject exceptions and move regions.
+type fakeCluster struct {
+	t testing.TB
+
+	mu       sync.Mutex
+	regions  []*fakeRegion // sorted by start
+	rows     map[string]map[string][]byte
+	disabled bool
+	scanners map[uint64]*fakeScanner
+	nextID   uint64
+	calls    []fakeCall
+	renewals int
+	// hook, if set, may answer a call with an exception instead of
+	// handling it. It runs without mu held.
+	hook func(addr, method string, req proto.Message) *pb.ExceptionResponse
+	// actionHook, if set, may fail one action of a Multi.
+	actionHook func(addr string, reg *fakeRegion, a *pb.Action) *pb.NameBytesPair
+	// hang makes region servers (not meta) never answer.
+	hang bool
+}
+
+const fakeMetaAddr = "rs1:16020"
+
+type fakeRegion struct {
+	name       []byte
+	start, end []byte
+	addr       string
+	id         uint64
+}
+
+type fakeCall struct {
+	addr, method string
+	req          proto.Message
+}
+
+type fakeScanner struct {
+	addr string
+	reg  *fakeRegion
+	rows []string // remaining rows, in scan order
+}
+
+// newFakeCluster makes table "t" with regions split at splits, hosted
+// round-robin by servers rs1, rs2, ...
+func newFakeCluster(t testing.TB, splits []string, nServers int) *fakeCluster {
+	fc := &fakeCluster{t: t, rows: map[string]map[string][]byte{}, scanners: map[uint64]*fakeScanner{}}
+	bounds := append([]string{""}, splits...)
+	for i, s := range bounds {
+		end := ""
+		if i+1 < len(bounds) {
+			end = bounds[i+1]
+		}
+		fc.regions = append(fc.regions, fc.newRegion(s, end, fmt.Sprintf("rs%d:16020", i%nServers+1)))
+	}
+	return fc
+}
+
+func (fc *fakeCluster) newRegion(start, end, addr string) *fakeRegion {
+	fc.nextID++
+	id := 1000 + fc.nextID
+	return &fakeRegion{name: []byte(fmt.Sprintf("t,%s,%d.enc%d.", start, id, id)), start: []byte(start), end: []byte(end), addr: addr, id: id}
+}
+
+// client returns a Client on the fake cluster with fast backoff.
+func (fc *fakeCluster) client(opts ...Option) *Client {
+	fc.t.Helper()
+	o := defaultOptions()
+	o.backoffBase, o.backoffMax = time.Millisecond, 5*time.Millisecond
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := o.validate(); err != nil {
+		fc.t.Fatal(err)
+	}
+	tel, err := newTelemetry(&o)
+	if err != nil {
+		fc.t.Fatal(err)
+	}
+	pool, err := rpc.NewPool(rpc.WithDialFunc(fc.dial), rpc.WithUser("hbkit-test"))
+	if err != nil {
+		fc.t.Fatal(err)
+	}
+	c := &Client{opts: o, zk: fakeZK{}, pool: pool, tel: tel, regions: newRegionCache(), nonceGroup: 7, done: make(chan struct{})}
+	fc.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// fakeZK points at the fake meta.
+type fakeZK struct{}
+
+func (fakeZK) Master(context.Context) (zk.Master, error) {
+	return zk.Master{Server: zk.ServerName{Host: "master", Port: 16000}}, nil
+}
+
+func (fakeZK) MetaRegionServer(context.Context) (zk.MetaLocation, error) {
+	return zk.MetaLocation{Server: zk.ServerName{Host: "rs1", Port: 16020}, State: zk.StateOpen}, nil
+}
+
+func (fakeZK) Close() error { return nil }
+
+// move rehosts the region starting at start on addr (meta is updated; the
+// old server answers NotServingRegion).
+func (fc *fakeCluster) move(start, addr string) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	for _, r := range fc.regions {
+		if string(r.start) == start {
+			r.addr = addr
+			return
+		}
+	}
+	fc.t.Fatalf("no region starts at %q", start)
+}
+
+// split splits the region holding at into two new regions.
+func (fc *fakeCluster) split(at string) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	for i, r := range fc.regions {
+		if r.containsRow([]byte(at)) {
+			a := fc.newRegion(string(r.start), at, r.addr)
+			b := fc.newRegion(at, string(r.end), r.addr)
+			fc.regions = slices.Replace(fc.regions, i, i+1, a, b)
+			return
+		}
+	}
+}
+
+func (r *fakeRegion) containsRow(row []byte) bool {
+	return bytes.Compare(row, r.start) >= 0 && (len(r.end) == 0 || bytes.Compare(row, r.end) < 0)
+}
+
+// count returns how many calls of method (any method if "") went to addr
+// (any server if "").
+func (fc *fakeCluster) count(addr, method string) int {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	n := 0
+	for _, c := range fc.calls {
+		if (addr == "" || c.addr == addr) && (method == "" || c.method == method) {
+			n++
+		}
+	}
+	return n
+}
+
+// metaScans counts the scans of hbase:meta.
+func (fc *fakeCluster) metaScans() int {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	n := 0
+	for _, c := range fc.calls {
+		if r, ok := c.req.(*pb.ScanRequest); ok && bytes.Equal(r.GetRegion().GetValue(), metaRegionName) {
+			n++
+		}
+	}
+	return n
+}
+
+func (fc *fakeCluster) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	if !strings.HasPrefix(addr, "rs") {
+		return nil, fmt.Errorf("fake cluster: no server at %s", addr)
+	}
+	client, server := net.Pipe()
+	go fc.serve(addr, server)
+	return client, nil
+}
+
+func fcReadFrame(r io.Reader) ([]byte, error) {
+	var l [4]byte
+	if _, err := io.ReadFull(r, l[:]); err != nil {
+		return nil, err
+	}
+	b := make([]byte, binary.BigEndian.Uint32(l[:]))
+	_, err := io.ReadFull(r, b)
+	return b, err
+}
+
+func (fc *fakeCluster) serve(addr string, nc net.Conn) {
+	defer nc.Close()
+	r := bufio.NewReader(nc)
+	var pre [6]byte
+	if _, err := io.ReadFull(r, pre[:]); err != nil {
+		return
+	}
+	if _, err := fcReadFrame(r); err != nil {
+		return
+	}
+	var wmu sync.Mutex
+	for {
+		frame, err := fcReadFrame(r)
+		if err != nil {
+			return
+		}
+		hb, n := protowire.ConsumeBytes(frame)
+		param, m := protowire.ConsumeBytes(frame[max(n, 0):])
+		if n < 0 || m < 0 {
+			fc.t.Errorf("fake cluster: bad frame")
+			return
+		}
+		var hdr pb.RequestHeader
+		if err := proto.Unmarshal(hb, &hdr); err != nil {
+			fc.t.Errorf("fake cluster: header: %v", err)
+			return
+		}
+		go func() {
+			resp, exc := fc.handle(addr, hdr.GetMethodName(), param)
+			if resp == nil && exc == nil {
+				return // hang
+			}
+			h, _ := proto.Marshal(&pb.ResponseHeader{CallId: proto.Uint32(hdr.GetCallId()), Exception: exc})
+			body := protowire.AppendBytes(nil, h)
+			if exc == nil {
+				p, err := proto.Marshal(resp)
+				if err != nil {
+					fc.t.Errorf("fake cluster: marshal: %v", err)
+					return
+				}
+				body = protowire.AppendBytes(body, p)
+			}
+			wmu.Lock()
+			nc.Write(append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...))
+			wmu.Unlock()
+		}()
+	}
+}
+
+func fcException(class string) *pb.ExceptionResponse {
+	dnr := isDoNotRetryClass(class) || sentinelFor(class) != nil ||
+		class == excUnknownScanner || class == excOutOfOrderScanner
+	return &pb.ExceptionResponse{ExceptionClassName: proto.String(class), StackTrace: proto.String(class + ": injected\n\tat X(X.java:1)"), DoNotRetry: proto.Bool(dnr)}
+}
+
+func (fc *fakeCluster) handle(addr, method string, param []byte) (proto.Message, *pb.ExceptionResponse) {
+	var req proto.Message
+	switch method {
+	case "Get":
+		req = new(pb.GetRequest)
+	case "Mutate":
+		req = new(pb.MutateRequest)
+	case "Scan":
+		req = new(pb.ScanRequest)
+	case "Multi":
+		req = new(pb.MultiRequest)
+	default:
+		return nil, fcException(excUnknownProtocol)
+	}
+	if err := proto.Unmarshal(param, req); err != nil {
+		fc.t.Errorf("fake cluster: %s: %v", method, err)
+		return nil, fcException(excDoNotRetry)
+	}
+	fc.mu.Lock()
+	fc.calls = append(fc.calls, fakeCall{addr: addr, method: method, req: req})
+	hook, hang := fc.hook, fc.hang
+	fc.mu.Unlock()
+	if hook != nil {
+		if exc := hook(addr, method, req); exc != nil {
+			return nil, exc
+		}
+	}
+	if sr, ok := req.(*pb.ScanRequest); ok && bytes.Equal(sr.GetRegion().GetValue(), metaRegionName) {
+		return fc.metaScan(sr), nil
+	}
+	if gr, ok := req.(*pb.GetRequest); ok && bytes.Equal(gr.GetRegion().GetValue(), metaRegionName) {
+		return fc.metaGet(gr), nil
+	}
+	if hang {
+		return nil, nil
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	switch req := req.(type) {
+	case *pb.GetRequest:
+		if _, exc := fc.region(addr, req.GetRegion()); exc != nil {
+			return nil, exc
+		}
+		return &pb.GetResponse{Result: fc.read(req.GetGet().GetRow())}, nil
+	case *pb.MutateRequest:
+		if _, exc := fc.region(addr, req.GetRegion()); exc != nil {
+			return nil, exc
+		}
+		res, x := fc.apply(req.GetMutation())
+		if x != nil {
+			return nil, fcException(x.GetName())
+		}
+		return &pb.MutateResponse{Result: res, Processed: proto.Bool(true)}, nil
+	case *pb.ScanRequest:
+		return fc.scan(addr, req)
+	case *pb.MultiRequest:
+		resp := &pb.MultiResponse{}
+		for _, ra := range req.GetRegionAction() {
+			rar := &pb.RegionActionResult{}
+			resp.RegionActionResult = append(resp.RegionActionResult, rar)
+			reg, exc := fc.region(addr, ra.GetRegion())
+			if exc != nil {
+				rar.Exception = &pb.NameBytesPair{Name: exc.ExceptionClassName, Value: []byte(exc.GetStackTrace())}
+				continue
+			}
+			for _, a := range ra.GetAction() {
+				roe := &pb.ResultOrException{Index: a.Index}
+				rar.ResultOrException = append(rar.ResultOrException, roe)
+				if fc.actionHook != nil {
+					if x := fc.actionHook(addr, reg, a); x != nil {
+						roe.Exception = x
+						continue
+					}
+				}
+				if a.Get != nil {
+					roe.Result = fc.read(a.Get.GetRow())
+					continue
+				}
+				roe.Result, roe.Exception = fc.apply(a.GetMutation())
+			}
+			rar.Processed = proto.Bool(true)
+		}
+		return resp, nil
+	}
+	return nil, fcException(excDoNotRetry)
+}
+
+// region finds the region a request names, hosted on addr; mu is held.
+func (fc *fakeCluster) region(addr string, spec *pb.RegionSpecifier) (*fakeRegion, *pb.ExceptionResponse) {
+	for _, r := range fc.regions {
+		if bytes.Equal(r.name, spec.GetValue()) {
+			if r.addr != addr || fc.disabled {
+				break
+			}
+			return r, nil
+		}
+	}
+	return nil, fcException(excNotServingRegion)
+}
+
+func (fc *fakeCluster) read(row []byte) *pb.Result {
+	cols := fc.rows[string(row)]
+	res := &pb.Result{}
+	for _, q := range slices.Sorted(mapsKeys(cols)) {
+		res.Cell = append(res.Cell, &pb.Cell{Row: bytes.Clone(row), Family: []byte("cf"), Qualifier: []byte(q),
+			Timestamp: proto.Uint64(1), CellType: pb.CellType_PUT.Enum(), Value: cols[q]})
+	}
+	return res
+}
+
+func mapsKeys(m map[string][]byte) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// apply runs a Put, Delete (whole row) or Increment; mu is held.
+func (fc *fakeCluster) apply(m *pb.MutationProto) (*pb.Result, *pb.NameBytesPair) {
+	row := string(m.GetRow())
+	for _, cv := range m.GetColumnValue() {
+		if string(cv.GetFamily()) != "cf" {
+			return nil, &pb.NameBytesPair{Name: proto.String(excNoSuchFamily), Value: []byte("no family " + string(cv.GetFamily()))}
+		}
+	}
+	switch m.GetMutateType() {
+	case pb.MutationProto_PUT:
+		if fc.rows[row] == nil {
+			fc.rows[row] = map[string][]byte{}
+		}
+		for _, cv := range m.GetColumnValue() {
+			for _, qv := range cv.GetQualifierValue() {
+				fc.rows[row][string(qv.GetQualifier())] = qv.GetValue()
+			}
+		}
+		return &pb.Result{}, nil
+	case pb.MutationProto_DELETE:
+		delete(fc.rows, row)
+		return &pb.Result{}, nil
+	case pb.MutationProto_INCREMENT:
+		if fc.rows[row] == nil {
+			fc.rows[row] = map[string][]byte{}
+		}
+		res := &pb.Result{}
+		for _, cv := range m.GetColumnValue() {
+			for _, qv := range cv.GetQualifierValue() {
+				old := fc.rows[row][string(qv.GetQualifier())]
+				var n uint64
+				if len(old) == 8 {
+					n = binary.BigEndian.Uint64(old)
+				}
+				n += binary.BigEndian.Uint64(qv.GetValue())
+				v := binary.BigEndian.AppendUint64(nil, n)
+				fc.rows[row][string(qv.GetQualifier())] = v
+				res.Cell = append(res.Cell, &pb.Cell{Row: []byte(row), Family: []byte("cf"), Qualifier: qv.GetQualifier(), Value: v})
+			}
+		}
+		return res, nil
+	}
+	return nil, &pb.NameBytesPair{Name: proto.String(excDoNotRetry), Value: []byte("unsupported")}
+}
+
+// scan serves a user-table scan; mu is held.
+func (fc *fakeCluster) scan(addr string, req *pb.ScanRequest) (proto.Message, *pb.ExceptionResponse) {
+	if req.GetRenew() {
+		if fc.scanners[req.GetScannerId()] == nil {
+			return nil, fcException(excUnknownScanner)
+		}
+		fc.renewals++
+		return &pb.ScanResponse{ScannerId: req.ScannerId, MoreResults: proto.Bool(true), MoreResultsInRegion: proto.Bool(true)}, nil
+	}
+	var sc *fakeScanner
+	var id uint64
+	if req.Scan != nil {
+		reg, exc := fc.region(addr, req.GetRegion())
+		if exc != nil {
+			return nil, exc
+		}
+		s := req.GetScan()
+		var rows []string
+		for row := range fc.rows {
+			b := []byte(row)
+			if !reg.containsRow(b) {
+				continue
+			}
+			start, stop := s.GetStartRow(), s.GetStopRow()
+			if !s.GetReversed() {
+				if c := bytes.Compare(b, start); c < 0 || (c == 0 && !s.GetIncludeStartRow()) {
+					continue
+				}
+				if len(stop) > 0 && bytes.Compare(b, stop) >= 0 {
+					continue
+				}
+			} else {
+				if len(start) > 0 {
+					if c := bytes.Compare(b, start); c > 0 || (c == 0 && !s.GetIncludeStartRow()) {
+						continue
+					}
+				}
+				if len(stop) > 0 && bytes.Compare(b, stop) <= 0 {
+					continue
+				}
+			}
+			rows = append(rows, row)
+		}
+		sort.Strings(rows)
+		if s.GetReversed() {
+			slices.Reverse(rows)
+		}
+		if l := req.GetLimitOfRows(); l > 0 && int(l) < len(rows) {
+			rows = rows[:l]
+		}
+		fc.nextID++
+		id = fc.nextID
+		sc = &fakeScanner{addr: addr, reg: reg, rows: rows}
+		fc.scanners[id] = sc
+	} else {
+		id = req.GetScannerId()
+		sc = fc.scanners[id]
+		if sc == nil || sc.addr != addr {
+			return nil, fcException(excUnknownScanner)
+		}
+		if req.GetCloseScanner() {
+			delete(fc.scanners, id)
+			return &pb.ScanResponse{MoreResults: proto.Bool(false)}, nil
+		}
+	}
+	n := min(int(req.GetNumberOfRows()), len(sc.rows))
+	resp := &pb.ScanResponse{ScannerId: proto.Uint64(id), MoreResults: proto.Bool(true)}
+	for _, row := range sc.rows[:n] {
+		resp.Results = append(resp.Results, fc.read([]byte(row)))
+	}
+	sc.rows = sc.rows[n:]
+	if len(sc.rows) == 0 {
+		delete(fc.scanners, id)
+		resp.MoreResultsInRegion = proto.Bool(false)
+	} else {
+		resp.MoreResultsInRegion = proto.Bool(true)
+	}
+	return resp, nil
+}
+
+// metaRowOf encodes the meta row of r.
+func metaRowOf(r *fakeRegion) *pb.Result {
+	ri, _ := proto.Marshal(&pb.RegionInfo{
+		RegionId:  proto.Uint64(r.id),
+		TableName: &pb.TableName{Namespace: []byte("default"), Qualifier: []byte("t")},
+		StartKey:  r.start,
+		EndKey:    r.end,
+	})
+	cell := func(q, v string) *pb.Cell {
+		return &pb.Cell{Row: r.name, Family: []byte("info"), Qualifier: []byte(q), Value: []byte(v)}
+	}
+	return &pb.Result{Cell: []*pb.Cell{cell("regioninfo", "PBUF"+string(ri)), cell("server", r.addr), cell("state", "OPEN")}}
+}
+
+// metaScan answers the client's two kinds of meta scans: the reversed
+// locate scan and the forward listing.
+func (fc *fakeCluster) metaScan(req *pb.ScanRequest) *pb.ScanResponse {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	s := req.GetScan()
+	resp := &pb.ScanResponse{MoreResults: proto.Bool(false), MoreResultsInRegion: proto.Bool(false)}
+	if s == nil {
+		return resp
+	}
+	if !bytes.HasPrefix(s.GetStartRow(), []byte("t,")) && !bytes.Equal(s.GetStartRow(), []byte("t\x00")) {
+		return resp // another table: no rows
+	}
+	if !s.GetReversed() {
+		for _, r := range fc.regions {
+			resp.Results = append(resp.Results, metaRowOf(r))
+		}
+		return resp
+	}
+	key := s.GetStartRow()
+	var row []byte
+	last := true
+	if key[1] == ',' {
+		last = false
+		row = key[2:bytes.LastIndexByte(key, ',')]
+	}
+	before := bytes.HasSuffix(key, []byte(metaZeroes))
+	for i := len(fc.regions) - 1; i >= 0 && len(resp.Results) < int(req.GetNumberOfRows()); i-- {
+		r := fc.regions[i]
+		c := bytes.Compare(r.start, row)
+		if last || c < 0 || (c == 0 && !before) {
+			resp.Results = append(resp.Results, metaRowOf(r))
+		}
+	}
+	return resp
+}
+
+// metaGet answers the table state Get.
+func (fc *fakeCluster) metaGet(req *pb.GetRequest) *pb.GetResponse {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if string(req.GetGet().GetRow()) != "t" {
+		return &pb.GetResponse{Result: &pb.Result{}}
+	}
+	st := pb.TableState_ENABLED
+	if fc.disabled {
+		st = pb.TableState_DISABLED
+	}
+	v, _ := proto.Marshal(&pb.TableState{State: st.Enum()})
+	return &pb.GetResponse{Result: &pb.Result{Cell: []*pb.Cell{{Row: []byte("t"), Family: []byte("table"), Qualifier: []byte("state"), Value: v}}}}
+}
+
+// load writes rows directly into the fake.
+func (fc *fakeCluster) load(rows ...string) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	for _, r := range rows {
+		fc.rows[r] = map[string][]byte{"q": []byte("v-" + r)}
+	}
+}
+
+// set changes the fake's knobs (hook, actionHook, hang, disabled) under
+// its lock.
+func (fc *fakeCluster) set(f func()) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	f()
+}
