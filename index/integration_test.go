@@ -1,0 +1,95 @@
+//go:build integration
+
+package index_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hbkit/hbkit/hbase"
+)
+
+// The protocol against a real HBase (make hbase-up). HBKIT_ZK names the
+// ZooKeeper quorum (default 127.0.0.1:2181). Every test creates its own
+// run-unique pair of tables and drops them at the end.
+//
+//	go test -tags integration -run Integration -bench Integration -benchtime 3x ./index/
+
+var itSeq atomic.Int64
+
+// itBackend connects to the cluster and creates a fresh pair of SMS tables.
+func itBackend(tb testing.TB) (backend, *hbase.Client) {
+	tb.Helper()
+	zk := os.Getenv("HBKIT_ZK")
+	if zk == "" {
+		zk = "127.0.0.1:2181"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := hbase.New(ctx, zk)
+	if err != nil {
+		tb.Fatalf("hbase.New(%s): %v", zk, err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	run := strconv.FormatInt(time.Now().UnixNano()/1e6, 36) + "_" + strconv.FormatInt(itSeq.Add(1), 10)
+	b := backend{c: c, data: "hbkit_it_sms_" + run, index: "hbkit_it_sms_index_" + run}
+	itDropLater(tb, c, b.data, b.index)
+	if err := createSMSTables(ctx, c, b.data, b.index); err != nil {
+		tb.Fatalf("create tables: %v", err)
+	}
+	return b, c
+}
+
+func itDropLater(tb testing.TB, c *hbase.Client, tables ...string) {
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		for _, t := range tables {
+			if ok, err := c.TableExists(ctx, t); err != nil || !ok {
+				continue
+			}
+			_ = c.DisableTable(ctx, t)
+			if err := c.DeleteTable(ctx, t); err != nil {
+				tb.Errorf("cleanup: delete %s: %v", t, err)
+			}
+		}
+	})
+}
+
+func TestIntegrationKillBetweenWrites(t *testing.T) {
+	b, _ := itBackend(t)
+	testKillBetweenWrites(t, b)
+}
+
+func TestIntegrationConcurrentWritersAndDeletes(t *testing.T) {
+	b, _ := itBackend(t)
+	testConcurrentWriters(t, b, 4, 12)
+}
+
+func TestIntegrationQueries(t *testing.T) {
+	b, _ := itBackend(t)
+	testPutQueryCount(t, b)
+	testUpdateMovesEntryAndDeleteRemovesIt(t, b)
+}
+
+func BenchmarkIntegrationPut(bm *testing.B) {
+	b, c := itBackend(bm)
+	run := strconv.FormatInt(time.Now().UnixNano()/1e6, 36)
+	plain, plainIx := "hbkit_it_sms_plain_"+run, "hbkit_it_sms_plain_index_"+run
+	itDropLater(bm, c, plain, plainIx)
+	if err := createSMSTables(context.Background(), c, plain, plainIx); err != nil {
+		bm.Fatal(err)
+	}
+	for _, n := range []int{1, 100} {
+		bm.Run("batch="+strconv.Itoa(n), func(bm *testing.B) { benchPut(bm, b, plain, n) })
+	}
+}
+
+func BenchmarkIntegrationQuery(bm *testing.B) {
+	b, _ := itBackend(bm)
+	benchQuery(bm, b)
+}
