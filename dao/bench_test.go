@@ -1,0 +1,238 @@
+package dao_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/keys"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// The overhead benchmarks run the same work twice per iteration, once by
+// hand with raw client calls (keys built with package keys, cells mapped
+// by hand, exactly what code without dao would write) and once through a
+// Repo, time each half, and report dao/raw: the repository's overhead as a
+// ratio, measured in one run against one client. Against the fake the
+// client is nearly free, so the ratio shows dao's CPU cost at its most
+// visible; the integration benchmarks run the same functions against a
+// real HBase.
+
+func BenchmarkOverheadFake(b *testing.B) {
+	f := newFake(b)
+	r := newSMS(b, f, f)
+	runOverhead(b, f, r)
+}
+
+// runOverhead runs the Put, Get and Scan overhead benchmarks on c, whose
+// SMS table r writes to.
+func runOverhead(b *testing.B, c hbase.DataClient, r *dao.SMSRepo) {
+	ctx := context.Background()
+	table := r.Name()
+	rawRec := msg("13800000001", t0.Add(-time.Hour), 1)
+	daoRec := msg("13800000002", t0.Add(-time.Hour), 1)
+	b.Run("Put", func(b *testing.B) {
+		// Rotate over 1024 rows each: the fake keeps every version it is
+		// given, and a growing table would favour whichever side's rows
+		// sort last.
+		var buf []byte
+		rawM, daoM := *rawRec, *daoRec
+		i, j := 0, 0
+		overhead(b,
+			func() error {
+				i++
+				rawM.SentAt = rawRec.SentAt.Add(time.Duration(i%1024) * time.Millisecond)
+				return rawPut(ctx, c, table, &rawM, &buf)
+			},
+			func() error {
+				j++
+				daoM.SentAt = daoRec.SentAt.Add(time.Duration(j%1024) * time.Millisecond)
+				return r.Put(ctx, &daoM)
+			})
+	})
+	b.Run("Get", func(b *testing.B) {
+		var buf []byte
+		if err := rawPut(ctx, c, table, rawRec, &buf); err != nil {
+			b.Fatal(err)
+		}
+		if err := r.Put(ctx, daoRec); err != nil {
+			b.Fatal(err)
+		}
+		key := &schema.SMS{Mobile: daoRec.Mobile, SentAt: daoRec.SentAt, Seq: daoRec.Seq}
+		overhead(b,
+			func() error {
+				m, err := rawGet(ctx, c, table, rawRec, &buf)
+				if err == nil && m.Content != rawRec.Content {
+					b.Fatalf("raw get %q", m.Content)
+				}
+				return err
+			},
+			func() error {
+				m, ok, err := r.Get(ctx, key)
+				if err == nil && (!ok || m.Content != daoRec.Content) {
+					b.Fatalf("dao get %v %v", m, ok)
+				}
+				return err
+			})
+	})
+	b.Run("Scan100", func(b *testing.B) {
+		const n = 100
+		var recs []*schema.SMS
+		for i := 0; i < n; i++ {
+			recs = append(recs, msg("13900000001", t0.Add(time.Duration(i)*time.Second), 0))
+			recs = append(recs, msg("13900000002", t0.Add(time.Duration(i)*time.Second), 0))
+		}
+		if _, err := r.PutBatch(ctx, recs); err != nil {
+			b.Fatal(err)
+		}
+		q := dao.Prefix(&schema.SMS{Mobile: "13900000002"}, 1)
+		overhead(b,
+			func() error {
+				got, err := rawScan(ctx, c, table, "13900000001")
+				if err == nil && got != n {
+					b.Fatalf("raw scan: %d rows", got)
+				}
+				return err
+			},
+			func() error {
+				got := 0
+				for _, err := range r.Scan(ctx, q) {
+					if err != nil {
+						return err
+					}
+					got++
+				}
+				if got != n {
+					b.Fatalf("dao scan: %d rows", got)
+				}
+				return nil
+			})
+	})
+}
+
+// overhead interleaves raw and dao, timing each, and reports both and
+// their ratio.
+func overhead(b *testing.B, raw, viaDAO func() error) {
+	b.ReportAllocs()
+	var rawT, daoT time.Duration
+	for i := 0; i < b.N; i++ {
+		first, second := raw, viaDAO
+		ft, st := &rawT, &daoT
+		if i%2 == 1 { // alternate who goes first, so neither always finds warm caches
+			first, second, ft, st = viaDAO, raw, &daoT, &rawT
+		}
+		start := time.Now()
+		if err := first(); err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if err := second(); err != nil {
+			b.Fatal(err)
+		}
+		end := time.Now()
+		*ft += mid.Sub(start)
+		*st += end.Sub(mid)
+	}
+	if rawT > 0 {
+		b.ReportMetric(float64(rawT.Nanoseconds())/float64(b.N), "raw-ns/op")
+		b.ReportMetric(float64(daoT.Nanoseconds())/float64(b.N), "dao-ns/op")
+		b.ReportMetric(float64(daoT)/float64(rawT), "dao/raw")
+	}
+}
+
+// rawKey builds the SMS row key by hand.
+func rawKey(dst []byte, m *schema.SMS) ([]byte, error) {
+	k, err := keys.AppendReversedDigits(dst[:0], m.Mobile, schema.SMSMobileWidth)
+	if err != nil {
+		return dst, err
+	}
+	if k, err = keys.AppendReversedTimestamp(k, m.SentAt.UnixMilli()); err != nil {
+		return dst, err
+	}
+	return keys.AppendUnique(k, m.Seq, schema.SMSSeqWidth)
+}
+
+func rawPut(ctx context.Context, c hbase.DataClient, table string, m *schema.SMS, buf *[]byte) error {
+	k, err := rawKey(*buf, m)
+	if err != nil {
+		return err
+	}
+	*buf = k
+	d := []byte{0}
+	if m.Delivered {
+		d[0] = 0xff
+	}
+	return c.Put(ctx, &hbase.Put{Table: table, Row: k, Values: map[string]map[string][]byte{
+		"cf": {"a": []byte(m.Account), "c": []byte(m.Content), "d": d},
+	}})
+}
+
+var (
+	cf   = []byte("cf")
+	qa   = []byte("a")
+	qc   = []byte("c")
+	qd   = []byte("d")
+	none = &schema.SMS{}
+)
+
+func rawDecode(res *hbase.Result) (*schema.SMS, error) {
+	m := new(schema.SMS)
+	key := res.Row()
+	mobile, rest, err := keys.DecodeReversedDigits(key, schema.SMSMobileWidth)
+	if err != nil {
+		return nil, err
+	}
+	ms, rest, err := keys.DecodeReversedTimestamp(rest)
+	if err != nil {
+		return nil, err
+	}
+	seq, _, err := keys.DecodeUnique(rest, schema.SMSSeqWidth)
+	if err != nil {
+		return nil, err
+	}
+	m.Mobile, m.SentAt, m.Seq = mobile, time.UnixMilli(ms).UTC(), seq
+	m.Account = string(res.Value(cf, qa))
+	m.Content = string(res.Value(cf, qc))
+	if d := res.Value(cf, qd); len(d) == 1 {
+		m.Delivered = d[0] != 0
+	}
+	return m, nil
+}
+
+func rawGet(ctx context.Context, c hbase.DataClient, table string, m *schema.SMS, buf *[]byte) (*schema.SMS, error) {
+	k, err := rawKey(*buf, m)
+	if err != nil {
+		return nil, err
+	}
+	*buf = k
+	res, err := c.Get(ctx, &hbase.Get{Table: table, Row: k})
+	if err != nil || res.Empty() {
+		return none, err
+	}
+	return rawDecode(res)
+}
+
+func rawScan(ctx context.Context, c hbase.DataClient, table, mobile string) (int, error) {
+	start, err := keys.AppendReversedDigits(nil, mobile, schema.SMSMobileWidth)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for res, err := range hbase.ScanAll(ctx, c, &hbase.Scan{Table: table, StartRow: start, StopRow: keys.PrefixEnd(start)}) {
+		if err != nil {
+			return n, err
+		}
+		m, err := rawDecode(res)
+		if err != nil {
+			return n, err
+		}
+		if !bytes.Equal(res.Row()[:len(start)], start) || m.Mobile != mobile {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
