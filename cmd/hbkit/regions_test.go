@@ -33,23 +33,47 @@ func loadSMS(t *testing.T, c *fake.Client, cfg sim.Config) {
 	if err := c.CreateTable(ctx, desc, tbl.SplitKeys()); err != nil {
 		t.Fatal(err)
 	}
-	w, err := sim.NewSMSWorkload(cfg)
-	if err != nil {
+	if err := putSMS(ctx, c, schema.SMSTableName, cfg); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// putSMS writes the messages of the SMS workload to table in batches.
+func putSMS(ctx context.Context, c hbase.DataClient, table string, cfg sim.Config) error {
+	tbl, err := schema.SMSTable()
+	if err != nil {
+		return err
+	}
+	w, err := sim.NewSMSWorkload(cfg)
+	if err != nil {
+		return err
+	}
 	var row schema.Row
+	var batch []hbase.Action
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		_, err := c.Batch(ctx, batch)
+		batch = batch[:0]
+		return err
+	}
 	for m := range w.Records() {
 		if err := tbl.EncodeRow(&row, m); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		vals := map[string][]byte{}
 		for _, cell := range row.Cells {
 			vals[cell.Qualifier] = bytes.Clone(cell.Value)
 		}
-		if err := c.Put(ctx, &hbase.Put{Table: schema.SMSTableName, Row: bytes.Clone(row.Key), Values: map[string]map[string][]byte{"cf": vals}}); err != nil {
-			t.Fatal(err)
+		batch = append(batch, &hbase.Put{Table: table, Row: bytes.Clone(row.Key), Values: map[string]map[string][]byte{"cf": vals}})
+		if len(batch) == 1000 {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
 	}
+	return flush()
 }
 
 // requestCountingFake adds fixed request counts to the fake.
