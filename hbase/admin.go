@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -92,18 +93,19 @@ func (c *Client) DeleteNamespace(ctx context.Context, namespace string) (err err
 	group, nonce := c.ddlNonce()
 	req := &pb.DeleteNamespaceRequest{NamespaceName: proto.String(namespace), NonceGroup: group, Nonce: nonce}
 	err = c.runProcedure(ctx, "DeleteNamespace", req, &pb.DeleteNamespaceResponse{})
-	if isConstraint(err) && !errors.Is(err, ErrNamespaceNotEmpty) {
-		// The master refuses with a ConstraintException ("Only empty
-		// namespaces can be removed"): the only constraint on deletion.
+	if isNamespaceNotEmpty(err) && !errors.Is(err, ErrNamespaceNotEmpty) {
 		err = fmt.Errorf("%w: %w", ErrNamespaceNotEmpty, err)
 	}
 	return adminErr(op, namespace, err)
 }
 
-// isConstraint reports whether err is the master's ConstraintException.
-func isConstraint(err error) bool {
+// isNamespaceNotEmpty reports whether err is the master's refusal to
+// delete a namespace that still has tables: a ConstraintException "Only
+// empty namespaces can be removed. Namespace ns has 1 tables" (HBase 2.6),
+// raised by the RPC or by the procedure.
+func isNamespaceNotEmpty(err error) bool {
 	var re *RemoteError
-	return errors.As(err, &re) && re.Class == excConstraint
+	return errors.As(err, &re) && re.Class == excConstraint && strings.Contains(re.Message, "empty namespace")
 }
 
 // ListNamespaces returns the names of all namespaces, sorted, "default"

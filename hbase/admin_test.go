@@ -188,13 +188,23 @@ func TestSplitTarget(t *testing.T) {
 	}
 }
 
-func TestDeleteNamespaceConstraint(t *testing.T) {
-	// The master's refusal to delete a namespace with tables.
-	remote := remoteErrorFromClass(excConstraint, "Only empty namespaces can be removed. Namespace ns has 1 tables", true, false)
-	if !isConstraint(remote) || !isConstraint(&ProcedureError{ProcID: 1, Err: remote}) {
-		t.Errorf("isConstraint(%v) = false", remote)
+func TestIsNamespaceNotEmpty(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"RPC refusal", remoteErrorFromClass(excConstraint, "Only empty namespaces can be removed. Namespace ns has 1 tables", true, false), true},
+		{"procedure refusal", &ProcedureError{ProcID: 1, Err: remoteErrorFromClass(excConstraint, "Only empty namespaces can be removed. Namespace ns has 2 tables", true, false)}, true},
+		{"other constraint", remoteErrorFromClass(excConstraint, "Reserved namespace default cannot be removed.", true, false), false},
+		{"other class", remoteErrorFromClass(excTableNotFound, "empty namespaces", true, false), false},
+		{"nil", nil, false},
 	}
-	if isConstraint(remoteErrorFromClass(excTableNotFound, "t", true, false)) || isConstraint(nil) {
-		t.Errorf("isConstraint true for another error")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := isNamespaceNotEmpty(tt.err); got != tt.want {
+				t.Errorf("isNamespaceNotEmpty(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
 	}
 }
