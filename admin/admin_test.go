@@ -36,7 +36,7 @@ func newAdmin(t *testing.T, c admin.Client, opts ...admin.Option) *admin.Admin {
 	return a
 }
 
-func builtin(t *testing.T, name string) schema.Definition {
+func builtin(t testing.TB, name string) schema.Definition {
 	t.Helper()
 	d, err := schema.Builtin(name)
 	if err != nil {

@@ -234,7 +234,9 @@ func boundaries(regions []hbase.RegionInfo) [][]byte {
 	slices.SortFunc(rs, func(a, b hbase.RegionInfo) int { return bytes.Compare(a.StartKey, b.StartKey) })
 	var out [][]byte
 	for _, r := range rs {
-		if len(r.StartKey) > 0 {
+		// A split parent still listed next to its daughters repeats a
+		// start key; count each boundary once.
+		if len(r.StartKey) > 0 && (len(out) == 0 || !bytes.Equal(out[len(out)-1], r.StartKey)) {
 			out = append(out, r.StartKey)
 		}
 	}

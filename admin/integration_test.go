@@ -317,3 +317,27 @@ func TestIntegrationTruncateAndDescribe(t *testing.T) {
 	}
 	t.Logf("%s: %d regions on %s after truncate", name, len(d.Regions), d.Regions[0].Server)
 }
+
+func TestIntegrationGrownRegions(t *testing.T) {
+	c := realClient(t)
+	ctx := itContext(t)
+	def := unique(t, c, "sms_index", "")
+	name := def.Name().String()
+	strict := newAdmin(t, c)
+	if _, err := strict.EnsureTable(ctx, def); err != nil {
+		t.Fatal(err)
+	}
+	// HBase splits a grown region: a boundary nobody declared.
+	if err := c.SplitRegion(ctx, name, []byte("55")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := strict.EnsureTable(ctx, def)
+	if !errors.Is(err, admin.ErrDrift) || !strings.Contains(err.Error(), `unexpected ["55"] (hex 3535)`) {
+		t.Fatalf("strict EnsureTable after a split = %v, want drift naming 55", err)
+	}
+	t.Logf("strict: %v", err)
+	grown := newAdmin(t, c, admin.WithGrownRegions())
+	if out, err := grown.EnsureTable(ctx, def); err != nil || out != admin.Unchanged {
+		t.Errorf("EnsureTable WithGrownRegions = %v, %v; want unchanged", out, err)
+	}
+}
