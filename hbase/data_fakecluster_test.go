@@ -150,6 +150,11 @@ func (fc *fakeCluster) split(at string) {
 			a := fc.newRegion(string(r.start), at, r.addr)
 			b := fc.newRegion(at, string(r.end), r.addr)
 			fc.regions = slices.Replace(fc.regions, i, i+1, a, b)
+			for id, sc := range fc.scanners {
+				if sc.reg == r {
+					delete(fc.scanners, id)
+				}
+			}
 			return
 		}
 	}

@@ -181,7 +181,10 @@ func TestValidationBeforeRPC(t *testing.T) {
 		func() error { return c.Delete(ctx, &Delete{Table: "bad name", Row: []byte("r")}) },
 		func() error { _, err := c.Increment(ctx, nil); return err },
 		func() error { _, err := c.Append(ctx, &Append{Table: "t", Row: []byte("r")}); return err },
-		func() error { _, err := c.CheckAndMutate(ctx, &CheckAndMutate{Table: "t", Row: []byte("r")}); return err },
+		func() error {
+			_, err := c.CheckAndMutate(ctx, &CheckAndMutate{Table: "t", Row: []byte("r")})
+			return err
+		},
 		func() error { return c.MutateRow(ctx, &RowMutations{Table: "t"}) },
 		func() error { _, err := c.Scan(ctx, &Scan{Table: "t", Limit: -1}); return err },
 	}
@@ -243,7 +246,7 @@ func TestBatchRetriesOnlyFailedActions(t *testing.T) {
 	// Region-level NotServingRegion once on rs2 (region g..p), and a
 	// per-action RetryImmediately once for row q.
 	var rs2Fail, qFail atomic.Bool
-		fc.actionHook = func(addr string, reg *fakeRegion, a *pb.Action) *pb.NameBytesPair {
+	fc.actionHook = func(addr string, reg *fakeRegion, a *pb.Action) *pb.NameBytesPair {
 		if addr == "rs2:16020" && rs2Fail.CompareAndSwap(false, true) {
 			return &pb.NameBytesPair{Name: proto.String(excNotServingRegion), Value: []byte("moving")}
 		}
