@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hbkit/hbkit/examples/internal/nsclient"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/schema"
@@ -77,8 +78,9 @@ func TestRunFake(t *testing.T) {
 // region above 1.5× the mean, and the naive key's hotspot.
 func TestDistribution(t *testing.T) {
 	ctx := context.Background()
-	c := &namespaced{c: newFake(t), ns: "smsdemo"}
-	if err := c.CreateNamespace(ctx, "smsdemo"); err != nil {
+	f := newFake(t)
+	c, _, err := nsclient.Setup(ctx, f, "smsdemo")
+	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := smallConfig()
@@ -125,7 +127,7 @@ func TestDistribution(t *testing.T) {
 	}
 	// The tables were kept, in the test's namespace.
 	for _, name := range []string{"smsdemo:sms", "smsdemo:sms_index"} {
-		if ok, err := c.c.TableExists(ctx, name); err != nil || !ok {
+		if ok, err := f.TableExists(ctx, name); err != nil || !ok {
 			t.Errorf("TableExists(%s) = %v, %v; want true (--keep)", name, ok, err)
 		}
 	}
