@@ -471,10 +471,10 @@ func TestDropAndTruncate(t *testing.T) {
 	}
 }
 
-// loads is a RegionLoader reporting fixed request counts.
-type loads struct{ n uint64 }
+// noLoads is a RegionLoader whose report has none of the table's regions.
+type noLoads struct{}
 
-func (l loads) RegionLoads(ctx context.Context, table string) ([]admin.RegionLoad, error) {
+func (noLoads) RegionLoads(ctx context.Context, table string) ([]admin.RegionLoad, error) {
 	return nil, nil
 }
 
@@ -529,7 +529,7 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("boundaries: %q .. %q", d.Regions[1].StartKey, d.Regions[19].EndKey)
 	}
 
-	b := newAdmin(t, c, admin.WithRegionLoader(loads{}))
+	b := newAdmin(t, c, admin.WithRegionLoader(noLoads{}))
 	d, err = b.Describe(ctx, "sms")
 	if err != nil {
 		t.Fatal(err)
