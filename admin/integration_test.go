@@ -341,3 +341,52 @@ func TestIntegrationGrownRegions(t *testing.T) {
 		t.Errorf("EnsureTable WithGrownRegions = %v, %v; want unchanged", out, err)
 	}
 }
+
+// TestIntegrationRowCounts writes rows into known regions of the SMS index
+// layout and reads the counts back per region.
+func TestIntegrationRowCounts(t *testing.T) {
+	c := realClient(t)
+	ctx := itContext(t)
+	a := newAdmin(t, c)
+	def := unique(t, c, "sms_index", "")
+	name := def.Name().String()
+	if _, err := a.EnsureTable(ctx, def); err != nil {
+		t.Fatal(err)
+	}
+	// Bucket i gets i rows.
+	for i := 0; i < 10; i++ {
+		for j := 0; j < i; j++ {
+			err := c.Put(ctx, &hbase.Put{Table: name, Row: []byte(fmt.Sprintf("%d-row%d", i, j)),
+				Values: map[string]map[string][]byte{"cf": {"d": []byte("1")}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	d, err := a.Describe(ctx, name, admin.CountRows())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []int64
+	for _, r := range d.Regions {
+		rows = append(rows, r.Rows)
+	}
+	t.Logf("%s: rows per region %v", name, rows)
+	if want := []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}; !slices.Equal(rows, want) {
+		t.Errorf("rows per region %v, want %v", rows, want)
+	}
+	if err := a.Truncate(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	if d, err = a.Describe(ctx, name, admin.CountRows()); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range d.Regions {
+		if r.Rows != 0 {
+			t.Errorf("region %q: %d rows after truncate", r.StartKey, r.Rows)
+		}
+	}
+	if len(d.Regions) != 10 {
+		t.Errorf("%d regions after truncate, want 10", len(d.Regions))
+	}
+}
