@@ -23,6 +23,20 @@ const (
 	procPollMax   = time.Second
 )
 
+// procWaitDefault bounds the wait for a procedure when the caller's
+// context has no deadline, like the Java client's
+// hbase.client.sync.wait.timeout.msec (10 minutes). A caller who needs
+// longer (truncating a huge table) gives a context with a later deadline.
+const procWaitDefault = 10 * time.Minute
+
+// procWaitContext applies procWaitDefault to a context without deadline.
+func procWaitContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, procWaitDefault)
+}
+
 // procPollDelay returns the wait after poll number n (0-based).
 func procPollDelay(n int) time.Duration {
 	d := procPollFirst
@@ -116,8 +130,9 @@ type procResponse interface {
 }
 
 // runProcedure sends a DDL request to the master and waits for the
-// procedure it starts. A response without a procedure id means the master
-// did the work synchronously.
+// procedure it starts, until ctx ends (or procWaitDefault if ctx has no
+// deadline). A response without a procedure id means the master did the
+// work synchronously.
 func (c *Client) runProcedure(ctx context.Context, method string, req proto.Message, resp procResponse) error {
 	if err := c.masterCall(ctx, method, req, resp); err != nil {
 		return err
@@ -126,5 +141,7 @@ func (c *Client) runProcedure(ctx context.Context, method string, req proto.Mess
 	if id == 0 {
 		return nil
 	}
+	ctx, cancel := procWaitContext(ctx)
+	defer cancel()
 	return waitProcedure(ctx, id, c.pollProcedure, procPollDelay)
 }

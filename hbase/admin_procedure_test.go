@@ -178,3 +178,55 @@ func TestProcPollDelay(t *testing.T) {
 		}
 	}
 }
+
+func TestProcWaitContext(t *testing.T) {
+	ctx, cancel := procWaitContext(context.Background())
+	defer cancel()
+	dl, ok := ctx.Deadline()
+	if !ok || time.Until(dl) > procWaitDefault || time.Until(dl) < procWaitDefault-time.Minute {
+		t.Errorf("no caller deadline: deadline %v, %v; want about %v from now", dl, ok, procWaitDefault)
+	}
+	want := time.Now().Add(time.Hour)
+	parent, pcancel := context.WithDeadline(context.Background(), want)
+	defer pcancel()
+	ctx, cancel = procWaitContext(parent)
+	defer cancel()
+	if dl, ok := ctx.Deadline(); !ok || !dl.Equal(want) {
+		t.Errorf("caller deadline %v replaced by %v", want, dl)
+	}
+}
+
+// FuzzProcedureResult feeds arbitrary getProcedureResult answers to the
+// procedure waiter: it must end without panicking, with an error exactly
+// when the answer carries an exception.
+func FuzzProcedureResult(f *testing.F) {
+	for _, r := range []*pb.GetProcedureResultResponse{
+		procState(pb.GetProcedureResultResponse_FINISHED),
+		procState(pb.GetProcedureResultResponse_NOT_FOUND),
+		procFailed(excTableNotDisabled, "tableName=t, state=ENABLED"),
+	} {
+		b, err := proto.Marshal(r)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var res pb.GetProcedureResultResponse
+		if err := proto.Unmarshal(b, &res); err != nil {
+			return
+		}
+		if res.GetState() == pb.GetProcedureResultResponse_RUNNING {
+			// Would poll again; make the state final.
+			res.State = pb.GetProcedureResultResponse_FINISHED.Enum()
+		}
+		poll := func(context.Context, uint64) (*pb.GetProcedureResultResponse, error) { return &res, nil }
+		err := waitProcedure(t.Context(), 3, poll, noDelay)
+		if (err != nil) != (res.GetException() != nil) {
+			t.Fatalf("waitProcedure(%v) = %v", &res, err)
+		}
+		if err != nil && IsRetryable(err) {
+			t.Fatalf("failed procedure %v is retryable", err)
+		}
+	})
+}
