@@ -20,10 +20,11 @@ import (
 //
 // Writes are then per record, not atomic: the records are sent in chunks
 // of the batch size (WithBatchSize), one hbase Batch call per chunk, in
-// order. If some records fail, the error is a *BatchError listing them
-// (errors.Is and errors.As look through each record's error) and every
-// other record was written. If ctx ends between chunks, the records not
-// sent have results wrapping ErrNotAttempted and the context's error.
+// order (or handed to the Writer, chunk by chunk). If some records fail,
+// the error is a *BatchError listing them (errors.Is and errors.As look
+// through each record's error) and every other record was written. If ctx
+// ends between chunks, the records not sent have results wrapping
+// ErrNotAttempted and the context's error.
 func (r *Repo[T]) PutBatch(ctx context.Context, recs []*T) ([]error, error) {
 	results := make([]error, len(recs))
 	puts := make([]*hbase.Put, len(recs))
@@ -56,19 +57,12 @@ func (r *Repo[T]) PutBatch(ctx context.Context, recs []*T) ([]error, error) {
 			break
 		}
 		actions, index = actions[:0], index[:0]
-		var ixErrs []error
-		if r.ix != nil {
-			ixErrs = r.ix.PutIndex(ctx, recs[lo:hi])
-		}
 		for i := lo; i < hi; i++ {
-			if j := i - lo; j < len(ixErrs) && ixErrs[j] != nil {
-				results[i] = fmt.Errorf("%w: %w", ErrIndex, ixErrs[j])
-				continue
-			}
 			actions = append(actions, puts[i])
 			index = append(index, i)
 		}
-		if len(actions) == 0 {
+		if r.w != nil {
+			writeVia(ctx, r.w.PutRecords, recs[lo:hi], index, results)
 			continue
 		}
 		r.sendChunk(ctx, actions, index, results)
@@ -122,11 +116,10 @@ func (r *Repo[T]) batchErr(op string, results []error) error {
 // DeleteBatch deletes the rows of the records whose key fields are those
 // of keys, with one result per record like PutBatch: every key is encoded
 // first and nothing is deleted if one cannot be; then the deletes are sent
-// in chunks. With an indexer, each record's index entries are deleted
-// after its data row. Salted layouts are refused (use Delete, which
-// deletes under every salt).
+// in chunks (or handed to the Writer). Without a Writer, salted layouts are
+// refused (use Delete, which deletes under every salt).
 func (r *Repo[T]) DeleteBatch(ctx context.Context, recs []*T) ([]error, error) {
-	if r.salts > 0 {
+	if r.salts > 0 && r.w == nil {
 		return nil, &QueryError{Table: r.name, Field: "key", Reason: "DeleteBatch does not support salted layouts; use Delete"}
 	}
 	results := make([]error, len(recs))
@@ -134,11 +127,6 @@ func (r *Repo[T]) DeleteBatch(ctx context.Context, recs []*T) ([]error, error) {
 	var rejected []ItemError
 	for i, v := range recs {
 		ks, err := r.rowKeys(v)
-		if err == nil && r.ix != nil {
-			if ierr := r.ix.CheckIndex(v); ierr != nil {
-				err = r.invalid(ierr)
-			}
-		}
 		if err != nil {
 			results[i] = err
 			rejected = append(rejected, ItemError{Index: i, Err: err})
@@ -169,17 +157,11 @@ func (r *Repo[T]) DeleteBatch(ctx context.Context, recs []*T) ([]error, error) {
 			actions = append(actions, dels[i])
 			index = append(index, i)
 		}
-		r.sendChunk(ctx, actions, index, results)
-		if r.ix == nil {
+		if r.w != nil {
+			writeVia(ctx, r.w.DeleteRecords, recs[lo:hi], index, results)
 			continue
 		}
-		for i := lo; i < hi; i++ {
-			if results[i] == nil {
-				if err := r.ix.DeleteIndex(ctx, recs[i]); err != nil {
-					results[i] = fmt.Errorf("%w: %w", ErrIndex, err)
-				}
-			}
-		}
+		r.sendChunk(ctx, actions, index, results)
 	}
 	return results, r.batchErr("delete", results)
 }

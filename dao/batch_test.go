@@ -1,9 +1,9 @@
 package dao_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"sync"
@@ -151,126 +151,145 @@ func TestDeleteBatch(t *testing.T) {
 	}
 }
 
-// recIndexer is an Indexer that records what it is asked to do, in a log
-// shared with the data writes it is interleaved with.
-type recIndexer struct {
-	mu     sync.Mutex
-	log    []string
-	reject func(*schema.SMS) error
-	fail   func(*schema.SMS) error
+// logWriter is a Writer that logs its calls and writes through a plain
+// Repo on the same client, failing the records fail picks.
+type logWriter struct {
+	inner *dao.Repo[schema.SMS]
+	mu    sync.Mutex
+	log   []string
+	fail  func(*schema.SMS) error
+	short bool // return a result slice of the wrong length
 }
 
-func (x *recIndexer) add(s string) {
-	x.mu.Lock()
-	x.log = append(x.log, s)
-	x.mu.Unlock()
-}
-
-func (x *recIndexer) CheckIndex(v *schema.SMS) error {
-	if x.reject != nil {
-		return x.reject(v)
+func (w *logWriter) call(ctx context.Context, op string, recs []*schema.SMS,
+	do func(context.Context, []*schema.SMS) ([]error, error)) []error {
+	w.mu.Lock()
+	w.log = append(w.log, fmt.Sprintf("%s %d", op, len(recs)))
+	w.mu.Unlock()
+	if w.short {
+		return []error{}
 	}
-	return nil
-}
-
-func (x *recIndexer) PutIndex(_ context.Context, recs []*schema.SMS) []error {
-	errs := make([]error, len(recs))
-	for i, v := range recs {
-		if x.fail != nil {
-			errs[i] = x.fail(v)
+	out := make([]error, len(recs))
+	var pass []*schema.SMS
+	var at []int
+	for i, m := range recs {
+		if w.fail != nil {
+			if out[i] = w.fail(m); out[i] != nil {
+				continue
+			}
 		}
-		if errs[i] == nil {
-			x.add("index " + v.Mobile)
-		}
+		pass = append(pass, m)
+		at = append(at, i)
 	}
-	return errs
+	res, _ := do(ctx, pass)
+	for j, err := range res {
+		out[at[j]] = err
+	}
+	return out
 }
 
-func (x *recIndexer) DeleteIndex(_ context.Context, v *schema.SMS) error {
-	x.add("unindex " + v.Mobile)
-	return nil
+func (w *logWriter) PutRecords(ctx context.Context, recs []*schema.SMS) []error {
+	return w.call(ctx, "put", recs, w.inner.PutBatch)
 }
 
-func TestIndexer(t *testing.T) {
+func (w *logWriter) DeleteRecords(ctx context.Context, recs []*schema.SMS) []error {
+	return w.call(ctx, "delete", recs, w.inner.DeleteBatch)
+}
+
+func TestWriter(t *testing.T) {
 	ctx := context.Background()
 	f := newFake(t)
-	x := &recIndexer{}
-	fl := &flaky{Client: f}
-	fl.failRow = func(row []byte) error {
-		// the data row of a mobile ending in 5 fails; log the others
-		if bytes.HasPrefix(row, []byte("5")) {
-			return errInjected
-		}
-		x.add("data " + reverse(string(row[:11])))
-		return nil
+	tbl, err := schema.SMSTable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	r := newSMS(t, fl, f, dao.WithIndexer[schema.SMS](x))
+	createTable(t, f, tbl)
+	inner, err := dao.New(f, tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &logWriter{inner: inner}
+	r, err := dao.NewSMS(f, dao.WithWriter[schema.SMS](w), dao.WithBatchSize(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reset := func() { w.log, w.fail, w.short = nil, nil, false }
 
-	t.Run("put writes the index first", func(t *testing.T) {
-		x.log = nil
-		if err := r.Put(ctx, msg("13800000001", t0, 0)); err != nil {
+	t.Run("put", func(t *testing.T) {
+		reset()
+		m := msg("13800000001", t0, 0)
+		if err := r.Put(ctx, m); err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"index 13800000001", "data 13800000001"}
-		if !reflect.DeepEqual(x.log, want) {
-			t.Errorf("log %q, want %q", x.log, want)
+		if got, ok, err := r.Get(ctx, m); err != nil || !ok || !reflect.DeepEqual(got, m) {
+			t.Errorf("Get = %+v, %v, %v", got, ok, err)
+		}
+		if want := []string{"put 1"}; !reflect.DeepEqual(w.log, want) {
+			t.Errorf("writer calls %q, want %q", w.log, want)
 		}
 	})
-	t.Run("an index failure keeps the data row out", func(t *testing.T) {
-		x.log = nil
-		x.fail = func(v *schema.SMS) error {
-			if v.Mobile == "13800000002" {
+	t.Run("batch in chunks with a failure", func(t *testing.T) {
+		reset()
+		recs := batchOf(7)
+		w.fail = func(m *schema.SMS) error {
+			if m == recs[4] {
 				return errInjected
 			}
 			return nil
 		}
-		defer func() { x.fail = nil }()
-		recs := []*schema.SMS{msg("13800000002", t0, 0), msg("13800000003", t0, 0), msg("13800000005", t0, 0)}
 		results, err := r.PutBatch(ctx, recs)
 		var be *dao.BatchError
-		if !errors.As(err, &be) || !reflect.DeepEqual(be.Indexes(), []int{0, 2}) {
-			t.Fatalf("PutBatch = %v, want records 0 (index) and 2 (data) failed", err)
+		if !errors.As(err, &be) || !reflect.DeepEqual(be.Indexes(), []int{4}) || !errors.Is(results[4], errInjected) {
+			t.Fatalf("PutBatch = %v, %v; want record 4 failed", results, err)
 		}
-		if !errors.Is(results[0], dao.ErrIndex) || errors.Is(results[2], dao.ErrIndex) || !errors.Is(results[2], errInjected) {
-			t.Errorf("results %v", results)
+		if want := []string{"put 3", "put 3", "put 1"}; !reflect.DeepEqual(w.log, want) {
+			t.Errorf("writer calls %q, want %q", w.log, want)
 		}
-		want := []string{"index 13800000003", "index 13800000005", "data 13800000003"}
-		if !reflect.DeepEqual(x.log, want) {
-			t.Errorf("log %q, want %q", x.log, want)
-		}
-		if _, ok, _ := r.Get(ctx, recs[0]); ok {
-			t.Error("the data row of a record whose index write failed was written")
-		}
-	})
-	t.Run("an index check rejects before any write", func(t *testing.T) {
-		x.log = nil
-		x.reject = func(v *schema.SMS) error {
-			if v.Account == "acct-09" {
-				return dao.Invalid("account", "not indexable")
+		for i, m := range recs {
+			if _, ok, err := r.Get(ctx, m); err != nil || ok != (i != 4) {
+				t.Errorf("record %d stored = %v, %v", i, ok, err)
 			}
-			return nil
-		}
-		defer func() { x.reject = nil }()
-		_, err := r.PutBatch(ctx, []*schema.SMS{msg("13800000008", t0, 0), msg("13800000009", t0, 0)})
-		var ve *dao.ValidationError
-		if !errors.As(err, &ve) || ve.Field != "account" {
-			t.Fatalf("PutBatch = %v, want a *ValidationError on account", err)
-		}
-		if len(x.log) != 0 {
-			t.Errorf("log %q, want nothing written", x.log)
 		}
 	})
-	t.Run("delete removes the data row first", func(t *testing.T) {
-		x.log = nil
-		m := msg("13800000001", t0, 0)
-		if err := r.Delete(ctx, m); err != nil {
+	t.Run("invalid records never reach the writer", func(t *testing.T) {
+		reset()
+		recs := batchOf(2)
+		recs[1].Account = ""
+		if _, err := r.PutBatch(ctx, recs); !errors.Is(err, dao.ErrInvalidRecord) {
+			t.Fatalf("PutBatch = %v, want ErrInvalidRecord", err)
+		}
+		if err := r.Put(ctx, recs[1]); !errors.Is(err, dao.ErrInvalidRecord) {
+			t.Fatalf("Put = %v, want ErrInvalidRecord", err)
+		}
+		if len(w.log) != 0 {
+			t.Errorf("writer calls %q, want none", w.log)
+		}
+	})
+	t.Run("delete", func(t *testing.T) {
+		reset()
+		recs := batchOf(4)
+		if err := r.Delete(ctx, recs[0]); err != nil {
 			t.Fatal(err)
 		}
-		if want := []string{"unindex 13800000001"}; !reflect.DeepEqual(x.log, want) {
-			t.Errorf("log %q, want %q", x.log, want)
+		if _, err := r.DeleteBatch(ctx, recs[1:]); err != nil {
+			t.Fatal(err)
 		}
-		if _, ok, _ := r.Get(ctx, m); ok {
-			t.Error("row still there")
+		if want := []string{"delete 1", "delete 3"}; !reflect.DeepEqual(w.log, want) {
+			t.Errorf("writer calls %q, want %q", w.log, want)
+		}
+		for i, m := range recs {
+			if _, ok, _ := r.Get(ctx, m); ok {
+				t.Errorf("record %d still stored", i)
+			}
+		}
+	})
+	t.Run("a writer answering for the wrong number of records", func(t *testing.T) {
+		reset()
+		w.short = true
+		results, err := r.PutBatch(ctx, batchOf(2))
+		var be *dao.BatchError
+		if !errors.As(err, &be) || len(be.Failed) != 2 || results[0] == nil || results[1] == nil {
+			t.Errorf("PutBatch = %v, %v; want both records failed", results, err)
 		}
 	})
 }

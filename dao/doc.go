@@ -29,7 +29,7 @@
 // # Validation
 //
 // Every record is encoded whole — validators (WithValidator), row key,
-// cells, the indexer's check — before anything is written. A record that
+// cells — before anything is written. A record that
 // fails is rejected with a *ValidationError (errors.Is ErrInvalidRecord)
 // naming the field and the reason and wrapping the *schema.Error or
 // *keys.Error behind it. Batches validate all-or-nothing: one invalid
@@ -38,16 +38,19 @@
 //
 // # Secondary indexes
 //
-// dao does not import an index package. A client-managed index plugs in
-// through the small Indexer interface (WithIndexer; IndexerFuncs adapts
-// any writer's methods): index entries are checked with the record,
-// written before the data row and deleted after it, so the index never
-// misses a stored row. Wiring, in an application or in examples/:
+// dao does not import an index package, and index never imports dao. A
+// table kept with a client-managed index (hbkit's package index writes a
+// data row and its entries by its own protocol) plugs in through the small
+// Writer interface: WithWriter routes the Repo's writes through it after
+// dao's validation, while reads stay dao's. An adapter of a few lines in
+// the application maps the index package's batch error to per-record
+// results (see Writer and ExampleWithWriter):
 //
-//	w, err := index.NewWriter(client, table)            // hbkit's index package
-//	repo, err := dao.New(client, table, dao.WithIndexer[schema.SMS](dao.IndexerFuncs[schema.SMS]{
-//		Check: w.Check, Put: w.PutAll, Delete: w.Delete,   // whatever its methods are called
-//	}))
+//	ix, err := index.NewSMS(client)
+//	repo, err := dao.NewSMS(client, dao.WithWriter[schema.SMS](indexWriter{ix}))
+//	repo.PutBatch(ctx, msgs)                  // validated here, written with index entries there
+//	repo.Messages(ctx, mobile, from, to, 0)   // data-table range scan
+//	ix.MessagesOfAccountOnDate(ctx, account, day) // index query
 //
 // # Who should use it
 //
@@ -69,7 +72,7 @@
 //
 // Errors wrap the sentinels of this package (ErrInvalidRecord,
 // ErrInvalidQuery, ErrInvalidToken, ErrTokenMismatch, ErrNotAttempted,
-// ErrIndex, ErrDecode) or the error of the hbase call, so callers use
+// ErrDecode) or the error of the hbase call, so callers use
 // errors.Is and errors.As. Messages name tables, fields and reasons, never
 // row keys or values: keys hold phone numbers.
 package dao

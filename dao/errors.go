@@ -14,8 +14,8 @@ import (
 // and errors.As and never match strings.
 var (
 	// ErrInvalidRecord reports a record rejected before anything was
-	// written: its row key or cells cannot be encoded, a validator or the
-	// indexer refused it. The concrete error is a *ValidationError.
+	// written: its row key or cells cannot be encoded, or a validator
+	// refused it. The concrete error is a *ValidationError.
 	ErrInvalidRecord = errors.New("dao: invalid record")
 	// ErrInvalidQuery reports a query that cannot be turned into scans:
 	// bounds that do not encode, ranges out of order or overlapping, a
@@ -31,9 +31,6 @@ var (
 	// not sent: another record of the batch was invalid (validation is
 	// all-or-nothing), or the context ended before its chunk was sent.
 	ErrNotAttempted = errors.New("dao: record not written")
-	// ErrIndex reports that the indexer failed to write or delete the index
-	// entries of a record.
-	ErrIndex = errors.New("dao: index write failed")
 	// ErrDecode reports a row that cannot be decoded into a record. The
 	// concrete error is a *DecodeError.
 	ErrDecode = errors.New("dao: cannot decode row")

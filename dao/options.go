@@ -27,8 +27,8 @@ type options struct {
 	concurrency int
 	caching     int
 	validators  []any // func(*T) error, checked against T in New
-	indexer     any   // Indexer[T], checked against T in New
-	nilIndexer  bool
+	writer      any   // Writer[T], checked against T in New
+	nilWriter   bool
 }
 
 func defaultOptions() options {
@@ -61,13 +61,13 @@ func WithValidator[T any](check func(*T) error) Option {
 	return func(o *options) { o.validators = append(o.validators, check) }
 }
 
-// WithIndexer routes writes through ix: its entries are checked with the
-// record (before any write), written before the data row, and deleted
-// after it. T must be the Repo's record type. See Indexer.
-func WithIndexer[T any](ix Indexer[T]) Option {
+// WithWriter routes the Repo's writes (Put, PutBatch, Delete,
+// DeleteBatch) through w, after validation. T must be the Repo's record
+// type. See Writer.
+func WithWriter[T any](w Writer[T]) Option {
 	return func(o *options) {
-		o.indexer = ix
-		o.nilIndexer = ix == nil || isNilPointer(ix)
+		o.writer = w
+		o.nilWriter = w == nil || isNilPointer(w)
 	}
 }
 
@@ -88,14 +88,14 @@ func (o *options) validate() error {
 		return fmt.Errorf("%w: WithScanConcurrency(%d): want 1..%d", ErrInvalidOption, o.concurrency, MaxScanConcurrency)
 	case o.caching < 0:
 		return fmt.Errorf("%w: WithScanCaching(%d): want >= 0", ErrInvalidOption, o.caching)
-	case o.nilIndexer:
-		return fmt.Errorf("%w: WithIndexer(nil)", ErrInvalidOption)
+	case o.nilWriter:
+		return fmt.Errorf("%w: WithWriter(nil)", ErrInvalidOption)
 	}
 	return nil
 }
 
 // typed checks the record-typed options against T.
-func typed[T any](o *options) (validators []func(*T) error, ix Indexer[T], err error) {
+func typed[T any](o *options) (validators []func(*T) error, w Writer[T], err error) {
 	for i, v := range o.validators {
 		f, ok := v.(func(*T) error)
 		if !ok || f == nil {
@@ -104,12 +104,12 @@ func typed[T any](o *options) (validators []func(*T) error, ix Indexer[T], err e
 		}
 		validators = append(validators, f)
 	}
-	if o.indexer != nil {
+	if o.writer != nil {
 		var ok bool
-		if ix, ok = o.indexer.(Indexer[T]); !ok {
-			return nil, nil, fmt.Errorf("%w: indexer is a %T, not an Indexer[%s]",
-				ErrInvalidOption, o.indexer, reflect.TypeFor[T]())
+		if w, ok = o.writer.(Writer[T]); !ok {
+			return nil, nil, fmt.Errorf("%w: writer is a %T, not a Writer[%s]",
+				ErrInvalidOption, o.writer, reflect.TypeFor[T]())
 		}
 	}
-	return validators, ix, nil
+	return validators, w, nil
 }

@@ -37,7 +37,7 @@ type Repo[T any] struct {
 	conc       int
 	caching    int
 	validators []func(*T) error
-	ix         Indexer[T]
+	w          Writer[T] // nil: write with the client
 	// cols maps family then qualifier to the strings the schema uses, so
 	// decoding converts no bytes to strings.
 	cols map[string]map[string]colName
@@ -65,14 +65,14 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	validators, ix, err := typed[T](&o)
+	validators, w, err := typed[T](&o)
 	if err != nil {
 		return nil, err
 	}
 	r := &Repo[T]{
 		c: c, t: table, name: table.Name().String(),
 		batchSize: o.batchSize, conc: o.concurrency, caching: o.caching,
-		validators: validators, ix: ix,
+		validators: validators, w: w,
 		cols: make(map[string]map[string]colName),
 	}
 	if segs := table.KeySegments(); len(segs) > 0 && segs[0].Kind == keys.KindSalt {
@@ -97,8 +97,7 @@ func (r *Repo[T]) Table() *schema.Table[T] { return r.t }
 func (r *Repo[T]) Name() string { return r.name }
 
 // encode validates v and encodes it into row: validators, then the row key
-// and cells, then the indexer's check. Every failure is a
-// *ValidationError.
+// and cells. Every failure is a *ValidationError.
 func (r *Repo[T]) encode(v *T, row *schema.Row) error {
 	if v == nil {
 		return &ValidationError{Table: r.name, Reason: "nil record"}
@@ -116,13 +115,6 @@ func (r *Repo[T]) encode(v *T, row *schema.Row) error {
 	}
 	if len(row.Cells) == 0 {
 		return &ValidationError{Table: r.name, Reason: "record has no column value; HBase keeps no row without a cell"}
-	}
-	if r.ix != nil {
-		if err := r.ix.CheckIndex(v); err != nil {
-			ve := r.invalid(err)
-			ve.Reason = "index: " + ve.Reason
-			return ve
-		}
 	}
 	return nil
 }
@@ -157,17 +149,20 @@ func (r *Repo[T]) putOf(row *schema.Row) *hbase.Put {
 
 // Put validates and writes one record. An invalid record is rejected with
 // a *ValidationError (errors.Is ErrInvalidRecord) before anything is
-// written. With an indexer, the index entries are written first.
+// written. With a Writer, the record is written through it.
 func (r *Repo[T]) Put(ctx context.Context, v *T) error {
 	row := r.rows.Get().(*schema.Row)
 	defer r.rows.Put(row)
 	if err := r.encode(v, row); err != nil {
 		return err
 	}
-	if r.ix != nil {
-		if errs := r.ix.PutIndex(ctx, []*T{v}); len(errs) > 0 && errs[0] != nil {
-			return fmt.Errorf("dao: put %q: %w: %w", r.name, ErrIndex, errs[0])
+	if r.w != nil {
+		results := []error{nil}
+		writeVia(ctx, r.w.PutRecords, []*T{v}, []int{0}, results)
+		if results[0] != nil {
+			return fmt.Errorf("dao: put %q: %w", r.name, results[0])
 		}
+		return nil
 	}
 	if err := r.c.Put(ctx, r.putOf(row)); err != nil {
 		return fmt.Errorf("dao: put %q: %w", r.name, err)
@@ -257,13 +252,20 @@ func (r *Repo[T]) decode(res *hbase.Result, cells []schema.Cell, v *T) ([]schema
 }
 
 // Delete removes the row of the record whose key fields are those of key.
-// For a salted layout it deletes the row under every salt value. With an
-// indexer, the index entries are deleted after the data row, so key must
-// carry the indexed fields too.
+// For a salted layout it deletes the row under every salt value. With a
+// Writer, the delete goes through it (after the key is checked).
 func (r *Repo[T]) Delete(ctx context.Context, key *T) error {
 	ks, err := r.rowKeys(key)
 	if err != nil {
 		return err
+	}
+	if r.w != nil {
+		results := []error{nil}
+		writeVia(ctx, r.w.DeleteRecords, []*T{key}, []int{0}, results)
+		if results[0] != nil {
+			return fmt.Errorf("dao: delete %q: %w", r.name, results[0])
+		}
+		return nil
 	}
 	if len(ks) == 1 {
 		err = r.c.Delete(ctx, &hbase.Delete{Table: r.name, Row: ks[0]})
@@ -276,11 +278,6 @@ func (r *Repo[T]) Delete(ctx context.Context, key *T) error {
 	}
 	if err != nil {
 		return fmt.Errorf("dao: delete %q: %w", r.name, err)
-	}
-	if r.ix != nil {
-		if err := r.ix.DeleteIndex(ctx, key); err != nil {
-			return fmt.Errorf("dao: delete %q: %w: %w", r.name, ErrIndex, err)
-		}
 	}
 	return nil
 }

@@ -160,8 +160,8 @@ func TestNewOptions(t *testing.T) {
 		{"nil option", []dao.Option{nil}, false},
 		{"validator of another type", []dao.Option{dao.WithValidator(func(*schema.LogEvent) error { return nil })}, false},
 		{"nil validator", []dao.Option{dao.WithValidator[schema.SMS](nil)}, false},
-		{"nil indexer", []dao.Option{dao.WithIndexer[schema.SMS](nil)}, false},
-		{"indexer of another type", []dao.Option{dao.WithIndexer[schema.LogEvent](dao.IndexerFuncs[schema.LogEvent]{})}, false},
+		{"nil writer", []dao.Option{dao.WithWriter[schema.SMS](nil)}, false},
+		{"writer of another type", []dao.Option{dao.WithWriter[schema.LogEvent](dao.WriterFuncs[schema.LogEvent]{})}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
