@@ -119,8 +119,12 @@ func TestIntegrationScanMeta(t *testing.T) {
 	rs := metaServer(t, p, ctx)
 	open := &pb.ScanRequest{
 		Region: &pb.RegionSpecifier{Type: pb.RegionSpecifier_REGION_NAME.Enum(), Value: []byte("hbase:meta,,1")},
+		// Only hbase:namespace's row: other tests create and drop tables
+		// concurrently, and this test must not depend on them.
 		Scan: &pb.Scan{
 			Column:   []*pb.Column{{Family: []byte("info")}},
+			StartRow: []byte("hbase:namespace,,"),
+			StopRow:  []byte("hbase:namespace ,,"),
 			Reversed: proto.Bool(false),
 		},
 		NumberOfRows:            proto.Uint32(5),
