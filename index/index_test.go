@@ -128,3 +128,35 @@ func TestBadRecordsRejectedBeforeAnyWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestWriterBehindTheRow: a writer whose clock is behind the row's
+// version redoes its write above that version instead of writing entries
+// older than the row's.
+func TestWriterBehindTheRow(t *testing.T) {
+	ctx := context.Background()
+	b, _ := newFakeBackend(t)
+	ahead, behind := &clock{}, &clock{}
+	ahead.advance(time.Hour)
+	behind.advance(-time.Hour)
+	m := msg(11, "acme", time.Hour)
+	if err := b.sms(t, index.WithClock(ahead.now)).Put(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	var attempts int
+	slow := b.sms(t, index.WithClock(behind.now), index.WithHook(func(st index.Step) error {
+		if st.Phase == index.PhaseUnverified {
+			attempts++
+		}
+		return nil
+	}))
+	m.Account = "globex"
+	if err := slow.Put(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if attempts != 2 {
+		t.Errorf("%d attempts, want 2", attempts)
+	}
+	assertMessages(t, slow, "acme", nil)
+	assertMessages(t, slow, "globex", []string{m.Mobile})
+	assertClean(t, slow, 1)
+}

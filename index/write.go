@@ -17,6 +17,7 @@ type item[T any] struct {
 	key     []byte   // data row key
 	enc     *encoded // new rows (puts)
 	expect  *int64   // rewrite only if the row still has this version (Check)
+	floor   int64    // a version the row was seen at: the next attempt goes above it
 	err     error
 	done    bool
 	skipped bool // expect did not hold: the row changed, nothing written
@@ -141,54 +142,93 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 			}
 		}
 	}
-	// Read the current rows: their versions and the entries they own.
-	gets := make([]hbase.Action, len(items))
-	for i, it := range items {
-		gets[i] = &hbase.Get{Table: t.name, Row: it.key}
+	// Read the current rows: their versions and the entries they own. A
+	// plain put's new entries do not depend on what is read, so they go
+	// in the same round trip (phase 1, early), at a version taken before
+	// the read; if the row turns out to be newer, the attempt is redone
+	// above it. Deletes and Check's conditional rewrites read first.
+	early := op == OpPut && items[0].expect == nil
+	var acts []hbase.Action
+	var owner []*item[T]
+	for _, it := range items {
+		acts = append(acts, &hbase.Get{Table: t.name, Row: it.key})
+		owner = append(owner, it)
 	}
-	res, err := t.c.Batch(ctx, gets)
+	if early {
+		if err := t.hook(Step{Op: op, Phase: PhaseUnverified, Attempt: n, Records: len(items)}); err != nil {
+			fail(items, PhaseUnverified, err)
+			return nil
+		}
+		for _, it := range items {
+			it.v = t.nextVersion(it.floor)
+			for i, s := range t.ixs {
+				for _, a := range s.entryActions(&it.enc.entries[i], statusUnverified, it.v) {
+					acts, owner = append(acts, a), append(owner, it)
+				}
+			}
+		}
+	}
+	res, err := t.c.Batch(ctx, acts)
 	if err != nil && !isBatchError(err) {
 		fail(items, PhaseUnverified, err)
 		return nil
 	}
+	for i := len(items); i < len(res); i++ {
+		if res[i].Err != nil {
+			fail([]*item[T]{owner[i]}, PhaseUnverified, res[i].Err)
+		}
+	}
+	var retry []*item[T]
 	live := items[:0:0]
 	for i, it := range items {
+		if it.err != nil {
+			continue
+		}
 		if res[i].Err != nil {
 			fail([]*item[T]{it}, PhaseUnverified, res[i].Err)
 			continue
 		}
 		d := t.readData(it.key, res[i].Result)
-		if it.expect != nil && (!d.exists || d.version != *it.expect) {
+		switch {
+		case it.expect != nil && (!d.exists || d.version != *it.expect):
 			it.skipped, it.done = true, true
 			continue
-		}
-		if op == OpDelete && !d.exists {
+		case op == OpDelete && !d.exists:
 			it.done = true
 			continue
+		case early && it.v <= d.version:
+			it.floor = d.version // the row is ahead of our clock: redo above it
+			retry = append(retry, it)
+			continue
+		case !early:
+			it.v = t.nextVersion(d.version)
 		}
 		it.oldVer, it.oldKeys = d.verBytes, d.keys
-		it.v = t.nextVersion(d.version)
 		live = append(live, it)
 	}
 	if len(live) == 0 {
-		return nil
+		return retry
 	}
 
-	// Phase 1: new entries unverified; entries about to be dropped marked
-	// unverified, so no verified entry ever disagrees with its data row.
-	if err := t.hook(Step{Op: op, Phase: PhaseUnverified, Attempt: n, Records: len(live)}); err != nil {
-		fail(live, PhaseUnverified, err)
-		return nil
+	// Phase 1 (the rest): entries about to be dropped are marked
+	// unverified before the data row moves away from them, so that no
+	// verified entry ever disagrees with its data row.
+	if !early {
+		if err := t.hook(Step{Op: op, Phase: PhaseUnverified, Attempt: n, Records: len(live)}); err != nil {
+			fail(live, PhaseUnverified, err)
+			return retry
+		}
 	}
-	var acts []hbase.Action
-	var owner []*item[T]
+	acts, owner = acts[:0], owner[:0]
 	for _, it := range live {
 		for i, s := range t.ixs {
 			var newKey []byte
 			if op == OpPut {
 				newKey = it.enc.entries[i].Key
-				for _, a := range s.entryActions(&it.enc.entries[i], statusUnverified, it.v) {
-					acts, owner = append(acts, a), append(owner, it)
+				if !early {
+					for _, a := range s.entryActions(&it.enc.entries[i], statusUnverified, it.v) {
+						acts, owner = append(acts, a), append(owner, it)
+					}
 				}
 			}
 			if old := it.oldKeys[i]; old != nil && !bytes.Equal(old, newKey) {
@@ -201,13 +241,13 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 	}
 	live = t.batch(ctx, acts, owner, live, func(it *item[T], err error) { fail([]*item[T]{it}, PhaseUnverified, err) })
 	if len(live) == 0 {
-		return nil
+		return retry
 	}
 
 	// Phase 2: the data row, only if nobody changed it since we read it.
 	if err := t.hook(Step{Op: op, Phase: PhaseData, Attempt: n, Records: len(live)}); err != nil {
 		fail(live, PhaseData, err)
-		return nil
+		return retry
 	}
 	won := make([]bool, len(live))
 	var wg sync.WaitGroup
@@ -226,7 +266,7 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 		}()
 	}
 	wg.Wait()
-	var retry, written []*item[T]
+	var written []*item[T]
 	for i, it := range live {
 		switch {
 		case it.err != nil:
