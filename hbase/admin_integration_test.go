@@ -103,6 +103,19 @@ func checkRegionsOpen(t *testing.T, table string, regions []RegionInfo) {
 	}
 }
 
+// adminITCount counts the rows of a table.
+func adminITCount(t *testing.T, ctx context.Context, c *Client, table string) int {
+	t.Helper()
+	n := 0
+	for _, err := range ScanAll(ctx, c, &Scan{Table: table}) {
+		if err != nil {
+			t.Fatalf("scan %s: %v", table, err)
+		}
+		n++
+	}
+	return n
+}
+
 // Pre-split create, split, truncate keeping the splits.
 func TestAdminIntegrationRegions(t *testing.T) {
 	c := adminITClient(t)
@@ -159,6 +172,16 @@ func TestAdminIntegrationRegions(t *testing.T) {
 	err = c.SplitRegion(ctx, table, splits[7])
 	adminITWant(t, "SplitRegion at a region boundary", err, ErrInvalidSplitKeys)
 
+	// Rows in several regions, gone after the truncate.
+	for _, k := range [][]byte{{0x01}, splits[4], mid, {0xff, 0xff}} {
+		if err := c.Put(ctx, &Put{Table: table, Row: k, Values: map[string]map[string][]byte{"cf": {"q": []byte("v")}}}); err != nil {
+			t.Fatalf("Put(%x): %v", k, err)
+		}
+	}
+	if n := adminITCount(t, ctx, c, table); n != 4 {
+		t.Fatalf("rows before truncate = %d, want 4", n)
+	}
+
 	// Truncate, keeping the splits: same boundaries, table enabled.
 	if err := c.DisableTable(ctx, table); err != nil {
 		t.Fatalf("DisableTable: %v", err)
@@ -178,6 +201,9 @@ func TestAdminIntegrationRegions(t *testing.T) {
 		t.Errorf("region bounds after truncate\n got %v\nwant %v", got, want)
 	}
 	checkRegionsOpen(t, table, regions)
+	if n := adminITCount(t, ctx, c, table); n != 0 {
+		t.Errorf("rows after truncate = %d, want 0", n)
+	}
 
 	// Truncate without the splits: one region.
 	if err := c.DisableTable(ctx, table); err != nil {
@@ -239,6 +265,17 @@ func TestAdminIntegrationNamespaceAndOptions(t *testing.T) {
 		t.Fatalf("TableRegions = %v, %v; want 2 regions", regionBounds(regions), err)
 	}
 	checkRegionsOpen(t, table, regions)
+
+	// Both regions serve the Snappy family.
+	for _, row := range []string{"1", "7"} {
+		if err := c.Put(ctx, &Put{Table: table, Row: []byte(row), Values: map[string]map[string][]byte{"d": {"q": []byte("snappy " + row)}}}); err != nil {
+			t.Fatalf("Put(%s): %v", row, err)
+		}
+		r, err := c.Get(ctx, &Get{Table: table, Row: []byte(row)})
+		if err != nil || string(r.Value([]byte("d"), []byte("q"))) != "snappy "+row {
+			t.Fatalf("Get(%s) = %v, %v", row, r, err)
+		}
+	}
 
 	got, err := c.DescribeTable(ctx, table)
 	if err != nil {
