@@ -61,9 +61,13 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	var buf bytes.Buffer
 	b := bufio.NewWriter(&buf)
 	fmt.Fprintf(b, "%s: simulated vs measured share of rows per region\n\n", c.Table)
-	fmt.Fprintf(b, "%6s  %-14s  %-14s  %12s  %12s  %9s  %9s  %8s\n", "region", "start", "end", "sim rows", "real rows", "sim", "real", "diff pp")
+	kw := 5
 	for _, d := range c.Regions {
-		fmt.Fprintf(b, "%6d  %-14s  %-14s  %12d  %12d  %8.2f%%  %8.2f%%  %+8.2f\n", d.Index, shortKey(d.Start, 14), shortKey(d.End, 14),
+		kw = max(kw, len(shortKey(d.Start, maxKeyWidth)), len(shortKey(d.End, maxKeyWidth)))
+	}
+	fmt.Fprintf(b, "%6s  %-*s  %-*s  %12s  %12s  %9s  %9s  %8s\n", "region", kw, "start", kw, "end", "sim rows", "real rows", "sim", "real", "diff pp")
+	for _, d := range c.Regions {
+		fmt.Fprintf(b, "%6d  %-*s  %-*s  %12d  %12d  %8.2f%%  %8.2f%%  %+8.2f\n", d.Index, kw, shortKey(d.Start, maxKeyWidth), kw, shortKey(d.End, maxKeyWidth),
 			d.SimRows, d.RealRows, 100*d.Simulated, 100*d.Measured, d.Points)
 	}
 	fmt.Fprintf(b, "\nlargest difference %.2f percentage points; max/mean simulated %.2f, measured %.2f\n", c.MaxPoints, c.SimSkew, c.RealSkew)

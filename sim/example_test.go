@@ -89,12 +89,12 @@ func ExampleReport_WriteText() {
 	// Output:
 	// simulated sms: 1000 rows, 235.1 KiB, 5 regions, 2 servers
 	//
-	// region  start           end                     rows    share
-	//      0  -               05                        51    5.10%  ██▍
-	//      1  05              10                        51    5.10%  ██▍
-	//      2  10              15                        37    3.70%  █▊
-	//      3  15              20                        41    4.10%  ██
-	//      4  20              -                        820   82.00%  ████████████████████████████████████████
+	// region  start  end            rows    share
+	//      0  -      05               51    5.10%  ██▍
+	//      1  05     10               51    5.10%  ██▍
+	//      2  10     15               37    3.70%  █▊
+	//      3  15     20               41    4.10%  ██
+	//      4  20     -               820   82.00%  ████████████████████████████████████████
 	// skew: max/mean 4.10 (region 4), min/mean 0.18 (region 2)
 	//
 	// time slices (writes by record time; heat: one column per region, · none):

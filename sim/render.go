@@ -50,6 +50,13 @@ func heat(vs []int64) string {
 	return sb.String()
 }
 
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
 // HumanBytes formats n bytes with a binary unit: 512 B, 1.5 KiB, 10.0 GiB.
 func HumanBytes(n int64) string {
 	const unit = 1024
@@ -64,6 +71,13 @@ func HumanBytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
+// maxKeyWidth is the widest key the text tables print; longer keys are
+// cut with an ellipsis.
+const maxKeyWidth = 32
+
+// shortKey returns k readably, "-" for the empty key, cut to width bytes.
+// The result is ASCII but for the ellipsis, so len() measures its columns
+// (the ellipsis counts 3 bytes for 1 column, which only widens a column).
 func shortKey(k Key, width int) string {
 	s := k.String()
 	if s == "" {
@@ -88,7 +102,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Bytes > 0 {
 		fmt.Fprintf(b, ", %s", HumanBytes(r.Bytes))
 	}
-	fmt.Fprintf(b, ", %d regions, %d servers", len(r.Regions), len(r.Servers))
+	fmt.Fprintf(b, ", %s, %s", plural(len(r.Regions), "region"), plural(len(r.Servers), "server"))
 	if r.Elapsed > 0 {
 		fmt.Fprintf(b, " (%s)", r.Elapsed.Round(time.Millisecond))
 	}
@@ -109,22 +123,34 @@ func (r *Report) WriteText(w io.Writer) error {
 
 	if r.SplitSize > 0 || r.SplitRows > 0 {
 		fmt.Fprintf(b, "\nregion splits (")
-		if r.SplitSize > 0 {
+		switch {
+		case r.SplitPolicy == "stepping":
+			fmt.Fprintf(b, "stepping policy: a region splits at its midpoint past %s while alone on its server, else past %s",
+				HumanBytes(2*r.FlushSize), HumanBytes(r.SplitSize))
+		case r.SplitSize > 0:
 			fmt.Fprintf(b, "a region splits at its midpoint past %s", HumanBytes(r.SplitSize))
-		} else {
+		default:
 			fmt.Fprintf(b, "a region splits at its midpoint past %d rows", r.SplitRows)
+		}
+		if r.SplitRows > 0 && r.SplitSize > 0 {
+			fmt.Fprintf(b, " or %d rows", r.SplitRows)
 		}
 		fmt.Fprintf(b, "): %d splits, %d regions at the end\n", len(r.Splits), len(r.Final))
 		if len(r.Splits) > 0 {
-			fmt.Fprintf(b, "%6s  %12s  %-19s  %-14s  %-14s  %-14s\n", "split", "after write", "record time", "parent start", "parent end", "split key")
 			show := r.Splits
 			const maxShown = 40
 			if len(show) > maxShown {
 				show = show[:maxShown]
 			}
+			kw := len("parent start")
+			for _, e := range show {
+				kw = max(kw, len(shortKey(e.Start, maxKeyWidth)), len(shortKey(e.End, maxKeyWidth)), len(shortKey(e.Key, maxKeyWidth)))
+			}
+			fmt.Fprintf(b, "%6s  %12s  %-19s  %-*s  %-*s  %-*s\n", "split", "after write", "record time", kw, "parent start", kw, "parent end", kw, "split key")
 			for i, e := range show {
-				fmt.Fprintf(b, "%6d  %12d  %-19s  %-14s  %-14s  %-14s\n", i+1, e.Write,
-					time.UnixMilli(e.At).UTC().Format("2006-01-02 15:04:05"), shortKey(e.Start, 14), shortKey(e.End, 14), shortKey(e.Key, 14))
+				fmt.Fprintf(b, "%6d  %12d  %-19s  %-*s  %-*s  %-*s\n", i+1, e.Write,
+					time.UnixMilli(e.At).UTC().Format("2006-01-02 15:04:05"),
+					kw, shortKey(e.Start, maxKeyWidth), kw, shortKey(e.End, maxKeyWidth), kw, shortKey(e.Key, maxKeyWidth))
 			}
 			if len(r.Splits) > maxShown {
 				fmt.Fprintf(b, "   ... %d more (see --json)\n", len(r.Splits)-maxShown)
@@ -174,19 +200,31 @@ func writeTrimmed(w io.Writer, text []byte) error {
 }
 
 func writeRegions(b *bufio.Writer, rs []Region, requests bool) {
-	fmt.Fprintf(b, "%6s  %-14s  %-14s  %12s  %7s  ", "region", "start", "end", "rows", "share")
-	if requests {
-		fmt.Fprintf(b, "%10s  %10s  ", "reads", "writes")
-	}
-	fmt.Fprintln(b)
+	var flushes bool
 	var m float64
 	for _, g := range rs {
 		m = max(m, g.Share)
+		flushes = flushes || g.Flushes > 0
 	}
+	kw := 5
 	for _, g := range rs {
-		fmt.Fprintf(b, "%6d  %-14s  %-14s  %12d  %6.2f%%  ", g.Index, shortKey(g.Start, 14), shortKey(g.End, 14), g.Rows, 100*g.Share)
+		kw = max(kw, len(shortKey(g.Start, maxKeyWidth)), len(shortKey(g.End, maxKeyWidth)))
+	}
+	fmt.Fprintf(b, "%6s  %-*s  %-*s  %12s  %7s  ", "region", kw, "start", kw, "end", "rows", "share")
+	if requests {
+		fmt.Fprintf(b, "%10s  %10s  ", "reads", "writes")
+	}
+	if flushes {
+		fmt.Fprintf(b, "%7s  ", "flushes")
+	}
+	fmt.Fprintln(b)
+	for _, g := range rs {
+		fmt.Fprintf(b, "%6d  %-*s  %-*s  %12d  %6.2f%%  ", g.Index, kw, shortKey(g.Start, maxKeyWidth), kw, shortKey(g.End, maxKeyWidth), g.Rows, 100*g.Share)
 		if requests {
 			fmt.Fprintf(b, "%10d  %10d  ", g.ReadRequests, g.WriteRequests)
+		}
+		if flushes {
+			fmt.Fprintf(b, "%7d  ", g.Flushes)
 		}
 		fmt.Fprintln(b, bar(g.Share, m, barWidth))
 	}
@@ -330,7 +368,29 @@ func (r *Report) WriteSVG(w io.Writer) error {
 		kind = "measured"
 	}
 	title := fmt.Sprintf("%s: share of rows per region (%s, %d rows, max/mean %.2f)", r.Table, kind, r.Rows, r.Skew.MaxOverMean)
-	return writeSVG(w, title, RegionLabels(r.Regions), []Series{{Name: kind, Shares: Shares(r.Regions)}}, r.Slices)
+	series := []Series{{Name: kind + " rows", Shares: Shares(r.Regions)}}
+	// HBase's own write and read request counts, when measured.
+	for _, req := range []struct {
+		name string
+		get  func(Region) int64
+	}{
+		{"write requests", func(g Region) int64 { return g.WriteRequests }},
+		{"read requests", func(g Region) int64 { return g.ReadRequests }},
+	} {
+		var total int64
+		for _, g := range r.Regions {
+			total += req.get(g)
+		}
+		if total == 0 {
+			continue
+		}
+		shares := make([]float64, len(r.Regions))
+		for i, g := range r.Regions {
+			shares[i] = float64(req.get(g)) / float64(total)
+		}
+		series = append(series, Series{Name: req.name, Shares: shares})
+	}
+	return writeSVG(w, title, RegionLabels(r.Regions), series, r.Slices)
 }
 
 // WriteHTML writes an HTML page with the SVG chart of each report and the

@@ -154,11 +154,16 @@ type Report struct {
 	// SplitSize and SplitRows are the thresholds of the split emulation
 	// (0 when off); Splits lists the splits in order and Final the
 	// regions at the end.
-	SplitSize int64        `json:"split_size,omitempty"`
-	SplitRows int64        `json:"split_rows,omitempty"`
-	Splits    []SplitEvent `json:"splits,omitempty"`
-	Final     []Region     `json:"final,omitempty"`
-	Flushes   int64        `json:"flushes,omitempty"`
+	SplitSize int64 `json:"split_size,omitempty"`
+	SplitRows int64 `json:"split_rows,omitempty"`
+	// SplitPolicy is "stepping" for WithSteppingSplit (then regions alone
+	// on their server split past twice FlushSize), empty for a constant
+	// size.
+	SplitPolicy string       `json:"split_policy,omitempty"`
+	FlushSize   int64        `json:"flush_size,omitempty"`
+	Splits      []SplitEvent `json:"splits,omitempty"`
+	Final       []Region     `json:"final,omitempty"`
+	Flushes     int64        `json:"flushes,omitempty"`
 	// Servers is the load per region server: Final (or Regions) assigned
 	// round-robin in key order when simulated, as hosted when measured.
 	Servers    []Server `json:"servers"`
@@ -170,6 +175,13 @@ type Report struct {
 // Report returns the statistics of the writes added so far.
 func (s *Simulator) Report() *Report {
 	r := &Report{Rows: s.n, Bytes: s.size, SplitSize: s.o.splitSize, SplitRows: s.o.splitRows}
+	if s.o.stepping {
+		r.SplitPolicy = "stepping"
+		r.FlushSize = s.o.flushSize
+		if r.SplitSize == 0 {
+			r.SplitSize = HBaseMaxFileSize
+		}
+	}
 	r.Regions = make([]Region, len(s.rows))
 	for i := range r.Regions {
 		g := Region{Index: i, Rows: s.rows[i], Bytes: s.bytes[i]}
@@ -196,7 +208,7 @@ func (s *Simulator) Report() *Report {
 		}
 		FillShares(final)
 		r.Splits = append([]SplitEvent(nil), s.events...)
-		if s.o.splitSize > 0 || s.o.splitRows > 0 {
+		if s.splitting {
 			r.Final = final
 		}
 	}

@@ -36,6 +36,7 @@ type options struct {
 	haveWindow bool
 	splitSize  int64
 	splitRows  int64
+	stepping   bool
 	flushSize  int64
 	sampleKeys int
 	seed       uint64
@@ -72,6 +73,16 @@ func WithSplitSize(bytes int64) Option { return func(o *options) { o.splitSize =
 // its midpoint key when it holds more than rows rows.
 func WithSplitRows(rows int64) Option { return func(o *options) { o.splitRows = rows } }
 
+// WithSteppingSplit turns on split emulation with HBase 2's default
+// policy (SteppingSplitPolicy): a region splits past twice the flush size
+// (WithFlushSize, 256 MiB by default) while it is its table's only region
+// on its server, and past the split size (WithSplitSize, or
+// HBaseMaxFileSize when that is 0) once its server holds more of the
+// table's regions. Servers are counted with the round-robin assignment of
+// WithServers, as if the balancer ran after every split: with K servers
+// the first 2K-1 splits are early ones.
+func WithSteppingSplit() Option { return func(o *options) { o.stepping = true } }
+
 // WithFlushSize sets the memstore flush size used to count flushes per
 // region (DefaultFlushSize); 0 turns the count off.
 func WithFlushSize(bytes int64) Option { return func(o *options) { o.flushSize = bytes } }
@@ -99,6 +110,8 @@ func (o *options) validate() error {
 		return configErr("split rows", "negative count %d", o.splitRows)
 	case o.flushSize < 0:
 		return configErr("flush size", "negative size %d", o.flushSize)
+	case o.stepping && o.flushSize == 0:
+		return configErr("flush size", "the stepping split policy needs a flush size")
 	case o.sampleKeys < 2 || o.sampleKeys > 1_000_000:
 		return configErr("sample keys", "%d is outside [2, 1000000]", o.sampleKeys)
 	case len(o.splits) > 1_000_000:
@@ -124,7 +137,8 @@ type Simulator struct {
 	sliceMin     []int64
 	sliceMax     []int64
 
-	emulate bool
+	emulate   bool
+	splitting bool
 	dyn     []*region // current regions, by start key
 	events  []SplitEvent
 	rng     *rand.Rand
@@ -173,7 +187,8 @@ func New(opts ...Option) (*Simulator, error) {
 			s.sliceMin[i], s.sliceMax[i] = 1<<63-1, -1<<63
 		}
 	}
-	s.emulate = o.splitSize > 0 || o.splitRows > 0 || o.flushSize > 0
+	s.splitting = o.splitSize > 0 || o.splitRows > 0 || o.stepping
+	s.emulate = s.splitting || o.flushSize > 0
 	if s.emulate {
 		s.rng = newRand(o.seed, 99)
 		s.dyn = make([]*region, n)
@@ -293,7 +308,7 @@ func (s *Simulator) grow(w Write) {
 			d.mem = 0
 		}
 	}
-	if s.o.splitSize == 0 && s.o.splitRows == 0 {
+	if !s.splitting {
 		return
 	}
 	// Reservoir sample: every key of the region has the same chance to be
@@ -308,9 +323,24 @@ func (s *Simulator) grow(w Write) {
 	if d.bytes < d.retry {
 		return
 	}
-	if (s.o.splitSize > 0 && d.bytes > s.o.splitSize) || (s.o.splitRows > 0 && d.rows > s.o.splitRows) {
+	limit := s.o.splitSize
+	if s.o.stepping {
+		if s.regionsOnServer(i) == 1 {
+			limit = 2 * s.o.flushSize
+		} else if limit == 0 {
+			limit = HBaseMaxFileSize
+		}
+	}
+	if (limit > 0 && d.bytes > limit) || (s.o.splitRows > 0 && d.rows > s.o.splitRows) {
 		s.split(i, w)
 	}
+}
+
+// regionsOnServer returns how many of the current regions share the server
+// of region i, with regions assigned round-robin in key order.
+func (s *Simulator) regionsOnServer(i int) int {
+	k := s.o.servers
+	return (len(s.dyn)-1-i%k)/k + 1
 }
 
 // split cuts region i at the median of its sample, as HBase cuts a region

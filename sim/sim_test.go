@@ -562,3 +562,39 @@ func TestCanceled(t *testing.T) {
 		t.Errorf("Simulate with a canceled context: got %v, want context.Canceled", err)
 	}
 }
+
+// HBase 2's stepping policy: a region alone on its server splits early,
+// past twice the flush size; once servers hold several regions of the
+// table, regions grow to the full split size.
+func TestSteppingSplit(t *testing.T) {
+	const flush, maxSize = 64 << 10, 1 << 20
+	for _, tc := range []struct {
+		servers, early int // splits expected at 2×flush
+	}{
+		{1, 1}, // 1 → 2 regions; then both share the server
+		// Regions alone on a server keep splitting early until every
+		// server holds two: 1 → 8 regions.
+		{4, 7},
+	} {
+		t.Run(fmt.Sprintf("%d servers", tc.servers), func(t *testing.T) {
+			r := simulate(t, schema.SMSTableName, sim.Config{Records: 40_000, Seed: 5},
+				sim.WithSplits(nil), sim.WithServers(tc.servers), sim.WithSlices(0),
+				sim.WithFlushSize(flush), sim.WithSplitSize(maxSize), sim.WithSteppingSplit())
+			if r.SplitPolicy != "stepping" || len(r.Splits) <= tc.early {
+				t.Fatalf("policy %q, %d splits; want stepping and more than %d", r.SplitPolicy, len(r.Splits), tc.early)
+			}
+			for i, e := range r.Splits {
+				early := e.Bytes <= 2*flush+4096
+				if i < tc.early && !early {
+					t.Errorf("split %d of a region of %s, want it past 2×flush = %s", i, sim.HumanBytes(e.Bytes), sim.HumanBytes(2*flush))
+				}
+				if i >= tc.early && e.Bytes <= maxSize {
+					t.Errorf("split %d of a region of %s, want it past %s (regions share servers)", i, sim.HumanBytes(e.Bytes), sim.HumanBytes(maxSize))
+				}
+			}
+		})
+	}
+	if _, err := sim.New(sim.WithSlices(0), sim.WithFlushSize(0), sim.WithSteppingSplit()); !errors.Is(err, sim.ErrInvalidConfig) {
+		t.Errorf("stepping without a flush size: got %v, want ErrInvalidConfig", err)
+	}
+}

@@ -151,7 +151,8 @@ func regionsZK(e *env) string {
 // MeasureRegions measures the live table: its regions (TableRegions), the
 // rows of each (a key-only scan per region, FirstKeyOnlyFilter and
 // KeyOnlyFilter in a MustPassAll list) and, when loader is not nil, their
-// request counts. Servers are the regions' hosting servers.
+// request counts, read before the scans so that they do not count them.
+// Servers are the regions' hosting servers.
 func MeasureRegions(ctx context.Context, a regionsAdmin, s rowScanner, loader admin.RegionLoader, table string) (*sim.Report, error) {
 	infos, err := a.TableRegions(ctx, table)
 	if err != nil {
@@ -159,6 +160,13 @@ func MeasureRegions(ctx context.Context, a regionsAdmin, s rowScanner, loader ad
 	}
 	if len(infos) == 0 {
 		return nil, fmt.Errorf("table %s has no regions", table)
+	}
+	// Request counts first: the key-only scans below are reads too.
+	var loads []admin.RegionLoad
+	if loader != nil {
+		if loads, err = loader.RegionLoads(ctx, table); err != nil {
+			return nil, fmt.Errorf("request counts of %s: %w", table, err)
+		}
 	}
 	r := &sim.Report{Table: table, Measured: true, Regions: make([]sim.Region, len(infos))}
 	for i, info := range infos {
@@ -172,18 +180,10 @@ func MeasureRegions(ctx context.Context, a regionsAdmin, s rowScanner, loader ad
 		}
 		r.Regions[i] = sim.Region{Index: i, Start: sim.Key(info.StartKey), End: sim.Key(info.EndKey), Rows: n, Server: server}
 		r.Rows += n
-	}
-	if loader != nil {
-		loads, err := loader.RegionLoads(ctx, table)
-		if err != nil {
-			return nil, fmt.Errorf("request counts of %s: %w", table, err)
-		}
 		for _, l := range loads {
-			for i, info := range infos {
-				if bytes.Equal(l.RegionName, info.RegionName) {
-					r.Regions[i].ReadRequests = int64(l.ReadRequests)
-					r.Regions[i].WriteRequests = int64(l.WriteRequests)
-				}
+			if bytes.Equal(l.RegionName, info.RegionName) {
+				r.Regions[i].ReadRequests = int64(l.ReadRequests)
+				r.Regions[i].WriteRequests = int64(l.WriteRequests)
 			}
 		}
 	}

@@ -24,7 +24,8 @@ Predicts how a row-key design and its pre-split keys spread writes over
 regions, before the table exists: rows and share per region, max/mean skew,
 which regions take the writes of each time slice (a key that grows with
 time shows one hot region per slice), how regions would split as they grow
-past --split-size, and the load of --servers region servers.
+past --split-size (or with HBase 2's stepping policy), and the load of
+--servers region servers.
 
 Keys come from a deterministic generator of the built-in schema's records
 (--records, --mobiles, --accounts, --days, --start, --seed; see
@@ -97,6 +98,7 @@ type simulateFlags struct {
 	slices    int
 	splitSize string
 	splitRows int64
+	policy    string
 	flushSize string
 	list      bool
 	work      workloadFlags
@@ -117,6 +119,7 @@ func simulateFlagSet(e *env, f *simulateFlags) *flag.FlagSet {
 	fs.IntVar(&f.slices, "slices", sim.DefaultSlices, "number of time slices (0: none)")
 	fs.StringVar(&f.splitSize, "split-size", "0", "emulate region splits past this `SIZE` (e.g. 256MiB, 10GiB; 0: off)")
 	fs.Int64Var(&f.splitRows, "split-rows", 0, "emulate region splits past this many rows (0: off)")
+	fs.StringVar(&f.policy, "split-policy", "constant", "constant: split past --split-size; stepping: HBase 2's default, past 2×--flush-size while a region is alone on its server, else past --split-size (0: 10GiB)")
 	fs.StringVar(&f.flushSize, "flush-size", "128MiB", "memstore flush `SIZE` for counting flushes (0: off)")
 	fs.BoolVar(&f.list, "list", false, "list the built-in schemas and exit")
 	f.work.register(fs, 1_000_000)
@@ -213,6 +216,13 @@ func simulateOptions(f *simulateFlags, src sim.Source) ([]sim.Option, error) {
 		sim.WithServers(f.servers), sim.WithSlices(f.slices),
 		sim.WithSplitSize(splitSize), sim.WithSplitRows(f.splitRows), sim.WithFlushSize(flushSize),
 		sim.WithSeed(f.work.seed),
+	}
+	switch f.policy {
+	case "", "constant":
+	case "stepping":
+		opts = append(opts, sim.WithSteppingSplit())
+	default:
+		return nil, fmt.Errorf("--split-policy %q: want constant or stepping", f.policy)
 	}
 	if f.splits != "" && f.splits != "schema" {
 		splits, err := parseSplits(f.splits, src)

@@ -109,6 +109,7 @@ func TestSimulateErrors(t *testing.T) {
 		{"bad size", []string{"simulate", "--schema", "sms", "--records", "10", "--split-size", "12 parsecs"}, 1, "--split-size"},
 		{"zero servers", []string{"simulate", "--schema", "sms", "--records", "10", "--servers", "0"}, 1, "servers"},
 		{"no records", []string{"simulate", "--schema", "sms", "--records", "0"}, 1, "Records"},
+		{"bad policy", []string{"simulate", "--schema", "sms", "--records", "10", "--split-policy", "random"}, 1, "--split-policy"},
 		{"bad start", []string{"simulate", "--schema", "sms", "--start", "yesterday"}, 1, "--start"},
 		{"missing sample", []string{"simulate", "--sample", "/nonexistent/keys"}, 1, "no such file"},
 	} {
