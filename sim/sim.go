@@ -139,10 +139,10 @@ type Simulator struct {
 
 	emulate   bool
 	splitting bool
-	dyn     []*region // current regions, by start key
-	events  []SplitEvent
-	rng     *rand.Rand
-	scratch [][]byte
+	dyn       []*region // current regions, by start key
+	events    []SplitEvent
+	rng       *rand.Rand
+	scratch   [][]byte
 }
 
 // region is a region of the split emulation.
