@@ -145,17 +145,17 @@ func Run(ctx context.Context, cfg Config, c Client, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	took, err := load(ctx, w, recs, cfg)
+	repo, err := dao.New(c, t, dao.WithBatchSize(cfg.Batch), dao.WithWriter[schema.CustomerOrder](indexWriter{w}))
+	if err != nil {
+		return err
+	}
+	took, err := load(ctx, repo, recs, cfg)
 	if err != nil {
 		return err
 	}
 	p("\nloaded %s rows (each with its index entry) in %s: %s rows/s\n",
 		grouped(int64(len(recs))), took.Round(10*time.Millisecond), grouped(int64(float64(len(recs))/max(took.Seconds(), 1e-9))))
 
-	repo, err := dao.New(c, t, dao.WithBatchSize(cfg.Batch))
-	if err != nil {
-		return err
-	}
 	if err := history(ctx, repo, recs, p); err != nil {
 		return err
 	}
@@ -210,8 +210,44 @@ func drop(ctx context.Context, c Client, adm *admin.Admin, t *schema.Table[schem
 	return nil
 }
 
-// load writes recs in batches, Concurrency at a time.
-func load(ctx context.Context, w *index.Table[schema.CustomerOrder], recs []schema.CustomerOrder, cfg Config) (time.Duration, error) {
+// indexWriter routes the repository's writes through the index table, so
+// that every row is written with its index entry.
+type indexWriter struct {
+	t *index.Table[schema.CustomerOrder]
+}
+
+func (w indexWriter) PutRecords(ctx context.Context, recs []*schema.CustomerOrder) []error {
+	return perRecord(len(recs), w.t.PutBatch(ctx, recs))
+}
+
+func (w indexWriter) DeleteRecords(ctx context.Context, recs []*schema.CustomerOrder) []error {
+	return perRecord(len(recs), w.t.DeleteBatch(ctx, recs))
+}
+
+// perRecord spreads an index batch error over the records' positions.
+func perRecord(n int, err error) []error {
+	if err == nil {
+		return nil
+	}
+	out := make([]error, n)
+	var be *index.BatchError
+	if !errors.As(err, &be) {
+		for i := range out {
+			out[i] = err
+		}
+		return out
+	}
+	for _, f := range be.Failed {
+		if f.Index >= 0 && f.Index < n {
+			out[f.Index] = f.Err
+		}
+	}
+	return out
+}
+
+// load writes recs through the repository in batches, Concurrency at a
+// time.
+func load(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], recs []schema.CustomerOrder, cfg Config) (time.Duration, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	ptrs := make([]*schema.CustomerOrder, len(recs))
@@ -224,7 +260,7 @@ func load(ctx context.Context, w *index.Table[schema.CustomerOrder], recs []sche
 	for range cfg.Concurrency {
 		wg.Go(func() {
 			for b := range batches {
-				if err := w.PutBatch(ctx, b); err != nil {
+				if _, err := repo.PutBatch(ctx, b); err != nil {
 					cancel(fmt.Errorf("orders example: load: %w", err))
 				}
 			}

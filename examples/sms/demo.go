@@ -209,11 +209,16 @@ func (s loadStats) rate() float64 {
 	return float64(s.messages) / s.elapsed.Seconds()
 }
 
-// load writes the workload, each message as a data row and its index
-// entry (package index's verified dual write), in batches sent by
-// Concurrency workers, and reports progress.
+// load writes the workload through the dao repository, whose writes go
+// through the index store (each message a data row and its index entry,
+// package index's verified dual write), in batches sent by Concurrency
+// workers, and reports progress.
 func (d *demo) load(ctx context.Context, truth *truth) (loadStats, error) {
-	w, err := d.writer()
+	ix, err := d.writer()
+	if err != nil {
+		return loadStats{}, err
+	}
+	repo, err := d.repo(ix)
 	if err != nil {
 		return loadStats{}, err
 	}
@@ -233,8 +238,8 @@ func (d *demo) load(ctx context.Context, truth *truth) (loadStats, error) {
 	for range d.cfg.Concurrency {
 		wg.Go(func() {
 			for b := range batches {
-				if err := w.PutBatch(ctx, b); err != nil {
-					cancel(fmt.Errorf("sms demo: load: %w", err))
+				if results, err := repo.PutBatch(ctx, b); err != nil {
+					cancel(fmt.Errorf("sms demo: load: %w", firstFailure(results, err)))
 					continue // drain
 				}
 				mu.Lock()
@@ -287,4 +292,14 @@ func (d *demo) load(ctx context.Context, truth *truth) (loadStats, error) {
 	d.printf("loaded %s messages in %s (%s messages/s, each a data row and an index entry)\n\n",
 		grouped(written), elapsed.Round(10*time.Millisecond), grouped(int64(st.rate())))
 	return st, nil
+}
+
+// firstFailure adds the first per-record error of a failed batch to err.
+func firstFailure(results []error, err error) error {
+	for _, e := range results {
+		if e != nil && !errors.Is(e, dao.ErrNotAttempted) {
+			return fmt.Errorf("%w (first failure: %w)", err, e)
+		}
+	}
+	return err
 }

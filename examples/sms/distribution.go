@@ -19,9 +19,10 @@ const MaxOverMean = 1.5
 type distributionReport struct {
 	measured  []sim.Region // the data table, as counted on the cluster
 	skew      sim.Skew
-	naive     *sim.Report // naive key, same split keys (simulated)
-	keyed     *sim.Report // the data table's key, per day (simulated)
-	naiveTime *sim.Report // naive key, split on time (simulated)
+	predicted *sim.Comparison // the simulation of the sms key against the measurement; nil if regions differ
+	naive     *sim.Report     // naive key, same split keys (simulated)
+	keyed     *sim.Report     // the data table's key, per day (simulated)
+	naiveTime *sim.Report     // naive key, split on time (simulated)
 }
 
 // measure counts the rows of every region of the data table with a
@@ -55,6 +56,12 @@ func (d *demo) measure(ctx context.Context) (*distributionReport, error) {
 	}
 	if r.keyed, err = sim.Simulate(ctx, sim.FromTable(d.table, d.work, sim.SMSTime), slices, sim.WithFlushSize(0)); err != nil {
 		return nil, fmt.Errorf("sms demo: simulate the sms key: %w", err)
+	}
+	// What package sim predicted for the sms key, against the count. The
+	// regions differ only if HBase split one during the load.
+	measured := &sim.Report{Table: name, Measured: true, Rows: d.cfg.Messages, Regions: r.measured, Skew: r.skew}
+	if c, err := sim.Compare(r.keyed, measured); err == nil {
+		r.predicted = c
 	}
 	// The best a timestamp-first key can be pre-split: the window cut
 	// into as many equal spans as the data table has regions.
@@ -99,6 +106,11 @@ func bar(share float64) string {
 	return strings.Repeat("█", n)
 }
 
+// row prints one line of a table without trailing blanks.
+func (d *demo) row(format string, args ...any) {
+	d.printf("%s\n", strings.TrimRight(fmt.Sprintf(format, args...), " "))
+}
+
 func (d *demo) printDistribution(r *distributionReport) {
 	name := d.table.Name().String()
 	var total int64
@@ -119,7 +131,7 @@ func (d *demo) printDistribution(r *distributionReport) {
 			nv = naive[i]
 		}
 		start := schema.QuoteKey(g.Start)
-		d.printf("  %6d %-6s | %10s %5.1f%%  %-20s | %10s %5.1f%%  %s\n",
+		d.row("  %6d %-6s | %10s %5.1f%%  %-20s | %10s %5.1f%%  %s",
 			i+1, start, grouped(g.Rows), g.Share*100, bar(g.Share), grouped(nv.Rows), nv.Share*100, bar(nv.Share))
 	}
 	verdict := "every region within 1.5× the mean"
@@ -130,6 +142,10 @@ func (d *demo) printDistribution(r *distributionReport) {
 	d.printf("  %s: the fullest region holds %.2f× the mean share (%s);\n", name, r.skew.MaxOverMean, verdict)
 	d.printf("  naive key: region %d takes %.1f%% of the rows, the other %d regions sit idle or nearly so.\n",
 		r.naive.Skew.Max+1, naive[r.naive.Skew.Max].Share*100, len(naive)-1)
+	if r.predicted != nil {
+		d.printf("  package sim's simulation of the sms key matches this count: largest difference %.2f percentage points.\n",
+			r.predicted.MaxPoints)
+	}
 
 	// Over time: how many regions share the writes of each moment.
 	from, to := d.work.Window()

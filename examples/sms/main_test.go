@@ -11,6 +11,7 @@ import (
 	"github.com/hbkit/hbkit/examples/internal/nsclient"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
+	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -111,6 +112,11 @@ func TestDistribution(t *testing.T) {
 	}
 	if r.skew.MaxOverMean > MaxOverMean {
 		t.Errorf("max/mean = %.2f, want <= %.1f", r.skew.MaxOverMean, MaxOverMean)
+	}
+	// package sim predicted the count exactly (the same keys, the same
+	// split keys).
+	if r.predicted == nil || r.predicted.MaxPoints > 0.001 {
+		t.Errorf("simulation vs measurement: %+v, want a difference of 0 points", r.predicted)
 	}
 	// The naive key writes every row to the one region holding "2025…".
 	if got := r.naive.Regions[r.naive.Skew.Max]; got.Rows != cfg.Messages || got.Start.String() != "20" {
@@ -317,5 +323,33 @@ func TestGrouped(t *testing.T) {
 		if got := grouped(tt.n); got != tt.want {
 			t.Errorf("grouped(%d) = %q, want %q", tt.n, got, tt.want)
 		}
+	}
+}
+
+func TestPerRecord(t *testing.T) {
+	boom := errors.New("boom")
+	tests := []struct {
+		name string
+		n    int
+		err  error
+		want []error
+	}{
+		{name: "all written", n: 3, err: nil, want: nil},
+		{name: "some failed", n: 3, err: &index.BatchError{Failed: []index.ItemError{{Index: 1, Err: boom}}}, want: []error{nil, boom, nil}},
+		{name: "whole batch failed", n: 2, err: boom, want: []error{boom, boom}},
+		{name: "index out of range ignored", n: 1, err: &index.BatchError{Failed: []index.ItemError{{Index: 5, Err: boom}}}, want: []error{nil}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := perRecord(tt.n, tt.err)
+			if len(got) != len(tt.want) {
+				t.Fatalf("perRecord = %v, want %v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("record %d: %v, want %v", i, got[i], tt.want[i])
+				}
+			}
+		})
 	}
 }

@@ -26,7 +26,11 @@ func (e *MismatchError) Error() string {
 
 // queries runs the seed's queries and checks each answer against truth.
 func (d *demo) queries(ctx context.Context, t *truth) error {
-	repo, err := d.reader()
+	ix, err := d.writer()
+	if err != nil {
+		return err
+	}
+	repo, err := d.repo(ix)
 	if err != nil {
 		return err
 	}
@@ -59,7 +63,7 @@ func (d *demo) queries(ctx context.Context, t *truth) error {
 		return err
 	}
 
-	return d.indexQueries(ctx, t)
+	return d.indexQueries(ctx, ix, t)
 }
 
 // deref copies records.

@@ -25,6 +25,8 @@ type truth struct {
 	account     string
 	day         time.Time
 	accountMsgs []schema.SMS
+	// That account's messages per UTC date, from the first date.
+	accountPerDay []int64
 	// Messages and delivered messages per UTC date, from the first date.
 	perDay       []int64
 	perDayOK     []int64
@@ -67,7 +69,11 @@ func survey(w *sim.SMSWorkload) (*truth, error) {
 	})
 	t.account, t.day = ad.account, t.firstDay.AddDate(0, 0, ad.day)
 
+	t.accountPerDay = make([]int64, len(t.perDay))
 	for m := range w.Records() {
+		if m.Account == t.account {
+			t.accountPerDay[int(m.SentAt.Sub(t.firstDay)/(24*time.Hour))]++
+		}
 		if m.Mobile == t.mobile {
 			t.mobileMsgs = append(t.mobileMsgs, *m)
 		}
