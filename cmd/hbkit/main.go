@@ -42,6 +42,7 @@ func commands() []command {
 		{"table", "create, check, describe, truncate and drop tables from schemas", runTable},
 		{"simulate", "predict how a key design spreads writes over regions and servers", runSimulate},
 		{"regions", "measure rows and requests per region of a live table", runRegions},
+		{"index", "verify, repair or rebuild index tables against their data table", runIndex},
 	}
 }
 
