@@ -364,3 +364,83 @@ func TestIntegrationSplitDuringScanAndWrites(t *testing.T) {
 		t.Errorf("counter after splits: %x, want 800", got)
 	}
 }
+
+// Benchmarks against the real HBase (shared, 2 cores: numbers are for
+// comparison between versions, not capacity planning):
+//
+//	go test -tags integration -run XXX -bench BenchmarkIntegration -benchtime 3s ./hbase/
+
+func benchTable(b *testing.B, c *hbase.Client, base string) string {
+	return itTable(b, c, base, splitsEvery(10000, 100000))
+}
+
+func BenchmarkIntegrationPut(b *testing.B) {
+	c := itClient(b)
+	table := benchTable(b, c, "bput")
+	ctx := itCtx(b, 10*time.Minute)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if err := c.Put(ctx, &hbase.Put{Table: table, Row: rowKey(i % 100000), Values: map[string]map[string][]byte{"cf": {"q": []byte("value")}}}); err != nil {
+			b.Fatal(err)
+		}
+		i += 7919
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
+
+func BenchmarkIntegrationGet(b *testing.B) {
+	c := itClient(b)
+	table := benchTable(b, c, "bget")
+	ctx := itCtx(b, 10*time.Minute)
+	putRows(b, ctx, c, table, 0, 10000)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := c.Get(ctx, &hbase.Get{Table: table, Row: rowKey(i % 10000)}); err != nil {
+			b.Fatal(err)
+		}
+		i += 7919
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
+
+func BenchmarkIntegrationBatchPut1000(b *testing.B) {
+	c := itClient(b)
+	table := benchTable(b, c, "bbatch")
+	ctx := itCtx(b, 10*time.Minute)
+	actions := make([]hbase.Action, 1000)
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		for j := range actions {
+			actions[j] = &hbase.Put{Table: table, Row: rowKey((n*1000 + j*97) % 100000), Values: map[string]map[string][]byte{"cf": {"q": []byte("value")}}}
+		}
+		if _, err := c.Batch(ctx, actions); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	b.ReportMetric(float64(b.N*len(actions))/b.Elapsed().Seconds(), "puts/s")
+}
+
+func BenchmarkIntegrationScan100k(b *testing.B) {
+	c := itClient(b)
+	table := benchTable(b, c, "bscan")
+	ctx := itCtx(b, 10*time.Minute)
+	putRows(b, ctx, c, table, 0, 100000)
+	b.ReportAllocs()
+	for b.Loop() {
+		rows := 0
+		for _, err := range hbase.ScanAll(ctx, c, &hbase.Scan{Table: table}) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			rows++
+		}
+		if rows != 100000 {
+			b.Fatalf("scanned %d rows", rows)
+		}
+	}
+	b.ReportMetric(float64(b.N*100000)/b.Elapsed().Seconds(), "rows/s")
+}

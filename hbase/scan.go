@@ -129,6 +129,10 @@ func (s *scanner) Next() bool {
 		s.finish(nil)
 		return false
 	}
+	if err := s.ctx.Err(); err != nil {
+		s.finish(opErr("scan", s.table, err))
+		return false
+	}
 	if len(s.buf) == 0 && !s.fill() {
 		return false
 	}
