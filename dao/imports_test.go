@@ -12,7 +12,9 @@ import (
 // package (index never imports dao, and dao plugs an index in through
 // Indexer), the admin layer, the command line, examples or integration
 // code; and dao itself imports neither hbkit's internal packages (the
-// client's wire code may, behind package hbase) nor the fake.
+// client's wire code may, behind package hbase) nor the fake. (dao's
+// tests may import index and the fake: ExampleWithWriter wires dao to
+// index the way an application does.)
 func TestForbiddenImports(t *testing.T) {
 	list := func(format string) []string {
 		out, err := exec.Command("go", "list", "-f", format, ".").Output()

@@ -3,6 +3,8 @@ package dao
 import (
 	"fmt"
 	"reflect"
+
+	"github.com/hbkit/hbkit/hbase"
 )
 
 // Defaults of the options.
@@ -29,6 +31,8 @@ type options struct {
 	validators  []any // func(*T) error, checked against T in New
 	writer      any   // Writer[T], checked against T in New
 	nilWriter   bool
+	tableName   string
+	renamed     bool
 }
 
 func defaultOptions() options {
@@ -49,6 +53,13 @@ func WithScanConcurrency(n int) Option { return func(o *options) { o.concurrency
 // Caching; 0, the default, leaves it to the client). Queries with a small
 // limit ask for no more than they need whatever this says.
 func WithScanCaching(n int) Option { return func(o *options) { o.caching = n } }
+
+// WithTableName serves the schema's table under another name ("table" or
+// "namespace:table"): a copy of the table per tenant or per test run.
+// The schema's own name is the default.
+func WithTableName(name string) Option {
+	return func(o *options) { o.tableName, o.renamed = name, true }
+}
 
 // WithValidator adds a check run on every record before it is encoded and
 // before anything is written (Put, PutBatch). Key encoding already rejects
@@ -90,6 +101,11 @@ func (o *options) validate() error {
 		return fmt.Errorf("%w: WithScanCaching(%d): want >= 0", ErrInvalidOption, o.caching)
 	case o.nilWriter:
 		return fmt.Errorf("%w: WithWriter(nil)", ErrInvalidOption)
+	}
+	if o.renamed {
+		if _, err := hbase.ParseTableName(o.tableName); err != nil {
+			return fmt.Errorf("%w: WithTableName: %w", ErrInvalidOption, err)
+		}
 	}
 	return nil
 }

@@ -75,6 +75,10 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 		validators: validators, w: w,
 		cols: make(map[string]map[string]colName),
 	}
+	if o.renamed {
+		tn, _ := hbase.ParseTableName(o.tableName) // checked by validate
+		r.name = tn.String()
+	}
 	if segs := table.KeySegments(); len(segs) > 0 && segs[0].Kind == keys.KindSalt {
 		r.salts = int(segs[0].Keyspace.Count)
 	}

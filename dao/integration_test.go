@@ -1,0 +1,179 @@
+//go:build integration
+
+package dao_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/conformance"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// The integration tests and benchmarks run against a real HBase (make
+// hbase-up, or tools/with-hbase.sh): HBKIT_ZK names the ZooKeeper quorum
+// (default 127.0.0.1:2181). Every table gets a run-unique name and is
+// dropped at the end.
+
+var itNames = conformance.NameGenerator("itdao")
+
+func itClient(t testing.TB) *hbase.Client {
+	t.Helper()
+	zk := os.Getenv("HBKIT_ZK")
+	if zk == "" {
+		zk = "127.0.0.1:2181"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := hbase.New(ctx, zk)
+	if err != nil {
+		t.Fatalf("hbase.New(%s): %v", zk, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// itTable creates the table of d, pre-split as declared, under a unique
+// name, and drops it when the test ends.
+func itTable(t testing.TB, c *hbase.Client, d schema.Definition) string {
+	t.Helper()
+	name := itNames(d.Name().Qualifier)
+	desc := hbase.TableDescriptor{Name: name}
+	for _, f := range d.Families() {
+		attrs := f.Attributes()
+		delete(attrs, "COMPRESSION") // the local HBase may lack native Snappy
+		desc.Families = append(desc.Families, hbase.FamilyDescriptor{Name: f.Name, Attributes: attrs})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := c.CreateTable(ctx, desc, d.SplitKeys()); err != nil {
+		t.Fatalf("CreateTable(%s): %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := c.DisableTable(ctx, name); err != nil {
+			t.Logf("DisableTable(%s): %v", name, err)
+		}
+		if err := c.DeleteTable(ctx, name); err != nil {
+			t.Logf("DeleteTable(%s): %v", name, err)
+		}
+	})
+	return name
+}
+
+func itSMS(t testing.TB, c *hbase.Client) *dao.SMSRepo {
+	t.Helper()
+	tbl, err := schema.SMSTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := dao.NewSMS(c, dao.WithTableName(itTable(t, c, tbl)), dao.WithBatchSize(50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestIntegrationSMS(t *testing.T) {
+	c := itClient(t)
+	r := itSMS(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	recs := smsData(t, r)
+
+	// Bad records: rejected before anything is written.
+	for _, tc := range invalidSMS() {
+		if err := r.Put(ctx, tc.rec); !errors.Is(err, dao.ErrInvalidRecord) {
+			t.Errorf("Put(%s) = %v, want ErrInvalidRecord", tc.name, err)
+		}
+	}
+	if _, err := r.PutBatch(ctx, []*schema.SMS{msg("17700000000", t0, 0), {Mobile: "1"}}); !errors.Is(err, dao.ErrInvalidRecord) {
+		t.Errorf("PutBatch with a bad record = %v, want ErrInvalidRecord", err)
+	}
+	all := collect(t, r.Repo, ctx, dao.Query[schema.SMS]{})
+	if want := expect(t, r.Repo, recs, func(*schema.SMS) bool { return true }, false, 0); !slices.EqualFunc(all, want, bytes.Equal) {
+		t.Fatalf("table holds %d rows, want the %d written", len(all), len(want))
+	}
+
+	// Get, window, latest, pages.
+	m := recs[5]
+	if got, ok, err := r.Get(ctx, m); err != nil || !ok || got.Content != m.Content || !got.SentAt.Equal(m.SentAt) {
+		t.Errorf("Get = %+v, %v, %v; want %+v", got, ok, err, m)
+	}
+	from, to := t0.Add(20*time.Minute), t0.Add(80*time.Minute)
+	var window [][]byte
+	for got, err := range r.Messages(ctx, mobiles[0], from, to, 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		window = append(window, keyOf(t, r.Repo, got))
+	}
+	want := expect(t, r.Repo, recs, func(s *schema.SMS) bool {
+		return s.Mobile == mobiles[0] && !s.SentAt.Before(from) && s.SentAt.Before(to)
+	}, false, 0)
+	if len(want) == 0 || !slices.EqualFunc(window, want, bytes.Equal) {
+		t.Errorf("window:\n got %s\nwant %s", joinKeys(window), joinKeys(want))
+	}
+	latest, err := r.Latest(ctx, mobiles[1], 2)
+	if err != nil || len(latest) != 2 || latest[0].SentAt.Before(latest[1].SentAt) {
+		t.Errorf("Latest = %v, %v", latest, err)
+	}
+	for _, reversed := range []bool{false, true} {
+		q := dao.Query[schema.SMS]{Reversed: reversed}
+		full := collect(t, r.Repo, ctx, q)
+		if paged := pageAll(t, r.Repo, q, 7, func(s *schema.SMS) []byte { return keyOf(t, r.Repo, s) }); !slices.EqualFunc(paged, full, bytes.Equal) {
+			t.Errorf("reversed=%v: pages give %d rows, the scan %d", reversed, len(paged), len(full))
+		}
+	}
+	if err := r.Delete(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := r.Get(ctx, m); err != nil || ok {
+		t.Errorf("Get after Delete = %v, %v", ok, err)
+	}
+}
+
+// The check against HBase: a bucketed scan over 10 buckets (10
+// regions) returns exactly the rows of a plain full scan, in key order.
+func TestIntegrationBucketedScan(t *testing.T) {
+	c := itClient(t)
+	tbl, err := schema.LogDataBucketed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := dao.New(c, tbl, dao.WithTableName(itTable(t, c, tbl)), dao.WithScanConcurrency(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logData(t, r, rand.New(rand.NewPCG(1, 2)), 1000)
+	buckets, err := dao.BucketRanges(schema.LogBuckets, 1, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _ := scanLog(t, r, dao.Query[schema.LogEvent]{})
+	merged, _ := scanLog(t, r, dao.Query[schema.LogEvent]{Ranges: buckets})
+	if len(full) < 900 || !slices.EqualFunc(merged, full, bytes.Equal) {
+		t.Fatalf("bucketed scan gave %d rows, the full scan %d; equal: %v", len(merged), len(full), slices.EqualFunc(merged, full, bytes.Equal))
+	}
+	byTime, _ := scanLog(t, r, dao.Query[schema.LogEvent]{Ranges: buckets, MergeSkip: 1})
+	if want := mergedAnswer(full, buckets, 1, false, 0); !slices.EqualFunc(byTime, want, bytes.Equal) {
+		t.Errorf("time-ordered merge differs from the brute-force order")
+	}
+}
+
+// BenchmarkIntegrationOverhead runs the overhead benchmarks of
+// bench_test.go against the real HBase: dao/raw is the repository's
+// overhead over hand-written client calls (goal: at most 1.05).
+func BenchmarkIntegrationOverhead(b *testing.B) {
+	c := itClient(b)
+	runOverhead(b, c, itSMS(b, c))
+}
