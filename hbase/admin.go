@@ -313,9 +313,9 @@ func (c *Client) DescribeTable(ctx context.Context, table string) (_ TableDescri
 	return descriptorOf(s), nil
 }
 
-// tableState reads a table's state from the master; ErrTableNotFound for a
-// missing table.
-func (c *Client) tableState(ctx context.Context, tn TableName) (pb.TableState_State, error) {
+// masterTableState reads a table's state from the master (GetTableState);
+// ErrTableNotFound for a missing table.
+func (c *Client) masterTableState(ctx context.Context, tn TableName) (pb.TableState_State, error) {
 	resp := &pb.GetTableStateResponse{}
 	if err := c.masterCall(ctx, "GetTableState", &pb.GetTableStateRequest{TableName: pbTableName(tn)}, resp); err != nil {
 		return 0, err
@@ -333,7 +333,7 @@ func (c *Client) IsTableEnabled(ctx context.Context, table string) (_ bool, err 
 	}
 	ctx, sp := c.startOp(ctx, "is_table_enabled", table)
 	defer func() { sp.end(ctx, err) }()
-	st, err := c.tableState(ctx, tn)
+	st, err := c.masterTableState(ctx, tn)
 	if err != nil {
 		return false, adminErr(op, table, err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/hbkit/hbkit/internal/pb"
 )
 
-func pairsOf(ps []*pb.BytesBytesPair) [][2]string {
+func adminPairs(ps []*pb.BytesBytesPair) [][2]string {
 	var out [][2]string
 	for _, p := range ps {
 		out = append(out, [2]string{string(p.GetFirst()), string(p.GetSecond())})
@@ -80,13 +80,13 @@ func TestTableSchema(t *testing.T) {
 			if got := string(s.GetTableName().GetQualifier()); got != tt.wantQual {
 				t.Errorf("qualifier = %q, want %q", got, tt.wantQual)
 			}
-			if got := pairsOf(s.GetAttributes()); !reflect.DeepEqual(got, tt.wantTable) {
+			if got := adminPairs(s.GetAttributes()); !reflect.DeepEqual(got, tt.wantTable) {
 				t.Errorf("table attributes = %q, want %q", got, tt.wantTable)
 			}
 			var fams []string
 			for _, f := range s.GetColumnFamilies() {
 				fams = append(fams, string(f.GetName()))
-				if got, want := pairsOf(f.GetAttributes()), tt.wantAttrs[string(f.GetName())]; !reflect.DeepEqual(got, want) {
+				if got, want := adminPairs(f.GetAttributes()), tt.wantAttrs[string(f.GetName())]; !reflect.DeepEqual(got, want) {
 					t.Errorf("family %s attributes = %q, want %q", f.GetName(), got, want)
 				}
 			}
@@ -128,11 +128,11 @@ func TestCanonicalFamilyValue(t *testing.T) {
 	}
 }
 
-func bbp(k, v string) *pb.BytesBytesPair {
+func adminBBP(k, v string) *pb.BytesBytesPair {
 	return &pb.BytesBytesPair{First: []byte(k), Second: []byte(v)}
 }
 
-func nsp(k, v string) *pb.NameStringPair {
+func adminNSP(k, v string) *pb.NameStringPair {
 	return &pb.NameStringPair{Name: proto.String(k), Value: proto.String(v)}
 }
 
@@ -146,9 +146,9 @@ func TestDescriptorOf(t *testing.T) {
 			name: "default namespace dropped from the name, families sorted",
 			in: &pb.TableSchema{
 				TableName:  &pb.TableName{Namespace: []byte("default"), Qualifier: []byte("t1")},
-				Attributes: []*pb.BytesBytesPair{bbp("IS_META", "false")},
+				Attributes: []*pb.BytesBytesPair{adminBBP("IS_META", "false")},
 				ColumnFamilies: []*pb.ColumnFamilySchema{
-					{Name: []byte("z"), Attributes: []*pb.BytesBytesPair{bbp("VERSIONS", "3")}},
+					{Name: []byte("z"), Attributes: []*pb.BytesBytesPair{adminBBP("VERSIONS", "3")}},
 					{Name: []byte("a")},
 				},
 			},
@@ -165,11 +165,11 @@ func TestDescriptorOf(t *testing.T) {
 			name: "options reported as configuration are merged, attributes win",
 			in: &pb.TableSchema{
 				TableName:     &pb.TableName{Namespace: []byte("ns"), Qualifier: []byte("t")},
-				Configuration: []*pb.NameStringPair{nsp("hbase.hregion.max.filesize", "1024")},
+				Configuration: []*pb.NameStringPair{adminNSP("hbase.hregion.max.filesize", "1024")},
 				ColumnFamilies: []*pb.ColumnFamilySchema{{
 					Name:          []byte("cf"),
-					Attributes:    []*pb.BytesBytesPair{bbp("VERSIONS", "3"), bbp("COMPRESSION", "SNAPPY")},
-					Configuration: []*pb.NameStringPair{nsp("TTL", "3600"), nsp("VERSIONS", "7"), nsp("hbase.hstore.blockingStoreFiles", "20")},
+					Attributes:    []*pb.BytesBytesPair{adminBBP("VERSIONS", "3"), adminBBP("COMPRESSION", "SNAPPY")},
+					Configuration: []*pb.NameStringPair{adminNSP("TTL", "3600"), adminNSP("VERSIONS", "7"), adminNSP("hbase.hstore.blockingStoreFiles", "20")},
 				}},
 			},
 			want: TableDescriptor{
@@ -282,8 +282,8 @@ func TestTableNameWire(t *testing.T) {
 func FuzzDescriptorOf(f *testing.F) {
 	seed, _ := proto.Marshal(&pb.GetTableDescriptorsResponse{TableSchema: []*pb.TableSchema{{
 		TableName:      &pb.TableName{Namespace: []byte("ns"), Qualifier: []byte("t")},
-		Attributes:     []*pb.BytesBytesPair{bbp("IS_META", "false")},
-		ColumnFamilies: []*pb.ColumnFamilySchema{{Name: []byte("cf"), Attributes: []*pb.BytesBytesPair{bbp("VERSIONS", "3")}, Configuration: []*pb.NameStringPair{nsp("TTL", "1")}}},
+		Attributes:     []*pb.BytesBytesPair{adminBBP("IS_META", "false")},
+		ColumnFamilies: []*pb.ColumnFamilySchema{{Name: []byte("cf"), Attributes: []*pb.BytesBytesPair{adminBBP("VERSIONS", "3")}, Configuration: []*pb.NameStringPair{adminNSP("TTL", "1")}}},
 	}}})
 	f.Add(seed)
 	f.Add([]byte{})

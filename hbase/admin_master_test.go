@@ -87,12 +87,12 @@ func (m *fakeMaster) serve(nc net.Conn) {
 	if _, err := io.ReadFull(r, pre[:]); err != nil {
 		return
 	}
-	if _, err := readInt32Frame(r); err != nil {
+	if _, err := fakeMasterReadFrame(r); err != nil {
 		return
 	}
 	var wmu sync.Mutex
 	for {
-		frame, err := readInt32Frame(r)
+		frame, err := fakeMasterReadFrame(r)
 		if err != nil {
 			return
 		}
@@ -115,7 +115,7 @@ func (m *fakeMaster) serve(nc net.Conn) {
 		m.calls = append(m.calls, masterCallRecord{method: hdr.GetMethodName(), param: slices.Clone(param)})
 		m.mu.Unlock()
 		resp, exc := m.handle(hdr.GetMethodName(), param)
-		out, err := responseFrame(hdr.GetCallId(), resp, exc)
+		out, err := fakeMasterResponse(hdr.GetCallId(), resp, exc)
 		if err != nil {
 			m.t.Errorf("fake master: %v", err)
 			return
@@ -129,7 +129,7 @@ func (m *fakeMaster) serve(nc net.Conn) {
 	}
 }
 
-func readInt32Frame(r io.Reader) ([]byte, error) {
+func fakeMasterReadFrame(r io.Reader) ([]byte, error) {
 	var l [4]byte
 	if _, err := io.ReadFull(r, l[:]); err != nil {
 		return nil, err
@@ -139,9 +139,9 @@ func readInt32Frame(r io.Reader) ([]byte, error) {
 	return b, err
 }
 
-// responseFrame encodes int32 total | delimited ResponseHeader | delimited
+// fakeMasterResponse encodes int32 total | delimited ResponseHeader | delimited
 // response (absent when the call failed).
-func responseFrame(callID uint32, resp proto.Message, exc *pb.ExceptionResponse) ([]byte, error) {
+func fakeMasterResponse(callID uint32, resp proto.Message, exc *pb.ExceptionResponse) ([]byte, error) {
 	hdr, err := proto.Marshal(&pb.ResponseHeader{CallId: proto.Uint32(callID), Exception: exc})
 	if err != nil {
 		return nil, err
@@ -160,7 +160,7 @@ func responseFrame(callID uint32, resp proto.Message, exc *pb.ExceptionResponse)
 	return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...), nil
 }
 
-func exception(class, msg string, doNotRetry bool) *pb.ExceptionResponse {
+func masterException(class, msg string, doNotRetry bool) *pb.ExceptionResponse {
 	return &pb.ExceptionResponse{
 		ExceptionClassName: proto.String(class),
 		StackTrace:         proto.String(class + ": " + msg + "\n\tat org.apache.hadoop.hbase.Frame(Frame.java:1)"),
@@ -219,7 +219,7 @@ func ddlMaster(t *testing.T, scripts map[uint64]*procScript, fail map[string]*pb
 		case "getProcedureResult":
 			var req pb.GetProcedureResultRequest
 			if err := proto.Unmarshal(param, &req); err != nil {
-				return nil, exception(excDoNotRetry, err.Error(), true)
+				return nil, masterException(excDoNotRetry, err.Error(), true)
 			}
 			id := req.GetProcId()
 			polls[id]++
@@ -256,7 +256,7 @@ func ddlMaster(t *testing.T, scripts map[uint64]*procScript, fail map[string]*pb
 			next++
 			return &pb.DeleteNamespaceResponse{ProcId: proto.Uint64(next)}, nil
 		}
-		return nil, exception("org.apache.hadoop.hbase.exceptions.UnknownProtocolException", "no method "+method, true)
+		return nil, masterException("org.apache.hadoop.hbase.exceptions.UnknownProtocolException", "no method "+method, true)
 	})
 }
 
@@ -290,7 +290,7 @@ func TestAdminCreateTableRequest(t *testing.T) {
 	if req.GetNonceGroup() != 0x5eed || req.GetNonce() == 0 {
 		t.Errorf("nonce group %x, nonce %d; want the client's group and a nonce", req.GetNonceGroup(), req.GetNonce())
 	}
-	if got := pairsOf(s.GetAttributes()); fmt.Sprint(got) != "[[MAX_FILESIZE 1073741824]]" {
+	if got := adminPairs(s.GetAttributes()); fmt.Sprint(got) != "[[MAX_FILESIZE 1073741824]]" {
 		t.Errorf("table attributes = %q", got)
 	}
 	fams := s.GetColumnFamilies()
@@ -298,7 +298,7 @@ func TestAdminCreateTableRequest(t *testing.T) {
 		t.Fatalf("families = %v, want d, m", fams)
 	}
 	want := [][2]string{{"BLOOMFILTER", "ROW"}, {"COMPRESSION", "SNAPPY"}, {"IN_MEMORY", "false"}, {"VERSIONS", "3"}}
-	if got := pairsOf(fams[0].GetAttributes()); fmt.Sprint(got) != fmt.Sprint(want) {
+	if got := adminPairs(fams[0].GetAttributes()); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("family d attributes = %q, want %q", got, want)
 	}
 	var poll pb.GetProcedureResultRequest
@@ -317,13 +317,13 @@ func TestAdminRetryKeepsNonce(t *testing.T) {
 		case "DeleteTable":
 			attempts++
 			if attempts == 1 {
-				return nil, exception(excPleaseHold, "master is initializing", false)
+				return nil, masterException(excPleaseHold, "master is initializing", false)
 			}
 			return &pb.DeleteTableResponse{ProcId: proto.Uint64(5)}, nil
 		case "getProcedureResult":
 			return procState(pb.GetProcedureResultResponse_NOT_FOUND), nil
 		}
-		return nil, exception(excDoNotRetry, "unexpected "+method, true)
+		return nil, masterException(excDoNotRetry, "unexpected "+method, true)
 	})
 	c := fakeMasterClient(t, m)
 	if err := c.DeleteTable(t.Context(), "t"); err != nil {
@@ -460,7 +460,7 @@ func TestAdminErrorMapping(t *testing.T) {
 	}{
 		{
 			name: "create: table exists (RPC)",
-			fail: map[string]*pb.ExceptionResponse{"CreateTable": exception(excTableExists, "t", true)},
+			fail: map[string]*pb.ExceptionResponse{"CreateTable": masterException(excTableExists, "t", true)},
 			call: func(ctx context.Context, c *Client) error {
 				return c.CreateTable(ctx, TableDescriptor{Name: "t", Families: []FamilyDescriptor{{Name: "f"}}}, nil)
 			},
@@ -468,7 +468,7 @@ func TestAdminErrorMapping(t *testing.T) {
 		},
 		{
 			name: "create: namespace not found (RPC)",
-			fail: map[string]*pb.ExceptionResponse{"CreateTable": exception(excNamespaceNotFound, "nope", true)},
+			fail: map[string]*pb.ExceptionResponse{"CreateTable": masterException(excNamespaceNotFound, "nope", true)},
 			call: func(ctx context.Context, c *Client) error {
 				return c.CreateTable(ctx, TableDescriptor{Name: "nope:t", Families: []FamilyDescriptor{{Name: "f"}}}, nil)
 			},
@@ -482,19 +482,19 @@ func TestAdminErrorMapping(t *testing.T) {
 		},
 		{
 			name: "disable: not enabled (RPC)",
-			fail: map[string]*pb.ExceptionResponse{"DisableTable": exception(excTableNotEnabled, "t", true)},
+			fail: map[string]*pb.ExceptionResponse{"DisableTable": masterException(excTableNotEnabled, "t", true)},
 			call: func(ctx context.Context, c *Client) error { return c.DisableTable(ctx, "t") },
 			want: ErrTableDisabled,
 		},
 		{
 			name: "delete: not disabled (RPC)",
-			fail: map[string]*pb.ExceptionResponse{"DeleteTable": exception(excTableNotDisabled, "Not DISABLED; tableName=t, state=ENABLED", true)},
+			fail: map[string]*pb.ExceptionResponse{"DeleteTable": masterException(excTableNotDisabled, "Not DISABLED; tableName=t, state=ENABLED", true)},
 			call: func(ctx context.Context, c *Client) error { return c.DeleteTable(ctx, "t") },
 			want: ErrTableNotDisabled,
 		},
 		{
 			name: "modify: not found (RPC)",
-			fail: map[string]*pb.ExceptionResponse{"ModifyTable": exception(excTableNotFound, "t", true)},
+			fail: map[string]*pb.ExceptionResponse{"ModifyTable": masterException(excTableNotFound, "t", true)},
 			call: func(ctx context.Context, c *Client) error {
 				return c.ModifyTable(ctx, TableDescriptor{Name: "t", Families: []FamilyDescriptor{{Name: "f"}}})
 			},
@@ -502,13 +502,13 @@ func TestAdminErrorMapping(t *testing.T) {
 		},
 		{
 			name: "create namespace: exists (RPC)",
-			fail: map[string]*pb.ExceptionResponse{"CreateNamespace": exception(excNamespaceExists, "Namespace ns already exists", true)},
+			fail: map[string]*pb.ExceptionResponse{"CreateNamespace": masterException(excNamespaceExists, "Namespace ns already exists", true)},
 			call: func(ctx context.Context, c *Client) error { return c.CreateNamespace(ctx, "ns") },
 			want: ErrNamespaceExists,
 		},
 		{
 			name: "delete namespace: not empty (RPC)",
-			fail: map[string]*pb.ExceptionResponse{"DeleteNamespace": exception(excConstraint, "Only empty namespaces can be removed. Namespace ns has 1 tables", true)},
+			fail: map[string]*pb.ExceptionResponse{"DeleteNamespace": masterException(excConstraint, "Only empty namespaces can be removed. Namespace ns has 1 tables", true)},
 			call: func(ctx context.Context, c *Client) error { return c.DeleteNamespace(ctx, "ns") },
 			want: ErrNamespaceNotEmpty,
 		},
@@ -520,7 +520,7 @@ func TestAdminErrorMapping(t *testing.T) {
 		},
 		{
 			name: "delete namespace: not found (RPC)",
-			fail: map[string]*pb.ExceptionResponse{"DeleteNamespace": exception(excNamespaceNotFound, "ns", true)},
+			fail: map[string]*pb.ExceptionResponse{"DeleteNamespace": masterException(excNamespaceNotFound, "ns", true)},
 			call: func(ctx context.Context, c *Client) error { return c.DeleteNamespace(ctx, "ns") },
 			want: ErrNamespaceNotFound,
 		},
@@ -544,7 +544,7 @@ func TestAdminReads(t *testing.T) {
 		TableName: &pb.TableName{Namespace: []byte("ns"), Qualifier: []byte("t")},
 		ColumnFamilies: []*pb.ColumnFamilySchema{{
 			Name:       []byte("cf"),
-			Attributes: []*pb.BytesBytesPair{bbp("VERSIONS", "3"), bbp("COMPRESSION", "SNAPPY")},
+			Attributes: []*pb.BytesBytesPair{adminBBP("VERSIONS", "3"), adminBBP("COMPRESSION", "SNAPPY")},
 		}},
 	}
 	m := newFakeMaster(t, func(method string, param []byte) (proto.Message, *pb.ExceptionResponse) {
@@ -568,12 +568,12 @@ func TestAdminReads(t *testing.T) {
 			case "off":
 				return &pb.GetTableStateResponse{TableState: &pb.TableState{State: pb.TableState_DISABLING.Enum()}}, nil
 			}
-			return nil, exception(excTableNotFound, "No state found", true)
+			return nil, masterException(excTableNotFound, "No state found", true)
 		case "GetTableNames":
 			var req pb.GetTableNamesRequest
 			_ = proto.Unmarshal(param, &req)
 			if req.GetNamespace() == "missing" {
-				return nil, exception(excNamespaceNotFound, "missing", true)
+				return nil, masterException(excNamespaceNotFound, "missing", true)
 			}
 			all := []*pb.TableName{
 				{Namespace: []byte("ns"), Qualifier: []byte("t")},
@@ -597,7 +597,7 @@ func TestAdminReads(t *testing.T) {
 				{Name: []byte("ns")}, {Name: []byte("hbase")}, {Name: []byte("default")},
 			}}, nil
 		}
-		return nil, exception(excDoNotRetry, "unexpected "+method, true)
+		return nil, masterException(excDoNotRetry, "unexpected "+method, true)
 	})
 	c := fakeMasterClient(t, m)
 	ctx := t.Context()

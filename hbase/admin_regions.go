@@ -83,7 +83,7 @@ func (c *Client) SplitRegion(ctx context.Context, table string, splitKey []byte)
 	}
 	ctx, sp := c.startOp(ctx, "split_region", table)
 	defer func() { sp.end(ctx, err) }()
-	state, err := c.tableState(ctx, tn)
+	state, err := c.masterTableState(ctx, tn)
 	if err != nil {
 		return adminErr(op, table, err)
 	}

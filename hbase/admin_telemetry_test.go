@@ -13,7 +13,7 @@ import (
 	"github.com/hbkit/hbkit/internal/pb"
 )
 
-func spanAttr(s sdktrace.ReadOnlySpan, key attribute.Key) (string, bool) {
+func adminSpanAttr(s sdktrace.ReadOnlySpan, key attribute.Key) (string, bool) {
 	for _, kv := range s.Attributes() {
 		if kv.Key == key {
 			return kv.Value.Emit(), true
@@ -30,7 +30,7 @@ func TestAdminSpans(t *testing.T) {
 	t.Cleanup(func() { _ = tp.Shutdown(t.Context()) })
 
 	m := ddlMaster(t, map[uint64]*procScript{101: {running: 2, last: procState(pb.GetProcedureResultResponse_FINISHED)}},
-		map[string]*pb.ExceptionResponse{"DeleteTable": exception(excTableNotDisabled, "t", true)})
+		map[string]*pb.ExceptionResponse{"DeleteTable": masterException(excTableNotDisabled, "t", true)})
 	c := fakeMasterClient(t, m)
 	o := c.opts
 	o.tracerProvider = tp
@@ -66,23 +66,23 @@ func TestAdminSpans(t *testing.T) {
 		if s.Name() != tt.name || s.SpanKind() != trace.SpanKindClient {
 			t.Errorf("span %d = %q (%v), want %q (client)", i, s.Name(), s.SpanKind(), tt.name)
 		}
-		if v, _ := spanAttr(s, attrDBOperation); v != tt.op {
+		if v, _ := adminSpanAttr(s, attrDBOperation); v != tt.op {
 			t.Errorf("span %q db.operation.name = %q, want %q", s.Name(), v, tt.op)
 		}
-		if v, _ := spanAttr(s, attrDBSystem); v != "hbase" {
+		if v, _ := adminSpanAttr(s, attrDBSystem); v != "hbase" {
 			t.Errorf("span %q db.system.name = %q, want hbase", s.Name(), v)
 		}
-		if v, ok := spanAttr(s, attrDBCollection); v != tt.collection || ok != (tt.collection != "") {
+		if v, ok := adminSpanAttr(s, attrDBCollection); v != tt.collection || ok != (tt.collection != "") {
 			t.Errorf("span %q db.collection.name = %q, %v; want %q", s.Name(), v, ok, tt.collection)
 		}
-		v, _ := spanAttr(s, attrErrorType)
+		v, _ := adminSpanAttr(s, attrErrorType)
 		if v != tt.errType {
 			t.Errorf("span %q error.type = %q, want %q", s.Name(), v, tt.errType)
 		}
 		if wantErr := tt.errType != ""; (s.Status().Code == codes.Error) != wantErr {
 			t.Errorf("span %q status = %v, want error %v", s.Name(), s.Status(), wantErr)
 		}
-		if v, _ := spanAttr(s, attrServerAddress); v != "master.test" {
+		if v, _ := adminSpanAttr(s, attrServerAddress); v != "master.test" {
 			t.Errorf("span %q server.address = %q, want master.test", s.Name(), v)
 		}
 	}
