@@ -43,6 +43,7 @@ func commands() []command {
 		{"simulate", "predict how a key design spreads writes over regions and servers", runSimulate},
 		{"regions", "measure rows and requests per region of a live table", runRegions},
 		{"index", "verify, repair or rebuild index tables against their data table", runIndex},
+		{"bench", "run PE's workloads (and dao/index writes) with the native client: rows/s and latency", runBench},
 	}
 }
 

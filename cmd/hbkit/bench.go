@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"strings"
+
+	"github.com/hbkit/hbkit/bench"
+	"github.com/hbkit/hbkit/hbase"
+)
+
+const benchUsage = `usage: hbkit bench [--zk ADDR] [--rows N] [--threads T] [--workloads LIST] [flags]
+       hbkit bench --drop-tables [--zk ADDR]
+       hbkit bench --compare DIR
+
+Runs the workloads of HBase's PerformanceEvaluation ("hbase pe --nomapred")
+with hbkit's native client, with PE's defaults: table TestTable, family
+info0, column 0, 26-digit keys, 1,000-byte values, 2 MB write buffer, scanner
+caching 30. Each of --threads clients handles --rows rows. Prints rows/s
+(PE's "Avg TPS/QPS") and latency percentiles in microseconds.
+
+Workloads (run in the order given; the reads need a write first):
+%s
+--drop-tables drops the tables the workloads use and exits. --compare DIR
+prints the comparison table of a make bench-compare run from the PE logs
+(DIR/pe-<workload>-<threads>.log, from tools/pe/run.sh) and the JSON
+reports (DIR/hbkit-*.json, from --json) it finds there; it needs no HBase.
+
+Flags:
+`
+
+// benchPEWorkloads is the default --workloads: PE's, in a runnable order.
+const benchPEWorkloads = "sequentialWrite,randomWrite,randomRead,scan,scanRange100"
+
+type benchFlags struct {
+	zk         string
+	rows       int
+	threads    int
+	workloads  string
+	presplit   int
+	valueSize  int
+	batch      int
+	seed       uint64
+	json       bool
+	fresh      bool
+	drop       bool
+	compare    string
+	cpuprofile string
+}
+
+func benchFlagSet(e *env, f *benchFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("hbkit bench", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		var b strings.Builder
+		for _, w := range bench.Workloads() {
+			fmt.Fprintf(&b, "  %-16s %s\n", w.Name, w.Summary)
+		}
+		fmt.Fprintf(e.stderr, benchUsage, strings.TrimRight(b.String(), "\n"))
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&f.zk, "zk", "", "ZooKeeper quorum `host:port[,...]` (default $HBKIT_ZK, else 127.0.0.1:2181)")
+	fs.IntVar(&f.rows, "rows", bench.DefaultRows, "rows per client thread (PE's --rows)")
+	fs.IntVar(&f.threads, "threads", bench.DefaultThreads, "client threads (PE's nclients)")
+	fs.StringVar(&f.workloads, "workloads", benchPEWorkloads, "comma-separated workloads to run in order, or \"all\"")
+	fs.IntVar(&f.presplit, "presplit", 0, "pre-split a table the writes create into `R` regions (PE's --presplit)")
+	fs.IntVar(&f.valueSize, "value-size", bench.DefaultValueSize, "value size in bytes (PE's --valueSize)")
+	fs.IntVar(&f.batch, "batch", bench.DefaultBatchSize, "records per call of plainWrite, daoWrite and indexedWrite")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the random keys and values (default: random)")
+	fs.BoolVar(&f.json, "json", false, "print the results as JSON")
+	fs.BoolVar(&f.fresh, "fresh", false, "drop the workloads' tables first, so the writes start from empty tables")
+	fs.BoolVar(&f.drop, "drop-tables", false, "drop the workloads' tables and exit")
+	fs.StringVar(&f.compare, "compare", "", "print the comparison table of the PE logs and JSON reports in `DIR` and exit")
+	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the workloads to `FILE`")
+	return fs
+}
+
+// benchClient is what bench needs of a client.
+type benchClient interface {
+	hbase.DataClient
+	hbase.AdminClient
+}
+
+type benchConnectFunc func(ctx context.Context, zk string) (benchClient, io.Closer, error)
+
+func connectBench(ctx context.Context, zk string) (benchClient, io.Closer, error) {
+	c, err := hbase.New(ctx, zk)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, c, nil
+}
+
+// benchReport is the JSON output of hbkit bench.
+type benchReport struct {
+	Rows    int            `json:"rows_per_thread"`
+	Threads int            `json:"threads"`
+	Results []bench.Result `json:"results"`
+}
+
+func runBench(ctx context.Context, e *env, args []string) error {
+	return runBenchWith(ctx, e, args, connectBench)
+}
+
+func runBenchWith(ctx context.Context, e *env, args []string, connect benchConnectFunc) error {
+	var f benchFlags
+	fs := benchFlagSet(e, &f)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "hbkit bench: unexpected argument %q\n", fs.Arg(0))
+		return errUsage
+	}
+	if f.compare != "" {
+		return benchCompare(e, f.compare)
+	}
+	names, err := benchWorkloads(f.workloads)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "hbkit bench: %v\n", err)
+		return errUsage
+	}
+	opts := []bench.Option{
+		bench.WithRows(f.rows), bench.WithThreads(f.threads), bench.WithPresplit(f.presplit),
+		bench.WithValueSize(f.valueSize), bench.WithBatchSize(f.batch),
+	}
+	if f.seed != 0 {
+		opts = append(opts, bench.WithSeed(f.seed))
+	}
+	zk := f.zk
+	if zk == "" {
+		zk = defaultZK(e)
+	}
+	c, closer, err := connect(ctx, zk)
+	if err != nil {
+		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+	}
+	defer closer.Close()
+	r, err := bench.New(c, c, opts...)
+	if err != nil {
+		return err
+	}
+	if f.drop || f.fresh {
+		if err := r.DropTables(ctx); err != nil {
+			return err
+		}
+		if f.drop {
+			fmt.Fprintf(e.stderr, "hbkit bench: dropped %s (those that existed)\n", strings.Join(r.Tables(), ", "))
+			return nil
+		}
+	}
+	if f.cpuprofile != "" {
+		pf, err := os.Create(f.cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	report := benchReport{Rows: f.rows, Threads: f.threads}
+	for _, name := range names {
+		res, err := r.Run(ctx, name)
+		if err != nil {
+			return err
+		}
+		report.Results = append(report.Results, res)
+		if !f.json {
+			fmt.Fprintln(e.stdout, res)
+		}
+	}
+	if f.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(report)
+	}
+	return nil
+}
+
+// benchWorkloads parses --workloads.
+func benchWorkloads(list string) ([]string, error) {
+	var known []string
+	for _, w := range bench.Workloads() {
+		known = append(known, w.Name)
+	}
+	if strings.TrimSpace(list) == "all" {
+		return known, nil
+	}
+	var out []string
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		if !slices.Contains(known, n) {
+			return nil, fmt.Errorf("unknown workload %q (known: %s)", n, strings.Join(known, ", "))
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no workload given")
+	}
+	return out, nil
+}
+
+// benchCompare prints the comparison of the PE logs and hbkit reports in
+// dir.
+func benchCompare(e *env, dir string) error {
+	logs, err := filepath.Glob(filepath.Join(dir, "pe-*.log"))
+	if err != nil {
+		return err
+	}
+	var java []bench.Result
+	for _, p := range logs {
+		fh, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		res, err := bench.ParsePE(fh)
+		fh.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		java = append(java, res)
+	}
+	reports, err := filepath.Glob(filepath.Join(dir, "hbkit-*.json"))
+	if err != nil {
+		return err
+	}
+	var ours []bench.Result
+	for _, p := range reports {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var rep benchReport
+		if err := json.Unmarshal(b, &rep); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		ours = append(ours, rep.Results...)
+	}
+	if len(java) == 0 && len(ours) == 0 {
+		return fmt.Errorf("no pe-*.log or hbkit-*.json in %s", dir)
+	}
+	// Threads first, then the workloads in their run order.
+	order := make(map[string]int)
+	for i, w := range bench.Workloads() {
+		order[w.Name] = i
+	}
+	slices.SortStableFunc(ours, func(a, b bench.Result) int {
+		if a.Threads != b.Threads {
+			return a.Threads - b.Threads
+		}
+		return order[a.Workload] - order[b.Workload]
+	})
+	cs := bench.Compare(java, ours)
+	if len(cs) > 0 {
+		if err := bench.WriteComparison(e.stdout, cs); err != nil {
+			return err
+		}
+	}
+	var layers strings.Builder
+	if err := bench.WriteLayers(&layers, ours); err != nil {
+		return err
+	}
+	if layers.Len() > 0 {
+		fmt.Fprintf(e.stdout, "\n%s", layers.String())
+	}
+	return nil
+}
