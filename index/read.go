@@ -3,7 +3,9 @@ package index
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hbkit/hbkit/hbase"
@@ -118,13 +120,67 @@ func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Acti
 }
 
 // scanEntries scans the ranges of index s and calls fn with chunks of at
-// most batchSize entries, in key order.
+// most batchSize entries, in key order. One range is streamed. Several
+// ranges (the ten buckets of an SMS query) are cut into up to
+// parallelism groups of neighbouring ranges, each read by its own scan
+// with a MultiRowRangeFilter, all at once: the buckets live in different
+// regions, so the query costs one scan's latency, not ten.
 func (t *Table[T]) scanEntries(ctx context.Context, s *ixState[T], ranges []keys.KeyRange, columns []hbase.Column, fn func([]*entry) error) error {
 	if len(ranges) == 0 {
 		return nil
 	}
 	rs := slices.Clone(ranges)
 	slices.SortFunc(rs, func(a, b keys.KeyRange) int { return bytes.Compare(a.Start, b.Start) })
+	emit := func(es []*entry) error {
+		for len(es) > 0 {
+			n := min(len(es), t.o.batchSize)
+			if err := fn(es[:n]); err != nil {
+				return err
+			}
+			es = es[n:]
+		}
+		return nil
+	}
+	if len(rs) == 1 {
+		var chunk []*entry
+		err := t.scanRanges(ctx, s, rs, columns, func(e *entry) error {
+			chunk = append(chunk, e)
+			if len(chunk) == t.o.batchSize {
+				err := fn(chunk)
+				chunk = chunk[:0]
+				return err
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return emit(chunk)
+	}
+	groups := min(len(rs), t.o.parallelism)
+	found := make([][]*entry, groups)
+	errs := make([]error, groups)
+	var wg sync.WaitGroup
+	for g := range groups {
+		part := rs[g*len(rs)/groups : (g+1)*len(rs)/groups]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[g] = t.scanRanges(ctx, s, part, columns, func(e *entry) error {
+				found[g] = append(found[g], e)
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return emit(slices.Concat(found...))
+}
+
+// scanRanges reads sorted ranges of index s with one scan.
+func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbase.Column, fn func(*entry) error) error {
 	sc := &hbase.Scan{Table: s.name, StartRow: rs[0].Start, Columns: columns, Caching: t.o.batchSize}
 	if len(columns) == 0 {
 		sc.Families = [][]byte{[]byte(s.fam)}
@@ -149,21 +205,13 @@ func (t *Table[T]) scanEntries(ctx context.Context, s *ixState[T], ranges []keys
 	if err != nil {
 		return err
 	}
-	chunk := make([]*entry, 0, t.o.batchSize)
 	for r, err := range hbase.All(ctx, scanner) {
 		if err != nil {
 			return err
 		}
-		chunk = append(chunk, s.parseEntry(r))
-		if len(chunk) == t.o.batchSize {
-			if err := fn(chunk); err != nil {
-				return err
-			}
-			chunk = chunk[:0]
+		if err := fn(s.parseEntry(r)); err != nil {
+			return err
 		}
-	}
-	if len(chunk) > 0 {
-		return fn(chunk)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -201,7 +202,7 @@ func (t *Table[T]) encode(rec *T) (*encoded, error) {
 func recordError(err error) error {
 	re := &RecordError{Err: err}
 	var se *schema.Error
-	if asSchemaError(err, &se) {
+	if errors.As(err, &se) {
 		re.Field, re.Reason = se.Field, se.Reason
 	}
 	return re

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/hbkit/hbkit/hbase"
@@ -100,16 +101,8 @@ func batchResult[T any](failed []ItemError, items []*item[T]) error {
 	if len(failed) == 0 {
 		return nil
 	}
-	sortItemErrors(failed)
+	slices.SortFunc(failed, func(a, b ItemError) int { return a.Index - b.Index })
 	return &BatchError{Failed: failed}
-}
-
-func sortItemErrors(f []ItemError) {
-	for i := 1; i < len(f); i++ {
-		for j := i; j > 0 && f[j].Index < f[j-1].Index; j-- {
-			f[j], f[j-1] = f[j-1], f[j]
-		}
-	}
 }
 
 // run drives items of one kind through the protocol, retrying those that
