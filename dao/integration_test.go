@@ -123,6 +123,16 @@ func TestIntegrationSMS(t *testing.T) {
 	if len(want) == 0 || !slices.EqualFunc(window, want, bytes.Equal) {
 		t.Errorf("window:\n got %s\nwant %s", joinKeys(window), joinKeys(want))
 	}
+	// The same window oldest first: a reversed scan of a bounded range.
+	q, err := r.WindowQuery(mobiles[0], from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Reversed = true
+	slices.Reverse(want)
+	if got := collect(t, r.Repo, ctx, q); !slices.EqualFunc(got, want, bytes.Equal) {
+		t.Errorf("reversed window:\n got %s\nwant %s", joinKeys(got), joinKeys(want))
+	}
 	latest, err := r.Latest(ctx, mobiles[1], 2)
 	if err != nil || len(latest) != 2 || latest[0].SentAt.Before(latest[1].SentAt) {
 		t.Errorf("Latest = %v, %v", latest, err)
@@ -164,9 +174,15 @@ func TestIntegrationBucketedScan(t *testing.T) {
 	if len(full) < 900 || !slices.EqualFunc(merged, full, bytes.Equal) {
 		t.Fatalf("bucketed scan gave %d rows, the full scan %d; equal: %v", len(merged), len(full), slices.EqualFunc(merged, full, bytes.Equal))
 	}
-	byTime, _ := scanLog(t, r, dao.Query[schema.LogEvent]{Ranges: buckets, MergeSkip: 1})
-	if want := mergedAnswer(full, buckets, 1, false, 0); !slices.EqualFunc(byTime, want, bytes.Equal) {
-		t.Errorf("time-ordered merge differs from the brute-force order")
+	for _, reversed := range []bool{false, true} {
+		q := dao.Query[schema.LogEvent]{Ranges: buckets, MergeSkip: 1, Reversed: reversed}
+		byTime, _ := scanLog(t, r, q)
+		if want := mergedAnswer(full, buckets, 1, reversed, 0); !slices.EqualFunc(byTime, want, bytes.Equal) {
+			t.Errorf("reversed=%v: time-ordered merge differs from the brute-force order", reversed)
+		}
+		if paged := pageAll(t, r, q, 97, logKey(t, r)); !slices.EqualFunc(paged, byTime, bytes.Equal) {
+			t.Errorf("reversed=%v: pages of the merge differ from the scan", reversed)
+		}
 	}
 }
 

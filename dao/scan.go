@@ -169,6 +169,10 @@ func (r *Repo[T]) single(ctx context.Context, p *plan, kr keys.KeyRange) iter.Se
 		defer st.sc.Close()
 		var cells []schema.Cell
 		for n := 0; p.limit == 0 || n < p.limit; n++ {
+			if err := ctx.Err(); err != nil {
+				yield(item[T]{}, err)
+				return
+			}
 			res, err := st.next()
 			if err != nil {
 				yield(item[T]{}, fmt.Errorf("dao: scan %q: %w", r.name, err))
