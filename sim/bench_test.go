@@ -29,8 +29,8 @@ func BenchmarkSimulate10M(b *testing.B) {
 	}
 }
 
-// BenchmarkSimulateSplits1M adds split emulation (a region splits past 16
-// MiB) to a million SMS messages.
+// BenchmarkSimulateSplits1M adds split emulation (a region splits past 4
+// MiB, about 17,000 messages) to a million SMS messages.
 func BenchmarkSimulateSplits1M(b *testing.B) {
 	b.ReportAllocs()
 	src, err := sim.Builtin(schema.SMSTableName, sim.Config{Records: 1_000_000, Seed: 1})
@@ -38,7 +38,7 @@ func BenchmarkSimulateSplits1M(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		r, err := sim.Simulate(context.Background(), src, sim.WithSplitSize(16<<20))
+		r, err := sim.Simulate(context.Background(), src, sim.WithSplitSize(4<<20))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -121,7 +121,8 @@ type keysSource struct {
 
 // FromKeys returns a Source over keys written in the given order. at holds
 // each key's record time in Unix ms; if it is nil, key i is written at
-// time i (ms after the epoch), so time slices follow the order of the keys.
+// time i (ms after the epoch), so time slices follow the order of the keys,
+// and the report says so (Report.Ordinal).
 // Sizes are those of empty cells (RowSize of the key alone).
 func FromKeys(table string, splits [][]byte, keyList [][]byte, at []int64) (Source, error) {
 	if at != nil && len(at) != len(keyList) {
@@ -143,6 +144,9 @@ func FromKeys(table string, splits [][]byte, keyList [][]byte, at []int64) (Sour
 	}
 	return s, nil
 }
+
+// Ordinal reports that times are write numbers, not record times.
+func (s *keysSource) Ordinal() bool { return s.at == nil }
 
 func (s *keysSource) Table() string    { return s.table }
 func (s *keysSource) Splits() [][]byte { return cloneKeys(s.splits) }

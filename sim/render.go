@@ -113,11 +113,19 @@ func (r *Report) WriteText(w io.Writer) error {
 		r.Skew.MaxOverMean, r.Skew.Max, r.Skew.MinOverMean, r.Skew.Min)
 
 	if len(r.Slices) > 0 {
-		fmt.Fprintf(b, "\ntime slices (writes by record time; heat: one column per region, · none):\n")
+		by := "record time"
+		if r.Ordinal {
+			by = "write order"
+		}
+		fmt.Fprintf(b, "\ntime slices (writes by %s; heat: one column per region, · none):\n", by)
 		fmt.Fprintf(b, "%5s  %-16s  %-16s  %10s  %4s  %7s  %6s  %s\n", "slice", "from", "to", "rows", "hot", "hot%", "active", "heat")
 		for i, s := range r.Slices {
+			from, to := s.From.Format("2006-01-02 15:04"), s.To.Format("2006-01-02 15:04")
+			if r.Ordinal {
+				from, to = "write "+strconv.FormatInt(s.From.UnixMilli(), 10), "write "+strconv.FormatInt(s.To.UnixMilli(), 10)
+			}
 			fmt.Fprintf(b, "%5d  %-16s  %-16s  %10d  %4d  %6.1f%%  %6d  %s\n", i,
-				s.From.Format("2006-01-02 15:04"), s.To.Format("2006-01-02 15:04"), s.Rows, s.Hot, 100*s.HotShare, s.Active, heat(s.Regions))
+				from, to, s.Rows, s.Hot, 100*s.HotShare, s.Active, heat(s.Regions))
 		}
 	}
 
@@ -148,8 +156,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 			fmt.Fprintf(b, "%6s  %12s  %-19s  %-*s  %-*s  %-*s\n", "split", "after write", "record time", kw, "parent start", kw, "parent end", kw, "split key")
 			for i, e := range show {
-				fmt.Fprintf(b, "%6d  %12d  %-19s  %-*s  %-*s  %-*s\n", i+1, e.Write,
-					time.UnixMilli(e.At).UTC().Format("2006-01-02 15:04:05"),
+				at := time.UnixMilli(e.At).UTC().Format("2006-01-02 15:04:05")
+				if r.Ordinal {
+					at = "-" // no record times: the write number says when
+				}
+				fmt.Fprintf(b, "%6d  %12d  %-19s  %-*s  %-*s  %-*s\n", i+1, e.Write, at,
 					kw, shortKey(e.Start, maxKeyWidth), kw, shortKey(e.End, maxKeyWidth), kw, shortKey(e.Key, maxKeyWidth))
 			}
 			if len(r.Splits) > maxShown {
@@ -249,12 +260,12 @@ type Series struct {
 // a self-contained SVG document. Several series (simulated and measured)
 // are drawn side by side in each region's band.
 func WriteSVG(w io.Writer, title string, labels []string, series []Series) error {
-	return writeSVG(w, title, labels, series, nil)
+	return writeSVG(w, title, labels, series, nil, false)
 }
 
 // writeSVG draws the bars and, if slices are given, a heat map of the
 // writes per time slice (rows) and region (columns) below them.
-func writeSVG(w io.Writer, title string, labels []string, series []Series, slices []Slice) error {
+func writeSVG(w io.Writer, title string, labels []string, series []Series, slices []Slice, ordinal bool) error {
 	b := bufio.NewWriter(w)
 	colors := []string{"#3b6fb6", "#e07b39", "#4a9b5e", "#a05195"}
 	n := len(labels)
@@ -314,7 +325,11 @@ func writeSVG(w io.Writer, title string, labels []string, series []Series, slice
 		cw := plot / float64(max(cols, 1))
 		for i, sl := range slices {
 			y := top + i*cellH
-			fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", svgLeft-8, y+cellH-4, sl.From.Format("2006-01-02 15:04"))
+			label := sl.From.Format("2006-01-02 15:04")
+			if ordinal {
+				label = "write " + strconv.FormatInt(sl.From.UnixMilli(), 10)
+			}
+			fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", svgLeft-8, y+cellH-4, label)
 			for j, v := range sl.Regions {
 				// Opacity by the share of the slice's writes, so that one
 				// region taking everything is black and an even spread is
@@ -390,7 +405,7 @@ func (r *Report) WriteSVG(w io.Writer) error {
 		}
 		series = append(series, Series{Name: req.name, Shares: shares})
 	}
-	return writeSVG(w, title, RegionLabels(r.Regions), series, r.Slices)
+	return writeSVG(w, title, RegionLabels(r.Regions), series, r.Slices, r.Ordinal)
 }
 
 // WriteHTML writes an HTML page with the SVG chart of each report and the

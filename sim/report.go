@@ -151,6 +151,10 @@ type Report struct {
 	Skew    Skew     `json:"skew"`
 	// Slices are the time slices; empty when the analysis was off.
 	Slices []Slice `json:"slices,omitempty"`
+	// Ordinal is true when the source had no record times and writes were
+	// timed by their order: Slice.From and To then hold write numbers as
+	// Unix ms.
+	Ordinal bool `json:"ordinal,omitempty"`
 	// SplitSize and SplitRows are the thresholds of the split emulation
 	// (0 when off); Splits lists the splits in order and Final the
 	// regions at the end.
@@ -207,6 +211,12 @@ func (s *Simulator) Report() *Report {
 			final[i] = g
 		}
 		FillShares(final)
+		if !s.splitting {
+			// Same regions: report the flushes on the pre-split ones.
+			for i := range r.Regions {
+				r.Regions[i].Flushes = final[i].Flushes
+			}
+		}
 		r.Splits = append([]SplitEvent(nil), s.events...)
 		if s.splitting {
 			r.Final = final

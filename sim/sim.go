@@ -3,7 +3,6 @@ package sim
 import (
 	"bytes"
 	"context"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -141,7 +140,6 @@ type Simulator struct {
 	splitting bool
 	dyn       []*region // current regions, by start key
 	events    []SplitEvent
-	rng       *rand.Rand
 	scratch   [][]byte
 }
 
@@ -152,10 +150,9 @@ type region struct {
 	bytes   int64
 	mem     int64 // memstore bytes since the last flush
 	flushes int64
-	seen    int64    // keys offered to the sample
-	sample  [][]byte // reservoir of keys, for the midpoint
-	born    int64    // write number at which the region appeared
-	retry   int64    // do not try to split again before this many bytes
+	sample  keySample // uniform sample of the region's keys, for the midpoint
+	born    int64     // write number at which the region appeared
+	retry   int64     // do not try to split again before this many bytes
 }
 
 // New returns a Simulator for a table pre-split at the WithSplits keys.
@@ -190,7 +187,6 @@ func New(opts ...Option) (*Simulator, error) {
 	s.splitting = o.splitSize > 0 || o.splitRows > 0 || o.stepping
 	s.emulate = s.splitting || o.flushSize > 0
 	if s.emulate {
-		s.rng = newRand(o.seed, 99)
 		s.dyn = make([]*region, n)
 		for i := range s.dyn {
 			s.dyn[i] = &region{}
@@ -231,6 +227,9 @@ func Simulate(ctx context.Context, src Source, opts ...Option) (*Report, error) 
 	}
 	r := s.Report()
 	r.Table = src.Table()
+	if o, ok := src.(interface{ Ordinal() bool }); ok && o.Ordinal() {
+		r.Ordinal = true
+	}
 	return r, nil
 }
 
@@ -311,15 +310,7 @@ func (s *Simulator) grow(w Write) {
 	if !s.splitting {
 		return
 	}
-	// Reservoir sample: every key of the region has the same chance to be
-	// among the sampled ones. Slots are reused, so a full sample allocates
-	// nothing.
-	d.seen++
-	if len(d.sample) < s.o.sampleKeys {
-		d.sample = append(d.sample, append([]byte(nil), w.Key...))
-	} else if j := s.rng.Int64N(d.seen); j < int64(len(d.sample)) {
-		d.sample[j] = append(d.sample[j][:0], w.Key...)
-	}
+	d.sample.add(hashKey(s.o.seed, w.Key), w.Key, s.o.sampleKeys)
 	if d.bytes < d.retry {
 		return
 	}
@@ -349,7 +340,10 @@ func (s *Simulator) regionsOnServer(i int) int {
 // start with empty memstores (HBase flushes before it splits).
 func (s *Simulator) split(i int, w Write) {
 	d := s.dyn[i]
-	s.scratch = append(s.scratch[:0], d.sample...)
+	s.scratch = s.scratch[:0]
+	for _, e := range d.sample.entries {
+		s.scratch = append(s.scratch, e.key)
+	}
 	slices.SortFunc(s.scratch, bytes.Compare)
 	m := len(s.scratch) / 2
 	// The split key must leave both daughters non-empty: above the
@@ -366,19 +360,22 @@ func (s *Simulator) split(i int, w Write) {
 	mid := append([]byte(nil), s.scratch[m]...)
 	left := &region{start: d.start, born: s.n}
 	right := &region{start: mid, born: s.n}
-	for _, k := range d.sample {
-		if bytes.Compare(k, mid) < 0 {
-			left.sample = append(left.sample, k)
+	left.sample = keySample{tau: d.sample.tau, bounded: d.sample.bounded}
+	right.sample = keySample{tau: d.sample.tau, bounded: d.sample.bounded}
+	for _, e := range d.sample.entries {
+		if bytes.Compare(e.key, mid) < 0 {
+			left.sample.entries = append(left.sample.entries, e)
 		} else {
-			right.sample = append(right.sample, k)
+			right.sample.entries = append(right.sample.entries, e)
 		}
 	}
-	f := float64(len(left.sample)) / float64(len(d.sample))
+	left.sample.heapify()
+	right.sample.heapify()
+	f := float64(len(left.sample.entries)) / float64(len(d.sample.entries))
 	left.rows = int64(float64(d.rows) * f)
 	right.rows = d.rows - left.rows
 	left.bytes = int64(float64(d.bytes) * f)
 	right.bytes = d.bytes - left.bytes
-	left.seen, right.seen = left.rows, right.rows
 	if d.mem > 0 {
 		left.flushes++ // the flush before the split, counted once
 	}

@@ -113,6 +113,10 @@ func TestSplitEmulationMonotonic(t *testing.T) {
 		if g.Rows > 1001 {
 			t.Errorf("final region %d holds %d rows, above the 1000-row threshold", i, g.Rows)
 		}
+		// Regions left behind split at their sampled median: about 500.
+		if i < len(r.Final)-1 && (g.Rows < 350 || g.Rows > 650) {
+			t.Errorf("final region %d holds %d rows, want about half the threshold", i, g.Rows)
+		}
 		if i > 0 && bytes.Compare(r.Final[i-1].Start, g.Start) >= 0 {
 			t.Errorf("final regions out of order at %d: %s then %s", i, r.Final[i-1].Start, g.Start)
 		}
