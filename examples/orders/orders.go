@@ -531,10 +531,13 @@ func hashOf(repo *dao.Repo[schema.CustomerOrder], id string) string {
 }
 
 func roundMs(d time.Duration) time.Duration {
-	if d < time.Millisecond {
+	switch {
+	case d < time.Millisecond:
 		return d.Round(time.Microsecond)
+	case d < time.Second:
+		return d.Round(100 * time.Microsecond)
 	}
-	return d.Round(100 * time.Microsecond)
+	return d.Round(10 * time.Millisecond)
 }
 
 // grouped writes a non-negative n with thousands separators.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -352,4 +353,43 @@ func TestPerRecord(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestProgressTTY(t *testing.T) {
+	var b syncBuffer
+	p := newProgress(&b, true, "loading", 100, nil)
+	p.every = time.Millisecond
+	p.begin()
+	p.add(40)
+	time.Sleep(20 * time.Millisecond)
+	p.add(60)
+	p.end()
+	p.end() // idempotent
+	s := b.String()
+	if !strings.HasPrefix(s, "\rloading ") || !strings.HasSuffix(s, "\n") {
+		t.Errorf("terminal output %q: want carriage-return redraws ending with a newline", s)
+	}
+	last := s[strings.LastIndex(s, "\r"):]
+	if !strings.Contains(last, "100% 100/100") || !strings.Contains(last, strings.Repeat("█", 30)) {
+		t.Errorf("final redraw %q: want a full bar at 100%%", last)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the progress goroutine and the
+// test to share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -116,8 +116,11 @@ func smsLine(m schema.SMS) string {
 }
 
 func roundMs(d time.Duration) time.Duration {
-	if d < time.Millisecond {
+	switch {
+	case d < time.Millisecond:
 		return d.Round(time.Microsecond)
+	case d < time.Second:
+		return d.Round(100 * time.Microsecond)
 	}
-	return d.Round(100 * time.Microsecond)
+	return d.Round(10 * time.Millisecond)
 }
