@@ -3,6 +3,7 @@ package dao_test
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -114,8 +115,12 @@ func runOverhead(b *testing.B, c hbase.DataClient, r *dao.SMSRepo) {
 }
 
 // overhead interleaves raw and dao, timing each, and reports both and
-// their ratio.
-func overhead(b *testing.B, raw, viaDAO func() error) {
+// their ratio dao/raw.
+func overhead(b *testing.B, raw, viaDAO func() error) { compare(b, "raw", raw, "dao", viaDAO) }
+
+// compare interleaves two ways of doing the same work, timing each, and
+// reports "<a>-ns/op", "<b>-ns/op" and the ratio "<b>/<a>".
+func compare(b *testing.B, aName string, raw func() error, bName string, viaDAO func() error) {
 	b.ReportAllocs()
 	var rawT, daoT time.Duration
 	for i := 0; i < b.N; i++ {
@@ -137,9 +142,9 @@ func overhead(b *testing.B, raw, viaDAO func() error) {
 		*st += end.Sub(mid)
 	}
 	if rawT > 0 {
-		b.ReportMetric(float64(rawT.Nanoseconds())/float64(b.N), "raw-ns/op")
-		b.ReportMetric(float64(daoT.Nanoseconds())/float64(b.N), "dao-ns/op")
-		b.ReportMetric(float64(daoT)/float64(rawT), "dao/raw")
+		b.ReportMetric(float64(rawT.Nanoseconds())/float64(b.N), aName+"-ns/op")
+		b.ReportMetric(float64(daoT.Nanoseconds())/float64(b.N), bName+"-ns/op")
+		b.ReportMetric(float64(daoT)/float64(rawT), bName+"/"+aName)
 	}
 }
 
@@ -235,4 +240,28 @@ func rawScan(ctx context.Context, c hbase.DataClient, table, mobile string) (int
 		n++
 	}
 	return n, nil
+}
+
+// BenchmarkBucketedScanFake compares a 10-bucket merged scan with a plain
+// full scan of the same 2000 rows (schema.LogDataBucketed on the fake):
+// the cost of the goroutines, channels and heap of a merge.
+func BenchmarkBucketedScanFake(b *testing.B) {
+	r, _ := newLog(b, nil)
+	logData(b, r, rand.New(rand.NewPCG(1, 1)), 2000)
+	buckets, err := dao.BucketRanges(schema.LogBuckets, 1, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	count := func(q dao.Query[schema.LogEvent]) func() error {
+		return func() error {
+			for _, err := range r.Scan(ctx, q) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	compare(b, "full", count(dao.Query[schema.LogEvent]{}), "merged", count(dao.Query[schema.LogEvent]{Ranges: buckets, MergeSkip: 1}))
 }
