@@ -113,8 +113,8 @@ func assertMessages(t testing.TB, s *index.SMS, account string, want []string) {
 		t.Fatal(err)
 	}
 	for _, m := range got {
-		if m.Account != account {
-			t.Fatalf("messages of %s: returned a message of %s", account, m.Account)
+		if m.Account != account || !m.SentAt.Truncate(24*time.Hour).Equal(day0) {
+			t.Fatalf("messages of %s on %v: returned a message of %s on %v", account, day0, m.Account, m.SentAt)
 		}
 	}
 	if !slices.Equal(mobiles(got), want) {
