@@ -20,9 +20,11 @@ type distributionReport struct {
 	measured  []sim.Region // the data table, as counted on the cluster
 	skew      sim.Skew
 	predicted *sim.Comparison // the simulation of the sms key against the measurement; nil if regions differ
-	naive     *sim.Report     // naive key, same split keys (simulated)
-	keyed     *sim.Report     // the data table's key, per day (simulated)
-	naiveTime *sim.Report     // naive key, split on time (simulated)
+	index     []sim.Region    // the index table, as counted on the cluster
+	indexSkew sim.Skew
+	naive     *sim.Report // naive key, same split keys (simulated)
+	keyed     *sim.Report // the data table's key, per day (simulated)
+	naiveTime *sim.Report // naive key, split on time (simulated)
 }
 
 // measure counts the rows of every region of the data table with a
@@ -41,6 +43,16 @@ func (d *demo) measure(ctx context.Context) (*distributionReport, error) {
 		})
 	}
 	r.skew = sim.FillShares(r.measured)
+
+	// The index table, likewise: its hash-bucket prefix spreads it too.
+	ixDesc, err := d.adm.Describe(ctx, d.index.Name().String(), admin.CountRows())
+	if err != nil {
+		return nil, fmt.Errorf("sms demo: count index rows per region: %w", err)
+	}
+	for i, g := range ixDesc.Regions {
+		r.index = append(r.index, sim.Region{Index: i, Start: sim.Key(g.StartKey), End: sim.Key(g.EndKey), Rows: g.Rows})
+	}
+	r.indexSkew = sim.FillShares(r.index)
 
 	// The same messages, keyed [yyyyMMddHHmmss][mobile][seq], on a table
 	// pre-split at the data table's own split keys.
@@ -142,6 +154,10 @@ func (d *demo) printDistribution(r *distributionReport) {
 	d.printf("  %s: the fullest region holds %.2f× the mean share (%s);\n", name, r.skew.MaxOverMean, verdict)
 	d.printf("  naive key: region %d takes %.1f%% of the rows, the other %d regions sit idle or nearly so.\n",
 		r.naive.Skew.Max+1, naive[r.naive.Skew.Max].Share*100, len(naive)-1)
+	if len(r.index) > 0 {
+		d.printf("  %s (measured the same way): %d regions, %.1f%% to %.1f%% of the entries each, max/mean %.2f.\n",
+			d.index.Name(), len(r.index), r.index[r.indexSkew.Min].Share*100, r.index[r.indexSkew.Max].Share*100, r.indexSkew.MaxOverMean)
+	}
 	if r.predicted != nil {
 		d.printf("  package sim's simulation of the sms key matches this count: largest difference %.2f percentage points.\n",
 			r.predicted.MaxPoints)

@@ -168,8 +168,14 @@ func (d *demo) indexQueries(ctx context.Context, w *index.SMS, t *truth) error {
 		total += got
 		lines = append(lines, fmt.Sprintf("%s %7s", day.Format(time.DateOnly), grouped(got)))
 	}
-	if len(counts) != len(t.perDay) {
-		return &MismatchError{Query: name, Got: len(counts), Want: len(t.perDay), Detail: "number of days with messages"}
+	busy := 0
+	for _, n := range t.perDay {
+		if n > 0 {
+			busy++
+		}
+	}
+	if len(counts) != busy {
+		return &MismatchError{Query: name, Got: len(counts), Want: busy, Detail: "number of days with messages"}
 	}
 	d.printf("\n  %s\n    %d days, %s messages in %s, from the index alone (scan of %d buckets), as written\n",
 		name, len(t.perDay), grouped(total), roundMs(took), len(ranges))

@@ -114,6 +114,14 @@ func TestDistribution(t *testing.T) {
 	if r.skew.MaxOverMean > MaxOverMean {
 		t.Errorf("max/mean = %.2f, want <= %.1f", r.skew.MaxOverMean, MaxOverMean)
 	}
+	var entries int64
+	for _, g := range r.index {
+		entries += g.Rows
+	}
+	if len(r.index) != schema.SMSIndexBuckets || entries != cfg.Messages || r.indexSkew.MaxOverMean > MaxOverMean {
+		t.Errorf("index: %d entries in %d regions, max/mean %.2f; want %d in %d, <= %.1f",
+			entries, len(r.index), r.indexSkew.MaxOverMean, cfg.Messages, schema.SMSIndexBuckets, MaxOverMean)
+	}
 	// package sim predicted the count exactly (the same keys, the same
 	// split keys).
 	if r.predicted == nil || r.predicted.MaxPoints > 0.001 {
