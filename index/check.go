@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/keys"
 )
@@ -110,10 +112,16 @@ func WithCheckpoint(save func(Checkpoint) error) CheckOption {
 // version of the data row that was read, so a Check running next to live
 // writers never undoes their writes. A run stopped by an error or a
 // cancelled ctx resumes from its last checkpoint.
-func (t *Table[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (Report, error) {
+func (t *Table[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (rep Report, err error) {
 	if mode < ModeVerify || mode > ModeRebuild {
 		return Report{}, fmt.Errorf("%w: mode %d", ErrInvalidOption, mode)
 	}
+	ctx, span := t.span(ctx, "check", t.name, attribute.String("hbkit.index.mode", mode.String()))
+	defer func() {
+		span.SetAttributes(attribute.Int64("hbkit.index.missing", rep.Missing), attribute.Int64("hbkit.index.orphaned", rep.Orphaned),
+			attribute.Int64("hbkit.index.stale", rep.Stale), attribute.Int64("hbkit.index.repaired", rep.Repaired))
+		end(span, err)
+	}()
 	var o checkOptions
 	for _, opt := range opts {
 		opt(&o)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hbkit/hbkit/hbase"
 )
 
@@ -64,15 +66,16 @@ type Step struct {
 type Option func(*options)
 
 type options struct {
-	hook        func(Step) error
-	now         func() time.Time
-	grace       time.Duration
-	attempts    int
-	parallelism int
-	readRepair  bool
-	validators  []any // func(*T) error, checked by New
-	names       map[string]string
-	batchSize   int
+	hook           func(Step) error
+	now            func() time.Time
+	grace          time.Duration
+	attempts       int
+	parallelism    int
+	readRepair     bool
+	validators     []any // func(*T) error, checked by New
+	names          map[string]string
+	batchSize      int
+	tracerProvider trace.TracerProvider
 }
 
 func defaults() options {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
@@ -246,11 +248,13 @@ func (t *Table[T]) dataRows(ctx context.Context, es []*entry) ([]*dataState[T], 
 // the data row gives exactly the entry's key; the record returned is
 // decoded from the data row. With read repair on, confirmed entries that
 // are unverified or stale are rewritten verified and dead orphans deleted.
-func (t *Table[T]) Lookup(ctx context.Context, index string, ranges []keys.KeyRange) ([]T, error) {
+func (t *Table[T]) Lookup(ctx context.Context, index string, ranges []keys.KeyRange) (_ []T, err error) {
 	s, err := t.index(index)
 	if err != nil {
 		return nil, err
 	}
+	ctx, span := t.span(ctx, "lookup", s.name, attribute.Int("ranges", len(ranges)))
+	defer func() { end(span, err) }()
 	i := slices.Index(t.ixs, s)
 	var out []T
 	err = t.scanEntries(ctx, s, ranges, nil, func(es []*entry) error {
@@ -307,11 +311,13 @@ func (t *Table[T]) applyRepairs(ctx context.Context, fixes []hbase.Action, cams 
 // belong to live records, grouped by group(entry key), from the index
 // alone: verified entries are counted as they are; only unverified ones
 // (writes in flight or interrupted) cost a Get of their data row.
-func (t *Table[T]) Count(ctx context.Context, index string, ranges []keys.KeyRange, group func(key []byte) string) (map[string]int64, error) {
+func (t *Table[T]) Count(ctx context.Context, index string, ranges []keys.KeyRange, group func(key []byte) string) (_ map[string]int64, err error) {
 	s, err := t.index(index)
 	if err != nil {
 		return nil, err
 	}
+	ctx, span := t.span(ctx, "count", s.name, attribute.Int("ranges", len(ranges)))
+	defer func() { end(span, err) }()
 	i := slices.Index(t.ixs, s)
 	cols := []hbase.Column{
 		{Family: []byte(s.fam), Qualifier: []byte(StatusQualifier)},

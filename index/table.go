@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -59,6 +61,7 @@ type Table[T any] struct {
 	ixs        []*ixState[T]
 	validators []func(*T) error
 	last       atomic.Int64 // last version handed out by this Table
+	tracer     trace.Tracer
 }
 
 // ixState is one index of the table, resolved for the protocol.
@@ -87,7 +90,7 @@ func New[T any](c Client, t *schema.Table[T], opts ...Option) (*Table[T], error)
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	tb := &Table[T]{c: c, t: t, o: o, dataCols: t.Columns()}
+	tb := &Table[T]{c: c, t: t, o: o, dataCols: t.Columns(), tracer: newTracer(o.tracerProvider)}
 	for _, v := range o.validators {
 		f, ok := v.(func(*T) error)
 		if !ok || f == nil {

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"sync"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hbkit/hbkit/hbase"
 )
 
@@ -43,7 +46,9 @@ func (t *Table[T]) Put(ctx context.Context, rec *T) error {
 // data-row writes in parallel, one Batch of verifications. Invalid records
 // are rejected before any write; the others are written. If some records
 // failed the error is a *BatchError naming them.
-func (t *Table[T]) PutBatch(ctx context.Context, recs []*T) error {
+func (t *Table[T]) PutBatch(ctx context.Context, recs []*T) (err error) {
+	ctx, span := t.span(ctx, "put", t.name, attribute.Int("db.operation.batch.size", len(recs)))
+	defer func() { end(span, err) }()
 	items := make([]*item[T], 0, len(recs))
 	var failed []ItemError
 	for i, rec := range recs {
@@ -65,7 +70,9 @@ func (t *Table[T]) Delete(ctx context.Context, rec *T) error {
 }
 
 // DeleteBatch deletes several records, sharing round trips like PutBatch.
-func (t *Table[T]) DeleteBatch(ctx context.Context, recs []*T) error {
+func (t *Table[T]) DeleteBatch(ctx context.Context, recs []*T) (err error) {
+	ctx, span := t.span(ctx, "delete", t.name, attribute.Int("db.operation.batch.size", len(recs)))
+	defer func() { end(span, err) }()
 	items := make([]*item[T], 0, len(recs))
 	var failed []ItemError
 	for i, rec := range recs {
@@ -121,6 +128,9 @@ func (t *Table[T]) run(ctx context.Context, op Op, items []*item[T]) {
 				it.err = err
 			}
 			return
+		}
+		if attempt > 1 {
+			trace.SpanFromContext(ctx).AddEvent("retry", trace.WithAttributes(attribute.Int("attempt", attempt), attribute.Int("records", len(pending))))
 		}
 		pending = t.attempt(ctx, op, attempt, pending)
 	}
