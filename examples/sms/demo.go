@@ -135,10 +135,7 @@ func (d *demo) run(ctx context.Context) error {
 	if err := d.createTables(ctx); err != nil {
 		return err
 	}
-	truth, err := survey(d.work)
-	if err != nil {
-		return err
-	}
+	truth := survey(d.work)
 	ld, err := d.load(ctx, truth)
 	if err != nil {
 		return err
@@ -146,11 +143,15 @@ func (d *demo) run(ctx context.Context) error {
 	if err := d.queries(ctx, truth); err != nil {
 		return err
 	}
-	if err := d.distribution(ctx); err != nil {
+	dist, err := d.distribution(ctx)
+	if err != nil {
 		return err
 	}
 	d.printf("\nLoaded %s messages (data row + index entry each) in %s: %s messages/s with the index (batch %d, concurrency %d).\n",
 		grouped(ld.messages), ld.elapsed.Round(10*time.Millisecond), grouped(int64(ld.rate())), d.cfg.Batch, d.cfg.Concurrency)
+	d.printf("Rows per region, max/mean: %s %.2f (limit %.1f), %s %.2f; naive timestamp-first key %.2f (%.0f%% in one region).\n",
+		d.table.Name(), dist.skew.MaxOverMean, MaxOverMean, d.index.Name(), dist.indexSkew.MaxOverMean,
+		dist.naive.Skew.MaxOverMean, dist.naive.Regions[dist.naive.Skew.Max].Share*100)
 	if d.cfg.Keep {
 		d.printf("Kept tables %s and %s (--keep).\n", d.table.Name(), d.index.Name())
 		return nil

@@ -93,13 +93,13 @@ func (d *demo) measure(ctx context.Context) (*distributionReport, error) {
 }
 
 // distribution measures and prints where the rows went.
-func (d *demo) distribution(ctx context.Context) error {
+func (d *demo) distribution(ctx context.Context) (*distributionReport, error) {
 	r, err := d.measure(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d.printDistribution(r)
-	return nil
+	return r, nil
 }
 
 // barScale is the share of rows one character of a bar stands for, and

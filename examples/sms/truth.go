@@ -41,7 +41,7 @@ type accountDay struct {
 
 // survey walks the workload once to count, then once more to keep the
 // messages of the mobile and the account-day the queries ask about.
-func survey(w *sim.SMSWorkload) (*truth, error) {
+func survey(w *sim.SMSWorkload) *truth {
 	from, to := w.Window()
 	t := &truth{from: from, to: to, firstDay: from.Truncate(24 * time.Hour)}
 	days := int(to.Sub(t.firstDay)/(24*time.Hour)) + 1
@@ -89,7 +89,7 @@ func survey(w *sim.SMSWorkload) (*truth, error) {
 	span := to.Sub(from)
 	t.winFrom = from.Add(span / 3).Truncate(time.Hour)
 	t.winTo = from.Add(2 * span / 3).Truncate(time.Hour)
-	return t, nil
+	return t
 }
 
 // newestFirst orders messages as the data row key does within a mobile.
