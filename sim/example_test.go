@@ -88,6 +88,7 @@ func ExampleReport_WriteText() {
 	}
 	// Output:
 	// simulated sms: 1000 rows, 235.1 KiB, 5 regions, 2 servers
+	// record times from 2025-01-01 00:11:00 to 2025-01-30 23:33:40
 	//
 	// region  start  end            rows    share
 	//      0  -      05               51    5.10%  ██▍

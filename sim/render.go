@@ -107,6 +107,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(b, " (%s)", r.Elapsed.Round(time.Millisecond))
 	}
 	fmt.Fprintln(b)
+	if !r.Measured && !r.Ordinal && r.Rows > 0 {
+		fmt.Fprintf(b, "record times from %s to %s\n", r.First.Format("2006-01-02 15:04:05"), r.Last.Format("2006-01-02 15:04:05"))
+	}
 	fmt.Fprintln(b)
 	writeRegions(b, r.Regions, r.Measured)
 	fmt.Fprintf(b, "skew: max/mean %.2f (region %d), min/mean %.2f (region %d)\n",

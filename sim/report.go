@@ -145,6 +145,10 @@ type Report struct {
 	Measured bool  `json:"measured"`
 	Rows     int64 `json:"rows"`
 	Bytes    int64 `json:"bytes,omitempty"`
+	// First and Last are the earliest and latest record times written
+	// (zero when measured).
+	First time.Time `json:"first,omitzero"`
+	Last  time.Time `json:"last,omitzero"`
 	// Regions are the table's regions as pre-split (simulated) or as they
 	// are (measured).
 	Regions []Region `json:"regions"`
@@ -179,6 +183,9 @@ type Report struct {
 // Report returns the statistics of the writes added so far.
 func (s *Simulator) Report() *Report {
 	r := &Report{Rows: s.n, Bytes: s.size, SplitSize: s.o.splitSize, SplitRows: s.o.splitRows}
+	if s.n > 0 {
+		r.First, r.Last = time.UnixMilli(s.minAt).UTC(), time.UnixMilli(s.maxAt).UTC()
+	}
 	if s.o.stepping {
 		r.SplitPolicy = "stepping"
 		r.FlushSize = s.o.flushSize

@@ -133,8 +133,6 @@ type Simulator struct {
 	minAt, maxAt int64
 	rows, bytes  []int64 // per pre-split region
 	sliceRows    []int64 // slice*len(rows) + region
-	sliceMin     []int64
-	sliceMax     []int64
 
 	emulate   bool
 	splitting bool
@@ -151,7 +149,6 @@ type region struct {
 	mem     int64 // memstore bytes since the last flush
 	flushes int64
 	sample  keySample // uniform sample of the region's keys, for the midpoint
-	born    int64     // write number at which the region appeared
 	retry   int64     // do not try to split again before this many bytes
 }
 
@@ -178,11 +175,6 @@ func New(opts ...Option) (*Simulator, error) {
 	}
 	if o.slices > 0 {
 		s.sliceRows = make([]int64, o.slices*n)
-		s.sliceMin = make([]int64, o.slices)
-		s.sliceMax = make([]int64, o.slices)
-		for i := range s.sliceMin {
-			s.sliceMin[i], s.sliceMax[i] = 1<<63-1, -1<<63
-		}
 	}
 	s.splitting = o.splitSize > 0 || o.splitRows > 0 || o.stepping
 	s.emulate = s.splitting || o.flushSize > 0
@@ -273,10 +265,7 @@ func (s *Simulator) Add(w Write) {
 	s.minAt = min(s.minAt, w.At)
 	s.maxAt = max(s.maxAt, w.At)
 	if s.o.slices > 0 {
-		k := s.sliceOf(w.At)
-		s.sliceRows[k*len(s.rows)+i]++
-		s.sliceMin[k] = min(s.sliceMin[k], w.At)
-		s.sliceMax[k] = max(s.sliceMax[k], w.At)
+		s.sliceRows[s.sliceOf(w.At)*len(s.rows)+i]++
 	}
 	if s.emulate {
 		s.grow(w)
@@ -358,8 +347,8 @@ func (s *Simulator) split(i int, w Write) {
 		return
 	}
 	mid := append([]byte(nil), s.scratch[m]...)
-	left := &region{start: d.start, born: s.n}
-	right := &region{start: mid, born: s.n}
+	left := &region{start: d.start}
+	right := &region{start: mid}
 	left.sample = keySample{tau: d.sample.tau, bounded: d.sample.bounded}
 	right.sample = keySample{tau: d.sample.tau, bounded: d.sample.bounded}
 	for _, e := range d.sample.entries {
