@@ -13,7 +13,8 @@ TEST_FLAGS ?= -race -count=1 -timeout 30m
 FUZZTIME ?= 5s
 
 .PHONY: all demo test unit integration build vet fmt fmt-check lint generate check-generate \
-	fuzz-smoke hbase-up hbase-down hbase-status hbase-logs hbase-reset hbase-snappy-check clean
+	fuzz-smoke hbase-up hbase-down hbase-status hbase-logs hbase-reset hbase-snappy-check clean \
+	bench-compare
 
 all: build
 
@@ -83,3 +84,9 @@ hbase-snappy-check: $(LAUNCHER)
 
 clean:
 	rm -rf bin
+
+## Java PerformanceEvaluation vs hbkit bench on the same HBase, one run;
+## prints the hbkit/Java table and saves it to bench/results/latest.md.
+## ROWS, SCAN_ROWS, THREADS and LAYERS tune it (see tools/pe/compare.sh).
+bench-compare: $(LAUNCHER)
+	$(WITH_HBASE) tools/pe/compare.sh
