@@ -24,8 +24,9 @@ Predicts how a row-key design and its pre-split keys spread writes over
 regions, before the table exists: rows and share per region, max/mean skew,
 which regions take the writes of each time slice (a key that grows with
 time shows one hot region per slice), how regions would split as they grow
-past --split-size (or with HBase 2's stepping policy), and the load of
---servers region servers.
+(HBase 2's stepping policy by default: past twice --flush-size while a
+region is its table's only one on its server, else past --split-size), and
+the load of --servers region servers.
 
 Keys come from a deterministic generator of the built-in schema's records
 (--records, --mobiles, --accounts, --days, --start, --seed; see
@@ -117,9 +118,9 @@ func simulateFlagSet(e *env, f *simulateFlags) *flag.FlagSet {
 	fs.StringVar(&f.splits, "splits", "schema", "pre-split keys: schema, none, hex:N, decimal:N, uniform:N, prefix:N:W, sample:N, keys:K1,K2 or @FILE")
 	fs.IntVar(&f.servers, "servers", 1, "number of region servers")
 	fs.IntVar(&f.slices, "slices", sim.DefaultSlices, "number of time slices (0: none)")
-	fs.StringVar(&f.splitSize, "split-size", "0", "emulate region splits past this `SIZE` (e.g. 256MiB, 10GiB; 0: off)")
+	fs.StringVar(&f.splitSize, "split-size", "10GiB", "regions split past this `SIZE` (hbase.hregion.max.filesize; e.g. 256MiB)")
 	fs.Int64Var(&f.splitRows, "split-rows", 0, "emulate region splits past this many rows (0: off)")
-	fs.StringVar(&f.policy, "split-policy", "constant", "constant: split past --split-size; stepping: HBase 2's default, past 2×--flush-size while a region is alone on its server, else past --split-size (0: 10GiB)")
+	fs.StringVar(&f.policy, "split-policy", "stepping", "stepping: HBase 2's default, past 2×--flush-size while a region is alone on its server, else past --split-size; constant: past --split-size; none: no split emulation")
 	fs.StringVar(&f.flushSize, "flush-size", "128MiB", "memstore flush `SIZE` for counting flushes (0: off)")
 	fs.BoolVar(&f.list, "list", false, "list the built-in schemas and exit")
 	f.work.register(fs, 1_000_000)
@@ -213,16 +214,20 @@ func simulateOptions(f *simulateFlags, src sim.Source) ([]sim.Option, error) {
 		return nil, fmt.Errorf("--flush-size: %w", err)
 	}
 	opts := []sim.Option{
-		sim.WithServers(f.servers), sim.WithSlices(f.slices),
-		sim.WithSplitSize(splitSize), sim.WithSplitRows(f.splitRows), sim.WithFlushSize(flushSize),
-		sim.WithSeed(f.work.seed),
+		sim.WithServers(f.servers), sim.WithSlices(f.slices), sim.WithSplitRows(f.splitRows),
+		sim.WithFlushSize(flushSize), sim.WithSeed(f.work.seed),
 	}
 	switch f.policy {
-	case "", "constant":
+	case "constant":
+		opts = append(opts, sim.WithSplitSize(splitSize))
 	case "stepping":
-		opts = append(opts, sim.WithSteppingSplit())
+		if flushSize == 0 {
+			return nil, errors.New("--split-policy stepping needs a --flush-size")
+		}
+		opts = append(opts, sim.WithSplitSize(splitSize), sim.WithSteppingSplit())
+	case "none":
 	default:
-		return nil, fmt.Errorf("--split-policy %q: want constant or stepping", f.policy)
+		return nil, fmt.Errorf("--split-policy %q: want stepping, constant or none", f.policy)
 	}
 	if f.splits != "" && f.splits != "schema" {
 		splits, err := parseSplits(f.splits, src)

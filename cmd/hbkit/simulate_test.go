@@ -220,3 +220,28 @@ func TestSimulateHelp(t *testing.T) {
 		t.Errorf("help lacks the splits documentation:\n%s", errw.String())
 	}
 }
+
+// By default regions split as HBase 2 splits them: with four servers, a
+// table written at its end (a timestamp-first key) splits early, past
+// twice the flush size, while its last region is alone on its server:
+// four times, until the fifth region lands on a server with another.
+func TestSimulateDefaultSplitPolicy(t *testing.T) {
+	out, errOut, code := runCmd(t, "simulate", "--schema", "sms_naive", "--records", "100000", "--splits", "none",
+		"--servers", "4", "--flush-size", "256KiB", "--slices", "0", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r sim.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.SplitPolicy != "stepping" || r.SplitSize != 10<<30 || len(r.Splits) != 4 || len(r.Final) != 5 {
+		t.Errorf("policy %q past %d bytes: %d splits, %d regions; want stepping past 10 GiB, 4 splits, 5 regions",
+			r.SplitPolicy, r.SplitSize, len(r.Splits), len(r.Final))
+	}
+	for i, g := range r.Final[:len(r.Final)-1] {
+		if g.Rows == 0 {
+			t.Errorf("final region %d is empty", i)
+		}
+	}
+}
