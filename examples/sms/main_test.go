@@ -295,6 +295,10 @@ func TestRunMainFake(t *testing.T) {
 	if !strings.Contains(out.String(), "in-memory fake") || !strings.Contains(out.String(), "loaded 600 messages") {
 		t.Errorf("output:\n%s", out.String())
 	}
+	// One batch holds the whole load: one progress line.
+	if got, want := errOut.String(), "loading: 100% 600/600, "; !strings.HasPrefix(got, want) || strings.Count(got, "\n") != 1 {
+		t.Errorf("progress %q, want one line starting %q", got, want)
+	}
 }
 
 func TestProgress(t *testing.T) {

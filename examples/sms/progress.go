@@ -73,9 +73,10 @@ func (p *progress) add(n int64) {
 	t := d * 10 / p.total
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for p.tenths < t && p.tenths < 10 {
-		p.tenths++
-		// Report the threshold crossed, with the rate so far.
+	if t > p.tenths {
+		// One line for the highest tenth crossed, with the rate so far; a
+		// batch that crosses several tenths at once prints one line.
+		p.tenths = min(t, 10)
 		fmt.Fprintf(p.w, "%s: %3d%% %s/%s, %s\n", p.label, p.tenths*10,
 			grouped(d), grouped(p.total), p.rateETA(d))
 	}
