@@ -230,3 +230,34 @@ func TestRepairNeverUndoesALiveWrite(t *testing.T) {
 	assertMessages(t, live, "acme", nil)
 	assertClean(t, live, 1)
 }
+
+// TestDeleteThenRewriteAtOnce: a record deleted and written again at
+// once (the same millisecond) is visible, with its entry.
+func TestDeleteThenRewriteAtOnce(t *testing.T) {
+	b, _ := newFakeBackend(t)
+	testDeleteThenRewriteAtOnce(t, b)
+}
+
+func testDeleteThenRewriteAtOnce(t *testing.T, b backend) {
+	ctx := context.Background()
+	frozen := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
+	s := b.sms(t, index.WithClock(func() time.Time { return frozen }))
+	before, err := s.Check(ctx, index.ModeVerify)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := msg(7003, "rewrite", time.Hour)
+	for range 3 {
+		if err := s.Put(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Delete(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Put(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	assertMessages(t, s, "rewrite", []string{m.Mobile})
+	assertClean(t, s, before.DataRows+1)
+}

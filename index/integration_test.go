@@ -74,6 +74,7 @@ func TestIntegrationQueries(t *testing.T) {
 	b, _ := itBackend(t)
 	testPutQueryCount(t, b)
 	testUpdateMovesEntryAndDeleteRemovesIt(t, b)
+	testDeleteThenRewriteAtOnce(t, b)
 }
 
 func BenchmarkIntegrationPut(bm *testing.B) {

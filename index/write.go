@@ -311,14 +311,17 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 	return retry
 }
 
-// dataMutation is the conditional write of phase 2.
+// dataMutation is the conditional write of phase 2. Its cells and delete
+// markers carry the version as timestamp, like the entries: a record
+// deleted and written again within one millisecond is not hidden by its
+// own delete marker, as it would be with server-assigned timestamps.
 func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbase.CheckAndMutate {
 	cam := &hbase.CheckAndMutate{
 		Table: t.name, Row: it.key, Family: []byte(t.fam), Qualifier: []byte(VersionQualifier),
 		Compare: hbase.CompareEqual, Value: it.oldVer,
 	}
 	if op == OpDelete {
-		cam.Mutations = []hbase.Mutation{&hbase.Delete{Table: t.name, Row: it.key}}
+		cam.Mutations = []hbase.Mutation{&hbase.Delete{Table: t.name, Row: it.key, Timestamp: it.v}}
 		return cam
 	}
 	vals := cellsMap(it.enc.data.Cells)
@@ -326,11 +329,11 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbase.CheckAndMutate {
 	for i, s := range t.ixs {
 		put(vals, t.fam, s.keyQ, it.enc.entries[i].Key)
 	}
-	muts := []hbase.Mutation{&hbase.Put{Table: t.name, Row: it.key, Values: vals}}
+	muts := []hbase.Mutation{&hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
 	for _, c := range t.dataCols {
 		if _, ok := vals[c.Family][c.Qualifier]; !ok {
 			muts = append(muts, &hbase.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
-				Qualifier: []byte(c.Qualifier), AllVersions: true})
+				Qualifier: []byte(c.Qualifier), AllVersions: true, Timestamp: it.v})
 		}
 	}
 	cam.Mutations = muts
