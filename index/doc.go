@@ -22,8 +22,8 @@
 // the milliseconds of the write that produced it, strictly increasing per
 // row) and the key of its entry in each index ("_ix:<index>"). Every entry
 // holds the data row key, the carried columns and a status ("_s": 'u' or
-// 'v' plus the version that set it), all written with the version as cell
-// timestamp. A write of a record reads the data row (version v0, entry
+// 'v' plus the version that set it). Every cell and delete marker a write
+// produces, in both tables, carries its version as timestamp. A write of a record reads the data row (version v0, entry
 // keys k0), picks v = max(now, v0+1), and then:
 //
 //  1. writes the new entry k with status unverified, and marks k0
@@ -110,9 +110,11 @@
 // # Limits
 //
 // Versions come from the writers' clocks (WithClock), as HBase's own cell
-// timestamps come from the region servers': a record deleted and written
-// again within the clock skew between two writers can have its new entry
-// hidden by the old delete marker. Check reports such an entry as missing
+// timestamps come from the region servers'. One Table never hands out the
+// same version twice, so a record it deletes and writes again in the same
+// millisecond stays visible (server timestamps would hide it); but a
+// record deleted by one writer and written again by another within the
+// clock skew between them can be hidden by the old delete marker. Check reports such an entry as missing
 // and repair rewrites it. Each record must have one entry per index whose
 // key it alone derives (the SMS index key ends with the data key's fields).
 //
