@@ -114,9 +114,12 @@
 // same version twice, so a record it deletes and writes again in the same
 // millisecond stays visible (server timestamps would hide it); but a
 // record deleted by one writer and written again by another within the
-// clock skew between them can be hidden by the old delete marker. Check reports such an entry as missing
-// and repair rewrites it. Each record must have one entry per index whose
-// key it alone derives (the SMS index key ends with the data key's fields).
+// clock skew between them can be hidden by the old delete marker, data
+// row and entry alike, so the write is lost without a divergence, as a
+// write is with HBase's own timestamps on a skewed region server clock.
+// Keep writers' clocks synchronised (NTP). Each record must have one entry
+// per index whose key it alone derives (the SMS index key ends with the
+// data key's fields).
 //
 // # Who should use it
 //
