@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -118,34 +119,44 @@ func runOverhead(b *testing.B, c hbase.DataClient, r *dao.SMSRepo) {
 // their ratio dao/raw.
 func overhead(b *testing.B, raw, viaDAO func() error) { compare(b, "raw", raw, "dao", viaDAO) }
 
-// compare interleaves two ways of doing the same work, timing each, and
-// reports "<a>-ns/op", "<b>-ns/op" and the ratio "<b>/<a>".
-func compare(b *testing.B, aName string, raw func() error, bName string, viaDAO func() error) {
+// compare interleaves two ways of doing the same work, times each call,
+// and reports the median time of each ("<a>-ns/op", "<b>-ns/op") and the
+// ratio of the medians ("<b>/<a>"). Medians, so that an iteration that
+// happened to be preempted on a loaded machine does not decide the ratio.
+func compare(b *testing.B, aName string, fa func() error, bName string, fb func() error) {
 	b.ReportAllocs()
-	var rawT, daoT time.Duration
-	for i := 0; i < b.N; i++ {
-		first, second := raw, viaDAO
-		ft, st := &rawT, &daoT
-		if i%2 == 1 { // alternate who goes first, so neither always finds warm caches
-			first, second, ft, st = viaDAO, raw, &daoT, &rawT
-		}
+	ta := make([]time.Duration, 0, b.N)
+	tb := make([]time.Duration, 0, b.N)
+	run := func(f func() error, into *[]time.Duration) {
 		start := time.Now()
-		if err := first(); err != nil {
+		if err := f(); err != nil {
 			b.Fatal(err)
 		}
-		mid := time.Now()
-		if err := second(); err != nil {
-			b.Fatal(err)
+		*into = append(*into, time.Since(start))
+	}
+	for i := 0; i < b.N; i++ {
+		if i%2 == 0 { // alternate who goes first, so neither always finds warm caches
+			run(fa, &ta)
+			run(fb, &tb)
+		} else {
+			run(fb, &tb)
+			run(fa, &ta)
 		}
-		end := time.Now()
-		*ft += mid.Sub(start)
-		*st += end.Sub(mid)
 	}
-	if rawT > 0 {
-		b.ReportMetric(float64(rawT.Nanoseconds())/float64(b.N), aName+"-ns/op")
-		b.ReportMetric(float64(daoT.Nanoseconds())/float64(b.N), bName+"-ns/op")
-		b.ReportMetric(float64(daoT)/float64(rawT), bName+"/"+aName)
+	ma, mb := median(ta), median(tb)
+	if ma > 0 {
+		b.ReportMetric(float64(ma.Nanoseconds()), aName+"-ns/op")
+		b.ReportMetric(float64(mb.Nanoseconds()), bName+"-ns/op")
+		b.ReportMetric(float64(mb)/float64(ma), bName+"/"+aName)
 	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
 }
 
 // rawKey builds the SMS row key by hand.

@@ -202,40 +202,64 @@ func (r *Repo[T]) rowKeys(key *T) ([][]byte, error) {
 // fields are ignored) and reports whether it exists. For a salted layout
 // it reads every salt value's row, in one batch.
 func (r *Repo[T]) Get(ctx context.Context, key *T) (*T, bool, error) {
-	ks, err := r.rowKeys(key)
-	if err != nil {
-		return nil, false, err
+	if r.salts > 0 {
+		return r.getSalted(ctx, key)
 	}
-	var res *hbase.Result
-	if len(ks) == 1 {
-		res, err = r.c.Get(ctx, &hbase.Get{Table: r.name, Row: ks[0]})
-		if err != nil {
-			return nil, false, fmt.Errorf("dao: get %q: %w", r.name, err)
-		}
-	} else {
-		actions := make([]hbase.Action, len(ks))
-		for i, k := range ks {
-			actions[i] = &hbase.Get{Table: r.name, Row: k}
-		}
-		results, err := r.c.Batch(ctx, actions)
-		if err != nil {
-			return nil, false, fmt.Errorf("dao: get %q: %w", r.name, err)
-		}
-		for _, br := range results {
-			if !br.Result.Empty() {
-				res = br.Result
-				break
-			}
-		}
+	if key == nil {
+		return nil, false, &ValidationError{Table: r.name, Reason: "nil key record"}
+	}
+	// The pooled row lends its key buffer to the request and its cell
+	// slice to decoding; both are done with before it goes back.
+	row := r.rows.Get().(*schema.Row)
+	defer r.rows.Put(row)
+	k, err := r.t.AppendKey(row.Key[:0], key)
+	if err != nil {
+		return nil, false, r.invalid(err)
+	}
+	row.Key = k
+	res, err := r.c.Get(ctx, &hbase.Get{Table: r.name, Row: k})
+	if err != nil {
+		return nil, false, fmt.Errorf("dao: get %q: %w", r.name, err)
 	}
 	if res.Empty() {
 		return nil, false, nil
 	}
 	v := new(T)
-	if _, err := r.decode(res, nil, v); err != nil {
+	cells, err := r.decode(res, row.Cells[:0], v)
+	clear(cells)
+	row.Cells = cells[:0]
+	if err != nil {
 		return nil, false, err
 	}
 	return v, true, nil
+}
+
+// getSalted reads the row under every salt value, in one batch, and
+// decodes the first one found.
+func (r *Repo[T]) getSalted(ctx context.Context, key *T) (*T, bool, error) {
+	ks, err := r.rowKeys(key)
+	if err != nil {
+		return nil, false, err
+	}
+	actions := make([]hbase.Action, len(ks))
+	for i, k := range ks {
+		actions[i] = &hbase.Get{Table: r.name, Row: k}
+	}
+	results, err := r.c.Batch(ctx, actions)
+	if err != nil {
+		return nil, false, fmt.Errorf("dao: get %q: %w", r.name, err)
+	}
+	for _, br := range results {
+		if br.Result.Empty() {
+			continue
+		}
+		v := new(T)
+		if _, err := r.decode(br.Result, nil, v); err != nil {
+			return nil, false, err
+		}
+		return v, true, nil
+	}
+	return nil, false, nil
 }
 
 // decode decodes a result into v, reusing cells as scratch space.
