@@ -80,7 +80,7 @@ type options struct {
 
 func defaults() options {
 	return options{
-		now: time.Now, grace: time.Minute, attempts: 8, parallelism: 8,
+		now: time.Now, grace: time.Minute, attempts: 8, parallelism: 16,
 		readRepair: true, batchSize: 500,
 	}
 }
@@ -110,7 +110,7 @@ func WithGracePeriod(d time.Duration) Option { return func(o *options) { o.grace
 func WithMaxAttempts(n int) Option { return func(o *options) { o.attempts = n } }
 
 // WithParallelism bounds the conditional data-row writes a batch runs at
-// once (default 8).
+// once, and the scans a query runs at once (default 16).
 func WithParallelism(n int) Option { return func(o *options) { o.parallelism = n } }
 
 // WithReadRepair turns read repair on or off (default on): readers mark
