@@ -16,7 +16,7 @@ import (
 func adminSpanAttr(s sdktrace.ReadOnlySpan, key attribute.Key) (string, bool) {
 	for _, kv := range s.Attributes() {
 		if kv.Key == key {
-			return kv.Value.Emit(), true
+			return kv.Value.String(), true
 		}
 	}
 	return "", false

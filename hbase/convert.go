@@ -24,7 +24,6 @@ var (
 	enumDelOne      = pb.MutationProto_DELETE_ONE_VERSION
 	enumDelMulti    = pb.MutationProto_DELETE_MULTIPLE_VERSIONS
 	enumDelFamily   = pb.MutationProto_DELETE_FAMILY
-	enumRegionName  = pb.RegionSpecifier_REGION_NAME
 	enumMustPassAll = pb.FilterList_MUST_PASS_ALL
 	enumMustPassOne = pb.FilterList_MUST_PASS_ONE
 	boolTrue        = true

@@ -317,6 +317,7 @@ func (c *Client) atomicRow(ctx context.Context, table string, row []byte, muts [
 				return exceptionFromPair(x)
 			}
 		}
+		//lint:ignore SA1019 older 2.x servers report the outcome of an atomic Multi only in the deprecated field
 		processed = rar.GetProcessed() || (cond == nil && resp.GetProcessed())
 		if cond == nil {
 			processed = true

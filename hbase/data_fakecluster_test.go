@@ -49,8 +49,6 @@ type fakeCluster struct {
 	hang bool
 }
 
-const fakeMetaAddr = "rs1:16020"
-
 type fakeRegion struct {
 	name       []byte
 	start, end []byte

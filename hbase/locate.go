@@ -1,7 +1,6 @@
 package hbase
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -139,7 +138,3 @@ func pickRegion(results []*pb.Result, table string, row []byte, before bool) (*r
 	}
 	return nil, ErrTableNotFound
 }
-
-// regionStart is what a scan or batch needs to compare keys: bytes.Compare
-// with the region's bounds.
-func rowBefore(a, b []byte) bool { return bytes.Compare(a, b) < 0 }

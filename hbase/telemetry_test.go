@@ -54,8 +54,8 @@ func TestTelemetry(t *testing.T) {
 			t.Errorf("tracer name %q", got)
 		}
 		for _, a := range s.Attributes() {
-			if strings.Contains(a.Value.Emit(), "secret") {
-				t.Errorf("span %q attribute %s = %q leaks a row key or value", s.Name(), a.Key, a.Value.Emit())
+			if strings.Contains(a.Value.String(), "secret") {
+				t.Errorf("span %q attribute %s = %q leaks a row key or value", s.Name(), a.Key, a.Value.String())
 			}
 		}
 		if strings.Contains(s.Status().Description, "secret") {
@@ -75,7 +75,7 @@ func TestTelemetry(t *testing.T) {
 	}
 	attrs := map[attribute.Key]string{}
 	for _, a := range put.Attributes() {
-		attrs[a.Key] = a.Value.Emit()
+		attrs[a.Key] = a.Value.String()
 	}
 	for k, v := range want {
 		if attrs[k] != v {
@@ -95,7 +95,7 @@ func TestTelemetry(t *testing.T) {
 	var errType string
 	for _, a := range miss.Attributes() {
 		if a.Key == "error.type" {
-			errType = a.Value.Emit()
+			errType = a.Value.String()
 		}
 	}
 	if errType == "" {

@@ -78,8 +78,6 @@ func reverse(s string) string {
 	return string(b)
 }
 
-func ident[V any](v V) V { return v }
-
 func eqv[V comparable](a, b V) bool { return a == b }
 
 func showS(s string) string {

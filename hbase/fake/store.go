@@ -124,11 +124,11 @@ func (t *table) visible(r *row, now int64) []hbase.Cell {
 		if !ok {
 			continue // family dropped by ModifyTable
 		}
-		f, k := string(c.Family), colKey{string(c.Family), string(c.Qualifier)}
-		if v, ok := famDel[f]; ok && c.Timestamp <= v {
+		k := colKey{string(c.Family), string(c.Qualifier)}
+		if v, ok := famDel[k.family]; ok && c.Timestamp <= v {
 			continue
 		}
-		if famVer[f][c.Timestamp] {
+		if famVer[k.family][c.Timestamp] {
 			continue
 		}
 		if v, ok := colDel[k]; ok && c.Timestamp <= v {
