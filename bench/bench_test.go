@@ -312,6 +312,16 @@ func TestMutatorFlushesAtBufferSize(t *testing.T) {
 	}
 }
 
+// The buffer counts a PE put about as the Java client does (Put.heapSize
+// of HBase 2.6.4: 1,384 bytes), so a flush carries as many puts.
+func TestPutSizeMatchesJava(t *testing.T) {
+	p := &hbase.Put{Table: DefaultTable, Row: Key(1), Values: map[string]map[string][]byte{Family: {Qualifier: make([]byte, DefaultValueSize)}}}
+	const java = 1384
+	if got := putSize(p); got < java*99/100 || got > java*101/100 {
+		t.Fatalf("putSize = %d, want within 1%% of Java's %d", got, java)
+	}
+}
+
 func equalInts(a, b []int) bool {
 	if len(a) != len(b) {
 		return false

@@ -7,7 +7,7 @@
 # Settings (environment):
 #   ROWS=20000      rows per client for sequentialWrite, randomWrite,
 #                   randomRead and scan
-#   SCAN_ROWS=2000  scans per client for scanRange100 (each reads up to 100
+#   SCAN_ROWS=1000  scans per client for scanRange100 (each reads up to 100
 #                   rows; its keys are drawn from SCAN_ROWS x threads rows)
 #   THREADS="1 4"   client thread counts, one round each
 #   LAYERS=1        also run hbkit's plainWrite, daoWrite and indexedWrite
@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 ROWS=${ROWS:-20000}
-SCAN_ROWS=${SCAN_ROWS:-2000}
+SCAN_ROWS=${SCAN_ROWS:-1000}
 THREADS=${THREADS:-1 4}
 LAYERS=${LAYERS:-1}
 out=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/hbkit-bench-compare.XXXXXX")}
