@@ -133,7 +133,7 @@ for w in "${workloads[@]}"; do
 	log="$out/pe-$w-$threads.log"
 	echo "run.sh: PerformanceEvaluation --nomapred --rows=$rows --presplit=$presplit $w $threads" >&2
 	# PE's options must precede the command: it sizes the run when it reads it.
-	if ! java "${jdk17[@]}" -Xms512m -Xmx512m \
+	if ! java "${jdk17[@]}" -Xmx1g \
 		-Dlog4j2.configurationFile="$conf/log4j2.properties" \
 		-cp "$conf:$classpath" org.apache.hadoop.hbase.PerformanceEvaluation \
 		--nomapred --rows="$rows" --presplit="$presplit" "$w" "$threads" >"$log" 2>"$log.err"; then
