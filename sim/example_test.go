@@ -98,10 +98,10 @@ func ExampleReport_WriteText() {
 	//      4  20     -               820   82.00%  ████████████████████████████████████████
 	// skew: max/mean 4.10 (region 4), min/mean 0.18 (region 2)
 	//
-	// time slices (writes by record time; heat: one column per region, · none):
-	// slice  from              to                      rows   hot     hot%  active  heat
-	//     0  2025-01-01 00:00  2025-01-16 00:00         500     4    82.2%       5  ▁▁▁▁█
-	//     1  2025-01-16 00:00  2025-01-31 00:00         500     4    81.8%       5  ▁▁▁▁█
+	// time slices (writes by record time; hot: the busiest region, busiest rs: the busiest server's share; heat: one column per region, · none):
+	// slice  from              to                      rows   hot     hot%  active  busiest rs%  heat
+	//     0  2025-01-01 00:00  2025-01-16 00:00         500     4    82.2%       5        90.2%  ▁▁▁▁█
+	//     1  2025-01-16 00:00  2025-01-31 00:00         500     4    81.8%       5        91.4%  ▁▁▁▁█
 	//
 	// region servers (regions round-robin in key order):
 	// server                  regions          rows    share

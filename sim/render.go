@@ -120,15 +120,23 @@ func (r *Report) WriteText(w io.Writer) error {
 		if r.Ordinal {
 			by = "write order"
 		}
-		fmt.Fprintf(b, "\ntime slices (writes by %s; heat: one column per region, · none):\n", by)
-		fmt.Fprintf(b, "%5s  %-16s  %-16s  %10s  %4s  %7s  %6s  %s\n", "slice", "from", "to", "rows", "hot", "hot%", "active", "heat")
+		fmt.Fprintf(b, "\ntime slices (writes by %s; hot: the busiest region, busiest rs: the busiest server's share; heat: one column per region, · none):\n", by)
+		fmt.Fprintf(b, "%5s  %-16s  %-16s  %10s  %4s  %7s  %6s  %11s  %s\n", "slice", "from", "to", "rows", "hot", "hot%", "active", "busiest rs%", "heat")
 		for i, s := range r.Slices {
 			from, to := s.From.Format("2006-01-02 15:04"), s.To.Format("2006-01-02 15:04")
 			if r.Ordinal {
 				from, to = "write "+strconv.FormatInt(s.From.UnixMilli(), 10), "write "+strconv.FormatInt(s.To.UnixMilli(), 10)
 			}
-			fmt.Fprintf(b, "%5d  %-16s  %-16s  %10d  %4d  %6.1f%%  %6d  %s\n", i,
-				from, to, s.Rows, s.Hot, 100*s.HotShare, s.Active, heat(s.Regions))
+			var busiest int64
+			for _, v := range s.Servers {
+				busiest = max(busiest, v)
+			}
+			srv := 0.0
+			if s.Rows > 0 {
+				srv = 100 * float64(busiest) / float64(s.Rows)
+			}
+			fmt.Fprintf(b, "%5d  %-16s  %-16s  %10d  %4d  %6.1f%%  %6d  %10.1f%%  %s\n", i,
+				from, to, s.Rows, s.Hot, 100*s.HotShare, s.Active, srv, heat(s.Regions))
 		}
 	}
 

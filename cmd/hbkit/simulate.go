@@ -117,7 +117,7 @@ func simulateFlagSet(e *env, f *simulateFlags) *flag.FlagSet {
 	fs.StringVar(&f.sample, "sample", "", "read row keys from `FILE` instead of generating records")
 	fs.StringVar(&f.splits, "splits", "schema", "pre-split keys: schema, none, hex:N, decimal:N, uniform:N, prefix:N:W, sample:N, keys:K1,K2 or @FILE")
 	fs.IntVar(&f.servers, "servers", 1, "number of region servers")
-	fs.IntVar(&f.slices, "slices", sim.DefaultSlices, "number of time slices (0: none)")
+	fs.IntVar(&f.slices, "slices", -1, "number of time slices (0: none; default one per region, 10 to 48)")
 	fs.StringVar(&f.splitSize, "split-size", "10GiB", "regions split past this `SIZE` (hbase.hregion.max.filesize; e.g. 256MiB)")
 	fs.Int64Var(&f.splitRows, "split-rows", 0, "emulate region splits past this many rows (0: off)")
 	fs.StringVar(&f.policy, "split-policy", "stepping", "stepping: HBase 2's default, past 2×--flush-size while a region is alone on its server, else past --split-size; constant: past --split-size; none: no split emulation")
@@ -214,7 +214,7 @@ func simulateOptions(f *simulateFlags, src sim.Source) ([]sim.Option, error) {
 		return nil, fmt.Errorf("--flush-size: %w", err)
 	}
 	opts := []sim.Option{
-		sim.WithServers(f.servers), sim.WithSlices(f.slices), sim.WithSplitRows(f.splitRows),
+		sim.WithServers(f.servers), sim.WithSplitRows(f.splitRows),
 		sim.WithFlushSize(flushSize), sim.WithSeed(f.work.seed),
 	}
 	switch f.policy {
@@ -229,14 +229,22 @@ func simulateOptions(f *simulateFlags, src sim.Source) ([]sim.Option, error) {
 	default:
 		return nil, fmt.Errorf("--split-policy %q: want stepping, constant or none", f.policy)
 	}
+	regions := len(src.Splits()) + 1
 	if f.splits != "" && f.splits != "schema" {
 		splits, err := parseSplits(f.splits, src)
 		if err != nil {
 			return nil, fmt.Errorf("--splits %s: %w", f.splits, err)
 		}
 		opts = append(opts, sim.WithSplits(splits))
+		regions = len(splits) + 1
 	}
-	return opts, nil
+	// One slice per region shows a key that moves through the regions
+	// with time as one hot region per slice.
+	slices := f.slices
+	if slices < 0 {
+		slices = min(max(regions, sim.DefaultSlices), 48)
+	}
+	return append(opts, sim.WithSlices(slices)), nil
 }
 
 // parseSplits turns a --splits SPEC into split keys.
