@@ -11,6 +11,8 @@
 #                   rows; its keys are drawn from SCAN_ROWS x threads rows)
 #   THREADS="1 4"   client thread counts, one round each
 #   LAYERS=1        also run hbkit's plainWrite, daoWrite and indexedWrite
+#   PROFILE=0       1: CPU profiles of hbkit's runs in OUT/hbkit-<T>-*.prof
+#                   (go tool pprof OUT/hbkit OUT/hbkit-1-pe.prof)
 #   OUT=DIR         keep the logs and JSON reports in DIR (default: a
 #                   temporary directory)
 #
@@ -24,6 +26,7 @@ ROWS=${ROWS:-20000}
 SCAN_ROWS=${SCAN_ROWS:-1000}
 THREADS=${THREADS:-1 4}
 LAYERS=${LAYERS:-1}
+PROFILE=${PROFILE:-0}
 out=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/hbkit-bench-compare.XXXXXX")}
 mkdir -p "$out" bench/results
 rm -f "$out"/pe-*.log "$out"/hbkit-*.json
@@ -33,6 +36,7 @@ go build -o "$hbkit" ./cmd/hbkit
 
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 t0=$(date +%s)
+prof() { [ "$PROFILE" = 1 ] && echo "--cpuprofile=$out/hbkit-$1.prof" || true; }
 for t in $THREADS; do
 	echo "== $t thread(s): Java PerformanceEvaluation" >&2
 	"$hbkit" bench --drop-tables
@@ -41,10 +45,10 @@ for t in $THREADS; do
 
 	echo "== $t thread(s): hbkit bench" >&2
 	"$hbkit" bench --drop-tables
-	"$hbkit" bench --rows "$ROWS" --threads "$t" --workloads sequentialWrite,randomWrite,randomRead,scan --json >"$out/hbkit-$t-pe.json"
-	"$hbkit" bench --rows "$SCAN_ROWS" --threads "$t" --workloads scanRange100 --json >"$out/hbkit-$t-range.json"
+	"$hbkit" bench --rows "$ROWS" --threads "$t" --workloads sequentialWrite,randomWrite,randomRead,scan --json $(prof "$t-pe") >"$out/hbkit-$t-pe.json"
+	"$hbkit" bench --rows "$SCAN_ROWS" --threads "$t" --workloads scanRange100 --json $(prof "$t-range") >"$out/hbkit-$t-range.json"
 	if [ "$LAYERS" = 1 ]; then
-		"$hbkit" bench --rows "$ROWS" --threads "$t" --workloads plainWrite,daoWrite,indexedWrite --json >"$out/hbkit-$t-layers.json"
+		"$hbkit" bench --rows "$ROWS" --threads "$t" --workloads plainWrite,daoWrite,indexedWrite --json $(prof "$t-layers") >"$out/hbkit-$t-layers.json"
 	fi
 done
 "$hbkit" bench --drop-tables
