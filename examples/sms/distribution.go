@@ -134,8 +134,8 @@ func (d *demo) printDistribution(r *distributionReport) {
 	d.printf("next to where the same %s messages go with a naive timestamp-first key\n", grouped(total))
 	d.printf("[yyyyMMddHHmmss][mobile][seq] on a table with the same split keys (simulated with package sim;\n")
 	d.printf("nothing is written for it). One █ is %.2g%% of the rows.\n\n", barScale*100)
-	d.printf("  %-6s %-6s | %-10s %6s  %-20s | %-10s %6s  %s\n",
-		"region", "start", name+" rows", "share", "", "naive rows", "share", "")
+	d.row("  %-6s %-6s | %10s %6s  %-20s | %10s %6s",
+		"region", "start", name+" rows", "share", "", "naive rows", "share")
 	naive := r.naive.Regions
 	for i, g := range r.measured {
 		var nv sim.Region
