@@ -29,6 +29,7 @@ caching 30. Each of --threads clients handles --rows rows. Prints rows/s
 
 Workloads (run in the order given; the reads need a write first):
 %s
+
 --drop-tables drops the tables the workloads use and exits. --compare DIR
 prints the comparison table of a make bench-compare run from the PE logs
 (DIR/pe-<workload>-<threads>.log, from tools/pe/run.sh) and the JSON
