@@ -19,6 +19,9 @@ type Diff struct {
 	Measured  float64 `json:"measured_share"`
 	// Points is Measured - Simulated in percentage points.
 	Points float64 `json:"points"`
+	// Requests is the region's share of the measured write requests,
+	// when HBase reported them (Comparison.HasRequests).
+	Requests float64 `json:"write_request_share,omitempty"`
 }
 
 // Comparison sets a simulation beside a measurement of the same table.
@@ -27,6 +30,11 @@ type Comparison struct {
 	Regions []Diff `json:"regions"`
 	// MaxPoints is the largest absolute difference in percentage points.
 	MaxPoints float64 `json:"max_points"`
+	// HasRequests reports that the measurement has write request counts;
+	// MaxRequestPoints is then the largest difference between the
+	// simulated share of rows and the measured share of write requests.
+	HasRequests      bool    `json:"has_requests,omitempty"`
+	MaxRequestPoints float64 `json:"max_request_points,omitempty"`
 	// SimSkew and RealSkew are the max/mean skews of both.
 	SimSkew  float64 `json:"simulated_max_over_mean"`
 	RealSkew float64 `json:"measured_max_over_mean"`
@@ -53,6 +61,18 @@ func Compare(simulated, measured *Report) (*Comparison, error) {
 		c.MaxPoints = max(c.MaxPoints, math.Abs(d.Points))
 		c.Regions = append(c.Regions, d)
 	}
+	var writes int64
+	for _, m := range measured.Regions {
+		writes += m.WriteRequests
+	}
+	if writes > 0 {
+		c.HasRequests = true
+		for i, m := range measured.Regions {
+			d := &c.Regions[i]
+			d.Requests = float64(m.WriteRequests) / float64(writes)
+			c.MaxRequestPoints = max(c.MaxRequestPoints, 100*math.Abs(d.Requests-d.Simulated))
+		}
+	}
 	return c, nil
 }
 
@@ -65,12 +85,23 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	for _, d := range c.Regions {
 		kw = max(kw, len(shortKey(d.Start, maxKeyWidth)), len(shortKey(d.End, maxKeyWidth)))
 	}
-	fmt.Fprintf(b, "%6s  %-*s  %-*s  %12s  %12s  %9s  %9s  %8s\n", "region", kw, "start", kw, "end", "sim rows", "real rows", "sim", "real", "diff pp")
-	for _, d := range c.Regions {
-		fmt.Fprintf(b, "%6d  %-*s  %-*s  %12d  %12d  %8.2f%%  %8.2f%%  %+8.2f\n", d.Index, kw, shortKey(d.Start, maxKeyWidth), kw, shortKey(d.End, maxKeyWidth),
-			d.SimRows, d.RealRows, 100*d.Simulated, 100*d.Measured, d.Points)
+	fmt.Fprintf(b, "%6s  %-*s  %-*s  %12s  %12s  %9s  %9s  %8s", "region", kw, "start", kw, "end", "sim rows", "real rows", "sim", "real", "diff pp")
+	if c.HasRequests {
+		fmt.Fprintf(b, "  %9s  %8s", "writes", "diff pp")
 	}
-	fmt.Fprintf(b, "\nlargest difference %.2f percentage points; max/mean simulated %.2f, measured %.2f\n", c.MaxPoints, c.SimSkew, c.RealSkew)
+	fmt.Fprintln(b)
+	for _, d := range c.Regions {
+		fmt.Fprintf(b, "%6d  %-*s  %-*s  %12d  %12d  %8.2f%%  %8.2f%%  %+8.2f", d.Index, kw, shortKey(d.Start, maxKeyWidth), kw, shortKey(d.End, maxKeyWidth),
+			d.SimRows, d.RealRows, 100*d.Simulated, 100*d.Measured, d.Points)
+		if c.HasRequests {
+			fmt.Fprintf(b, "  %8.2f%%  %+8.2f", 100*d.Requests, 100*(d.Requests-d.Simulated))
+		}
+		fmt.Fprintln(b)
+	}
+	fmt.Fprintf(b, "\nlargest difference %.2f percentage points (rows); max/mean simulated %.2f, measured %.2f\n", c.MaxPoints, c.SimSkew, c.RealSkew)
+	if c.HasRequests {
+		fmt.Fprintf(b, "largest difference to HBase's write request counts: %.2f percentage points\n", c.MaxRequestPoints)
+	}
 	if err := b.Flush(); err != nil {
 		return err
 	}

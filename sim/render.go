@@ -50,6 +50,21 @@ func heat(vs []int64) string {
 	return sb.String()
 }
 
+// requestSkew returns the skew of the regions' write request counts, and
+// false when none were reported.
+func requestSkew(rs []Region) (Skew, bool) {
+	counts := make([]Region, len(rs))
+	var total int64
+	for i, g := range rs {
+		counts[i].Rows = g.WriteRequests
+		total += g.WriteRequests
+	}
+	if total == 0 {
+		return Skew{}, false
+	}
+	return FillShares(counts), true
+}
+
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
@@ -114,6 +129,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	writeRegions(b, r.Regions, r.Measured)
 	fmt.Fprintf(b, "skew: max/mean %.2f (region %d), min/mean %.2f (region %d)\n",
 		r.Skew.MaxOverMean, r.Skew.Max, r.Skew.MinOverMean, r.Skew.Min)
+	if sk, ok := requestSkew(r.Regions); ok {
+		fmt.Fprintf(b, "write requests skew: max/mean %.2f (region %d), min/mean %.2f (region %d)\n",
+			sk.MaxOverMean, sk.Max, sk.MinOverMean, sk.Min)
+	}
 
 	if len(r.Slices) > 0 {
 		by := "record time"

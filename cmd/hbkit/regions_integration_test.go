@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
 	"github.com/hbkit/hbkit/sim"
@@ -55,6 +56,28 @@ func TestRegionsIntegration(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Region servers report request counts every few seconds: wait until
+	// the load shows, so that the comparison covers HBase's counters too.
+	c2, closer, err := connectRegions(ctx, zk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer.Close()
+	loader, _ := c2.(admin.RegionLoader)
+	for deadline := time.Now().Add(20 * time.Second); loader != nil && time.Now().Before(deadline); time.Sleep(time.Second) {
+		loads, err := loader.RegionLoads(ctx, table)
+		if err != nil {
+			t.Fatalf("request counts: %v", err)
+		}
+		var n uint64
+		for _, l := range loads {
+			n += l.WriteRequests
+		}
+		if n >= 20_000 {
+			break
+		}
+	}
+
 	var out, errw bytes.Buffer
 	e := &env{stdout: &out, stderr: &errw, getenv: func(k string) string { return map[string]string{"HBKIT_ZK": zk}[k] }}
 	args := []string{"--table", table, "--compare-schema", "sms", "--records", "20000", "--mobiles", "2000", "--days", "7", "--seed", "5", "--json"}
@@ -78,8 +101,11 @@ func TestRegionsIntegration(t *testing.T) {
 	for _, g := range got.Report.Regions {
 		writes += g.WriteRequests
 	}
-	// Region servers report their request counts every few seconds, so
-	// they may lag behind the load; log them rather than insist.
-	t.Logf("write requests reported so far: %d", writes)
+	t.Logf("write requests reported: %d", writes)
+	if !got.Comparison.HasRequests {
+		t.Errorf("no write request counts from the cluster status")
+	} else if got.Comparison.MaxRequestPoints > 0.5 {
+		t.Errorf("simulated rows and HBase's write requests differ by up to %.2f points per region, want < 0.5", got.Comparison.MaxRequestPoints)
+	}
 	t.Logf("max difference %.3f pp; skew simulated %.3f, measured %.3f", got.Comparison.MaxPoints, got.Comparison.SimSkew, got.Comparison.RealSkew)
 }

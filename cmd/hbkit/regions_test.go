@@ -135,6 +135,9 @@ func TestRegionsMatchSimulation(t *testing.T) {
 	if len(r.Servers) != 1 || r.Servers[0].Regions != 20 {
 		t.Errorf("servers %+v, want rs1:16020 with 20 regions", r.Servers)
 	}
+	if !got.Comparison.HasRequests || got.Comparison.Regions[3].Requests == 0 {
+		t.Errorf("comparison lacks the write request shares: %+v", got.Comparison.Regions[3])
+	}
 	if got.Comparison.MaxPoints != 0 {
 		t.Errorf("simulated and measured differ by %.3f points, want 0: %+v", got.Comparison.MaxPoints, got.Comparison.Regions)
 	}
