@@ -33,12 +33,12 @@ func simulate(t *testing.T, name string, cfg sim.Config, opts ...sim.Option) *si
 // The seed SMS design, reversed mobile first and 20 regions '05'..'95',
 // spreads messages evenly, and does so in every time slice.
 func TestSMSDesignIsEven(t *testing.T) {
-	r := simulate(t, schema.SMSTableName, sim.Config{Records: 200_000, Seed: 7}, sim.WithSlices(10))
+	r := simulate(t, schema.SMSTableName, sim.Config{Records: 100_000, Seed: 7}, sim.WithSlices(10))
 	if got := len(r.Regions); got != schema.SMSRegions {
 		t.Fatalf("got %d regions, want %d", got, schema.SMSRegions)
 	}
-	if r.Rows != 200_000 {
-		t.Errorf("got %d rows, want 200000", r.Rows)
+	if r.Rows != 100_000 {
+		t.Errorf("got %d rows, want 100000", r.Rows)
 	}
 	if r.Skew.MaxOverMean >= 1.5 {
 		t.Errorf("max/mean = %.3f, want < 1.5", r.Skew.MaxOverMean)
@@ -67,7 +67,7 @@ func TestSMSDesignIsEven(t *testing.T) {
 // same table over the same window, pre-split as well as it can be, shows
 // one hot region per time slice although its total distribution is even.
 func TestNaiveKeyHotspot(t *testing.T) {
-	r := simulate(t, sim.NaiveSMSTableName, sim.Config{Records: 100_000, Seed: 7}, sim.WithSlices(sim.NaiveSMSRegions))
+	r := simulate(t, sim.NaiveSMSTableName, sim.Config{Records: 40_000, Seed: 7}, sim.WithSlices(sim.NaiveSMSRegions))
 	if got := len(r.Regions); got != sim.NaiveSMSRegions {
 		t.Fatalf("got %d regions, want %d", got, sim.NaiveSMSRegions)
 	}
