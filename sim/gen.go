@@ -8,7 +8,7 @@ import (
 	"github.com/hbkit/hbkit/schema"
 )
 
-// window returns a Config's window as times.
+// times returns the Config's window as times.
 func (c Config) times() (from, to time.Time) {
 	f, t := c.window()
 	return time.UnixMilli(f).UTC(), time.UnixMilli(t).UTC()
@@ -60,7 +60,7 @@ func (w *UserWorkload) Records() iter.Seq[*schema.User] {
 	}
 }
 
-// UserTime spreads users over the window by their id: the user source's
+// userTime spreads users over the window by their id: the user source's
 // record time.
 func userTime(c Config) func(*schema.User) int64 {
 	from, to := c.window()
