@@ -90,12 +90,12 @@ func ExampleReport_WriteText() {
 	// simulated sms: 1000 rows, 235.1 KiB, 5 regions, 2 servers
 	// record times from 2025-01-01 00:11:00 to 2025-01-30 23:33:40
 	//
-	// region  start  end            rows    share
-	//      0  -      05               51    5.10%  ██▍
-	//      1  05     10               51    5.10%  ██▍
-	//      2  10     15               37    3.70%  █▊
-	//      3  15     20               41    4.10%  ██
-	//      4  20     -               820   82.00%  ████████████████████████████████████████
+	// region  start  end            rows    share        size
+	//      0  -      05               51    5.10%    11.9 KiB  ██▍
+	//      1  05     10               51    5.10%    11.9 KiB  ██▍
+	//      2  10     15               37    3.70%     8.6 KiB  █▊
+	//      3  15     20               41    4.10%     9.6 KiB  ██
+	//      4  20     -               820   82.00%   193.1 KiB  ████████████████████████████████████████
 	// skew: max/mean 4.10 (region 4), min/mean 0.18 (region 2)
 	//
 	// time slices (writes by record time; hot: the busiest region, busiest rs: the busiest server's share; heat: one column per region, · none):

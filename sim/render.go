@@ -241,17 +241,21 @@ func writeTrimmed(w io.Writer, text []byte) error {
 }
 
 func writeRegions(b *bufio.Writer, rs []Region, requests bool) {
-	var flushes bool
+	var flushes, sizes bool
 	var m float64
 	for _, g := range rs {
 		m = max(m, g.Share)
 		flushes = flushes || g.Flushes > 0
+		sizes = sizes || g.Bytes > 0
 	}
 	kw := 5
 	for _, g := range rs {
 		kw = max(kw, len(shortKey(g.Start, maxKeyWidth)), len(shortKey(g.End, maxKeyWidth)))
 	}
 	fmt.Fprintf(b, "%6s  %-*s  %-*s  %12s  %7s  ", "region", kw, "start", kw, "end", "rows", "share")
+	if sizes {
+		fmt.Fprintf(b, "%10s  ", "size")
+	}
 	if requests {
 		fmt.Fprintf(b, "%10s  %10s  ", "reads", "writes")
 	}
@@ -261,6 +265,9 @@ func writeRegions(b *bufio.Writer, rs []Region, requests bool) {
 	fmt.Fprintln(b)
 	for _, g := range rs {
 		fmt.Fprintf(b, "%6d  %-*s  %-*s  %12d  %6.2f%%  ", g.Index, kw, shortKey(g.Start, maxKeyWidth), kw, shortKey(g.End, maxKeyWidth), g.Rows, 100*g.Share)
+		if sizes {
+			fmt.Fprintf(b, "%10s  ", HumanBytes(g.Bytes))
+		}
 		if requests {
 			fmt.Fprintf(b, "%10d  %10d  ", g.ReadRequests, g.WriteRequests)
 		}
