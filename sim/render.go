@@ -445,6 +445,13 @@ func (r *Report) WriteSVG(w io.Writer) error {
 	return writeSVG(w, title, RegionLabels(r.Regions), series, r.Slices, r.Ordinal)
 }
 
+// WriteFinalSVG writes a bar chart of the regions at the end of the split
+// emulation (Report.Final); it writes an empty chart when no region split.
+func (r *Report) WriteFinalSVG(w io.Writer) error {
+	title := fmt.Sprintf("%s: share of rows per region after %d emulated splits", r.Table, len(r.Splits))
+	return writeSVG(w, title, RegionLabels(r.Final), []Series{{Name: "rows", Shares: Shares(r.Final)}}, nil, false)
+}
+
 // WriteHTML writes an HTML page with the SVG chart of each report and the
 // text report below it.
 func WriteHTML(w io.Writer, title string, charts []func(io.Writer) error, texts []func(io.Writer) error) error {

@@ -498,17 +498,21 @@ func checkSVG(t *testing.T, write func(io.Writer) error) {
 
 func TestRender(t *testing.T) {
 	r := simulate(t, sim.NaiveSMSTableName, sim.Config{Records: 5_000, Seed: 1},
-		sim.WithServers(3), sim.WithSplitSize(64<<10), sim.WithSlices(4))
+		sim.WithServers(3), sim.WithSplitSize(32<<10), sim.WithSlices(4))
 	var text bytes.Buffer
 	if err := r.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"simulated sms_naive: 5000 rows", "skew: max/mean", "time slices", "region splits", "regions at the end", "region servers", "rs3"} {
+	for _, want := range []string{"simulated sms_naive: 5000 rows", "skew: max/mean", "time slices", "region splits", "\nregions at the end:", "region servers", "rs3"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
 		}
 	}
 	checkSVG(t, r.WriteSVG)
+	if len(r.Splits) == 0 {
+		t.Fatalf("no splits to chart")
+	}
+	checkSVG(t, r.WriteFinalSVG)
 	var page bytes.Buffer
 	if err := sim.WriteHTML(&page, "sms", []func(io.Writer) error{r.WriteSVG}, []func(io.Writer) error{r.WriteText}); err != nil {
 		t.Fatal(err)

@@ -433,8 +433,12 @@ func writeReport(e *env, o *outputFlags, r *sim.Report, cmp *sim.Comparison) err
 		if cmp != nil {
 			texts = append(texts, cmp.WriteText)
 		}
+		charts := []func(io.Writer) error{chart}
+		if len(r.Splits) > 0 {
+			charts = append(charts, r.WriteFinalSVG)
+		}
 		page := func(w io.Writer) error {
-			return sim.WriteHTML(w, "hbkit: regions of "+r.Table, []func(io.Writer) error{chart}, texts)
+			return sim.WriteHTML(w, "hbkit: regions of "+r.Table, charts, texts)
 		}
 		if err := writeFile(o.html, page); err != nil {
 			return err
