@@ -397,7 +397,11 @@ func writeSVG(w io.Writer, title string, labels []string, series []Series, slice
 func RegionLabels(rs []Region) []string {
 	out := make([]string, len(rs))
 	for i, g := range rs {
-		out[i] = strconv.Itoa(g.Index) + "  " + shortKey(g.Start, 16)
+		start := shortKey(g.Start, 16)
+		if len(g.Start) == 0 {
+			start = "(table start)"
+		}
+		out[i] = strconv.Itoa(g.Index) + "  " + start
 	}
 	return out
 }
