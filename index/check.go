@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -49,12 +50,13 @@ func ParseMode(s string) (Mode, error) {
 
 // Report counts what Check found and fixed.
 type Report struct {
-	DataRows    int64 `json:"data_rows"`   // data rows scanned
+	DataRows    int64 `json:"data_rows"`   // data rows of live records scanned
 	Entries     int64 `json:"entries"`     // index entries scanned
 	Missing     int64 `json:"missing"`     // data rows whose entry is absent or unverified
 	Orphaned    int64 `json:"orphaned"`    // entries with no data row, or whose data row derives another key
 	Stale       int64 `json:"stale"`       // entries whose carried cells disagree with the data row
 	Undecodable int64 `json:"undecodable"` // data rows that do not decode into a valid record
+	Tombstones  int64 `json:"tombstones"`  // rows of deleted records keeping their version (repair removes those past the grace period)
 	Repaired    int64 `json:"repaired"`    // fixes written
 	Skipped     int64 `json:"skipped"`     // fixes not written: the row changed meanwhile, or the orphan may belong to a write in flight
 }
@@ -229,9 +231,21 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 	}
 	var live []row
 	var gets []hbase.Action
+	var purge []*hbase.CheckAndMutate
 	for _, r := range rows {
-		rep.DataRows++
 		d := t.readData(r.Row(), r)
+		if d.tombstone {
+			rep.Tombstones++
+			if mode != ModeVerify && t.o.now().Sub(time.UnixMilli(d.version)) > t.o.grace {
+				purge = append(purge, &hbase.CheckAndMutate{
+					Table: t.name, Row: r.Row(), Family: []byte(t.fam), Qualifier: []byte(VersionQualifier),
+					Compare: hbase.CompareEqual, Value: d.verBytes,
+					Mutations: []hbase.Mutation{&hbase.Delete{Table: t.name, Row: r.Row(), Timestamp: d.version}},
+				})
+			}
+			continue
+		}
+		rep.DataRows++
 		if !d.decoded {
 			rep.Undecodable++
 			continue
@@ -244,6 +258,17 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 		live = append(live, row{d, enc})
 		for i, s := range t.ixs {
 			gets = append(gets, &hbase.Get{Table: s.name, Row: enc.entries[i].Key, Families: [][]byte{[]byte(s.fam)}})
+		}
+	}
+	for _, cam := range purge {
+		ok, err := t.c.CheckAndMutate(ctx, cam)
+		switch {
+		case err != nil:
+			return err
+		case ok:
+			rep.Repaired++
+		default:
+			rep.Skipped++ // written again meanwhile
 		}
 	}
 	if len(gets) == 0 {

@@ -71,6 +71,11 @@
 // protocol, conditioned on the data row's version so it never undoes a
 // live write.
 //
+// A writer that loses the race of step 2 starts over; what its step 1
+// wrote stays behind unverified (its new entry, or an unverified mark on
+// a key the winner had already removed), skipped by readers and removed
+// by read repair or Check after the grace period.
+//
 // Concurrent writers of one record are serialised by the CheckAndMutate of
 // step 2; last-writer-wins would not do, because a verified entry of the
 // losing value could then survive next to the winning data row, and

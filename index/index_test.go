@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -260,4 +261,49 @@ func testDeleteThenRewriteAtOnce(t *testing.T, b backend) {
 	}
 	assertMessages(t, s, "rewrite", []string{m.Mobile})
 	assertClean(t, s, before.DataRows+1)
+}
+
+// TestRewriteAfterDeleteByAnotherWriter: writers with their own version
+// counters and the same clock (here frozen) delete and rewrite a record;
+// the tombstone the delete leaves makes the rewrite go above the delete's
+// version, so neither the data row nor its entry is hidden by the delete's
+// markers. Repair removes the tombstones once past the grace period.
+func TestRewriteAfterDeleteByAnotherWriter(t *testing.T) {
+	ctx := context.Background()
+	b, _ := newFakeBackend(t)
+	var frozen atomic.Int64 // milliseconds
+	frozen.Store(day0.UnixMilli())
+	now := func() time.Time { return time.UnixMilli(frozen.Load()) }
+	writer := func() *index.SMS { return b.sms(t, index.WithClock(now)) }
+	m := msg(8, "acme", time.Hour)
+	if err := writer().Put(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := writer().Delete(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	m.Account = "globex"
+	s := writer()
+	if err := s.Put(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	assertMessages(t, s, "globex", []string{m.Mobile})
+	assertMessages(t, s, "acme", nil)
+	assertClean(t, s, 1)
+
+	if err := writer().Delete(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Check(ctx, index.ModeVerify)
+	if err != nil || rep.Tombstones != 1 || rep.DataRows != 0 || !rep.Clean() {
+		t.Fatalf("after delete: %+v, %v; want one tombstone", rep, err)
+	}
+	if rep, err = s.Check(ctx, index.ModeRepair); err != nil || rep.Repaired != 0 {
+		t.Fatalf("repair within the grace period: %+v, %v; want the tombstone kept", rep, err)
+	}
+	frozen.Add((2 * time.Hour).Milliseconds())
+	if rep, err = s.Check(ctx, index.ModeRepair); err != nil || rep.Repaired != 1 {
+		t.Fatalf("repair past the grace period: %+v, %v; want the tombstone removed", rep, err)
+	}
+	assertEmpty(t, b)
 }

@@ -93,7 +93,7 @@ func (t *Table[T]) deadOrphan(e *entry, d *dataState[T]) bool {
 	if e.status == statusVerified {
 		return true
 	}
-	if d != nil && d.exists && d.version >= e.version {
+	if d != nil && (d.exists || d.tombstone) && d.version >= e.version {
 		return true
 	}
 	return t.o.now().Sub(time.UnixMilli(e.version)) > t.o.grace

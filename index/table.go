@@ -32,7 +32,11 @@ var _ Client = hbase.DataClient(nil)
 // entry's family. A schema whose columns use them is rejected.
 const (
 	// VersionQualifier holds the data row's version: 8 big-endian bytes,
-	// the milliseconds of the write that produced it.
+	// the milliseconds of the write that produced it. A deleted record
+	// leaves its row holding only this cell, followed by the byte 'd' (a
+	// tombstone), so that whoever writes the record again picks a higher
+	// version; Check in ModeRepair or ModeRebuild removes tombstones older
+	// than the grace period.
 	VersionQualifier = "_v"
 	// KeyQualifierPrefix + index name holds the key of the row's entry in
 	// that index, as of the row's version.
@@ -300,14 +304,18 @@ func toSchemaCells(r *hbase.Result) []schema.Cell {
 
 // dataState is what a writer or reader learns from a data row.
 type dataState[T any] struct {
-	exists   bool
-	version  int64  // 0 when the row has no version cell
-	verBytes []byte // the version cell as stored, nil when absent
-	rec      T
-	decoded  bool
-	keys     [][]byte // per index: the recorded entry key, else the derived one, else nil
-	derived  [][]byte // per index: the key derived from the decoded record, nil if it cannot be
+	exists    bool   // the row holds a live record
+	tombstone bool   // the row holds only the version of a deleted record
+	version   int64  // 0 when the row has no version cell
+	verBytes  []byte // the version cell as stored, nil when absent
+	rec       T
+	decoded   bool
+	keys      [][]byte // per index: the recorded entry key, else the derived one, else nil
+	derived   [][]byte // per index: the key derived from the decoded record, nil if it cannot be
 }
+
+// tombstoneFlag ends the version cell of a deleted record.
+const tombstoneFlag = 'd'
 
 // readData interprets a data row.
 func (t *Table[T]) readData(key []byte, r *hbase.Result) *dataState[T] {
@@ -315,12 +323,18 @@ func (t *Table[T]) readData(key []byte, r *hbase.Result) *dataState[T] {
 	if r.Empty() {
 		return d
 	}
-	d.exists = true
 	fam := []byte(t.fam)
-	if v := r.Value(fam, []byte(VersionQualifier)); len(v) == 8 {
+	v := r.Value(fam, []byte(VersionQualifier))
+	switch {
+	case len(v) == 9 && v[8] == tombstoneFlag:
+		d.tombstone, d.verBytes = true, v
+		d.version = int64(binary.BigEndian.Uint64(v))
+		return d
+	case len(v) == 8:
 		d.verBytes = v
 		d.version = int64(binary.BigEndian.Uint64(v))
 	}
+	d.exists = true
 	if err := t.t.DecodeRow(key, toSchemaCells(r), &d.rec); err == nil {
 		d.decoded = true
 	}

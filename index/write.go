@@ -321,7 +321,26 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbase.CheckAndMutate {
 		Compare: hbase.CompareEqual, Value: it.oldVer,
 	}
 	if op == OpDelete {
-		cam.Mutations = []hbase.Mutation{&hbase.Delete{Table: t.name, Row: it.key, Timestamp: it.v}}
+		// Delete the record's cells, keep its version as a tombstone.
+		vals := map[string]map[string][]byte{}
+		put(vals, t.fam, VersionQualifier, append(versionValue(it.v), tombstoneFlag))
+		muts := []hbase.Mutation{&hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
+		for _, f := range t.t.Families() {
+			if f.Name != t.fam {
+				muts = append(muts, &hbase.Delete{Table: t.name, Row: it.key, Family: []byte(f.Name), Timestamp: it.v})
+			}
+		}
+		for _, c := range t.dataCols {
+			if c.Family == t.fam {
+				muts = append(muts, &hbase.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
+					Qualifier: []byte(c.Qualifier), AllVersions: true, Timestamp: it.v})
+			}
+		}
+		for _, s := range t.ixs {
+			muts = append(muts, &hbase.Delete{Table: t.name, Row: it.key, Family: []byte(t.fam),
+				Qualifier: []byte(s.keyQ), AllVersions: true, Timestamp: it.v})
+		}
+		cam.Mutations = muts
 		return cam
 	}
 	vals := cellsMap(it.enc.data.Cells)

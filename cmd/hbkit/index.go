@@ -179,8 +179,8 @@ func checkIndex(ctx context.Context, e *env, t indexChecker, mode index.Mode, f 
 		}
 	} else {
 		fmt.Fprintf(e.stdout, "%s %s (index %s)\n", mode, t.DataTable(), strings.Join(t.IndexTables(), ", "))
-		fmt.Fprintf(e.stdout, "  data rows    %d\n  entries      %d\n  missing      %d\n  orphaned     %d\n  stale        %d\n  undecodable  %d\n",
-			rep.DataRows, rep.Entries, rep.Missing, rep.Orphaned, rep.Stale, rep.Undecodable)
+		fmt.Fprintf(e.stdout, "  data rows    %d\n  entries      %d\n  missing      %d\n  orphaned     %d\n  stale        %d\n  undecodable  %d\n  tombstones   %d\n",
+			rep.DataRows, rep.Entries, rep.Missing, rep.Orphaned, rep.Stale, rep.Undecodable, rep.Tombstones)
 		if mode != index.ModeVerify {
 			fmt.Fprintf(e.stdout, "  repaired     %d\n  skipped      %d\n", rep.Repaired, rep.Skipped)
 		}
