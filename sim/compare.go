@@ -114,7 +114,7 @@ func (c *Comparison) WriteSVG(w io.Writer) error {
 	sim := make([]float64, len(c.Regions))
 	real := make([]float64, len(c.Regions))
 	for i, d := range c.Regions {
-		labels[i] = fmt.Sprintf("%d  %s", d.Index, shortKey(d.Start, 16))
+		labels[i] = chartLabel(d.Index, d.Start)
 		sim[i], real[i] = d.Simulated, d.Measured
 	}
 	title := fmt.Sprintf("%s: simulated vs measured rows per region (largest difference %.2f pp)", c.Table, c.MaxPoints)

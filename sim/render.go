@@ -397,13 +397,17 @@ func writeSVG(w io.Writer, title string, labels []string, series []Series, slice
 func RegionLabels(rs []Region) []string {
 	out := make([]string, len(rs))
 	for i, g := range rs {
-		start := shortKey(g.Start, 16)
-		if len(g.Start) == 0 {
-			start = "(table start)"
-		}
-		out[i] = strconv.Itoa(g.Index) + "  " + start
+		out[i] = chartLabel(g.Index, g.Start)
 	}
 	return out
+}
+
+// chartLabel is a region's label in a chart: its index and start key.
+func chartLabel(index int, start Key) string {
+	if len(start) == 0 {
+		return strconv.Itoa(index) + "  (table start)"
+	}
+	return strconv.Itoa(index) + "  " + shortKey(start, 16)
 }
 
 // Shares returns the share of each region.
