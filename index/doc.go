@@ -112,19 +112,28 @@
 // as they are and only unverified ones, which exist only while a write is
 // in flight or after a failure, cost a Get.
 //
+// # Deletes
+//
+// A delete does not remove the data row: it deletes the record's cells and
+// leaves the version cell with a tombstone flag, so a writer (this one or
+// another, whatever its version counter) that writes the record again
+// reads the deleted version and goes above it; neither the new data row
+// nor its entry can be hidden by the delete's markers. Readers treat a
+// tombstone as no record. Check in ModeRepair or ModeRebuild removes
+// tombstones older than the grace period. Code that scans the data table
+// by other means sees a tombstone as a row holding only "_v".
+//
 // # Limits
 //
 // Versions come from the writers' clocks (WithClock), as HBase's own cell
-// timestamps come from the region servers'. One Table never hands out the
-// same version twice, so a record it deletes and writes again in the same
-// millisecond stays visible (server timestamps would hide it); but a
-// record deleted by one writer and written again by another within the
-// clock skew between them can be hidden by the old delete marker, data
-// row and entry alike, so the write is lost without a divergence, as a
-// write is with HBase's own timestamps on a skewed region server clock.
-// Keep writers' clocks synchronised (NTP). Each record must have one entry
-// per index whose key it alone derives (the SMS index key ends with the
-// data key's fields).
+// timestamps come from the region servers'. A record written again after
+// its tombstone was removed, by a writer whose clock lags the deleter's by
+// more than the grace period, can be hidden by the old delete markers, data
+// row and entry alike, as a write is hidden by a delete from a region
+// server whose clock ran ahead. Keep writers' clocks synchronised (NTP)
+// well within the grace period. Each record must have one entry per index
+// whose key it alone derives (the SMS index key ends with the data key's
+// fields).
 //
 // # Who should use it
 //
