@@ -43,7 +43,7 @@ func TestSpans(t *testing.T) {
 			t.Errorf("span %d: got %q, want %q", i, sp.Name(), want[i])
 		}
 		for _, a := range sp.Attributes() {
-			if v := a.Value.Emit(); v == m.Mobile || v == bad.Mobile {
+			if v := a.Value.String(); v == m.Mobile || v == bad.Mobile {
 				t.Errorf("span %q carries a key value in %s", sp.Name(), a.Key)
 			}
 		}
