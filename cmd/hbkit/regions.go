@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/hbkit/hbkit/admin"
@@ -55,12 +56,13 @@ func connectRegions(ctx context.Context, zk string) (regionsAdmin, io.Closer, er
 }
 
 type regionsFlags struct {
-	table   string
-	zk      string
-	compare string
-	servers int
-	work    workloadFlags
-	out     outputFlags
+	table    string
+	zk       string
+	compare  string
+	servers  int
+	parallel int
+	work     workloadFlags
+	out      outputFlags
 }
 
 func regionsFlagSet(e *env, f *regionsFlags) *flag.FlagSet {
@@ -74,6 +76,7 @@ func regionsFlagSet(e *env, f *regionsFlags) *flag.FlagSet {
 	fs.StringVar(&f.zk, "zk", "", "ZooKeeper quorum `host:port[,...]` (default $HBKIT_ZK, else 127.0.0.1:2181)")
 	fs.StringVar(&f.compare, "compare-schema", "", "simulate the built-in workload `NAME` with the table's regions and compare")
 	fs.IntVar(&f.servers, "servers", 1, "region servers for the simulated side of --compare-schema")
+	fs.IntVar(&f.parallel, "parallel", 4, "regions scanned at a time")
 	f.work.register(fs, 1_000_000)
 	f.out.register(fs)
 	return fs
@@ -124,7 +127,7 @@ func runRegionsWith(ctx context.Context, e *env, args []string, connect regionsC
 	}
 	loader, _ := c.(admin.RegionLoader)
 	began := time.Now()
-	r, err := MeasureRegions(ctx, c, scanner, loader, f.table)
+	r, err := measureRegions(ctx, c, scanner, loader, f.table, f.parallel)
 	if err != nil {
 		return err
 	}
@@ -148,12 +151,13 @@ func regionsZK(e *env) string {
 	return "127.0.0.1:2181"
 }
 
-// MeasureRegions measures the live table: its regions (TableRegions), the
+// measureRegions measures the live table: its regions (TableRegions), the
 // rows of each (a key-only scan per region, FirstKeyOnlyFilter and
-// KeyOnlyFilter in a MustPassAll list) and, when loader is not nil, their
-// request counts, read before the scans so that they do not count them.
-// Servers are the regions' hosting servers.
-func MeasureRegions(ctx context.Context, a regionsAdmin, s rowScanner, loader admin.RegionLoader, table string) (*sim.Report, error) {
+// KeyOnlyFilter in a MustPassAll list, up to parallel regions at a time)
+// and, when loader is not nil, their request counts, read before the scans
+// so that they do not count them. Servers are the regions' hosting
+// servers.
+func measureRegions(ctx context.Context, a regionsAdmin, s rowScanner, loader admin.RegionLoader, table string, parallel int) (*sim.Report, error) {
 	infos, err := a.TableRegions(ctx, table)
 	if err != nil {
 		return nil, fmt.Errorf("regions of %s: %w", table, err)
@@ -168,12 +172,13 @@ func MeasureRegions(ctx context.Context, a regionsAdmin, s rowScanner, loader ad
 			return nil, fmt.Errorf("request counts of %s: %w", table, err)
 		}
 	}
+	counts, err := countRegions(ctx, s, table, infos, parallel)
+	if err != nil {
+		return nil, err
+	}
 	r := &sim.Report{Table: table, Measured: true, Regions: make([]sim.Region, len(infos))}
 	for i, info := range infos {
-		n, err := countRows(ctx, s, table, info.StartKey, info.EndKey)
-		if err != nil {
-			return nil, fmt.Errorf("count rows of region %d of %s: %w", i, table, err)
-		}
+		n := counts[i]
 		server := info.Server
 		if server == "" {
 			server = "(unassigned)"
@@ -190,6 +195,41 @@ func MeasureRegions(ctx context.Context, a regionsAdmin, s rowScanner, loader ad
 	r.Skew = sim.FillShares(r.Regions)
 	r.Servers, r.ServerSkew = sim.ServerLoad(r.Regions)
 	return r, nil
+}
+
+// countRegions counts the rows of each region, up to parallel scans at a
+// time. The first failure cancels the other scans and is returned.
+func countRegions(ctx context.Context, s rowScanner, table string, infos []hbase.RegionInfo, parallel int) ([]int64, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	counts := make([]int64, len(infos))
+	sem := make(chan struct{}, max(1, parallel))
+	var wg sync.WaitGroup
+	for i, info := range infos {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			n, err := countRows(ctx, s, table, info.StartKey, info.EndKey)
+			if err != nil {
+				cancel(fmt.Errorf("count rows of region %d of %s: %w", i, table, err))
+				return
+			}
+			counts[i] = n
+		}()
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	return counts, nil
 }
 
 // countRows counts the rows in [start, end) with a key-only scan.

@@ -180,3 +180,36 @@ func TestRegionsErrors(t *testing.T) {
 		t.Errorf("client without Scan: got %v", err)
 	}
 }
+
+// failingScans fails the scan of the region starting at bad.
+type failingScans struct {
+	*fake.Client
+	bad []byte
+}
+
+var errScanBroken = errors.New("scan broken")
+
+func (c failingScans) Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error) {
+	if bytes.Equal(s.StartRow, c.bad) {
+		return nil, errScanBroken
+	}
+	return c.Client.Scan(ctx, s)
+}
+
+func TestRegionsScanFailure(t *testing.T) {
+	c, err := fake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loadSMS(t, c, sim.Config{Records: 500, Seed: 1})
+	for _, parallel := range []string{"1", "8"} {
+		_, _, err := runRegionsOn(t, failingScans{c, []byte("50")}, "--table", "sms", "--parallel", parallel)
+		if !errors.Is(err, errScanBroken) || !strings.Contains(err.Error(), "region 10 of sms") {
+			t.Errorf("--parallel %s: got %v, want the failure of region 10", parallel, err)
+		}
+	}
+	out, _, err := runRegionsOn(t, c, "--table", "sms", "--parallel", "3")
+	if err != nil || !strings.Contains(out, "measured sms: 500 rows") {
+		t.Errorf("--parallel 3: %v\n%s", err, out)
+	}
+}
