@@ -122,3 +122,53 @@ func TestReaderNeverGuesses(t *testing.T) {
 		t.Fatalf("got %v, want the injected error", err)
 	}
 }
+
+// TestDataWriteFails: the conditional data-row write fails (the region
+// server answered an error, the write may or may not have landed); the
+// put reports it at PhaseData and repair converges either way.
+func TestDataWriteFails(t *testing.T) {
+	ctx := context.Background()
+	for _, landed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "not applied", true: "applied, answer lost"}[landed], func(t *testing.T) {
+			b, c := newFakeBackend(t)
+			clk := &clock{}
+			m := scripted(t, c)
+			m.EXPECT().Batch(gomock.Any(), gomock.Any()).DoAndReturn(c.Batch).AnyTimes()
+			m.EXPECT().CheckAndMutate(gomock.Any(), gomock.Any()).DoAndReturn(
+				func(ctx context.Context, cam *hbase.CheckAndMutate) (bool, error) {
+					if landed {
+						if _, err := c.CheckAndMutate(ctx, cam); err != nil {
+							return false, err
+						}
+					}
+					return false, errInjected
+				})
+			healthy := b.sms(t, index.WithClock(clk.now), index.WithReadRepair(false))
+			if err := healthy.Put(ctx, msg(1, "acme", time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			moved := msg(1, "globex", time.Hour)
+			err := b.smsOver(t, m, index.WithClock(clk.now)).Put(ctx, moved)
+			var se *index.StepError
+			if !errors.As(err, &se) || se.Step.Phase != index.PhaseData || !errors.Is(err, errInjected) {
+				t.Fatalf("got %v, want a *StepError at the data write", err)
+			}
+			owner := "acme"
+			if landed {
+				owner = "globex"
+			}
+			for _, acct := range []string{"acme", "globex"} {
+				var want []string
+				if acct == owner {
+					want = []string{moved.Mobile}
+				}
+				assertMessages(t, healthy, acct, want)
+			}
+			clk.advance(2 * time.Minute)
+			if _, err := healthy.Check(ctx, index.ModeRepair); err != nil {
+				t.Fatal(err)
+			}
+			assertClean(t, healthy, 1)
+		})
+	}
+}
