@@ -46,6 +46,12 @@ type Config struct {
 	Days int
 	// Start is the start of the time window; zero means DefaultStart.
 	Start time.Time
+	// Zipf, when above 1, makes some entities far busier than others: the
+	// entity of each record is drawn from a Zipf distribution with this
+	// exponent (1.1 is a heavy tail, 2 a few very busy ones) instead of
+	// uniformly. Popularity is independent of the entity's key. Zero means
+	// uniform.
+	Zipf float64
 	// Seed seeds the deterministic random source.
 	Seed uint64
 }
@@ -62,6 +68,8 @@ func (c Config) withDefaults(entities int) (Config, error) {
 		return c, configErr("Accounts", "negative count %d", c.Accounts)
 	case c.Days < 0:
 		return c, configErr("Days", "negative window %d", c.Days)
+	case c.Zipf != 0 && !(c.Zipf > 1 && c.Zipf <= 100):
+		return c, configErr("Zipf", "exponent %g: want 0 (uniform) or above 1", c.Zipf)
 	case c.Days > 3650:
 		return c, configErr("Days", "window of %d days is more than 10 years", c.Days)
 	}
@@ -108,6 +116,29 @@ func (k clock) at(r *rand.Rand, i int64) int64 {
 func mulDiv(a, b, c int64) int64 {
 	q, r := b/c, b%c
 	return a*q + a*r/c
+}
+
+// picker draws entity indexes in [0, n): uniformly, or from a Zipf
+// distribution when the Config asks for one.
+type picker struct {
+	r *rand.Rand
+	z *rand.Zipf
+	n int
+}
+
+func (c Config) picker(r *rand.Rand, n int) picker {
+	p := picker{r: r, n: n}
+	if c.Zipf > 1 && n > 1 {
+		p.z = rand.NewZipf(r, c.Zipf, 1, uint64(n-1))
+	}
+	return p
+}
+
+func (p picker) next() int {
+	if p.z != nil {
+		return int(p.z.Uint64())
+	}
+	return p.r.IntN(p.n)
 }
 
 // newRand returns the deterministic random source of a workload; stream

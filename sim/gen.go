@@ -106,9 +106,10 @@ func (w *LogWorkload) Records() iter.Seq[*schema.LogEvent] {
 		r := newRand(w.cfg.Seed, 4)
 		from, to := w.cfg.window()
 		k := clock{from: from, span: to - from, n: w.cfg.Records}
+		pick := w.cfg.picker(r, len(hosts))
 		var e schema.LogEvent
 		for i := int64(0); i < w.cfg.Records; i++ {
-			e.Host = hosts[r.IntN(len(hosts))]
+			e.Host = hosts[pick.next()]
 			e.At = time.UnixMilli(k.at(r, i)).UTC()
 			e.Event = events[r.IntN(len(events))]
 			e.Message = e.Event + " on " + e.Host
@@ -208,11 +209,12 @@ func (w *OrderWorkload) Records() iter.Seq[*schema.Order] {
 		r := newRand(w.cfg.Seed, 6)
 		from, to := w.cfg.window()
 		k := clock{from: from, span: to - from, n: w.cfg.Records}
+		pick := w.cfg.picker(r, w.cfg.Entities)
 		var o schema.Order
 		buf := make([]byte, 0, 16)
 		for i := int64(0); i < w.cfg.Records; i++ {
 			buf = append(buf[:0], 'C')
-			buf = appendPadded(buf, uint64(1+r.IntN(w.cfg.Entities)), 7)
+			buf = appendPadded(buf, uint64(1+pick.next()), 7)
 			o.CustomerNumber = string(buf)
 			buf = append(buf[:0], 'O')
 			buf = appendPadded(buf, uint64(i+1), 10)

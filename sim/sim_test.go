@@ -606,3 +606,21 @@ func TestSteppingSplit(t *testing.T) {
 		t.Errorf("stepping without a flush size: got %v, want ErrInvalidConfig", err)
 	}
 }
+
+// Busy mobiles make busy regions: a Zipf popularity skews the same design.
+func TestZipfWorkload(t *testing.T) {
+	even := simulate(t, schema.SMSTableName, sim.Config{Records: 50_000, Seed: 2}, sim.WithSlices(0))
+	busy := simulate(t, schema.SMSTableName, sim.Config{Records: 50_000, Seed: 2, Zipf: 1.5}, sim.WithSlices(0))
+	if busy.Skew.MaxOverMean < 1.5 || busy.Skew.MaxOverMean <= even.Skew.MaxOverMean {
+		t.Errorf("max/mean %.2f with Zipf 1.5, %.2f uniform; want the Zipf load clearly skewed",
+			busy.Skew.MaxOverMean, even.Skew.MaxOverMean)
+	}
+	for _, z := range []float64{-1, 0.5, 1, 1000} {
+		if _, err := sim.NewSMSWorkload(sim.Config{Records: 1, Zipf: z}); !errors.Is(err, sim.ErrInvalidConfig) {
+			t.Errorf("Zipf %g: got %v, want ErrInvalidConfig", z, err)
+		}
+	}
+	for _, name := range []string{schema.LogDataMD5Name, schema.OrderMD5Name} {
+		simulate(t, name, sim.Config{Records: 2_000, Seed: 2, Zipf: 1.2})
+	}
+}

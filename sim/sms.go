@@ -41,7 +41,8 @@ func smsTemplates() []string {
 // messages sent to Entities mobiles (realistic Chinese numbers,
 // 1[3-9]x followed by 8 random digits, all distinct) from Accounts sending
 // accounts, spread in time order over Days days from Start. Each message
-// goes to a mobile chosen uniformly; Seq numbers messages modulo 0x10000,
+// goes to a mobile chosen uniformly (or, with Zipf, from a heavy-tailed
+// popularity over the shuffled mobiles); Seq numbers messages modulo 0x10000,
 // so keys stay unique within a millisecond.
 //
 // It is deterministic: the same Config gives the same messages, which is
@@ -143,9 +144,10 @@ func (w *SMSWorkload) Records() iter.Seq[*schema.SMS] {
 		r := newRand(w.cfg.Seed, 2)
 		from, to := w.cfg.window()
 		k := clock{from: from, span: to - from, n: w.cfg.Records}
+		pick := w.cfg.picker(r, len(w.mobiles))
 		var m schema.SMS
 		for i := int64(0); i < w.cfg.Records; i++ {
-			m.Mobile = w.mobiles[r.IntN(len(w.mobiles))]
+			m.Mobile = w.mobiles[pick.next()]
 			m.SentAt = time.UnixMilli(k.at(r, i)).UTC()
 			m.Seq = uint64(i) & 0xFFFF
 			m.Account = w.accounts[r.IntN(len(w.accounts))]

@@ -54,6 +54,7 @@ type workloadFlags struct {
 	accounts int
 	days     int
 	start    string
+	zipf     float64
 	seed     uint64
 }
 
@@ -63,11 +64,12 @@ func (w *workloadFlags) register(fs *flag.FlagSet, defaultRecords int64) {
 	fs.IntVar(&w.accounts, "accounts", 0, "SMS sending accounts (0: 100)")
 	fs.IntVar(&w.days, "days", 0, "length of the time window in days (0: 30)")
 	fs.StringVar(&w.start, "start", "", "start of the time window, `YYYY-MM-DD` UTC (default 2025-01-01)")
+	fs.Float64Var(&w.zipf, "zipf", 0, "Zipf exponent (> 1) of the entities' popularity: some mobiles far busier than others (0: uniform)")
 	fs.Uint64Var(&w.seed, "seed", 1, "seed of the generator")
 }
 
 func (w *workloadFlags) config() (sim.Config, error) {
-	c := sim.Config{Records: w.records, Entities: w.mobiles, Accounts: w.accounts, Days: w.days, Seed: w.seed}
+	c := sim.Config{Records: w.records, Entities: w.mobiles, Accounts: w.accounts, Days: w.days, Zipf: w.zipf, Seed: w.seed}
 	if w.start != "" {
 		t, err := time.Parse("2006-01-02", w.start)
 		if err != nil {

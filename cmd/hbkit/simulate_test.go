@@ -110,6 +110,7 @@ func TestSimulateErrors(t *testing.T) {
 		{"zero servers", []string{"simulate", "--schema", "sms", "--records", "10", "--servers", "0"}, 1, "servers"},
 		{"no records", []string{"simulate", "--schema", "sms", "--records", "0"}, 1, "Records"},
 		{"bad policy", []string{"simulate", "--schema", "sms", "--records", "10", "--split-policy", "random"}, 1, "--split-policy"},
+		{"bad zipf", []string{"simulate", "--schema", "sms", "--records", "10", "--zipf", "0.5"}, 1, "Zipf"},
 		{"bad start", []string{"simulate", "--schema", "sms", "--start", "yesterday"}, 1, "--start"},
 		{"missing sample", []string{"simulate", "--sample", "/nonexistent/keys"}, 1, "no such file"},
 	} {
