@@ -23,8 +23,10 @@
 // row) and the key of its entry in each index ("_ix:<index>"). Every entry
 // holds the data row key, the carried columns and a status ("_s": 'u' or
 // 'v' plus the version that set it). Every cell and delete marker a write
-// produces, in both tables, carries its version as timestamp. A write of a record reads the data row (version v0, entry
-// keys k0), picks v = max(now, v0+1), and then:
+// produces, in both tables, carries its version as timestamp. A write of
+// a record reads the data row (version v0, entry keys k0), works with a
+// version v > v0 not below the clock (see Cost for how a put saves a
+// round trip here), and then:
 //
 //  1. writes the new entry k with status unverified, and marks k0
 //     unverified if the key moves (or if the record is being deleted);
