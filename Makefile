@@ -90,3 +90,15 @@ clean:
 ## ROWS, SCAN_ROWS, THREADS and LAYERS tune it (see tools/pe/compare.sh).
 bench-compare: $(LAUNCHER)
 	$(WITH_HBASE) tools/pe/compare.sh
+
+## Issue-4 scenarios on HBase instances of their own (own state directory and
+## ports; the shared local HBase is never touched). Each starts fresh and stops.
+## test-restart: SIGKILL and restart HBase under a writing client; every
+## acknowledged write must be readable. test-rs3: batch and scan tests with
+## three region servers, regions spread over all three.
+.PHONY: test-restart test-rs3
+test-restart:
+	tools/test-restart.sh
+
+test-rs3:
+	tools/test-rs3.sh

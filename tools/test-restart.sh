@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# test-restart.sh runs TestIntegrationRestart (hbase/restart_integration_test.go)
+# against an HBase of its own: HBase is SIGKILLed and started again, keeping
+# its state, while a client keeps writing; every acknowledged write must be
+# readable afterwards.
+#
+# Its instance never touches the shared local HBase: its own state directory
+# ($HBKIT_CACHE/restart-state) and its own ports (ZooKeeper 2381, master
+# 16200, region server 16220; HBKIT_RESTART_ZK_PORT, HBKIT_RESTART_MASTER_PORT
+# and HBKIT_RESTART_RS_PORT move them). It is started fresh and always stopped
+# at exit.
+#
+#   tools/test-restart.sh           the whole run (make test-restart)
+#   tools/test-restart.sh restart   kill -9 and restart the instance; the test
+#                                   runs this as HBKIT_RESTART_CMD
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cache="${HBKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hbkit}"
+export HBKIT_STATE="$cache/restart-state"
+export HBKIT_ZK_PORT="${HBKIT_RESTART_ZK_PORT:-2381}"
+export HBKIT_MASTER_PORT="${HBKIT_RESTART_MASTER_PORT:-16200}"
+export HBKIT_RS_PORT="${HBKIT_RESTART_RS_PORT:-16220}"
+export RS=1
+launcher=bin/hbase-local
+
+# restart kills the JVM recorded for this state directory (only if its command
+# line carries this state directory's marker, as the launcher checks), waits
+# until it is gone, and starts it again on the same state, so that the master
+# recovers the dead region server's WAL.
+restart() {
+	local pid t0
+	t0=$(date +%s%N)
+	pid=$(cat "$HBKIT_STATE/hbase.pid")
+	if ! tr '\0' '\n' <"/proc/$pid/cmdline" | grep -qxF -- "-Dhbkit.state=$HBKIT_STATE"; then
+		echo "test-restart: pid $pid is not the HBase of $HBKIT_STATE; not killing it" >&2
+		exit 1
+	fi
+	echo "test-restart: kill -9 $pid" >&2
+	kill -9 "$pid"
+	while [ -e "/proc/$pid" ]; do sleep 0.1; done
+	"$launcher" up >&2
+	echo "test-restart: killed and ready again in $((($(date +%s%N) - t0) / 1000000)) ms" >&2
+}
+
+if [ "${1:-}" = restart ]; then
+	restart
+	exit 0
+fi
+
+go build -o "$launcher" ./tools/hbase
+start=$SECONDS
+# Build the test binary while HBase starts.
+tmp=$(mktemp -d)
+build= started=
+cleanup() {
+	set +e
+	[ -n "$build" ] && kill "$build" 2>/dev/null && wait "$build"
+	[ -n "$started" ] && "$launcher" down
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+go test -race -tags integration -c -o "$tmp/hbase.test" ./hbase/ &
+build=$!
+started=1
+"$launcher" up -fresh
+wait "$build"
+build=
+HBKIT_ZK=$("$launcher" zk)
+export HBKIT_ZK
+export HBKIT_RESTART_CMD="'$PWD/tools/test-restart.sh' restart"
+(cd hbase && "$tmp/hbase.test" -test.count=1 -test.timeout=6m -test.v -test.run='^TestIntegrationRestart$')
+echo "test-restart: passed in $((SECONDS - start))s"

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# test-rs3.sh runs the distribution tests of ./hbase against an HBase of its
+# own with three region servers in the JVM (make hbase-up RS=3): the
+# batch and scan tests over many regions, splits under load, the admin
+# region tests, and TestIntegrationThreeServers (regions really spread over
+# the three servers; a 10,000-action batch over all of them).
+#
+# Its instance never touches the shared local HBase: its own state directory
+# ($HBKIT_CACHE/rs3-state) and its own ports (ZooKeeper 2481, master 16300;
+# the region servers take ephemeral loopback ports; HBKIT_RS3_ZK_PORT and
+# HBKIT_RS3_MASTER_PORT move them). It is started fresh and always stopped at
+# exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cache="${HBKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hbkit}"
+export HBKIT_STATE="$cache/rs3-state"
+export HBKIT_ZK_PORT="${HBKIT_RS3_ZK_PORT:-2481}"
+export HBKIT_MASTER_PORT="${HBKIT_RS3_MASTER_PORT:-16300}"
+export RS=3
+launcher=bin/hbase-local
+
+go build -o "$launcher" ./tools/hbase
+start=$SECONDS
+# Build the test binary while HBase starts.
+tmp=$(mktemp -d)
+build= started=
+cleanup() {
+	set +e
+	[ -n "$build" ] && kill "$build" 2>/dev/null && wait "$build"
+	[ -n "$started" ] && "$launcher" down
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+go test -race -tags integration -c -o "$tmp/hbase.test" ./hbase/ &
+build=$!
+started=1
+"$launcher" up -fresh -rs 3
+wait "$build"
+build=
+HBKIT_ZK=$("$launcher" zk)
+export HBKIT_ZK HBKIT_EXPECT_SERVERS=3
+(cd hbase && "$tmp/hbase.test" -test.count=1 -test.timeout=8m -test.v \
+	-test.run='^(TestIntegration(ThreeServers|BigBatch|ScanAcrossRegions|SplitDuringScanAndWrites)|TestAdminIntegrationRegions)$')
+echo "test-rs3: passed in $((SECONDS - start))s"
