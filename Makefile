@@ -102,3 +102,13 @@ test-restart:
 
 test-rs3:
 	tools/test-rs3.sh
+
+## The container path (docs/containers.md): HBase in a container through
+## testcontainers-go. With DOCKER_HOST set, that engine is used; without it,
+## tools/ci-containers.sh sets up podman and serves its Docker API.
+.PHONY: hbase-image test-containers
+hbase-image:
+	tools/image/build.sh
+
+test-containers:
+	tools/ci-containers.sh

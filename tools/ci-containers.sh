@@ -88,6 +88,8 @@ cleanup() {
 	exit $rc
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 if [ -z "${DOCKER_HOST:-}" ]; then
 	step "podman: install, configure, serve the Docker API on $sock"
@@ -96,6 +98,8 @@ if [ -z "${DOCKER_HOST:-}" ]; then
 	podman system service --time=0 "unix://$sock" &
 	service_pid=$!
 	export DOCKER_HOST=unix://$sock
+	# Build with the podman CLI into the storage this service serves.
+	export HBKIT_ENGINE=podman
 	for _ in $(seq 50); do
 		[ -S "$sock" ] && curl -fsS --unix-socket "$sock" http://d/_ping >/dev/null 2>&1 && break
 		sleep 0.2

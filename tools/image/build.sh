@@ -24,9 +24,10 @@
 #
 # Environment:
 #   HBKIT_CACHE          cache root (default ~/.cache/hbkit)
-#   HBKIT_ENGINE         podman or docker (default: podman if installed, else docker);
-#                        docker honours DOCKER_HOST, so the image can be built
-#                        straight into a remote engine
+#   HBKIT_ENGINE         podman or docker (default: docker when DOCKER_HOST is set
+#                        and the docker CLI is installed, else podman if
+#                        installed, else docker); docker honours DOCKER_HOST,
+#                        so the image is built straight into that engine
 #   HBKIT_DEBIAN_MIRROR  Debian mirror for debootstrap (default http://deb.debian.org/debian)
 #   SOURCE_DATE_EPOCH    mtime clamp and image timestamp (default 1747699200, 2025-05-20)
 #
@@ -49,9 +50,12 @@ export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1747699200}
 cache=${HBKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hbkit}/image
 mkdir -p "$cache"
 
+# The engine: HBKIT_ENGINE; else docker when DOCKER_HOST names an engine and
+# the docker CLI is here (a developer's Docker); else podman; else docker.
 engine=${HBKIT_ENGINE:-}
 if [ -z "$engine" ]; then
-	if command -v podman >/dev/null; then engine=podman
+	if [ -n "${DOCKER_HOST:-}" ] && command -v docker >/dev/null; then engine=docker
+	elif command -v podman >/dev/null; then engine=podman
 	elif command -v docker >/dev/null; then engine=docker
 	else echo "build.sh: neither podman nor docker is installed" >&2; exit 1
 	fi
@@ -135,7 +139,8 @@ if ! image_exists "$base_tag"; then
 		log "base rootfs built in $(($(date +%s) - t0)) s: $base_tar ($(du -h "$base_tar" | cut -f1)), packages in $manifest"
 	fi
 	log "import $base_tag"
-	"$engine" import --change 'CMD ["/bin/bash"]' - "$base_tag" <"$base_tar" >/dev/null
+	"$engine" import --change 'CMD ["/bin/bash"]' - "$base_tag" <"$base_tar" >/dev/null 2>"$cache/import.log" ||
+		{ cat "$cache/import.log" >&2; exit 1; }
 fi
 
 t1=$(date +%s)
