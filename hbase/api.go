@@ -38,7 +38,9 @@ type DataClient interface {
 	// Batch runs independent actions (not atomically) and returns one
 	// BatchResult per action, in order. If some actions failed, the error
 	// is a *BatchError listing them and the other results are valid. Any
-	// other error means the batch as a whole failed.
+	// other error means the batch as a whole failed. A *CheckAndMutate
+	// action is atomic on its row and reports in BatchResult.Processed
+	// whether its condition held.
 	Batch(ctx context.Context, actions []Action) ([]BatchResult, error)
 }
 
@@ -338,24 +340,34 @@ type Mutation interface {
 func (*Put) isMutation()    {}
 func (*Delete) isMutation() {}
 
-// Action is one element of a Batch: a *Get, *Put, *Delete, *Increment or
-// *Append.
+// Action is one element of a Batch: a *Get, *Put, *Delete, *Increment,
+// *Append or *CheckAndMutate.
+//
+// The actions of a Batch are independent: a Batch gives no ordering
+// between them, except that the CheckAndMutates of one row are applied in
+// the order of the Batch, each seeing the effect of the earlier ones, as
+// long as none of them has to be retried (a retried action runs after the
+// others of its round).
 type Action interface {
 	isAction()
 }
 
-func (*Get) isAction()       {}
-func (*Put) isAction()       {}
-func (*Delete) isAction()    {}
-func (*Increment) isAction() {}
-func (*Append) isAction()    {}
+func (*Get) isAction()            {}
+func (*Put) isAction()            {}
+func (*Delete) isAction()         {}
+func (*Increment) isAction()      {}
+func (*Append) isAction()         {}
+func (*CheckAndMutate) isAction() {}
 
 // BatchResult is the outcome of one Batch action. Result is set for a
-// successful Get, Increment or Append (an empty Result for Put and Delete);
-// Err is set when the action failed.
+// successful Get, Increment or Append (an empty Result for Put, Delete and
+// CheckAndMutate); Err is set when the action failed. Processed reports,
+// for a successful CheckAndMutate, whether its condition held and its
+// mutations were applied; it is false for the other actions.
 type BatchResult struct {
-	Result *Result
-	Err    error
+	Result    *Result
+	Err       error
+	Processed bool
 }
 
 func actionName(a Action) string {
@@ -370,6 +382,8 @@ func actionName(a Action) string {
 		return "increment"
 	case *Append:
 		return "append"
+	case *CheckAndMutate:
+		return "check_and_mutate"
 	case nil:
 		return "nil"
 	}

@@ -24,8 +24,12 @@ type batchItem struct {
 	action Action
 	table  string // canonical
 	row    []byte
-	pa     *pb.Action // the wire action; Index is idx
+	pa     *pb.Action // the wire action; Index is idx (nil for a CheckAndMutate)
 	nonced bool
+	// A CheckAndMutate is its own atomic RegionAction: cond and the
+	// mutations as numbered actions.
+	cond    *pb.Condition
+	atomics []*pb.Action
 
 	// State of the current round.
 	reg     *region
@@ -37,6 +41,12 @@ type batchItem struct {
 // requests sent in parallel. It returns one BatchResult per action. Only
 // the actions that failed with a retryable error are resent, after the
 // cache was corrected and a backoff, within ctx and the retry bounds.
+//
+// A CheckAndMutate is sent as its own atomic RegionAction carrying its
+// condition (HBase 2.4+), in the Multi of its server next to the other
+// actions; RegionActionResult.processed becomes BatchResult.Processed.
+// Like a lone CheckAndMutate, it is resent after a retryable failure
+// (which, after a broken connection, may find its own write in place).
 func (c *Client) Batch(ctx context.Context, actions []Action) (_ []BatchResult, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -144,11 +154,25 @@ func (c *Client) newBatchItem(i int, a Action) (*batchItem, error) {
 		it.table, it.row, it.pa.Mutation, it.nonced = a.Table, a.Row, incrementToPB(a, c.newNonce()), true
 	case *Append:
 		it.table, it.row, it.pa.Mutation, it.nonced = a.Table, a.Row, appendToPB(a, c.newNonce()), true
+	case *CheckAndMutate:
+		cond, muts, err := camToPB(a)
+		if err != nil {
+			return nil, err
+		}
+		it.table, it.row, it.pa, it.cond, it.atomics = a.Table, a.Row, nil, cond, atomicActions(muts)
 	default:
 		return nil, invalidf("batch", "", ErrInvalidRequest, "unsupported action %T", a)
 	}
 	it.table = canonicalTable(it.table)
 	return it, nil
+}
+
+// weight is the number of wire actions of it.
+func (it *batchItem) weight() int {
+	if it.cond != nil {
+		return len(it.atomics)
+	}
+	return 1
 }
 
 // regionGroup is the actions of one region in one MultiRequest.
@@ -197,22 +221,25 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 		g.items = append(g.items, it)
 	}
 	// Build the requests: per server, regions packed up to
-	// maxActionsPerMulti actions (a larger region group is split).
+	// maxActionsPerMulti actions (a larger region group is split; a
+	// CheckAndMutate is never split).
 	var reqs []*multiReq
 	for _, addr := range servers {
 		cur := &multiReq{addr: addr}
 		for _, g := range byServer[addr] {
-			for start := 0; start < len(g.items); {
-				room := maxActionsPerMulti - cur.n
-				if room == 0 {
+			var part *regionGroup
+			for _, it := range g.items {
+				w := it.weight()
+				if cur.n > 0 && cur.n+w > maxActionsPerMulti {
 					reqs = append(reqs, cur)
-					cur = &multiReq{addr: addr}
-					room = maxActionsPerMulti
+					cur, part = &multiReq{addr: addr}, nil
 				}
-				end := min(len(g.items), start+room)
-				cur.groups = append(cur.groups, &regionGroup{reg: g.reg, items: g.items[start:end]})
-				cur.n += end - start
-				start = end
+				if part == nil {
+					part = &regionGroup{reg: g.reg}
+					cur.groups = append(cur.groups, part)
+				}
+				part.items = append(part.items, it)
+				cur.n += w
 			}
 		}
 		if cur.n > 0 {
@@ -236,7 +263,7 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 			defer mu.Unlock()
 			for _, o := range outcomes {
 				if o.err == nil {
-					results[o.it.idx] = BatchResult{Result: o.res}
+					results[o.it.idx] = BatchResult{Result: o.res, Processed: o.processed}
 					continue
 				}
 				o.it.lastErr = o.err
@@ -275,23 +302,46 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 }
 
 type outcome struct {
-	it  *batchItem
-	res *Result
-	err error
+	it        *batchItem
+	res       *Result
+	processed bool
+	err       error
+}
+
+// wireAction is one RegionAction of a MultiRequest with the items it
+// carries: a run of plain actions of one region, or one CheckAndMutate.
+type wireAction struct {
+	items []*batchItem
+	cond  bool
 }
 
 // sendMulti sends one MultiRequest and returns one outcome per item.
+// Within a region the RegionActions follow the order of the items, so
+// the server, which runs them in order, applies the CheckAndMutates of
+// one row in batch order.
 func (c *Client) sendMulti(ctx context.Context, mr *multiReq) []outcome {
-	req := &pb.MultiRequest{RegionAction: make([]*pb.RegionAction, len(mr.groups))}
-	for i, g := range mr.groups {
-		ra := &pb.RegionAction{Region: g.reg.specifier(), Action: make([]*pb.Action, len(g.items))}
-		for j, it := range g.items {
-			ra.Action[j] = it.pa
+	req := &pb.MultiRequest{}
+	var was []wireAction
+	for _, g := range mr.groups {
+		var plain *pb.RegionAction
+		for _, it := range g.items {
+			if it.cond != nil {
+				plain = nil
+				req.RegionAction = append(req.RegionAction, atomicRegionAction(g.reg, it.atomics, it.cond))
+				was = append(was, wireAction{items: []*batchItem{it}, cond: true})
+				continue
+			}
+			if plain == nil {
+				plain = &pb.RegionAction{Region: g.reg.specifier()}
+				req.RegionAction = append(req.RegionAction, plain)
+				was = append(was, wireAction{})
+			}
+			plain.Action = append(plain.Action, it.pa)
+			was[len(was)-1].items = append(was[len(was)-1].items, it)
 			if it.nonced {
 				req.NonceGroup = proto.Uint64(c.nonceGroup)
 			}
 		}
-		req.RegionAction[i] = ra
 	}
 	out := make([]outcome, 0, mr.n)
 	failAll := func(items []*batchItem, err error) {
@@ -304,27 +354,36 @@ func (c *Client) sendMulti(ctx context.Context, mr *multiReq) []outcome {
 	err := attemptError(ctx, actx, c.pool.Call(actx, mr.addr, rpc.ClientService, "Multi", req, &resp))
 	cancel()
 	if err != nil {
-		for _, g := range mr.groups {
-			failAll(g.items, err)
+		for _, wa := range was {
+			failAll(wa.items, err)
 		}
 		return out
 	}
 	rars := resp.GetRegionActionResult()
-	for i, g := range mr.groups {
+	for i, wa := range was {
 		if i >= len(rars) {
-			failAll(g.items, errMissingResult)
+			failAll(wa.items, errMissingResult)
 			continue
 		}
 		rar := rars[i]
+		if wa.cond {
+			processed, err := atomicOutcome(rar)
+			if err != nil {
+				failAll(wa.items, err)
+				continue
+			}
+			out = append(out, outcome{it: wa.items[0], res: &Result{}, processed: processed})
+			continue
+		}
 		if x := rar.GetException(); x != nil {
-			failAll(g.items, exceptionFromPair(x))
+			failAll(wa.items, exceptionFromPair(x))
 			continue
 		}
 		byIndex := make(map[uint32]*pb.ResultOrException, len(rar.GetResultOrException()))
 		for _, roe := range rar.GetResultOrException() {
 			byIndex[roe.GetIndex()] = roe
 		}
-		for _, it := range g.items {
+		for _, it := range wa.items {
 			roe := byIndex[uint32(it.idx)]
 			switch {
 			case roe == nil:

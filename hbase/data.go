@@ -245,12 +245,9 @@ func (c *Client) CheckAndMutate(ctx context.Context, cam *CheckAndMutate) (_ boo
 	ctx, sp := c.startOp(ctx, "check_and_mutate", cam.Table)
 	defer func() { sp.end(ctx, err) }()
 	table := canonicalTable(cam.Table)
-	cond := conditionToPB(cam)
-	muts := make([]*pb.MutationProto, len(cam.Mutations))
-	for i, m := range cam.Mutations {
-		if muts[i], err = mutationToPB(m, cam.Row); err != nil {
-			return false, err
-		}
+	cond, muts, err := camToPB(cam)
+	if err != nil {
+		return false, err
 	}
 	if len(muts) == 1 {
 		resp, err := c.mutate(ctx, table, cam.Row, muts[0], cond, false)
@@ -285,21 +282,56 @@ func (c *Client) MutateRow(ctx context.Context, rm *RowMutations) (err error) {
 	return opErr("mutate_row", table, err)
 }
 
-// atomicRow sends muts (all of row) as one atomic RegionAction, with cond
-// if set, and reports RegionActionResult.processed.
-func (c *Client) atomicRow(ctx context.Context, table string, row []byte, muts []*pb.MutationProto, cond *pb.Condition) (bool, error) {
+// camToPB converts a validated CheckAndMutate: its condition (operator
+// reversed for the wire) and its mutations.
+func camToPB(cam *CheckAndMutate) (*pb.Condition, []*pb.MutationProto, error) {
+	muts := make([]*pb.MutationProto, len(cam.Mutations))
+	for i, m := range cam.Mutations {
+		var err error
+		if muts[i], err = mutationToPB(m, cam.Row); err != nil {
+			return nil, nil, err
+		}
+	}
+	return conditionToPB(cam), muts, nil
+}
+
+// atomicActions numbers muts as the actions of one atomic RegionAction.
+func atomicActions(muts []*pb.MutationProto) []*pb.Action {
 	actions := make([]*pb.Action, len(muts))
 	for i, m := range muts {
 		actions[i] = &pb.Action{Index: proto.Uint32(uint32(i)), Mutation: m}
 	}
+	return actions
+}
+
+// atomicRegionAction is the RegionAction applying actions atomically in
+// region r, under cond if set (HBase 2.4+).
+func atomicRegionAction(r *region, actions []*pb.Action, cond *pb.Condition) *pb.RegionAction {
+	return &pb.RegionAction{Region: r.specifier(), Atomic: &boolTrue, Action: actions, Condition: cond}
+}
+
+// atomicOutcome reads the answer to an atomic RegionAction: the failure
+// (region-level or of any action: the whole RegionAction failed), else
+// RegionActionResult.processed.
+func atomicOutcome(rar *pb.RegionActionResult) (bool, error) {
+	if x := rar.GetException(); x != nil {
+		return false, exceptionFromPair(x)
+	}
+	for _, roe := range rar.GetResultOrException() {
+		if x := roe.GetException(); x != nil {
+			return false, exceptionFromPair(x)
+		}
+	}
+	return rar.GetProcessed(), nil
+}
+
+// atomicRow sends muts (all of row) as one atomic RegionAction, with cond
+// if set, and reports RegionActionResult.processed.
+func (c *Client) atomicRow(ctx context.Context, table string, row []byte, muts []*pb.MutationProto, cond *pb.Condition) (bool, error) {
+	actions := atomicActions(muts)
 	var processed bool
 	err := c.regionCall(ctx, table, row, func(ctx context.Context, r *region) error {
-		req := &pb.MultiRequest{RegionAction: []*pb.RegionAction{{
-			Region:    r.specifier(),
-			Atomic:    &boolTrue,
-			Action:    actions,
-			Condition: cond,
-		}}}
+		req := &pb.MultiRequest{RegionAction: []*pb.RegionAction{atomicRegionAction(r, actions, cond)}}
 		var resp pb.MultiResponse
 		if err := c.rsCall(ctx, r.addr, "Multi", req, &resp); err != nil {
 			return err
@@ -308,20 +340,12 @@ func (c *Client) atomicRow(ctx context.Context, table string, row []byte, muts [
 		if len(rars) != 1 {
 			return fmt.Errorf("hbase: Multi answered %d region actions for 1", len(rars))
 		}
-		rar := rars[0]
-		if x := rar.GetException(); x != nil {
-			return exceptionFromPair(x)
+		p, err := atomicOutcome(rars[0])
+		if err != nil {
+			return err
 		}
-		for _, roe := range rar.GetResultOrException() {
-			if x := roe.GetException(); x != nil {
-				return exceptionFromPair(x)
-			}
-		}
-		//lint:ignore SA1019 older 2.x servers report the outcome of an atomic Multi only in the deprecated field
-		processed = rar.GetProcessed() || (cond == nil && resp.GetProcessed())
-		if cond == nil {
-			processed = true
-		}
+		// Without a condition, success is the answer.
+		processed = p || cond == nil
 		return nil
 	})
 	return processed, err

@@ -328,6 +328,10 @@ func (fc *fakeCluster) handle(addr, method string, param []byte) (proto.Message,
 				rar.Exception = &pb.NameBytesPair{Name: exc.ExceptionClassName, Value: []byte(exc.GetStackTrace())}
 				continue
 			}
+			if cond := ra.GetCondition(); cond != nil {
+				fc.conditional(addr, reg, ra, rar)
+				continue
+			}
 			for _, a := range ra.GetAction() {
 				roe := &pb.ResultOrException{Index: a.Index}
 				rar.ResultOrException = append(rar.ResultOrException, roe)
@@ -348,6 +352,49 @@ func (fc *fakeCluster) handle(addr, method string, param []byte) (proto.Message,
 		return resp, nil
 	}
 	return nil, fcException(excDoNotRetry)
+}
+
+// conditional runs a conditional RegionAction as HBase 2.4+ does: the
+// condition compares "given OP stored" (family cf only); a failure is the
+// RegionActionResult's exception; the outcome is its processed. actionHook
+// sees the first action. mu is held.
+func (fc *fakeCluster) conditional(addr string, reg *fakeRegion, ra *pb.RegionAction, rar *pb.RegionActionResult) {
+	if fc.actionHook != nil && len(ra.GetAction()) > 0 {
+		if x := fc.actionHook(addr, reg, ra.GetAction()[0]); x != nil {
+			rar.Exception = x
+			return
+		}
+	}
+	cond := ra.GetCondition()
+	var bc pb.BinaryComparator
+	if err := proto.Unmarshal(cond.GetComparator().GetSerializedComparator(), &bc); err != nil {
+		fc.t.Errorf("fake cluster: condition comparator: %v", err)
+	}
+	given := bc.GetComparable().GetValue()
+	stored, found := fc.rows[string(cond.GetRow())][string(cond.GetQualifier())]
+	var ok bool
+	switch c := bytes.Compare(given, stored); {
+	case len(given) == 0 && cond.GetCompareType() == pb.CompareType_EQUAL:
+		ok = len(stored) == 0
+	case len(given) == 0 && cond.GetCompareType() == pb.CompareType_NOT_EQUAL:
+		ok = len(stored) > 0
+	case !found:
+		ok = false
+	default:
+		ok = map[pb.CompareType]bool{
+			pb.CompareType_LESS: c < 0, pb.CompareType_LESS_OR_EQUAL: c <= 0, pb.CompareType_EQUAL: c == 0,
+			pb.CompareType_NOT_EQUAL: c != 0, pb.CompareType_GREATER_OR_EQUAL: c >= 0, pb.CompareType_GREATER: c > 0,
+		}[cond.GetCompareType()]
+	}
+	if ok {
+		for _, a := range ra.GetAction() {
+			if _, x := fc.apply(a.GetMutation()); x != nil {
+				rar.Exception = x
+				return
+			}
+		}
+	}
+	rar.Processed = proto.Bool(ok)
 }
 
 // region finds the region a request names, hosted on addr; mu is held.

@@ -317,6 +317,107 @@ func TestBatchSplitsLargeGroups(t *testing.T) {
 	}
 }
 
+// TestBatchCheckAndMutate: each CheckAndMutate of a Batch is one atomic,
+// conditional RegionAction (operator reversed), next to the plain actions
+// of its server's Multi; results map back per action; only the failed one
+// is resent.
+func TestBatchCheckAndMutate(t *testing.T) {
+	fc := newFakeCluster(t, []string{"g", "p"}, 3)
+	c := fc.client()
+	ctx := testCtx(t)
+	fc.set(func() {
+		fc.rows["b"] = map[string][]byte{"q": []byte("7")}
+		fc.rows["h"] = map[string][]byte{"q": []byte("old")}
+		fc.rows["i"] = map[string][]byte{"q": []byte("old")}
+	})
+	cam := func(row string, cmp CompareOp, value, set string) *CheckAndMutate {
+		return &CheckAndMutate{Table: "t", Row: []byte(row), Family: []byte("cf"), Qualifier: []byte("q"), Compare: cmp,
+			Value: []byte(value), Mutations: []Mutation{&Put{Values: map[string]map[string][]byte{"cf": {"q": []byte(set)}}}}}
+	}
+	tests := []struct {
+		action    Action
+		processed bool
+		want      string // row's value afterwards
+	}{
+		{action: tput("a", "va"), want: "va"},
+		{action: cam("b", CompareGreater, "5", "b2"), processed: true, want: "b2"},
+		{action: cam("h", CompareEqual, "old", "new"), processed: true, want: "new"},
+		{action: cam("i", CompareEqual, "x", "never"), want: "old"},
+		{action: cam("q", CompareEqual, "", "q1"), processed: true},
+		{action: cam("q", CompareEqual, "", "q2")},
+		{action: cam("q", CompareEqual, "q1", "q3"), processed: true, want: "q3"},
+		{action: tput("r", "vr"), want: "vr"},
+	}
+	var iFail atomic.Bool
+	fc.set(func() {
+		fc.actionHook = func(addr string, reg *fakeRegion, a *pb.Action) *pb.NameBytesPair {
+			if string(a.GetMutation().GetRow()) == "i" && iFail.CompareAndSwap(false, true) {
+				return &pb.NameBytesPair{Name: proto.String(excNotServingRegion), Value: []byte("moving")}
+			}
+			return nil
+		}
+	})
+	actions := make([]Action, len(tests))
+	for i, tt := range tests {
+		actions[i] = tt.action
+	}
+	res, err := c.Batch(ctx, actions)
+	if err != nil {
+		t.Fatalf("Batch: %v", err)
+	}
+	for i, tt := range tests {
+		if res[i].Err != nil || res[i].Result == nil || res[i].Processed != tt.processed {
+			t.Errorf("action %d: %+v, want Processed %v", i, res[i], tt.processed)
+		}
+	}
+	for _, tt := range tests {
+		if tt.want == "" {
+			continue
+		}
+		var row []byte
+		switch a := tt.action.(type) {
+		case *Put:
+			row = a.Row
+		case *CheckAndMutate:
+			row = a.Row
+		}
+		if got := value(resultFromPB(fc.read(row))); got != tt.want {
+			t.Errorf("row %s = %q, want %q", row, got, tt.want)
+		}
+	}
+	// The request shape, and which conditions were sent how often.
+	sent := map[string]int{}
+	fc.mu.Lock()
+	for _, call := range fc.calls {
+		m, ok := call.req.(*pb.MultiRequest)
+		if !ok {
+			continue
+		}
+		for _, ra := range m.GetRegionAction() {
+			cond := ra.GetCondition()
+			if cond == nil {
+				continue
+			}
+			sent[string(cond.GetRow())]++
+			if !ra.GetAtomic() || len(ra.GetAction()) != 1 {
+				t.Errorf("conditional RegionAction %v: want atomic, one action", ra)
+			}
+			if string(cond.GetRow()) == "b" && cond.GetCompareType() != pb.CompareType_LESS {
+				t.Errorf("condition sent %v, want LESS (HBase compares value op stored)", cond.GetCompareType())
+			}
+		}
+	}
+	fc.mu.Unlock()
+	multis := fc.count("", "Multi")
+	if fmt.Sprint(sent) != "map[b:1 h:1 i:2 q:3]" {
+		t.Errorf("conditions sent %v, want each once, i twice", sent)
+	}
+	// Three servers in the first round, one for the retry of i.
+	if multis != 4 {
+		t.Errorf("%d Multi requests, want 4", multis)
+	}
+}
+
 func TestCheckAndMutateAndMutateRowRequests(t *testing.T) {
 	fc := newFakeCluster(t, nil, 1)
 	c := fc.client()

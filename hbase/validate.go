@@ -392,6 +392,8 @@ func ValidateAction(a Action) error {
 		return a.Validate()
 	case *Append:
 		return a.Validate()
+	case *CheckAndMutate:
+		return a.Validate()
 	case nil:
 		return invalid("batch", "", ErrInvalidRequest, "nil action")
 	}
@@ -419,6 +421,10 @@ func ActionTable(a Action) string {
 			return a.Table
 		}
 	case *Append:
+		if a != nil {
+			return a.Table
+		}
+	case *CheckAndMutate:
 		if a != nil {
 			return a.Table
 		}

@@ -52,6 +52,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Increment", s.testIncrement)
 	t.Run("Append", s.testAppend)
 	t.Run("Batch", s.testBatch)
+	t.Run("BatchCheckAndMutate", s.testBatchCheckAndMutate)
 	t.Run("Validation", s.testValidation)
 	t.Run("Errors", s.testErrors)
 
@@ -687,6 +688,114 @@ func (s *suite) testBatch(t *testing.T) {
 	res, err = s.h.Data.Batch(ctx, nil)
 	if err != nil || len(res) != 0 {
 		t.Errorf("empty batch: %v, %d results", err, len(res))
+	}
+}
+
+// testBatchCheckAndMutate: CheckAndMutates as Batch actions, mixed with
+// plain ones. Each reports Processed; a failing condition is not an
+// error; the CheckAndMutates of one row apply in batch order, each seeing
+// the earlier ones' effects (HBase runs the RegionActions of a Multi in
+// order).
+func (s *suite) testBatchCheckAndMutate(t *testing.T) {
+	ctx := s.ctx(t)
+	tbl := s.data
+	s.put(t, ctx, tbl, "bcam-a", 0, "cf", "q", "a")
+	s.put(t, ctx, tbl, "bcam-b", 0, "cf", "q", "b")
+	camQ := func(row string, cmp hbase.CompareOp, value string, muts ...hbase.Mutation) *hbase.CheckAndMutate {
+		return &hbase.CheckAndMutate{Table: tbl, Row: b(row), Family: b("cf"), Qualifier: b("q"),
+			Compare: cmp, Value: b(value), Mutations: muts}
+	}
+	setQ := func(v string) *hbase.Put { return &hbase.Put{Values: vals("cf", "q", v)} }
+	tests := []struct {
+		action    hbase.Action
+		processed bool
+		err       error
+	}{
+		{action: &hbase.Put{Table: tbl, Row: b("bcam-p"), Values: vals("cf", "q", "p")}},
+		{action: camQ("bcam-a", hbase.CompareEqual, "a", setQ("a2")), processed: true},
+		{action: camQ("bcam-b", hbase.CompareEqual, "x", setQ("b2"))},
+		// Three on one row: absent → n1; absent again fails; n1 → n3.
+		{action: camQ("bcam-new", hbase.CompareEqual, "", setQ("n1")), processed: true},
+		{action: camQ("bcam-new", hbase.CompareEqual, "", setQ("n2"))},
+		{action: camQ("bcam-new", hbase.CompareEqual, "n1", setQ("n3")), processed: true},
+		// Stored "b" is greater than "a": holds (operator as in filters).
+		{action: camQ("bcam-b", hbase.CompareGreater, "a", &hbase.Delete{Family: b("cf"), Qualifier: b("q")}), processed: true},
+		{action: camQ("bcam-b2", hbase.CompareEqual, "", &hbase.Put{Values: vals("nope", "q", "x")}), err: hbase.ErrNoSuchFamily},
+		// Several mutations, applied together.
+		{action: camQ("bcam-m", hbase.CompareEqual, "", setQ("m"), &hbase.Put{Values: vals("cf2", "r", "m")}), processed: true},
+		{action: camQ("bcam-a", hbase.CompareLess, "a", setQ("never"))},
+	}
+	actions := make([]hbase.Action, len(tests))
+	for i, tt := range tests {
+		actions[i] = tt.action
+	}
+	res, err := s.h.Data.Batch(ctx, actions)
+	var be *hbase.BatchError
+	if !errors.As(err, &be) || len(be.Failed) != 1 || be.Failed[0].Index != 7 {
+		t.Fatalf("Batch error = %v, want a *hbase.BatchError for action 7 only", err)
+	}
+	if len(res) != len(actions) {
+		t.Fatalf("Batch returned %d results for %d actions", len(res), len(actions))
+	}
+	for i, tt := range tests {
+		if tt.err != nil {
+			wantErr(t, fmt.Sprintf("action %d", i), res[i].Err, tt.err)
+			if res[i].Processed {
+				t.Errorf("action %d failed but Processed", i)
+			}
+			continue
+		}
+		if res[i].Err != nil || res[i].Result == nil {
+			t.Errorf("action %d: result %v, error %v; want a result", i, res[i].Result, res[i].Err)
+			continue
+		}
+		if res[i].Processed != tt.processed {
+			t.Errorf("action %d (%T): Processed = %v, want %v", i, tt.action, res[i].Processed, tt.processed)
+		}
+	}
+	for _, w := range []struct{ row, want string }{
+		{"bcam-p", "cf:q=p"},
+		{"bcam-a", "cf:q=a2"},
+		{"bcam-b", ""},
+		{"bcam-new", "cf:q=n3"},
+		{"bcam-b2", ""},
+		{"bcam-m", "cf:q=m cf2:r=m"},
+	} {
+		r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(w.row)})
+		wantCells(t, w.row, r, false, w.want)
+	}
+
+	// Only conditions that fail: nothing is written, nothing is an error.
+	res, err = s.h.Data.Batch(ctx, []hbase.Action{
+		camQ("bcam-a", hbase.CompareEqual, "a", setQ("stale")),
+		camQ("bcam-new", hbase.CompareEqual, "", setQ("again")),
+		camQ("bcam-b", hbase.CompareNotEqual, "", setQ("b3")),
+	})
+	if err != nil || len(res) != 3 {
+		t.Fatalf("Batch: %v, %d results", err, len(res))
+	}
+	for i, r := range res {
+		if r.Err != nil || r.Processed {
+			t.Errorf("failing condition %d: %+v, want not processed", i, r)
+		}
+	}
+	for _, w := range []struct{ row, want string }{{"bcam-a", "cf:q=a2"}, {"bcam-new", "cf:q=n3"}, {"bcam-b", ""}} {
+		wantCells(t, w.row, s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(w.row)}), false, w.want)
+	}
+
+	// An invalid CheckAndMutate fails alone, before anything is sent.
+	res, err = s.h.Data.Batch(ctx, []hbase.Action{
+		&hbase.CheckAndMutate{Table: tbl, Row: b("bcam-x"), Family: b("cf"), Qualifier: b("q")},
+		(*hbase.CheckAndMutate)(nil),
+		camQ("bcam-x", hbase.CompareEqual, "", setQ("x")),
+	})
+	if !errors.As(err, &be) || len(be.Failed) != 2 {
+		t.Fatalf("Batch error = %v, want two invalid actions", err)
+	}
+	wantErr(t, "no mutations", res[0].Err, hbase.ErrEmptyMutation)
+	wantErr(t, "nil", res[1].Err, hbase.ErrInvalidRequest)
+	if res[2].Err != nil || !res[2].Processed {
+		t.Errorf("valid action next to invalid ones: %+v", res[2])
 	}
 }
 

@@ -309,7 +309,9 @@ func (c *Client) MutateRow(ctx context.Context, rm *hbase.RowMutations) error {
 	return nil
 }
 
-// Batch implements hbase.DataClient. Actions run one after the other.
+// Batch implements hbase.DataClient. Actions run one after the other, in
+// order, so the CheckAndMutates of one row apply in batch order as on
+// HBase.
 func (c *Client) Batch(ctx context.Context, actions []hbase.Action) ([]hbase.BatchResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -318,6 +320,7 @@ func (c *Client) Batch(ctx context.Context, actions []hbase.Action) ([]hbase.Bat
 	var failed []hbase.ActionError
 	for i, a := range actions {
 		var res *hbase.Result
+		var processed bool
 		err := hbase.ValidateAction(a)
 		if err == nil {
 			switch a := a.(type) {
@@ -331,6 +334,8 @@ func (c *Client) Batch(ctx context.Context, actions []hbase.Action) ([]hbase.Bat
 				res, err = c.Increment(ctx, a)
 			case *hbase.Append:
 				res, err = c.Append(ctx, a)
+			case *hbase.CheckAndMutate:
+				processed, err = c.CheckAndMutate(ctx, a)
 			}
 		}
 		if err != nil {
@@ -341,7 +346,7 @@ func (c *Client) Batch(ctx context.Context, actions []hbase.Action) ([]hbase.Bat
 		if res == nil {
 			res = &hbase.Result{}
 		}
-		results[i] = hbase.BatchResult{Result: res}
+		results[i] = hbase.BatchResult{Result: res, Processed: processed}
 	}
 	if len(failed) > 0 {
 		return results, &hbase.BatchError{Failed: failed}

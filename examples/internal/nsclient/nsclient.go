@@ -193,6 +193,15 @@ func (n *Namespaced) Batch(ctx context.Context, actions []hbase.Action) ([]hbase
 			cp := *a
 			cp.Table = n.to(cp.Table)
 			out[i] = &cp
+		case *hbase.CheckAndMutate:
+			if a == nil {
+				out[i] = a
+				continue
+			}
+			cp := *a
+			cp.Table = n.to(cp.Table)
+			cp.Mutations = n.mutations(cp.Mutations)
+			out[i] = &cp
 		default:
 			out[i] = a
 		}
