@@ -44,6 +44,7 @@ setup_podman() {
 	command -v podman >/dev/null || need+=(podman)
 	command -v runc >/dev/null || need+=(runc)
 	command -v debootstrap >/dev/null || need+=(debootstrap)
+	command -v curl >/dev/null || need+=(curl)
 	if [ ${#need[@]} -gt 0 ]; then
 		echo "apt-get install ${need[*]}"
 		export DEBIAN_FRONTEND=noninteractive
@@ -114,13 +115,15 @@ echo "DOCKER_HOST=$DOCKER_HOST"
 step "build the HBase image (cached)"
 s=$(date +%s)
 image=$(tools/image/build.sh)
+# The harness of packages that start their own container runs it too.
+export HBKIT_IMAGE=$image
 echo "image $image ready in $(($(date +%s) - s)) s"
 
 step "start HBase in a container through testcontainers-go"
 mkdir -p bin
 go build -o bin/hbase-container ./integration/cmd/hbase-container
 env_file=$(mktemp)
-HBKIT_IMAGE=$image bin/hbase-container -env "$env_file" &
+bin/hbase-container -env "$env_file" &
 container_pid=$!
 for _ in $(seq 600); do
 	[ -s "$env_file" ] && break

@@ -57,7 +57,8 @@ func run(envFile, image string) error {
 	if envFile != "" {
 		// Written whole, then renamed: a reader never sees half a line.
 		tmp := envFile + ".tmp"
-		if err := os.WriteFile(tmp, []byte(line+"\n"), 0o644); err == nil {
+		err := os.WriteFile(tmp, []byte(line+"\n"), 0o644)
+		if err == nil {
 			err = os.Rename(tmp, envFile)
 		}
 		if err != nil {
