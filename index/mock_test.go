@@ -3,6 +3,7 @@ package index_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -26,14 +27,36 @@ func scripted(t *testing.T, c *fake.Client) *hbasemock.MockDataClient {
 	return m
 }
 
+// dataWrite reports whether acts is the Batch of conditional data-row
+// writes (phase 2).
+func dataWrite(acts []hbase.Action) bool {
+	if len(acts) == 0 {
+		return false
+	}
+	_, ok := acts[0].(*hbase.CheckAndMutate)
+	return ok
+}
+
+// failAll answers every action of acts with err.
+func failAll(acts []hbase.Action, err error) ([]hbase.BatchResult, error) {
+	res := make([]hbase.BatchResult, len(acts))
+	be := &hbase.BatchError{}
+	for i := range acts {
+		res[i] = hbase.BatchResult{Err: err}
+		be.Failed = append(be.Failed, hbase.ActionError{Index: i, Action: acts[i], Err: err})
+	}
+	return res, be
+}
+
 // TestPartialBatchFailures fails some actions of each Batch in turn: the
 // write reports the failure, readers stay right, repair converges.
 func TestPartialBatchFailures(t *testing.T) {
 	ctx := context.Background()
 	// Batches of the faulty PutBatch: 1: the reads and the new entries; 2:
-	// the moved record's old entry marked unverified; 3: verification.
-	for _, failBatch := range []int{1, 3} {
-		t.Run(map[int]string{1: "reads and unverified entries", 3: "verification"}[failBatch], func(t *testing.T) {
+	// the moved record's old entry marked unverified; 3: the data rows'
+	// CheckAndMutates; 4: verification.
+	for _, failBatch := range []int{1, 3, 4} {
+		t.Run(map[int]string{1: "reads and unverified entries", 3: "data rows", 4: "verification"}[failBatch], func(t *testing.T) {
 			b, c := newFakeBackend(t)
 			clk := &clock{}
 			m := scripted(t, c)
@@ -44,23 +67,28 @@ func TestPartialBatchFailures(t *testing.T) {
 					if calls != failBatch {
 						return c.Batch(ctx, acts)
 					}
+					if want := map[int]string{1: "*hbase.Get", 3: "*hbase.CheckAndMutate", 4: "*hbase.Put"}[calls]; fmt.Sprintf("%T", acts[0]) != want || len(acts) < 2 {
+						t.Errorf("batch %d: %d actions, first %T; want several, first %s", calls, len(acts), acts[0], want)
+					}
 					// Apply the first action, fail the rest.
 					res, err := c.Batch(ctx, acts[:1])
 					if err != nil {
 						return nil, err
 					}
-					be := &hbase.BatchError{}
-					for i := 1; i < len(acts); i++ {
-						res = append(res, hbase.BatchResult{Err: errInjected})
-						be.Failed = append(be.Failed, hbase.ActionError{Index: i, Action: acts[i], Err: errInjected})
+					rest, be := failAll(acts[1:], errInjected)
+					for i := range be.(*hbase.BatchError).Failed {
+						be.(*hbase.BatchError).Failed[i].Index++
 					}
-					return res, be
+					return append(res, rest...), be
 				}).AnyTimes()
-			m.EXPECT().CheckAndMutate(gomock.Any(), gomock.Any()).DoAndReturn(c.CheckAndMutate).AnyTimes()
 			healthy := b.sms(t, index.WithClock(clk.now))
 			if err := healthy.Put(ctx, msg(1, "acme", time.Hour)); err != nil {
 				t.Fatal(err)
 			}
+			// A later clock: the faulty put goes above the healthy one's
+			// version on its first attempt, so its Batches are the four
+			// above.
+			clk.advance(time.Millisecond)
 			faulty := b.smsOver(t, m, index.WithClock(clk.now))
 			moved := msg(1, "globex", time.Hour)
 			err := faulty.PutBatch(ctx, []*schema.SMS{moved, msg(2, "acme", 2*time.Hour)})
@@ -86,11 +114,17 @@ func TestLostRaceRetries(t *testing.T) {
 	ctx := context.Background()
 	b, c := newFakeBackend(t)
 	m := scripted(t, c)
-	m.EXPECT().Batch(gomock.Any(), gomock.Any()).DoAndReturn(c.Batch).AnyTimes()
-	gomock.InOrder(
-		m.EXPECT().CheckAndMutate(gomock.Any(), gomock.Any()).Return(false, nil),
-		m.EXPECT().CheckAndMutate(gomock.Any(), gomock.Any()).DoAndReturn(c.CheckAndMutate),
-	)
+	cams := 0
+	m.EXPECT().Batch(gomock.Any(), gomock.Any()).DoAndReturn(
+		func(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
+			if dataWrite(acts) {
+				if cams++; cams == 1 {
+					// Lost the race: the condition did not hold.
+					return make([]hbase.BatchResult, len(acts)), nil
+				}
+			}
+			return c.Batch(ctx, acts)
+		}).AnyTimes()
 	var attempts []int
 	s := b.smsOver(t, m, index.WithHook(func(st index.Step) error {
 		if st.Phase == index.PhaseData {
@@ -101,8 +135,8 @@ func TestLostRaceRetries(t *testing.T) {
 	if err := s.Put(ctx, msg(3, "acme", time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if len(attempts) != 2 || attempts[1] != 2 {
-		t.Fatalf("data-row attempts %v, want [1 2]", attempts)
+	if len(attempts) != 2 || attempts[1] != 2 || cams != 2 {
+		t.Fatalf("data-row attempts %v (%d batches), want [1 2]", attempts, cams)
 	}
 	assertMessages(t, b.sms(t), "acme", []string{msg(3, "acme", 0).Mobile})
 }
@@ -133,16 +167,18 @@ func TestDataWriteFails(t *testing.T) {
 			b, c := newFakeBackend(t)
 			clk := &clock{}
 			m := scripted(t, c)
-			m.EXPECT().Batch(gomock.Any(), gomock.Any()).DoAndReturn(c.Batch).AnyTimes()
-			m.EXPECT().CheckAndMutate(gomock.Any(), gomock.Any()).DoAndReturn(
-				func(ctx context.Context, cam *hbase.CheckAndMutate) (bool, error) {
+			m.EXPECT().Batch(gomock.Any(), gomock.Any()).DoAndReturn(
+				func(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
+					if !dataWrite(acts) {
+						return c.Batch(ctx, acts)
+					}
 					if landed {
-						if _, err := c.CheckAndMutate(ctx, cam); err != nil {
-							return false, err
+						if _, err := c.Batch(ctx, acts); err != nil {
+							return nil, err
 						}
 					}
-					return false, errInjected
-				})
+					return failAll(acts, errInjected)
+				}).AnyTimes()
 			healthy := b.sms(t, index.WithClock(clk.now), index.WithReadRepair(false))
 			if err := healthy.Put(ctx, msg(1, "acme", time.Hour)); err != nil {
 				t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -42,8 +41,9 @@ func (t *Table[T]) Put(ctx context.Context, rec *T) error {
 }
 
 // PutBatch writes several records, sharing each step's round trip between
-// them: one Batch of Gets, one Batch of entry writes, the conditional
-// data-row writes in parallel, one Batch of verifications. Invalid records
+// them: one Batch of Gets and new entries, one Batch marking moved
+// entries unverified (if any), one Batch of conditional data-row writes,
+// one Batch of verifications. Invalid records
 // are rejected before any write; the others are written. If some records
 // failed the error is a *BatchError naming them.
 func (t *Table[T]) PutBatch(ctx context.Context, recs []*T) (err error) {
@@ -252,28 +252,26 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 		fail(live, PhaseData, err)
 		return retry
 	}
-	won := make([]bool, len(live))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, t.o.parallelism)
-	for i, it := range live {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			ok, err := t.c.CheckAndMutate(ctx, t.dataMutation(op, it))
-			if err != nil {
-				fail([]*item[T]{it}, PhaseData, err)
-				return
-			}
-			won[i] = ok
-		}()
+	// One Batch of CheckAndMutates: one conditional RegionAction per
+	// record, one Multi per region server.
+	acts = acts[:0]
+	for _, it := range live {
+		acts = append(acts, t.dataMutation(op, it))
 	}
-	wg.Wait()
+	res, err = t.c.Batch(ctx, acts)
+	if err == nil && len(res) != len(acts) {
+		err = fmt.Errorf("index: Batch returned %d results for %d actions", len(res), len(acts))
+	}
+	if err != nil && !isBatchError(err) {
+		fail(live, PhaseData, err)
+		return retry
+	}
 	var written []*item[T]
 	for i, it := range live {
 		switch {
-		case it.err != nil:
-		case won[i]:
+		case res[i].Err != nil:
+			fail([]*item[T]{it}, PhaseData, res[i].Err)
+		case res[i].Processed:
 			written = append(written, it)
 		default:
 			retry = append(retry, it)
