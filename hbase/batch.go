@@ -16,6 +16,12 @@ const (
 	maxActionsPerMulti = 1000
 	// maxMultiInFlight bounds the MultiRequests of one Batch in flight.
 	maxMultiInFlight = 8
+	// minCondsPerMulti: a server runs the conditional RegionActions of a
+	// Multi one after the other, each with its own WAL sync, so the
+	// CheckAndMutates bound for one server are spread over up to
+	// maxMultiInFlight parallel Multis (whose syncs the server can group),
+	// at least minCondsPerMulti to a Multi.
+	minCondsPerMulti = 8
 )
 
 // batchItem is one valid action of a Batch on its way to the servers.
@@ -43,8 +49,10 @@ type batchItem struct {
 // cache was corrected and a backoff, within ctx and the retry bounds.
 //
 // A CheckAndMutate is sent as its own atomic RegionAction carrying its
-// condition (HBase 2.4+), in the Multi of its server next to the other
-// actions; RegionActionResult.processed becomes BatchResult.Processed.
+// condition (HBase 2.4+), in a Multi to its server with other actions;
+// RegionActionResult.processed becomes BatchResult.Processed. Many
+// CheckAndMutates for one server are spread over parallel Multis (see
+// condChunks), those of one row kept together in batch order.
 // Like a lone CheckAndMutate, it is resent after a retryable failure
 // (which, after a broken connection, may find its own write in place).
 func (c *Client) Batch(ctx context.Context, actions []Action) (_ []BatchResult, err error) {
@@ -221,30 +229,57 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 		g.items = append(g.items, it)
 	}
 	// Build the requests: per server, regions packed up to
-	// maxActionsPerMulti actions (a larger region group is split; a
-	// CheckAndMutate is never split).
+	// maxActionsPerMulti actions (a larger region group is split), then
+	// the CheckAndMutates in chunks (see condChunks), the first one in the
+	// last request of plain actions.
 	var reqs []*multiReq
 	for _, addr := range servers {
 		cur := &multiReq{addr: addr}
+		flush := func() {
+			if cur.n > 0 {
+				reqs = append(reqs, cur)
+			}
+			cur = &multiReq{addr: addr}
+		}
+		var conds []*batchItem
 		for _, g := range byServer[addr] {
 			var part *regionGroup
 			for _, it := range g.items {
-				w := it.weight()
-				if cur.n > 0 && cur.n+w > maxActionsPerMulti {
-					reqs = append(reqs, cur)
-					cur, part = &multiReq{addr: addr}, nil
+				if it.cond != nil {
+					conds = append(conds, it)
+					continue
+				}
+				if cur.n == maxActionsPerMulti {
+					flush()
+					part = nil
 				}
 				if part == nil {
 					part = &regionGroup{reg: g.reg}
 					cur.groups = append(cur.groups, part)
 				}
 				part.items = append(part.items, it)
-				cur.n += w
+				cur.n++
 			}
 		}
-		if cur.n > 0 {
-			reqs = append(reqs, cur)
+		for i, chunk := range condChunks(conds) {
+			w := 0
+			for _, it := range chunk {
+				w += it.weight()
+			}
+			if i > 0 || cur.n+w > maxActionsPerMulti {
+				flush()
+			}
+			var part *regionGroup
+			for _, it := range chunk {
+				if part == nil || part.reg != it.reg {
+					part = &regionGroup{reg: it.reg}
+					cur.groups = append(cur.groups, part)
+				}
+				part.items = append(part.items, it)
+			}
+			cur.n += w
 		}
+		flush()
 	}
 	// Send in parallel.
 	var mu sync.Mutex
@@ -301,6 +336,43 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 	return retry
 }
 
+// condChunks splits the CheckAndMutates bound for one server into the
+// item lists of up to maxMultiInFlight Multis, at least minCondsPerMulti
+// items each (but the last), about equal, with all the items of one row in
+// one chunk in their batch order, since the server runs the RegionActions
+// of a Multi in order and parallel Multis in any order.
+func condChunks(conds []*batchItem) [][]*batchItem {
+	if len(conds) == 0 {
+		return nil
+	}
+	// Runs of one row, in the order of their first item.
+	var runs [][]*batchItem
+	runOf := make(map[string]int)
+	for _, it := range conds {
+		r, ok := runOf[string(it.row)]
+		if !ok {
+			r = len(runs)
+			runOf[string(it.row)] = r
+			runs = append(runs, nil)
+		}
+		runs[r] = append(runs[r], it)
+	}
+	k := min(maxMultiInFlight, (len(conds)+minCondsPerMulti-1)/minCondsPerMulti)
+	target := (len(conds) + k - 1) / k
+	var chunks [][]*batchItem
+	var cur []*batchItem
+	for _, run := range runs {
+		cur = append(cur, run...)
+		if len(cur) >= target {
+			chunks, cur = append(chunks, cur), nil
+		}
+	}
+	if len(cur) > 0 {
+		chunks = append(chunks, cur)
+	}
+	return chunks
+}
+
 type outcome struct {
 	it        *batchItem
 	res       *Result
@@ -318,7 +390,7 @@ type wireAction struct {
 // sendMulti sends one MultiRequest and returns one outcome per item.
 // Within a region the RegionActions follow the order of the items, so
 // the server, which runs them in order, applies the CheckAndMutates of
-// one row in batch order.
+// one row (all in one Multi, see condChunks) in batch order.
 func (c *Client) sendMulti(ctx context.Context, mr *multiReq) []outcome {
 	req := &pb.MultiRequest{}
 	var was []wireAction

@@ -418,6 +418,62 @@ func TestBatchCheckAndMutate(t *testing.T) {
 	}
 }
 
+// TestBatchSpreadsCheckAndMutates: many CheckAndMutates for one server go
+// out in parallel Multis, those of one row together and in batch order.
+func TestBatchSpreadsCheckAndMutates(t *testing.T) {
+	fc := newFakeCluster(t, []string{"m"}, 1)
+	c := fc.client()
+	var actions []Action
+	for i := range 100 {
+		row := fmt.Sprintf("%c%03d", "ar"[i%2], i%90) // both regions; rows of i < 10 get two
+		set := fmt.Sprintf("v%d", i)
+		value := ""
+		if i >= 90 {
+			value = fmt.Sprintf("v%d", i-90)
+		}
+		actions = append(actions, &CheckAndMutate{Table: "t", Row: []byte(row), Family: []byte("cf"), Qualifier: []byte("q"),
+			Value: []byte(value), Mutations: []Mutation{&Put{Values: map[string]map[string][]byte{"cf": {"q": []byte(set)}}}}})
+	}
+	actions = append(actions, tput("zz", "plain"))
+	res, err := c.Batch(testCtx(t), actions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		if r.Err != nil || !r.Processed != (i == 100) {
+			t.Errorf("action %d: %+v", i, r)
+		}
+	}
+	for i := range 10 {
+		row := fmt.Sprintf("%c%03d", "ar"[i%2], i)
+		if got := value(resultFromPB(fc.read([]byte(row)))); got != fmt.Sprintf("v%d", 90+i) {
+			t.Errorf("row %s = %q, want the second write", row, got)
+		}
+	}
+	multiOf := map[string]int{}
+	n := 0
+	fc.mu.Lock()
+	for _, call := range fc.calls {
+		m, ok := call.req.(*pb.MultiRequest)
+		if !ok {
+			continue
+		}
+		n++
+		for _, ra := range m.GetRegionAction() {
+			if cond := ra.GetCondition(); cond != nil {
+				if prev, ok := multiOf[string(cond.GetRow())]; ok && prev != n {
+					t.Errorf("row %s in Multis %d and %d", cond.GetRow(), prev, n)
+				}
+				multiOf[string(cond.GetRow())] = n
+			}
+		}
+	}
+	fc.mu.Unlock()
+	if n < 2 || n > maxMultiInFlight {
+		t.Errorf("%d Multis for 100 CheckAndMutates, want 2..%d", n, maxMultiInFlight)
+	}
+}
+
 func TestCheckAndMutateAndMutateRowRequests(t *testing.T) {
 	fc := newFakeCluster(t, nil, 1)
 	c := fc.client()
