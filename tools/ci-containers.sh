@@ -75,8 +75,13 @@ fi
 
 service_pid=
 container_pid=
+test_pid=
 cleanup() {
 	local rc=$?
+	if [ -n "$test_pid" ]; then
+		kill -TERM "$test_pid" 2>/dev/null || true
+		wait "$test_pid" 2>/dev/null || true
+	fi
 	if [ -n "$container_pid" ] && kill -0 "$container_pid" 2>/dev/null; then
 		kill -TERM "$container_pid" 2>/dev/null || true
 		wait "$container_pid" 2>/dev/null || true
@@ -137,7 +142,13 @@ export HBKIT_ZK
 echo "HBKIT_ZK=$HBKIT_ZK"
 
 step "go test -tags integration ./... against the container"
-go test ${TEST_FLAGS:--race -count=1 -timeout 30m} -tags integration ./...
+# In the background, so a SIGTERM to this script is handled (traps wait for
+# foreground commands) and the cleanup below runs.
+# shellcheck disable=SC2086
+go test ${TEST_FLAGS:--race -count=1 -timeout 30m} -tags integration ./... &
+test_pid=$!
+wait "$test_pid"
+test_pid=
 
 step "stop the container"
 kill -TERM "$container_pid"
