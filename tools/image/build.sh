@@ -16,8 +16,9 @@
 #
 # Each hash covers that stage's inputs, so a stage whose inputs did not change
 # is skipped: the second run only hashes the jars and checks that the tag
-# exists. The base tarball, its package manifest and the build context are
-# cached under $HBKIT_CACHE/image.
+# exists. The base tarball and its package manifest are cached under
+# $HBKIT_CACHE/image. A new HBase image replaces the older localhost/hbkit/hbase
+# tags.
 #
 # Usage: tools/image/build.sh [--print-tag]
 #   --print-tag   print the tag the inputs give, build nothing
@@ -160,4 +161,12 @@ log "build $tag"
 	--label "org.hbkit.base-manifest=$(basename "$manifest")" \
 	-f "$here/Containerfile" -t "$tag" "$ctx" >/dev/null
 log "hbase stage built in $(($(date +%s) - t1)) s"
+# Images of earlier inputs only take space (vfs stores every layer whole).
+"$engine" images --filter reference=localhost/hbkit/hbase --format '{{.Repository}}:{{.Tag}}' |
+	while read -r old; do
+		if [ "$old" != "$tag" ] && [ "$old" != "<none>:<none>" ]; then
+			log "remove the outdated $old"
+			"$engine" rmi "$old" >/dev/null 2>&1 || log "(still in use: $old kept)"
+		fi
+	done
 echo "$tag"
