@@ -55,19 +55,27 @@ func run(envFile, image string) error {
 	fmt.Println(line)
 	fmt.Printf("hbase-container: ready in %.1fs (image %s); SIGTERM or Ctrl-C stops it\n", h.Ready.Seconds(), h.Image)
 	if envFile != "" {
-		// Written whole, then renamed: a reader never sees half a line.
-		tmp := envFile + ".tmp"
-		err := os.WriteFile(tmp, []byte(line+"\n"), 0o644)
-		if err == nil {
-			err = os.Rename(tmp, envFile)
-		}
-		if err != nil {
+		if err := writeEnv(envFile, line); err != nil {
 			_ = stop(h)
 			return err
 		}
 	}
 	<-ctx.Done()
 	return stop(h)
+}
+
+// writeEnv writes line to path whole, then renames it into place: a reader
+// polling for the file never sees half a line.
+func writeEnv(path, line string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(line+"\n"), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 func stop(h *hbasetest.HBase) error {
