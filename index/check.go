@@ -260,15 +260,21 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 			gets = append(gets, &hbase.Get{Table: s.name, Row: enc.entries[i].Key, Families: [][]byte{[]byte(s.fam)}})
 		}
 	}
-	for _, cam := range purge {
-		ok, err := t.c.CheckAndMutate(ctx, cam)
-		switch {
-		case err != nil:
+	if len(purge) > 0 {
+		acts := make([]hbase.Action, len(purge))
+		for i, cam := range purge {
+			acts[i] = cam
+		}
+		res, err := t.c.Batch(ctx, acts)
+		if err != nil {
 			return err
-		case ok:
-			rep.Repaired++
-		default:
-			rep.Skipped++ // written again meanwhile
+		}
+		for _, r := range res {
+			if r.Processed {
+				rep.Repaired++
+			} else {
+				rep.Skipped++ // written again meanwhile
+			}
 		}
 	}
 	if len(gets) == 0 {

@@ -90,23 +90,25 @@
 // A put costs three round trips: one Batch that reads the data rows and
 // writes the new entries unverified (they do not depend on what is read:
 // the version is taken from the clock first, and the write is redone above
-// the row's version if the row turns out to be ahead), the CheckAndMutate
-// of the data row, and one Batch of verifications and deletions. A put
-// that moves an entry, and a delete, add one Batch marking the old entries
-// unverified. PutBatch and DeleteBatch share each round trip between all
-// their records (the real client's Batch sends the actions bound for one
-// region server in one RPC) and run the CheckAndMutates in parallel
-// (WithParallelism). Phoenix also needs three phases and reads the data
-// row too (on the server).
+// the row's version if the row turns out to be ahead), one Batch of the
+// data rows' CheckAndMutates, and one Batch of verifications and
+// deletions. A put that moves an entry, and a delete, add one Batch
+// marking the old entries unverified. PutBatch and DeleteBatch share each
+// round trip between all their records: the real client's Batch sends the
+// actions bound for one region server in one Multi RPC, and the
+// CheckAndMutates as HBase 2.4's conditional RegionActions (atomic and
+// conditional per row), spread over a few parallel Multis per server.
+// Phoenix also needs three phases and reads the data row too (on the
+// server).
 //
-// The CheckAndMutates are the price of serialising concurrent writers:
-// hbase.DataClient has no batched conditional mutation, so they are one
-// RPC per record, and they dominate: on the local single-server HBase an
-// indexed PutBatch of 100 runs at roughly 0.3 times the plain Batch of the
-// same rows (BenchmarkIntegrationPut reports the ratio of each run), short
-// of the 0.7 goal. A batched CheckAndMutate (HBase 2.4's MultiRequest with
-// a condition per RegionAction) would make the second phase one RPC per
-// server as well.
+// Each of the three round trips costs the region server about as much as
+// a plain Batch of the same rows or more: the CheckAndMutates in
+// particular run one at a time per Multi, each with its own row lock,
+// read and WAL sync. On the local single-server HBase an indexed PutBatch
+// of 100 runs at roughly 0.25 to 0.3 times the plain Batch of the same
+// rows (BenchmarkIntegrationPut reports the ratio of each run), short of
+// the 0.7 goal: three dependent round trips, each at least as heavy as
+// the plain one, bound the ratio near one third.
 //
 // Readers pay one scan per group of ranges, the groups scanned in
 // parallel (the ten buckets of an SMS query are ten regions), and one

@@ -109,8 +109,8 @@ func WithGracePeriod(d time.Duration) Option { return func(o *options) { o.grace
 // write loses to a concurrent writer (default 8).
 func WithMaxAttempts(n int) Option { return func(o *options) { o.attempts = n } }
 
-// WithParallelism bounds the conditional data-row writes a batch runs at
-// once, and the scans a query runs at once (default 16).
+// WithParallelism bounds the scans a query runs at once (default 16).
+// (The conditional data-row writes of a batch go out as one Batch.)
 func WithParallelism(n int) Option { return func(o *options) { o.parallelism = n } }
 
 // WithReadRepair turns read repair on or off (default on): readers mark

@@ -288,19 +288,21 @@ func (t *Table[T]) Lookup(ctx context.Context, index string, ranges []keys.KeyRa
 	return out, nil
 }
 
-// applyRepairs sends read-repair writes. Their failure does not fail the
-// read: the read's answer was already checked against the data rows.
+// applyRepairs sends read-repair writes, the conditional ones too, in one
+// Batch. Their failure does not fail the read: the read's answer was
+// already checked against the data rows.
 func (t *Table[T]) applyRepairs(ctx context.Context, fixes []hbase.Action, cams []*hbase.CheckAndMutate) (n int) {
-	if len(fixes) > 0 {
-		res, _ := t.c.Batch(ctx, fixes)
-		for _, r := range res {
-			if r.Err == nil {
-				n++
-			}
-		}
-	}
+	acts := make([]hbase.Action, 0, len(fixes)+len(cams))
+	acts = append(acts, fixes...)
 	for _, cam := range cams {
-		if ok, err := t.c.CheckAndMutate(ctx, cam); err == nil && ok {
+		acts = append(acts, cam)
+	}
+	if len(acts) == 0 {
+		return 0
+	}
+	res, _ := t.c.Batch(ctx, acts)
+	for i, r := range res {
+		if r.Err == nil && (i < len(fixes) || r.Processed) {
 			n++
 		}
 	}
