@@ -783,6 +783,31 @@ func (s *suite) testBatchCheckAndMutate(t *testing.T) {
 		wantCells(t, w.row, s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(w.row)}), false, w.want)
 	}
 
+	// Many, two per row: the second of each row sees the first.
+	var many []hbase.Action
+	for pass, set := range []string{"one", "two"} {
+		for i := range 40 {
+			prev := ""
+			if pass == 1 {
+				prev = "one"
+			}
+			many = append(many, camQ(fmt.Sprintf("bcam-many-%02d", i), hbase.CompareEqual, prev, setQ(set)))
+		}
+	}
+	res, err = s.h.Data.Batch(ctx, many)
+	if err != nil || len(res) != len(many) {
+		t.Fatalf("Batch of %d: %v, %d results", len(many), err, len(res))
+	}
+	for i, r := range res {
+		if r.Err != nil || !r.Processed {
+			t.Errorf("action %d of many: %+v, want processed", i, r)
+		}
+	}
+	for i := range 40 {
+		row := fmt.Sprintf("bcam-many-%02d", i)
+		wantCells(t, row, s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(row)}), false, "cf:q=two")
+	}
+
 	// An invalid CheckAndMutate fails alone, before anything is sent.
 	res, err = s.h.Data.Batch(ctx, []hbase.Action{
 		&hbase.CheckAndMutate{Table: tbl, Row: b("bcam-x"), Family: b("cf"), Qualifier: b("q")},
