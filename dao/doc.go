@@ -42,12 +42,11 @@
 // table kept with a client-managed index (hbkit's package index writes a
 // data row and its entries by its own protocol) plugs in through the small
 // Writer interface: WithWriter routes the Repo's writes through it after
-// dao's validation, while reads stay dao's. An adapter of a few lines in
-// the application maps the index package's batch error to per-record
-// results (see Writer and ExampleWithWriter):
+// dao's validation, while reads stay dao's. The index package's tables are
+// Writers (see Writer and ExampleWithWriter):
 //
 //	ix, err := index.NewSMS(client)
-//	repo, err := dao.NewSMS(client, dao.WithWriter[schema.SMS](indexWriter{ix}))
+//	repo, err := dao.NewSMS(client, dao.WithWriter[schema.SMS](ix))
 //	repo.PutBatch(ctx, msgs)                  // validated here, written with index entries there
 //	repo.Messages(ctx, mobile, from, to, 0)   // data-table range scan
 //	ix.MessagesOfAccountOnDate(ctx, account, day) // index query

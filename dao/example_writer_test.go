@@ -2,7 +2,6 @@ package dao_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log"
 	"time"
@@ -13,37 +12,6 @@ import (
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
 )
-
-// indexWriter adapts hbkit's index package to dao.Writer: the index
-// writes each data row with its index entries, and its one *BatchError is
-// spread over the records' positions.
-type indexWriter struct{ ix *index.SMS }
-
-func (w indexWriter) PutRecords(ctx context.Context, recs []*schema.SMS) []error {
-	return perRecord(len(recs), w.ix.PutBatch(ctx, recs))
-}
-
-func (w indexWriter) DeleteRecords(ctx context.Context, recs []*schema.SMS) []error {
-	return perRecord(len(recs), w.ix.DeleteBatch(ctx, recs))
-}
-
-func perRecord(n int, err error) []error {
-	if err == nil {
-		return nil
-	}
-	out := make([]error, n)
-	var be *index.BatchError
-	if errors.As(err, &be) {
-		for _, f := range be.Failed {
-			out[f.Index] = f.Err
-		}
-		return out
-	}
-	for i := range out {
-		out[i] = err
-	}
-	return out
-}
 
 // A repository whose writes go through the secondary index: dao validates
 // and batches, the index package writes each data row with its entries,
@@ -75,7 +43,7 @@ func ExampleWithWriter() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sms, err := dao.NewSMS(c, dao.WithWriter[schema.SMS](indexWriter{ix}))
+	sms, err := dao.NewSMS(c, dao.WithWriter[schema.SMS](ix))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -18,19 +18,11 @@ import (
 // their cells. Cells the Writer adds to data rows (a version column) are
 // ignored when rows are decoded, since the schema does not declare them.
 //
-// Wiring hbkit's index package (whose batch calls report one *BatchError)
-// takes an adapter of a few lines in the application, as in this
-// package's ExampleWithWriter:
+// hbkit's index package implements it (its Table[T] has PutRecords and
+// DeleteRecords; dao does not import index), as in ExampleWithWriter:
 //
-//	type indexWriter struct{ t *index.SMS }
-//
-//	func (w indexWriter) PutRecords(ctx context.Context, recs []*schema.SMS) []error {
-//		return perRecord(len(recs), w.t.PutBatch(ctx, recs))
-//	}
-//	// DeleteRecords likewise with DeleteBatch; perRecord spreads an
-//	// *index.BatchError's Failed[i].Err over the records' positions.
-//
-//	repo, err := dao.NewSMS(client, dao.WithWriter[schema.SMS](indexWriter{ix}))
+//	ix, err := index.NewSMS(client)
+//	repo, err := dao.NewSMS(client, dao.WithWriter[schema.SMS](ix))
 //
 // Implementations must be safe for concurrent use.
 type Writer[T any] interface {

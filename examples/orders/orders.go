@@ -145,7 +145,7 @@ func Run(ctx context.Context, cfg Config, c Client, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	repo, err := dao.New(c, t, dao.WithBatchSize(cfg.Batch), dao.WithWriter[schema.CustomerOrder](indexWriter{w}))
+	repo, err := dao.New(c, t, dao.WithBatchSize(cfg.Batch), dao.WithWriter[schema.CustomerOrder](w))
 	if err != nil {
 		return err
 	}
@@ -208,41 +208,6 @@ func drop(ctx context.Context, c Client, adm *admin.Admin, t *schema.Table[schem
 		}
 	}
 	return nil
-}
-
-// indexWriter routes the repository's writes through the index table, so
-// that every row is written with its index entry.
-type indexWriter struct {
-	t *index.Table[schema.CustomerOrder]
-}
-
-func (w indexWriter) PutRecords(ctx context.Context, recs []*schema.CustomerOrder) []error {
-	return perRecord(len(recs), w.t.PutBatch(ctx, recs))
-}
-
-func (w indexWriter) DeleteRecords(ctx context.Context, recs []*schema.CustomerOrder) []error {
-	return perRecord(len(recs), w.t.DeleteBatch(ctx, recs))
-}
-
-// perRecord spreads an index batch error over the records' positions.
-func perRecord(n int, err error) []error {
-	if err == nil {
-		return nil
-	}
-	out := make([]error, n)
-	var be *index.BatchError
-	if !errors.As(err, &be) {
-		for i := range out {
-			out[i] = err
-		}
-		return out
-	}
-	for _, f := range be.Failed {
-		if f.Index >= 0 && f.Index < n {
-			out[f.Index] = f.Err
-		}
-	}
-	return out
 }
 
 // load writes recs through the repository in batches, Concurrency at a

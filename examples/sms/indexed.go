@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,43 +27,7 @@ func (d *demo) writer() (*index.SMS, error) {
 // mobile), and sends its writes through the index store, so that every
 // message is written with its index entry.
 func (d *demo) repo(ix *index.SMS) (*dao.SMSRepo, error) {
-	return dao.NewSMS(d.c, dao.WithBatchSize(d.cfg.Batch), dao.WithWriter[schema.SMS](indexWriter{ix}))
-}
-
-// indexWriter adapts the index store to dao.Writer: dao wants one result
-// per record, the index reports the failed ones in one *index.BatchError.
-type indexWriter struct{ ix *index.SMS }
-
-func (w indexWriter) PutRecords(ctx context.Context, recs []*schema.SMS) []error {
-	return perRecord(len(recs), w.ix.PutBatch(ctx, recs))
-}
-
-func (w indexWriter) DeleteRecords(ctx context.Context, recs []*schema.SMS) []error {
-	return perRecord(len(recs), w.ix.DeleteBatch(ctx, recs))
-}
-
-// perRecord spreads a batch error over the records' positions: nil when
-// all were written, the record's own error for each failed record, and
-// the error itself for every record when it is not a *index.BatchError
-// (the batch as a whole failed).
-func perRecord(n int, err error) []error {
-	if err == nil {
-		return nil
-	}
-	out := make([]error, n)
-	var be *index.BatchError
-	if !errors.As(err, &be) {
-		for i := range out {
-			out[i] = err
-		}
-		return out
-	}
-	for _, f := range be.Failed {
-		if f.Index >= 0 && f.Index < n {
-			out[f.Index] = f.Err
-		}
-	}
-	return out
+	return dao.NewSMS(d.c, dao.WithBatchSize(d.cfg.Batch), dao.WithWriter[schema.SMS](ix))
 }
 
 // indexRanges returns one scan range per hash bucket of the index key:

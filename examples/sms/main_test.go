@@ -12,7 +12,6 @@ import (
 	"github.com/hbkit/hbkit/examples/internal/nsclient"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
-	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -331,34 +330,6 @@ func TestGrouped(t *testing.T) {
 		if got := grouped(tt.n); got != tt.want {
 			t.Errorf("grouped(%d) = %q, want %q", tt.n, got, tt.want)
 		}
-	}
-}
-
-func TestPerRecord(t *testing.T) {
-	boom := errors.New("boom")
-	tests := []struct {
-		name string
-		n    int
-		err  error
-		want []error
-	}{
-		{name: "all written", n: 3, err: nil, want: nil},
-		{name: "some failed", n: 3, err: &index.BatchError{Failed: []index.ItemError{{Index: 1, Err: boom}}}, want: []error{nil, boom, nil}},
-		{name: "whole batch failed", n: 2, err: boom, want: []error{boom, boom}},
-		{name: "index out of range ignored", n: 1, err: &index.BatchError{Failed: []index.ItemError{{Index: 5, Err: boom}}}, want: []error{nil}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := perRecord(tt.n, tt.err)
-			if len(got) != len(tt.want) {
-				t.Fatalf("perRecord = %v, want %v", got, tt.want)
-			}
-			for i := range got {
-				if got[i] != tt.want[i] {
-					t.Errorf("record %d: %v, want %v", i, got[i], tt.want[i])
-				}
-			}
-		})
 	}
 }
 
