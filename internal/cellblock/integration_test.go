@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,18 +16,27 @@ import (
 
 	"github.com/hbkit/hbkit/internal/pb"
 	"github.com/hbkit/hbkit/internal/rpc"
+	"github.com/hbkit/hbkit/internal/zk"
 )
 
 // TestIntegrationKeyValueCodec scans hbase:meta on the local HBase twice,
 // once with inline cells and once with a KeyValueCodec cell block, and
 // checks that both give the same cells. Read-only.
 func TestIntegrationKeyValueCodec(t *testing.T) {
-	master := os.Getenv("HBKIT_MASTER_ADDR")
-	if master == "" {
-		master = net.JoinHostPort("127.0.0.1", cmp.Or(os.Getenv("HBKIT_MASTER_PORT"), "16000"))
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	master := os.Getenv("HBKIT_MASTER_ADDR")
+	if p := os.Getenv("HBKIT_MASTER_PORT"); master == "" && p != "" {
+		master = net.JoinHostPort("127.0.0.1", p)
+	}
+	if master == "" {
+		// Follow ZooKeeper, so the test works on an HBase on any ports.
+		b, err := zk.Locate(ctx, strings.Split(cmp.Or(os.Getenv("HBKIT_ZK"), "127.0.0.1:2181"), ","))
+		if err != nil {
+			t.Fatalf("locating the master through ZooKeeper: %v", err)
+		}
+		master = b.Master.Server.Addr()
+	}
 
 	inline, err := rpc.NewPool()
 	if err != nil {

@@ -3,17 +3,20 @@
 package rpc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hbkit/hbkit/internal/pb"
+	"github.com/hbkit/hbkit/internal/zk"
 )
 
 // These tests talk to the local HBase started by tools/hbase: the master
@@ -27,7 +30,21 @@ func masterAddr() string {
 	if p := os.Getenv("HBKIT_MASTER_PORT"); p != "" {
 		return net.JoinHostPort("127.0.0.1", p)
 	}
-	return "127.0.0.1:16000"
+	return masterFromZK()
+}
+
+// masterFromZK asks ZooKeeper (HBKIT_ZK, else 127.0.0.1:2181) for the
+// active master, so the tests follow an HBase on any ports (a container's,
+// say); on failure it returns the default address and the dial reports it.
+func masterFromZK() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	quorum := cmp.Or(os.Getenv("HBKIT_ZK"), "127.0.0.1:2181")
+	m, err := zk.Locate(ctx, strings.Split(quorum, ","))
+	if err != nil {
+		return "127.0.0.1:16000"
+	}
+	return m.Master.Server.Addr()
 }
 
 func integrationPool(t *testing.T) (*Pool, context.Context) {
