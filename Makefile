@@ -46,6 +46,7 @@ fmt-check:
 
 lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags integration ./...
 
 generate:
 	tools/genproto.sh

@@ -293,9 +293,3 @@ func TestWriter(t *testing.T) {
 		}
 	})
 }
-
-func reverse(s string) string {
-	b := []byte(s)
-	slices.Reverse(b)
-	return string(b)
-}

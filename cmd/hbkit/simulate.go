@@ -261,7 +261,7 @@ func parseSplits(spec string, src sim.Source) ([][]byte, error) {
 		first, _, _ := strings.Cut(arg, ":")
 		v, err := strconv.Atoi(first)
 		if err != nil || v < 1 {
-			return nil, fmt.Errorf("want a region count after %s:", kind)
+			return nil, fmt.Errorf("want a region count after %q", kind+":")
 		}
 		n = v
 	}
