@@ -67,7 +67,7 @@ func (r *Runner) newLayers(ctx context.Context) (*layers, error) {
 			return nil, fmt.Errorf("bench: create %s: %w", t.name, err)
 		}
 	}
-	repo, err := dao.New(renamed{c: r.data, from: st.Name().String(), to: n.plain}, st)
+	repo, err := dao.New(r.data, st, dao.WithTableName(n.plain))
 	if err != nil {
 		return nil, err
 	}
@@ -155,89 +155,4 @@ func (l *layers) plainBatch(ctx context.Context, recs []*schema.SMS) error {
 	}
 	_, err := l.r.data.Batch(ctx, actions)
 	return err
-}
-
-// renamed serves a table under another name: requests for table from go
-// to table to. dao has no option for it (index has WithTableNames).
-type renamed struct {
-	c        hbase.DataClient
-	from, to string
-}
-
-func (n renamed) name(t string) string {
-	if t == n.from {
-		return n.to
-	}
-	return t
-}
-
-func (n renamed) Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error) {
-	if g != nil {
-		c := *g
-		c.Table = n.name(c.Table)
-		g = &c
-	}
-	return n.c.Get(ctx, g)
-}
-
-func (n renamed) Put(ctx context.Context, p *hbase.Put) error {
-	return n.c.Put(ctx, n.put(p))
-}
-
-func (n renamed) put(p *hbase.Put) *hbase.Put {
-	if p == nil {
-		return nil
-	}
-	c := *p
-	c.Table = n.name(c.Table)
-	return &c
-}
-
-func (n renamed) del(d *hbase.Delete) *hbase.Delete {
-	if d == nil {
-		return nil
-	}
-	c := *d
-	c.Table = n.name(c.Table)
-	return &c
-}
-
-func (n renamed) Delete(ctx context.Context, d *hbase.Delete) error {
-	return n.c.Delete(ctx, n.del(d))
-}
-
-func (n renamed) Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error) {
-	if s != nil {
-		c := *s
-		c.Table = n.name(c.Table)
-		s = &c
-	}
-	return n.c.Scan(ctx, s)
-}
-
-func (n renamed) Batch(ctx context.Context, actions []hbase.Action) ([]hbase.BatchResult, error) {
-	out := make([]hbase.Action, len(actions))
-	for i, a := range actions {
-		switch a := a.(type) {
-		case *hbase.Put:
-			out[i] = n.put(a)
-		case *hbase.Delete:
-			out[i] = n.del(a)
-		case *hbase.Get:
-			c := *a
-			c.Table = n.name(c.Table)
-			out[i] = &c
-		case *hbase.Increment:
-			c := *a
-			c.Table = n.name(c.Table)
-			out[i] = &c
-		case *hbase.Append:
-			c := *a
-			c.Table = n.name(c.Table)
-			out[i] = &c
-		default:
-			out[i] = a
-		}
-	}
-	return n.c.Batch(ctx, out)
 }
