@@ -28,25 +28,16 @@ type Client interface {
 var _ Client = hbase.AdminClient(nil)
 
 // RegionLoad is what a region server reports about one region in its
-// load report (HBase's RegionLoad in ClusterStatus). HBase reports request
-// counts and sizes, not row counts; Describe counts rows itself when asked
-// (see CountRows).
-type RegionLoad struct {
-	RegionName           []byte // full region name, as in hbase:meta
-	ReadRequests         uint64
-	WriteRequests        uint64
-	FilteredReadRequests uint64
-	StoreFiles           uint32
-	StoreFileSizeMB      uint32
-	MemStoreSizeMB       uint32
-}
+// load report: requests, store files and memstore size. HBase reports
+// request counts and sizes, not row counts; Describe counts rows itself
+// when asked (see CountRows).
+type RegionLoad = hbase.RegionLoad
 
 // RegionLoader reports the load of a table's regions. It is optional:
 // Describe uses the loader given with WithRegionLoader, or the Client
 // itself when it implements RegionLoader, and leaves Region.Load nil
-// otherwise. Package hbase cannot implement this interface directly (it
-// does not import admin), so the code wiring a real client adapts its
-// cluster-status call to it.
+// otherwise. *hbase.Client is a RegionLoader: its RegionLoads reads the
+// master's cluster status.
 type RegionLoader interface {
 	RegionLoads(ctx context.Context, table string) ([]RegionLoad, error)
 }

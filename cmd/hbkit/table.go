@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -9,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -17,9 +15,6 @@ import (
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
-	"github.com/hbkit/hbkit/internal/pb"
-	"github.com/hbkit/hbkit/internal/rpc"
-	"github.com/hbkit/hbkit/internal/zk"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -52,85 +47,9 @@ func connectHBase(ctx context.Context, zk string) (admin.Client, io.Closer, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	return loadingClient{Client: c, loads: clusterLoads{quorum: zk}}, c, nil
-}
-
-// loadingClient is the native client plus the per-region load of the
-// cluster status, which package hbase does not expose (yet): admin's
-// Describe then reports request counts per region.
-type loadingClient struct {
-	*hbase.Client
-	loads clusterLoads
-}
-
-func (c loadingClient) RegionLoads(ctx context.Context, table string) ([]admin.RegionLoad, error) {
-	return c.loads.RegionLoads(ctx, table)
-}
-
-// clusterLoads implements admin.RegionLoader with the master's
-// GetClusterStatus call (live servers only): the RegionLoad every region
-// server reports in its heartbeat, so the counts lag by up to one report
-// interval (3 s by default).
-type clusterLoads struct {
-	quorum string
-}
-
-func (l clusterLoads) RegionLoads(ctx context.Context, table string) ([]admin.RegionLoad, error) {
-	var servers []string
-	for _, s := range strings.Split(l.quorum, ",") {
-		if s = strings.TrimSpace(s); s == "" {
-			continue
-		}
-		if _, _, err := net.SplitHostPort(s); err != nil {
-			s = net.JoinHostPort(strings.Trim(s, "[]"), "2181")
-		}
-		servers = append(servers, s)
-	}
-	zc, err := zk.Dial(ctx, servers)
-	if err != nil {
-		return nil, fmt.Errorf("cluster status: %w", err)
-	}
-	defer zc.Close()
-	m, err := zc.Master(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("cluster status: %w", err)
-	}
-	conn, err := rpc.Dial(ctx, m.Server.Addr(), rpc.MasterService)
-	if err != nil {
-		return nil, fmt.Errorf("cluster status: %w", err)
-	}
-	defer conn.Close()
-	resp := &pb.GetClusterStatusResponse{}
-	req := &pb.GetClusterStatusRequest{Options: []pb.Option{pb.Option_LIVE_SERVERS}}
-	if err := conn.Call(ctx, "GetClusterStatus", req, resp); err != nil {
-		return nil, fmt.Errorf("cluster status: %w", err)
-	}
-	return regionLoadsOf(resp.GetClusterStatus(), table), nil
-}
-
-// regionLoadsOf picks the loads of table's regions: region names start
-// with the table name and a comma.
-func regionLoadsOf(cs *pb.ClusterStatus, table string) []admin.RegionLoad {
-	prefix := []byte(table + ",")
-	var out []admin.RegionLoad
-	for _, ls := range cs.GetLiveServers() {
-		for _, rl := range ls.GetServerLoad().GetRegionLoads() {
-			name := rl.GetRegionSpecifier().GetValue()
-			if !bytes.HasPrefix(name, prefix) {
-				continue
-			}
-			out = append(out, admin.RegionLoad{
-				RegionName:           name,
-				ReadRequests:         rl.GetReadRequestsCount(),
-				WriteRequests:        rl.GetWriteRequestsCount(),
-				FilteredReadRequests: rl.GetFilteredReadRequestsCount(),
-				StoreFiles:           rl.GetStorefiles(),
-				StoreFileSizeMB:      rl.GetStorefileSize_MB(),
-				MemStoreSizeMB:       rl.GetMemStoreSize_MB(),
-			})
-		}
-	}
-	return out
+	// *hbase.Client is also an admin.RegionLoader and an admin.RowScanner:
+	// describe reports request counts, and rows with --rows.
+	return c, c, nil
 }
 
 func runTable(ctx context.Context, e *env, args []string) error {

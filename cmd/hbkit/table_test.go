@@ -13,8 +13,6 @@ import (
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
-	"github.com/hbkit/hbkit/internal/pb"
-	"google.golang.org/protobuf/proto"
 )
 
 type nopCloser struct{}
@@ -249,29 +247,4 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-func TestRegionLoadsOf(t *testing.T) {
-	load := func(name string, reads uint64) *pb.RegionLoad {
-		return &pb.RegionLoad{
-			RegionSpecifier:   &pb.RegionSpecifier{Type: pb.RegionSpecifier_REGION_NAME.Enum(), Value: []byte(name)},
-			ReadRequestsCount: proto.Uint64(reads), WriteRequestsCount: proto.Uint64(reads + 1),
-			Storefiles: proto.Uint32(2),
-		}
-	}
-	cs := &pb.ClusterStatus{LiveServers: []*pb.LiveServerInfo{
-		{ServerLoad: &pb.ServerLoad{RegionLoads: []*pb.RegionLoad{load("t,,1.a.", 5), load("t2,,1.b.", 6)}}},
-		{ServerLoad: &pb.ServerLoad{RegionLoads: []*pb.RegionLoad{load("t,m,1.c.", 7), load("ns:t,,1.d.", 8)}}},
-	}}
-	got := regionLoadsOf(cs, "t")
-	if len(got) != 2 || string(got[0].RegionName) != "t,,1.a." || got[0].ReadRequests != 5 || got[0].WriteRequests != 6 ||
-		got[0].StoreFiles != 2 || string(got[1].RegionName) != "t,m,1.c." || got[1].ReadRequests != 7 {
-		t.Errorf("loads of t = %+v", got)
-	}
-	if got := regionLoadsOf(cs, "ns:t"); len(got) != 1 || got[0].ReadRequests != 8 {
-		t.Errorf("loads of ns:t = %+v", got)
-	}
-	if got := regionLoadsOf(nil, "t"); got != nil {
-		t.Errorf("nil status: %+v", got)
-	}
 }
