@@ -32,7 +32,7 @@ restart() {
 	local pid t0
 	t0=$(date +%s%N)
 	pid=$(cat "$HBKIT_STATE/hbase.pid")
-	if ! tr '\0' '\n' <"/proc/$pid/cmdline" | grep -qxF -- "-Dhbkit.state=$HBKIT_STATE"; then
+	if ! tr '\0' '\n' <"/proc/$pid/cmdline" | grep -xF -- "-Dhbkit.state=$HBKIT_STATE" >/dev/null; then
 		echo "test-restart: pid $pid is not the HBase of $HBKIT_STATE; not killing it" >&2
 		exit 1
 	fi
