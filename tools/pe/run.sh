@@ -146,6 +146,6 @@ for w in "${workloads[@]}"; do
 		tail -20 "$log.err" >&2
 		exit 1
 	fi
-	grep -E 'Avg TPS/QPS|Latency \(us\)' "$log" | head -3 >&2
+	grep -m3 -E 'Avg TPS/QPS|Latency \(us\)' "$log" >&2
 done
 echo "$out"
