@@ -68,7 +68,7 @@ func benchFlagSet(e *env, f *benchFlags) *flag.FlagSet {
 		fmt.Fprintf(e.stderr, benchUsage, strings.TrimRight(b.String(), "\n"))
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&f.zk, "zk", "", "ZooKeeper quorum `host:port[,...]` (default $HBKIT_ZK, else 127.0.0.1:2181)")
+	zkFlag(fs, &f.zk)
 	fs.IntVar(&f.rows, "rows", bench.DefaultRows, "rows per client thread (PE's --rows)")
 	fs.IntVar(&f.threads, "threads", bench.DefaultThreads, "client threads (PE's nclients)")
 	fs.StringVar(&f.workloads, "workloads", benchPEWorkloads, "comma-separated workloads to run in order, or \"all\"")
@@ -136,10 +136,7 @@ func runBenchWith(ctx context.Context, e *env, args []string, connect benchConne
 	if f.seed != 0 {
 		opts = append(opts, bench.WithSeed(f.seed))
 	}
-	zk := f.zk
-	if zk == "" {
-		zk = defaultZK(e)
-	}
+	zk := e.quorum(f.zk)
 	c, closer, err := connect(ctx, zk)
 	if err != nil {
 		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)

@@ -70,7 +70,7 @@ func indexFlagSet(e *env, f *indexFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME` (sms)")
-	fs.StringVar(&f.zk, "zk", "", "ZooKeeper quorum `host:port[,...]` (default $HBKIT_ZK, else 127.0.0.1:2181)")
+	zkFlag(fs, &f.zk)
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "`FILE` to save progress to and resume from")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.StringVar(&f.rename, "rename", "", "serve the schema under other table names: `declared=actual,...`")
@@ -114,12 +114,7 @@ func runIndexWith(ctx context.Context, e *env, args []string, connect indexConne
 		}
 		opts = append(opts, index.WithTableNames(names))
 	}
-	zk := f.zk
-	if zk == "" {
-		if zk = e.getenv("HBKIT_ZK"); zk == "" {
-			zk = "127.0.0.1:2181"
-		}
-	}
+	zk := e.quorum(f.zk)
 	c, closer, err := connect(ctx, zk)
 	if err != nil {
 		return err

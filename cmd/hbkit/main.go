@@ -49,6 +49,28 @@ func commands() []command {
 
 const version = "0.1.0-dev"
 
+// defaultQuorum is the local HBase that make hbase-up starts.
+const defaultQuorum = "127.0.0.1:2181"
+
+// zkFlag registers the --zk flag every command that talks to HBase takes.
+func zkFlag(fs *flag.FlagSet, dst *string) {
+	fs.StringVar(dst, "zk", "", "ZooKeeper quorum `host:port[,...]` (default $HBKIT_ZK, else "+defaultQuorum+")")
+}
+
+// quorum resolves a --zk value: the flag, else $HBKIT_ZK, else the local
+// HBase.
+func (e *env) quorum(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if e.getenv != nil {
+		if zk := e.getenv("HBKIT_ZK"); zk != "" {
+			return zk
+		}
+	}
+	return defaultQuorum
+}
+
 func runVersion(_ context.Context, e *env, _ []string) error {
 	fmt.Fprintln(e.stdout, "hbkit", version)
 	return nil

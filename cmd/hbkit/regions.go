@@ -73,7 +73,7 @@ func regionsFlagSet(e *env, f *regionsFlags) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&f.table, "table", "", "table `T` to measure (\"name\" or \"namespace:name\")")
-	fs.StringVar(&f.zk, "zk", "", "ZooKeeper quorum `host:port[,...]` (default $HBKIT_ZK, else 127.0.0.1:2181)")
+	zkFlag(fs, &f.zk)
 	fs.StringVar(&f.compare, "compare-schema", "", "simulate the built-in workload `NAME` with the table's regions and compare")
 	fs.IntVar(&f.servers, "servers", 1, "region servers for the simulated side of --compare-schema")
 	fs.IntVar(&f.parallel, "parallel", 4, "regions scanned at a time")
@@ -112,10 +112,7 @@ func runRegionsWith(ctx context.Context, e *env, args []string, connect regionsC
 			return err
 		}
 	}
-	zk := f.zk
-	if zk == "" {
-		zk = regionsZK(e)
-	}
+	zk := e.quorum(f.zk)
 	c, closer, err := connect(ctx, zk)
 	if err != nil {
 		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
@@ -140,15 +137,6 @@ func runRegionsWith(ctx context.Context, e *env, args []string, connect regionsC
 		}
 	}
 	return writeReport(e, &f.out, r, cmp)
-}
-
-func regionsZK(e *env) string {
-	if e.getenv != nil {
-		if zk := e.getenv("HBKIT_ZK"); zk != "" {
-			return zk
-		}
-	}
-	return "127.0.0.1:2181"
 }
 
 // measureRegions measures the live table: its regions (TableRegions), the

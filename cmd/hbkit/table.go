@@ -128,10 +128,7 @@ func runTableWith(ctx context.Context, e *env, args []string, connect connectFun
 		return errUsage
 	}
 
-	zk := f.zk
-	if zk == "" {
-		zk = defaultZK(e)
-	}
+	zk := e.quorum(f.zk)
 	c, closer, err := connect(ctx, zk)
 	if err != nil {
 		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
@@ -179,22 +176,13 @@ func tableFlagSet(e *env, f *tableFlags) *flag.FlagSet {
 		}
 		return nil
 	})
-	fs.StringVar(&f.zk, "zk", "", "ZooKeeper quorum `host:port[,...]` (default $HBKIT_ZK, else 127.0.0.1:2181)")
+	zkFlag(fs, &f.zk)
 	fs.BoolVar(&f.json, "json", false, "JSON output (describe, --dry-run)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the split keys and options without touching HBase")
 	fs.BoolVar(&f.yes, "yes", false, "confirm drop or truncate")
 	fs.BoolVar(&f.rows, "rows", false, "describe: count rows per region with a key-only scan (reads the whole table)")
 	fs.BoolVar(&f.grown, "allow-grown-regions", false, "accept region boundaries beyond the declared split keys (regions HBase split as they grew)")
 	return fs
-}
-
-func defaultZK(e *env) string {
-	if e.getenv != nil {
-		if zk := e.getenv("HBKIT_ZK"); zk != "" {
-			return zk
-		}
-	}
-	return "127.0.0.1:2181"
 }
 
 // loadSchemas resolves each --schema: a built-in name, else a file.
