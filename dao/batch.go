@@ -27,7 +27,7 @@ import (
 // ErrNotAttempted and the context's error.
 func (r *Repo[T]) PutBatch(ctx context.Context, recs []*T) ([]error, error) {
 	results := make([]error, len(recs))
-	puts := make([]*hbase.Put, len(recs))
+	actions := make([]hbase.Action, len(recs))
 	var rejected []ItemError
 	for i, v := range recs {
 		row := new(schema.Row)
@@ -36,18 +36,30 @@ func (r *Repo[T]) PutBatch(ctx context.Context, recs []*T) ([]error, error) {
 			rejected = append(rejected, ItemError{Index: i, Err: err})
 			continue
 		}
-		puts[i] = r.putOf(row)
+		actions[i] = r.putOf(row)
 	}
+	var via func(context.Context, []*T) []error
+	if r.w != nil {
+		via = r.w.PutRecords
+	}
+	return r.writeChunks(ctx, "put", recs, actions, rejected, results, via)
+}
+
+// writeChunks finishes PutBatch and DeleteBatch once every record has been
+// encoded into its action: if any was rejected nothing is sent; otherwise
+// the actions go out in chunks of the batch size, each as one hbase Batch,
+// or through via (the Writer) when it is set.
+func (r *Repo[T]) writeChunks(ctx context.Context, op string, recs []*T, all []hbase.Action, rejected []ItemError,
+	results []error, via func(context.Context, []*T) []error) ([]error, error) {
 	if len(rejected) > 0 {
 		for i := range results {
 			if results[i] == nil {
 				results[i] = ErrNotAttempted
 			}
 		}
-		return results, &BatchError{Table: r.name, Op: "put", Rejected: true, Failed: rejected}
+		return results, &BatchError{Table: r.name, Op: op, Rejected: true, Failed: rejected}
 	}
-	actions := make([]hbase.Action, 0, min(r.batchSize, len(recs)))
-	index := make([]int, 0, cap(actions)) // action → record
+	index := make([]int, 0, min(r.batchSize, len(recs))) // action → record
 	for lo := 0; lo < len(recs); lo += r.batchSize {
 		hi := min(lo+r.batchSize, len(recs))
 		if err := ctx.Err(); err != nil {
@@ -56,18 +68,17 @@ func (r *Repo[T]) PutBatch(ctx context.Context, recs []*T) ([]error, error) {
 			}
 			break
 		}
-		actions, index = actions[:0], index[:0]
+		index = index[:0]
 		for i := lo; i < hi; i++ {
-			actions = append(actions, puts[i])
 			index = append(index, i)
 		}
-		if r.w != nil {
-			writeVia(ctx, r.w.PutRecords, recs[lo:hi], index, results)
+		if via != nil {
+			writeVia(ctx, via, recs[lo:hi], index, results)
 			continue
 		}
-		r.sendChunk(ctx, actions, index, results)
+		r.sendChunk(ctx, all[lo:hi], index, results)
 	}
-	return results, r.batchErr("put", results)
+	return results, r.batchErr(op, results)
 }
 
 // sendChunk runs one hbase Batch and records each action's outcome in
@@ -123,7 +134,7 @@ func (r *Repo[T]) DeleteBatch(ctx context.Context, recs []*T) ([]error, error) {
 		return nil, &QueryError{Table: r.name, Field: "key", Reason: "DeleteBatch does not support salted layouts; use Delete"}
 	}
 	results := make([]error, len(recs))
-	dels := make([]*hbase.Delete, len(recs))
+	actions := make([]hbase.Action, len(recs))
 	var rejected []ItemError
 	for i, v := range recs {
 		ks, err := r.rowKeys(v)
@@ -132,36 +143,11 @@ func (r *Repo[T]) DeleteBatch(ctx context.Context, recs []*T) ([]error, error) {
 			rejected = append(rejected, ItemError{Index: i, Err: err})
 			continue
 		}
-		dels[i] = &hbase.Delete{Table: r.name, Row: ks[0]}
+		actions[i] = &hbase.Delete{Table: r.name, Row: ks[0]}
 	}
-	if len(rejected) > 0 {
-		for i := range results {
-			if results[i] == nil {
-				results[i] = ErrNotAttempted
-			}
-		}
-		return results, &BatchError{Table: r.name, Op: "delete", Rejected: true, Failed: rejected}
+	var via func(context.Context, []*T) []error
+	if r.w != nil {
+		via = r.w.DeleteRecords
 	}
-	actions := make([]hbase.Action, 0, min(r.batchSize, len(recs)))
-	index := make([]int, 0, cap(actions))
-	for lo := 0; lo < len(recs); lo += r.batchSize {
-		hi := min(lo+r.batchSize, len(recs))
-		if err := ctx.Err(); err != nil {
-			for i := lo; i < len(recs); i++ {
-				results[i] = fmt.Errorf("%w: %w", ErrNotAttempted, err)
-			}
-			break
-		}
-		actions, index = actions[:0], index[:0]
-		for i := lo; i < hi; i++ {
-			actions = append(actions, dels[i])
-			index = append(index, i)
-		}
-		if r.w != nil {
-			writeVia(ctx, r.w.DeleteRecords, recs[lo:hi], index, results)
-			continue
-		}
-		r.sendChunk(ctx, actions, index, results)
-	}
-	return results, r.batchErr("delete", results)
+	return r.writeChunks(ctx, "delete", recs, actions, rejected, results, via)
 }
