@@ -3,7 +3,6 @@ package hbase
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -87,12 +86,12 @@ func (m *fakeMaster) serve(nc net.Conn) {
 	if _, err := io.ReadFull(r, pre[:]); err != nil {
 		return
 	}
-	if _, err := fakeMasterReadFrame(r); err != nil {
+	if _, err := readTestFrame(r); err != nil {
 		return
 	}
 	var wmu sync.Mutex
 	for {
-		frame, err := fakeMasterReadFrame(r)
+		frame, err := readTestFrame(r)
 		if err != nil {
 			return
 		}
@@ -115,7 +114,7 @@ func (m *fakeMaster) serve(nc net.Conn) {
 		m.calls = append(m.calls, masterCallRecord{method: hdr.GetMethodName(), param: slices.Clone(param)})
 		m.mu.Unlock()
 		resp, exc := m.handle(hdr.GetMethodName(), param)
-		out, err := fakeMasterResponse(hdr.GetCallId(), resp, exc)
+		out, err := encodeTestResponse(hdr.GetCallId(), resp, exc)
 		if err != nil {
 			m.t.Errorf("fake master: %v", err)
 			return
@@ -127,37 +126,6 @@ func (m *fakeMaster) serve(nc net.Conn) {
 			return
 		}
 	}
-}
-
-func fakeMasterReadFrame(r io.Reader) ([]byte, error) {
-	var l [4]byte
-	if _, err := io.ReadFull(r, l[:]); err != nil {
-		return nil, err
-	}
-	b := make([]byte, binary.BigEndian.Uint32(l[:]))
-	_, err := io.ReadFull(r, b)
-	return b, err
-}
-
-// fakeMasterResponse encodes int32 total | delimited ResponseHeader | delimited
-// response (absent when the call failed).
-func fakeMasterResponse(callID uint32, resp proto.Message, exc *pb.ExceptionResponse) ([]byte, error) {
-	hdr, err := proto.Marshal(&pb.ResponseHeader{CallId: proto.Uint32(callID), Exception: exc})
-	if err != nil {
-		return nil, err
-	}
-	body := protowire.AppendBytes(nil, hdr)
-	if exc == nil {
-		if resp == nil {
-			return nil, errors.New("no response and no exception")
-		}
-		p, err := proto.Marshal(resp)
-		if err != nil {
-			return nil, err
-		}
-		body = protowire.AppendBytes(body, p)
-	}
-	return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...), nil
 }
 
 func masterException(class, msg string, doNotRetry bool) *pb.ExceptionResponse {

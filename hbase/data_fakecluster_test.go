@@ -198,16 +198,6 @@ func (fc *fakeCluster) dial(ctx context.Context, network, addr string) (net.Conn
 	return client, nil
 }
 
-func fcReadFrame(r io.Reader) ([]byte, error) {
-	var l [4]byte
-	if _, err := io.ReadFull(r, l[:]); err != nil {
-		return nil, err
-	}
-	b := make([]byte, binary.BigEndian.Uint32(l[:]))
-	_, err := io.ReadFull(r, b)
-	return b, err
-}
-
 func (fc *fakeCluster) serve(addr string, nc net.Conn) {
 	defer nc.Close()
 	r := bufio.NewReader(nc)
@@ -215,12 +205,12 @@ func (fc *fakeCluster) serve(addr string, nc net.Conn) {
 	if _, err := io.ReadFull(r, pre[:]); err != nil {
 		return
 	}
-	if _, err := fcReadFrame(r); err != nil {
+	if _, err := readTestFrame(r); err != nil {
 		return
 	}
 	var wmu sync.Mutex
 	for {
-		frame, err := fcReadFrame(r)
+		frame, err := readTestFrame(r)
 		if err != nil {
 			return
 		}
@@ -240,18 +230,13 @@ func (fc *fakeCluster) serve(addr string, nc net.Conn) {
 			if resp == nil && exc == nil {
 				return // hang
 			}
-			h, _ := proto.Marshal(&pb.ResponseHeader{CallId: proto.Uint32(hdr.GetCallId()), Exception: exc})
-			body := protowire.AppendBytes(nil, h)
-			if exc == nil {
-				p, err := proto.Marshal(resp)
-				if err != nil {
-					fc.t.Errorf("fake cluster: marshal: %v", err)
-					return
-				}
-				body = protowire.AppendBytes(body, p)
+			out, err := encodeTestResponse(hdr.GetCallId(), resp, exc)
+			if err != nil {
+				fc.t.Errorf("fake cluster: %v", err)
+				return
 			}
 			wmu.Lock()
-			nc.Write(append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...))
+			nc.Write(out)
 			wmu.Unlock()
 		}()
 	}
