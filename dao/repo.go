@@ -139,16 +139,7 @@ func (r *Repo[T]) invalid(err error) *ValidationError {
 
 // putOf builds the Put of an encoded row. The values alias row.
 func (r *Repo[T]) putOf(row *schema.Row) *hbase.Put {
-	vals := make(map[string]map[string][]byte, 1)
-	for _, c := range row.Cells {
-		fam := vals[c.Family]
-		if fam == nil {
-			fam = make(map[string][]byte, len(row.Cells))
-			vals[c.Family] = fam
-		}
-		fam[c.Qualifier] = c.Value
-	}
-	return &hbase.Put{Table: r.name, Row: row.Key, Values: vals}
+	return &hbase.Put{Table: r.name, Row: row.Key, Values: row.Values()}
 }
 
 // Put validates and writes one record. An invalid record is rejected with

@@ -164,6 +164,21 @@ type Row struct {
 	buf   []byte // backing store of the cell values
 }
 
+// Values returns r's cells as a map of family to qualifier to value, the
+// shape of a Put's values. The values alias r.
+func (r *Row) Values() map[string]map[string][]byte {
+	vals := make(map[string]map[string][]byte, 1)
+	for _, c := range r.Cells {
+		fam := vals[c.Family]
+		if fam == nil {
+			fam = make(map[string][]byte, len(r.Cells))
+			vals[c.Family] = fam
+		}
+		fam[c.Qualifier] = c.Value
+	}
+	return vals
+}
+
 // Reset empties r, keeping its buffers.
 func (r *Row) Reset() {
 	r.Key = r.Key[:0]

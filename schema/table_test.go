@@ -537,3 +537,18 @@ func TestKeyPartsErrors(t *testing.T) {
 	_, err = tbl.KeyParts(k[:20])
 	assertSchemaError(t, err, ErrInvalidKey, "sent")
 }
+
+func TestRowValues(t *testing.T) {
+	r := &Row{Key: []byte("k"), Cells: []Cell{
+		{Family: "cf", Qualifier: "a", Value: []byte("1")},
+		{Family: "cf", Qualifier: "b", Value: []byte("2")},
+		{Family: "x", Qualifier: "a", Value: []byte{}},
+	}}
+	got := r.Values()
+	if len(got) != 2 || string(got["cf"]["a"]) != "1" || string(got["cf"]["b"]) != "2" || got["x"]["a"] == nil || len(got["x"]["a"]) != 0 {
+		t.Fatalf("Values() = %q", got)
+	}
+	if len((&Row{}).Values()) != 0 {
+		t.Fatal("an empty row has values")
+	}
+}
