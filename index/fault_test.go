@@ -60,65 +60,70 @@ func testKillBetweenWrites(t *testing.T, b backend) {
 	healthy := b.sms(t, index.WithClock(clk.now), index.WithReadRepair(false))
 	rows := int64(0)
 	n := 0
-	for _, sc := range scenarios {
-		for _, phase := range []index.Phase{index.PhaseUnverified, index.PhaseData, index.PhaseVerify} {
-			n++
-			t.Run(fmt.Sprintf("%s/before %s", sc.name, phase), func(t *testing.T) {
-				acct := fmt.Sprintf("acct-%d", n)
-				before := msg(100+n, acct, 3*time.Hour)
-				after := *before
-				sc.edit(&after)
-				hook, fired := killAt(phase)
-				faulty := b.sms(t, index.WithClock(clk.now), index.WithHook(hook))
-				if sc.prior {
-					if err := healthy.Put(ctx, before); err != nil {
+	// Puts run blind (their first attempt assumes the row absent) and
+	// reading first; a put over an existing row that starts blind loses
+	// its first conditional write and is killed on its second attempt.
+	for _, blind := range []bool{true, false} {
+		for _, sc := range scenarios {
+			for _, phase := range []index.Phase{index.PhaseUnverified, index.PhaseData, index.PhaseVerify} {
+				n++
+				t.Run(fmt.Sprintf("blind=%v/%s/before %s", blind, sc.name, phase), func(t *testing.T) {
+					acct := fmt.Sprintf("acct-%d", n)
+					before := msg(100+n, acct, 3*time.Hour)
+					after := *before
+					sc.edit(&after)
+					hook, fired := killAt(phase)
+					faulty := b.sms(t, index.WithClock(clk.now), index.WithHook(hook), index.WithBlindPuts(blind))
+					if sc.prior {
+						if err := healthy.Put(ctx, before); err != nil {
+							t.Fatal(err)
+						}
+						rows++
+					}
+					err := sc.op(faulty, &after)
+					if !fired.Load() || !errors.Is(err, index.ErrAborted) || !errors.Is(err, errKilled) {
+						t.Fatalf("got %v (hook fired: %v), want the kill", err, fired.Load())
+					}
+					var se *index.StepError
+					if !errors.As(err, &se) || se.Step.Phase != phase {
+						t.Fatalf("got %v, want a *StepError at %s", err, phase)
+					}
+
+					// The data table is the truth: the old state unless the
+					// data write happened.
+					truth := map[string][]string{acct: nil, acct + "-moved": nil}
+					var state *schema.SMS
+					switch {
+					case phase == index.PhaseVerify && !sc.gone:
+						state = &after
+					case phase == index.PhaseVerify:
+						rows--
+					case sc.prior:
+						state = before
+					}
+					if state != nil {
+						truth[state.Account] = []string{state.Mobile}
+					}
+					if !sc.prior && phase == index.PhaseVerify {
+						rows++
+					}
+					checkReaders(t, healthy, truth)
+
+					rep, err := healthy.Check(ctx, index.ModeVerify)
+					if err != nil {
 						t.Fatal(err)
 					}
-					rows++
-				}
-				err := sc.op(faulty, &after)
-				if !fired.Load() || !errors.Is(err, index.ErrAborted) || !errors.Is(err, errKilled) {
-					t.Fatalf("got %v (hook fired: %v), want the kill", err, fired.Load())
-				}
-				var se *index.StepError
-				if !errors.As(err, &se) || se.Step.Phase != phase {
-					t.Fatalf("got %v, want a *StepError at %s", err, phase)
-				}
-
-				// The data table is the truth: the old state unless the
-				// data write happened.
-				truth := map[string][]string{acct: nil, acct + "-moved": nil}
-				var state *schema.SMS
-				switch {
-				case phase == index.PhaseVerify && !sc.gone:
-					state = &after
-				case phase == index.PhaseVerify:
-					rows--
-				case sc.prior:
-					state = before
-				}
-				if state != nil {
-					truth[state.Account] = []string{state.Mobile}
-				}
-				if !sc.prior && phase == index.PhaseVerify {
-					rows++
-				}
-				checkReaders(t, healthy, truth)
-
-				rep, err := healthy.Check(ctx, index.ModeVerify)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if wantClean := phase == index.PhaseUnverified; rep.Clean() != wantClean {
-					t.Errorf("verify after the kill: %+v, want clean=%v", rep, wantClean)
-				}
-				clk.advance(2 * time.Minute) // past the grace period: the writer is dead
-				if _, err = healthy.Check(ctx, index.ModeRepair); err != nil {
-					t.Fatal(err)
-				}
-				checkReaders(t, healthy, truth)
-				assertClean(t, healthy, rows)
-			})
+					if wantClean := phase == index.PhaseUnverified; rep.Clean() != wantClean {
+						t.Errorf("verify after the kill: %+v, want clean=%v", rep, wantClean)
+					}
+					clk.advance(2 * time.Minute) // past the grace period: the writer is dead
+					if _, err = healthy.Check(ctx, index.ModeRepair); err != nil {
+						t.Fatal(err)
+					}
+					checkReaders(t, healthy, truth)
+					assertClean(t, healthy, rows)
+				})
+			}
 		}
 	}
 }

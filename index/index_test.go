@@ -3,11 +3,13 @@ package index_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -132,34 +134,44 @@ func TestBadRecordsRejectedBeforeAnyWrite(t *testing.T) {
 
 // TestWriterBehindTheRow: a writer whose clock is behind the row's
 // version redoes its write above that version instead of writing entries
-// older than the row's.
+// older than the row's. Reading first, it finds out on its first attempt;
+// blind, its first attempt loses the conditional write, the second reads
+// the row and finds it ahead.
 func TestWriterBehindTheRow(t *testing.T) {
-	ctx := context.Background()
-	b, _ := newFakeBackend(t)
-	ahead, behind := &clock{}, &clock{}
-	ahead.advance(time.Hour)
-	behind.advance(-time.Hour)
-	m := msg(11, "acme", time.Hour)
-	if err := b.sms(t, index.WithClock(ahead.now)).Put(ctx, m); err != nil {
-		t.Fatal(err)
+	for _, blind := range []bool{false, true} {
+		t.Run(fmt.Sprintf("blind=%v", blind), func(t *testing.T) {
+			ctx := context.Background()
+			b, _ := newFakeBackend(t)
+			ahead, behind := &clock{}, &clock{}
+			ahead.advance(time.Hour)
+			behind.advance(-time.Hour)
+			m := msg(11, "acme", time.Hour)
+			if err := b.sms(t, index.WithClock(ahead.now)).Put(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+			var attempts int
+			slow := b.sms(t, index.WithClock(behind.now), index.WithBlindPuts(blind), index.WithHook(func(st index.Step) error {
+				if st.Phase == index.PhaseUnverified {
+					attempts++
+				}
+				return nil
+			}))
+			m.Account = "globex"
+			if err := slow.Put(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+			want := 2
+			if blind {
+				want = 3
+			}
+			if attempts != want {
+				t.Errorf("%d attempts, want %d", attempts, want)
+			}
+			assertMessages(t, slow, "acme", nil)
+			assertMessages(t, slow, "globex", []string{m.Mobile})
+			assertClean(t, slow, 1)
+		})
 	}
-	var attempts int
-	slow := b.sms(t, index.WithClock(behind.now), index.WithHook(func(st index.Step) error {
-		if st.Phase == index.PhaseUnverified {
-			attempts++
-		}
-		return nil
-	}))
-	m.Account = "globex"
-	if err := slow.Put(ctx, m); err != nil {
-		t.Fatal(err)
-	}
-	if attempts != 2 {
-		t.Errorf("%d attempts, want 2", attempts)
-	}
-	assertMessages(t, slow, "acme", nil)
-	assertMessages(t, slow, "globex", []string{m.Mobile})
-	assertClean(t, slow, 1)
 }
 
 // TestReadRepair: a reader verifies a valid unverified entry it returns,
@@ -306,4 +318,81 @@ func TestRewriteAfterDeleteByAnotherWriter(t *testing.T) {
 		t.Fatalf("repair past the grace period: %+v, %v; want the tombstone removed", rep, err)
 	}
 	assertEmpty(t, b)
+}
+
+// firstActions records the type of the first action of every Batch sent
+// through it.
+type firstActions struct {
+	index.Client
+	seen []string
+}
+
+func (f *firstActions) Batch(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
+	if len(acts) > 0 {
+		f.seen = append(f.seen, fmt.Sprintf("%T", acts[0]))
+	}
+	return f.Client.Batch(ctx, acts)
+}
+
+func (f *firstActions) reads() int {
+	n := 0
+	for _, s := range f.seen {
+		if s == "*hbase.Get" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestBlindPuts: new records are written without reading their rows
+// (three Batches: entries, data rows, verification); a batch that finds
+// its rows present starts over reading first, and so do the next batches
+// until the guess is tried again.
+func TestBlindPuts(t *testing.T) {
+	ctx := context.Background()
+	b, _ := newFakeBackend(t)
+	rec := &firstActions{Client: b.c}
+	s := b.smsOver(t, rec)
+	batch := func(account string) []*schema.SMS {
+		var out []*schema.SMS
+		for i := range 10 {
+			out = append(out, msg(700+i, account, time.Duration(i)*time.Minute))
+		}
+		return out
+	}
+	if err := s.PutBatch(ctx, batch("acme")); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"*hbase.Put", "*hbase.CheckAndMutate", "*hbase.Put"}; !slices.Equal(rec.seen, want) {
+		t.Fatalf("insert: Batches starting with %v, want %v", rec.seen, want)
+	}
+	// Updates: the blind attempt loses every conditional write, the
+	// records start over reading first.
+	rec.seen = nil
+	if err := s.PutBatch(ctx, batch("globex")); err != nil {
+		t.Fatal(err)
+	}
+	if rec.reads() != 1 || rec.seen[0] != "*hbase.Put" || rec.seen[1] != "*hbase.CheckAndMutate" {
+		t.Fatalf("first update: Batches starting with %v, want a blind attempt then one read", rec.seen)
+	}
+	// The next 16 batches read first; the 17th is blind again.
+	for i := range 17 {
+		rec.seen = nil
+		if err := s.PutBatch(ctx, batch(fmt.Sprintf("acct-%d", i))); err != nil {
+			t.Fatal(err)
+		}
+		if readFirst := rec.seen[0] == "*hbase.Get"; readFirst != (i < 16) {
+			t.Fatalf("update %d after a lost guess: Batches starting with %v", i+1, rec.seen)
+		}
+	}
+	want := mobiles(func() []schema.SMS {
+		var out []schema.SMS
+		for i := 9; i >= 0; i-- {
+			out = append(out, *msg(700+i, "", 0))
+		}
+		return out
+	}())
+	assertMessages(t, s, "acct-16", want)
+	assertMessages(t, s, "acme", nil)
+	assertClean(t, s, 10)
 }

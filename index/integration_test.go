@@ -86,7 +86,7 @@ func BenchmarkIntegrationPut(bm *testing.B) {
 		bm.Fatal(err)
 	}
 	for _, n := range []int{1, 100} {
-		bm.Run("batch="+strconv.Itoa(n), func(bm *testing.B) { benchPut(bm, b, plain, n) })
+		bm.Run("batch="+strconv.Itoa(n), func(bm *testing.B) { benchPut(bm, b, plain, plainIx, n) })
 	}
 }
 

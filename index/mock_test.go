@@ -52,11 +52,28 @@ func failAll(acts []hbase.Action, err error) ([]hbase.BatchResult, error) {
 // write reports the failure, readers stay right, repair converges.
 func TestPartialBatchFailures(t *testing.T) {
 	ctx := context.Background()
-	// Batches of the faulty PutBatch: 1: the reads and the new entries; 2:
-	// the moved record's old entry marked unverified; 3: the data rows'
-	// CheckAndMutates; 4: verification.
-	for _, failBatch := range []int{1, 3, 4} {
-		t.Run(map[int]string{1: "reads and unverified entries", 3: "data rows", 4: "verification"}[failBatch], func(t *testing.T) {
+	// The faulty PutBatch writes a moved record and a new one. Reading
+	// first, its Batches are 1: the reads and the new entries; 2: the
+	// moved record's old entry marked unverified; 3: the data rows'
+	// CheckAndMutates; 4: verification. Blind, they are 1: the new
+	// entries; 2: the CheckAndMutates (the moved record's loses: its row
+	// exists); 3: the new record's verification; then the moved record's
+	// second attempt, reading first.
+	cases := []struct {
+		name  string
+		blind bool
+		batch int
+		first string // type of the failing Batch's first action
+	}{
+		{"read first/reads and unverified entries", false, 1, "*hbase.Get"},
+		{"read first/data rows", false, 3, "*hbase.CheckAndMutate"},
+		{"read first/verification", false, 4, "*hbase.Put"},
+		{"blind/unverified entries", true, 1, "*hbase.Put"},
+		{"blind/data rows", true, 2, "*hbase.CheckAndMutate"},
+		{"blind/second attempt reads", true, 4, "*hbase.Get"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
 			b, c := newFakeBackend(t)
 			clk := &clock{}
 			m := scripted(t, c)
@@ -64,11 +81,11 @@ func TestPartialBatchFailures(t *testing.T) {
 			m.EXPECT().Batch(gomock.Any(), gomock.Any()).DoAndReturn(
 				func(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
 					calls++
-					if calls != failBatch {
+					if calls != tc.batch {
 						return c.Batch(ctx, acts)
 					}
-					if want := map[int]string{1: "*hbase.Get", 3: "*hbase.CheckAndMutate", 4: "*hbase.Put"}[calls]; fmt.Sprintf("%T", acts[0]) != want || len(acts) < 2 {
-						t.Errorf("batch %d: %d actions, first %T; want several, first %s", calls, len(acts), acts[0], want)
+					if fmt.Sprintf("%T", acts[0]) != tc.first || len(acts) < 2 {
+						t.Errorf("batch %d: %d actions, first %T; want several, first %s", calls, len(acts), acts[0], tc.first)
 					}
 					// Apply the first action, fail the rest.
 					res, err := c.Batch(ctx, acts[:1])
@@ -86,10 +103,10 @@ func TestPartialBatchFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 			// A later clock: the faulty put goes above the healthy one's
-			// version on its first attempt, so its Batches are the four
+			// version on its first attempt, so its Batches are the ones
 			// above.
 			clk.advance(time.Millisecond)
-			faulty := b.smsOver(t, m, index.WithClock(clk.now))
+			faulty := b.smsOver(t, m, index.WithClock(clk.now), index.WithBlindPuts(tc.blind))
 			moved := msg(1, "globex", time.Hour)
 			err := faulty.PutBatch(ctx, []*schema.SMS{moved, msg(2, "acme", 2*time.Hour)})
 			var be *index.BatchError
@@ -159,52 +176,61 @@ func TestReaderNeverGuesses(t *testing.T) {
 
 // TestDataWriteFails: the conditional data-row write fails (the region
 // server answered an error, the write may or may not have landed); the
-// put reports it at PhaseData and repair converges either way.
+// put reports it at PhaseData and repair converges either way. The put
+// moves an existing record (reading first) or inserts a new one (blind).
 func TestDataWriteFails(t *testing.T) {
 	ctx := context.Background()
-	for _, landed := range []bool{false, true} {
-		t.Run(map[bool]string{false: "not applied", true: "applied, answer lost"}[landed], func(t *testing.T) {
-			b, c := newFakeBackend(t)
-			clk := &clock{}
-			m := scripted(t, c)
-			m.EXPECT().Batch(gomock.Any(), gomock.Any()).DoAndReturn(
-				func(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
-					if !dataWrite(acts) {
-						return c.Batch(ctx, acts)
-					}
-					if landed {
-						if _, err := c.Batch(ctx, acts); err != nil {
-							return nil, err
+	for _, insert := range []bool{false, true} {
+		for _, landed := range []bool{false, true} {
+			name := map[bool]string{false: "move", true: "insert"}[insert] + "/" + map[bool]string{false: "not applied", true: "applied, answer lost"}[landed]
+			t.Run(name, func(t *testing.T) {
+				b, c := newFakeBackend(t)
+				clk := &clock{}
+				m := scripted(t, c)
+				m.EXPECT().Batch(gomock.Any(), gomock.Any()).DoAndReturn(
+					func(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
+						if !dataWrite(acts) {
+							return c.Batch(ctx, acts)
 						}
+						if landed {
+							if _, err := c.Batch(ctx, acts); err != nil {
+								return nil, err
+							}
+						}
+						return failAll(acts, errInjected)
+					}).AnyTimes()
+				healthy := b.sms(t, index.WithClock(clk.now), index.WithReadRepair(false))
+				if !insert {
+					if err := healthy.Put(ctx, msg(1, "acme", time.Hour)); err != nil {
+						t.Fatal(err)
 					}
-					return failAll(acts, errInjected)
-				}).AnyTimes()
-			healthy := b.sms(t, index.WithClock(clk.now), index.WithReadRepair(false))
-			if err := healthy.Put(ctx, msg(1, "acme", time.Hour)); err != nil {
-				t.Fatal(err)
-			}
-			moved := msg(1, "globex", time.Hour)
-			err := b.smsOver(t, m, index.WithClock(clk.now)).Put(ctx, moved)
-			var se *index.StepError
-			if !errors.As(err, &se) || se.Step.Phase != index.PhaseData || !errors.Is(err, errInjected) {
-				t.Fatalf("got %v, want a *StepError at the data write", err)
-			}
-			owner := "acme"
-			if landed {
-				owner = "globex"
-			}
-			for _, acct := range []string{"acme", "globex"} {
-				var want []string
-				if acct == owner {
-					want = []string{moved.Mobile}
 				}
-				assertMessages(t, healthy, acct, want)
-			}
-			clk.advance(2 * time.Minute)
-			if _, err := healthy.Check(ctx, index.ModeRepair); err != nil {
-				t.Fatal(err)
-			}
-			assertClean(t, healthy, 1)
-		})
+				moved := msg(1, "globex", time.Hour)
+				err := b.smsOver(t, m, index.WithClock(clk.now), index.WithBlindPuts(insert)).Put(ctx, moved)
+				var se *index.StepError
+				if !errors.As(err, &se) || se.Step.Phase != index.PhaseData || !errors.Is(err, errInjected) {
+					t.Fatalf("got %v, want a *StepError at the data write", err)
+				}
+				owner, rows := "", int64(0)
+				switch {
+				case landed:
+					owner, rows = "globex", 1
+				case !insert:
+					owner, rows = "acme", 1
+				}
+				for _, acct := range []string{"acme", "globex"} {
+					var want []string
+					if acct == owner {
+						want = []string{moved.Mobile}
+					}
+					assertMessages(t, healthy, acct, want)
+				}
+				clk.advance(2 * time.Minute)
+				if _, err := healthy.Check(ctx, index.ModeRepair); err != nil {
+					t.Fatal(err)
+				}
+				assertClean(t, healthy, rows)
+			})
+		}
 	}
 }

@@ -72,6 +72,7 @@ type options struct {
 	attempts       int
 	parallelism    int
 	readRepair     bool
+	blindPuts      bool
 	validators     []any // func(*T) error, checked by New
 	names          map[string]string
 	batchSize      int
@@ -81,7 +82,7 @@ type options struct {
 func defaults() options {
 	return options{
 		now: time.Now, grace: time.Minute, attempts: 8, parallelism: 16,
-		readRepair: true, batchSize: 500,
+		readRepair: true, blindPuts: true, batchSize: 500,
 	}
 }
 
@@ -116,6 +117,16 @@ func WithParallelism(n int) Option { return func(o *options) { o.parallelism = n
 // WithReadRepair turns read repair on or off (default on): readers mark
 // entries they confirmed verified and delete dead unverified ones.
 func WithReadRepair(on bool) Option { return func(o *options) { o.readRepair = on } }
+
+// WithBlindPuts turns blind first attempts of puts on or off (default
+// on). A blind attempt does not read the rows first: it assumes them
+// absent, as they are when records are written once (messages, events),
+// and saves the reads; a row that turns out to exist fails the
+// conditional data-row write, and the record starts over with a read.
+// When more than a quarter of a blind attempt's rows existed, the next 16
+// batches read first before trying blind again. Turn it off for tables
+// whose puts mostly update records.
+func WithBlindPuts(on bool) Option { return func(o *options) { o.blindPuts = on } }
 
 // WithTableNames maps declared table names (the data table's and its
 // indexes', as written in the schema) to the names used on the cluster,

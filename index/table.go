@@ -65,6 +65,7 @@ type Table[T any] struct {
 	ixs        []*ixState[T]
 	validators []func(*T) error
 	last       atomic.Int64 // last version handed out by this Table
+	readFirst  atomic.Int32 // batches of puts left that read before writing (see guessAbsent)
 	tracer     trace.Tracer
 }
 

@@ -41,7 +41,8 @@ func (t *Table[T]) Put(ctx context.Context, rec *T) error {
 }
 
 // PutBatch writes several records, sharing each step's round trip between
-// them: one Batch of Gets and new entries, one Batch marking moved
+// them: one Batch of new entries (with the Gets of the data rows, unless
+// the attempt is blind: see WithBlindPuts), one Batch marking moved
 // entries unverified (if any), one Batch of conditional data-row writes,
 // one Batch of verifications. Invalid records
 // are rejected before any write; the others are written. If some records
@@ -150,13 +151,22 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 	// in the same round trip (phase 1, early), at a version taken before
 	// the read; if the row turns out to be newer, the attempt is redone
 	// above it. Deletes and Check's conditional rewrites read first.
+	//
+	// A put's first attempt may skip the read altogether (blind): it then
+	// assumes the rows absent, and the conditional write of phase 2 checks
+	// that assumption like any other; a row that exists makes the record
+	// start over, reading first. See guessAbsent.
 	early := op == OpPut && items[0].expect == nil
+	blind := early && n == 1 && t.o.blindPuts && t.guessAbsent()
 	var acts []hbase.Action
 	var owner []*item[T]
-	for _, it := range items {
-		acts = append(acts, &hbase.Get{Table: t.name, Row: it.key})
-		owner = append(owner, it)
+	if !blind {
+		for _, it := range items {
+			acts = append(acts, &hbase.Get{Table: t.name, Row: it.key})
+			owner = append(owner, it)
+		}
 	}
+	reads := len(acts)
 	if early {
 		if err := t.hook(Step{Op: op, Phase: PhaseUnverified, Attempt: n, Records: len(items)}); err != nil {
 			fail(items, PhaseUnverified, err)
@@ -176,7 +186,7 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 		fail(items, PhaseUnverified, err)
 		return nil
 	}
-	for i := len(items); i < len(res); i++ {
+	for i := reads; i < len(res); i++ {
 		if res[i].Err != nil {
 			fail([]*item[T]{owner[i]}, PhaseUnverified, res[i].Err)
 		}
@@ -187,11 +197,15 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 		if it.err != nil {
 			continue
 		}
-		if res[i].Err != nil {
-			fail([]*item[T]{it}, PhaseUnverified, res[i].Err)
-			continue
+		var read *hbase.Result // nil: blind, the row is assumed absent
+		if !blind {
+			if res[i].Err != nil {
+				fail([]*item[T]{it}, PhaseUnverified, res[i].Err)
+				continue
+			}
+			read = res[i].Result
 		}
-		d := t.readData(it.key, res[i].Result)
+		d := t.readData(it.key, read)
 		switch {
 		case it.expect != nil && (!d.exists || d.version != *it.expect):
 			it.skipped, it.done = true, true
@@ -267,6 +281,7 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 		return retry
 	}
 	var written []*item[T]
+	lost := 0
 	for i, it := range live {
 		switch {
 		case res[i].Err != nil:
@@ -275,7 +290,11 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 			written = append(written, it)
 		default:
 			retry = append(retry, it)
+			lost++
 		}
+	}
+	if blind {
+		t.noteBlind(len(live), lost)
 	}
 	if len(written) == 0 {
 		return retry
@@ -284,7 +303,11 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 	// Phase 3: verify the new entries, delete the dropped ones. Every cell
 	// is written at the version's timestamp, so a slower writer of an
 	// older version can neither resurrect nor re-verify what this one
-	// dropped.
+	// dropped. Phase 1 wrote the entries whole, so verifying rewrites only
+	// the status cell. These writes skip the wait for the WAL sync
+	// (AsyncWAL): if a region server loses them, the entries are left as
+	// phase 1 and 2 made them (new ones unverified, dropped ones marked
+	// unverified), which readers and Check already handle.
 	if err := t.hook(Step{Op: op, Phase: PhaseVerify, Attempt: n, Records: len(written)}); err != nil {
 		fail(written, PhaseVerify, err)
 		return retry
@@ -295,10 +318,13 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 			var newKey []byte
 			if op == OpPut {
 				newKey = it.enc.entries[i].Key
-				acts, owner = append(acts, s.entryActions(&it.enc.entries[i], statusVerified, it.v)[0]), append(owner, it)
+				vals := map[string]map[string][]byte{}
+				put(vals, s.fam, StatusQualifier, statusValue(statusVerified, it.v))
+				acts = append(acts, &hbase.Put{Table: s.name, Row: newKey, Values: vals, Timestamp: it.v, Durability: hbase.AsyncWAL})
+				owner = append(owner, it)
 			}
 			if old := it.oldKeys[i]; old != nil && !bytes.Equal(old, newKey) {
-				acts = append(acts, &hbase.Delete{Table: s.name, Row: old, Timestamp: it.v})
+				acts = append(acts, &hbase.Delete{Table: s.name, Row: old, Timestamp: it.v, Durability: hbase.AsyncWAL})
 				owner = append(owner, it)
 			}
 		}
@@ -399,4 +425,34 @@ func (t *Table[T]) hook(s Step) error {
 		return fmt.Errorf("%w: %w", ErrAborted, err)
 	}
 	return nil
+}
+
+// readFirstBatches is how many batches of puts read their rows before
+// writing after a blind first attempt found too many rows present.
+const readFirstBatches = 16
+
+// guessAbsent says whether a put's first attempt should skip the read and
+// assume its rows absent: the case of records written once (messages,
+// events), whose read finds nothing. It is, unless a recent blind attempt
+// found more than a quarter of its rows present (see noteBlind); then
+// the next readFirstBatches batches read first, and the guess is tried
+// again.
+func (t *Table[T]) guessAbsent() bool {
+	for {
+		n := t.readFirst.Load()
+		if n == 0 {
+			return true
+		}
+		if t.readFirst.CompareAndSwap(n, n-1) {
+			return false
+		}
+	}
+}
+
+// noteBlind records the outcome of a blind first attempt: tried
+// conditional writes, of which lost found the row present.
+func (t *Table[T]) noteBlind(tried, lost int) {
+	if lost*4 > tried {
+		t.readFirst.Store(readFirstBatches)
+	}
 }
