@@ -341,7 +341,7 @@ func TestLayerWorkloadsOnFake(t *testing.T) {
 	const rows, threads = 30, 2
 	r := newRunner(t, c, WithRows(rows), WithThreads(threads), WithBatchSize(7), WithClock(clock))
 	var results []Result
-	for _, w := range []string{"plainWrite", "daoWrite", "indexedWrite"} {
+	for _, w := range []string{"plainWrite", "daoWrite", "indexedWrite", "dualWrite"} {
 		res, err := r.Run(ctx, w)
 		if err != nil {
 			t.Fatalf("%s: %v", w, err)
@@ -359,7 +359,7 @@ func TestLayerWorkloadsOnFake(t *testing.T) {
 	for _, tc := range []struct {
 		table string
 		want  int
-	}{{n.plain, rows * threads}, {n.indexed, rows * threads}, {n.index, rows * threads}} {
+	}{{n.plain, rows * threads}, {n.indexed, rows * threads}, {n.index, rows * threads}, {n.dual, rows * threads}, {n.dualIndex, rows * threads}} {
 		if got := countRows(t, c, tc.table); got != tc.want {
 			t.Fatalf("%s holds %d rows, want %d", tc.table, got, tc.want)
 		}
@@ -382,7 +382,7 @@ func TestLayerWorkloadsOnFake(t *testing.T) {
 	if err := WriteLayers(&b, results); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"| plainWrite | 2 |", "| daoWrite | 2 |", "| indexedWrite | 2 |"} {
+	for _, w := range []string{"| plainWrite | 2 |", "| daoWrite | 2 |", "| indexedWrite | 2 |", "| dualWrite | 2 |"} {
 		if !strings.Contains(b.String(), w) {
 			t.Fatalf("layer table lacks %q:\n%s", w, b.String())
 		}

@@ -192,7 +192,7 @@ func WriteLayers(w io.Writer, ours []Result) error {
 	rows := 0
 	for _, r := range ours {
 		switch r.Workload {
-		case "plainWrite", "daoWrite", "indexedWrite":
+		case "plainWrite", "daoWrite", "indexedWrite", "dualWrite":
 		default:
 			continue
 		}

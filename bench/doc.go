@@ -36,13 +36,15 @@
 // region count or families differ, required to exist by the read
 // workloads. DropTables removes it.
 //
-// Three more workloads measure hbkit's own layers on the SMS table of the
-// seeds (schema.SMSTable, served as TestTable_sms and TestTable_sms_index):
-// plainWrite sends the encoded rows as plain puts in one Batch per
-// BatchSize records, daoWrite writes the same records with dao.Repo
+// Four more workloads measure hbkit's own layers on the SMS table of the
+// seeds (schema.SMSTable, served under names starting with the table
+// option's): plainWrite sends the encoded rows as plain puts in one Batch
+// per BatchSize records, daoWrite writes the same records with dao.Repo
 // PutBatch, and indexedWrite with index.Table PutBatch, which keeps the
-// index table in step. Comparing each with plainWrite gives the cost of the
-// layer.
+// index table in step. dualWrite sends each record's data row and index
+// entry as plain puts in one Batch, with no protocol: what writing the
+// entries costs by itself, the bound indexedWrite stays under. Comparing
+// each with plainWrite gives the cost of the layer.
 //
 // # Who should use it
 //

@@ -38,6 +38,7 @@ const (
 	kindPlainWrite
 	kindDAOWrite
 	kindIndexedWrite
+	kindDualWrite
 )
 
 type workload struct {
@@ -55,6 +56,7 @@ func workloads() []workload {
 		{WorkloadInfo{"plainWrite", "SMS rows as plain puts, one Batch per batch of records", "", true}, kindPlainWrite},
 		{WorkloadInfo{"daoWrite", "SMS records through dao.Repo.PutBatch", "", true}, kindDAOWrite},
 		{WorkloadInfo{"indexedWrite", "SMS records with their index entries through index.Table.PutBatch", "", true}, kindIndexedWrite},
+		{WorkloadInfo{"dualWrite", "SMS rows and their index entries as plain puts in one Batch, no protocol: the floor of indexedWrite", "", true}, kindDualWrite},
 	}
 }
 
@@ -407,8 +409,7 @@ func dropTable(ctx context.Context, a hbase.AdminClient, table string) error {
 // Tables returns the names of every table the workloads use: PE's table
 // and the layer workloads' SMS tables.
 func (r *Runner) Tables() []string {
-	n := r.layerNames()
-	return []string{r.o.table, n.plain, n.indexed, n.index}
+	return append([]string{r.o.table}, r.layerNames().all()...)
 }
 
 // DropTables drops every table the workloads use (see Tables), so that the

@@ -74,7 +74,7 @@ func benchFlagSet(e *env, f *benchFlags) *flag.FlagSet {
 	fs.StringVar(&f.workloads, "workloads", benchPEWorkloads, "comma-separated workloads to run in order, or \"all\"")
 	fs.IntVar(&f.presplit, "presplit", 0, "pre-split a table the writes create into `R` regions (PE's --presplit)")
 	fs.IntVar(&f.valueSize, "value-size", bench.DefaultValueSize, "value size in bytes (PE's --valueSize)")
-	fs.IntVar(&f.batch, "batch", bench.DefaultBatchSize, "records per call of plainWrite, daoWrite and indexedWrite")
+	fs.IntVar(&f.batch, "batch", bench.DefaultBatchSize, "records per call of plainWrite, daoWrite, indexedWrite and dualWrite")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the random keys and values (default: random)")
 	fs.BoolVar(&f.json, "json", false, "print the results as JSON")
 	fs.BoolVar(&f.fresh, "fresh", false, "drop the workloads' tables first, so the writes start from empty tables")

@@ -71,7 +71,7 @@ func TestBenchJSONAndCompare(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("JSON output: %v\n%s", err, out)
 	}
-	if rep.Rows != 20 || rep.Threads != 1 || len(rep.Results) != 8 {
+	if rep.Rows != 20 || rep.Threads != 1 || len(rep.Results) != 9 {
 		t.Fatalf("report: %+v", rep)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "hbkit-1.json"), []byte(out), 0o644); err != nil {

@@ -10,7 +10,7 @@
 #   SCAN_ROWS=1000  scans per client for scanRange100 (each reads up to 100
 #                   rows; its keys are drawn from SCAN_ROWS x threads rows)
 #   THREADS="1 4"   client thread counts, one round each
-#   LAYERS=1        also run hbkit's plainWrite, daoWrite and indexedWrite
+#   LAYERS=1        also run hbkit's plainWrite, daoWrite, indexedWrite and dualWrite
 #   PROFILE=0       1: CPU profiles of hbkit's runs in OUT/hbkit-<T>-*.prof
 #                   (go tool pprof OUT/hbkit OUT/hbkit-1-pe.prof)
 #   OUT=DIR         keep the logs and JSON reports in DIR (default: a
@@ -48,7 +48,7 @@ for t in $THREADS; do
 	"$hbkit" bench --rows "$ROWS" --threads "$t" --workloads sequentialWrite,randomWrite,randomRead,scan --json $(prof "$t-pe") >"$out/hbkit-$t-pe.json"
 	"$hbkit" bench --rows "$SCAN_ROWS" --threads "$t" --workloads scanRange100 --json $(prof "$t-range") >"$out/hbkit-$t-range.json"
 	if [ "$LAYERS" = 1 ]; then
-		"$hbkit" bench --rows "$ROWS" --threads "$t" --workloads plainWrite,daoWrite,indexedWrite --json $(prof "$t-layers") >"$out/hbkit-$t-layers.json"
+		"$hbkit" bench --rows "$ROWS" --threads "$t" --workloads plainWrite,daoWrite,indexedWrite,dualWrite --json $(prof "$t-layers") >"$out/hbkit-$t-layers.json"
 	fi
 done
 "$hbkit" bench --drop-tables
