@@ -131,6 +131,17 @@ func (l *layers) client(k kind, _ int, rng *mrand.Rand) (client, error) {
 		batch = batch[:0]
 		return err
 	}
+	finish := flush
+	if k == kindIndexedWrite {
+		// The index's last writes go out in the background: wait for
+		// them, so that the workload's time includes them.
+		finish = func(ctx context.Context) error {
+			if err := flush(ctx); err != nil {
+				return err
+			}
+			return l.ix.Flush(ctx)
+		}
+	}
 	return client{
 		op: func(ctx context.Context, i int64) (bool, error) {
 			batch = append(batch, l.record(rng, i))
@@ -139,7 +150,7 @@ func (l *layers) client(k kind, _ int, rng *mrand.Rand) (client, error) {
 			}
 			return true, flush(ctx)
 		},
-		finish: flush,
+		finish: finish,
 	}, nil
 }
 

@@ -106,7 +106,13 @@
 // A put that moves an entry, and a delete, add one Batch marking the old
 // entries unverified. Phase 3 rewrites only the status cells, and its
 // writes do not wait for the WAL sync (AsyncWAL): losing them leaves the
-// state a writer dying before phase 3 leaves. PutBatch and DeleteBatch
+// state a writer dying before phase 3 leaves. By default phase 3 is not
+// waited for either (WithAsyncVerify): a call returns once its data rows
+// are written, and a background sender sends the phase-3 writes of all
+// calls of the Table in shared Batches; Flush waits for them, Check
+// flushes first. Until they land the entries are unverified, which every
+// reader checks, so this changes what a read costs, never what it
+// returns. PutBatch and DeleteBatch
 // share each round trip between all their records: the real client's
 // Batch sends the actions bound for one region server in one Multi RPC,
 // and the CheckAndMutates as HBase 2.4's conditional RegionActions (atomic
@@ -117,14 +123,19 @@
 // Writing a record's data row and its entry costs more than writing the
 // data row alone, whatever the protocol: on the local single-server HBase
 // one Batch of unconditional data-row and entry Puts runs at about 0.6
-// times a plain Batch of the data rows for 100 records, and 0.85 for one.
-// BenchmarkIntegrationPut reports that floor next to the protocol's ratio
-// in the same run. The protocol reaches about 0.35 for both (it was 0.21
-// for 100 records before blind puts and lighter verification): its
-// CheckAndMutates run one at a time per Multi, each with its own row
-// lock, read and WAL sync, and cost the region server several times a
-// plain Put; and a single record pays three round trips where a plain put
-// pays one.
+// times a plain Batch of the data rows for 100 records, and 0.75 to 0.8
+// for one. BenchmarkIntegrationPut reports that floor next to the
+// protocol's ratio in the same run (rounds of ten calls per variant, the
+// indexed round ending with Flush). The protocol reaches 0.36 to 0.42
+// for 100 records and 0.32 to 0.39 for one (it was 0.21 for 100 before
+// blind puts and background verification): its CheckAndMutates run one at
+// a time per Multi, each with its own row lock, read and WAL sync, and
+// cost the region server several times a plain Put; and a single record
+// pays two dependent round trips where a plain put pays one. A cheaper
+// data-row write would have to be unconditional, and an unconditional
+// write cannot keep the invariant: a writer that learns of a concurrent
+// writer's entry only after its own data row landed leaves that entry
+// verified while the row disagrees, until it repairs it.
 //
 // Readers pay one scan per group of ranges, the groups scanned in
 // parallel (the ten buckets of an SMS query are ten regions), and one

@@ -221,7 +221,7 @@ func TestRepairNeverUndoesALiveWrite(t *testing.T) {
 	if err := b.sms(t, index.WithHook(hook)).Put(ctx, m); !errors.Is(err, index.ErrAborted) {
 		t.Fatal(err) // leaves the entry unverified: repair will rewrite it
 	}
-	live := b.sms(t)
+	live := b.sms(t, index.WithAsyncVerify(false)) // its put completes inside the repair
 	updated := *m
 	updated.Account = "globex"
 	var once bool
@@ -286,7 +286,8 @@ func TestRewriteAfterDeleteByAnotherWriter(t *testing.T) {
 	var frozen atomic.Int64 // milliseconds
 	frozen.Store(day0.UnixMilli())
 	now := func() time.Time { return time.UnixMilli(frozen.Load()) }
-	writer := func() *index.SMS { return b.sms(t, index.WithClock(now)) }
+	// Each writer sends its last writes before returning (a writer done).
+	writer := func() *index.SMS { return b.sms(t, index.WithClock(now), index.WithAsyncVerify(false)) }
 	m := msg(8, "acme", time.Hour)
 	if err := writer().Put(ctx, m); err != nil {
 		t.Fatal(err)
@@ -352,7 +353,7 @@ func TestBlindPuts(t *testing.T) {
 	ctx := context.Background()
 	b, _ := newFakeBackend(t)
 	rec := &firstActions{Client: b.c}
-	s := b.smsOver(t, rec)
+	s := b.smsOver(t, rec, index.WithAsyncVerify(false))
 	batch := func(account string) []*schema.SMS {
 		var out []*schema.SMS
 		for i := range 10 {

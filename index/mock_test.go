@@ -106,7 +106,7 @@ func TestPartialBatchFailures(t *testing.T) {
 			// version on its first attempt, so its Batches are the ones
 			// above.
 			clk.advance(time.Millisecond)
-			faulty := b.smsOver(t, m, index.WithClock(clk.now), index.WithBlindPuts(tc.blind))
+			faulty := b.smsOver(t, m, index.WithClock(clk.now), index.WithBlindPuts(tc.blind), index.WithAsyncVerify(false))
 			moved := msg(1, "globex", time.Hour)
 			err := faulty.PutBatch(ctx, []*schema.SMS{moved, msg(2, "acme", 2*time.Hour)})
 			var be *index.BatchError

@@ -73,6 +73,7 @@ type options struct {
 	parallelism    int
 	readRepair     bool
 	blindPuts      bool
+	asyncVerify    bool
 	validators     []any // func(*T) error, checked by New
 	names          map[string]string
 	batchSize      int
@@ -82,7 +83,7 @@ type options struct {
 func defaults() options {
 	return options{
 		now: time.Now, grace: time.Minute, attempts: 8, parallelism: 16,
-		readRepair: true, blindPuts: true, batchSize: 500,
+		readRepair: true, blindPuts: true, asyncVerify: true, batchSize: 500,
 	}
 }
 
@@ -127,6 +128,18 @@ func WithReadRepair(on bool) Option { return func(o *options) { o.readRepair = o
 // batches read first before trying blind again. Turn it off for tables
 // whose puts mostly update records.
 func WithBlindPuts(on bool) Option { return func(o *options) { o.blindPuts = on } }
+
+// WithAsyncVerify turns background verification on or off (default on).
+// On, Put, PutBatch, Delete and DeleteBatch return once the data rows are
+// written, and their last writes (marking the new entries verified,
+// deleting the dropped ones) go out in the background, in Batches shared
+// between concurrent calls. Until they land the entries are unverified,
+// which readers check against the data rows, so every read stays right;
+// Count pays a Get for each. Flush waits for them; Check flushes first.
+// A process that exits without Flush leaves entries unverified, as a
+// writer dying before its last write does. Off, each call sends them
+// itself before returning. Check's repairs always do.
+func WithAsyncVerify(on bool) Option { return func(o *options) { o.asyncVerify = on } }
 
 // WithTableNames maps declared table names (the data table's and its
 // indexes', as written in the schema) to the names used on the cluster,

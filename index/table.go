@@ -66,6 +66,7 @@ type Table[T any] struct {
 	validators []func(*T) error
 	last       atomic.Int64 // last version handed out by this Table
 	readFirst  atomic.Int32 // batches of puts left that read before writing (see guessAbsent)
+	ver        *verifier    // background phase 3 (nil without WithAsyncVerify)
 	tracer     trace.Tracer
 }
 
@@ -96,6 +97,9 @@ func New[T any](c Client, t *schema.Table[T], opts ...Option) (*Table[T], error)
 		return nil, err
 	}
 	tb := &Table[T]{c: c, t: t, o: o, dataCols: t.Columns(), tracer: newTracer(o.tracerProvider)}
+	if o.asyncVerify {
+		tb.ver = newVerifier(tb.sendVerifications)
+	}
 	for _, v := range o.validators {
 		f, ok := v.(func(*T) error)
 		if !ok || f == nil {

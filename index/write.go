@@ -329,6 +329,16 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 			}
 		}
 	}
+	if t.ver != nil && written[0].expect == nil {
+		if err := t.ver.enqueue(ctx, acts); err != nil {
+			fail(written, PhaseVerify, err)
+			return retry
+		}
+		for _, it := range written {
+			it.done = true
+		}
+		return retry
+	}
 	for _, it := range t.batch(ctx, acts, owner, written, func(it *item[T], err error) { fail([]*item[T]{it}, PhaseVerify, err) }) {
 		it.done = true
 	}

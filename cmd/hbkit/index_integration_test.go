@@ -71,6 +71,9 @@ func TestIndexIntegration(t *testing.T) {
 	if err := s.PutBatch(ctx, recs); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Flush(ctx); err != nil { // the writer is done
+		t.Fatal(err)
+	}
 	// Break the index behind the protocol's back: drop one entry (marker
 	// at its own timestamp), and add an entry pointing nowhere.
 	sc, err := c.Scan(ctx, &hbase.Scan{Table: ix, Limit: 1})

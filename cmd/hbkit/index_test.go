@@ -59,6 +59,9 @@ func indexFixture(t *testing.T, n int) *fake.Client {
 	if err := s.PutBatch(ctx, recs); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Flush(ctx); err != nil { // the writer is done
+		t.Fatal(err)
+	}
 	return c
 }
 

@@ -149,7 +149,7 @@ func Run(ctx context.Context, cfg Config, c Client, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	took, err := load(ctx, repo, recs, cfg)
+	took, err := load(ctx, repo, recs, cfg, w.Flush)
 	if err != nil {
 		return err
 	}
@@ -211,8 +211,8 @@ func drop(ctx context.Context, c Client, adm *admin.Admin, t *schema.Table[schem
 }
 
 // load writes recs through the repository in batches, Concurrency at a
-// time.
-func load(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], recs []schema.CustomerOrder, cfg Config) (time.Duration, error) {
+// time, then waits for the index's background verifications (flush).
+func load(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], recs []schema.CustomerOrder, cfg Config, flush func(context.Context) error) (time.Duration, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	ptrs := make([]*schema.CustomerOrder, len(recs))
@@ -241,7 +241,13 @@ feed:
 	}
 	close(batches)
 	wg.Wait()
-	return time.Since(start), context.Cause(ctx)
+	if err := context.Cause(ctx); err != nil {
+		return 0, err
+	}
+	if err := flush(ctx); err != nil {
+		return 0, fmt.Errorf("orders example: verify index entries: %w", err)
+	}
+	return time.Since(start), nil
 }
 
 // history reads the whole history of the customer with the most rows:

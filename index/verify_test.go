@@ -1,0 +1,168 @@
+package index_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/mock/gomock"
+
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/index"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// verification reports whether acts is a Batch of phase 3: Puts of the
+// status cell alone and entry Deletes, in the index table, not waiting
+// for the WAL sync.
+func verification(b backend, acts []hbase.Action) bool {
+	for _, a := range acts {
+		switch a := a.(type) {
+		case *hbase.Put:
+			if a.Table != b.index || a.Durability != hbase.AsyncWAL || len(a.Values) != 1 || len(a.Values["cf"]) != 1 || a.Values["cf"][index.StatusQualifier] == nil {
+				return false
+			}
+		case *hbase.Delete:
+			if a.Table != b.index || a.Durability != hbase.AsyncWAL {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return len(acts) > 0
+}
+
+// TestAsyncVerify: puts return before their verifications are sent;
+// meanwhile every read is right, Flush waits for them, and the entries
+// end up verified.
+func TestAsyncVerify(t *testing.T) {
+	ctx := context.Background()
+	b, c := newFakeBackend(t)
+	m := scripted(t, c)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	held := 0
+	m.EXPECT().Batch(gomock.Any(), gomock.Any()).DoAndReturn(
+		func(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
+			if verification(b, acts) {
+				mu.Lock()
+				held += len(acts)
+				mu.Unlock()
+				<-release
+			}
+			return c.Batch(ctx, acts)
+		}).AnyTimes()
+	s := b.smsOver(t, m)
+	var recs []*schema.SMS
+	for i := range 20 {
+		recs = append(recs, msg(900+i, "acme", time.Duration(i)*time.Minute))
+	}
+	// Two calls: the second's verifications queue behind the first's,
+	// which the sender holds.
+	if err := s.PutBatch(ctx, recs[:10]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutBatch(ctx, recs[10:]); err != nil {
+		t.Fatal(err)
+	}
+	want := mobiles(func() []schema.SMS {
+		var out []schema.SMS
+		for i := len(recs) - 1; i >= 0; i-- {
+			out = append(out, *recs[i])
+		}
+		return out
+	}())
+	assertMessages(t, b.sms(t, index.WithReadRepair(false)), "acme", want)
+	days, err := b.sms(t, index.WithReadRepair(false)).CountPerDay(ctx, "acme", day0, day0)
+	if err != nil || len(days) != 1 || days[0].Count != 20 {
+		t.Fatalf("count while unverified: %v, %v", days, err)
+	}
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if err := s.Flush(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Flush while held: %v, want the deadline", err)
+	}
+	close(release)
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if held != 20 {
+		t.Errorf("%d verifications sent, want 20", held)
+	}
+	mu.Unlock()
+	rep, err := b.sms(t).Check(ctx, index.ModeVerify)
+	if err != nil || !rep.Clean() || rep.Entries != 20 {
+		t.Fatalf("after Flush: %+v, %v", rep, err)
+	}
+}
+
+// TestAsyncVerifyFails: a background verification that fails loses
+// nothing: the put succeeded, Flush reports the failure once, readers are
+// right, and repair verifies the entries.
+func TestAsyncVerifyFails(t *testing.T) {
+	ctx := context.Background()
+	b, c := newFakeBackend(t)
+	m := scripted(t, c)
+	m.EXPECT().Batch(gomock.Any(), gomock.Any()).DoAndReturn(
+		func(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
+			if verification(b, acts) {
+				return failAll(acts, errInjected)
+			}
+			return c.Batch(ctx, acts)
+		}).AnyTimes()
+	s := b.smsOver(t, m)
+	rec := msg(950, "acme", time.Hour)
+	if err := s.Put(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx); !errors.Is(err, errInjected) {
+		t.Fatalf("Flush: %v, want the injected failure", err)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatalf("second Flush: %v, want nil", err)
+	}
+	healthy := b.sms(t)
+	assertMessages(t, b.sms(t, index.WithReadRepair(false)), "acme", []string{rec.Mobile})
+	rep, err := healthy.Check(ctx, index.ModeVerify)
+	if err != nil || rep.Missing != 1 {
+		t.Fatalf("verify: %+v, %v; want the unverified entry missing", rep, err)
+	}
+	if _, err := healthy.Check(ctx, index.ModeRepair); err != nil {
+		t.Fatal(err)
+	}
+	assertClean(t, healthy, 1)
+}
+
+// TestAsyncVerifyConcurrentCalls: many goroutines writing through one
+// Table share the background sender; after Flush everything is verified.
+func TestAsyncVerifyConcurrentCalls(t *testing.T) {
+	ctx := context.Background()
+	b, _ := newFakeBackend(t)
+	s := b.sms(t)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				n := 1000 + g*100 + i*3
+				if err := s.PutBatch(ctx, []*schema.SMS{msg(n, "acme", time.Duration(n)*time.Second), msg(n+1, "acme", time.Duration(n+1)*time.Second)}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := b.sms(t).Check(ctx, index.ModeVerify)
+	if err != nil || !rep.Clean() || rep.Entries != 160 {
+		t.Fatalf("after Flush: %+v, %v", rep, err)
+	}
+}
