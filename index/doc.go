@@ -96,23 +96,27 @@
 //     assumed absent, as they are when records are written once, and the
 //     CheckAndMutate tests that "_v" is absent. A row that exists fails
 //     it, like a concurrent writer would, and its record starts over
-//     reading first; when more than a quarter of a batch's rows existed,
-//     the next 16 batches read first.
+//     reading first (the blind attempt does not count against
+//     WithMaxAttempts); when more than a quarter of a batch's rows
+//     existed, the next 16 batches read first. An abandoned blind attempt
+//     over an existing row leaves the row's entry rewritten unverified,
+//     which readers check and Check repairs.
 //   - Reading first: the Gets of the data rows share the first round trip
 //     with the new entries, written at a version taken from the clock
 //     before the read; if a row turns out to be ahead of it, the attempt
 //     is redone above the row.
 //
 // A put that moves an entry, and a delete, add one Batch marking the old
-// entries unverified. Phase 3 rewrites only the status cells, and its
-// writes do not wait for the WAL sync (AsyncWAL): losing them leaves the
-// state a writer dying before phase 3 leaves. By default phase 3 is not
-// waited for either (WithAsyncVerify): a call returns once its data rows
-// are written, and a background sender sends the phase-3 writes of all
-// calls of the Table in shared Batches; Flush waits for them, Check
-// flushes first. Until they land the entries are unverified, which every
-// reader checks, so this changes what a read costs, never what it
-// returns. PutBatch and DeleteBatch
+// entries unverified. Phase 3's writes do not wait for the WAL sync
+// (AsyncWAL): losing them leaves the state a writer dying before phase 3
+// leaves. By default phase 3 is not waited for either (WithAsyncVerify):
+// a call returns once its data rows are written, and a background sender
+// sends the phase-3 writes of all calls of the Table in shared Batches;
+// Flush waits for them, and Check flushes the queue of its own Table
+// first. Until they land the entries are unverified, which every reader
+// checks, so this changes what a read costs, never what it returns; a
+// Check in another process counts them as missing, as it does the entries
+// of any write in flight. PutBatch and DeleteBatch
 // share each round trip between all their records: the real client's
 // Batch sends the actions bound for one region server in one Multi RPC,
 // and the CheckAndMutates as HBase 2.4's conditional RegionActions (atomic
@@ -126,9 +130,10 @@
 // times a plain Batch of the data rows for 100 records, and 0.75 to 0.8
 // for one. BenchmarkIntegrationPut reports that floor next to the
 // protocol's ratio in the same run (rounds of ten calls per variant, the
-// indexed round ending with Flush). The protocol reaches 0.36 to 0.42
-// for 100 records and 0.32 to 0.39 for one (it was 0.21 for 100 before
-// blind puts and background verification): its CheckAndMutates run one at
+// indexed round ending with Flush). On a warm server the protocol
+// reaches 0.36 to 0.42 for 100 records and 0.32 to 0.42 for one (it was
+// 0.21 for 100 before blind puts and background verification; the first
+// runs after a server start are lower): its CheckAndMutates run one at
 // a time per Multi, each with its own row lock, read and WAL sync, and
 // cost the region server several times a plain Put; and a single record
 // pays two dependent round trips where a plain put pays one. A cheaper

@@ -61,8 +61,9 @@ func testKillBetweenWrites(t *testing.T, b backend) {
 	rows := int64(0)
 	n := 0
 	// Puts run blind (their first attempt assumes the row absent) and
-	// reading first; a put over an existing row that starts blind loses
-	// its first conditional write and is killed on its second attempt.
+	// reading first. A put over an existing row that starts blind loses
+	// its first conditional write: a kill before phase 1 or 2 fires on
+	// that blind attempt, a kill before phase 3 on the second.
 	for _, blind := range []bool{true, false} {
 		for _, sc := range scenarios {
 			for _, phase := range []index.Phase{index.PhaseUnverified, index.PhaseData, index.PhaseVerify} {
@@ -76,6 +77,9 @@ func testKillBetweenWrites(t *testing.T, b backend) {
 					faulty := b.sms(t, index.WithClock(clk.now), index.WithHook(hook), index.WithBlindPuts(blind))
 					if sc.prior {
 						if err := healthy.Put(ctx, before); err != nil {
+							t.Fatal(err)
+						}
+						if err := healthy.Flush(ctx); err != nil { // complete before the faulty write
 							t.Fatal(err)
 						}
 						rows++
@@ -176,7 +180,7 @@ func testConcurrentWriters(t *testing.T, b backend, writers, rounds int) {
 					return
 				}
 			}
-			errs <- nil
+			errs <- s.Flush(ctx) // the writer is done
 		}()
 	}
 	done := make(chan error, 1)

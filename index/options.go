@@ -124,9 +124,12 @@ func WithReadRepair(on bool) Option { return func(o *options) { o.readRepair = o
 // absent, as they are when records are written once (messages, events),
 // and saves the reads; a row that turns out to exist fails the
 // conditional data-row write, and the record starts over with a read.
-// When more than a quarter of a blind attempt's rows existed, the next 16
-// batches read first before trying blind again. Turn it off for tables
-// whose puts mostly update records.
+// The blind attempt does not count against WithMaxAttempts. When more
+// than a quarter of a blind attempt's rows existed, the next 16 batches
+// read first before trying blind again. Turn it off for tables whose puts
+// mostly update records. A row written outside the protocol (by a plain
+// dao, a bulk load) has no version, so a blind put over it does not drop
+// the entry of its old value: run Check after such writes, as always.
 func WithBlindPuts(on bool) Option { return func(o *options) { o.blindPuts = on } }
 
 // WithAsyncVerify turns background verification on or off (default on).
@@ -135,10 +138,12 @@ func WithBlindPuts(on bool) Option { return func(o *options) { o.blindPuts = on 
 // deleting the dropped ones) go out in the background, in Batches shared
 // between concurrent calls. Until they land the entries are unverified,
 // which readers check against the data rows, so every read stays right;
-// Count pays a Get for each. Flush waits for them; Check flushes first.
-// A process that exits without Flush leaves entries unverified, as a
-// writer dying before its last write does. Off, each call sends them
-// itself before returning. Check's repairs always do.
+// Count pays a Get for each. Flush waits for them; Check flushes the
+// queue of its own Table first (a Check in another process counts them
+// as missing, like the entries of any write in flight). A process that
+// exits without Flush leaves entries unverified, as a writer dying before
+// its last write does. Off, each call sends them itself before
+// returning. Check's repairs always do.
 func WithAsyncVerify(on bool) Option { return func(o *options) { o.asyncVerify = on } }
 
 // WithTableNames maps declared table names (the data table's and its

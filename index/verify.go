@@ -135,10 +135,12 @@ func (t *Table[T]) sendVerifications(ctx context.Context, acts []hbase.Action) (
 
 // Flush waits until the verifications of the writes that returned before
 // the call have been sent (see WithAsyncVerify) and returns the first
-// error a background verification met since the last Flush. Such an
-// error loses nothing: the entries stay unverified, which readers check
-// and Check repairs. Call Flush before a process exits, or before another
-// process runs Check, for the entries to be found verified.
+// error a background verification of this Table met since the last Flush
+// (with concurrent Flushes, one of them returns it; it may belong to a
+// write that returned after this Flush began). Such an error loses
+// nothing: the entries stay unverified, which readers check and Check
+// repairs. Call Flush before a process exits, or before another process
+// runs Check, for the entries to be found verified.
 func (t *Table[T]) Flush(ctx context.Context) error {
 	if t.ver == nil {
 		return nil

@@ -117,8 +117,16 @@ func batchResult[T any](failed []ItemError, items []*item[T]) error {
 // lose the conditional data-row write, at most MaxAttempts times.
 func (t *Table[T]) run(ctx context.Context, op Op, items []*item[T]) {
 	pending := items
+	limit := t.o.attempts
 	for attempt := 1; len(pending) > 0; attempt++ {
-		if attempt > t.o.attempts {
+		// A put's first attempt may skip the read altogether (blind): see
+		// guessAbsent. It does not count against the attempts: a blind
+		// attempt lost to an existing row is no conflict.
+		blind := attempt == 1 && op == OpPut && items[0].expect == nil && t.o.blindPuts && t.guessAbsent()
+		if blind {
+			limit++
+		}
+		if attempt > limit {
 			for _, it := range pending {
 				it.err = fmt.Errorf("%w (%d attempts)", ErrConflict, t.o.attempts)
 			}
@@ -133,12 +141,12 @@ func (t *Table[T]) run(ctx context.Context, op Op, items []*item[T]) {
 		if attempt > 1 {
 			trace.SpanFromContext(ctx).AddEvent("retry", trace.WithAttributes(attribute.Int("attempt", attempt), attribute.Int("records", len(pending))))
 		}
-		pending = t.attempt(ctx, op, attempt, pending)
+		pending = t.attempt(ctx, op, attempt, blind, pending)
 	}
 }
 
 // attempt runs the three writes once and returns the items to retry.
-func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) []*item[T] {
+func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items []*item[T]) []*item[T] {
 	fail := func(its []*item[T], phase Phase, err error) {
 		for _, it := range its {
 			if it.err == nil {
@@ -152,12 +160,10 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 	// the read; if the row turns out to be newer, the attempt is redone
 	// above it. Deletes and Check's conditional rewrites read first.
 	//
-	// A put's first attempt may skip the read altogether (blind): it then
-	// assumes the rows absent, and the conditional write of phase 2 checks
-	// that assumption like any other; a row that exists makes the record
-	// start over, reading first. See guessAbsent.
+	// A blind attempt skips the read: it assumes the rows absent, and the
+	// conditional write of phase 2 checks that assumption like any other;
+	// a row that exists makes the record start over, reading first.
 	early := op == OpPut && items[0].expect == nil
-	blind := early && n == 1 && t.o.blindPuts && t.guessAbsent()
 	var acts []hbase.Action
 	var owner []*item[T]
 	if !blind {
@@ -303,8 +309,10 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 	// Phase 3: verify the new entries, delete the dropped ones. Every cell
 	// is written at the version's timestamp, so a slower writer of an
 	// older version can neither resurrect nor re-verify what this one
-	// dropped. Phase 1 wrote the entries whole, so verifying rewrites only
-	// the status cell. These writes skip the wait for the WAL sync
+	// dropped. The entry is rewritten whole, not just its status: two
+	// writers of one record in one millisecond (in two processes) write
+	// their phase 1 at the same timestamp, and the loser's cells may have
+	// landed last. These writes skip the wait for the WAL sync
 	// (AsyncWAL): if a region server loses them, the entries are left as
 	// phase 1 and 2 made them (new ones unverified, dropped ones marked
 	// unverified), which readers and Check already handle.
@@ -318,10 +326,9 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, items []*item[T]) 
 			var newKey []byte
 			if op == OpPut {
 				newKey = it.enc.entries[i].Key
-				vals := map[string]map[string][]byte{}
-				put(vals, s.fam, StatusQualifier, statusValue(statusVerified, it.v))
-				acts = append(acts, &hbase.Put{Table: s.name, Row: newKey, Values: vals, Timestamp: it.v, Durability: hbase.AsyncWAL})
-				owner = append(owner, it)
+				p := s.entryActions(&it.enc.entries[i], statusVerified, it.v)[0].(*hbase.Put)
+				p.Durability = hbase.AsyncWAL
+				acts, owner = append(acts, p), append(owner, it)
 			}
 			if old := it.oldKeys[i]; old != nil && !bytes.Equal(old, newKey) {
 				acts = append(acts, &hbase.Delete{Table: s.name, Row: old, Timestamp: it.v, Durability: hbase.AsyncWAL})
