@@ -109,7 +109,7 @@ func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Acti
 		if (e.status == statusVerified && !v.stale) || e.version > v.data.version {
 			return nil, nil
 		}
-		return s.entryActions(&v.expected, statusVerified, v.data.version)[0], nil
+		return s.entryPut(&v.expected, statusVerified, v.data.version), nil
 	}
 	if !t.deadOrphan(e, v.data) {
 		return nil, nil

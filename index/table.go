@@ -252,15 +252,6 @@ func (t *Table[T]) nextVersion(old int64) int64 {
 	}
 }
 
-// cellsMap turns schema cells into a Put's value map, adding extra cells.
-func cellsMap(cells []schema.Cell) map[string]map[string][]byte {
-	m := make(map[string]map[string][]byte, 1)
-	for _, c := range cells {
-		put(m, c.Family, c.Qualifier, c.Value)
-	}
-	return m
-}
-
 func put(m map[string]map[string][]byte, fam, q string, v []byte) {
 	f := m[fam]
 	if f == nil {
@@ -273,15 +264,22 @@ func put(m map[string]map[string][]byte, fam, q string, v []byte) {
 	f[q] = v
 }
 
+// entryPut is the Put of every cell of entry e at version v with the
+// given status.
+func (s *ixState[T]) entryPut(e *schema.Row, status byte, v int64) *hbase.Put {
+	vals := e.Values()
+	put(vals, s.fam, StatusQualifier, statusValue(status, v))
+	return &hbase.Put{Table: s.name, Row: e.Key, Values: vals, Timestamp: v}
+}
+
 // entryActions returns the writes of a whole entry at version v with the
-// given status: one Put of every cell, and column deletes at v of carried
+// given status: its Put (entryPut), and column deletes at v of carried
 // columns the record has no value for.
 func (s *ixState[T]) entryActions(e *schema.Row, status byte, v int64) []hbase.Action {
-	vals := cellsMap(e.Cells)
-	put(vals, s.fam, StatusQualifier, statusValue(status, v))
-	acts := []hbase.Action{&hbase.Put{Table: s.name, Row: e.Key, Values: vals, Timestamp: v}}
+	p := s.entryPut(e, status, v)
+	acts := []hbase.Action{p}
 	for _, c := range s.carried {
-		if _, ok := vals[c.Family][c.Qualifier]; !ok {
+		if _, ok := p.Values[c.Family][c.Qualifier]; !ok {
 			acts = append(acts, &hbase.Delete{Table: s.name, Row: e.Key, Family: []byte(c.Family),
 				Qualifier: []byte(c.Qualifier), Timestamp: v, AllVersions: true})
 		}

@@ -326,7 +326,7 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 			var newKey []byte
 			if op == OpPut {
 				newKey = it.enc.entries[i].Key
-				p := s.entryActions(&it.enc.entries[i], statusVerified, it.v)[0].(*hbase.Put)
+				p := s.entryPut(&it.enc.entries[i], statusVerified, it.v)
 				p.Durability = hbase.AsyncWAL
 				acts, owner = append(acts, p), append(owner, it)
 			}
@@ -384,7 +384,7 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbase.CheckAndMutate {
 		cam.Mutations = muts
 		return cam
 	}
-	vals := cellsMap(it.enc.data.Cells)
+	vals := it.enc.data.Values()
 	put(vals, t.fam, VersionQualifier, versionValue(it.v))
 	for i, s := range t.ixs {
 		put(vals, t.fam, s.keyQ, it.enc.entries[i].Key)
