@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -90,16 +89,6 @@ type benchClient interface {
 	hbase.AdminClient
 }
 
-type benchConnectFunc func(ctx context.Context, zk string) (benchClient, io.Closer, error)
-
-func connectBench(ctx context.Context, zk string) (benchClient, io.Closer, error) {
-	c, err := hbase.New(ctx, zk)
-	if err != nil {
-		return nil, nil, err
-	}
-	return c, c, nil
-}
-
 // benchReport is the JSON output of hbkit bench.
 type benchReport struct {
 	Rows    int            `json:"rows_per_thread"`
@@ -108,10 +97,10 @@ type benchReport struct {
 }
 
 func runBench(ctx context.Context, e *env, args []string) error {
-	return runBenchWith(ctx, e, args, connectBench)
+	return runBenchWith(ctx, e, args, connect[benchClient])
 }
 
-func runBenchWith(ctx context.Context, e *env, args []string, connect benchConnectFunc) error {
+func runBenchWith(ctx context.Context, e *env, args []string, connect connectFunc[benchClient]) error {
 	var f benchFlags
 	fs := benchFlagSet(e, &f)
 	if err := fs.Parse(args); err != nil {

@@ -16,7 +16,7 @@ import (
 
 // fakeBench connects every run to the same in-memory fake and records
 // the ZooKeeper address asked for.
-func fakeBench(t *testing.T) (benchConnectFunc, *string) {
+func fakeBench(t *testing.T) (connectFunc[benchClient], *string) {
 	t.Helper()
 	c, err := fake.New()
 	if err != nil {
@@ -30,7 +30,7 @@ func fakeBench(t *testing.T) (benchConnectFunc, *string) {
 	}, &zk
 }
 
-func runBenchTest(t *testing.T, connect benchConnectFunc, vars map[string]string, args ...string) (stdout, stderr string, err error) {
+func runBenchTest(t *testing.T, connect connectFunc[benchClient], vars map[string]string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errw bytes.Buffer
 	e := &env{stdout: &out, stderr: &errw, getenv: func(k string) string { return vars[k] }}

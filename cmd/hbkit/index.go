@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 )
 
@@ -41,19 +40,8 @@ type indexChecker interface {
 	IndexTables() []string
 }
 
-// indexConnectFunc opens the data client the command checks through.
-type indexConnectFunc func(ctx context.Context, zk string) (index.Client, io.Closer, error)
-
-func connectIndex(ctx context.Context, zk string) (index.Client, io.Closer, error) {
-	c, err := hbase.New(ctx, zk)
-	if err != nil {
-		return nil, nil, err
-	}
-	return c, c, nil
-}
-
 func runIndex(ctx context.Context, e *env, args []string) error {
-	return runIndexWith(ctx, e, args, connectIndex)
+	return runIndexWith(ctx, e, args, connect[index.Client])
 }
 
 type indexFlags struct {
@@ -79,7 +67,7 @@ func indexFlagSet(e *env, f *indexFlags) *flag.FlagSet {
 	return fs
 }
 
-func runIndexWith(ctx context.Context, e *env, args []string, connect indexConnectFunc) error {
+func runIndexWith(ctx context.Context, e *env, args []string, connect connectFunc[index.Client]) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(e.stderr, indexUsage)
 		indexFlagSet(e, &indexFlags{}).PrintDefaults()

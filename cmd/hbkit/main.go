@@ -19,6 +19,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/hbkit/hbkit/admin"
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/index"
 )
 
 // command is one hbkit subcommand.
@@ -120,3 +124,26 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 }
+
+// connectFunc opens a client, as C, through the ZooKeeper quorum zk; the
+// Closer closes it. Commands take one so that tests can pass the fake.
+type connectFunc[C any] func(ctx context.Context, zk string) (C, io.Closer, error)
+
+// connect opens the native client as C, the interface a command works
+// through; the returned Closer closes it. The assertions below keep every
+// C a command uses one that *hbase.Client implements.
+func connect[C any](ctx context.Context, zk string) (C, io.Closer, error) {
+	c, err := hbase.New(ctx, zk)
+	if err != nil {
+		var none C
+		return none, nil, err
+	}
+	return any(c).(C), c, nil
+}
+
+var (
+	_ admin.Client = (*hbase.Client)(nil)
+	_ index.Client = (*hbase.Client)(nil)
+	_ benchClient  = (*hbase.Client)(nil)
+	_ regionsAdmin = (*hbase.Client)(nil)
+)

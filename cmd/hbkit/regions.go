@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
@@ -41,20 +40,6 @@ type rowScanner interface {
 	Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error)
 }
 
-// regionsConnectFunc opens a client; regions uses it as a regionsAdmin,
-// and as a rowScanner and admin.RegionLoader when it implements them.
-type regionsConnectFunc func(ctx context.Context, zk string) (regionsAdmin, io.Closer, error)
-
-// connectRegions opens the native client, with the request counts of the
-// master's cluster status (see connectHBase).
-func connectRegions(ctx context.Context, zk string) (regionsAdmin, io.Closer, error) {
-	c, closer, err := connectHBase(ctx, zk)
-	if err != nil {
-		return nil, nil, err
-	}
-	return c, closer, nil
-}
-
 type regionsFlags struct {
 	table    string
 	zk       string
@@ -83,10 +68,12 @@ func regionsFlagSet(e *env, f *regionsFlags) *flag.FlagSet {
 }
 
 func runRegions(ctx context.Context, e *env, args []string) error {
-	return runRegionsWith(ctx, e, args, connectRegions)
+	// regions also uses the client as a rowScanner and an
+	// admin.RegionLoader when it implements them, as *hbase.Client does.
+	return runRegionsWith(ctx, e, args, connect[regionsAdmin])
 }
 
-func runRegionsWith(ctx context.Context, e *env, args []string, connect regionsConnectFunc) error {
+func runRegionsWith(ctx context.Context, e *env, args []string, connect connectFunc[regionsAdmin]) error {
 	var f regionsFlags
 	fs := regionsFlagSet(e, &f)
 	if err := fs.Parse(args); err != nil {

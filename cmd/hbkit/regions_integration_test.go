@@ -58,7 +58,7 @@ func TestRegionsIntegration(t *testing.T) {
 
 	// Region servers report request counts every few seconds: wait until
 	// the load shows, so that the comparison covers HBase's counters too.
-	c2, closer, err := connectRegions(ctx, zk)
+	c2, closer, err := connect[regionsAdmin](ctx, zk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestRegionsIntegration(t *testing.T) {
 	var out, errw bytes.Buffer
 	e := &env{stdout: &out, stderr: &errw, getenv: func(k string) string { return map[string]string{"HBKIT_ZK": zk}[k] }}
 	args := []string{"--table", table, "--compare-schema", "sms", "--records", "20000", "--mobiles", "2000", "--days", "7", "--seed", "5", "--json"}
-	if err := runRegionsWith(ctx, e, args, connectRegions); err != nil {
+	if err := runRegionsWith(ctx, e, args, connect[regionsAdmin]); err != nil {
 		t.Fatalf("%v: %s", err, errw.String())
 	}
 	var got struct {

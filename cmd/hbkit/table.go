@@ -14,7 +14,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/hbkit/hbkit/admin"
-	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -38,22 +37,10 @@ with commas for several tables, e.g. --schema sms,sms_index.
 Flags:
 `
 
-// connectFunc opens a connection to HBase through ZooKeeper. describe
-// --rows needs the client to implement admin.RowScanner too.
-type connectFunc func(ctx context.Context, zk string) (admin.Client, io.Closer, error)
-
-func connectHBase(ctx context.Context, zk string) (admin.Client, io.Closer, error) {
-	c, err := hbase.New(ctx, zk)
-	if err != nil {
-		return nil, nil, err
-	}
+func runTable(ctx context.Context, e *env, args []string) error {
 	// *hbase.Client is also an admin.RegionLoader and an admin.RowScanner:
 	// describe reports request counts, and rows with --rows.
-	return c, c, nil
-}
-
-func runTable(ctx context.Context, e *env, args []string) error {
-	return runTableWith(ctx, e, args, connectHBase)
+	return runTableWith(ctx, e, args, connect[admin.Client])
 }
 
 type tableFlags struct {
@@ -66,7 +53,7 @@ type tableFlags struct {
 	grown   bool
 }
 
-func runTableWith(ctx context.Context, e *env, args []string, connect connectFunc) error {
+func runTableWith(ctx context.Context, e *env, args []string, connect connectFunc[admin.Client]) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(e.stderr, tableUsage)
 		tableFlagSet(e, &tableFlags{}).PrintDefaults()

@@ -23,7 +23,7 @@ func (nopCloser) Close() error { return nil }
 type tableHarness struct {
 	t       *testing.T
 	c       *fake.Client
-	connect connectFunc
+	connect connectFunc[admin.Client]
 	zk      string // the quorum the last run connected to
 	dialed  int
 }
