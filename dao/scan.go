@@ -17,6 +17,20 @@ type item[T any] struct {
 	v   *T
 }
 
+// Collect drains an iterator of records (Scan, Messages) into a slice of
+// copies, stopping at the first error, which it returns with nothing
+// else.
+func Collect[T any](seq iter.Seq2[*T, error]) ([]T, error) {
+	var out []T
+	for v, err := range seq {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *v)
+	}
+	return out, nil
+}
+
 // Scan returns an iterator over the records q selects, decoded, in order.
 // An error (an invalid query or token, a failed scan, a row that does not
 // decode) is yielded once, as the last element, with a nil record.

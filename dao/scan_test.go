@@ -246,3 +246,25 @@ func TestPageTokens(t *testing.T) {
 		t.Errorf("Page size 0 = %v, want ErrInvalidQuery", err)
 	}
 }
+
+func TestCollect(t *testing.T) {
+	seq := func(fail bool) func(func(*schema.SMS, error) bool) {
+		return func(yield func(*schema.SMS, error) bool) {
+			for _, m := range []string{"13800000001", "13800000002"} {
+				if !yield(&schema.SMS{Mobile: m}, nil) {
+					return
+				}
+			}
+			if fail {
+				yield(nil, errors.New("scan failed"))
+			}
+		}
+	}
+	got, err := dao.Collect(seq(false))
+	if err != nil || len(got) != 2 || got[0].Mobile != "13800000001" || got[1].Mobile != "13800000002" {
+		t.Fatalf("Collect = %v, %v", got, err)
+	}
+	if got, err := dao.Collect(seq(true)); err == nil || got != nil {
+		t.Fatalf("Collect of a failing scan = %v, %v; want only the error", got, err)
+	}
+}

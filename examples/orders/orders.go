@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/examples/internal/text"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/keys"
@@ -131,7 +131,7 @@ func Run(ctx context.Context, cfg Config, c Client, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("orders example: create tables: %w", err)
 	}
-	p("hbkit orders example (seed 004): %s rows of customers, orders and order lines in one table\n\n", grouped(cfg.Rows))
+	p("hbkit orders example (seed 004): %s rows of customers, orders and order lines in one table\n\n", text.Grouped(cfg.Rows))
 	for _, r := range res {
 		regions, err := c.TableRegions(ctx, r.Table)
 		if err != nil {
@@ -154,7 +154,7 @@ func Run(ctx context.Context, cfg Config, c Client, out io.Writer) error {
 		return err
 	}
 	p("\nloaded %s rows (each with its index entry) in %s: %s rows/s\n",
-		grouped(int64(len(recs))), took.Round(10*time.Millisecond), grouped(int64(float64(len(recs))/max(took.Seconds(), 1e-9))))
+		text.Grouped(int64(len(recs))), took.Round(10*time.Millisecond), text.Grouped(int64(float64(len(recs))/max(took.Seconds(), 1e-9))))
 
 	if err := history(ctx, repo, recs, p); err != nil {
 		return err
@@ -268,7 +268,7 @@ func history(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], recs []s
 
 	name := "whole history of customer " + id
 	start := time.Now()
-	got, err := collect(repo.Scan(ctx, dao.Prefix(&schema.CustomerOrder{CustomerID: id}, 2)))
+	got, err := dao.Collect(repo.Scan(ctx, dao.Prefix(&schema.CustomerOrder{CustomerID: id}, 2)))
 	if err != nil {
 		return fmt.Errorf("orders example: %s: %w", name, err)
 	}
@@ -340,7 +340,7 @@ func orderDetail(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], recs
 	if !ok {
 		return &MismatchError{Query: name, Detail: "order row not found"}
 	}
-	lines, err := collect(repo.Scan(ctx, dao.Prefix(&schema.CustomerOrder{
+	lines, err := dao.Collect(repo.Scan(ctx, dao.Prefix(&schema.CustomerOrder{
 		CustomerID: best.customer, Type: schema.LineRecord, OrderID: best.order,
 	}, 4)))
 	if err != nil {
@@ -470,17 +470,6 @@ func describe(r schema.CustomerOrder) string {
 	return r.Type.String()
 }
 
-func collect(seq func(func(*schema.CustomerOrder, error) bool)) ([]schema.CustomerOrder, error) {
-	var out []schema.CustomerOrder
-	for r, err := range seq {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *r)
-	}
-	return out, nil
-}
-
 // busiest returns the key with the highest count, ties to the smallest.
 func busiest(counts map[string]int) string {
 	best, n := "", -1
@@ -509,17 +498,4 @@ func roundMs(d time.Duration) time.Duration {
 		return d.Round(100 * time.Microsecond)
 	}
 	return d.Round(10 * time.Millisecond)
-}
-
-// grouped writes a non-negative n with thousands separators.
-func grouped(n int64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

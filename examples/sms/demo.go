@@ -10,6 +10,7 @@ import (
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/examples/internal/text"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
 	"github.com/hbkit/hbkit/sim"
@@ -129,7 +130,7 @@ func (d *demo) printf(format string, args ...any) { fmt.Fprintf(d.out, format, a
 func (d *demo) run(ctx context.Context) error {
 	from, to := d.work.Window()
 	d.printf("hbkit SMS demo (seed 000): %s messages to %s mobiles from %s accounts, %s .. %s UTC\n\n",
-		grouped(d.cfg.Messages), grouped(int64(d.cfg.Mobiles)), grouped(int64(d.cfg.Accounts)),
+		text.Grouped(d.cfg.Messages), text.Grouped(int64(d.cfg.Mobiles)), text.Grouped(int64(d.cfg.Accounts)),
 		from.Format(time.DateOnly), to.Add(-time.Millisecond).Format(time.DateOnly))
 
 	if err := d.createTables(ctx); err != nil {
@@ -148,7 +149,7 @@ func (d *demo) run(ctx context.Context) error {
 		return err
 	}
 	d.printf("\nLoaded %s messages (data row + index entry each) in %s: %s messages/s with the index (batch %d, concurrency %d).\n",
-		grouped(ld.messages), ld.elapsed.Round(10*time.Millisecond), grouped(int64(ld.rate())), d.cfg.Batch, d.cfg.Concurrency)
+		text.Grouped(ld.messages), ld.elapsed.Round(10*time.Millisecond), text.Grouped(int64(ld.rate())), d.cfg.Batch, d.cfg.Concurrency)
 	d.printf("Rows per region, max/mean: %s %.2f (limit %.1f), %s %.2f; naive timestamp-first key %.2f (%.0f%% in one region).\n",
 		d.table.Name(), dist.skew.MaxOverMean, MaxOverMean, d.index.Name(), dist.indexSkew.MaxOverMean,
 		dist.naive.Skew.MaxOverMean, dist.naive.Regions[dist.naive.Skew.Max].Share*100)
@@ -298,7 +299,7 @@ func (d *demo) load(ctx context.Context, truth *truth) (loadStats, error) {
 	}
 	st := loadStats{messages: written, elapsed: elapsed}
 	d.printf("loaded %s messages in %s (%s messages/s, each a data row and an index entry)\n\n",
-		grouped(written), elapsed.Round(10*time.Millisecond), grouped(int64(st.rate())))
+		text.Grouped(written), elapsed.Round(10*time.Millisecond), text.Grouped(int64(st.rate())))
 	return st, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/admin"
+	"github.com/hbkit/hbkit/examples/internal/text"
 	"github.com/hbkit/hbkit/schema"
 	"github.com/hbkit/hbkit/sim"
 )
@@ -131,7 +132,7 @@ func (d *demo) printDistribution(r *distributionReport) {
 	}
 	d.printf("\nRows per region of %s: measured on the cluster (a key-only scan of each of its %d regions),\n",
 		name, len(r.measured))
-	d.printf("next to where the same %s messages go with a naive timestamp-first key\n", grouped(total))
+	d.printf("next to where the same %s messages go with a naive timestamp-first key\n", text.Grouped(total))
 	d.printf("[yyyyMMddHHmmss][mobile][seq] on a table with the same split keys (simulated with package sim;\n")
 	d.printf("nothing is written for it). One █ is %.2g%% of the rows.\n\n", barScale*100)
 	d.row("  %-6s %-6s | %10s %6s  %-20s | %10s %6s",
@@ -144,7 +145,7 @@ func (d *demo) printDistribution(r *distributionReport) {
 		}
 		start := schema.QuoteKey(g.Start)
 		d.row("  %6d %-6s | %10s %5.1f%%  %-20s | %10s %5.1f%%  %s",
-			i+1, start, grouped(g.Rows), g.Share*100, bar(g.Share), grouped(nv.Rows), nv.Share*100, bar(nv.Share))
+			i+1, start, text.Grouped(g.Rows), g.Share*100, bar(g.Share), text.Grouped(nv.Rows), nv.Share*100, bar(nv.Share))
 	}
 	verdict := "every region within 1.5× the mean"
 	if r.skew.MaxOverMean > MaxOverMean {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/examples/internal/text"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
@@ -101,7 +102,7 @@ func (d *demo) indexQueries(ctx context.Context, w *index.SMS, t *truth) error {
 		lines = append(lines, fmt.Sprintf("%s %3d", dc.Date.Format("01-02"), dc.Count))
 	}
 	d.printf("\n  %s\n    %d days, %s messages in %s, from the index alone (%d ranges: %d buckets × %d days), as written\n",
-		name, len(days), grouped(total), roundMs(took), schema.SMSIndexBuckets*len(days), schema.SMSIndexBuckets, len(days))
+		name, len(days), text.Grouped(total), roundMs(took), schema.SMSIndexBuckets*len(days), schema.SMSIndexBuckets, len(days))
 	for lo := 0; lo < len(lines); lo += 8 {
 		d.printf("    %s\n", strings.Join(lines[lo:min(lo+8, len(lines))], "   "))
 	}
@@ -129,7 +130,7 @@ func (d *demo) indexQueries(ctx context.Context, w *index.SMS, t *truth) error {
 			return &MismatchError{Query: name, Got: int(got), Want: int(n), Detail: "count of " + day.Format(time.DateOnly)}
 		}
 		total += got
-		lines = append(lines, fmt.Sprintf("%s %7s", day.Format(time.DateOnly), grouped(got)))
+		lines = append(lines, fmt.Sprintf("%s %7s", day.Format(time.DateOnly), text.Grouped(got)))
 	}
 	busy := 0
 	for _, n := range t.perDay {
@@ -141,7 +142,7 @@ func (d *demo) indexQueries(ctx context.Context, w *index.SMS, t *truth) error {
 		return &MismatchError{Query: name, Got: len(counts), Want: busy, Detail: "number of days with messages"}
 	}
 	d.printf("\n  %s\n    %d days, %s messages in %s, from the index alone (scan of %d buckets), as written\n",
-		name, len(t.perDay), grouped(total), roundMs(took), len(ranges))
+		name, len(t.perDay), text.Grouped(total), roundMs(took), len(ranges))
 	for lo := 0; lo < len(lines); lo += 4 {
 		d.printf("    %s\n", strings.Join(lines[lo:min(lo+4, len(lines))], "   "))
 	}

@@ -322,17 +322,6 @@ func TestProgress(t *testing.T) {
 	}
 }
 
-func TestGrouped(t *testing.T) {
-	for _, tt := range []struct {
-		n    int64
-		want string
-	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {200000, "200,000"}, {-1234567, "-1,234,567"}} {
-		if got := grouped(tt.n); got != tt.want {
-			t.Errorf("grouped(%d) = %q, want %q", tt.n, got, tt.want)
-		}
-	}
-}
-
 func TestProgressTTY(t *testing.T) {
 	var b syncBuffer
 	p := newProgress(&b, true, "loading", 100, nil)

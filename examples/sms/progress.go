@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hbkit/hbkit/examples/internal/text"
 )
 
 // progress reports how far a load has come on a writer (stderr). On a
@@ -78,7 +80,7 @@ func (p *progress) add(n int64) {
 		// batch that crosses several tenths at once prints one line.
 		p.tenths = min(t, 10)
 		fmt.Fprintf(p.w, "%s: %3d%% %s/%s, %s\n", p.label, p.tenths*10,
-			grouped(d), grouped(p.total), p.rateETA(d))
+			text.Grouped(d), text.Grouped(p.total), p.rateETA(d))
 	}
 }
 
@@ -109,7 +111,7 @@ func (p *progress) draw() {
 	filled := int(min(d, p.total) * width / p.total)
 	bar := strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
 	fmt.Fprintf(p.w, "\r%s %s %3d%% %s/%s %s\x1b[K", p.label, bar, d*100/p.total,
-		grouped(d), grouped(p.total), p.rateETA(d))
+		text.Grouped(d), text.Grouped(p.total), p.rateETA(d))
 }
 
 // rateETA says how fast the work goes and how long the rest will take.
@@ -119,7 +121,7 @@ func (p *progress) rateETA(d int64) string {
 		return "starting"
 	}
 	rate := float64(d) / el.Seconds()
-	s := fmt.Sprintf("%s/s", grouped(int64(rate)))
+	s := fmt.Sprintf("%s/s", text.Grouped(int64(rate)))
 	if d < p.total {
 		left := time.Duration(float64(p.total-d) / rate * float64(time.Second))
 		s += ", ETA " + left.Round(time.Second).String()
@@ -127,24 +129,4 @@ func (p *progress) rateETA(d int64) string {
 		s += ", " + el.Round(100*time.Millisecond).String()
 	}
 	return s
-}
-
-// grouped writes n with thousands separators: 200000 -> "200,000".
-func grouped(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

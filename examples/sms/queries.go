@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -54,7 +55,7 @@ func (d *demo) queries(ctx context.Context, t *truth) error {
 	name = fmt.Sprintf("messages of mobile %s sent %s .. %s", t.mobile,
 		t.winFrom.Format("2006-01-02 15:04"), t.winTo.Format("2006-01-02 15:04"))
 	start = time.Now()
-	got, err := collect(repo.Messages(ctx, t.mobile, t.winFrom, t.winTo, 0))
+	got, err := dao.Collect(repo.Messages(ctx, t.mobile, t.winFrom, t.winTo, 0))
 	if err != nil {
 		return fmt.Errorf("sms demo: %s: %w", name, err)
 	}
@@ -73,18 +74,6 @@ func deref(ms []*schema.SMS) []schema.SMS {
 		out[i] = *m
 	}
 	return out
-}
-
-// collect drains a record iterator, copying the records.
-func collect(seq func(func(*schema.SMS, error) bool)) ([]schema.SMS, error) {
-	var out []schema.SMS
-	for m, err := range seq {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *m)
-	}
-	return out, nil
 }
 
 // report checks got against want, in order, and prints the query's
