@@ -424,6 +424,45 @@ func BenchmarkIntegrationBatchPut1000(b *testing.B) {
 	b.ReportMetric(float64(b.N*len(actions))/b.Elapsed().Seconds(), "puts/s")
 }
 
+// BenchmarkIntegrationBatchOf100 sends Batches of 100 actions of one kind
+// to a table of one region: Puts (one mini-batch, one WAL sync),
+// CheckAndMutates (each a conditional RegionAction with its own row lock,
+// read and sync) and Gets. The index protocol's cost rests on the ratio of
+// the first two.
+func BenchmarkIntegrationBatchOf100(b *testing.B) {
+	c := itClient(b)
+	table := itTable(b, c, "bkinds", nil)
+	ctx := itCtx(b, 10*time.Minute)
+	value := map[string]map[string][]byte{"cf": {"q": []byte("value")}}
+	n := 0
+	kinds := []struct {
+		name string
+		make func(row []byte) hbase.Action
+	}{
+		{"put", func(row []byte) hbase.Action { return &hbase.Put{Table: table, Row: row, Values: value} }},
+		{"checkAndMutate", func(row []byte) hbase.Action {
+			return &hbase.CheckAndMutate{Table: table, Row: row, Family: []byte("cf"), Qualifier: []byte("v"),
+				Compare: hbase.CompareEqual, Mutations: []hbase.Mutation{&hbase.Put{Values: value}}}
+		}},
+		{"get", func(row []byte) hbase.Action { return &hbase.Get{Table: table, Row: row} }},
+	}
+	for _, k := range kinds {
+		b.Run(k.name, func(b *testing.B) {
+			actions := make([]hbase.Action, 100)
+			for b.Loop() {
+				for j := range actions {
+					n++
+					actions[j] = k.make(fmt.Appendf(nil, "%s-%09d", k.name, n*7919%1000000007))
+				}
+				if _, err := c.Batch(ctx, actions); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*len(actions))/b.Elapsed().Seconds(), "actions/s")
+		})
+	}
+}
+
 func BenchmarkIntegrationScan100k(b *testing.B) {
 	c := itClient(b)
 	table := benchTable(b, c, "bscan")
