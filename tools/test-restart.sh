@@ -22,7 +22,7 @@ export HBKIT_ZK_PORT="${HBKIT_RESTART_ZK_PORT:-2381}"
 export HBKIT_MASTER_PORT="${HBKIT_RESTART_MASTER_PORT:-16200}"
 export HBKIT_RS_PORT="${HBKIT_RESTART_RS_PORT:-16220}"
 export RS=1
-launcher=bin/hbase-local
+. tools/private-hbase.sh
 
 # restart kills the JVM recorded for this state directory (only if its command
 # line carries this state directory's marker, as the launcher checks), waits
@@ -48,26 +48,8 @@ if [ "${1:-}" = restart ]; then
 	exit 0
 fi
 
-go build -o "$launcher" ./tools/hbase
 start=$SECONDS
-# Build the test binary while HBase starts.
-tmp=$(mktemp -d)
-build= started=
-cleanup() {
-	set +e
-	[ -n "$build" ] && kill "$build" 2>/dev/null && wait "$build"
-	[ -n "$started" ] && "$launcher" down
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-go test -race -tags integration -c -o "$tmp/hbase.test" ./hbase/ &
-build=$!
-started=1
-"$launcher" up -fresh
-wait "$build"
-build=
-HBKIT_ZK=$("$launcher" zk)
-export HBKIT_ZK
+private_hbase_up
 export HBKIT_RESTART_CMD="'$PWD/tools/test-restart.sh' restart"
 (cd hbase && "$tmp/hbase.test" -test.count=1 -test.timeout=6m -test.v -test.run='^TestIntegrationRestart$')
 echo "test-restart: passed in $((SECONDS - start))s"

@@ -18,28 +18,11 @@ export HBKIT_STATE="$cache/rs3-state"
 export HBKIT_ZK_PORT="${HBKIT_RS3_ZK_PORT:-2481}"
 export HBKIT_MASTER_PORT="${HBKIT_RS3_MASTER_PORT:-16300}"
 export RS=3
-launcher=bin/hbase-local
+. tools/private-hbase.sh
 
-go build -o "$launcher" ./tools/hbase
 start=$SECONDS
-# Build the test binary while HBase starts.
-tmp=$(mktemp -d)
-build= started=
-cleanup() {
-	set +e
-	[ -n "$build" ] && kill "$build" 2>/dev/null && wait "$build"
-	[ -n "$started" ] && "$launcher" down
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-go test -race -tags integration -c -o "$tmp/hbase.test" ./hbase/ &
-build=$!
-started=1
-"$launcher" up -fresh -rs 3
-wait "$build"
-build=
-HBKIT_ZK=$("$launcher" zk)
-export HBKIT_ZK HBKIT_EXPECT_SERVERS=3
+private_hbase_up -rs 3
+export HBKIT_EXPECT_SERVERS=3
 (cd hbase && "$tmp/hbase.test" -test.count=1 -test.timeout=8m -test.v \
 	-test.run='^(TestIntegration(ThreeServers|BigBatch|ScanAcrossRegions|SplitDuringScanAndWrites)|TestAdminIntegrationRegions)$')
 echo "test-rs3: passed in $((SECONDS - start))s"
