@@ -126,21 +126,24 @@
 //
 // Writing a record's data row and its entry costs more than writing the
 // data row alone, whatever the protocol: on the local single-server HBase
-// one Batch of unconditional data-row and entry Puts runs at about 0.6
-// times a plain Batch of the data rows for 100 records, and 0.75 to 0.8
+// one Batch of unconditional data-row and entry Puts runs at 0.53 to 0.66
+// times a plain Batch of the data rows for 100 records, and 0.61 to 1.03
 // for one. BenchmarkIntegrationPut reports that floor next to the
 // protocol's ratio in the same run (rounds of ten calls per variant, the
-// indexed round ending with Flush). On a warm server the protocol
-// reaches 0.36 to 0.42 for 100 records and 0.32 to 0.42 for one (it was
+// indexed round ending with Flush); the ratios move with the machine's
+// load much less than the rates do. On a warm server the protocol
+// reaches 0.25 to 0.42 for 100 records and 0.32 to 0.42 for one (it was
 // 0.21 for 100 before blind puts and background verification; the first
-// runs after a server start are lower): its CheckAndMutates run one at
-// a time per Multi, each with its own row lock, read and WAL sync, and
-// cost the region server several times a plain Put; and a single record
-// pays two dependent round trips where a plain put pays one. A cheaper
-// data-row write would have to be unconditional, and an unconditional
-// write cannot keep the invariant: a writer that learns of a concurrent
-// writer's entry only after its own data row landed leaves that entry
-// verified while the row disagrees, until it repairs it.
+// runs after a server start are lower). Its CheckAndMutates run one at a
+// time per Multi, each with its own row lock, read and WAL sync, and cost
+// the region server four to six times a plain Put; with AsyncWAL, which
+// saves the sync, still two to three times (BenchmarkIntegrationBatchOf100
+// in package hbase). A single record pays two dependent round trips where
+// a plain put pays one. A cheaper data-row write would have to be
+// unconditional, and an unconditional write cannot keep the invariant: a
+// writer that learns of a concurrent writer's entry only after its own
+// data row landed leaves that entry verified while the row disagrees,
+// until it repairs it.
 //
 // Readers pay one scan per group of ranges, the groups scanned in
 // parallel (the ten buckets of an SMS query are ten regions), and one
