@@ -85,7 +85,7 @@ func (x *GetProcedureResultResponse_State) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use GetProcedureResultResponse_State.Descriptor instead.
 func (GetProcedureResultResponse_State) EnumDescriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{41, 0}
+	return file_Master_proto_rawDescGZIP(), []int{43, 0}
 }
 
 type CreateTableRequest struct {
@@ -2140,6 +2140,80 @@ func (x *IsMasterRunningResponse) GetIsMasterRunning() bool {
 	return false
 }
 
+// Shutdown stops the whole cluster: the region servers close their regions
+// and leave ZooKeeper, then the master exits.
+type ShutdownRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShutdownRequest) Reset() {
+	*x = ShutdownRequest{}
+	mi := &file_Master_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShutdownRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShutdownRequest) ProtoMessage() {}
+
+func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_Master_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
+func (*ShutdownRequest) Descriptor() ([]byte, []int) {
+	return file_Master_proto_rawDescGZIP(), []int{40}
+}
+
+type ShutdownResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShutdownResponse) Reset() {
+	*x = ShutdownResponse{}
+	mi := &file_Master_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShutdownResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShutdownResponse) ProtoMessage() {}
+
+func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_Master_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
+func (*ShutdownResponse) Descriptor() ([]byte, []int) {
+	return file_Master_proto_rawDescGZIP(), []int{41}
+}
+
 type GetProcedureResultRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ProcId        *uint64                `protobuf:"varint,1,req,name=proc_id,json=procId" json:"proc_id,omitempty"`
@@ -2149,7 +2223,7 @@ type GetProcedureResultRequest struct {
 
 func (x *GetProcedureResultRequest) Reset() {
 	*x = GetProcedureResultRequest{}
-	mi := &file_Master_proto_msgTypes[40]
+	mi := &file_Master_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2161,7 +2235,7 @@ func (x *GetProcedureResultRequest) String() string {
 func (*GetProcedureResultRequest) ProtoMessage() {}
 
 func (x *GetProcedureResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[40]
+	mi := &file_Master_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2174,7 +2248,7 @@ func (x *GetProcedureResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProcedureResultRequest.ProtoReflect.Descriptor instead.
 func (*GetProcedureResultRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{40}
+	return file_Master_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *GetProcedureResultRequest) GetProcId() uint64 {
@@ -2199,7 +2273,7 @@ type GetProcedureResultResponse struct {
 
 func (x *GetProcedureResultResponse) Reset() {
 	*x = GetProcedureResultResponse{}
-	mi := &file_Master_proto_msgTypes[41]
+	mi := &file_Master_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2211,7 +2285,7 @@ func (x *GetProcedureResultResponse) String() string {
 func (*GetProcedureResultResponse) ProtoMessage() {}
 
 func (x *GetProcedureResultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[41]
+	mi := &file_Master_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2224,7 +2298,7 @@ func (x *GetProcedureResultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProcedureResultResponse.ProtoReflect.Descriptor instead.
 func (*GetProcedureResultResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{41}
+	return file_Master_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GetProcedureResultResponse) GetState() GetProcedureResultResponse_State {
@@ -2393,7 +2467,9 @@ const file_Master_proto_rawDesc = "" +
 	"\x0ecluster_status\x18\x01 \x02(\v2\x17.hbase.pb.ClusterStatusR\rclusterStatus\"\x18\n" +
 	"\x16IsMasterRunningRequest\"E\n" +
 	"\x17IsMasterRunningResponse\x12*\n" +
-	"\x11is_master_running\x18\x01 \x02(\bR\x0fisMasterRunning\"4\n" +
+	"\x11is_master_running\x18\x01 \x02(\bR\x0fisMasterRunning\"\x11\n" +
+	"\x0fShutdownRequest\"\x12\n" +
+	"\x10ShutdownResponse\"4\n" +
 	"\x19GetProcedureResultRequest\x12\x17\n" +
 	"\aproc_id\x18\x01 \x02(\x04R\x06procId\"\xb2\x02\n" +
 	"\x1aGetProcedureResultResponse\x12@\n" +
@@ -2406,12 +2482,13 @@ const file_Master_proto_rawDesc = "" +
 	"\x05State\x12\r\n" +
 	"\tNOT_FOUND\x10\x00\x12\v\n" +
 	"\aRUNNING\x10\x01\x12\f\n" +
-	"\bFINISHED\x10\x022\x8e\x0f\n" +
+	"\bFINISHED\x10\x022\xd1\x0f\n" +
 	"\rMasterService\x12b\n" +
 	"\x13GetTableDescriptors\x12$.hbase.pb.GetTableDescriptorsRequest\x1a%.hbase.pb.GetTableDescriptorsResponse\x12P\n" +
 	"\rGetTableNames\x12\x1e.hbase.pb.GetTableNamesRequest\x1a\x1f.hbase.pb.GetTableNamesResponse\x12Y\n" +
 	"\x10GetClusterStatus\x12!.hbase.pb.GetClusterStatusRequest\x1a\".hbase.pb.GetClusterStatusResponse\x12V\n" +
-	"\x0fIsMasterRunning\x12 .hbase.pb.IsMasterRunningRequest\x1a!.hbase.pb.IsMasterRunningResponse\x12T\n" +
+	"\x0fIsMasterRunning\x12 .hbase.pb.IsMasterRunningRequest\x1a!.hbase.pb.IsMasterRunningResponse\x12A\n" +
+	"\bShutdown\x12\x19.hbase.pb.ShutdownRequest\x1a\x1a.hbase.pb.ShutdownResponse\x12T\n" +
 	"\vSplitRegion\x12!.hbase.pb.SplitTableRegionRequest\x1a\".hbase.pb.SplitTableRegionResponse\x12J\n" +
 	"\vDeleteTable\x12\x1c.hbase.pb.DeleteTableRequest\x1a\x1d.hbase.pb.DeleteTableResponse\x12P\n" +
 	"\rtruncateTable\x12\x1e.hbase.pb.TruncateTableRequest\x1a\x1f.hbase.pb.TruncateTableResponse\x12J\n" +
@@ -2443,7 +2520,7 @@ func file_Master_proto_rawDescGZIP() []byte {
 }
 
 var file_Master_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_Master_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
+var file_Master_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_Master_proto_goTypes = []any{
 	(GetProcedureResultResponse_State)(0),           // 0: hbase.pb.GetProcedureResultResponse.State
 	(*CreateTableRequest)(nil),                      // 1: hbase.pb.CreateTableRequest
@@ -2486,85 +2563,89 @@ var file_Master_proto_goTypes = []any{
 	(*GetClusterStatusResponse)(nil),                // 38: hbase.pb.GetClusterStatusResponse
 	(*IsMasterRunningRequest)(nil),                  // 39: hbase.pb.IsMasterRunningRequest
 	(*IsMasterRunningResponse)(nil),                 // 40: hbase.pb.IsMasterRunningResponse
-	(*GetProcedureResultRequest)(nil),               // 41: hbase.pb.GetProcedureResultRequest
-	(*GetProcedureResultResponse)(nil),              // 42: hbase.pb.GetProcedureResultResponse
-	(*TableSchema)(nil),                             // 43: hbase.pb.TableSchema
-	(*TableName)(nil),                               // 44: hbase.pb.TableName
-	(*RegionInfo)(nil),                              // 45: hbase.pb.RegionInfo
-	(*NamespaceDescriptor)(nil),                     // 46: hbase.pb.NamespaceDescriptor
-	(*TableState)(nil),                              // 47: hbase.pb.TableState
-	(Option)(0),                                     // 48: hbase.pb.Option
-	(*ClusterStatus)(nil),                           // 49: hbase.pb.ClusterStatus
-	(*ForeignExceptionMessage)(nil),                 // 50: hbase.pb.ForeignExceptionMessage
+	(*ShutdownRequest)(nil),                         // 41: hbase.pb.ShutdownRequest
+	(*ShutdownResponse)(nil),                        // 42: hbase.pb.ShutdownResponse
+	(*GetProcedureResultRequest)(nil),               // 43: hbase.pb.GetProcedureResultRequest
+	(*GetProcedureResultResponse)(nil),              // 44: hbase.pb.GetProcedureResultResponse
+	(*TableSchema)(nil),                             // 45: hbase.pb.TableSchema
+	(*TableName)(nil),                               // 46: hbase.pb.TableName
+	(*RegionInfo)(nil),                              // 47: hbase.pb.RegionInfo
+	(*NamespaceDescriptor)(nil),                     // 48: hbase.pb.NamespaceDescriptor
+	(*TableState)(nil),                              // 49: hbase.pb.TableState
+	(Option)(0),                                     // 50: hbase.pb.Option
+	(*ClusterStatus)(nil),                           // 51: hbase.pb.ClusterStatus
+	(*ForeignExceptionMessage)(nil),                 // 52: hbase.pb.ForeignExceptionMessage
 }
 var file_Master_proto_depIdxs = []int32{
-	43, // 0: hbase.pb.CreateTableRequest.table_schema:type_name -> hbase.pb.TableSchema
-	44, // 1: hbase.pb.DeleteTableRequest.table_name:type_name -> hbase.pb.TableName
-	44, // 2: hbase.pb.TruncateTableRequest.tableName:type_name -> hbase.pb.TableName
-	44, // 3: hbase.pb.EnableTableRequest.table_name:type_name -> hbase.pb.TableName
-	44, // 4: hbase.pb.DisableTableRequest.table_name:type_name -> hbase.pb.TableName
-	44, // 5: hbase.pb.ModifyTableRequest.table_name:type_name -> hbase.pb.TableName
-	43, // 6: hbase.pb.ModifyTableRequest.table_schema:type_name -> hbase.pb.TableSchema
-	45, // 7: hbase.pb.SplitTableRegionRequest.region_info:type_name -> hbase.pb.RegionInfo
-	46, // 8: hbase.pb.CreateNamespaceRequest.namespaceDescriptor:type_name -> hbase.pb.NamespaceDescriptor
-	46, // 9: hbase.pb.ModifyNamespaceRequest.namespaceDescriptor:type_name -> hbase.pb.NamespaceDescriptor
-	46, // 10: hbase.pb.GetNamespaceDescriptorResponse.namespaceDescriptor:type_name -> hbase.pb.NamespaceDescriptor
-	46, // 11: hbase.pb.ListNamespaceDescriptorsResponse.namespaceDescriptor:type_name -> hbase.pb.NamespaceDescriptor
-	43, // 12: hbase.pb.ListTableDescriptorsByNamespaceResponse.tableSchema:type_name -> hbase.pb.TableSchema
-	44, // 13: hbase.pb.ListTableNamesByNamespaceResponse.tableName:type_name -> hbase.pb.TableName
-	44, // 14: hbase.pb.GetTableDescriptorsRequest.table_names:type_name -> hbase.pb.TableName
-	43, // 15: hbase.pb.GetTableDescriptorsResponse.table_schema:type_name -> hbase.pb.TableSchema
-	44, // 16: hbase.pb.GetTableNamesResponse.table_names:type_name -> hbase.pb.TableName
-	44, // 17: hbase.pb.GetTableStateRequest.table_name:type_name -> hbase.pb.TableName
-	47, // 18: hbase.pb.GetTableStateResponse.table_state:type_name -> hbase.pb.TableState
-	48, // 19: hbase.pb.GetClusterStatusRequest.options:type_name -> hbase.pb.Option
-	49, // 20: hbase.pb.GetClusterStatusResponse.cluster_status:type_name -> hbase.pb.ClusterStatus
+	45, // 0: hbase.pb.CreateTableRequest.table_schema:type_name -> hbase.pb.TableSchema
+	46, // 1: hbase.pb.DeleteTableRequest.table_name:type_name -> hbase.pb.TableName
+	46, // 2: hbase.pb.TruncateTableRequest.tableName:type_name -> hbase.pb.TableName
+	46, // 3: hbase.pb.EnableTableRequest.table_name:type_name -> hbase.pb.TableName
+	46, // 4: hbase.pb.DisableTableRequest.table_name:type_name -> hbase.pb.TableName
+	46, // 5: hbase.pb.ModifyTableRequest.table_name:type_name -> hbase.pb.TableName
+	45, // 6: hbase.pb.ModifyTableRequest.table_schema:type_name -> hbase.pb.TableSchema
+	47, // 7: hbase.pb.SplitTableRegionRequest.region_info:type_name -> hbase.pb.RegionInfo
+	48, // 8: hbase.pb.CreateNamespaceRequest.namespaceDescriptor:type_name -> hbase.pb.NamespaceDescriptor
+	48, // 9: hbase.pb.ModifyNamespaceRequest.namespaceDescriptor:type_name -> hbase.pb.NamespaceDescriptor
+	48, // 10: hbase.pb.GetNamespaceDescriptorResponse.namespaceDescriptor:type_name -> hbase.pb.NamespaceDescriptor
+	48, // 11: hbase.pb.ListNamespaceDescriptorsResponse.namespaceDescriptor:type_name -> hbase.pb.NamespaceDescriptor
+	45, // 12: hbase.pb.ListTableDescriptorsByNamespaceResponse.tableSchema:type_name -> hbase.pb.TableSchema
+	46, // 13: hbase.pb.ListTableNamesByNamespaceResponse.tableName:type_name -> hbase.pb.TableName
+	46, // 14: hbase.pb.GetTableDescriptorsRequest.table_names:type_name -> hbase.pb.TableName
+	45, // 15: hbase.pb.GetTableDescriptorsResponse.table_schema:type_name -> hbase.pb.TableSchema
+	46, // 16: hbase.pb.GetTableNamesResponse.table_names:type_name -> hbase.pb.TableName
+	46, // 17: hbase.pb.GetTableStateRequest.table_name:type_name -> hbase.pb.TableName
+	49, // 18: hbase.pb.GetTableStateResponse.table_state:type_name -> hbase.pb.TableState
+	50, // 19: hbase.pb.GetClusterStatusRequest.options:type_name -> hbase.pb.Option
+	51, // 20: hbase.pb.GetClusterStatusResponse.cluster_status:type_name -> hbase.pb.ClusterStatus
 	0,  // 21: hbase.pb.GetProcedureResultResponse.state:type_name -> hbase.pb.GetProcedureResultResponse.State
-	50, // 22: hbase.pb.GetProcedureResultResponse.exception:type_name -> hbase.pb.ForeignExceptionMessage
+	52, // 22: hbase.pb.GetProcedureResultResponse.exception:type_name -> hbase.pb.ForeignExceptionMessage
 	31, // 23: hbase.pb.MasterService.GetTableDescriptors:input_type -> hbase.pb.GetTableDescriptorsRequest
 	33, // 24: hbase.pb.MasterService.GetTableNames:input_type -> hbase.pb.GetTableNamesRequest
 	37, // 25: hbase.pb.MasterService.GetClusterStatus:input_type -> hbase.pb.GetClusterStatusRequest
 	39, // 26: hbase.pb.MasterService.IsMasterRunning:input_type -> hbase.pb.IsMasterRunningRequest
-	13, // 27: hbase.pb.MasterService.SplitRegion:input_type -> hbase.pb.SplitTableRegionRequest
-	3,  // 28: hbase.pb.MasterService.DeleteTable:input_type -> hbase.pb.DeleteTableRequest
-	5,  // 29: hbase.pb.MasterService.truncateTable:input_type -> hbase.pb.TruncateTableRequest
-	7,  // 30: hbase.pb.MasterService.EnableTable:input_type -> hbase.pb.EnableTableRequest
-	9,  // 31: hbase.pb.MasterService.DisableTable:input_type -> hbase.pb.DisableTableRequest
-	11, // 32: hbase.pb.MasterService.ModifyTable:input_type -> hbase.pb.ModifyTableRequest
-	1,  // 33: hbase.pb.MasterService.CreateTable:input_type -> hbase.pb.CreateTableRequest
-	19, // 34: hbase.pb.MasterService.ModifyNamespace:input_type -> hbase.pb.ModifyNamespaceRequest
-	15, // 35: hbase.pb.MasterService.CreateNamespace:input_type -> hbase.pb.CreateNamespaceRequest
-	17, // 36: hbase.pb.MasterService.DeleteNamespace:input_type -> hbase.pb.DeleteNamespaceRequest
-	21, // 37: hbase.pb.MasterService.GetNamespaceDescriptor:input_type -> hbase.pb.GetNamespaceDescriptorRequest
-	23, // 38: hbase.pb.MasterService.ListNamespaceDescriptors:input_type -> hbase.pb.ListNamespaceDescriptorsRequest
-	27, // 39: hbase.pb.MasterService.ListTableDescriptorsByNamespace:input_type -> hbase.pb.ListTableDescriptorsByNamespaceRequest
-	29, // 40: hbase.pb.MasterService.ListTableNamesByNamespace:input_type -> hbase.pb.ListTableNamesByNamespaceRequest
-	35, // 41: hbase.pb.MasterService.GetTableState:input_type -> hbase.pb.GetTableStateRequest
-	41, // 42: hbase.pb.MasterService.getProcedureResult:input_type -> hbase.pb.GetProcedureResultRequest
-	25, // 43: hbase.pb.MasterService.ListNamespaces:input_type -> hbase.pb.ListNamespacesRequest
-	32, // 44: hbase.pb.MasterService.GetTableDescriptors:output_type -> hbase.pb.GetTableDescriptorsResponse
-	34, // 45: hbase.pb.MasterService.GetTableNames:output_type -> hbase.pb.GetTableNamesResponse
-	38, // 46: hbase.pb.MasterService.GetClusterStatus:output_type -> hbase.pb.GetClusterStatusResponse
-	40, // 47: hbase.pb.MasterService.IsMasterRunning:output_type -> hbase.pb.IsMasterRunningResponse
-	14, // 48: hbase.pb.MasterService.SplitRegion:output_type -> hbase.pb.SplitTableRegionResponse
-	4,  // 49: hbase.pb.MasterService.DeleteTable:output_type -> hbase.pb.DeleteTableResponse
-	6,  // 50: hbase.pb.MasterService.truncateTable:output_type -> hbase.pb.TruncateTableResponse
-	8,  // 51: hbase.pb.MasterService.EnableTable:output_type -> hbase.pb.EnableTableResponse
-	10, // 52: hbase.pb.MasterService.DisableTable:output_type -> hbase.pb.DisableTableResponse
-	12, // 53: hbase.pb.MasterService.ModifyTable:output_type -> hbase.pb.ModifyTableResponse
-	2,  // 54: hbase.pb.MasterService.CreateTable:output_type -> hbase.pb.CreateTableResponse
-	20, // 55: hbase.pb.MasterService.ModifyNamespace:output_type -> hbase.pb.ModifyNamespaceResponse
-	16, // 56: hbase.pb.MasterService.CreateNamespace:output_type -> hbase.pb.CreateNamespaceResponse
-	18, // 57: hbase.pb.MasterService.DeleteNamespace:output_type -> hbase.pb.DeleteNamespaceResponse
-	22, // 58: hbase.pb.MasterService.GetNamespaceDescriptor:output_type -> hbase.pb.GetNamespaceDescriptorResponse
-	24, // 59: hbase.pb.MasterService.ListNamespaceDescriptors:output_type -> hbase.pb.ListNamespaceDescriptorsResponse
-	28, // 60: hbase.pb.MasterService.ListTableDescriptorsByNamespace:output_type -> hbase.pb.ListTableDescriptorsByNamespaceResponse
-	30, // 61: hbase.pb.MasterService.ListTableNamesByNamespace:output_type -> hbase.pb.ListTableNamesByNamespaceResponse
-	36, // 62: hbase.pb.MasterService.GetTableState:output_type -> hbase.pb.GetTableStateResponse
-	42, // 63: hbase.pb.MasterService.getProcedureResult:output_type -> hbase.pb.GetProcedureResultResponse
-	26, // 64: hbase.pb.MasterService.ListNamespaces:output_type -> hbase.pb.ListNamespacesResponse
-	44, // [44:65] is the sub-list for method output_type
-	23, // [23:44] is the sub-list for method input_type
+	41, // 27: hbase.pb.MasterService.Shutdown:input_type -> hbase.pb.ShutdownRequest
+	13, // 28: hbase.pb.MasterService.SplitRegion:input_type -> hbase.pb.SplitTableRegionRequest
+	3,  // 29: hbase.pb.MasterService.DeleteTable:input_type -> hbase.pb.DeleteTableRequest
+	5,  // 30: hbase.pb.MasterService.truncateTable:input_type -> hbase.pb.TruncateTableRequest
+	7,  // 31: hbase.pb.MasterService.EnableTable:input_type -> hbase.pb.EnableTableRequest
+	9,  // 32: hbase.pb.MasterService.DisableTable:input_type -> hbase.pb.DisableTableRequest
+	11, // 33: hbase.pb.MasterService.ModifyTable:input_type -> hbase.pb.ModifyTableRequest
+	1,  // 34: hbase.pb.MasterService.CreateTable:input_type -> hbase.pb.CreateTableRequest
+	19, // 35: hbase.pb.MasterService.ModifyNamespace:input_type -> hbase.pb.ModifyNamespaceRequest
+	15, // 36: hbase.pb.MasterService.CreateNamespace:input_type -> hbase.pb.CreateNamespaceRequest
+	17, // 37: hbase.pb.MasterService.DeleteNamespace:input_type -> hbase.pb.DeleteNamespaceRequest
+	21, // 38: hbase.pb.MasterService.GetNamespaceDescriptor:input_type -> hbase.pb.GetNamespaceDescriptorRequest
+	23, // 39: hbase.pb.MasterService.ListNamespaceDescriptors:input_type -> hbase.pb.ListNamespaceDescriptorsRequest
+	27, // 40: hbase.pb.MasterService.ListTableDescriptorsByNamespace:input_type -> hbase.pb.ListTableDescriptorsByNamespaceRequest
+	29, // 41: hbase.pb.MasterService.ListTableNamesByNamespace:input_type -> hbase.pb.ListTableNamesByNamespaceRequest
+	35, // 42: hbase.pb.MasterService.GetTableState:input_type -> hbase.pb.GetTableStateRequest
+	43, // 43: hbase.pb.MasterService.getProcedureResult:input_type -> hbase.pb.GetProcedureResultRequest
+	25, // 44: hbase.pb.MasterService.ListNamespaces:input_type -> hbase.pb.ListNamespacesRequest
+	32, // 45: hbase.pb.MasterService.GetTableDescriptors:output_type -> hbase.pb.GetTableDescriptorsResponse
+	34, // 46: hbase.pb.MasterService.GetTableNames:output_type -> hbase.pb.GetTableNamesResponse
+	38, // 47: hbase.pb.MasterService.GetClusterStatus:output_type -> hbase.pb.GetClusterStatusResponse
+	40, // 48: hbase.pb.MasterService.IsMasterRunning:output_type -> hbase.pb.IsMasterRunningResponse
+	42, // 49: hbase.pb.MasterService.Shutdown:output_type -> hbase.pb.ShutdownResponse
+	14, // 50: hbase.pb.MasterService.SplitRegion:output_type -> hbase.pb.SplitTableRegionResponse
+	4,  // 51: hbase.pb.MasterService.DeleteTable:output_type -> hbase.pb.DeleteTableResponse
+	6,  // 52: hbase.pb.MasterService.truncateTable:output_type -> hbase.pb.TruncateTableResponse
+	8,  // 53: hbase.pb.MasterService.EnableTable:output_type -> hbase.pb.EnableTableResponse
+	10, // 54: hbase.pb.MasterService.DisableTable:output_type -> hbase.pb.DisableTableResponse
+	12, // 55: hbase.pb.MasterService.ModifyTable:output_type -> hbase.pb.ModifyTableResponse
+	2,  // 56: hbase.pb.MasterService.CreateTable:output_type -> hbase.pb.CreateTableResponse
+	20, // 57: hbase.pb.MasterService.ModifyNamespace:output_type -> hbase.pb.ModifyNamespaceResponse
+	16, // 58: hbase.pb.MasterService.CreateNamespace:output_type -> hbase.pb.CreateNamespaceResponse
+	18, // 59: hbase.pb.MasterService.DeleteNamespace:output_type -> hbase.pb.DeleteNamespaceResponse
+	22, // 60: hbase.pb.MasterService.GetNamespaceDescriptor:output_type -> hbase.pb.GetNamespaceDescriptorResponse
+	24, // 61: hbase.pb.MasterService.ListNamespaceDescriptors:output_type -> hbase.pb.ListNamespaceDescriptorsResponse
+	28, // 62: hbase.pb.MasterService.ListTableDescriptorsByNamespace:output_type -> hbase.pb.ListTableDescriptorsByNamespaceResponse
+	30, // 63: hbase.pb.MasterService.ListTableNamesByNamespace:output_type -> hbase.pb.ListTableNamesByNamespaceResponse
+	36, // 64: hbase.pb.MasterService.GetTableState:output_type -> hbase.pb.GetTableStateResponse
+	44, // 65: hbase.pb.MasterService.getProcedureResult:output_type -> hbase.pb.GetProcedureResultResponse
+	26, // 66: hbase.pb.MasterService.ListNamespaces:output_type -> hbase.pb.ListNamespacesResponse
+	45, // [45:67] is the sub-list for method output_type
+	23, // [23:45] is the sub-list for method input_type
 	23, // [23:23] is the sub-list for extension type_name
 	23, // [23:23] is the sub-list for extension extendee
 	0,  // [0:23] is the sub-list for field type_name
@@ -2584,7 +2665,7 @@ func file_Master_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_Master_proto_rawDesc), len(file_Master_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   42,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

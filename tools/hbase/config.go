@@ -159,6 +159,10 @@ func (c *config) siteXML() string {
 		{"hbase.io.compress.snappy.codec", "org.apache.hadoop.hbase.io.compress.xerial.SnappyCodec"},
 		// Creating a table checks that its compression codec really loads.
 		{"hbase.table.sanity.checks", "true"},
+		// A region server checks in with the master, and when stopping
+		// looks again for regions still open, at this interval (default
+		// 3s); at 1s a cluster shutdown takes about 4s less.
+		{"hbase.regionserver.msginterval", "1000"},
 	}
 	var b strings.Builder
 	b.WriteString("<?xml version=\"1.0\"?>\n<!-- written by tools/hbase; changes are overwritten on every start -->\n<configuration>\n")

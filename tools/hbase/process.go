@@ -280,8 +280,23 @@ func down(c *config) error {
 		fmt.Println("hbase: already down")
 		return nil
 	}
+	adoptRunning(c)
 	fmt.Printf("hbase: stopping HBase (pid %d)...\n", pid)
 	start := time.Now()
+	// The master's Shutdown RPC stops the cluster in order: the region
+	// servers close their regions and leave ZooKeeper while it still runs,
+	// then the JVM ends. SIGTERM runs the JVM's shutdown hooks instead, which
+	// stop the in-process ZooKeeper under the region servers; they retry it
+	// for about 20 seconds before they give up.
+	if err := shutdownCluster(c, 10*time.Second); err != nil {
+		fmt.Printf("hbase: the master did not take the shutdown request (%v); sending SIGTERM\n", err)
+	} else if waitGone(c, pid, 60*time.Second) {
+		_ = os.Remove(c.pidFile())
+		fmt.Printf("hbase: stopped in %.1fs\n", time.Since(start).Seconds())
+		return nil
+	} else {
+		fmt.Printf("hbase: pid %d still runs 60s after the shutdown request; sending SIGTERM\n", pid)
+	}
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("signalling pid %d: %w", pid, err)
 	}

@@ -95,6 +95,21 @@ func probe(c *config, timeout time.Duration) (probeResult, error) {
 	return r, nil
 }
 
+// shutdownCluster asks the master to stop the whole cluster.
+func shutdownCluster(c *config, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	conn, err := rpc.Dial(ctx, fmt.Sprintf("127.0.0.1:%d", c.masterPort), "MasterService")
+	if err != nil {
+		return fmt.Errorf("master RPC: %w", err)
+	}
+	defer conn.Close()
+	if err := conn.Call(ctx, "Shutdown", &pb.ShutdownRequest{}, &pb.ShutdownResponse{}); err != nil {
+		return fmt.Errorf("master RPC: %w", err)
+	}
+	return nil
+}
+
 func logHas(c *config, needle string) bool {
 	b, err := os.ReadFile(c.logFile())
 	return err == nil && bytes.Contains(b, []byte(needle))
