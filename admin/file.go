@@ -65,6 +65,8 @@ type FileFamily struct {
 // FileSegment is one row-key segment. Kind is one of
 //
 //	bucket            hash(From) % Buckets, zero-padded decimal (keys.HashBucket)
+//	java_bucket       From.hashCode() % Buckets as Java computes it, Rule being
+//	                  mask, abs or floormod, zero-padded decimal (keys.JavaHashBucket)
 //	md5hex            first Width hex digits of md5(From) (keys.MD5Hex)
 //	reversed_digits   Width decimal digits, reversed (keys.ReversedDigits)
 //	digits            Width decimal digits (keys.Digits)
@@ -77,6 +79,7 @@ type FileSegment struct {
 	Width   int    `json:"width,omitempty"`
 	Buckets int    `json:"buckets,omitempty"`
 	From    string `json:"from,omitempty"`
+	Rule    string `json:"rule,omitempty"`
 }
 
 // FileSplits says how the table is pre-split. Set exactly one of Keys,
@@ -255,6 +258,9 @@ func (s FileSegment) field() (keys.Field[record], error) {
 		return nil
 	}
 	var f keys.Field[record]
+	if s.Rule != "" && s.Kind != "java_bucket" {
+		return f, fmt.Errorf("segment %q: kind %s takes no rule", name, s.Kind)
+	}
 	switch s.Kind {
 	case "bucket":
 		if err := noExtra(false, true, true); err != nil {
@@ -265,6 +271,19 @@ func (s FileSegment) field() (keys.Field[record], error) {
 			return f, err
 		}
 		f = keys.HashBucket(name, s.Buckets, g, nil)
+	case "java_bucket":
+		if err := noExtra(false, true, true); err != nil {
+			return f, err
+		}
+		g, err := from()
+		if err != nil {
+			return f, err
+		}
+		rule, err := keys.ParseJavaBucketRule(s.Rule)
+		if err != nil {
+			return f, fmt.Errorf("segment %q: %w", name, err)
+		}
+		f = keys.JavaHashBucket(name, s.Buckets, rule, g, nil)
 	case "md5hex":
 		if err := noExtra(true, false, true); err != nil {
 			return f, err
@@ -307,7 +326,7 @@ func (s FileSegment) field() (keys.Field[record], error) {
 		}
 		f = keys.String(name, get, set)
 	default:
-		return f, fmt.Errorf("segment %q: unknown kind %q (want bucket, md5hex, reversed_digits, digits, fixed, reversed_timestamp or string)", name, s.Kind)
+		return f, fmt.Errorf("segment %q: unknown kind %q (want bucket, java_bucket, md5hex, reversed_digits, digits, fixed, reversed_timestamp or string)", name, s.Kind)
 	}
 	return f, nil
 }

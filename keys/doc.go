@@ -10,8 +10,9 @@
 //     well-spread last digits lead), ReversedTimestamp and ReversedTimestampBinary
 //     (Long.MAX_VALUE - ms, newest first), ReversedTimeOfDay;
 //   - hashing and salting: MD5Hex and MD5 prefixes, HashBucket (FNV-1a 32 of a field,
-//     modulo N; deterministic, so readers can recompute it) and Salt (random, so readers
-//     need one scan per bucket);
+//     modulo N; deterministic, so readers can recompute it), JavaHashBucket (Java's
+//     String.hashCode by the formula Java code used, for tables Java already writes)
+//     and Salt (random, so readers need one scan per bucket);
 //   - ordered encodings: Digits and Decimal (fixed-width), Date (yyyyMMdd), Uint64 and
 //     Int64 (big-endian, sign bit flipped), Fixed (padded strings), String (escaped and
 //     terminated, byte order preserved), Unique (a hex suffix against collisions) and

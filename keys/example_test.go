@@ -235,3 +235,17 @@ func ExampleAppendString() {
 	// "host-a\x00\x01disk\x00\xfffull\x00\x01"
 	// "host-a" "disk\x00full"
 }
+
+// A Java service salts its keys with Math.abs(account.hashCode()) % 10; Go code
+// reading the same table computes the same buckets. The formula matters:
+// "acct-42" has a negative hash code, so the three rules disagree.
+func ExampleJavaBucket() {
+	for _, rule := range []keys.JavaBucketRule{keys.JavaAbs, keys.JavaMask, keys.JavaFloorMod} {
+		b, err := keys.JavaBucket("acct-42", 10, rule)
+		fmt.Println(rule, b, err)
+	}
+	// Output:
+	// abs 8 <nil>
+	// mask 0 <nil>
+	// floormod 2 <nil>
+}

@@ -2,6 +2,7 @@ package keys
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -270,5 +271,31 @@ func FuzzIndexLayoutDecode(f *testing.F) {
 			}
 		}
 		_, _ = l.DecodePrefix(b, &m, 2)
+	})
+}
+
+func FuzzJavaBucket(f *testing.F) {
+	f.Add("acct-42", uint32(10), uint8(1))
+	f.Add("polygenelubricants", uint32(10), uint8(2))
+	f.Add("user😀x", uint32(16), uint8(3))
+	f.Add("x\xff", uint32(7), uint8(1))
+	f.Fuzz(func(t *testing.T, s string, n32 uint32, r uint8) {
+		n := int(n32%MaxBuckets) + 1
+		rule := JavaBucketRule(r%3 + 1)
+		b, err := JavaBucket(s, n, rule)
+		if err != nil {
+			if _, ok := err.(*Error); !ok || !errors.Is(err, ErrInvalidValue) {
+				t.Fatalf("JavaBucket(%q, %d, %v): error %T (%v), want a *keys.Error wrapping ErrInvalidValue", s, n, rule, err, err)
+			}
+			return
+		}
+		if b < 0 || b >= n {
+			t.Fatalf("JavaBucket(%q, %d, %v) = %d, outside [0, %d)", s, n, rule, b, n)
+		}
+		h, _ := JavaHashCode(s)
+		// The rules agree wherever the hash code is not negative.
+		if h >= 0 && b != int(int64(h)%int64(n)) {
+			t.Fatalf("JavaBucket(%q, %d, %v) = %d, want %d for hash code %d", s, n, rule, b, int64(h)%int64(n), h)
+		}
 	})
 }

@@ -19,8 +19,9 @@ import (
 // (Fowler-Noll-Vo, as in hash/fnv.New32a): a published, seedless, byte-oriented function
 // with a fixed definition that any language can reimplement in a few lines, unlike
 // Go's hash/maphash (seeded per process) or Java's String.hashCode (defined on UTF-16
-// code units, so not on bytes). It must never change: changing the hash, the bucket
-// count or a width moves every row and is a data migration.
+// code units, so not on bytes; JavaHashBucket computes it for tables Java code already
+// writes). It must never change: changing the hash, the bucket count or a width moves
+// every row and is a data migration.
 
 const (
 	segMD5Hex     = "md5 hex"
