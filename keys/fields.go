@@ -277,6 +277,12 @@ func HashBucket[T any](name string, n int, get func(*T) string, set func(*T, int
 	if get == nil {
 		return badField[T](name, KindBucket, "nil getter")
 	}
+	return bucketField(name, n, func(rec *T) (int, error) { return Bucket(get(rec), n), nil }, set)
+}
+
+// bucketField writes the bucket of a record among n, 1 <= n <= MaxBuckets, as
+// BucketWidth(n) zero-padded decimal digits.
+func bucketField[T any](name string, n int, bucket func(*T) (int, error), set func(*T, int)) Field[T] {
 	w := BucketWidth(n)
 	return Field[T]{
 		seg: Segment{
@@ -284,7 +290,11 @@ func HashBucket[T any](name string, n int, get func(*T) string, set func(*T, int
 			Keyspace: Keyspace{Radix: 10, Width: w, Count: uint64(n), Uniform: true},
 		},
 		enc: func(dst []byte, rec *T) ([]byte, error) {
-			return appendDecimal(dst, uint64(Bucket(get(rec), n)), w), nil
+			b, err := bucket(rec)
+			if err != nil {
+				return dst, renamed(err, name)
+			}
+			return appendDecimal(dst, uint64(b), w), nil
 		},
 		dec: func(b []byte, rec *T) ([]byte, error) {
 			v, rest, err := decodeBucket(name, b, n)

@@ -134,25 +134,5 @@ func JavaHashBucket[T any](name string, n int, rule JavaBucketRule, get func(*T)
 	if get == nil {
 		return badField[T](name, KindBucket, "nil getter")
 	}
-	w := BucketWidth(n)
-	return Field[T]{
-		seg: Segment{
-			Name: name, Kind: KindBucket, Width: w, Order: Unordered, Decodable: set != nil,
-			Keyspace: Keyspace{Radix: 10, Width: w, Count: uint64(n), Uniform: true},
-		},
-		enc: func(dst []byte, rec *T) ([]byte, error) {
-			b, err := JavaBucket(get(rec), n, rule)
-			if err != nil {
-				return dst, renamed(err, name)
-			}
-			return appendDecimal(dst, uint64(b), w), nil
-		},
-		dec: func(b []byte, rec *T) ([]byte, error) {
-			v, rest, err := decodeBucket(name, b, n)
-			if err == nil && set != nil {
-				set(rec, v)
-			}
-			return rest, err
-		},
-	}
+	return bucketField(name, n, func(rec *T) (int, error) { return JavaBucket(get(rec), n, rule) }, set)
 }
