@@ -3,14 +3,18 @@
 #
 # Usage: tools/fuzz-smoke.sh FUZZTIME
 #
-# A target fails the run when go test fails and either wrote a failing input
-# (a new file under testdata/fuzz/<target>/: a real finding, kept for the
-# next `go test` to replay) or fails again when run once more. Go's fuzzing
-# engine sometimes fails a run with no finding at all, when -fuzztime runs out
-# while a worker is busy ("context deadline exceeded", golang/go#51484) or a
-# worker's watchdog fires on a loaded machine ("fuzzing process hung or
-# terminated unexpectedly", golang/go#56238). That run gets one retry, and its
-# output is printed either way.
+# A target fails the run when it finds an input that fails: go test writes it
+# under testdata/fuzz/<target>/, where the next `go test` replays it. Go's
+# fuzzing engine also fails runs that found nothing:
+#   - "context deadline exceeded" when -fuzztime ends while a worker is busy
+#     (golang/go#51484); nothing is written;
+#   - "fuzzing process hung or terminated unexpectedly" when a worker's 10 s
+#     watchdog fires on a loaded machine (golang/go#56238); the input the
+#     worker was running is written, and passes when replayed.
+# Such a run is printed, its written input (if it passes on replay) removed,
+# and the target run once more, which must pass. A failing seed-corpus entry
+# is deterministic and fails at once. Listing packages or targets fails too:
+# a package whose tests do not build must not pass as "no fuzz targets".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime=${1:?usage: tools/fuzz-smoke.sh FUZZTIME}
@@ -21,27 +25,44 @@ trap 'rm -f "$log"' EXIT
 # inputs lists the files under a target's corpus directory, one per line.
 inputs() { find "$1" -type f 2>/dev/null | sort || true; }
 
-# run fuzzes one target; it returns 0 on a pass, 1 on a finding, 2 on a
-# failure that wrote no failing input.
+# run fuzzes one target; it returns 0 on a pass, 1 on a finding, 2 on an
+# engine failure that is worth one more run.
 run() {
-	local pkg=$1 target=$2 dir=$3 before after
+	local pkg=$1 target=$2 dir=$3 before after f
 	before=$(inputs "$dir")
 	if "$go" test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" >"$log" 2>&1; then
 		return 0
 	fi
 	cat "$log"
-	after=$(inputs "$dir")
-	if [ "$before" != "$after" ]; then
-		echo "fuzz-smoke: $target found a failing input; it is in $dir:" >&2
-		comm -13 <(echo "$before") <(echo "$after") >&2
+	if grep -q 'failure while testing seed corpus entry' "$log"; then
 		return 1
 	fi
+	after=$(inputs "$dir")
+	[ "$before" != "$after" ] || return 2
+	for f in $(comm -13 <(echo "$before") <(echo "$after")); do
+		if ! grep -q 'fuzzing process hung or terminated unexpectedly' "$log" ||
+			! "$go" test -count=1 -run "^${target}\$/^$(basename "$f")\$" "$pkg" >/dev/null 2>&1; then
+			echo "fuzz-smoke: $target found a failing input, kept in $f:" >&2
+			cat "$f" >&2
+			return 1
+		fi
+		echo "fuzz-smoke: $target: the input a stopped worker was running passes on replay; removing $f:" >&2
+		cat "$f" >&2
+		rm -f "$f"
+	done
 	return 2
 }
 
+pkgs=$("$go" list ./...)
 failed=0
-for pkg in $("$go" list ./...); do
-	targets=$("$go" test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true)
+for pkg in $pkgs; do
+	if ! list=$("$go" test -list '^Fuzz' "$pkg" 2>&1); then
+		echo "$list" >&2
+		echo "FAIL listing the fuzz targets of $pkg" >&2
+		failed=1
+		continue
+	fi
+	targets=$(grep '^Fuzz' <<<"$list" || true)
 	[ -n "$targets" ] || continue
 	pkgdir=$("$go" list -f '{{.Dir}}' "$pkg")
 	for target in $targets; do
@@ -49,7 +70,7 @@ for pkg in $("$go" list ./...); do
 		rc=0
 		run "$pkg" "$target" "$pkgdir/testdata/fuzz/$target" || rc=$?
 		if [ "$rc" -eq 2 ]; then
-			echo "fuzz-smoke: $target failed without a failing input; running it once more" >&2
+			echo "fuzz-smoke: $target failed without a finding; running it once more" >&2
 			rc=0
 			run "$pkg" "$target" "$pkgdir/testdata/fuzz/$target" || rc=$?
 		fi
