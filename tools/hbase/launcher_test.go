@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -172,6 +173,87 @@ func TestNeverSignalsForeignProcess(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("the foreign process ended after down: %v", err)
 	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+// startLookalike starts a process that this tool takes for its own HBase
+// (its command line carries the state marker) and that ends on SIGTERM.
+func startLookalike(t *testing.T, c *config) *exec.Cmd {
+	t.Helper()
+	if err := prepareState(c); err != nil {
+		t.Fatal(err)
+	}
+	p := exec.Command("bash", "-c", `trap "exit 0" TERM; sleep 30 & wait`, c.cmdMarker())
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Process.Kill(); _, _ = p.Process.Wait() })
+	mustWrite(t, c.pidFile(), strconv.Itoa(p.Process.Pid))
+	if _, ok := runningPid(c); !ok {
+		t.Fatal("runningPid does not recognise the look-alike")
+	}
+	return p
+}
+
+// TestDownFallsBackToSIGTERM: with no master to take the Shutdown request,
+// or no record of which port this pid's master has, down sends SIGTERM at
+// once, and never sends the request to a port recorded for another pid.
+func TestDownFallsBackToSIGTERM(t *testing.T) {
+	tests := []struct {
+		name string
+		info func(c *config, pid int) string
+	}{
+		{"no master listening", func(c *config, pid int) string {
+			return fmt.Sprintf("pid=%d\nmaster_port=%d\n", pid, c.masterPort)
+		}},
+		{"info of another pid", func(c *config, pid int) string {
+			return fmt.Sprintf("pid=%d\nmaster_port=%d\n", pid+1, c.masterPort)
+		}},
+		{"no info file", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := testConfig(t)
+			// A listener on the recorded port that must never be dialled
+			// when the info names another pid.
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			accepted := make(chan struct{}, 1)
+			if tt.name == "info of another pid" {
+				c.masterPort = l.Addr().(*net.TCPAddr).Port
+				go func() {
+					if conn, err := l.Accept(); err == nil {
+						accepted <- struct{}{}
+						conn.Close()
+					}
+				}()
+			}
+			p := startLookalike(t, c)
+			if tt.info != nil {
+				mustWrite(t, c.infoFile(), tt.info(c, p.Process.Pid))
+			}
+			start := time.Now()
+			if err := down(c); err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("down took %s; want SIGTERM at once", d)
+			}
+			if isOurs(c, p.Process.Pid) {
+				t.Error("the look-alike still runs after down")
+			}
+			if _, err := os.Stat(c.pidFile()); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("pid file left behind: %v", err)
+			}
+			select {
+			case <-accepted:
+				t.Error("down dialled the master port recorded for another pid")
+			default:
+			}
+		})
 	}
 }
 

@@ -280,22 +280,12 @@ func down(c *config) error {
 		fmt.Println("hbase: already down")
 		return nil
 	}
-	adoptRunning(c)
 	fmt.Printf("hbase: stopping HBase (pid %d)...\n", pid)
 	start := time.Now()
-	// The master's Shutdown RPC stops the cluster in order: the region
-	// servers close their regions and leave ZooKeeper while it still runs,
-	// then the JVM ends. SIGTERM runs the JVM's shutdown hooks instead, which
-	// stop the in-process ZooKeeper under the region servers; they retry it
-	// for about 20 seconds before they give up.
-	if err := shutdownCluster(c, 10*time.Second); err != nil {
-		fmt.Printf("hbase: the master did not take the shutdown request (%v); sending SIGTERM\n", err)
-	} else if waitGone(c, pid, 60*time.Second) {
+	if stopByMaster(c, pid) {
 		_ = os.Remove(c.pidFile())
 		fmt.Printf("hbase: stopped in %.1fs\n", time.Since(start).Seconds())
 		return nil
-	} else {
-		fmt.Printf("hbase: pid %d still runs 60s after the shutdown request; sending SIGTERM\n", pid)
 	}
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("signalling pid %d: %w", pid, err)
@@ -303,11 +293,48 @@ func down(c *config) error {
 	if !waitGone(c, pid, 90*time.Second) {
 		fmt.Printf("hbase: pid %d did not stop in 90s; killing it\n", pid)
 		_ = syscall.Kill(pid, syscall.SIGKILL)
-		waitGone(c, pid, 10*time.Second)
+		if !waitGone(c, pid, 10*time.Second) {
+			return fmt.Errorf("pid %d still runs 10s after SIGKILL; its state directory %s is in use", pid, c.state)
+		}
 	}
 	_ = os.Remove(c.pidFile())
 	fmt.Printf("hbase: stopped in %.1fs\n", time.Since(start).Seconds())
 	return nil
+}
+
+// stopByMaster asks the master of the instance with this pid to shut the
+// cluster down and reports whether the JVM then ended. The master's
+// Shutdown RPC stops the cluster in order: the region servers close their
+// regions and leave ZooKeeper while it still runs, then the JVM ends.
+// SIGTERM runs the JVM's shutdown hooks instead, which stop the in-process
+// ZooKeeper under the region servers; they retry it for about 20 seconds.
+//
+// The RPC goes only to the master port recorded for this very pid, never to
+// a default port another HBase might hold. A call that fails after the
+// connection was made may have been carried out, so the JVM gets a short
+// while to end before the caller falls back to SIGTERM.
+func stopByMaster(c *config, pid int) bool {
+	li, ok := readInfo(c)
+	if !ok || li.pid != pid || li.masterPort <= 0 {
+		fmt.Printf("hbase: %s does not record pid %d's master port; sending SIGTERM\n", c.infoFile(), pid)
+		return false
+	}
+	c.masterPort = li.masterPort
+	wait := 60 * time.Second
+	if err := shutdownCluster(c, 10*time.Second); err != nil {
+		var dial *dialError
+		if errors.As(err, &dial) {
+			fmt.Printf("hbase: %v; sending SIGTERM\n", err)
+			return false
+		}
+		fmt.Printf("hbase: the master's answer to the shutdown request was lost (%v); waiting for it\n", err)
+		wait = 15 * time.Second
+	}
+	if waitGone(c, pid, wait) {
+		return true
+	}
+	fmt.Printf("hbase: pid %d still runs %s after the shutdown request; sending SIGTERM\n", pid, wait)
+	return false
 }
 
 func waitGone(c *config, pid int, d time.Duration) bool {

@@ -95,13 +95,20 @@ func probe(c *config, timeout time.Duration) (probeResult, error) {
 	return r, nil
 }
 
-// shutdownCluster asks the master to stop the whole cluster.
+// dialError is a failure to connect to the master: the request was not sent.
+type dialError struct{ err error }
+
+func (e *dialError) Error() string { return "cannot reach the master: " + e.err.Error() }
+func (e *dialError) Unwrap() error { return e.err }
+
+// shutdownCluster asks the master at c.masterPort to stop the whole
+// cluster. A *dialError means the request was never sent.
 func shutdownCluster(c *config, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	conn, err := rpc.Dial(ctx, fmt.Sprintf("127.0.0.1:%d", c.masterPort), "MasterService")
 	if err != nil {
-		return fmt.Errorf("master RPC: %w", err)
+		return &dialError{err}
 	}
 	defer conn.Close()
 	if err := conn.Call(ctx, "Shutdown", &pb.ShutdownRequest{}, &pb.ShutdownResponse{}); err != nil {
