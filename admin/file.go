@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
@@ -232,6 +233,11 @@ func optionValue(raw json.RawMessage) (string, error) {
 	return "", fmt.Errorf("want a string, an integer or a boolean, got %s", raw)
 }
 
+// segmentKinds are the kinds a FileSegment may have.
+var segmentKinds = []string{"bucket", "java_bucket", "md5hex", "reversed_digits", "digits", "fixed", "reversed_timestamp", "string"}
+
+func knownKind(kind string) bool { return slices.Contains(segmentKinds, kind) }
+
 func (s FileSegment) field() (keys.Field[record], error) {
 	name := s.Name
 	if name == "" {
@@ -258,7 +264,7 @@ func (s FileSegment) field() (keys.Field[record], error) {
 		return nil
 	}
 	var f keys.Field[record]
-	if s.Rule != "" && s.Kind != "java_bucket" {
+	if s.Rule != "" && s.Kind != "java_bucket" && knownKind(s.Kind) {
 		return f, fmt.Errorf("segment %q: kind %s takes no rule", name, s.Kind)
 	}
 	switch s.Kind {
@@ -278,6 +284,9 @@ func (s FileSegment) field() (keys.Field[record], error) {
 		g, err := from()
 		if err != nil {
 			return f, err
+		}
+		if s.Rule == "" {
+			return f, fmt.Errorf("segment %q: kind java_bucket needs \"rule\": mask, abs or floormod, as the Java code computes the bucket", name)
 		}
 		rule, err := keys.ParseJavaBucketRule(s.Rule)
 		if err != nil {
@@ -326,7 +335,7 @@ func (s FileSegment) field() (keys.Field[record], error) {
 		}
 		f = keys.String(name, get, set)
 	default:
-		return f, fmt.Errorf("segment %q: unknown kind %q (want bucket, java_bucket, md5hex, reversed_digits, digits, fixed, reversed_timestamp or string)", name, s.Kind)
+		return f, fmt.Errorf("segment %q: unknown kind %q (want %s)", name, s.Kind, strings.Join(segmentKinds, ", "))
 	}
 	return f, nil
 }

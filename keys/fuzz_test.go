@@ -3,8 +3,11 @@ package keys
 import (
 	"bytes"
 	"errors"
+	"math"
 	"strings"
 	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // checkDecoded checks what every decoder promises on arbitrary input: on error, rest is
@@ -274,28 +277,51 @@ func FuzzIndexLayoutDecode(f *testing.F) {
 	})
 }
 
+// FuzzJavaBucket checks JavaBucket against Java's definitions computed another way:
+// the hash over utf16.Encode, and the three formulas in int64 arithmetic. Seeds give n
+// and the rule as they are used (rule 0 mask, 1 abs, 2 floormod).
 func FuzzJavaBucket(f *testing.F) {
-	f.Add("acct-42", uint32(10), uint8(1))
-	f.Add("polygenelubricants", uint32(10), uint8(2))
-	f.Add("user😀x", uint32(16), uint8(3))
-	f.Add("x\xff", uint32(7), uint8(1))
+	f.Add("acct-42", uint32(10), uint8(0))
+	f.Add("polygenelubricants", uint32(10), uint8(1))
+	f.Add("polygenelubricants", uint32(16), uint8(1))
+	f.Add("user😀x", uint32(16), uint8(2))
+	f.Add("x\xff", uint32(7), uint8(0))
 	f.Fuzz(func(t *testing.T, s string, n32 uint32, r uint8) {
-		n := int(n32%MaxBuckets) + 1
-		rule := JavaBucketRule(r%3 + 1)
+		n := max(1, int(n32%MaxJavaBuckets))
+		rule := JavaMask + JavaBucketRule(r%3)
 		b, err := JavaBucket(s, n, rule)
-		if err != nil {
-			if _, ok := err.(*Error); !ok || !errors.Is(err, ErrInvalidValue) {
-				t.Fatalf("JavaBucket(%q, %d, %v): error %T (%v), want a *keys.Error wrapping ErrInvalidValue", s, n, rule, err, err)
+		if !utf8.ValidString(s) {
+			if !errors.Is(err, ErrInvalidValue) {
+				t.Fatalf("JavaBucket(%q, %d, %v) = %d, %v; want ErrInvalidValue for invalid UTF-8", s, n, rule, b, err)
 			}
 			return
 		}
-		if b < 0 || b >= n {
-			t.Fatalf("JavaBucket(%q, %d, %v) = %d, outside [0, %d)", s, n, rule, b, n)
+		var h int32
+		for _, u := range utf16.Encode([]rune(s)) {
+			h = 31*h + int32(u)
 		}
-		h, _ := JavaHashCode(s)
-		// The rules agree wherever the hash code is not negative.
-		if h >= 0 && b != int(int64(h)%int64(n)) {
-			t.Fatalf("JavaBucket(%q, %d, %v) = %d, want %d for hash code %d", s, n, rule, b, int64(h)%int64(n), h)
+		m := int64(n)
+		var want int64
+		switch rule {
+		case JavaMask:
+			want = int64(h&math.MaxInt32) % m
+		case JavaAbs:
+			a := int64(h)
+			if a < 0 && a != math.MinInt32 {
+				a = -a
+			}
+			want = a % m // Math.abs(MIN_VALUE) stays MIN_VALUE
+		case JavaFloorMod:
+			want = ((int64(h) % m) + m) % m
+		}
+		if want < 0 {
+			if !errors.Is(err, ErrInvalidValue) {
+				t.Fatalf("JavaBucket(%q, %d, abs) = %d, %v; Java's bucket is %d, want ErrInvalidValue", s, n, b, err, want)
+			}
+			return
+		}
+		if err != nil || int64(b) != want {
+			t.Fatalf("JavaBucket(%q, %d, %v) = %d, %v; want %d (hash code %d)", s, n, rule, b, err, want, h)
 		}
 	})
 }

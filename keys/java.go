@@ -76,13 +76,16 @@ func JavaHashCode(s string) (int32, error) {
 	return h, nil
 }
 
-// JavaBucket returns the bucket of s among n, 1 <= n <= MaxBuckets, as the Java
+// MaxJavaBuckets is the largest bucket count of JavaBucket: n is a Java int.
+const MaxJavaBuckets = 1<<31 - 1
+
+// JavaBucket returns the bucket of s among n, 1 <= n <= MaxJavaBuckets, as the Java
 // expression of rule computes it from s.hashCode(). Errors are *Error values wrapping
 // ErrBadConfig (n or rule invalid) or ErrInvalidValue (s is not valid UTF-8, or Java
 // would have computed a negative bucket; see JavaAbs).
 func JavaBucket(s string, n int, rule JavaBucketRule) (int, error) {
-	if n < 1 || n > MaxBuckets {
-		return 0, configError(segJavaBucket, "bucket count must be in [1, 2^31]")
+	if err := checkJavaBucket(n, rule); err != nil {
+		return 0, err
 	}
 	h, err := JavaHashCode(s)
 	if err != nil {
@@ -100,14 +103,24 @@ func JavaBucket(s string, n int, rule JavaBucketRule) (int, error) {
 				itoa(int(b))+", which no key holds", ErrInvalidValue)
 		}
 		return int(b), nil
-	case JavaFloorMod:
+	default: // JavaFloorMod
 		b := int64(h) % m
 		if b < 0 {
 			b += m
 		}
 		return int(b), nil
 	}
-	return 0, configError(segJavaBucket, "unknown rule "+rule.String())
+}
+
+// checkJavaBucket validates the bucket count and the rule of a Java bucket.
+func checkJavaBucket(n int, rule JavaBucketRule) *Error {
+	if n < 1 || int64(n) > MaxJavaBuckets {
+		return configError(segJavaBucket, "bucket count must be in [1, 2^31-1]")
+	}
+	if rule < JavaMask || rule > JavaFloorMod {
+		return configError(segJavaBucket, "unknown rule "+rule.String())
+	}
+	return nil
 }
 
 // javaAbs is Java's Math.abs(int): Integer.MIN_VALUE stays negative.
@@ -118,18 +131,15 @@ func javaAbs(h int32) int32 {
 	return h
 }
 
-// JavaHashBucket is JavaBucket(get(rec), n, rule) written like HashBucket: BucketWidth(n)
-// zero-padded decimal digits. Use it to read and write a table whose keys Java code
-// bucketed with String.hashCode; the Java code must pad the bucket the same way
-// (String.format("%0" + width + "d", bucket)). Encoding fails with the errors of
-// JavaBucket. set, if not nil, receives the decoded bucket. Changing n or the rule is a
-// data migration.
+// JavaHashBucket is JavaBucket(get(rec), n, rule), 1 <= n <= MaxJavaBuckets, written
+// like HashBucket: BucketWidth(n) zero-padded decimal digits. Use it to read and write a
+// table whose keys Java code bucketed with String.hashCode; the Java code must pad the
+// bucket the same way (String.format("%0" + width + "d", bucket)). Encoding fails with
+// the errors of JavaBucket. set, if not nil, receives the decoded bucket. Changing n or
+// the rule is a data migration.
 func JavaHashBucket[T any](name string, n int, rule JavaBucketRule, get func(*T) string, set func(*T, int)) Field[T] {
-	if n < 1 || n > MaxBuckets {
-		return badField[T](name, KindBucket, "bucket count must be in [1, 2^31]")
-	}
-	if rule < JavaMask || rule > JavaFloorMod {
-		return badField[T](name, KindBucket, "unknown Java bucket rule "+rule.String())
+	if err := checkJavaBucket(n, rule); err != nil {
+		return badField[T](name, KindBucket, err.Reason)
 	}
 	if get == nil {
 		return badField[T](name, KindBucket, "nil getter")

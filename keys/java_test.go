@@ -102,9 +102,10 @@ func TestJavaBucketBadInput(t *testing.T) {
 		{"invalid UTF-8", "x\xff", 10, JavaMask, ErrInvalidValue},
 		{"truncated sequence", "\xe4\xb8", 10, JavaMask, ErrInvalidValue},
 		{"zero buckets", "a", 0, JavaMask, ErrBadConfig},
-		{"too many buckets", "a", MaxBuckets + 1, JavaMask, ErrBadConfig},
+		{"2^31 buckets, more than a Java int", "a", MaxJavaBuckets + 1, JavaMask, ErrBadConfig},
 		{"no rule", "a", 10, 0, ErrBadConfig},
 		{"unknown rule", "a", 10, 9, ErrBadConfig},
+		{"unknown rule and invalid UTF-8", "x\xff", 10, 9, ErrBadConfig},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,6 +119,10 @@ func TestJavaBucketBadInput(t *testing.T) {
 	// U+FFFD written out is valid UTF-8, and Java hashes it as 0xFFFD.
 	if h, err := JavaHashCode("\uFFFD"); err != nil || h != 0xFFFD {
 		t.Errorf("JavaHashCode(U+FFFD) = %d, %v; want 65533", h, err)
+	}
+	// The largest Java int is a valid count: Math.floorMod(97, 2147483647) == 97.
+	if b, err := JavaBucket("a", MaxJavaBuckets, JavaFloorMod); err != nil || b != 97 {
+		t.Errorf("JavaBucket(\"a\", 2^31-1, floormod) = %d, %v; want 97", b, err)
 	}
 }
 
