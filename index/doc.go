@@ -124,26 +124,28 @@
 // Phoenix also needs three phases and reads the data row too (on the
 // server).
 //
-// Writing a record's data row and its entry costs more than writing the
-// data row alone, whatever the protocol: on the local single-server HBase
-// one Batch of unconditional data-row and entry Puts runs at 0.53 to 0.66
-// times a plain Batch of the data rows for 100 records, and 0.61 to 1.03
-// for one. BenchmarkIntegrationPut reports that floor next to the
-// protocol's ratio in the same run (rounds of ten calls per variant, the
-// indexed round ending with Flush); the ratios move with the machine's
-// load much less than the rates do. On a warm server the protocol
-// reaches 0.25 to 0.42 for 100 records and 0.32 to 0.42 for one (it was
-// 0.21 for 100 before blind puts and background verification; the first
-// runs after a server start are lower). Its CheckAndMutates run one at a
-// time per Multi, each with its own row lock, read and WAL sync, and cost
-// the region server four to six times a plain Put; with AsyncWAL, which
-// saves the sync, still two to three times (BenchmarkIntegrationBatchOf100
-// in package hbase). A single record pays two dependent round trips where
-// a plain put pays one. A cheaper data-row write would have to be
-// unconditional, and an unconditional write cannot keep the invariant: a
-// writer that learns of a concurrent writer's entry only after its own
-// data row landed leaves that entry verified while the row disagrees,
-// until it repairs it.
+// An index costs writes whatever the protocol. BenchmarkIntegrationPut
+// measures, in the same run, plain Batches of the data rows, the protocol,
+// and a floor: each data row and its entry as unconditional Puts in one
+// Batch, which no protocol can beat (rounds of ten calls per variant, the
+// indexed round ending with Flush; ratios move with the machine's load much
+// less than rates). On the local single-server HBase, in twelve runs in
+// two sessions, the floor ran at 0.52 to 0.66 times plain for 100 records per
+// call, and the protocol at 0.25 to 0.42 (0.21 before blind puts and
+// background verification). For one record per call the floor ran at 0.53
+// to 1.03 (one round trip either way; single calls are noisy), and the
+// protocol at 0.32 to 0.45, as it pays two dependent round trips where a
+// plain put pays one.
+//
+// The rest of the gap is the data rows' CheckAndMutates. HBase runs them
+// one at a time per Multi, each with its own row lock, read and WAL sync:
+// in six runs of BenchmarkIntegrationBatchOf100 (package hbase) a Batch of
+// 100 cost 3.1 to 7.2 times a Batch of 100 Puts, and still 1.5 to 3.5 times
+// with AsyncWAL, which saves the sync. A cheaper data-row write would have
+// to be unconditional, and an unconditional write cannot keep the
+// invariant: a writer that learns of a concurrent writer's entry only after
+// its own data row landed leaves that entry verified while the row
+// disagrees, until it repairs it.
 //
 // Readers pay one scan per group of ranges, the groups scanned in
 // parallel (the ten buckets of an SMS query are ten regions), and one
