@@ -268,7 +268,7 @@ func (s FileSegment) field() (keys.Field[record], error) {
 		return f, fmt.Errorf("segment %q: kind %s takes no rule", name, s.Kind)
 	}
 	switch s.Kind {
-	case "bucket":
+	case "bucket", "java_bucket":
 		if err := noExtra(false, true, true); err != nil {
 			return f, err
 		}
@@ -276,14 +276,9 @@ func (s FileSegment) field() (keys.Field[record], error) {
 		if err != nil {
 			return f, err
 		}
-		f = keys.HashBucket(name, s.Buckets, g, nil)
-	case "java_bucket":
-		if err := noExtra(false, true, true); err != nil {
-			return f, err
-		}
-		g, err := from()
-		if err != nil {
-			return f, err
+		if s.Kind == "bucket" {
+			f = keys.HashBucket(name, s.Buckets, g, nil)
+			break
 		}
 		if s.Rule == "" {
 			return f, fmt.Errorf("segment %q: kind java_bucket needs \"rule\": mask, abs or floormod, as the Java code computes the bucket", name)
