@@ -189,10 +189,16 @@ func startLookalike(t *testing.T, c *config) *exec.Cmd {
 	}
 	t.Cleanup(func() { _ = p.Process.Kill(); _, _ = p.Process.Wait() })
 	mustWrite(t, c.pidFile(), strconv.Itoa(p.Process.Pid))
-	if _, ok := runningPid(c); !ok {
-		t.Fatal("runningPid does not recognise the look-alike")
+	// Until the child has exec'd bash, /proc shows the test binary's
+	// command line.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, ok := runningPid(c); ok {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("runningPid does not recognise the look-alike after 10s")
+		}
 	}
-	return p
 }
 
 // TestDownFallsBackToSIGTERM: with no master to take the Shutdown request,
