@@ -257,7 +257,13 @@ func appendCells[T any](cells []Cell, buf []byte, cols []Column[T], family strin
 		if family != "" {
 			fam = family
 		}
-		cells = append(cells, Cell{Family: fam, Qualifier: c.Qualifier, Value: buf[start:len(buf):len(buf)]})
+		val := buf[start:len(buf):len(buf)]
+		if val == nil {
+			// An empty first cell of a fresh Row: HBase takes an empty
+			// value, never a missing one.
+			val = []byte{}
+		}
+		cells = append(cells, Cell{Family: fam, Qualifier: c.Qualifier, Value: val})
 	}
 	return cells, buf
 }

@@ -538,6 +538,32 @@ func TestKeyPartsErrors(t *testing.T) {
 	assertSchemaError(t, err, ErrInvalidKey, "sent")
 }
 
+// TestEncodeRowEmptyFirstCell: a column may write a cell with an empty
+// value; into a fresh Row that value must still be non-nil, or HBase (and
+// the hbase client's validation) rejects the Put.
+func TestEncodeRowEmptyFirstCell(t *testing.T) {
+	spec := testSpec(t)
+	spec.Columns = append([]Column[testRec]{{
+		Name: "flag", Family: "f", Qualifier: "p",
+		Append: func(dst []byte, _ *testRec) ([]byte, bool) { return dst, true },
+		Set:    func(*testRec, []byte) error { return nil },
+	}}, spec.Columns...)
+	tbl, err := New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Row
+	if err := tbl.EncodeRow(&r, &testRec{ID: "a", Name: "n"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Cells) == 0 || r.Cells[0].Qualifier != "p" || r.Cells[0].Value == nil || len(r.Cells[0].Value) != 0 {
+		t.Fatalf("cells %+v, want a first cell p with an empty, non-nil value", r.Cells)
+	}
+	if v := r.Values()["f"]["p"]; v == nil {
+		t.Fatal("Values() has a nil value for the empty cell")
+	}
+}
+
 func TestRowValues(t *testing.T) {
 	r := &Row{Key: []byte("k"), Cells: []Cell{
 		{Family: "cf", Qualifier: "a", Value: []byte("1")},
