@@ -36,7 +36,9 @@ func (r *Repo[T]) PutBatch(ctx context.Context, recs []*T) ([]error, error) {
 			rejected = append(rejected, ItemError{Index: i, Err: err})
 			continue
 		}
-		actions[i] = r.putOf(row)
+		if r.w == nil {
+			actions[i] = r.putOf(row)
+		}
 	}
 	var via func(context.Context, []*T) []error
 	if r.w != nil {
@@ -59,53 +61,41 @@ func (r *Repo[T]) writeChunks(ctx context.Context, op string, recs []*T, all []h
 		}
 		return results, &BatchError{Table: r.name, Op: op, Rejected: true, Failed: rejected}
 	}
-	index := make([]int, 0, min(r.batchSize, len(recs))) // action → record
 	for lo := 0; lo < len(recs); lo += r.batchSize {
 		hi := min(lo+r.batchSize, len(recs))
 		if err := ctx.Err(); err != nil {
-			for i := lo; i < len(recs); i++ {
-				results[i] = fmt.Errorf("%w: %w", ErrNotAttempted, err)
-			}
+			fill(results[lo:], fmt.Errorf("%w: %w", ErrNotAttempted, err))
 			break
 		}
-		index = index[:0]
-		for i := lo; i < hi; i++ {
-			index = append(index, i)
-		}
 		if via != nil {
-			writeVia(ctx, via, recs[lo:hi], index, results)
+			writeVia(ctx, via, recs[lo:hi], results[lo:hi])
 			continue
 		}
-		r.sendChunk(ctx, all[lo:hi], index, results)
+		r.sendChunk(ctx, all[lo:hi], results[lo:hi])
 	}
 	return results, r.batchErr(op, results)
 }
 
-// sendChunk runs one hbase Batch and records each action's outcome in
-// results.
-func (r *Repo[T]) sendChunk(ctx context.Context, actions []hbase.Action, index []int, results []error) {
+// sendChunk runs one hbase Batch and records the outcome of actions[i] in
+// results[i].
+func (r *Repo[T]) sendChunk(ctx context.Context, actions []hbase.Action, results []error) {
 	res, err := r.c.Batch(ctx, actions)
 	var be *hbase.BatchError
 	switch {
 	case errors.As(err, &be):
 		for _, f := range be.Failed {
-			if f.Index >= 0 && f.Index < len(index) {
-				results[index[f.Index]] = f.Err
+			if f.Index >= 0 && f.Index < len(results) {
+				results[f.Index] = f.Err
 			}
 		}
 	case err != nil:
-		for _, i := range index {
-			results[i] = err
-		}
+		fill(results, err)
 	case len(res) != len(actions):
-		err := fmt.Errorf("dao: batch returned %d results for %d actions", len(res), len(actions))
-		for _, i := range index {
-			results[i] = err
-		}
+		fill(results, fmt.Errorf("dao: batch returned %d results for %d actions", len(res), len(actions)))
 	default:
 		for j, br := range res {
 			if br.Err != nil {
-				results[index[j]] = br.Err
+				results[j] = br.Err
 			}
 		}
 	}

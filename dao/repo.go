@@ -153,7 +153,7 @@ func (r *Repo[T]) Put(ctx context.Context, v *T) error {
 	}
 	if r.w != nil {
 		results := []error{nil}
-		writeVia(ctx, r.w.PutRecords, []*T{v}, []int{0}, results)
+		writeVia(ctx, r.w.PutRecords, []*T{v}, results)
 		if results[0] != nil {
 			return fmt.Errorf("dao: put %q: %w", r.name, results[0])
 		}
@@ -280,7 +280,7 @@ func (r *Repo[T]) Delete(ctx context.Context, key *T) error {
 	}
 	if r.w != nil {
 		results := []error{nil}
-		writeVia(ctx, r.w.DeleteRecords, []*T{key}, []int{0}, results)
+		writeVia(ctx, r.w.DeleteRecords, []*T{key}, results)
 		if results[0] != nil {
 			return fmt.Errorf("dao: delete %q: %w", r.name, results[0])
 		}

@@ -57,21 +57,23 @@ func (f WriterFuncs[T]) DeleteRecords(ctx context.Context, recs []*T) []error {
 	return f.Delete(ctx, recs)
 }
 
-// writeVia runs one call of the writer on recs and stores its results at
-// results[at[i]].
-func writeVia[T any](ctx context.Context, call func(context.Context, []*T) []error, recs []*T, at []int, results []error) {
+// writeVia runs one call of the writer on recs and stores the result of
+// recs[i] in results[i].
+func writeVia[T any](ctx context.Context, call func(context.Context, []*T) []error, recs []*T, results []error) {
 	errs := call(ctx, recs)
 	if errs == nil {
 		return
 	}
 	if len(errs) != len(recs) {
-		err := fmt.Errorf("dao: writer returned %d results for %d records", len(errs), len(recs))
-		for _, i := range at {
-			results[i] = err
-		}
+		fill(results, fmt.Errorf("dao: writer returned %d results for %d records", len(errs), len(recs)))
 		return
 	}
-	for j, err := range errs {
-		results[at[j]] = err
+	copy(results, errs)
+}
+
+// fill sets every result to err.
+func fill(results []error, err error) {
+	for i := range results {
+		results[i] = err
 	}
 }

@@ -132,7 +132,7 @@ func (t *Table[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (r
 	// leaves its entries unverified, which the check finds like any other
 	// divergence; Flush still reports the failure.
 	if t.ver != nil {
-		if err := t.ver.flush(ctx, false); err != nil && ctx.Err() != nil {
+		if err := t.ver.wait(ctx); err != nil {
 			return Report{}, err
 		}
 	}

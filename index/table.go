@@ -63,6 +63,7 @@ type Table[T any] struct {
 	fam        string // family of the version and key cells
 	dataCols   []schema.ColumnInfo
 	ixs        []*ixState[T]
+	noKeys     [][]byte // one nil entry key per index: the old keys of a row assumed absent; read only
 	validators []func(*T) error
 	last       atomic.Int64 // last version handed out by this Table
 	readFirst  atomic.Int32 // batches of puts left that read before writing (see guessAbsent)
@@ -142,6 +143,7 @@ func New[T any](c Client, t *schema.Table[T], opts ...Option) (*Table[T], error)
 		}
 		tb.ixs = append(tb.ixs, s)
 	}
+	tb.noKeys = make([][]byte, len(tb.ixs))
 	return tb, nil
 }
 

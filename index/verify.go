@@ -90,20 +90,24 @@ func (v *verifier) signal() {
 	v.progress = make(chan struct{})
 }
 
-// flush waits until everything queued before the call has been sent and
-// returns the first failure since the last flush, which it clears if
-// consume.
-func (v *verifier) flush(ctx context.Context, consume bool) error {
+// wait waits until everything queued before the call has been sent.
+func (v *verifier) wait(ctx context.Context) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	target := v.queued
-	if err := v.waitLocked(ctx, func() bool { return v.sent >= target }); err != nil {
+	return v.waitLocked(ctx, func() bool { return v.sent >= target })
+}
+
+// flush waits as wait does, then returns and clears the first failure
+// since the last flush.
+func (v *verifier) flush(ctx context.Context) error {
+	if err := v.wait(ctx); err != nil {
 		return err
 	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	err := v.err
-	if consume {
-		v.err = nil
-	}
+	v.err = nil
 	return err
 }
 
@@ -145,5 +149,5 @@ func (t *Table[T]) Flush(ctx context.Context) error {
 	if t.ver == nil {
 		return nil
 	}
-	return t.ver.flush(ctx, true)
+	return t.ver.flush(ctx)
 }

@@ -50,7 +50,7 @@ func TestVerifierBackpressure(t *testing.T) {
 	if err := v.enqueue(ctx, two); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.flush(ctx, true); err != nil {
+	if err := v.flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	total := 0

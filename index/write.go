@@ -117,15 +117,16 @@ func batchResult[T any](failed []ItemError, items []*item[T]) error {
 // lose the conditional data-row write, at most MaxAttempts times.
 func (t *Table[T]) run(ctx context.Context, op Op, items []*item[T]) {
 	pending := items
+	// A put's first attempt may skip the read altogether (blind): see
+	// guessAbsent. It does not count against the attempts: a blind
+	// attempt lost to an existing row is no conflict.
+	blindFirst := op == OpPut && len(items) > 0 && items[0].expect == nil && t.o.blindPuts && t.guessAbsent()
 	limit := t.o.attempts
+	if blindFirst {
+		limit++
+	}
 	for attempt := 1; len(pending) > 0; attempt++ {
-		// A put's first attempt may skip the read altogether (blind): see
-		// guessAbsent. It does not count against the attempts: a blind
-		// attempt lost to an existing row is no conflict.
-		blind := attempt == 1 && op == OpPut && items[0].expect == nil && t.o.blindPuts && t.guessAbsent()
-		if blind {
-			limit++
-		}
+		blind := attempt == 1 && blindFirst
 		if attempt > limit {
 			for _, it := range pending {
 				it.err = fmt.Errorf("%w (%d attempts)", ErrConflict, t.o.attempts)
@@ -203,15 +204,17 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 		if it.err != nil {
 			continue
 		}
-		var read *hbase.Result // nil: blind, the row is assumed absent
-		if !blind {
-			if res[i].Err != nil {
-				fail([]*item[T]{it}, PhaseUnverified, res[i].Err)
-				continue
-			}
-			read = res[i].Result
+		if blind {
+			// The row is assumed absent: no version, no entries to drop.
+			it.oldVer, it.oldKeys = nil, t.noKeys
+			live = append(live, it)
+			continue
 		}
-		d := t.readData(it.key, read)
+		if res[i].Err != nil {
+			fail([]*item[T]{it}, PhaseUnverified, res[i].Err)
+			continue
+		}
+		d := t.readData(it.key, res[i].Result)
 		switch {
 		case it.expect != nil && (!d.exists || d.version != *it.expect):
 			it.skipped, it.done = true, true
