@@ -40,6 +40,7 @@ type layers struct {
 	r     *Runner
 	names layerNames
 	st    *schema.Table[schema.SMS]
+	ixDef *schema.Index[schema.SMS] // the SMS index, for dualBatch
 	repo  *dao.Repo[schema.SMS]
 	ix    *index.Table[schema.SMS]
 	base  time.Time
@@ -86,7 +87,7 @@ func (r *Runner) newLayers(ctx context.Context) (*layers, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &layers{r: r, names: n, st: st, repo: repo, ix: ix, base: r.o.now().UTC().Truncate(time.Second)}, nil
+	return &layers{r: r, names: n, st: st, ixDef: ixDef, repo: repo, ix: ix, base: r.o.now().UTC().Truncate(time.Second)}, nil
 }
 
 // record returns the SMS record of row i: one mobile number per row, sent
@@ -172,14 +173,13 @@ func (l *layers) plainBatch(ctx context.Context, recs []*schema.SMS) error {
 // dualBatch writes each record's data row and index entry as plain puts
 // in one Batch, with no protocol: the least any indexed write costs.
 func (l *layers) dualBatch(ctx context.Context, recs []*schema.SMS) error {
-	ix := l.st.Indexes()[0]
 	actions := make([]hbase.Action, 0, 2*len(recs))
 	for _, rec := range recs {
 		var row, entry schema.Row
 		if err := l.st.EncodeRow(&row, rec); err != nil {
 			return err
 		}
-		if err := ix.EncodeEntry(&entry, rec); err != nil {
+		if err := l.ixDef.EncodeEntry(&entry, rec); err != nil {
 			return err
 		}
 		actions = append(actions, rowPut(l.names.dualIndex, &entry), rowPut(l.names.dual, &row))
