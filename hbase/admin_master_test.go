@@ -1,18 +1,15 @@
 package hbase
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hbkit/hbkit/internal/pb"
@@ -79,53 +76,12 @@ func (m *fakeMaster) param(method string, i int, msg proto.Message) {
 }
 
 func (m *fakeMaster) serve(nc net.Conn) {
-	defer nc.Close()
-	r := bufio.NewReader(nc)
-	// Preamble, then the int32-framed ConnectionHeader.
-	var pre [6]byte
-	if _, err := io.ReadFull(r, pre[:]); err != nil {
-		return
-	}
-	if _, err := readTestFrame(r); err != nil {
-		return
-	}
-	var wmu sync.Mutex
-	for {
-		frame, err := readTestFrame(r)
-		if err != nil {
-			return
-		}
-		hdrBytes, n := protowire.ConsumeBytes(frame)
-		if n < 0 {
-			m.t.Errorf("fake master: bad request header")
-			return
-		}
-		param, n2 := protowire.ConsumeBytes(frame[n:])
-		if n2 < 0 {
-			m.t.Errorf("fake master: bad request param")
-			return
-		}
-		var hdr pb.RequestHeader
-		if err := proto.Unmarshal(hdrBytes, &hdr); err != nil {
-			m.t.Errorf("fake master: request header: %v", err)
-			return
-		}
+	serveTestConn(m.t, "fake master", nc, func(hdr *pb.RequestHeader, param []byte, reply func(proto.Message, *pb.ExceptionResponse)) {
 		m.mu.Lock()
 		m.calls = append(m.calls, masterCallRecord{method: hdr.GetMethodName(), param: slices.Clone(param)})
 		m.mu.Unlock()
-		resp, exc := m.handle(hdr.GetMethodName(), param)
-		out, err := encodeTestResponse(hdr.GetCallId(), resp, exc)
-		if err != nil {
-			m.t.Errorf("fake master: %v", err)
-			return
-		}
-		wmu.Lock()
-		_, err = nc.Write(out)
-		wmu.Unlock()
-		if err != nil {
-			return
-		}
-	}
+		reply(m.handle(hdr.GetMethodName(), param))
+	})
 }
 
 func masterException(class, msg string, doNotRetry bool) *pb.ExceptionResponse {

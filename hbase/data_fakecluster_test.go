@@ -1,12 +1,10 @@
 package hbase
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"net"
 	"slices"
 	"sort"
@@ -15,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hbkit/hbkit/internal/pb"
@@ -199,47 +196,15 @@ func (fc *fakeCluster) dial(ctx context.Context, network, addr string) (net.Conn
 }
 
 func (fc *fakeCluster) serve(addr string, nc net.Conn) {
-	defer nc.Close()
-	r := bufio.NewReader(nc)
-	var pre [6]byte
-	if _, err := io.ReadFull(r, pre[:]); err != nil {
-		return
-	}
-	if _, err := readTestFrame(r); err != nil {
-		return
-	}
-	var wmu sync.Mutex
-	for {
-		frame, err := readTestFrame(r)
-		if err != nil {
-			return
-		}
-		hb, n := protowire.ConsumeBytes(frame)
-		param, m := protowire.ConsumeBytes(frame[max(n, 0):])
-		if n < 0 || m < 0 {
-			fc.t.Errorf("fake cluster: bad frame")
-			return
-		}
-		var hdr pb.RequestHeader
-		if err := proto.Unmarshal(hb, &hdr); err != nil {
-			fc.t.Errorf("fake cluster: header: %v", err)
-			return
-		}
+	serveTestConn(fc.t, "fake cluster", nc, func(hdr *pb.RequestHeader, param []byte, reply func(proto.Message, *pb.ExceptionResponse)) {
 		go func() {
 			resp, exc := fc.handle(addr, hdr.GetMethodName(), param)
 			if resp == nil && exc == nil {
 				return // hang
 			}
-			out, err := encodeTestResponse(hdr.GetCallId(), resp, exc)
-			if err != nil {
-				fc.t.Errorf("fake cluster: %v", err)
-				return
-			}
-			wmu.Lock()
-			nc.Write(out)
-			wmu.Unlock()
+			reply(resp, exc)
 		}()
-	}
+	})
 }
 
 func fcException(class string) *pb.ExceptionResponse {
