@@ -236,8 +236,6 @@ func optionValue(raw json.RawMessage) (string, error) {
 // segmentKinds are the kinds a FileSegment may have.
 var segmentKinds = []string{"bucket", "java_bucket", "md5hex", "reversed_digits", "digits", "fixed", "reversed_timestamp", "string"}
 
-func knownKind(kind string) bool { return slices.Contains(segmentKinds, kind) }
-
 func (s FileSegment) field() (keys.Field[record], error) {
 	name := s.Name
 	if name == "" {
@@ -254,6 +252,8 @@ func (s FileSegment) field() (keys.Field[record], error) {
 	}
 	noExtra := func(width, buckets, from bool) error {
 		switch {
+		case s.Rule != "" && s.Kind != "java_bucket":
+			return fmt.Errorf("segment %q: kind %s takes no rule", name, s.Kind)
 		case !width && s.Width != 0:
 			return fmt.Errorf("segment %q: kind %s takes no width", name, s.Kind)
 		case !buckets && s.Buckets != 0:
@@ -264,9 +264,6 @@ func (s FileSegment) field() (keys.Field[record], error) {
 		return nil
 	}
 	var f keys.Field[record]
-	if s.Rule != "" && s.Kind != "java_bucket" && knownKind(s.Kind) {
-		return f, fmt.Errorf("segment %q: kind %s takes no rule", name, s.Kind)
-	}
 	switch s.Kind {
 	case "bucket", "java_bucket":
 		if err := noExtra(false, true, true); err != nil {
