@@ -1,7 +1,6 @@
 package keys
 
 import (
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -48,7 +47,7 @@ func ParseJavaBucketRule(name string) (JavaBucketRule, error) {
 			return JavaBucketRule(r), nil
 		}
 	}
-	return 0, &Error{Segment: segJavaBucket, Value: strconv.Quote(name), Reason: "unknown rule: want mask, abs or floormod", Err: ErrBadConfig}
+	return 0, newError(segJavaBucket, name, "unknown rule: want mask, abs or floormod", ErrBadConfig)
 }
 
 // JavaHashCode returns Java's String.hashCode of the text s holds: the sum of
@@ -87,6 +86,11 @@ func JavaBucket(s string, n int, rule JavaBucketRule) (int, error) {
 	if err := checkJavaBucket(n, rule); err != nil {
 		return 0, err
 	}
+	return javaBucket(s, n, rule)
+}
+
+// javaBucket is JavaBucket for a count and rule already checked.
+func javaBucket(s string, n int, rule JavaBucketRule) (int, error) {
 	h, err := JavaHashCode(s)
 	if err != nil {
 		return 0, err
@@ -144,5 +148,5 @@ func JavaHashBucket[T any](name string, n int, rule JavaBucketRule, get func(*T)
 	if get == nil {
 		return badField[T](name, KindBucket, "nil getter")
 	}
-	return bucketField(name, n, func(rec *T) (int, error) { return JavaBucket(get(rec), n, rule) }, set)
+	return bucketField(name, n, func(rec *T) (int, error) { return javaBucket(get(rec), n, rule) }, set)
 }
