@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hbkit/hbkit/internal/rpc"
 )
 
 // runningPid returns the pid of the HBase this tool started for this state
@@ -319,16 +321,22 @@ func stopByMaster(c *config, pid int) bool {
 		fmt.Printf("hbase: %s does not record pid %d's master port; sending SIGTERM\n", c.infoFile(), pid)
 		return false
 	}
-	c.masterPort = li.masterPort
 	wait := 60 * time.Second
-	if err := shutdownCluster(c, 10*time.Second); err != nil {
+	if err := shutdownCluster(li.masterPort, 10*time.Second); err != nil {
 		var dial *dialError
-		if errors.As(err, &dial) {
+		var refused *rpc.RemoteError
+		switch {
+		case errors.As(err, &dial):
 			fmt.Printf("hbase: %v; sending SIGTERM\n", err)
 			return false
+		case errors.As(err, &refused):
+			// HMaster.shutdown may fail after it has begun stopping.
+			fmt.Printf("hbase: the master refused the shutdown request (%v); waiting briefly\n", err)
+			wait = 5 * time.Second
+		default:
+			fmt.Printf("hbase: the master's answer to the shutdown request was lost (%v); waiting for it\n", err)
+			wait = 15 * time.Second
 		}
-		fmt.Printf("hbase: the master's answer to the shutdown request was lost (%v); waiting for it\n", err)
-		wait = 15 * time.Second
 	}
 	if waitGone(c, pid, wait) {
 		return true

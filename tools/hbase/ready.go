@@ -101,12 +101,13 @@ type dialError struct{ err error }
 func (e *dialError) Error() string { return "cannot reach the master: " + e.err.Error() }
 func (e *dialError) Unwrap() error { return e.err }
 
-// shutdownCluster asks the master at c.masterPort to stop the whole
-// cluster. A *dialError means the request was never sent.
-func shutdownCluster(c *config, timeout time.Duration) error {
+// shutdownCluster asks the master on 127.0.0.1:port to stop the whole
+// cluster. A *dialError means the request was never sent; an
+// *rpc.RemoteError, that the master refused it.
+func shutdownCluster(port int, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	conn, err := rpc.Dial(ctx, fmt.Sprintf("127.0.0.1:%d", c.masterPort), "MasterService")
+	conn, err := rpc.Dial(ctx, fmt.Sprintf("127.0.0.1:%d", port), "MasterService")
 	if err != nil {
 		return &dialError{err}
 	}
