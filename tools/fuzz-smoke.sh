@@ -41,7 +41,7 @@ run() {
 	[ "$before" != "$after" ] || return 2
 	for f in $(comm -13 <(echo "$before") <(echo "$after")); do
 		if ! grep -q 'fuzzing process hung or terminated unexpectedly' "$log" ||
-			! "$go" test -count=1 -run "^${target}\$/^$(basename "$f")\$" "$pkg" >/dev/null 2>&1; then
+			! "$go" test -count=1 -timeout 60s -run "^${target}\$/^$(basename "$f")\$" "$pkg" >/dev/null 2>&1; then
 			echo "fuzz-smoke: $target found a failing input, kept in $f:" >&2
 			cat "$f" >&2
 			return 1
