@@ -146,4 +146,9 @@ var (
 	_ index.Client = (*hbase.Client)(nil)
 	_ benchClient  = (*hbase.Client)(nil)
 	_ regionsAdmin = (*hbase.Client)(nil)
+	// Used through type assertions (table describe --rows, regions): a
+	// client losing them would drop those features silently.
+	_ admin.RegionLoader = (*hbase.Client)(nil)
+	_ admin.RowScanner   = (*hbase.Client)(nil)
+	_ rowScanner         = (*hbase.Client)(nil)
 )
