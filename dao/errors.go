@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -206,3 +207,16 @@ func describe(err error) (field, reason string) {
 	}
 	return "", err.Error()
 }
+
+// Errors of the store's writes and index reads, shared with package index
+// so that errors.Is holds whichever layer returned them.
+var (
+	// ErrExists reports an Insert whose row key a live record holds;
+	// nothing was written for it.
+	ErrExists = index.ErrExists
+	// ErrUnknownIndex reports an index name the schema does not declare.
+	ErrUnknownIndex = index.ErrUnknownIndex
+	// ErrNoIndex reports an index operation (Check) on a table that
+	// declares no index.
+	ErrNoIndex = errors.New("dao: table declares no index")
+)

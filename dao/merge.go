@@ -72,6 +72,11 @@ func (r *Repo[T]) merged(ctx context.Context, p *plan, ranges []keys.KeyRange) i
 			}
 		}
 		for n := 0; h.Len() > 0 && (p.limit == 0 || n < p.limit); n++ {
+			// Rows already fetched must not outlive the context either.
+			if err := ctx.Err(); err != nil {
+				yield(item[T]{}, err)
+				return
+			}
 			c := h.cur[0]
 			it := c.items[c.pos]
 			if !yield(it, nil) {
@@ -131,7 +136,7 @@ func (r *Repo[T]) pump(ctx context.Context, p *plan, kr keys.KeyRange, sem chan 
 		items := make([]item[T], 0, size)
 		var ferr error
 		for len(items) < size {
-			res, err := st.next()
+			res, err := st.next(r.live)
 			if err != nil {
 				ferr = fmt.Errorf("dao: scan %q: %w", r.name, err)
 				break

@@ -3,83 +3,233 @@ package dao
 import (
 	"fmt"
 	"reflect"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/index"
 )
 
 // Defaults of the options.
 const (
-	// DefaultBatchSize is the number of records sent per hbase Batch call.
+	// DefaultBatchSize is the number of records sent per hbase Batch call,
+	// and of rows an index read or check handles at a time.
 	DefaultBatchSize = 500
-	// DefaultScanConcurrency bounds the scans of a merged scan that fetch
-	// rows at the same time.
+	// DefaultScanConcurrency bounds the scans of a merged scan, or of an
+	// index read over several ranges, that fetch rows at the same time.
 	DefaultScanConcurrency = 4
 	// MaxBatchSize and MaxScanConcurrency bound the options.
 	MaxBatchSize       = 100_000
 	MaxScanConcurrency = 1024
 )
 
-// Option configures a Repo. Options are applied in order by New and
-// validated once there; an invalid option makes New fail with an error
-// wrapping ErrInvalidOption.
+// Option configures a store (New). Options are applied in order and
+// validated once there; an invalid, nil or conflicting option makes New
+// fail with an error wrapping ErrInvalidOption. One set of options serves
+// the data table and its index tables.
 type Option func(*options)
 
 type options struct {
 	batchSize   int
 	concurrency int
 	caching     int
-	validators  []any // func(*T) error, checked against T in New
-	writer      any   // Writer[T], checked against T in New
-	nilWriter   bool
-	tableName   string
-	renamed     bool
+	names       map[string]string // declared table name -> name on the cluster
+	namespace   string
+	unindexed   bool
+	protocol    []string // names of the index-protocol options given
+	ix          index.Config
+	err         error // the first option that could not be applied
 }
 
 func defaultOptions() options {
 	return options{batchSize: DefaultBatchSize, concurrency: DefaultScanConcurrency}
 }
 
-// WithBatchSize sets the number of records PutBatch and DeleteBatch send
-// per hbase Batch call (default DefaultBatchSize, at most MaxBatchSize).
-func WithBatchSize(n int) Option { return func(o *options) { o.batchSize = n } }
-
-// WithScanConcurrency bounds how many of the scans of a merged scan (one
-// per bucket, salt or range) fetch rows at the same time (default
-// DefaultScanConcurrency). Every scan stays open until the merge is done;
-// the bound is on concurrent fetching.
-func WithScanConcurrency(n int) Option { return func(o *options) { o.concurrency = n } }
-
-// WithScanCaching sets the rows fetched per RPC for scans (hbase.Scan
-// Caching; 0, the default, leaves it to the client). Queries with a small
-// limit ask for no more than they need whatever this says.
-func WithScanCaching(n int) Option { return func(o *options) { o.caching = n } }
-
-// WithTableName serves the schema's table under another name ("table" or
-// "namespace:table"): a copy of the table per tenant or per test run.
-// The schema's own name is the default.
-func WithTableName(name string) Option {
-	return func(o *options) { o.tableName, o.renamed = name, true }
-}
-
-// WithValidator adds a check run on every record before it is encoded and
-// before anything is written (Put, PutBatch). Key encoding already rejects
-// what the row key cannot hold (a mobile with a letter, a negative
-// timestamp); a validator adds the rules the key does not know, such as a
-// required column. Return Invalid(field, reason) to name the field; any
-// other error is wrapped in a *ValidationError as is. Validators run in the
-// order given; T must be the Repo's record type.
-func WithValidator[T any](check func(*T) error) Option {
-	return func(o *options) { o.validators = append(o.validators, check) }
-}
-
-// WithWriter routes the Repo's writes (Put, PutBatch, Delete,
-// DeleteBatch) through w, after validation. T must be the Repo's record
-// type. See Writer.
-func WithWriter[T any](w Writer[T]) Option {
-	return func(o *options) {
-		o.writer = w
-		o.nilWriter = w == nil || isNilPointer(w)
+func (o *options) fail(format string, args ...any) {
+	if o.err == nil {
+		o.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, args...)...)
 	}
+}
+
+// WithBatchSize sets the number of records a batch call (PutBatch,
+// InsertBatch, DeleteBatch) sends per hbase Batch, and the rows an index
+// read or check handles per Batch (default DefaultBatchSize, at most
+// MaxBatchSize).
+func WithBatchSize(n int) Option {
+	return func(o *options) {
+		if n < 1 || n > MaxBatchSize {
+			o.fail("WithBatchSize(%d): want 1..%d", n, MaxBatchSize)
+		}
+		o.batchSize = n
+	}
+}
+
+// WithScanConcurrency bounds how many scans of one read fetch rows at the
+// same time: the scans of a merged scan (one per bucket, salt or range)
+// and those of an index read over several ranges (default
+// DefaultScanConcurrency, at most MaxScanConcurrency).
+func WithScanConcurrency(n int) Option {
+	return func(o *options) {
+		if n < 1 || n > MaxScanConcurrency {
+			o.fail("WithScanConcurrency(%d): want 1..%d", n, MaxScanConcurrency)
+		}
+		o.concurrency = n
+	}
+}
+
+// WithScanCaching sets the rows fetched per RPC for scans of the data
+// table (hbase.Scan Caching; 0, the default, leaves it to the client).
+// Queries with a small limit ask for no more than they need.
+func WithScanCaching(n int) Option {
+	return func(o *options) {
+		if n < 0 {
+			o.fail("WithScanCaching(%d): want >= 0", n)
+		}
+		o.caching = n
+	}
+}
+
+// WithTableNames serves tables of the schema under other names: names maps
+// a declared name (the data table's or an index's, as written in the
+// schema) to the name on the cluster ("table" or "namespace:table").
+// Reads and writes of the store, its index protocol and its checks all
+// use the mapped names. Combined with WithNamespace, mapped names are
+// used as given.
+func WithTableNames(names map[string]string) Option {
+	return func(o *options) {
+		if o.names == nil {
+			o.names = make(map[string]string, len(names))
+		}
+		for from, to := range names {
+			if _, err := hbase.ParseTableName(to); err != nil {
+				o.fail("WithTableNames: %q: %w", from, err)
+			}
+			o.names[from] = to
+		}
+	}
+}
+
+// WithNamespace serves every table of the schema that WithTableNames does
+// not map, data and index tables alike, in namespace ns: a declared
+// "sms" becomes "ns:sms". A declared name that already has a namespace
+// is an error.
+func WithNamespace(ns string) Option {
+	return func(o *options) {
+		if _, err := hbase.ParseTableName(ns + ":t"); err != nil || ns == "" {
+			o.fail("WithNamespace(%q): not a valid namespace", ns)
+		}
+		o.namespace = ns
+	}
+}
+
+// WithUnindexedWrites is the explicit escape hatch from the index
+// protocol: the store writes and deletes data rows only, with no entries
+// (bulk loads, migrations). The indexes are then wrong until a Check in
+// ModeRebuild (hbkit index rebuild) has run. Reads still check entries
+// against the data rows, so they never return a wrong record.
+func WithUnindexedWrites() Option { return func(o *options) { o.unindexed = true } }
+
+// protocolOption sets one setting of the index protocol; New refuses it
+// for a table without indexes.
+func protocolOption(name string, set func(*index.Config)) Option {
+	return func(o *options) {
+		o.protocol = append(o.protocol, name)
+		set(&o.ix)
+	}
+}
+
+// WithHook installs a function called before each write of the index
+// protocol. When it returns an error, the write stops there, as if the
+// client had died, and the record's error is an *index.StepError
+// wrapping index.ErrAborted. For fault-injection tests.
+func WithHook(hook func(index.Step) error) Option {
+	return protocolOption("WithHook", func(c *index.Config) { c.Hook = hook })
+}
+
+// WithClock sets the clock index-protocol versions come from (default
+// time.Now). The clocks of all writers of a table must agree well within
+// the grace period.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) {
+		if now == nil {
+			o.fail("WithClock(nil)")
+		}
+		protocolOption("WithClock", func(c *index.Config) { c.Clock = now })(o)
+	}
+}
+
+// WithGracePeriod sets how old an unverified index entry that fails the
+// read check must be before a reader or Check deletes it (default one
+// minute). Younger ones may belong to a write in flight.
+func WithGracePeriod(d time.Duration) Option {
+	return func(o *options) {
+		if d <= 0 {
+			o.fail("WithGracePeriod(%v): want > 0", d)
+		}
+		protocolOption("WithGracePeriod", func(c *index.Config) { c.GracePeriod = d })(o)
+	}
+}
+
+// WithMaxAttempts bounds the tries of an indexed write that loses its
+// data row to a concurrent writer (default 8).
+func WithMaxAttempts(n int) Option {
+	return func(o *options) {
+		if n < 1 {
+			o.fail("WithMaxAttempts(%d): want >= 1", n)
+		}
+		protocolOption("WithMaxAttempts", func(c *index.Config) { c.MaxAttempts = n })(o)
+	}
+}
+
+// WithReadRepair turns read repair on or off (default on): index readers
+// rewrite entries they confirmed verified and delete dead unverified ones.
+func WithReadRepair(on bool) Option {
+	return protocolOption("WithReadRepair", func(c *index.Config) { c.NoReadRepair = !on })
+}
+
+// WithBlindPuts turns blind first attempts of indexed puts on or off
+// (default on): a blind attempt assumes the rows absent and saves their
+// reads (see the index package's Cost). Turn it off for tables whose puts
+// mostly update records.
+func WithBlindPuts(on bool) Option {
+	return protocolOption("WithBlindPuts", func(c *index.Config) { c.NoBlindPuts = !on })
+}
+
+// WithAsyncVerify turns background verification of index entries on or
+// off (default on): on, a write returns once its data rows are written
+// and its entries are marked verified in the background; Flush waits for
+// them. Readers check unverified entries against the data rows, so reads
+// stay right either way.
+func WithAsyncVerify(on bool) Option {
+	return protocolOption("WithAsyncVerify", func(c *index.Config) { c.SyncVerify = !on })
+}
+
+// WithTracerProvider sets where the spans of index writes, reads and
+// checks go (default: the global provider). Spans carry table names and
+// counts, never row keys or values.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(o *options) {
+		if tp == nil {
+			o.fail("WithTracerProvider(nil)")
+		}
+		o.ix.TracerProvider = tp
+	}
+}
+
+// tableName returns the name on the cluster of a declared table.
+func (o *options) tableName(declared string) (string, error) {
+	if to, ok := o.names[declared]; ok {
+		return to, nil
+	}
+	if o.namespace == "" {
+		return declared, nil
+	}
+	if strings.Contains(declared, ":") {
+		return "", fmt.Errorf("%w: WithNamespace(%q): table %q already has a namespace", ErrInvalidOption, o.namespace, declared)
+	}
+	return o.namespace + ":" + declared, nil
 }
 
 func isNilPointer(v any) bool {
@@ -89,43 +239,4 @@ func isNilPointer(v any) bool {
 		return rv.IsNil()
 	}
 	return false
-}
-
-func (o *options) validate() error {
-	switch {
-	case o.batchSize < 1 || o.batchSize > MaxBatchSize:
-		return fmt.Errorf("%w: WithBatchSize(%d): want 1..%d", ErrInvalidOption, o.batchSize, MaxBatchSize)
-	case o.concurrency < 1 || o.concurrency > MaxScanConcurrency:
-		return fmt.Errorf("%w: WithScanConcurrency(%d): want 1..%d", ErrInvalidOption, o.concurrency, MaxScanConcurrency)
-	case o.caching < 0:
-		return fmt.Errorf("%w: WithScanCaching(%d): want >= 0", ErrInvalidOption, o.caching)
-	case o.nilWriter:
-		return fmt.Errorf("%w: WithWriter(nil)", ErrInvalidOption)
-	}
-	if o.renamed {
-		if _, err := hbase.ParseTableName(o.tableName); err != nil {
-			return fmt.Errorf("%w: WithTableName: %w", ErrInvalidOption, err)
-		}
-	}
-	return nil
-}
-
-// typed checks the record-typed options against T.
-func typed[T any](o *options) (validators []func(*T) error, w Writer[T], err error) {
-	for i, v := range o.validators {
-		f, ok := v.(func(*T) error)
-		if !ok || f == nil {
-			return nil, nil, fmt.Errorf("%w: validator %d is a %T, want a non-nil func(*%s) error",
-				ErrInvalidOption, i, v, reflect.TypeFor[T]())
-		}
-		validators = append(validators, f)
-	}
-	if o.writer != nil {
-		var ok bool
-		if w, ok = o.writer.(Writer[T]); !ok {
-			return nil, nil, fmt.Errorf("%w: writer is a %T, not a Writer[%s]",
-				ErrInvalidOption, o.writer, reflect.TypeFor[T]())
-		}
-	}
-	return validators, w, nil
 }

@@ -2,6 +2,7 @@ package dao
 
 import (
 	"bytes"
+	"errors"
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
@@ -40,6 +41,7 @@ import (
 type Query[T any] struct {
 	Lo, Hi    *T
 	Fields    int
+	Where     []string
 	Ranges    []keys.KeyRange
 	MergeSkip int
 	Reversed  bool
@@ -47,6 +49,16 @@ type Query[T any] struct {
 	Resume    Token
 }
 
+// Where, instead of Fields, names the key fields Lo and Hi set: record
+// fields or key segment names, such as "province" and "age", or "day"
+// and "account" for an index keyed [hash(mobile)][day][md5(account)]…
+// The named fields must form a prefix of the key once its leading
+// buckets (hash or ts%N segments computed from fields the query does not
+// name) are set aside; those buckets are read one range per value
+// (keys.Layout.SpreadRanges). A named field restricts every segment
+// computed from it that falls in that prefix. Build it with Eq or
+// Between.
+//
 // Prefix returns the query of the rows whose first n key fields equal
 // those of rec.
 func Prefix[T any](rec *T, n int) Query[T] { return Query[T]{Lo: rec, Hi: rec, Fields: n} }
@@ -54,6 +66,22 @@ func Prefix[T any](rec *T, n int) Query[T] { return Query[T]{Lo: rec, Hi: rec, F
 // Between returns the query of the rows whose first n key fields sort
 // between those of lo and hi, both included.
 func Between[T any](lo, hi *T, n int) Query[T] { return Query[T]{Lo: lo, Hi: hi, Fields: n} }
+
+// Eq returns the query of the rows whose named key fields equal those of
+// rec (see Query.Where): Eq(&User{Province: "辽宁省", Age: 20}, "province",
+// "age").
+func Eq[T any](rec *T, fields ...string) Query[T] {
+	return Query[T]{Lo: rec, Hi: rec, Where: fields}
+}
+
+// Range returns the query of the rows whose named key fields sort between
+// those of lo and hi, both included: the fields before the last are
+// usually equal in lo and hi, the last one spans the range, such as a
+// time range over LOG_DATA keyed [ts % 10][ts][host]:
+// Range(&LogEvent{At: from}, &LogEvent{At: to}, "ts").
+func Range[T any](lo, hi *T, fields ...string) Query[T] {
+	return Query[T]{Lo: lo, Hi: hi, Where: fields}
+}
 
 // BucketRanges returns one range per bucket 0 .. n-1 of a key that starts
 // with the bucket number as width decimal digits (keys.Decimal,
@@ -103,8 +131,23 @@ type plan struct {
 }
 
 func (r *Repo[T]) plan(q Query[T]) (*plan, error) {
+	return planQuery(r.name, r.t.Key(), r.dataSource, q)
+}
+
+// dataSource returns the record field a data-key segment holds: its name
+// when it decodes into the record, "" for a derived one (a hash).
+func (r *Repo[T]) dataSource(segment string) string {
+	if r.t.HasField(segment) {
+		return segment
+	}
+	return ""
+}
+
+// planQuery validates q against a key layout of table name; source maps a
+// segment to the record field it is computed from ("" if unknown).
+func planQuery[T any](name string, layout *keys.Layout[T], source func(string) string, q Query[T]) (*plan, error) {
 	bad := func(field, reason string, err error) (*plan, error) {
-		return nil, &QueryError{Table: r.name, Field: field, Reason: reason, Err: err}
+		return nil, &QueryError{Table: name, Field: field, Reason: reason, Err: err}
 	}
 	if q.Limit < 0 {
 		return bad("Limit", "negative limit", nil)
@@ -115,8 +158,8 @@ func (r *Repo[T]) plan(q Query[T]) (*plan, error) {
 	p := &plan{reversed: q.Reversed, skip: q.MergeSkip, limit: q.Limit}
 	switch {
 	case q.Ranges != nil:
-		if q.Lo != nil || q.Hi != nil || q.Fields != 0 {
-			return bad("Ranges", "set with Lo, Hi or Fields", nil)
+		if q.Lo != nil || q.Hi != nil || q.Fields != 0 || q.Where != nil {
+			return bad("Ranges", "set with Lo, Hi, Fields or Where", nil)
 		}
 		if len(q.Ranges) == 0 {
 			return bad("Ranges", "empty", nil)
@@ -125,13 +168,34 @@ func (r *Repo[T]) plan(q Query[T]) (*plan, error) {
 		for i, kr := range q.Ranges {
 			p.ranges[i] = keys.KeyRange{Start: bytes.Clone(kr.Start), Stop: bytes.Clone(kr.Stop)}
 		}
+	case q.Where != nil:
+		if q.Fields != 0 {
+			return bad("Where", "set with Fields", nil)
+		}
+		if q.Lo == nil {
+			return bad("Lo", "nil bound", nil)
+		}
+		hi := q.Hi
+		if hi == nil {
+			hi = q.Lo
+		}
+		spread, n, err := wherePrefix(layout, source, q.Where)
+		if err != nil {
+			return bad("Where", err.Error(), nil)
+		}
+		rs, err := layout.SpreadRanges(q.Lo, hi, spread, n)
+		if err != nil {
+			field, reason := describe(err)
+			return bad(field, reason, err)
+		}
+		p.ranges = rs
 	case q.Fields == 0:
 		if q.Lo != nil || q.Hi != nil {
 			return bad("Fields", "0 with bounds: say how many key fields Lo and Hi set", nil)
 		}
 		p.ranges = []keys.KeyRange{{}}
 	default:
-		n := r.t.Key().Len()
+		n := layout.Len()
 		if q.Fields < 0 || q.Fields > n {
 			return bad("Fields", strconv.Itoa(q.Fields)+" outside [0, "+strconv.Itoa(n)+"]", nil)
 		}
@@ -142,7 +206,7 @@ func (r *Repo[T]) plan(q Query[T]) (*plan, error) {
 		if hi == nil {
 			hi = q.Lo
 		}
-		rs, err := r.t.Key().Ranges(q.Lo, hi, q.Fields)
+		rs, err := layout.Ranges(q.Lo, hi, q.Fields)
 		if err != nil {
 			field, reason := describe(err)
 			return bad(field, reason, err)
@@ -169,11 +233,11 @@ func (r *Repo[T]) plan(q Query[T]) (*plan, error) {
 			}
 		}
 	}
-	p.fp = r.fingerprint(p)
+	p.fp = fingerprint(name, p)
 	if q.Resume != "" {
 		after, err := p.decodeToken(q.Resume)
 		if err != nil {
-			return nil, fmt.Errorf("dao: table %q: %w", r.name, err)
+			return nil, fmt.Errorf("dao: table %q: %w", name, err)
 		}
 		p.after = after
 	}
@@ -183,11 +247,11 @@ func (r *Repo[T]) plan(q Query[T]) (*plan, error) {
 // fingerprint identifies the query a token belongs to: the table, the
 // ranges, the direction and the merge order. The limit is left out, so
 // pages of any size continue each other.
-func (r *Repo[T]) fingerprint(p *plan) uint64 {
+func fingerprint(name string, p *plan) uint64 {
 	h := fnv.New64a()
 	var buf []byte
-	buf = binary.AppendUvarint(buf, uint64(len(r.name)))
-	buf = append(buf, r.name...)
+	buf = binary.AppendUvarint(buf, uint64(len(name)))
+	buf = append(buf, name...)
 	if p.reversed {
 		buf = append(buf, 1)
 	} else {
@@ -323,4 +387,44 @@ func mergeCmp(a, b []byte, skip int) int {
 		}
 	}
 	return bytes.Compare(a, b)
+}
+
+// wherePrefix finds the key prefix a Where query fixes: its leading
+// buckets to spread (segments computed from fields not named, whose values
+// can be enumerated), then the segments the names give. Every name must be
+// used by that prefix.
+func wherePrefix[T any](layout *keys.Layout[T], source func(string) string, names []string) (spread, n int, err error) {
+	if len(names) == 0 {
+		return 0, 0, errors.New("no field named")
+	}
+	segs := layout.Segments()
+	given := func(s keys.Segment) string {
+		for _, name := range names {
+			if name == s.Name || name != "" && name == source(s.Name) {
+				return name
+			}
+		}
+		return ""
+	}
+	for spread < len(segs) && given(segs[spread]) == "" && !segs[spread].Decodable && segs[spread].Enumerable() {
+		spread++
+	}
+	used := make(map[string]bool)
+	for n = spread; n < len(segs); n++ {
+		name := given(segs[n])
+		if name == "" {
+			break
+		}
+		used[name] = true
+	}
+	for _, name := range names {
+		if used[name] {
+			continue
+		}
+		if n < len(segs) {
+			return 0, 0, fmt.Errorf("field %q is not in the key prefix the query fixes: key segment %q before it is neither named nor a bucket", name, segs[n].Name)
+		}
+		return 0, 0, fmt.Errorf("field %q is not a key field", name)
+	}
+	return spread, n, nil
 }

@@ -2,51 +2,57 @@ package dao
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
 
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
 
-// Client is the part of hbase.DataClient a Repo calls. hbase.DataClient,
+// Client is the part of hbase.DataClient a store calls. hbase.DataClient,
 // the native client and the in-memory fake (hbase/fake) all satisfy it.
 type Client interface {
 	Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error)
 	Put(ctx context.Context, p *hbase.Put) error
 	Delete(ctx context.Context, d *hbase.Delete) error
+	CheckAndMutate(ctx context.Context, cam *hbase.CheckAndMutate) (bool, error)
 	Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error)
 	Batch(ctx context.Context, actions []hbase.Action) ([]hbase.BatchResult, error)
 }
 
 var _ Client = hbase.DataClient(nil)
 
-// Repo reads and writes records of type T in the table a schema declares:
-// the row key and cells come from the schema's mapping functions, in both
-// directions. A Repo is safe for concurrent use; it holds no connection of
-// its own and is cheap to create.
+// Repo is the store of one schema: it reads and writes records of type T
+// in the data table the schema declares and, when the schema declares
+// indexes, keeps every index entry in step through package index's
+// protocol. Row keys and cells come from the schema's mapping functions,
+// in both directions. A Repo is safe for concurrent use; it holds no
+// connection of its own.
 type Repo[T any] struct {
-	c          Client
-	t          *schema.Table[T]
-	name       string
-	salts      int // salt buckets of a salted layout, 0 otherwise
-	batchSize  int
-	conc       int
-	caching    int
-	validators []func(*T) error
-	w          Writer[T] // nil: write with the client
+	c         Client
+	t         *schema.Table[T]
+	name      string
+	salts     int // salt buckets of a salted layout, 0 otherwise
+	batchSize int
+	conc      int
+	caching   int
+	ix        *index.Table[T] // the index protocol; nil when the schema declares no index
+	unindexed bool            // WithUnindexedWrites: data rows only
+	indexes   map[string]*Index[T]
 	// cols maps family then qualifier to the strings the schema uses, so
 	// decoding converts no bytes to strings.
 	cols map[string]map[string]colName
-	rows sync.Pool // *schema.Row for single-record writes
+	recs sync.Pool // *schema.Record for single-record writes
 }
 
 type colName struct{ family, qualifier string }
 
-// New returns a repository for table on client c. Options are validated
+// New returns the store of table on client c. When the table declares
+// indexes, every write goes through the index protocol (see package
+// index) and Index gives the typed index reads. Options are validated
 // once here.
 func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], error) {
 	if c == nil || isNilPointer(c) {
@@ -56,28 +62,72 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 		return nil, fmt.Errorf("%w: nil table", ErrInvalidOption)
 	}
 	o := defaultOptions()
-	for _, opt := range opts {
+	for i, opt := range opts {
 		if opt == nil {
-			return nil, fmt.Errorf("%w: nil Option", ErrInvalidOption)
+			return nil, fmt.Errorf("%w: option %d is nil", ErrInvalidOption, i)
 		}
 		opt(&o)
 	}
-	if err := o.validate(); err != nil {
-		return nil, err
+	if o.err != nil {
+		return nil, o.err
 	}
-	validators, w, err := typed[T](&o)
+	ixs := table.Indexes()
+	if len(ixs) == 0 {
+		switch {
+		case len(o.protocol) > 0:
+			return nil, fmt.Errorf("%w: %s: table %s declares no index", ErrInvalidOption, o.protocol[0], table.Name())
+		case o.unindexed:
+			return nil, fmt.Errorf("%w: WithUnindexedWrites: table %s declares no index", ErrInvalidOption, table.Name())
+		}
+	}
+	declared := map[string]bool{table.Name().String(): true}
+	for _, ix := range ixs {
+		declared[ix.Name().String()] = true
+	}
+	for from := range o.names {
+		if !declared[from] {
+			return nil, fmt.Errorf("%w: WithTableNames: %q is not a table of the schema", ErrInvalidOption, from)
+		}
+	}
+	name, err := o.tableName(table.Name().String())
 	if err != nil {
 		return nil, err
 	}
+	tn, _ := hbase.ParseTableName(name) // checked by the option
 	r := &Repo[T]{
-		c: c, t: table, name: table.Name().String(),
-		batchSize: o.batchSize, conc: o.concurrency, caching: o.caching,
-		validators: validators, w: w,
+		c: c, t: table, name: tn.String(),
+		batchSize: o.batchSize, conc: o.concurrency, caching: o.caching, unindexed: o.unindexed,
 		cols: make(map[string]map[string]colName),
 	}
-	if o.renamed {
-		tn, _ := hbase.ParseTableName(o.tableName) // checked by validate
-		r.name = tn.String()
+	if len(ixs) > 0 {
+		cfg := o.ix
+		cfg.DataTable = r.name
+		cfg.IndexTables = make(map[string]string, len(ixs))
+		cfg.Parallelism = o.concurrency
+		cfg.BatchSize = o.batchSize
+		onCluster := map[string]string{r.name: table.Name().String()}
+		for _, ix := range ixs {
+			d := ix.Name().String()
+			to, err := o.tableName(d)
+			if err != nil {
+				return nil, err
+			}
+			itn, _ := hbase.ParseTableName(to)
+			if other, dup := onCluster[itn.String()]; dup {
+				return nil, fmt.Errorf("%w: tables %q and %q both map to %q", ErrInvalidOption, other, d, itn.String())
+			}
+			onCluster[itn.String()] = d
+			cfg.IndexTables[d] = itn.String()
+		}
+		if r.ix, err = index.New(c, table, cfg); err != nil {
+			return nil, fmt.Errorf("dao: table %q: %w", r.name, err)
+		}
+		r.indexes = make(map[string]*Index[T], len(ixs))
+		for _, ix := range ixs {
+			x := &Index[T]{r: r, ix: ix, declared: ix.Name().String(), name: cfg.IndexTables[ix.Name().String()]}
+			r.indexes[x.declared] = x
+			r.indexes[ix.Name().FullName()] = x
+		}
 	}
 	if segs := table.KeySegments(); len(segs) > 0 && segs[0].Kind == keys.KindSalt {
 		r.salts = int(segs[0].Keyspace.Count)
@@ -90,77 +140,112 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 		}
 		fam[ci.Qualifier] = colName{ci.Family, ci.Qualifier}
 	}
-	r.rows.New = func() any { return new(schema.Row) }
+	r.recs.New = func() any { return new(schema.Record) }
 	return r, nil
 }
 
-// Table returns the schema the repository uses.
+// Table returns the schema the store uses.
 func (r *Repo[T]) Table() *schema.Table[T] { return r.t }
 
-// Name returns the table name, as HBase spells it.
+// Name returns the data table's name on the cluster, as HBase spells it.
 func (r *Repo[T]) Name() string { return r.name }
 
-// encode validates v and encodes it into row: validators, then the row key
-// and cells. Every failure is a *ValidationError.
-func (r *Repo[T]) encode(v *T, row *schema.Row) error {
+// IndexTables returns the index tables' names on the cluster, in
+// declaration order.
+func (r *Repo[T]) IndexTables() []string {
+	if r.ix == nil {
+		return nil
+	}
+	return r.ix.IndexTables()
+}
+
+// indexed reports whether writes go through the index protocol.
+func (r *Repo[T]) indexed() bool { return r.ix != nil && !r.unindexed }
+
+// encode checks v and encodes its data row and index entries into rec.
+// Every failure is a *ValidationError.
+func (r *Repo[T]) encode(v *T, rec *schema.Record) error {
 	if v == nil {
 		return &ValidationError{Table: r.name, Reason: "nil record"}
 	}
-	for _, check := range r.validators {
-		if err := check(v); err != nil {
-			return r.invalid(err)
-		}
-	}
-	if err := r.t.EncodeRow(row, v); err != nil {
+	if err := r.t.EncodeRecord(rec, v); err != nil {
 		return r.invalid(err)
 	}
-	if len(row.Key) > hbase.MaxRowLength {
+	if len(rec.Data.Key) > hbase.MaxRowLength {
 		return &ValidationError{Table: r.name, Reason: "row key longer than " + strconv.Itoa(hbase.MaxRowLength) + " bytes"}
 	}
-	if len(row.Cells) == 0 {
+	if len(rec.Data.Cells) == 0 {
 		return &ValidationError{Table: r.name, Reason: "record has no column value; HBase keeps no row without a cell"}
 	}
 	return nil
 }
 
+// encodeKey encodes only the row key of key into rec (deletes).
+func (r *Repo[T]) encodeKey(key *T, rec *schema.Record) error {
+	if key == nil {
+		return &ValidationError{Table: r.name, Reason: "nil key record"}
+	}
+	k, err := r.t.AppendKey(rec.Data.Key[:0], key)
+	if err != nil {
+		return r.invalid(err)
+	}
+	rec.Data.Key = k
+	return nil
+}
+
 // invalid wraps a cause as a *ValidationError naming the field.
 func (r *Repo[T]) invalid(err error) *ValidationError {
-	var ve *ValidationError
-	if errors.As(err, &ve) && ve.Err == nil {
-		cp := *ve
-		if cp.Table == "" {
-			cp.Table = r.name
-		}
-		return &cp
-	}
 	field, reason := describe(err)
 	return &ValidationError{Table: r.name, Field: field, Reason: reason, Err: err}
 }
 
-// putOf builds the Put of an encoded row. The values alias row.
-func (r *Repo[T]) putOf(row *schema.Row) *hbase.Put {
-	return &hbase.Put{Table: r.name, Row: row.Key, Values: row.Values()}
+// Put validates and writes one record, replacing the record with the same
+// row key if there is one (an upsert): columns it has no value for are
+// removed when the table is indexed, and its index entries follow it. An
+// invalid record is rejected with a *ValidationError (errors.Is
+// ErrInvalidRecord) before anything is written.
+func (r *Repo[T]) Put(ctx context.Context, v *T) error {
+	return r.one(ctx, opPut, v)
 }
 
-// Put validates and writes one record. An invalid record is rejected with
-// a *ValidationError (errors.Is ErrInvalidRecord) before anything is
-// written. With a Writer, the record is written through it.
-func (r *Repo[T]) Put(ctx context.Context, v *T) error {
-	row := r.rows.Get().(*schema.Row)
-	defer r.rows.Put(row)
-	if err := r.encode(v, row); err != nil {
+// Insert validates and writes one record that must be new: when a live
+// record holds its row key, nothing is written and the error wraps
+// ErrExists. HBase decides, with a conditional write, so two inserts of
+// one key never both succeed. On an indexed table the condition is on the
+// protocol's version cell; on a plain table, on the record's first cell
+// (its first column with a value, in declaration order) being absent.
+func (r *Repo[T]) Insert(ctx context.Context, v *T) error {
+	return r.one(ctx, opInsert, v)
+}
+
+// Delete removes the record whose key fields are those of key (its other
+// fields are ignored) and its index entries. Deleting a missing record is
+// not an error. For a salted layout without indexes it deletes the row
+// under every salt value.
+func (r *Repo[T]) Delete(ctx context.Context, key *T) error {
+	if r.salts > 0 && !r.indexed() {
+		return r.deleteSalted(ctx, key)
+	}
+	return r.one(ctx, opDelete, key)
+}
+
+// one runs a single-record write.
+func (r *Repo[T]) one(ctx context.Context, op writeOp, v *T) error {
+	rec := r.recs.Get().(*schema.Record)
+	defer r.recs.Put(rec)
+	var err error
+	if op == opDelete {
+		err = r.encodeKey(v, rec)
+	} else {
+		err = r.encode(v, rec)
+	}
+	if err != nil {
 		return err
 	}
-	if r.w != nil {
-		results := []error{nil}
-		writeVia(ctx, r.w.PutRecords, []*T{v}, results)
-		if results[0] != nil {
-			return fmt.Errorf("dao: put %q: %w", r.name, results[0])
-		}
-		return nil
-	}
-	if err := r.c.Put(ctx, r.putOf(row)); err != nil {
-		return fmt.Errorf("dao: put %q: %w", r.name, err)
+	results := []error{nil}
+	r.send(ctx, op, []*schema.Record{rec}, results)
+	if results[0] != nil {
+		return fmt.Errorf("dao: %s %q: %w", op, r.name, results[0])
 	}
 	return nil
 }
@@ -189,63 +274,64 @@ func (r *Repo[T]) rowKeys(key *T) ([][]byte, error) {
 	return out, nil
 }
 
+func (r *Repo[T]) deleteSalted(ctx context.Context, key *T) error {
+	ks, err := r.rowKeys(key)
+	if err != nil {
+		return err
+	}
+	actions := make([]hbase.Action, len(ks))
+	for i, k := range ks {
+		actions[i] = &hbase.Delete{Table: r.name, Row: k}
+	}
+	if _, err = r.c.Batch(ctx, actions); err != nil {
+		return fmt.Errorf("dao: delete %q: %w", r.name, err)
+	}
+	return nil
+}
+
+// live reports whether a data row read back holds a record: not empty,
+// and not the tombstone an indexed delete leaves.
+func (r *Repo[T]) live(res *hbase.Result) bool {
+	if r.ix != nil {
+		return r.ix.Live(res)
+	}
+	return !res.Empty()
+}
+
 // Get reads the record whose key fields are those of key (its other
 // fields are ignored) and reports whether it exists. For a salted layout
 // it reads every salt value's row, in one batch.
 func (r *Repo[T]) Get(ctx context.Context, key *T) (*T, bool, error) {
-	if r.salts > 0 {
-		return r.getSalted(ctx, key)
-	}
-	if key == nil {
-		return nil, false, &ValidationError{Table: r.name, Reason: "nil key record"}
-	}
-	// The pooled row lends its key buffer to the request and its cell
-	// slice to decoding; both are done with before it goes back.
-	row := r.rows.Get().(*schema.Row)
-	defer r.rows.Put(row)
-	k, err := r.t.AppendKey(row.Key[:0], key)
-	if err != nil {
-		return nil, false, r.invalid(err)
-	}
-	row.Key = k
-	res, err := r.c.Get(ctx, &hbase.Get{Table: r.name, Row: k})
-	if err != nil {
-		return nil, false, fmt.Errorf("dao: get %q: %w", r.name, err)
-	}
-	if res.Empty() {
-		return nil, false, nil
-	}
-	v := new(T)
-	cells, err := r.decode(res, row.Cells[:0], v)
-	clear(cells)
-	row.Cells = cells[:0]
-	if err != nil {
-		return nil, false, err
-	}
-	return v, true, nil
-}
-
-// getSalted reads the row under every salt value, in one batch, and
-// decodes the first one found.
-func (r *Repo[T]) getSalted(ctx context.Context, key *T) (*T, bool, error) {
 	ks, err := r.rowKeys(key)
 	if err != nil {
 		return nil, false, err
 	}
-	actions := make([]hbase.Action, len(ks))
-	for i, k := range ks {
-		actions[i] = &hbase.Get{Table: r.name, Row: k}
+	var results []*hbase.Result
+	if len(ks) == 1 {
+		res, err := r.c.Get(ctx, &hbase.Get{Table: r.name, Row: ks[0]})
+		if err != nil {
+			return nil, false, fmt.Errorf("dao: get %q: %w", r.name, err)
+		}
+		results = []*hbase.Result{res}
+	} else {
+		actions := make([]hbase.Action, len(ks))
+		for i, k := range ks {
+			actions[i] = &hbase.Get{Table: r.name, Row: k}
+		}
+		brs, err := r.c.Batch(ctx, actions)
+		if err != nil {
+			return nil, false, fmt.Errorf("dao: get %q: %w", r.name, err)
+		}
+		for _, br := range brs {
+			results = append(results, br.Result)
+		}
 	}
-	results, err := r.c.Batch(ctx, actions)
-	if err != nil {
-		return nil, false, fmt.Errorf("dao: get %q: %w", r.name, err)
-	}
-	for _, br := range results {
-		if br.Result.Empty() {
+	for _, res := range results {
+		if !r.live(res) {
 			continue
 		}
 		v := new(T)
-		if _, err := r.decode(br.Result, nil, v); err != nil {
+		if _, err := r.decode(res, nil, v); err != nil {
 			return nil, false, err
 		}
 		return v, true, nil
@@ -270,33 +356,46 @@ func (r *Repo[T]) decode(res *hbase.Result, cells []schema.Cell, v *T) ([]schema
 	return cells, nil
 }
 
-// Delete removes the row of the record whose key fields are those of key.
-// For a salted layout it deletes the row under every salt value. With a
-// Writer, the delete goes through it (after the key is checked).
-func (r *Repo[T]) Delete(ctx context.Context, key *T) error {
-	ks, err := r.rowKeys(key)
-	if err != nil {
-		return err
-	}
-	if r.w != nil {
-		results := []error{nil}
-		writeVia(ctx, r.w.DeleteRecords, []*T{key}, results)
-		if results[0] != nil {
-			return fmt.Errorf("dao: delete %q: %w", r.name, results[0])
-		}
+// Flush waits until the index entries of the writes that returned before
+// the call are marked verified (see WithAsyncVerify), and returns the
+// first error a background verification met since the last Flush. Such an
+// error loses nothing: readers check unverified entries and Check repairs
+// them. Call it before the process exits. Without indexes it does
+// nothing.
+func (r *Repo[T]) Flush(ctx context.Context) error {
+	if r.ix == nil {
 		return nil
 	}
-	if len(ks) == 1 {
-		err = r.c.Delete(ctx, &hbase.Delete{Table: r.name, Row: ks[0]})
-	} else {
-		actions := make([]hbase.Action, len(ks))
-		for i, k := range ks {
-			actions[i] = &hbase.Delete{Table: r.name, Row: k}
-		}
-		_, err = r.c.Batch(ctx, actions)
+	return r.ix.Flush(ctx)
+}
+
+// Check verifies, repairs or rebuilds the table's indexes (index.ModeVerify,
+// ModeRepair, ModeRebuild): missing, orphaned and stale entries, with
+// progress and a resumable checkpoint (index.WithProgress,
+// index.WithCheckpoint, index.WithResume). A table without indexes is an
+// error wrapping ErrNoIndex.
+func (r *Repo[T]) Check(ctx context.Context, mode index.Mode, opts ...index.CheckOption) (index.Report, error) {
+	if r.ix == nil {
+		return index.Report{}, fmt.Errorf("dao: check %q: %w", r.name, ErrNoIndex)
 	}
-	if err != nil {
-		return fmt.Errorf("dao: delete %q: %w", r.name, err)
+	return r.ix.Check(ctx, mode, opts...)
+}
+
+// writeOp is the kind of a write.
+type writeOp uint8
+
+const (
+	opPut writeOp = iota + 1
+	opInsert
+	opDelete
+)
+
+func (op writeOp) String() string {
+	switch op {
+	case opInsert:
+		return "insert"
+	case opDelete:
+		return "delete"
 	}
-	return nil
+	return "put"
 }

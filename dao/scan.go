@@ -110,7 +110,12 @@ func (r *Repo[T]) items(ctx context.Context, p *plan) iter.Seq2[item[T], error] 
 // Start.
 func (r *Repo[T]) scanOf(kr keys.KeyRange, p *plan) *hbase.Scan {
 	s := &hbase.Scan{Table: r.name, Reversed: p.reversed, Caching: r.caching, Limit: p.limit}
-	if p.limit > 0 {
+	if r.ix != nil {
+		// Tombstones of deleted records are skipped here, not on the
+		// server: a server-side limit would count them.
+		s.Limit = 0
+	}
+	if s.Limit > 0 {
 		if p.reversed {
 			s.Limit++ // room for a row equal to Stop, which is skipped
 		}
@@ -143,10 +148,14 @@ type stream struct {
 	done     bool
 }
 
-// next returns the next row of the range, nil at its end.
-func (s *stream) next() (*hbase.Result, error) {
+// next returns the next row of the range that passes live, nil at its
+// end.
+func (s *stream) next(live func(*hbase.Result) bool) (*hbase.Result, error) {
 	for !s.done && s.sc.Next() {
 		res := s.sc.Result()
+		if !live(res) {
+			continue
+		}
 		key := res.Row()
 		if !s.reversed {
 			return res, nil
@@ -187,7 +196,7 @@ func (r *Repo[T]) single(ctx context.Context, p *plan, kr keys.KeyRange) iter.Se
 				yield(item[T]{}, err)
 				return
 			}
-			res, err := st.next()
+			res, err := st.next(r.live)
 			if err != nil {
 				yield(item[T]{}, fmt.Errorf("dao: scan %q: %w", r.name, err))
 				return

@@ -2,61 +2,87 @@ package dao
 
 import (
 	"context"
+	"errors"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/hbkit/hbkit/schema"
 )
 
-// SMSRepo is a Repo over the seed SMS data table (schema.SMSTable) with
-// the seed's queries as calls of their own. It validates every message
-// with ValidateSMS before any write.
+// SMSRepo is the store of the seed SMS tables (schema.SMSTable: the data
+// table and its index) with the seed's queries as calls of their own.
+// Every message is checked with schema.ValidateSMS before any write.
 type SMSRepo struct {
 	*Repo[schema.SMS]
+	index *Index[schema.SMS]
 }
 
-// NewSMS returns the repository of the seed SMS table on c. opts are
-// those of New; ValidateSMS runs before any validator they add.
+// NewSMS returns the SMS store on c; opts are those of New.
 func NewSMS(c Client, opts ...Option) (*SMSRepo, error) {
 	t, err := schema.SMSTable()
 	if err != nil {
 		return nil, err
 	}
-	r, err := New(c, t, append([]Option{WithValidator(ValidateSMS)}, opts...)...)
+	r, err := New(c, t, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return &SMSRepo{r}, nil
+	ix, err := r.Index(schema.SMSIndexTableName)
+	if err != nil {
+		return nil, err
+	}
+	return &SMSRepo{Repo: r, index: ix}, nil
 }
 
-// Bounds of a valid SMS send time: the Unix epoch (the reversed timestamp
-// holds no earlier instant) and the end of year 9999 (the index key's
-// yyyyMMdd date holds no later one).
-var (
-	minSMSTime = time.Unix(0, 0).UTC()
-	maxSMSTime = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
-)
+// maxSMSSeq bounds the unique suffix (4 hex digits).
+const maxSMSSeq = 0xFFFF
 
-// ValidateSMS checks the rules of a stored message that its row key alone
-// does not enforce: an 11-digit mobile, a sending account, and a send time
-// between the Unix epoch and the end of year 9999. Errors come from
-// Invalid and name the field.
-func ValidateSMS(m *schema.SMS) error {
-	if len(m.Mobile) != schema.SMSMobileWidth {
-		return Invalid("mobile", "want 11 digits")
+// Send stores new messages, each with Insert semantics, and never loses
+// one to another message of the same mobile in the same millisecond: a
+// message whose row key is taken gets the next free unique suffix (Seq)
+// and is inserted again, until it lands or the suffixes run out (the
+// result then wraps ErrExists). The Seq of each message in msgs is updated
+// to the one it was stored under. Results and error are those of
+// InsertBatch.
+func (s *SMSRepo) Send(ctx context.Context, msgs []*schema.SMS) ([]error, error) {
+	results, err := s.InsertBatch(ctx, msgs)
+	for err != nil {
+		var retry []int
+		for i, e := range results {
+			if errors.Is(e, ErrExists) && msgs[i].Seq < maxSMSSeq {
+				retry = append(retry, i)
+			}
+		}
+		if len(retry) == 0 {
+			break
+		}
+		again := make([]*schema.SMS, len(retry))
+		for j, i := range retry {
+			msgs[i].Seq++
+			again[j] = msgs[i]
+		}
+		res, _ := s.InsertBatch(ctx, again)
+		for j, i := range retry {
+			results[i] = res[j]
+		}
+		err = s.batchError("insert", results)
 	}
-	for i := 0; i < len(m.Mobile); i++ {
-		if c := m.Mobile[i]; c < '0' || c > '9' {
-			return Invalid("mobile", "want 11 digits")
+	return results, err
+}
+
+// batchError is the *BatchError of results, or nil when all succeeded.
+func (r *Repo[T]) batchError(op string, results []error) error {
+	var failed []ItemError
+	for i, err := range results {
+		if err != nil {
+			failed = append(failed, ItemError{Index: i, Err: err})
 		}
 	}
-	if m.Account == "" {
-		return Invalid("account", "missing")
+	if len(failed) == 0 {
+		return nil
 	}
-	if m.SentAt.Before(minSMSTime) || !m.SentAt.Before(maxSMSTime) {
-		return Invalid("sent", "send time out of range [1970-01-01, 9999-12-31]")
-	}
-	return nil
+	return &BatchError{Table: r.name, Op: op, Failed: failed}
 }
 
 // WindowQuery returns the query of the messages sent to mobile in
@@ -65,8 +91,8 @@ func (s *SMSRepo) WindowQuery(mobile string, from, to time.Time) (Query[schema.S
 	if !from.Before(to) {
 		return Query[schema.SMS]{}, &QueryError{Table: s.name, Field: "window", Reason: "from must be before to"}
 	}
-	if from.Before(minSMSTime) {
-		from = minSMSTime
+	if from.Before(schema.SMSMinTime) {
+		from = schema.SMSMinTime
 	}
 	if t := from.Truncate(time.Millisecond); !t.Equal(from) {
 		from = t.Add(time.Millisecond) // keys hold milliseconds: the first one in the window
@@ -106,4 +132,69 @@ func (s *SMSRepo) Latest(ctx context.Context, mobile string, n int) ([]*schema.S
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// accountDay is the index query of account's messages on one UTC day: the
+// index key starts with hash(mobile) % 10, unknown to the query, so it
+// reads one range per bucket.
+func (s *SMSRepo) accountDay(account string, day time.Time) Query[schema.SMS] {
+	return Eq(&schema.SMS{Account: account, SentAt: day}, "day", "account")
+}
+
+// MessagesOfAccountOnDate returns the messages account sent on the UTC day
+// of date, newest first, through the index: one scan over its ten bucket
+// ranges, then one batch of Gets of the data rows, each checked against
+// its entry.
+func (s *SMSRepo) MessagesOfAccountOnDate(ctx context.Context, account string, date time.Time) ([]schema.SMS, error) {
+	if account == "" {
+		return nil, &QueryError{Table: s.index.name, Field: "account", Reason: "missing"}
+	}
+	msgs, err := Collect(s.index.Find(ctx, s.accountDay(account, dayOf(date))))
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(msgs, func(a, b schema.SMS) int {
+		if c := b.SentAt.Compare(a.SentAt); c != 0 {
+			return c
+		}
+		return int(b.Seq) - int(a.Seq)
+	})
+	return msgs, nil
+}
+
+// DayCount is the number of messages of one UTC day.
+type DayCount struct {
+	Date  time.Time // midnight UTC
+	Count int64
+}
+
+// CountPerDay returns the number of messages account sent on each UTC day
+// from from to to, both included, from the index alone (see Index.Count).
+// Days without messages are listed with a zero count, in date order.
+func (s *SMSRepo) CountPerDay(ctx context.Context, account string, from, to time.Time) ([]DayCount, error) {
+	if account == "" {
+		return nil, &QueryError{Table: s.index.name, Field: "account", Reason: "missing"}
+	}
+	first, last := dayOf(from), dayOf(to)
+	if last.Before(first) {
+		return nil, &QueryError{Table: s.index.name, Field: "to", Reason: "range ends before it starts"}
+	}
+	var qs []Query[schema.SMS]
+	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
+		qs = append(qs, s.accountDay(account, d))
+	}
+	counts, err := s.index.CountRanges(ctx, qs, "day")
+	if err != nil {
+		return nil, err
+	}
+	var out []DayCount
+	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
+		out = append(out, DayCount{Date: d, Count: counts[d.Format("20060102")]})
+	}
+	return out, nil
+}
+
+func dayOf(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }

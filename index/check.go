@@ -10,6 +10,7 @@ import (
 
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/keys"
+	"github.com/hbkit/hbkit/schema"
 )
 
 // Mode is what Check does with what it finds.
@@ -235,7 +236,7 @@ func (t *Table[T]) checkData(ctx context.Context, mode Mode, start []byte, rep *
 func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.Result, rep *Report) error {
 	type row struct {
 		d   *dataState[T]
-		enc *encoded
+		enc *schema.Record
 	}
 	var live []row
 	var gets []hbase.Action
@@ -265,7 +266,7 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 		}
 		live = append(live, row{d, enc})
 		for i, s := range t.ixs {
-			gets = append(gets, &hbase.Get{Table: s.name, Row: enc.entries[i].Key, Families: [][]byte{[]byte(s.fam)}})
+			gets = append(gets, &hbase.Get{Table: s.name, Row: enc.Entries[i].Key, Families: [][]byte{[]byte(s.fam)}})
 		}
 	}
 	if len(purge) > 0 {
@@ -308,7 +309,7 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 		}
 		if bad && mode != ModeVerify {
 			v := r.d.version
-			fix = append(fix, &item[T]{op: OpPut, key: r.enc.data.Key, enc: r.enc, expect: &v})
+			fix = append(fix, &item[T]{op: OpPut, key: r.enc.Data.Key, enc: r.enc, expect: &v})
 		}
 	}
 	if len(fix) == 0 {

@@ -13,8 +13,9 @@ import (
 type Op uint8
 
 const (
-	OpPut    Op = iota + 1 // Put, PutBatch, and rewrites by Check
-	OpDelete               // Delete, DeleteBatch
+	OpPut    Op = iota + 1 // a put (upsert), and rewrites by Check
+	OpDelete               // a delete
+	OpInsert               // a put that fails with ErrExists over a live record
 )
 
 func (o Op) String() string {
@@ -23,6 +24,8 @@ func (o Op) String() string {
 		return "put"
 	case OpDelete:
 		return "delete"
+	case OpInsert:
+		return "insert"
 	}
 	return fmt.Sprintf("Op(%d)", uint8(o))
 }
@@ -62,8 +65,49 @@ type Step struct {
 	Records int // records in the write (1 for Put and Delete)
 }
 
-// Option configures a Table.
-type Option func(*options)
+// Config configures a Table. The zero value is the default of every
+// setting. Applications do not build one: package dao's options fill it
+// when a store's schema declares indexes.
+type Config struct {
+	// DataTable is the data table's name on the cluster ("" : the
+	// schema's).
+	DataTable string
+	// IndexTables maps an index's declared name to its name on the
+	// cluster; an index not listed keeps its declared name.
+	IndexTables map[string]string
+	// Hook is called before each write of the protocol; an error stops the
+	// write there, as if the client had died (a *StepError wrapping
+	// ErrAborted). For fault-injection tests.
+	Hook func(Step) error
+	// Clock is where versions come from (nil: time.Now). Versions are
+	// milliseconds and become cell timestamps, so the writers of a table
+	// must keep their clocks in step (NTP) well within GracePeriod.
+	Clock func() time.Time
+	// GracePeriod is how old an unverified entry that fails the read check
+	// must be before a reader or Check deletes it (0: one minute; a
+	// negative value is refused). Younger ones may belong to a write in
+	// flight.
+	GracePeriod time.Duration
+	// MaxAttempts bounds the tries of a write that loses its conditional
+	// data-row write to a concurrent writer (0: 8).
+	MaxAttempts int
+	// Parallelism bounds the scans a read runs at once (0: 16).
+	Parallelism int
+	// BatchSize is the number of rows a read or a check handles per Batch
+	// (0: 500).
+	BatchSize int
+	// NoReadRepair turns read repair off: readers then never write.
+	NoReadRepair bool
+	// NoBlindPuts makes every put read its row first (see Cost in the
+	// package documentation); for tables whose puts mostly update.
+	NoBlindPuts bool
+	// SyncVerify makes each write send its last phase itself before it
+	// returns, instead of the background sender (see Flush).
+	SyncVerify bool
+	// TracerProvider receives the spans of writes, reads and checks (nil:
+	// the global provider).
+	TracerProvider trace.TracerProvider
+}
 
 type options struct {
 	hook           func(Step) error
@@ -74,120 +118,49 @@ type options struct {
 	readRepair     bool
 	blindPuts      bool
 	asyncVerify    bool
-	validators     []any // func(*T) error, checked by New
 	names          map[string]string
 	batchSize      int
 	tracerProvider trace.TracerProvider
 }
 
-func defaults() options {
-	return options{
-		now: time.Now, grace: time.Minute, attempts: 8, parallelism: 16,
-		readRepair: true, blindPuts: true, asyncVerify: true, batchSize: 500,
+// options turns the config into the settings the engine runs with.
+func (c *Config) options() (options, error) {
+	o := options{
+		hook: c.Hook, now: c.Clock, grace: c.GracePeriod, attempts: c.MaxAttempts, parallelism: c.Parallelism,
+		readRepair: !c.NoReadRepair, blindPuts: !c.NoBlindPuts, asyncVerify: !c.SyncVerify,
+		batchSize: c.BatchSize, tracerProvider: c.TracerProvider,
 	}
-}
-
-// WithHook installs a function called before each write of the protocol.
-// When it returns an error, the write stops there, as if the client had
-// died, and the call returns a *StepError wrapping ErrAborted and the
-// hook's error. It exists for fault-injection tests.
-func WithHook(hook func(Step) error) Option { return func(o *options) { o.hook = hook } }
-
-// WithClock sets the clock versions are taken from (default time.Now).
-// Versions are milliseconds and become the cell timestamps of index
-// entries, so the clocks of all writers of a table must agree to within
-// the time between two writes of one record (the same assumption HBase's
-// own server-side timestamps make).
-func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
-
-// WithGracePeriod sets how old an unverified entry that fails the read
-// check must be before a reader or Check deletes it (default one minute).
-// Younger ones may belong to a write in flight; they are skipped, never
-// returned. Entries whose data row has moved past their version are
-// deleted at once.
-func WithGracePeriod(d time.Duration) Option { return func(o *options) { o.grace = d } }
-
-// WithMaxAttempts bounds the tries of a write whose conditional data-row
-// write loses to a concurrent writer (default 8).
-func WithMaxAttempts(n int) Option { return func(o *options) { o.attempts = n } }
-
-// WithParallelism bounds the scans a query runs at once (default 16).
-// (The conditional data-row writes of a batch go out as one Batch.)
-func WithParallelism(n int) Option { return func(o *options) { o.parallelism = n } }
-
-// WithReadRepair turns read repair on or off (default on): readers mark
-// entries they confirmed verified and delete dead unverified ones.
-func WithReadRepair(on bool) Option { return func(o *options) { o.readRepair = on } }
-
-// WithBlindPuts turns blind first attempts of puts on or off (default
-// on). A blind attempt does not read the rows first: it assumes them
-// absent, as they are when records are written once (messages, events),
-// and saves the reads; a row that turns out to exist fails the
-// conditional data-row write, and the record starts over with a read.
-// The blind attempt does not count against WithMaxAttempts. When more
-// than a quarter of a blind attempt's rows existed, the next 16 batches
-// read first before trying blind again. Turn it off for tables whose puts
-// mostly update records. A row written outside the protocol (by a plain
-// dao, a bulk load) has no version, so a blind put over it does not drop
-// the entry of its old value: run Check after such writes, as always.
-func WithBlindPuts(on bool) Option { return func(o *options) { o.blindPuts = on } }
-
-// WithAsyncVerify turns background verification on or off (default on).
-// On, Put, PutBatch, Delete and DeleteBatch return once the data rows are
-// written, and their last writes (marking the new entries verified,
-// deleting the dropped ones) go out in the background, in Batches shared
-// between concurrent calls. Until they land the entries are unverified,
-// which readers check against the data rows, so every read stays right;
-// Count pays a Get for each. Flush waits for them; Check flushes the
-// queue of its own Table first (a Check in another process counts them
-// as missing, like the entries of any write in flight). A process that
-// exits without Flush leaves entries unverified, as a writer dying before
-// its last write does. Off, each call sends them itself before
-// returning. Check's repairs always do.
-func WithAsyncVerify(on bool) Option { return func(o *options) { o.asyncVerify = on } }
-
-// WithTableNames maps declared table names (the data table's and its
-// indexes', as written in the schema) to the names used on the cluster,
-// so that one schema can be served under other names (tests, tenants).
-func WithTableNames(names map[string]string) Option {
-	return func(o *options) {
-		o.names = make(map[string]string, len(names))
-		for k, v := range names {
-			o.names[k] = v
-		}
-	}
-}
-
-// WithValidator adds a check every record must pass before anything is
-// written, on top of the schema's own (keys that encode, values that
-// index keys are computed from present). Its error is wrapped in a
-// *RecordError. T must be the table's record type; New rejects a
-// validator of another type.
-func WithValidator[T any](check func(*T) error) Option {
-	return func(o *options) { o.validators = append(o.validators, check) }
-}
-
-// WithBatchSize sets how many rows a read or a check sends per batch
-// (default 500).
-func WithBatchSize(n int) Option { return func(o *options) { o.batchSize = n } }
-
-func (o *options) validate() error {
 	switch {
-	case o.now == nil:
-		return fmt.Errorf("%w: nil clock", ErrInvalidOption)
-	case o.grace < 0:
-		return fmt.Errorf("%w: negative grace period", ErrInvalidOption)
-	case o.attempts < 1:
-		return fmt.Errorf("%w: max attempts %d < 1", ErrInvalidOption, o.attempts)
-	case o.parallelism < 1:
-		return fmt.Errorf("%w: parallelism %d < 1", ErrInvalidOption, o.parallelism)
-	case o.batchSize < 1:
-		return fmt.Errorf("%w: batch size %d < 1", ErrInvalidOption, o.batchSize)
+	case c.GracePeriod < 0:
+		return o, fmt.Errorf("%w: negative grace period", ErrInvalidOption)
+	case c.MaxAttempts < 0:
+		return o, fmt.Errorf("%w: max attempts %d < 0", ErrInvalidOption, c.MaxAttempts)
+	case c.Parallelism < 0:
+		return o, fmt.Errorf("%w: parallelism %d < 0", ErrInvalidOption, c.Parallelism)
+	case c.BatchSize < 0:
+		return o, fmt.Errorf("%w: batch size %d < 0", ErrInvalidOption, c.BatchSize)
 	}
-	for from, to := range o.names {
+	if o.now == nil {
+		o.now = time.Now
+	}
+	if o.grace == 0 {
+		o.grace = time.Minute
+	}
+	if o.attempts == 0 {
+		o.attempts = 8
+	}
+	if o.parallelism == 0 {
+		o.parallelism = 16
+	}
+	if o.batchSize == 0 {
+		o.batchSize = 500
+	}
+	o.names = make(map[string]string, len(c.IndexTables)+1)
+	for from, to := range c.IndexTables {
 		if _, err := hbase.ParseTableName(to); err != nil {
-			return fmt.Errorf("%w: table name for %q: %w", ErrInvalidOption, from, err)
+			return o, fmt.Errorf("%w: table name for %q: %w", ErrInvalidOption, from, err)
 		}
+		o.names[from] = to
 	}
-	return nil
+	return o, nil
 }

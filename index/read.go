@@ -242,21 +242,25 @@ func (t *Table[T]) dataRows(ctx context.Context, es []*entry) ([]*dataState[T], 
 	return out, nil
 }
 
-// Lookup scans the given ranges of the named index and returns the records
-// whose data rows confirm their entries, in index-key order. An entry is
-// returned only if its data row exists and deriving the index key from
-// the data row gives exactly the entry's key; the record returned is
-// decoded from the data row. With read repair on, confirmed entries that
-// are unverified or stale are rewritten verified and dead orphans deleted.
-func (t *Table[T]) Lookup(ctx context.Context, index string, ranges []keys.KeyRange) (_ []T, err error) {
+// errStop ends a scan whose caller has what it wants.
+var errStop = errors.New("index: stop")
+
+// Find scans the given ranges of the named index and calls fn, in
+// index-key order, with each entry key and the record its data row
+// confirms: an entry counts only if its data row exists and deriving the
+// index key from it gives exactly the entry's key, and the record is
+// decoded from the data row. fn returning false ends the read. With read
+// repair on, confirmed entries that are unverified or stale are rewritten
+// verified and dead orphans deleted.
+func (t *Table[T]) Find(ctx context.Context, index string, ranges []keys.KeyRange, fn func(key []byte, rec *T) bool) (err error) {
 	s, err := t.index(index)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ctx, span := t.span(ctx, "lookup", s.name, attribute.Int("ranges", len(ranges)))
 	defer func() { end(span, err) }()
 	i := slices.Index(t.ixs, s)
-	var out []T
+	stopped := false
 	err = t.scanEntries(ctx, s, ranges, nil, func(es []*entry) error {
 		ds, err := t.dataRows(ctx, es)
 		if err != nil {
@@ -266,8 +270,8 @@ func (t *Table[T]) Lookup(ctx context.Context, index string, ranges []keys.KeyRa
 		var cams []*hbase.CheckAndMutate
 		for j, e := range es {
 			v := t.judge(i, e, ds[j])
-			if v.valid {
-				out = append(out, v.data.rec)
+			if v.valid && !stopped && !fn(e.key, &v.data.rec) {
+				stopped = true
 			}
 			if t.o.readRepair {
 				w, cam := t.repairAction(i, e, v)
@@ -280,12 +284,27 @@ func (t *Table[T]) Lookup(ctx context.Context, index string, ranges []keys.KeyRa
 			}
 		}
 		t.applyRepairs(ctx, fixes, cams)
+		if stopped {
+			return errStop
+		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	if errors.Is(err, errStop) {
+		err = nil
 	}
-	return out, nil
+	return err
+}
+
+// Live reports whether a row read from the data table holds a record: it
+// is not empty and not the tombstone a delete leaves (see Deletes in the
+// package documentation). Rows written by other clients, without a
+// version cell, are live.
+func (t *Table[T]) Live(r *hbase.Result) bool {
+	if r.Empty() {
+		return false
+	}
+	v := r.Value([]byte(t.fam), []byte(VersionQualifier))
+	return !(len(v) == 9 && v[8] == tombstoneFlag)
 }
 
 // applyRepairs sends read-repair writes, the conditional ones too, in one

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -64,7 +63,6 @@ type Table[T any] struct {
 	dataCols   []schema.ColumnInfo
 	ixs        []*ixState[T]
 	noKeys     [][]byte // one nil entry key per index: the old keys of a row assumed absent; read only
-	validators []func(*T) error
 	last       atomic.Int64 // last version handed out by this Table
 	readFirst  atomic.Int32 // batches of puts left that read before writing (see guessAbsent)
 	ver        *verifier    // background phase 3 (nil without WithAsyncVerify)
@@ -80,35 +78,33 @@ type ixState[T any] struct {
 	rowQ     string // entry cell holding the data row key
 	keyQ     string // data-table qualifier recording the entry key
 	carried  []schema.ColumnInfo
-	required []schema.ColumnInfo // columns the index key is computed from
 }
 
-// New returns a Table serving t and all of its indexes through c. Every
-// index must carry the data row key (IndexSpec.RowKeyQualifier), and no
-// column may use the reserved qualifiers.
-func New[T any](c Client, t *schema.Table[T], opts ...Option) (*Table[T], error) {
+// New returns the engine serving t and all of its indexes through c.
+// Every index must carry the data row key (IndexSpec.RowKeyQualifier),
+// and no column may use the reserved qualifiers. Applications open a
+// dao store instead, which calls New when the schema declares indexes.
+func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {
 	if c == nil || t == nil {
 		return nil, fmt.Errorf("%w: nil client or table", ErrInvalidOption)
 	}
-	o := defaults()
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if err := o.validate(); err != nil {
+	o, err := cfg.options()
+	if err != nil {
 		return nil, err
+	}
+	if cfg.DataTable != "" {
+		if _, err := hbase.ParseTableName(cfg.DataTable); err != nil {
+			return nil, fmt.Errorf("%w: data table name: %w", ErrInvalidOption, err)
+		}
 	}
 	tb := &Table[T]{c: c, t: t, o: o, dataCols: t.Columns(), tracer: newTracer(o.tracerProvider)}
 	if o.asyncVerify {
 		tb.ver = newVerifier(tb.sendVerifications)
 	}
-	for _, v := range o.validators {
-		f, ok := v.(func(*T) error)
-		if !ok || f == nil {
-			return nil, fmt.Errorf("%w: validator of type %T for records of type %T", ErrInvalidOption, v, (*T)(nil))
-		}
-		tb.validators = append(tb.validators, f)
+	tb.name = t.Name().String()
+	if cfg.DataTable != "" {
+		tb.name = cfg.DataTable
 	}
-	tb.name = o.rename(t.Name().String())
 	tb.fam = t.Families()[0].Name
 	for _, c := range tb.dataCols {
 		if c.Family == tb.fam && (c.Qualifier == VersionQualifier || len(c.Qualifier) >= len(KeyQualifierPrefix) && c.Qualifier[:len(KeyQualifierPrefix)] == KeyQualifierPrefix) {
@@ -130,16 +126,6 @@ func New[T any](c Client, t *schema.Table[T], opts ...Option) (*Table[T], error)
 		}
 		if rowQ == StatusQualifier || slices.ContainsFunc(s.carried, func(c schema.ColumnInfo) bool { return c.Qualifier == StatusQualifier }) {
 			return nil, fmt.Errorf("%w: index %s uses the reserved qualifier %q", ErrUnsupportedSchema, declared, StatusQualifier)
-		}
-		for _, seg := range ix.KeySegments() {
-			src, ok := ix.Source(seg.Name)
-			if !ok {
-				continue
-			}
-			if i := slices.IndexFunc(tb.dataCols, func(c schema.ColumnInfo) bool { return c.Name == src }); i >= 0 &&
-				!slices.ContainsFunc(s.required, func(c schema.ColumnInfo) bool { return c.Name == src }) {
-				s.required = append(s.required, tb.dataCols[i])
-			}
 		}
 		tb.ixs = append(tb.ixs, s)
 	}
@@ -179,47 +165,14 @@ func (t *Table[T]) index(name string) (*ixState[T], error) {
 	return nil, fmt.Errorf("%w: %q", ErrUnknownIndex, name)
 }
 
-// encoded is a record turned into its data row and index entries.
-type encoded struct {
-	data    schema.Row
-	entries []schema.Row // one per index, in t.ixs order
-}
-
-// encode validates rec and builds its rows. Nothing is written; an error is
-// a *RecordError.
-func (t *Table[T]) encode(rec *T) (*encoded, error) {
-	if rec == nil {
-		return nil, &RecordError{Reason: "nil record"}
+// encode checks rec and builds its rows (schema.Table.EncodeRecord).
+// Nothing is written.
+func (t *Table[T]) encode(rec *T) (*schema.Record, error) {
+	r := new(schema.Record)
+	if err := t.t.EncodeRecord(r, rec); err != nil {
+		return nil, err
 	}
-	e := &encoded{entries: make([]schema.Row, len(t.ixs))}
-	if err := t.t.EncodeRow(&e.data, rec); err != nil {
-		return nil, recordError(err)
-	}
-	for i, s := range t.ixs {
-		for _, c := range s.required {
-			if !slices.ContainsFunc(e.data.Cells, func(d schema.Cell) bool { return d.Family == c.Family && d.Qualifier == c.Qualifier }) {
-				return nil, &RecordError{Field: c.Name, Reason: "missing; index " + s.declared + " is keyed on it"}
-			}
-		}
-		if err := s.ix.EncodeEntry(&e.entries[i], rec); err != nil {
-			return nil, recordError(err)
-		}
-	}
-	for _, v := range t.validators {
-		if err := v(rec); err != nil {
-			return nil, &RecordError{Reason: "rejected by validator", Err: err}
-		}
-	}
-	return e, nil
-}
-
-func recordError(err error) error {
-	re := &RecordError{Err: err}
-	var se *schema.Error
-	if errors.As(err, &se) {
-		re.Field, re.Reason = se.Field, se.Reason
-	}
-	return re
+	return r, nil
 }
 
 // statusValue encodes an entry status.

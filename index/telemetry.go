@@ -17,14 +17,6 @@ const (
 	instrumentationVersion = "0.1.0"
 )
 
-// WithTracerProvider sets where the spans of Put, Delete, Lookup, Count
-// and Check go (default: the global provider). Each wraps the client
-// spans of its RPCs; spans carry table names and counts, never row keys
-// or values.
-func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(o *options) { o.tracerProvider = tp }
-}
-
 func newTracer(tp trace.TracerProvider) trace.Tracer {
 	if tp == nil {
 		tp = otel.GetTracerProvider()
@@ -54,7 +46,7 @@ func end(span trace.Span, err error) {
 // it wraps, else its Go type. Messages may quote keys, so they are not
 // used.
 func errorType(err error) string {
-	for _, s := range []error{ErrInvalidRecord, ErrConflict, ErrAborted, ErrInvalidQuery, ErrUnknownIndex, ErrBadCheckpoint, context.Canceled, context.DeadlineExceeded} {
+	for _, s := range []error{ErrExists, ErrConflict, ErrAborted, ErrUnknownIndex, ErrBadCheckpoint, context.Canceled, context.DeadlineExceeded} {
 		if errors.Is(err, s) {
 			return s.Error()
 		}

@@ -138,7 +138,7 @@ func (t *Table[T]) sendVerifications(ctx context.Context, acts []hbase.Action) (
 }
 
 // Flush waits until the verifications of the writes that returned before
-// the call have been sent (see WithAsyncVerify) and returns the first
+// the call have been sent (see Config.SyncVerify) and returns the first
 // error a background verification of this Table met since the last Flush
 // (with concurrent Flushes, one of them returns it; it may belong to a
 // write that returned after this Flush began). Such an error loses

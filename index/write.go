@@ -5,22 +5,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/schema"
 )
 
 // item is one record of a write in progress.
 type item[T any] struct {
-	pos     int      // index in the caller's slice
-	op      Op       // OpPut or OpDelete
-	key     []byte   // data row key
-	enc     *encoded // new rows (puts)
-	expect  *int64   // rewrite only if the row still has this version (Check)
-	floor   int64    // a version the row was seen at: the next attempt goes above it
+	pos     int            // index in the caller's slice
+	op      Op             // OpPut or OpDelete
+	insert  bool           // OpInsert: fail with ErrExists when a live record holds the key
+	key     []byte         // data row key
+	enc     *schema.Record // new rows (puts)
+	expect  *int64         // rewrite only if the row still has this version (Check)
+	floor   int64          // a version the row was seen at: the next attempt goes above it
 	err     error
 	done    bool
 	skipped bool // expect did not hold: the row changed, nothing written
@@ -31,86 +32,60 @@ type item[T any] struct {
 	v       int64
 }
 
-// Put writes rec and its index entries. A record that fails validation is
-// rejected before any write with a *RecordError (errors.Is
-// ErrInvalidRecord). The record replaces any record with the same row key:
-// columns it has no value for are removed, and entries whose key moved are
-// deleted.
-func (t *Table[T]) Put(ctx context.Context, rec *T) error {
-	return single(t.PutBatch(ctx, []*T{rec}))
-}
-
-// PutBatch writes several records, sharing each step's round trip between
-// them: one Batch of new entries (with the Gets of the data rows, unless
-// the attempt is blind: see WithBlindPuts), one Batch marking moved
-// entries unverified (if any), one Batch of conditional data-row writes,
-// one Batch of verifications. Invalid records
-// are rejected before any write; the others are written. If some records
-// failed the error is a *BatchError naming them.
-func (t *Table[T]) PutBatch(ctx context.Context, recs []*T) (err error) {
-	ctx, span := t.span(ctx, "put", t.name, attribute.Int("db.operation.batch.size", len(recs)))
-	defer func() { end(span, err) }()
-	items := make([]*item[T], 0, len(recs))
-	var failed []ItemError
-	for i, rec := range recs {
-		enc, err := t.encode(rec)
-		if err != nil {
-			failed = append(failed, ItemError{Index: i, Err: err})
-			continue
+// Write writes records with their index entries: op is OpPut (replace
+// the record with the same row key, if any), OpInsert (fail with
+// ErrExists when a live record holds the key, as decided by the data
+// row's conditional write) or OpDelete (only recs[i].Data.Key is read;
+// deleting a missing record is not an error). The records must have been
+// encoded by the table's schema (schema.Table.EncodeRecord) and have
+// distinct row keys. The write shares each phase's round trip between
+// all records (see Cost in the package documentation).
+//
+// It returns one error per record, nil for those written, or a nil slice
+// when all were. A record's error is a *StepError (the phase it failed
+// at), or wraps ErrConflict, ErrExists or the context's error.
+func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (errs []error) {
+	name := "put"
+	switch op {
+	case OpInsert:
+		name = "insert"
+	case OpDelete:
+		name = "delete"
+	case OpPut:
+	default:
+		errs = make([]error, len(recs))
+		for i := range errs {
+			errs[i] = fmt.Errorf("%w: write op %v", ErrInvalidOption, op)
 		}
-		items = append(items, &item[T]{pos: i, op: OpPut, key: enc.data.Key, enc: enc})
+		return errs
 	}
-	t.run(ctx, OpPut, items)
-	return batchResult(failed, items)
-}
-
-// Delete removes the record with rec's row key (only its key fields are
-// read) and its index entries. Deleting a missing record is not an error.
-func (t *Table[T]) Delete(ctx context.Context, rec *T) error {
-	return single(t.DeleteBatch(ctx, []*T{rec}))
-}
-
-// DeleteBatch deletes several records, sharing round trips like PutBatch.
-func (t *Table[T]) DeleteBatch(ctx context.Context, recs []*T) (err error) {
-	ctx, span := t.span(ctx, "delete", t.name, attribute.Int("db.operation.batch.size", len(recs)))
-	defer func() { end(span, err) }()
-	items := make([]*item[T], 0, len(recs))
-	var failed []ItemError
-	for i, rec := range recs {
-		if rec == nil {
-			failed = append(failed, ItemError{Index: i, Err: &RecordError{Reason: "nil record"}})
-			continue
+	ctx, span := t.span(ctx, name, t.name, attribute.Int("db.operation.batch.size", len(recs)))
+	items := make([]*item[T], len(recs))
+	for i, r := range recs {
+		it := &item[T]{pos: i, op: op, key: r.Data.Key}
+		if op != OpDelete {
+			it.op, it.insert, it.enc = OpPut, op == OpInsert, r
 		}
-		key, err := t.t.AppendKey(nil, rec)
-		if err != nil {
-			failed = append(failed, ItemError{Index: i, Err: recordError(err)})
-			continue
-		}
-		items = append(items, &item[T]{pos: i, op: OpDelete, key: key})
+		items[i] = it
 	}
-	t.run(ctx, OpDelete, items)
-	return batchResult(failed, items)
-}
-
-func single(err error) error {
-	var be *BatchError
-	if errors.As(err, &be) && len(be.Failed) == 1 {
-		return be.Failed[0].Err
+	kind := op
+	if kind == OpInsert {
+		kind = OpPut
 	}
-	return err
-}
-
-func batchResult[T any](failed []ItemError, items []*item[T]) error {
+	t.run(ctx, kind, items)
+	var first error
 	for _, it := range items {
-		if it.err != nil {
-			failed = append(failed, ItemError{Index: it.pos, Err: it.err})
+		if it.err == nil {
+			continue
 		}
+		if errs == nil {
+			errs = make([]error, len(recs))
+			first = it.err
+		}
+		errs[it.pos] = it.err
 	}
-	if len(failed) == 0 {
-		return nil
-	}
-	slices.SortFunc(failed, func(a, b ItemError) int { return a.Index - b.Index })
-	return &BatchError{Failed: failed}
+	end(span, first)
+	return errs
 }
 
 // run drives items of one kind through the protocol, retrying those that
@@ -120,7 +95,10 @@ func (t *Table[T]) run(ctx context.Context, op Op, items []*item[T]) {
 	// A put's first attempt may skip the read altogether (blind): see
 	// guessAbsent. It does not count against the attempts: a blind
 	// attempt lost to an existing row is no conflict.
-	blindFirst := op == OpPut && len(items) > 0 && items[0].expect == nil && t.o.blindPuts && t.guessAbsent()
+	// An insert's first attempt is always blind: the row is expected to be
+	// absent, and the conditional write decides.
+	blindFirst := op == OpPut && len(items) > 0 && items[0].expect == nil &&
+		(items[0].insert || t.o.blindPuts && t.guessAbsent())
 	limit := t.o.attempts
 	if blindFirst {
 		limit++
@@ -164,7 +142,7 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 	// A blind attempt skips the read: it assumes the rows absent, and the
 	// conditional write of phase 2 checks that assumption like any other;
 	// a row that exists makes the record start over, reading first.
-	early := op == OpPut && items[0].expect == nil
+	early := op == OpPut && items[0].expect == nil && (!items[0].insert || blind)
 	var acts []hbase.Action
 	var owner []*item[T]
 	if !blind {
@@ -182,7 +160,7 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 		for _, it := range items {
 			it.v = t.nextVersion(it.floor)
 			for i, s := range t.ixs {
-				for _, a := range s.entryActions(&it.enc.entries[i], statusUnverified, it.v) {
+				for _, a := range s.entryActions(&it.enc.Entries[i], statusUnverified, it.v) {
 					acts, owner = append(acts, a), append(owner, it)
 				}
 			}
@@ -222,6 +200,9 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 		case op == OpDelete && !d.exists:
 			it.done = true
 			continue
+		case it.insert && d.exists:
+			it.err, it.done = ErrExists, true
+			continue
 		case early && it.v <= d.version:
 			it.floor = d.version // the row is ahead of our clock: redo above it
 			retry = append(retry, it)
@@ -250,9 +231,9 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 		for i, s := range t.ixs {
 			var newKey []byte
 			if op == OpPut {
-				newKey = it.enc.entries[i].Key
+				newKey = it.enc.Entries[i].Key
 				if !early {
-					for _, a := range s.entryActions(&it.enc.entries[i], statusUnverified, it.v) {
+					for _, a := range s.entryActions(&it.enc.Entries[i], statusUnverified, it.v) {
 						acts, owner = append(acts, a), append(owner, it)
 					}
 				}
@@ -302,7 +283,7 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 			lost++
 		}
 	}
-	if blind {
+	if blind && !live[0].insert {
 		t.noteBlind(len(live), lost)
 	}
 	if len(written) == 0 {
@@ -328,8 +309,8 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 		for i, s := range t.ixs {
 			var newKey []byte
 			if op == OpPut {
-				newKey = it.enc.entries[i].Key
-				p := s.entryPut(&it.enc.entries[i], statusVerified, it.v)
+				newKey = it.enc.Entries[i].Key
+				p := s.entryPut(&it.enc.Entries[i], statusVerified, it.v)
 				p.Durability = hbase.AsyncWAL
 				acts, owner = append(acts, p), append(owner, it)
 			}
@@ -387,10 +368,10 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbase.CheckAndMutate {
 		cam.Mutations = muts
 		return cam
 	}
-	vals := it.enc.data.Values()
+	vals := it.enc.Data.Values()
 	put(vals, t.fam, VersionQualifier, versionValue(it.v))
 	for i, s := range t.ixs {
-		put(vals, t.fam, s.keyQ, it.enc.entries[i].Key)
+		put(vals, t.fam, s.keyQ, it.enc.Entries[i].Key)
 	}
 	muts := []hbase.Mutation{&hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
 	for _, c := range t.dataCols {

@@ -78,7 +78,8 @@ func SMSTable() (*Table[SMS], error) {
 		return nil, keyError(SMSIndexTableName, err)
 	}
 	return New(Spec[SMS]{
-		Name: SMSTableName,
+		Name:     SMSTableName,
+		Validate: ValidateSMS,
 		Families: []Family{{
 			Name: "cf", BloomFilter: BloomRow, Versions: 1, Compression: CompressionSnappy,
 		}},
@@ -107,4 +108,33 @@ func SMSTable() (*Table[SMS], error) {
 			RowKeyQualifier: "row",
 		}},
 	})
+}
+
+// Bounds of a valid SMS send time: the Unix epoch (the reversed timestamp
+// holds no earlier instant) and the end of year 9999 (the index key's
+// yyyyMMdd date holds no later one).
+var (
+	SMSMinTime = time.Unix(0, 0).UTC()
+	SMSMaxTime = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// ValidateSMS is the SMS table's check (Spec.Validate): an 11-digit
+// mobile, a sending account, and a send time in [SMSMinTime, SMSMaxTime).
+// Errors come from Invalid and name the field.
+func ValidateSMS(m *SMS) error {
+	if len(m.Mobile) != SMSMobileWidth {
+		return Invalid("mobile", "want 11 digits")
+	}
+	for i := 0; i < len(m.Mobile); i++ {
+		if c := m.Mobile[i]; c < '0' || c > '9' {
+			return Invalid("mobile", "want 11 digits")
+		}
+	}
+	if m.Account == "" {
+		return Invalid("account", "missing")
+	}
+	if m.SentAt.Before(SMSMinTime) || !m.SentAt.Before(SMSMaxTime) {
+		return Invalid("sent", "send time out of range [1970-01-01, 9999-12-31]")
+	}
+	return nil
 }

@@ -27,6 +27,10 @@ type Spec[T any] struct {
 	Columns []Column[T]
 	// Indexes are the secondary index tables kept for this table.
 	Indexes []IndexSpec[T]
+	// Validate, when set, checks every record before it is encoded for a
+	// write (EncodeRecord): the rules its key and columns do not enforce,
+	// such as a required field or a range. Report a field with Invalid.
+	Validate func(*T) error
 }
 
 // Table is a validated table declaration for records of type T. It is
@@ -40,6 +44,8 @@ type Table[T any] struct {
 	columns  []Column[T]
 	indexes  []*Index[T]
 	fields   []string // key fields then columns, declaration order
+	validate func(*T) error
+	required [][]ColumnInfo // per index: the columns its key is computed from
 }
 
 // New validates spec and returns the table it declares. Errors are *Error
@@ -49,7 +55,7 @@ func New[T any](spec Spec[T]) (*Table[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Table[T]{name: name, key: spec.Key}
+	t := &Table[T]{name: name, key: spec.Key, validate: spec.Validate}
 	tname := name.String()
 	fail := func(err error) (*Table[T], error) { return nil, withTable(err, tname) }
 
@@ -115,6 +121,7 @@ func New[T any](spec Spec[T]) (*Table[T], error) {
 		indexNames[full] = true
 		t.indexes = append(t.indexes, ix)
 	}
+	t.required = t.requiredColumns()
 	return t, nil
 }
 

@@ -1,0 +1,198 @@
+package dao
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/hbkit/hbkit/keys"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// Index reads one index of a store, typed: queries name index-key fields
+// (Eq, Range) or give explicit ranges, and every record returned is the
+// data row's, checked against its entry (see package index), so a reader
+// never sees a record that disagrees with the data table, nor a deleted
+// one.
+type Index[T any] struct {
+	r        *Repo[T]
+	ix       *schema.Index[T]
+	declared string // name in the schema
+	name     string // name on the cluster
+}
+
+// Index returns the reader of the index the schema declares under name
+// (as written in the schema, or its full "namespace:table" form). An
+// unknown name is an error wrapping ErrUnknownIndex.
+func (r *Repo[T]) Index(name string) (*Index[T], error) {
+	if x, ok := r.indexes[name]; ok {
+		return x, nil
+	}
+	return nil, fmt.Errorf("dao: table %q: %w: %q", r.name, ErrUnknownIndex, name)
+}
+
+// Name returns the index table's name on the cluster.
+func (x *Index[T]) Name() string { return x.name }
+
+// Schema returns the index declaration.
+func (x *Index[T]) Schema() *schema.Index[T] { return x.ix }
+
+// source maps an index-key segment to the data-table field it is
+// computed from.
+func (x *Index[T]) source(segment string) string {
+	src, _ := x.ix.Source(segment)
+	return src
+}
+
+// plan validates q for this index. Index reads run forward, in index-key
+// order; Reversed and MergeSkip are refused.
+func (x *Index[T]) plan(q Query[T]) (*plan, error) {
+	switch {
+	case q.Reversed:
+		return nil, &QueryError{Table: x.name, Field: "Reversed", Reason: "index reads run in index-key order only"}
+	case q.MergeSkip != 0:
+		return nil, &QueryError{Table: x.name, Field: "MergeSkip", Reason: "index reads run in index-key order only"}
+	}
+	return planQuery(x.name, x.ix.Key(), x.source, q)
+}
+
+// Find returns an iterator over the records q selects through the index,
+// in index-key order, at most q.Limit of them (0: all), after q.Resume.
+// An error is yielded once, as the last element, with a nil record.
+func (x *Index[T]) Find(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
+	return func(yield func(*T, error) bool) {
+		p, err := x.plan(q)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		stopped := false
+		err = x.find(ctx, p, func(_ []byte, rec *T) bool {
+			v := *rec
+			if !yield(&v, nil) {
+				stopped = true
+				return false
+			}
+			return true
+		})
+		if err != nil && !stopped {
+			yield(nil, fmt.Errorf("dao: index %q: %w", x.name, err))
+		}
+	}
+}
+
+// find runs a plan through the index protocol's reader, honouring the
+// plan's limit and resume point.
+func (x *Index[T]) find(ctx context.Context, p *plan, fn func(key []byte, rec *T) bool) error {
+	ranges := p.resumed()
+	if len(ranges) == 0 {
+		return nil
+	}
+	n := 0
+	return x.r.ix.Find(ctx, x.declared, ranges, func(key []byte, rec *T) bool {
+		if err := ctx.Err(); err != nil {
+			return false
+		}
+		n++
+		if !fn(key, rec) {
+			return false
+		}
+		return p.limit == 0 || n < p.limit
+	})
+}
+
+// Page returns up to size records of q through the index after q.Resume,
+// and the token that continues after the last of them (empty when there
+// is no more). q.Limit is ignored.
+func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) ([]*T, Token, error) {
+	if size < 1 {
+		return nil, "", &QueryError{Table: x.name, Field: "size", Reason: "page size must be at least 1"}
+	}
+	q.Limit = 0
+	p, err := x.plan(q)
+	if err != nil {
+		return nil, "", err
+	}
+	p.limit = size + 1
+	out := make([]*T, 0, size)
+	var last []byte
+	more := false
+	err = x.find(ctx, p, func(key []byte, rec *T) bool {
+		if len(out) == size {
+			more = true
+			return false
+		}
+		v := *rec
+		out = append(out, &v)
+		last = key
+		return true
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("dao: index %q: %w", x.name, err)
+	}
+	if !more {
+		return out, "", nil
+	}
+	return out, p.token(last), nil
+}
+
+// Count counts the live records q selects through the index, grouped by
+// the bytes of the index-key segment named by (as the key holds them:
+// "20250123" for a yyyyMMdd day); an empty by counts everything under "".
+// It reads the index alone: verified entries are counted as they are, and
+// only unverified ones (writes in flight or interrupted) cost a Get of
+// their data row. q.Limit and q.Resume must be unset.
+func (x *Index[T]) Count(ctx context.Context, q Query[T], by string) (map[string]int64, error) {
+	if q.Limit != 0 || q.Resume != "" {
+		return nil, &QueryError{Table: x.name, Field: "Limit", Reason: "a count takes no limit or resume token"}
+	}
+	p, err := x.plan(q)
+	if err != nil {
+		return nil, err
+	}
+	return x.count(ctx, p.ranges, by)
+}
+
+// CountRanges counts like Count over the ranges of several queries at
+// once (a count per day over many days, each day an Eq query).
+func (x *Index[T]) CountRanges(ctx context.Context, qs []Query[T], by string) (map[string]int64, error) {
+	var ranges []keys.KeyRange
+	for _, q := range qs {
+		p, err := x.plan(q)
+		if err != nil {
+			return nil, err
+		}
+		ranges = append(ranges, p.ranges...)
+	}
+	return x.count(ctx, ranges, by)
+}
+
+func (x *Index[T]) count(ctx context.Context, ranges []keys.KeyRange, by string) (map[string]int64, error) {
+	layout := x.ix.Key()
+	pos := -1
+	if by != "" {
+		if pos = layout.SegmentIndex(by); pos < 0 {
+			segs := layout.Segments()
+			names := make([]string, len(segs))
+			for i, s := range segs {
+				names[i] = s.Name
+			}
+			return nil, &QueryError{Table: x.name, Field: "by", Reason: fmt.Sprintf("%q is not a segment of the index key (%v)", by, names)}
+		}
+	}
+	group := func(key []byte) string {
+		if pos < 0 {
+			return ""
+		}
+		parts, err := layout.Parts(key)
+		if err != nil || pos >= len(parts) {
+			return ""
+		}
+		return string(parts[pos])
+	}
+	out, err := x.r.ix.Count(ctx, x.declared, ranges, group)
+	if err != nil {
+		return nil, fmt.Errorf("dao: index %q: %w", x.name, err)
+	}
+	return out, nil
+}
