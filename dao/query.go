@@ -2,9 +2,9 @@ package dao
 
 import (
 	"bytes"
-	"errors"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"

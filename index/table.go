@@ -55,18 +55,18 @@ const (
 // index tables, keeping every entry in step with its data row. It is safe
 // for concurrent use.
 type Table[T any] struct {
-	c          Client
-	t          *schema.Table[T]
-	o          options
-	name       string // data table on the cluster
-	fam        string // family of the version and key cells
-	dataCols   []schema.ColumnInfo
-	ixs        []*ixState[T]
-	noKeys     [][]byte // one nil entry key per index: the old keys of a row assumed absent; read only
-	last       atomic.Int64 // last version handed out by this Table
-	readFirst  atomic.Int32 // batches of puts left that read before writing (see guessAbsent)
-	ver        *verifier    // background phase 3 (nil without WithAsyncVerify)
-	tracer     trace.Tracer
+	c         Client
+	t         *schema.Table[T]
+	o         options
+	name      string // data table on the cluster
+	fam       string // family of the version and key cells
+	dataCols  []schema.ColumnInfo
+	ixs       []*ixState[T]
+	noKeys    [][]byte     // one nil entry key per index: the old keys of a row assumed absent; read only
+	last      atomic.Int64 // last version handed out by this Table
+	readFirst atomic.Int32 // batches of puts left that read before writing (see guessAbsent)
+	ver       *verifier    // background phase 3 (nil without WithAsyncVerify)
+	tracer    trace.Tracer
 }
 
 // ixState is one index of the table, resolved for the protocol.
