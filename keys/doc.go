@@ -23,7 +23,8 @@
 // the codec to accessor functions on a record type. A Layout[T] strings fields together:
 // it encodes a record into a key, decodes a key into a record, builds [start, stop)
 // ranges for prefixes and value ranges (Range documents the inclusivity, which matters
-// for reversed timestamps), cuts a key into its Parts, and describes its Segments for
+// for reversed timestamps; SpreadRanges adds one range per value of leading buckets a
+// query cannot compute), cuts a key into its Parts, and describes its Segments for
 // tooling. Every codec documents its ordering invariant, and tests check it.
 //
 // A minimal use, the seed SMS data key [reversed mobile][reversed timestamp]:

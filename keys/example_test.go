@@ -196,6 +196,49 @@ func ExampleHashBucket() {
 	// [520171212, 520171213)
 }
 
+// The seed index query "account A on day D" does not know the mobile, so it cannot
+// compute the hash bucket: SpreadRanges scans each of the 10 buckets between the same
+// day and account prefix.
+func ExampleLayout_SpreadRanges() {
+	type Msg struct {
+		Mobile  string
+		Account string
+		Sent    time.Time
+	}
+	index, err := keys.NewLayout(
+		keys.HashBucket("x", 10, func(m *Msg) string { return m.Mobile }, nil),
+		keys.Date("day", func(m *Msg) time.Time { return m.Sent }, nil),
+		keys.MD5Hex("account", 16, func(m *Msg) string { return m.Account }),
+		keys.Digits("mobile", 11, func(m *Msg) string { return m.Mobile }, nil),
+		keys.ReversedTimeOfDay("time", func(m *Msg) time.Duration { return keys.TimeOfDay(m.Sent) }, nil),
+	)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	q := Msg{Account: "hello", Sent: time.Date(2017, 12, 12, 0, 0, 0, 0, time.UTC)}
+	// Spread the fields before "day"; take day and account from q.
+	ranges, err := index.SpreadRanges(&q, &q, index.SegmentIndex("day"), index.SegmentIndex("account")+1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, rg := range ranges {
+		fmt.Printf("[%s, %s)\n", rg.Start, rg.Stop)
+	}
+	// Output:
+	// [0201712125d41402abc4b2a76, 0201712125d41402abc4b2a77)
+	// [1201712125d41402abc4b2a76, 1201712125d41402abc4b2a77)
+	// [2201712125d41402abc4b2a76, 2201712125d41402abc4b2a77)
+	// [3201712125d41402abc4b2a76, 3201712125d41402abc4b2a77)
+	// [4201712125d41402abc4b2a76, 4201712125d41402abc4b2a77)
+	// [5201712125d41402abc4b2a76, 5201712125d41402abc4b2a77)
+	// [6201712125d41402abc4b2a76, 6201712125d41402abc4b2a77)
+	// [7201712125d41402abc4b2a76, 7201712125d41402abc4b2a77)
+	// [8201712125d41402abc4b2a76, 8201712125d41402abc4b2a77)
+	// [9201712125d41402abc4b2a76, 9201712125d41402abc4b2a77)
+}
+
 // A salted key spreads writes over N buckets; reading it back costs N scans.
 func ExampleSalt() {
 	type Event struct{ At uint64 }

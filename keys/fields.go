@@ -266,7 +266,8 @@ func MD5[T any](name string, n int, get func(*T) string) Field[T] {
 // HashBucket is Bucket(get(rec), n), the FNV-1a 32 hash of a string field modulo n,
 // written as BucketWidth(n) decimal digits (AppendBucket): the seed index key's
 // "hash(mobile) % 10" prefix, which gives the '1'..'9' split points. Readers recompute
-// the bucket from the field, so a Get or a prefix scan needs one request.
+// the bucket from the field, so a Get or a prefix scan needs one request; a query that
+// does not know the field scans every bucket (Layout.SpreadRanges).
 //
 // set, if not nil, receives the decoded bucket number; Decode cannot recover the hashed
 // field from it. Changing n or the hash is a data migration.

@@ -353,7 +353,8 @@ func (l *Layout[T]) Range(lo, hi *T, n int) (start, stop []byte, err error) {
 }
 
 // Ranges is Range for any layout; for a salted layout and n >= 1 it returns one range
-// per salt value, in key order. The ranges are new slices.
+// per salt value, in key order. The ranges are new slices. For leading hash buckets
+// the bounds do not determine, use SpreadRanges.
 func (l *Layout[T]) Ranges(lo, hi *T, n int) ([]KeyRange, error) {
 	if n < 0 || n > len(l.fields) {
 		return nil, configError("layout", "prefix length "+itoa(n)+" outside [0, "+itoa(len(l.fields))+"]")

@@ -271,20 +271,24 @@ func SegmentSplits(seg Segment, n int) ([][]byte, error) {
 	return out, nil
 }
 
-// appendRadix appends v as exactly p digits of radix 10 or 16 (lowercase), or as p
-// big-endian bytes for radix 256.
+// appendRadix appends v as exactly p digits of radix 10 (ASCII decimal) or 16
+// (lowercase hex), zero-padded, or as p big-endian bytes for radix 256: the bytes
+// AppendDecimal, AppendBucket, AppendUnique and AppendBucketByte write for v. Digits
+// above p are dropped.
 func appendRadix(dst []byte, v uint64, radix, p int) []byte {
-	var buf [maxPrefixDigits]byte
-	for i := p - 1; i >= 0; i-- {
+	dst = slices.Grow(dst, p)
+	start := len(dst)
+	dst = dst[:start+p]
+	for i := start + p - 1; i >= start; i-- {
 		switch radix {
 		case 256:
-			buf[i] = byte(v)
+			dst[i] = byte(v)
 		default:
-			buf[i] = lowerHex[v%uint64(radix)]
+			dst[i] = lowerHex[v%uint64(radix)]
 		}
 		v /= uint64(radix)
 	}
-	return append(dst, buf[:p]...)
+	return dst
 }
 
 // Splits returns split keys for n regions from the keyspace of the layout's leading
