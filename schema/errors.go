@@ -2,6 +2,7 @@ package schema
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -22,6 +23,10 @@ var (
 	// together: no families, a duplicate family or column, a column in an
 	// undeclared family, a missing mapping function.
 	ErrInvalidTable = errors.New("schema: invalid table")
+	// ErrIndexNotUnique reports an index whose row key does not determine
+	// one record of the data table, so that two records would share an
+	// index row. It wraps ErrInvalidTable.
+	ErrIndexNotUnique = fmt.Errorf("schema: index key does not determine a record: %w", ErrInvalidTable)
 	// ErrUnknownField reports a reference to a record field (key field or
 	// column) that the table does not declare.
 	ErrUnknownField = errors.New("schema: unknown field")

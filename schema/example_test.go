@@ -152,8 +152,11 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
+	// The index key ends with the id, so each person has an entry of its
+	// own even when two share an email.
 	byEmail, err := keys.NewLayout(
 		keys.String("email", func(p *Person) string { return p.Email }, func(p *Person, v string) { p.Email = v }),
+		keys.String("id", func(p *Person) string { return p.ID }, func(p *Person, v string) { p.ID = v }),
 	)
 	if err != nil {
 		panic(err)

@@ -3,6 +3,7 @@ package schema
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/hbkit/hbkit/keys"
 )
@@ -17,7 +18,12 @@ type IndexSpec[T any] struct {
 	Name string
 	// Families are the index table's column families, at least one.
 	Families []Family
-	// Key is the index row-key layout over the same record type.
+	// Key is the index row-key layout over the same record type. It must
+	// determine one record of the data table, or New refuses it with
+	// ErrIndexNotUnique: each decodable data-key field (salts and hash
+	// buckets aside) needs a segment computed from it in an injective
+	// encoding (not a hash, and not a Date or a ReversedTimeOfDay alone),
+	// or a Date and a ReversedTimeOfDay both computed from it.
 	Key *keys.Layout[T]
 	// From maps an index key segment that is not itself a field of the
 	// data table to the data-table field it is computed from, e.g. a hash
@@ -130,7 +136,82 @@ func newIndex[T any](t *Table[T], spec IndexSpec[T]) (*Index[T], error) {
 	if ix.splits, err = spec.Splits.compute(segs); err != nil {
 		return fail(err)
 	}
+	if missing := ix.uncoveredKeyFields(); len(missing) > 0 {
+		return bad("", "key does not determine a record: "+missingFields(missing), ErrIndexNotUnique)
+	}
 	return ix, nil
+}
+
+// uncoveredKeyFields returns, in data-key order, the data-key fields that
+// the index key does not determine. Two records that differ only in such a
+// field would share one index row.
+//
+// The data-key fields are the decodable segments of the data row key other
+// than literals, salts and hash buckets (derived values). A field F is
+// determined by an index segment computed from F (Source) whose encoding is
+// injective: KindReversedDigits, KindDigits, KindFixed,
+// KindString, KindUnique, KindUint64, KindInt64, KindReversedTimestamp and
+// KindReversedTimestampBinary, decodable or not. Hashes (KindMD5Hex,
+// KindMD5, KindBucket, KindBucketByte) never determine F. A KindDate or a
+// KindReversedTimeOfDay alone does not either; the two together, both from
+// F, give F to the millisecond (the SMS index's "day" and "time"). A kind
+// not named here (a KindDecimal, often a bucket such as ts % 10) counts
+// only when the segment is decodable.
+//
+// The check trusts From and the segment kinds: it cannot see a getter that
+// loses information, such as a Decimal of F/1000.
+func (ix *Index[T]) uncoveredKeyFields() []string {
+	covered := make(map[string]bool)
+	date := make(map[string]bool)
+	clock := make(map[string]bool)
+	for _, s := range ix.key.Segments() {
+		if s.Kind == keys.KindLiteral || s.Kind == keys.KindSalt {
+			continue
+		}
+		src, ok := ix.Source(s.Name)
+		if !ok {
+			continue // cannot happen: newIndex checked every source
+		}
+		switch s.Kind {
+		case keys.KindMD5Hex, keys.KindMD5, keys.KindBucket, keys.KindBucketByte:
+		case keys.KindDate:
+			date[src] = true
+		case keys.KindReversedTimeOfDay:
+			clock[src] = true
+		case keys.KindReversedDigits, keys.KindDigits, keys.KindFixed,
+			keys.KindString, keys.KindUnique, keys.KindUint64, keys.KindInt64,
+			keys.KindReversedTimestamp, keys.KindReversedTimestampBinary:
+			covered[src] = true
+		default:
+			if s.Decodable {
+				covered[src] = true
+			}
+		}
+	}
+	var missing []string
+	for _, s := range ix.table.key.Segments() {
+		switch {
+		case !s.Decodable:
+		case s.Kind == keys.KindLiteral, s.Kind == keys.KindSalt,
+			s.Kind == keys.KindBucket, s.Kind == keys.KindBucketByte:
+		case covered[s.Name], date[s.Name] && clock[s.Name]:
+		default:
+			missing = append(missing, s.Name)
+		}
+	}
+	return missing
+}
+
+// missingFields says which data-key fields an index key lacks.
+func missingFields(fs []string) string {
+	if len(fs) == 1 {
+		return "data-key field " + strconv.Quote(fs[0]) + " is not in the index key"
+	}
+	q := make([]string, len(fs))
+	for i, f := range fs {
+		q[i] = strconv.Quote(f)
+	}
+	return "data-key fields " + strings.Join(q, ", ") + " are not in the index key"
 }
 
 func joinField(prefix, field string) string {
