@@ -1,77 +1,76 @@
-// Package dao reads and writes typed records in HBase tables declared with
-// package schema: a generic repository, Repo[T], over one table.
+// Package dao is the store of hbkit: it reads and writes typed records in
+// the tables a schema (package schema) declares, the data table and its
+// secondary indexes together. It is the one path an application writes
+// through.
 //
-// A Repo turns a record into its row key and cells with the schema's
-// explicit mapping functions (no reflection, no struct tags) and back:
+//	users, err := dao.New(client, tbl)              // tbl: a *schema.Table[User] with an index
+//	err = users.Insert(ctx, &User{UID: "u1", …})     // ErrExists if the key is taken
+//	err = users.Put(ctx, &u)                         // upsert; the index entry follows
+//	err = users.Delete(ctx, &User{UID: "u1"})
+//	byRegion, err := users.Index("users_by_region")
+//	for u, err := range byRegion.Find(ctx, dao.Eq(&User{Province: "辽宁省", Age: 20}, "province", "age")) { … }
 //
-//   - Put, Get (by the key fields of a record) and Delete;
-//   - PutBatch and DeleteBatch, with one result per record and a
-//     *BatchError naming the records that failed, in chunks of
-//     WithBatchSize;
-//   - Scan of a Query — a key prefix, a range between two records' key
-//     fields, or explicit row ranges — as an iterator of decoded records,
-//     with a limit and either direction;
-//   - Page, which returns a page and an opaque resume Token; a token
-//     handed to another query is refused with ErrTokenMismatch;
-//   - merged scans over bucketed or salted keys: a query with several
-//     ranges (one per bucket, see BucketRanges, or one per salt value of a
-//     keys.Salt layout) runs one scanner per range concurrently
-//     (WithScanConcurrency bounds the fetching), merges them in key order
-//     with a heap, or in the order of the key behind the bucket
-//     (Query.MergeSkip), stops early at the limit, and leaves no goroutine
-//     behind when the loop ends or ctx is cancelled.
+// # Writes
 //
-// SMSRepo gives the seed SMS table's queries their own calls: the messages
-// of a mobile in a time window, newest first (SMSRepo.Messages, one range
-// scan thanks to the reversed-mobile + reversed-timestamp key), and a
-// mobile's latest messages (SMSRepo.Latest).
+// A record is checked (the schema's Spec.Validate, its key, the values its
+// index keys are computed from) and encoded once, data row and index
+// entries, before anything is written; an invalid record is a
+// *ValidationError naming the field and never quoting the value. When the
+// schema declares indexes, every write goes through package index's
+// protocol, so an entry is never missing or wrong for a reader, whatever
+// fails in between. WithUnindexedWrites is the explicit escape hatch for
+// bulk loads, to be followed by Check in index.ModeRebuild.
 //
-// # Validation
+//   - Put and PutBatch are upserts; Insert and InsertBatch fail with
+//     ErrExists when a live record holds the key, as HBase's conditional
+//     write decides (no read-then-write race).
+//   - Delete and DeleteBatch remove records; a delete is a delete for
+//     every reader: Get, Scan, merged scans, index reads and counts.
+//   - Batches return one result per record and a *BatchError listing each
+//     failed record once.
 //
-// Every record is encoded whole — validators (WithValidator), row key,
-// cells — before anything is written. A record that
-// fails is rejected with a *ValidationError (errors.Is ErrInvalidRecord)
-// naming the field and the reason and wrapping the *schema.Error or
-// *keys.Error behind it. Batches validate all-or-nothing: one invalid
-// record rejects the batch and nothing is written; once validated, writes
-// are per record and the results say which ones failed.
+// # Reads
 //
-// # Secondary indexes
+//   - Get by the key fields of a record.
+//   - Scan and Page of a Query over the data table: a prefix or range of
+//     key fields (Prefix, Between, or by name: Eq, Range), or explicit row
+//     ranges; leading buckets (hash, salt, ts % N) are read one range per
+//     value and merged in key order (MergeSkip: in the order of the key
+//     behind the bucket), with a limit, a resume Token, and no goroutine
+//     left behind when the loop ends or ctx is cancelled.
+//   - Index(name) reads through an index: Find, Page and Count of the same
+//     typed queries. Every record returned is the data row's, checked
+//     against its entry.
 //
-// dao does not import an index package, and index never imports dao. A
-// table kept with a client-managed index (hbkit's package index writes a
-// data row and its entries by its own protocol) plugs in through the small
-// Writer interface: WithWriter routes the Repo's writes through it after
-// dao's validation, while reads stay dao's. The index package's tables are
-// Writers (see Writer and ExampleWithWriter):
+// SMSRepo is the seed-000 SMS store (schema.SMSTable) with the seed's
+// queries as calls: Messages, Latest, MessagesOfAccountOnDate and
+// CountPerDay, and Send, which never loses a message to another one of
+// the same mobile and millisecond.
 //
-//	ix, err := index.NewSMS(client)
-//	repo, err := dao.NewSMS(client, dao.WithWriter[schema.SMS](ix))
-//	repo.PutBatch(ctx, msgs)                  // validated here, written with index entries there
-//	repo.Messages(ctx, mobile, from, to, 0)   // data-table range scan
-//	ix.MessagesOfAccountOnDate(ctx, account, day) // index query
+// # Options
+//
+// One set of options serves the data and index tables: names
+// (WithTableNames, WithNamespace), batch and scan sizes, telemetry, and
+// the index protocol's settings. A nil, invalid or conflicting option is
+// an error from New wrapping ErrInvalidOption.
 //
 // # Who should use it
 //
-// Application code that stores records in a table whose design lives in a
-// schema.Table, and wants typed reads and writes without writing key
-// encoders, scans and batch bookkeeping by hand. Tests use it with the
-// in-memory hbase/fake.
+// Application code that stores records in tables designed with package
+// schema; tests, with the in-memory hbase/fake.
 //
 // # Who should not
 //
-// Code that moves raw rows (copy tools, the CLI's scan) should use the
-// hbase client directly: a Repo decodes every row into a T. Atomic
-// read-modify-write (check-and-mutate, increments) is not part of a Repo;
-// use the hbase client for those. dao depends only on the Client
-// interface (the data calls of hbase.DataClient), never on the concrete
-// client.
+// Code that moves raw rows (copy tools, the CLI's scans) uses the hbase
+// client directly. Package index is the protocol engine behind the store,
+// not a second way to write.
 //
 // # Errors
 //
-// Errors wrap the sentinels of this package (ErrInvalidRecord,
+// Errors wrap this package's sentinels (ErrInvalidRecord, ErrExists,
 // ErrInvalidQuery, ErrInvalidToken, ErrTokenMismatch, ErrNotAttempted,
-// ErrDecode) or the error of the hbase call, so callers use
-// errors.Is and errors.As. Messages name tables, fields and reasons, never
-// row keys or values: keys hold phone numbers.
+// ErrDecode, ErrInvalidOption, ErrUnknownIndex, ErrNoIndex) or the error
+// of the hbase call or of the index protocol (*index.StepError), so
+// callers use errors.Is and errors.As. Messages name tables, fields and
+// reasons, never row keys or values: keys hold phone numbers.
 package dao

@@ -5,10 +5,11 @@
 // A schema.Table[T] declares the data table and its indexes (for the seed
 // SMS store, schema.SMSTable: data key reversed mobile + reversed time,
 // index key hash(mobile)%10 + yyyyMMdd + md5(account) + mobile + reversed
-// time of day). New binds it to a client; Put, PutBatch, Delete and
-// DeleteBatch write records with their entries; Lookup and Count read
-// through an index; Check verifies, repairs or rebuilds. NewSMS adds the
-// seed's queries: MessagesOfAccountOnDate and CountPerDay.
+// time of day). It is the engine behind package dao's store, which is how
+// applications use it: dao.New over a schema with indexes creates a Table
+// (New, configured by a Config), hands it every write as records encoded
+// once (Table.Write: puts, inserts, deletes), and reads through it
+// (Table.Find, Table.Count); Check verifies, repairs or rebuilds.
 //
 // # Protocol
 //
@@ -67,7 +68,7 @@
 // write), when it cannot belong to a write in flight: it is verified
 // (which the protocol never leaves behind), or the data row's version has
 // passed the entry's, or the entry is older than the grace period
-// (WithGracePeriod). Check finds the same states across whole tables:
+// (Config.GracePeriod). Check finds the same states across whole tables:
 // missing (a data row whose entry is absent or unverified), orphaned and
 // stale (carried cells that disagree), and repairs them through the same
 // protocol, conditioned on the data row's version so it never undoes a
@@ -92,7 +93,7 @@
 // of verifications and deletions. The new entries do not depend on the
 // data row, so the read goes with them or is skipped:
 //
-//   - Blind (the first attempt, by default; WithBlindPuts): the rows are
+//   - Blind (the first attempt, by default; Config.NoBlindPuts): the rows are
 //     assumed absent, as they are when records are written once, and the
 //     CheckAndMutate tests that "_v" is absent. A row that exists fails
 //     it, like a concurrent writer would, and its record starts over
@@ -109,7 +110,7 @@
 // A put that moves an entry, and a delete, add one Batch marking the old
 // entries unverified. Phase 3's writes do not wait for the WAL sync
 // (AsyncWAL): losing them leaves the state a writer dying before phase 3
-// leaves. By default phase 3 is not waited for either (WithAsyncVerify):
+// leaves. By default phase 3 is not waited for either (Config.SyncVerify):
 // a call returns once its data rows are written, and a background sender
 // sends the phase-3 writes of all calls of the Table in shared Batches;
 // Flush waits for them, and Check flushes the queue of its own Table
@@ -166,7 +167,7 @@
 //
 // # Limits
 //
-// Versions come from the writers' clocks (WithClock), as HBase's own cell
+// Versions come from the writers' clocks (Config.Clock), as HBase's own cell
 // timestamps come from the region servers'. A record written again after
 // its tombstone was removed, by a writer whose clock lags the deleter's by
 // more than the grace period, can be hidden by the old delete markers, data
@@ -176,18 +177,26 @@
 // whose key it alone derives (the SMS index key ends with the data key's
 // fields).
 //
+// Inserts (OpInsert) are puts whose first attempt is always blind: the
+// conditional data-row write on an absent version cell decides whether the
+// key is free, and a lost attempt that finds a live record ends with
+// ErrExists (over a tombstone it goes on, above the tombstone's version).
+// Like any abandoned blind attempt, it leaves the existing record's entry
+// rewritten unverified, which readers check and Check repairs.
+//
 // # Who should use it
 //
-// Applications that keep an index table next to a data table and want the
-// pair to stay consistent without a server-side coprocessor: the SMS store
-// of the seeds, or any schema.Table whose IndexSpec carries the data row
-// key (RowKeyQualifier). The package depends only on the narrow Client
-// interface, which the real client, the fake (hbase/fake) and the mock
-// (hbase/hbasemock) satisfy.
+// Package dao, whose store drives this engine for every schema with
+// indexes (each IndexSpec must carry the data row key, RowKeyQualifier;
+// schema.New already refuses an index key that does not determine one
+// record). The package depends only on the narrow Client interface, which
+// the real client, the fake (hbase/fake) and the mock (hbase/hbasemock)
+// satisfy.
 //
 // # Who should not
 //
-// Code that writes the data table by other means (a plain dao, bulk loads)
-// bypasses the protocol: run Check with ModeRepair or ModeRebuild
-// afterwards. Tables without indexes need none of this; use the dao layer.
+// Applications: they open a dao store, which is the one way to write an
+// indexed table. Code that writes the data table by other means (dao's
+// WithUnindexedWrites, bulk loads, other clients) bypasses the protocol:
+// run Check with ModeRepair or ModeRebuild afterwards.
 package index
