@@ -399,3 +399,22 @@ func (op writeOp) String() string {
 	}
 	return "put"
 }
+
+// Tables returns the store's tables as they are on the cluster, under the
+// names the options gave them: the data table, then its index tables. Hand
+// them to admin.EnsureTables to create them pre-split.
+func (r *Repo[T]) Tables() []schema.Definition {
+	out := []schema.Definition{r.renamed(r.t, r.name)}
+	for _, ix := range r.t.Indexes() {
+		out = append(out, r.renamed(ix, r.indexes[ix.Name().String()].name))
+	}
+	return out
+}
+
+func (r *Repo[T]) renamed(d schema.Definition, name string) schema.Definition {
+	tn, err := schema.ParseTableName(name)
+	if err != nil {
+		return d // names were checked by New
+	}
+	return schema.Renamed(d, tn)
+}
