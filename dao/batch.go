@@ -49,7 +49,9 @@ func (r *Repo[T]) DeleteBatch(ctx context.Context, keys []*T) ([]error, error) {
 }
 
 // batch encodes every record once, then sends them in chunks.
-func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) ([]error, error) {
+func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, err error) {
+	ctx, span := r.span(ctx, op, len(recs))
+	defer func() { end(span, err) }()
 	results := make([]error, len(recs))
 	encoded := make([]schema.Record, len(recs))
 	rows := make([]*schema.Record, len(recs))

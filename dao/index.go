@@ -89,7 +89,7 @@ func (x *Index[T]) find(ctx context.Context, p *plan, fn func(key []byte, rec *T
 		return nil
 	}
 	n := 0
-	return x.r.ix.Find(ctx, x.declared, ranges, func(key []byte, rec *T) bool {
+	err := x.r.ix.Find(ctx, x.declared, ranges, func(key []byte, rec *T) bool {
 		if err := ctx.Err(); err != nil {
 			return false
 		}
@@ -99,6 +99,10 @@ func (x *Index[T]) find(ctx context.Context, p *plan, fn func(key []byte, rec *T
 		}
 		return p.limit == 0 || n < p.limit
 	})
+	if err == nil {
+		err = ctx.Err() // a read stopped by ctx is not a complete one
+	}
+	return err
 }
 
 // Page returns up to size records of q through the index after q.Resume,

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/keys"
@@ -44,8 +46,9 @@ type Repo[T any] struct {
 	indexes   map[string]*Index[T]
 	// cols maps family then qualifier to the strings the schema uses, so
 	// decoding converts no bytes to strings.
-	cols map[string]map[string]colName
-	recs sync.Pool // *schema.Record for single-record writes
+	cols   map[string]map[string]colName
+	recs   sync.Pool // *schema.Record for single-record writes
+	tracer trace.Tracer
 }
 
 type colName struct{ family, qualifier string }
@@ -97,7 +100,8 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	r := &Repo[T]{
 		c: c, t: table, name: tn.String(),
 		batchSize: o.batchSize, conc: o.concurrency, caching: o.caching, unindexed: o.unindexed,
-		cols: make(map[string]map[string]colName),
+		cols:   make(map[string]map[string]colName),
+		tracer: newTracer(o.ix.TracerProvider),
 	}
 	if len(ixs) > 0 {
 		cfg := o.ix
@@ -230,10 +234,15 @@ func (r *Repo[T]) Delete(ctx context.Context, key *T) error {
 }
 
 // one runs a single-record write.
-func (r *Repo[T]) one(ctx context.Context, op writeOp, v *T) error {
+func (r *Repo[T]) one(ctx context.Context, op writeOp, v *T) (err error) {
+	ctx, span := r.span(ctx, op, 1)
+	defer func() { end(span, err) }()
 	rec := r.recs.Get().(*schema.Record)
-	defer r.recs.Put(rec)
-	var err error
+	if !r.indexed() {
+		// The index protocol's background verification (WithAsyncVerify)
+		// still points into rec after the write returns: no reuse then.
+		defer r.recs.Put(rec)
+	}
 	if op == opDelete {
 		err = r.encodeKey(v, rec)
 	} else {

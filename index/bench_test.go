@@ -58,7 +58,7 @@ const benchRound = 10
 func benchPut(b *testing.B, be backend, plainTable, plainIndex string, batch int) {
 	ctx := context.Background()
 	s := be.sms(b)
-	st := s.Schema()
+	st := s.Table()
 	ix := st.Indexes()[0]
 	var plain, indexed, floor time.Duration
 	var recs int
@@ -95,7 +95,7 @@ func benchPut(b *testing.B, be backend, plainTable, plainIndex string, batch int
 		})
 		timed(&indexed, func() {
 			for range benchRound {
-				if err := s.PutBatch(ctx, benchRecords(batch)); err != nil {
+				if _, err := s.PutBatch(ctx, benchRecords(batch)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -127,7 +127,7 @@ func benchQuery(b *testing.B, be backend) {
 	for i := range 200 {
 		rs = append(rs, msg(500000+i, "query-bench", time.Duration(i)*time.Minute))
 	}
-	if err := s.PutBatch(ctx, rs); err != nil {
+	if _, err := s.PutBatch(ctx, rs); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("MessagesOfAccountOnDate", func(b *testing.B) {

@@ -6,15 +6,17 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
 )
 
-// The seed SMS store on the in-memory fake: write messages, ask for an
+// The seed SMS store (package dao), whose writes run through this
+// package's protocol, on the in-memory fake: write messages, ask for an
 // account's messages of a day and its counts per day, and verify that
 // the index agrees with the data table.
-func ExampleSMS() {
+func Example() {
 	ctx := context.Background()
 	c, _ := fake.New()
 	defer c.Close()
@@ -22,13 +24,13 @@ func ExampleSMS() {
 		fmt.Println(err)
 		return
 	}
-	s, err := index.NewSMS(c)
+	s, err := dao.NewSMS(c)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	day := time.Date(2024, 3, 5, 0, 0, 0, 0, time.UTC)
-	err = s.PutBatch(ctx, []*schema.SMS{
+	_, err = s.PutBatch(ctx, []*schema.SMS{
 		{Mobile: "13812345678", SentAt: day.Add(9 * time.Hour), Account: "acme", Content: "hello"},
 		{Mobile: "13900001111", SentAt: day.Add(17 * time.Hour), Account: "acme", Content: "bye"},
 		{Mobile: "13700002222", SentAt: day.Add(25 * time.Hour), Account: "acme", Content: "next day"},
@@ -47,7 +49,7 @@ func ExampleSMS() {
 		fmt.Println(dc.Date.Format(time.DateOnly), dc.Count)
 	}
 	err = s.Put(ctx, &schema.SMS{Mobile: "138123", SentAt: day, Account: "acme"})
-	fmt.Println(err != nil && errors.Is(err, index.ErrInvalidRecord))
+	fmt.Println(err != nil && errors.Is(err, dao.ErrInvalidRecord))
 	rep, _ := s.Check(ctx, index.ModeVerify)
 	fmt.Printf("rows %d, entries %d, clean %v\n", rep.DataRows, rep.Entries, rep.Clean())
 	// Output:

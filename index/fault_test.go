@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -41,12 +42,12 @@ func TestConcurrentWritersSameRecord(t *testing.T) {
 // Each case uses its own record and accounts in the backend's tables.
 func testKillBetweenWrites(t *testing.T, b backend) {
 	ctx := context.Background()
-	put := func(s *index.SMS, m *schema.SMS) error { return s.Put(ctx, m) }
-	del := func(s *index.SMS, m *schema.SMS) error { return s.Delete(ctx, m) }
+	put := func(s *dao.SMSRepo, m *schema.SMS) error { return s.Put(ctx, m) }
+	del := func(s *dao.SMSRepo, m *schema.SMS) error { return s.Delete(ctx, m) }
 	type scenario struct {
 		name  string
 		prior bool // the record exists before the faulty write
-		op    func(s *index.SMS, m *schema.SMS) error
+		op    func(s *dao.SMSRepo, m *schema.SMS) error
 		edit  func(m *schema.SMS)
 		gone  bool // the faulty write deletes the record
 	}
@@ -57,7 +58,7 @@ func testKillBetweenWrites(t *testing.T, b backend) {
 		{"delete", true, del, func(*schema.SMS) {}, true},
 	}
 	clk := &clock{}
-	healthy := b.sms(t, index.WithClock(clk.now), index.WithReadRepair(false))
+	healthy := b.sms(t, dao.WithClock(clk.now), dao.WithReadRepair(false))
 	rows := int64(0)
 	n := 0
 	// Puts run blind (their first attempt assumes the row absent) and
@@ -74,7 +75,7 @@ func testKillBetweenWrites(t *testing.T, b backend) {
 					after := *before
 					sc.edit(&after)
 					hook, fired := killAt(phase)
-					faulty := b.sms(t, index.WithClock(clk.now), index.WithHook(hook), index.WithBlindPuts(blind))
+					faulty := b.sms(t, dao.WithClock(clk.now), dao.WithHook(hook), dao.WithBlindPuts(blind))
 					if sc.prior {
 						if err := healthy.Put(ctx, before); err != nil {
 							t.Fatal(err)
@@ -133,7 +134,7 @@ func testKillBetweenWrites(t *testing.T, b backend) {
 }
 
 // checkReaders compares both seed queries with the truth.
-func checkReaders(t *testing.T, s *index.SMS, truth map[string][]string) {
+func checkReaders(t *testing.T, s *dao.SMSRepo, truth map[string][]string) {
 	t.Helper()
 	for acct, want := range truth {
 		assertMessages(t, s, acct, want)
@@ -160,7 +161,7 @@ func testConcurrentWriters(t *testing.T, b backend, writers, rounds int) {
 	var conflicts atomic.Int64
 	for w := range writers {
 		go func() {
-			s := b.sms(t, index.WithMaxAttempts(1000), index.WithHook(func(st index.Step) error {
+			s := b.sms(t, dao.WithMaxAttempts(1000), dao.WithHook(func(st index.Step) error {
 				if st.Phase == index.PhaseUnverified && st.Attempt > 1 {
 					conflicts.Add(1)
 				}
@@ -229,7 +230,7 @@ func testConcurrentWriters(t *testing.T, b backend, writers, rounds int) {
 	}
 	later := &clock{}
 	later.advance(2 * time.Minute)
-	if _, err := b.sms(t, index.WithClock(later.now)).Check(ctx, index.ModeRepair); err != nil {
+	if _, err := b.sms(t, dao.WithClock(later.now)).Check(ctx, index.ModeRepair); err != nil {
 		t.Fatal(err)
 	}
 	if rep, err = s.Check(ctx, index.ModeVerify); err != nil || !rep.Clean() || rep.DataRows != rep.Entries {

@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/index"
+	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -20,7 +22,7 @@ var day0 = time.Date(2024, 3, 5, 0, 0, 0, 0, time.UTC)
 // backend is a cluster (the fake, or a real HBase in the integration
 // tests) holding a pair of SMS tables under its own names.
 type backend struct {
-	c     index.Client
+	c     dao.Client
 	data  string
 	index string
 }
@@ -29,16 +31,17 @@ func (b backend) names() map[string]string {
 	return map[string]string{schema.SMSTableName: b.data, schema.SMSIndexTableName: b.index}
 }
 
-// sms returns an SMS store over the backend's tables.
-func (b backend) sms(t testing.TB, opts ...index.Option) *index.SMS {
+// sms returns an SMS store over the backend's tables; its writes run
+// through the index protocol.
+func (b backend) sms(t testing.TB, opts ...dao.Option) *dao.SMSRepo {
 	t.Helper()
 	return b.smsOver(t, b.c, opts...)
 }
 
 // smsOver is sms through another client (a mock in front of the backend).
-func (b backend) smsOver(t testing.TB, c index.Client, opts ...index.Option) *index.SMS {
+func (b backend) smsOver(t testing.TB, c dao.Client, opts ...dao.Option) *dao.SMSRepo {
 	t.Helper()
-	s, err := index.NewSMS(c, append([]index.Option{index.WithTableNames(b.names())}, opts...)...)
+	s, err := dao.NewSMS(c, append([]dao.Option{dao.WithTableNames(b.names())}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +109,7 @@ func mobiles(ms []schema.SMS) []string {
 }
 
 // assertMessages checks the messages of account on day0, newest first.
-func assertMessages(t testing.TB, s *index.SMS, account string, want []string) {
+func assertMessages(t testing.TB, s *dao.SMSRepo, account string, want []string) {
 	t.Helper()
 	got, err := s.MessagesOfAccountOnDate(context.Background(), account, day0)
 	if err != nil {
@@ -123,7 +126,7 @@ func assertMessages(t testing.TB, s *index.SMS, account string, want []string) {
 }
 
 // assertClean runs a verify and wants no divergence and rows data rows.
-func assertClean(t testing.TB, s *index.SMS, rows int64) {
+func assertClean(t testing.TB, s *dao.SMSRepo, rows int64) {
 	t.Helper()
 	rep, err := s.Check(context.Background(), index.ModeVerify)
 	if err != nil {
@@ -153,4 +156,63 @@ func assertEmpty(t testing.TB, b backend) {
 			t.Errorf("%s: %d rows, want none", table, n)
 		}
 	}
+}
+
+// smsTable returns the seed SMS schema (schema.SMSTable) with validate as
+// its check (Spec.Validate).
+func smsTable(validate func(*schema.SMS) error) (*schema.Table[schema.SMS], error) {
+	mobile := func(s *schema.SMS) string { return s.Mobile }
+	setMobile := func(s *schema.SMS, v string) { s.Mobile = v }
+	seq := func(s *schema.SMS) uint64 { return s.Seq }
+	setSeq := func(s *schema.SMS, v uint64) { s.Seq = v }
+	dataKey, err := keys.NewLayout(
+		keys.ReversedDigits("mobile", schema.SMSMobileWidth, mobile, setMobile),
+		keys.ReversedTimestamp("sent",
+			func(s *schema.SMS) int64 { return s.SentAt.UnixMilli() },
+			func(s *schema.SMS, ms int64) { s.SentAt = time.UnixMilli(ms).UTC() }),
+		keys.Unique("unique", schema.SMSSeqWidth, seq, setSeq),
+	)
+	if err != nil {
+		return nil, err
+	}
+	indexKey, err := keys.NewLayout(
+		keys.HashBucket("bucket", schema.SMSIndexBuckets, mobile, nil),
+		keys.Date("day", func(s *schema.SMS) time.Time { return s.SentAt.UTC() }, nil),
+		keys.MD5Hex("account_md5", schema.SMSAccountMD5Hex, func(s *schema.SMS) string { return s.Account }),
+		keys.Digits("mobile", schema.SMSMobileWidth, mobile, setMobile),
+		keys.ReversedTimeOfDay("time", func(s *schema.SMS) time.Duration { return keys.TimeOfDay(s.SentAt.UTC()) }, nil),
+		keys.Unique("unique", schema.SMSSeqWidth, seq, setSeq),
+	)
+	if err != nil {
+		return nil, err
+	}
+	fam := schema.Family{Name: "cf", BloomFilter: schema.BloomRow, Versions: 1, Compression: schema.CompressionSnappy}
+	ixFam := fam
+	ixFam.DataBlockEncoding = schema.EncodingFastDiff
+	return schema.New(schema.Spec[schema.SMS]{
+		Name:     schema.SMSTableName,
+		Validate: validate,
+		Families: []schema.Family{fam},
+		Key:      dataKey,
+		Splits:   schema.Splits{Regions: schema.SMSRegions},
+		Columns: []schema.Column[schema.SMS]{
+			schema.StringColumn("account", "cf", "a",
+				func(s *schema.SMS) string { return s.Account }, func(s *schema.SMS, v string) { s.Account = v }),
+			schema.StringColumn("content", "cf", "c",
+				func(s *schema.SMS) string { return s.Content }, func(s *schema.SMS, v string) { s.Content = v }),
+			schema.BoolColumn("delivered", "cf", "d",
+				func(s *schema.SMS) bool { return s.Delivered }, func(s *schema.SMS, v bool) { s.Delivered = v }),
+		},
+		Indexes: []schema.IndexSpec[schema.SMS]{{
+			Name:     schema.SMSIndexTableName,
+			Families: []schema.Family{ixFam},
+			Key:      indexKey,
+			From: map[string]string{
+				"bucket": "mobile", "day": "sent", "account_md5": "account", "time": "sent",
+			},
+			Splits:          schema.Splits{Regions: schema.SMSIndexBuckets},
+			Columns:         []string{"delivered"},
+			RowKeyQualifier: "row",
+		}},
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
@@ -37,7 +38,7 @@ func testPutQueryCount(t *testing.T, b backend) {
 		}
 		batch = append(batch, msg(n, acct, time.Duration(n)*time.Hour))
 	}
-	if err := s.PutBatch(ctx, batch); err != nil {
+	if _, err := s.PutBatch(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.MessagesOfAccountOnDate(ctx, "acme", day0)
@@ -107,22 +108,25 @@ func TestBadRecordsRejectedBeforeAnyWrite(t *testing.T) {
 		{"short mobile", func(m *schema.SMS) { m.Mobile = "138" }, "mobile"},
 		{"missing account", func(m *schema.SMS) { m.Account = "" }, "account"},
 		{"timestamp before 1970", func(m *schema.SMS) { m.SentAt = time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC) }, "sent"},
-		{"timestamp after 9999", func(m *schema.SMS) { m.SentAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, "day"},
+		// The table's check (schema.ValidateSMS) names the record field on
+		// every path; the index key's "day" segment used to name it on
+		// the index writer's path alone (issue 14, failure 7).
+		{"timestamp after 9999", func(m *schema.SMS) { m.SentAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, "sent"},
 		{"sequence too wide", func(m *schema.SMS) { m.Seq = 0x10000 }, "unique"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b, _ := newFakeBackend(t)
-			s := b.sms(t, index.WithHook(func(st index.Step) error {
+			s := b.sms(t, dao.WithHook(func(st index.Step) error {
 				t.Errorf("write attempted: %+v", st)
 				return nil
 			}))
 			m := msg(1, "acme", time.Hour)
 			tc.edit(m)
 			err := s.Put(ctx, m)
-			var re *index.RecordError
-			if !errors.Is(err, index.ErrInvalidRecord) || !errors.As(err, &re) {
-				t.Fatalf("got %v, want a *RecordError", err)
+			var re *dao.ValidationError
+			if !errors.Is(err, dao.ErrInvalidRecord) || !errors.As(err, &re) {
+				t.Fatalf("got %v, want a *dao.ValidationError", err)
 			}
 			if re.Field != tc.field {
 				t.Errorf("field: got %q, want %q", re.Field, tc.field)
@@ -146,11 +150,11 @@ func TestWriterBehindTheRow(t *testing.T) {
 			ahead.advance(time.Hour)
 			behind.advance(-time.Hour)
 			m := msg(11, "acme", time.Hour)
-			if err := b.sms(t, index.WithClock(ahead.now)).Put(ctx, m); err != nil {
+			if err := b.sms(t, dao.WithClock(ahead.now)).Put(ctx, m); err != nil {
 				t.Fatal(err)
 			}
 			var attempts int
-			slow := b.sms(t, index.WithClock(behind.now), index.WithBlindPuts(blind), index.WithHook(func(st index.Step) error {
+			slow := b.sms(t, dao.WithClock(behind.now), dao.WithBlindPuts(blind), dao.WithHook(func(st index.Step) error {
 				if st.Phase == index.PhaseUnverified {
 					attempts++
 				}
@@ -181,11 +185,11 @@ func TestReadRepair(t *testing.T) {
 	ctx := context.Background()
 	b, _ := newFakeBackend(t)
 	clk := &clock{}
-	kill := func(phase index.Phase) *index.SMS {
+	kill := func(phase index.Phase) *dao.SMSRepo {
 		hook, _ := killAt(phase)
-		return b.sms(t, index.WithClock(clk.now), index.WithHook(hook))
+		return b.sms(t, dao.WithClock(clk.now), dao.WithHook(hook))
 	}
-	reader := b.sms(t, index.WithClock(clk.now))
+	reader := b.sms(t, dao.WithClock(clk.now))
 	valid, orphan := msg(1, "acme", time.Hour), msg(2, "acme", 2*time.Hour)
 	if err := kill(index.PhaseVerify).Put(ctx, valid); !errors.Is(err, index.ErrAborted) {
 		t.Fatal(err)
@@ -218,14 +222,14 @@ func TestRepairNeverUndoesALiveWrite(t *testing.T) {
 	b, _ := newFakeBackend(t)
 	m := msg(5, "acme", time.Hour)
 	hook, _ := killAt(index.PhaseVerify)
-	if err := b.sms(t, index.WithHook(hook)).Put(ctx, m); !errors.Is(err, index.ErrAborted) {
+	if err := b.sms(t, dao.WithHook(hook)).Put(ctx, m); !errors.Is(err, index.ErrAborted) {
 		t.Fatal(err) // leaves the entry unverified: repair will rewrite it
 	}
-	live := b.sms(t, index.WithAsyncVerify(false)) // its put completes inside the repair
+	live := b.sms(t, dao.WithAsyncVerify(false)) // its put completes inside the repair
 	updated := *m
 	updated.Account = "globex"
 	var once bool
-	repairer := b.sms(t, index.WithHook(func(st index.Step) error {
+	repairer := b.sms(t, dao.WithHook(func(st index.Step) error {
 		if st.Phase == index.PhaseUnverified && !once {
 			once = true
 			return live.Put(ctx, &updated) // lands after repair read the row
@@ -254,7 +258,7 @@ func TestDeleteThenRewriteAtOnce(t *testing.T) {
 func testDeleteThenRewriteAtOnce(t *testing.T, b backend) {
 	ctx := context.Background()
 	frozen := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
-	s := b.sms(t, index.WithClock(func() time.Time { return frozen }))
+	s := b.sms(t, dao.WithClock(func() time.Time { return frozen }))
 	before, err := s.Check(ctx, index.ModeVerify)
 	if err != nil {
 		t.Fatal(err)
@@ -287,7 +291,7 @@ func TestRewriteAfterDeleteByAnotherWriter(t *testing.T) {
 	frozen.Store(day0.UnixMilli())
 	now := func() time.Time { return time.UnixMilli(frozen.Load()) }
 	// Each writer sends its last writes before returning (a writer done).
-	writer := func() *index.SMS { return b.sms(t, index.WithClock(now), index.WithAsyncVerify(false)) }
+	writer := func() *dao.SMSRepo { return b.sms(t, dao.WithClock(now), dao.WithAsyncVerify(false)) }
 	m := msg(8, "acme", time.Hour)
 	if err := writer().Put(ctx, m); err != nil {
 		t.Fatal(err)
@@ -324,7 +328,7 @@ func TestRewriteAfterDeleteByAnotherWriter(t *testing.T) {
 // firstActions records the type of the first action of every Batch sent
 // through it.
 type firstActions struct {
-	index.Client
+	dao.Client
 	seen []string
 }
 
@@ -353,7 +357,7 @@ func TestBlindPuts(t *testing.T) {
 	ctx := context.Background()
 	b, _ := newFakeBackend(t)
 	rec := &firstActions{Client: b.c}
-	s := b.smsOver(t, rec, index.WithAsyncVerify(false))
+	s := b.smsOver(t, rec, dao.WithAsyncVerify(false))
 	batch := func(account string) []*schema.SMS {
 		var out []*schema.SMS
 		for i := range 10 {
@@ -361,7 +365,7 @@ func TestBlindPuts(t *testing.T) {
 		}
 		return out
 	}
-	if err := s.PutBatch(ctx, batch("acme")); err != nil {
+	if _, err := s.PutBatch(ctx, batch("acme")); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"*hbase.Put", "*hbase.CheckAndMutate", "*hbase.Put"}; !slices.Equal(rec.seen, want) {
@@ -370,7 +374,7 @@ func TestBlindPuts(t *testing.T) {
 	// Updates: the blind attempt loses every conditional write, the
 	// records start over reading first.
 	rec.seen = nil
-	if err := s.PutBatch(ctx, batch("globex")); err != nil {
+	if _, err := s.PutBatch(ctx, batch("globex")); err != nil {
 		t.Fatal(err)
 	}
 	if rec.reads() != 1 || rec.seen[0] != "*hbase.Put" || rec.seen[1] != "*hbase.CheckAndMutate" {
@@ -379,7 +383,7 @@ func TestBlindPuts(t *testing.T) {
 	// The next 16 batches read first; the 17th is blind again.
 	for i := range 17 {
 		rec.seen = nil
-		if err := s.PutBatch(ctx, batch(fmt.Sprintf("acct-%d", i))); err != nil {
+		if _, err := s.PutBatch(ctx, batch(fmt.Sprintf("acct-%d", i))); err != nil {
 			t.Fatal(err)
 		}
 		if readFirst := rec.seen[0] == "*hbase.Get"; readFirst != (i < 16) {

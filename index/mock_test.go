@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/mock/gomock"
 
+	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/hbase/hbasemock"
@@ -98,7 +99,7 @@ func TestPartialBatchFailures(t *testing.T) {
 					}
 					return append(res, rest...), be
 				}).AnyTimes()
-			healthy := b.sms(t, index.WithClock(clk.now))
+			healthy := b.sms(t, dao.WithClock(clk.now))
 			if err := healthy.Put(ctx, msg(1, "acme", time.Hour)); err != nil {
 				t.Fatal(err)
 			}
@@ -106,10 +107,10 @@ func TestPartialBatchFailures(t *testing.T) {
 			// version on its first attempt, so its Batches are the ones
 			// above.
 			clk.advance(time.Millisecond)
-			faulty := b.smsOver(t, m, index.WithClock(clk.now), index.WithBlindPuts(tc.blind), index.WithAsyncVerify(false))
+			faulty := b.smsOver(t, m, dao.WithClock(clk.now), dao.WithBlindPuts(tc.blind), dao.WithAsyncVerify(false))
 			moved := msg(1, "globex", time.Hour)
-			err := faulty.PutBatch(ctx, []*schema.SMS{moved, msg(2, "acme", 2*time.Hour)})
-			var be *index.BatchError
+			_, err := faulty.PutBatch(ctx, []*schema.SMS{moved, msg(2, "acme", 2*time.Hour)})
+			var be *dao.BatchError
 			if !errors.As(err, &be) || !errors.Is(err, errInjected) {
 				t.Fatalf("got %v, want a *BatchError with the injected failure", err)
 			}
@@ -143,7 +144,7 @@ func TestLostRaceRetries(t *testing.T) {
 			return c.Batch(ctx, acts)
 		}).AnyTimes()
 	var attempts []int
-	s := b.smsOver(t, m, index.WithHook(func(st index.Step) error {
+	s := b.smsOver(t, m, dao.WithHook(func(st index.Step) error {
 		if st.Phase == index.PhaseData {
 			attempts = append(attempts, st.Attempt)
 		}
@@ -199,14 +200,14 @@ func TestDataWriteFails(t *testing.T) {
 						}
 						return failAll(acts, errInjected)
 					}).AnyTimes()
-				healthy := b.sms(t, index.WithClock(clk.now), index.WithReadRepair(false))
+				healthy := b.sms(t, dao.WithClock(clk.now), dao.WithReadRepair(false))
 				if !insert {
 					if err := healthy.Put(ctx, msg(1, "acme", time.Hour)); err != nil {
 						t.Fatal(err)
 					}
 				}
 				moved := msg(1, "globex", time.Hour)
-				err := b.smsOver(t, m, index.WithClock(clk.now), index.WithBlindPuts(insert)).Put(ctx, moved)
+				err := b.smsOver(t, m, dao.WithClock(clk.now), dao.WithBlindPuts(insert)).Put(ctx, moved)
 				var se *index.StepError
 				if !errors.As(err, &se) || se.Step.Phase != index.PhaseData || !errors.Is(err, errInjected) {
 					t.Fatalf("got %v, want a *StepError at the data write", err)

@@ -10,6 +10,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/index"
 )
 
@@ -18,14 +19,14 @@ func TestSpans(t *testing.T) {
 	b, _ := newFakeBackend(t)
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	s := b.sms(t, index.WithTracerProvider(tp))
+	s := b.sms(t, dao.WithTracerProvider(tp))
 	m := msg(1, "acme", time.Hour)
 	if err := s.Put(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	bad := *m
 	bad.Mobile = "x"
-	if err := s.Put(ctx, &bad); !errors.Is(err, index.ErrInvalidRecord) {
+	if err := s.Put(ctx, &bad); !errors.Is(err, dao.ErrInvalidRecord) {
 		t.Fatal(err)
 	}
 	if _, err := s.MessagesOfAccountOnDate(ctx, "acme", day0); err != nil {

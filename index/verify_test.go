@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/mock/gomock"
 
+	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
@@ -61,10 +62,10 @@ func TestAsyncVerify(t *testing.T) {
 	}
 	// Two calls: the second's verifications queue behind the first's,
 	// which the sender holds.
-	if err := s.PutBatch(ctx, recs[:10]); err != nil {
+	if _, err := s.PutBatch(ctx, recs[:10]); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PutBatch(ctx, recs[10:]); err != nil {
+	if _, err := s.PutBatch(ctx, recs[10:]); err != nil {
 		t.Fatal(err)
 	}
 	want := mobiles(func() []schema.SMS {
@@ -74,8 +75,8 @@ func TestAsyncVerify(t *testing.T) {
 		}
 		return out
 	}())
-	assertMessages(t, b.sms(t, index.WithReadRepair(false)), "acme", want)
-	days, err := b.sms(t, index.WithReadRepair(false)).CountPerDay(ctx, "acme", day0, day0)
+	assertMessages(t, b.sms(t, dao.WithReadRepair(false)), "acme", want)
+	days, err := b.sms(t, dao.WithReadRepair(false)).CountPerDay(ctx, "acme", day0, day0)
 	if err != nil || len(days) != 1 || days[0].Count != 20 {
 		t.Fatalf("count while unverified: %v, %v", days, err)
 	}
@@ -125,7 +126,7 @@ func TestAsyncVerifyFails(t *testing.T) {
 		t.Fatalf("second Flush: %v, want nil", err)
 	}
 	healthy := b.sms(t)
-	assertMessages(t, b.sms(t, index.WithReadRepair(false)), "acme", []string{rec.Mobile})
+	assertMessages(t, b.sms(t, dao.WithReadRepair(false)), "acme", []string{rec.Mobile})
 	rep, err := healthy.Check(ctx, index.ModeVerify)
 	if err != nil || rep.Missing != 1 {
 		t.Fatalf("verify: %+v, %v; want the unverified entry missing", rep, err)
@@ -137,7 +138,7 @@ func TestAsyncVerifyFails(t *testing.T) {
 }
 
 // TestAsyncVerifyConcurrentCalls: many goroutines writing through one
-// Table share the background sender; after Flush everything is verified.
+// store share the background sender; after Flush everything is verified.
 func TestAsyncVerifyConcurrentCalls(t *testing.T) {
 	ctx := context.Background()
 	b, _ := newFakeBackend(t)
@@ -149,7 +150,7 @@ func TestAsyncVerifyConcurrentCalls(t *testing.T) {
 			defer wg.Done()
 			for i := range 10 {
 				n := 1000 + g*100 + i*3
-				if err := s.PutBatch(ctx, []*schema.SMS{msg(n, "acme", time.Duration(n)*time.Second), msg(n+1, "acme", time.Duration(n+1)*time.Second)}); err != nil {
+				if _, err := s.PutBatch(ctx, []*schema.SMS{msg(n, "acme", time.Duration(n)*time.Second), msg(n+1, "acme", time.Duration(n+1)*time.Second)}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -166,7 +167,7 @@ func TestAsyncVerifyConcurrentCalls(t *testing.T) {
 	}
 }
 
-// TestSameMillisecondWriters: two Tables (two processes) write one record
+// TestSameMillisecondWriters: two stores (two processes) write one record
 // in the same millisecond, so their phase-1 entries share a timestamp and
 // the loser's lands last; the winner's verification rewrites the entry
 // whole, so the verified entry carries the winner's values even when the
@@ -179,9 +180,9 @@ func TestSameMillisecondWriters(t *testing.T) {
 	winnerMsg := *loserMsg
 	winnerMsg.Delivered = true // a carried column: same entry key, other values
 	hook, fired := killAt(index.PhaseData)
-	loser := b.sms(t, index.WithClock(frozen), index.WithHook(hook))
+	loser := b.sms(t, dao.WithClock(frozen), dao.WithHook(hook))
 	var loserErr error
-	winner := b.sms(t, index.WithClock(frozen), index.WithHook(func(st index.Step) error {
+	winner := b.sms(t, dao.WithClock(frozen), dao.WithHook(func(st index.Step) error {
 		if st.Phase == index.PhaseData && st.Attempt == 1 && !fired.Load() {
 			// After the winner's phase 1: the loser's phase 1 lands at the
 			// same timestamp, then the loser dies.
@@ -199,7 +200,7 @@ func TestSameMillisecondWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertClean(t, b.sms(t), 1)
-	got, err := b.sms(t, index.WithReadRepair(false)).MessagesOfAccountOnDate(ctx, "acme", day0)
+	got, err := b.sms(t, dao.WithReadRepair(false)).MessagesOfAccountOnDate(ctx, "acme", day0)
 	if err != nil || len(got) != 1 || !got[0].Delivered {
 		t.Fatalf("after the race: %+v, %v; want the winner's record", got, err)
 	}
@@ -215,10 +216,46 @@ func TestBlindAttemptIsNoConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Account = "globex"
-	s := b.sms(t, index.WithMaxAttempts(1))
+	s := b.sms(t, dao.WithMaxAttempts(1))
 	if err := s.Put(ctx, m); err != nil {
 		t.Fatalf("update with one attempt after a blind one: %v", err)
 	}
 	assertMessages(t, s, "globex", []string{m.Mobile})
 	assertClean(t, s, 1)
+}
+
+// TestAsyncVerifyOwnsItsWrites: the verifications of single-record puts
+// sent in the background after the puts returned still name each put's
+// own entry, whatever the caller wrote in between: every entry ends up
+// verified.
+func TestAsyncVerifyOwnsItsWrites(t *testing.T) {
+	ctx := context.Background()
+	b, c := newFakeBackend(t)
+	m := scripted(t, c)
+	release := make(chan struct{})
+	m.EXPECT().Batch(gomock.Any(), gomock.Any()).DoAndReturn(
+		func(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
+			if verification(b, acts) {
+				<-release
+			}
+			return c.Batch(ctx, acts)
+		}).AnyTimes()
+	s := b.smsOver(t, m)
+	var want []string
+	for i := range 10 {
+		rec := msg(980+i, "acme", time.Duration(i)*time.Minute)
+		if err := s.Put(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		want = append([]string{rec.Mobile}, want...)
+	}
+	close(release)
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := b.sms(t).Check(ctx, index.ModeVerify)
+	if err != nil || !rep.Clean() || rep.Entries != 10 {
+		t.Fatalf("after Flush: %+v, %v; want 10 verified entries", rep, err)
+	}
+	assertMessages(t, b.sms(t), "acme", want)
 }

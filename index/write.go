@@ -38,20 +38,18 @@ type item[T any] struct {
 // row's conditional write) or OpDelete (only recs[i].Data.Key is read;
 // deleting a missing record is not an error). The records must have been
 // encoded by the table's schema (schema.Table.EncodeRecord) and have
-// distinct row keys. The write shares each phase's round trip between
+// distinct row keys, and stay untouched after Write returns: the
+// background verification (Config.SyncVerify off) sends cells that alias
+// them. The write runs under the caller's span (retries are events on
+// it). It shares each phase's round trip between
 // all records (see Cost in the package documentation).
 //
 // It returns one error per record, nil for those written, or a nil slice
 // when all were. A record's error is a *StepError (the phase it failed
 // at), or wraps ErrConflict, ErrExists or the context's error.
 func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (errs []error) {
-	name := "put"
 	switch op {
-	case OpInsert:
-		name = "insert"
-	case OpDelete:
-		name = "delete"
-	case OpPut:
+	case OpPut, OpInsert, OpDelete:
 	default:
 		errs = make([]error, len(recs))
 		for i := range errs {
@@ -59,7 +57,6 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 		}
 		return errs
 	}
-	ctx, span := t.span(ctx, name, t.name, attribute.Int("db.operation.batch.size", len(recs)))
 	items := make([]*item[T], len(recs))
 	for i, r := range recs {
 		it := &item[T]{pos: i, op: op, key: r.Data.Key}
@@ -73,18 +70,15 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 		kind = OpPut
 	}
 	t.run(ctx, kind, items)
-	var first error
 	for _, it := range items {
 		if it.err == nil {
 			continue
 		}
 		if errs == nil {
 			errs = make([]error, len(recs))
-			first = it.err
 		}
 		errs[it.pos] = it.err
 	}
-	end(span, first)
 	return errs
 }
 

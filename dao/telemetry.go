@@ -1,0 +1,58 @@
+package dao
+
+import (
+	"context"
+	"errors"
+	"reflect"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hbkit/hbkit/index"
+)
+
+const (
+	instrumentationName    = "github.com/hbkit/hbkit/dao"
+	instrumentationVersion = "0.1.0"
+)
+
+func newTracer(tp trace.TracerProvider) trace.Tracer {
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	return tp.Tracer(instrumentationName, trace.WithInstrumentationVersion(instrumentationVersion))
+}
+
+// span starts the span of one write of the store, "{op} {table}": the
+// index protocol's round trips and retries run under it. Attributes carry
+// the table and the record count, never keys or values.
+func (r *Repo[T]) span(ctx context.Context, op writeOp, records int) (context.Context, trace.Span) {
+	return r.tracer.Start(ctx, op.String()+" "+r.name, trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(
+			attribute.String("db.system.name", "hbase"),
+			attribute.String("db.collection.name", r.name),
+			attribute.String("db.operation.name", op.String()),
+			attribute.Int("db.operation.batch.size", records)))
+}
+
+// end records err on the span and ends it.
+func end(span trace.Span, err error) {
+	if err != nil {
+		span.SetStatus(codes.Error, "")
+		span.SetAttributes(attribute.String("error.type", errorType(err)))
+	}
+	span.End()
+}
+
+// errorType names an error for error.type: the sentinel it wraps, else its
+// Go type. Messages may quote keys, so they are not used.
+func errorType(err error) string {
+	for _, s := range []error{ErrInvalidRecord, ErrExists, ErrNotAttempted, index.ErrConflict, index.ErrAborted, context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, s) {
+			return s.Error()
+		}
+	}
+	return reflect.TypeOf(err).String()
+}
