@@ -40,8 +40,9 @@
 // seeds (schema.SMSTable, served under names starting with the table
 // option's): plainWrite sends the encoded rows as plain puts in one Batch
 // per BatchSize records, daoWrite writes the same records with dao.Repo
-// PutBatch, and indexedWrite with index.Table PutBatch, which keeps the
-// index table in step. dualWrite sends each record's data row and index
+// PutBatch over the data table alone (a schema without the index), and
+// indexedWrite with dao.Repo PutBatch over the SMS schema, whose index
+// protocol keeps the index table in step. dualWrite sends each record's data row and index
 // entry as plain puts in one Batch, with no protocol: what writing the
 // entries costs by itself, the bound indexedWrite stays under. Comparing
 // each with plainWrite gives the cost of the layer.

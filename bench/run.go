@@ -55,7 +55,7 @@ func workloads() []workload {
 		{WorkloadInfo{"scanRange100", "scans of 100 rows from random keys", "scanRange100", false}, kindScanRange100},
 		{WorkloadInfo{"plainWrite", "SMS rows as plain puts, one Batch per batch of records", "", true}, kindPlainWrite},
 		{WorkloadInfo{"daoWrite", "SMS records through dao.Repo.PutBatch", "", true}, kindDAOWrite},
-		{WorkloadInfo{"indexedWrite", "SMS records with their index entries through index.Table.PutBatch", "", true}, kindIndexedWrite},
+		{WorkloadInfo{"indexedWrite", "SMS records with their index entries through dao.Repo.PutBatch (the index protocol)", "", true}, kindIndexedWrite},
 		{WorkloadInfo{"dualWrite", "SMS rows and their index entries as plain puts in one Batch, no protocol: the floor of indexedWrite", "", true}, kindDualWrite},
 	}
 }

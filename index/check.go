@@ -179,7 +179,11 @@ func (t *Table[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (r
 	}
 	cp.Done, cp.Pass, cp.After = true, passes, nil
 	if o.progress != nil {
-		o.progress(Progress{Mode: mode, Pass: passes, Passes: passes, Fraction: 1, Report: cp.Report})
+		last := t.name
+		if len(t.ixs) > 0 {
+			last = t.ixs[len(t.ixs)-1].name
+		}
+		o.progress(Progress{Mode: mode, Pass: passes, Passes: passes, Table: last, Fraction: 1, Report: cp.Report})
 	}
 	if o.save != nil {
 		if err := o.save(cp); err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/index"
 )
 
@@ -33,15 +34,16 @@ Schemas with indexes: sms.
 Flags:
 `
 
-// indexChecker is what the command needs of an indexed table.
+// indexChecker is what the command needs of a store with indexes
+// (*dao.Repo[T] of any T).
 type indexChecker interface {
 	Check(ctx context.Context, mode index.Mode, opts ...index.CheckOption) (index.Report, error)
-	DataTable() string
+	Name() string
 	IndexTables() []string
 }
 
 func runIndex(ctx context.Context, e *env, args []string) error {
-	return runIndexWith(ctx, e, args, connect[index.Client])
+	return runIndexWith(ctx, e, args, connect[dao.Client])
 }
 
 type indexFlags struct {
@@ -67,7 +69,7 @@ func indexFlagSet(e *env, f *indexFlags) *flag.FlagSet {
 	return fs
 }
 
-func runIndexWith(ctx context.Context, e *env, args []string, connect connectFunc[index.Client]) error {
+func runIndexWith(ctx context.Context, e *env, args []string, connect connectFunc[dao.Client]) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(e.stderr, indexUsage)
 		indexFlagSet(e, &indexFlags{}).PrintDefaults()
@@ -90,7 +92,15 @@ func runIndexWith(ctx context.Context, e *env, args []string, connect connectFun
 		fmt.Fprintln(e.stderr, "hbkit index: --schema is required and no arguments are taken")
 		return errUsage
 	}
-	opts := []index.Option{index.WithGracePeriod(f.grace), index.WithBatchSize(f.batch)}
+	grace := f.grace
+	if grace == 0 {
+		// --grace 0s: no grace at all. The store takes only a positive
+		// period (its zero is the default); versions are milliseconds and
+		// an entry counts as dead when older than the period, so one
+		// nanosecond deletes exactly what zero did.
+		grace = time.Nanosecond
+	}
+	opts := []dao.Option{dao.WithGracePeriod(grace), dao.WithBatchSize(f.batch)}
 	if f.rename != "" {
 		names := map[string]string{}
 		for _, kv := range strings.Split(f.rename, ",") {
@@ -100,7 +110,7 @@ func runIndexWith(ctx context.Context, e *env, args []string, connect connectFun
 			}
 			names[from] = to
 		}
-		opts = append(opts, index.WithTableNames(names))
+		opts = append(opts, dao.WithTableNames(names))
 	}
 	zk := e.quorum(f.zk)
 	c, closer, err := connect(ctx, zk)
@@ -115,11 +125,11 @@ func runIndexWith(ctx context.Context, e *env, args []string, connect connectFun
 	return checkIndex(ctx, e, t, mode, f)
 }
 
-// openIndexed builds the typed table of a built-in schema with indexes.
-func openIndexed(name string, c index.Client, opts []index.Option) (indexChecker, error) {
+// openIndexed opens the store of a built-in schema with indexes.
+func openIndexed(name string, c dao.Client, opts []dao.Option) (indexChecker, error) {
 	switch name {
 	case "sms", "sms_index", "default:sms":
-		return index.NewSMS(c, opts...)
+		return dao.NewSMS(c, opts...)
 	}
 	return nil, fmt.Errorf("schema %q: not a built-in schema with an index (known: sms)", name)
 }
@@ -154,14 +164,14 @@ func checkIndex(ctx context.Context, e *env, t indexChecker, mode index.Mode, f 
 			Indexes []string     `json:"index_tables"`
 			Report  index.Report `json:"report"`
 			Clean   bool         `json:"clean"`
-		}{mode.String(), t.DataTable(), t.IndexTables(), rep, rep.Clean()}
+		}{mode.String(), t.Name(), t.IndexTables(), rep, rep.Clean()}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(e.stdout, "%s %s (index %s)\n", mode, t.DataTable(), strings.Join(t.IndexTables(), ", "))
+		fmt.Fprintf(e.stdout, "%s %s (index %s)\n", mode, t.Name(), strings.Join(t.IndexTables(), ", "))
 		fmt.Fprintf(e.stdout, "  data rows    %d\n  entries      %d\n  missing      %d\n  orphaned     %d\n  stale        %d\n  undecodable  %d\n  tombstones   %d\n",
 			rep.DataRows, rep.Entries, rep.Missing, rep.Orphaned, rep.Stale, rep.Undecodable, rep.Tombstones)
 		if mode != index.ModeVerify {

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
-	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -59,7 +59,7 @@ func TestIndexIntegration(t *testing.T) {
 		}()
 	}
 	rename := "sms=" + data + ",sms_index=" + ix
-	s, err := index.NewSMS(c, index.WithTableNames(map[string]string{"sms": data, "sms_index": ix}))
+	s, err := dao.NewSMS(c, dao.WithTableNames(map[string]string{"sms": data, "sms_index": ix}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestIndexIntegration(t *testing.T) {
 		recs = append(recs, &schema.SMS{Mobile: fmt.Sprintf("1370000%04d", i), SentAt: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC),
 			Seq: uint64(i), Account: "acct", Content: "hi"})
 	}
-	if err := s.PutBatch(ctx, recs); err != nil {
+	if _, err := s.PutBatch(ctx, recs); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Flush(ctx); err != nil { // the writer is done

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/index"
@@ -45,7 +46,7 @@ func indexFixture(t *testing.T, n int) *fake.Client {
 			t.Fatal(err)
 		}
 	}
-	s, err := index.NewSMS(c)
+	s, err := dao.NewSMS(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func indexFixture(t *testing.T, n int) *fake.Client {
 			Seq: uint64(i), Account: "acct", Content: "hi",
 		})
 	}
-	if err := s.PutBatch(ctx, recs); err != nil {
+	if _, err := s.PutBatch(ctx, recs); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Flush(ctx); err != nil { // the writer is done
@@ -69,7 +70,7 @@ func runIndexCmd(t *testing.T, c *fake.Client, args ...string) (stdout, stderr s
 	t.Helper()
 	var out, errw bytes.Buffer
 	e := &env{stdout: &out, stderr: &errw, getenv: func(string) string { return "" }}
-	err = runIndexWith(context.Background(), e, args, func(ctx context.Context, zk string) (index.Client, io.Closer, error) {
+	err = runIndexWith(context.Background(), e, args, func(ctx context.Context, zk string) (dao.Client, io.Closer, error) {
 		if zk != "127.0.0.1:2181" && zk != "zk9:2181" {
 			t.Errorf("zk %q", zk)
 		}

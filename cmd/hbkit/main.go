@@ -21,8 +21,8 @@ import (
 	"syscall"
 
 	"github.com/hbkit/hbkit/admin"
+	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
-	"github.com/hbkit/hbkit/index"
 )
 
 // command is one hbkit subcommand.
@@ -143,7 +143,7 @@ func connect[C any](ctx context.Context, zk string) (C, io.Closer, error) {
 
 var (
 	_ admin.Client = (*hbase.Client)(nil)
-	_ index.Client = (*hbase.Client)(nil)
+	_ dao.Client   = (*hbase.Client)(nil)
 	_ benchClient  = (*hbase.Client)(nil)
 	_ regionsAdmin = (*hbase.Client)(nil)
 	// Used through type assertions (table describe --rows, regions): a

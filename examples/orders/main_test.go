@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/examples/internal/nsclient"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
@@ -146,11 +147,11 @@ func TestDetectsLostIndexEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := newIndexTable(c, tb)
+	repo, err := dao.New(c, tb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = ordersOfDay(ctx, w, tb.Indexes()[0], recs, func(string, ...any) {})
+	err = ordersOfDay(ctx, repo, tb.Indexes()[0], recs, func(string, ...any) {})
 	var me *MismatchError
 	if !errors.As(err, &me) {
 		t.Fatalf("orders of a day with the index emptied: err = %v, want a *MismatchError", err)

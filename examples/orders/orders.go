@@ -14,7 +14,6 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/examples/internal/text"
 	"github.com/hbkit/hbkit/hbase"
-	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 	"github.com/hbkit/hbkit/sim"
@@ -140,16 +139,13 @@ func Run(ctx context.Context, cfg Config, c Client, out io.Writer) error {
 		p("table %-22s %-8s pre-split into %d regions\n", r.Table, r.Outcome, len(regions))
 	}
 
-	// Load: data rows and index entries together.
-	w, err := newIndexTable(c, t)
+	// Load: data rows and index entries together (the store keeps the
+	// index of a schema that declares one).
+	repo, err := dao.New(c, t, dao.WithBatchSize(cfg.Batch))
 	if err != nil {
 		return err
 	}
-	repo, err := dao.New(c, t, dao.WithBatchSize(cfg.Batch), dao.WithWriter[schema.CustomerOrder](w))
-	if err != nil {
-		return err
-	}
-	took, err := load(ctx, repo, recs, cfg, w.Flush)
+	took, err := load(ctx, repo, recs, cfg, repo.Flush)
 	if err != nil {
 		return err
 	}
@@ -162,7 +158,7 @@ func Run(ctx context.Context, cfg Config, c Client, out io.Writer) error {
 	if err := orderDetail(ctx, repo, recs, p); err != nil {
 		return err
 	}
-	if err := ordersOfDay(ctx, w, ix, recs, p); err != nil {
+	if err := ordersOfDay(ctx, repo, ix, recs, p); err != nil {
 		return err
 	}
 
@@ -183,11 +179,6 @@ func Run(ctx context.Context, cfg Config, c Client, out io.Writer) error {
 		return nil
 	}
 	return drop(ctx, c, adm, t)
-}
-
-// newIndexTable returns the writer and reader of the table with its index.
-func newIndexTable(c Client, t *schema.Table[schema.CustomerOrder]) (*index.Table[schema.CustomerOrder], error) {
-	return index.New(c, t)
 }
 
 // drop drops the table and its index where they exist.
@@ -375,7 +366,7 @@ func orderDetail(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], recs
 // ordersOfDay lists the orders of the day with the most orders through
 // the index by date: one prefix scan [bucket][yyyyMMdd][2] per bucket,
 // each entry checked against its data row.
-func ordersOfDay(ctx context.Context, w *index.Table[schema.CustomerOrder], ix *schema.Index[schema.CustomerOrder],
+func ordersOfDay(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], ix *schema.Index[schema.CustomerOrder],
 	recs []schema.CustomerOrder, p func(string, ...any)) error {
 	perDay := make(map[string]int)
 	for _, r := range recs {
@@ -411,8 +402,12 @@ func ordersOfDay(ctx context.Context, w *index.Table[schema.CustomerOrder], ix *
 	if err != nil {
 		return err
 	}
+	byDate, err := repo.Index(ix.Name().String())
+	if err != nil {
+		return err
+	}
 	start := time.Now()
-	got, err := w.Lookup(ctx, ix.Name().String(), ranges)
+	got, err := dao.Collect(byDate.Find(ctx, dao.Query[schema.CustomerOrder]{Ranges: ranges}))
 	if err != nil {
 		return fmt.Errorf("orders example: %s: %w", name, err)
 	}

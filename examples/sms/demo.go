@@ -31,8 +31,8 @@ type Config struct {
 	Accounts    int    // distinct sending accounts
 	Days        int    // length of the time window
 	Seed        uint64 // seed of the generator: the same seed gives the same messages
-	Batch       int    // records per PutBatch call
-	Concurrency int    // PutBatch calls in flight
+	Batch       int    // records per Send call
+	Concurrency int    // Send calls in flight
 	Latest      int    // N of the "latest N messages of a mobile" query
 	Keep        bool   // keep the tables at the end
 	// Progress receives the load's progress (stderr); nil for none.
@@ -211,16 +211,14 @@ func (s loadStats) rate() float64 {
 	return float64(s.messages) / s.elapsed.Seconds()
 }
 
-// load writes the workload through the dao repository, whose writes go
-// through the index store (each message a data row and its index entry,
-// package index's verified dual write), in batches sent by Concurrency
-// workers, and reports progress.
+// load writes the workload through the SMS store (each message a data
+// row and its index entry, the index protocol's verified dual write), in
+// batches sent by Concurrency workers, and reports progress. It sends
+// with Send, which inserts each message and gives one that finds its row
+// key taken (another message of the same mobile in the same millisecond)
+// the next free unique suffix, so that no message is silently lost.
 func (d *demo) load(ctx context.Context, truth *truth) (loadStats, error) {
-	ix, err := d.writer()
-	if err != nil {
-		return loadStats{}, err
-	}
-	repo, err := d.repo(ix)
+	repo, err := d.store()
 	if err != nil {
 		return loadStats{}, err
 	}
@@ -240,7 +238,7 @@ func (d *demo) load(ctx context.Context, truth *truth) (loadStats, error) {
 	for range d.cfg.Concurrency {
 		wg.Go(func() {
 			for b := range batches {
-				if results, err := repo.PutBatch(ctx, b); err != nil {
+				if results, err := repo.Send(ctx, b); err != nil {
 					cancel(fmt.Errorf("sms demo: load: %w", firstFailure(results, err)))
 					continue // drain
 				}
@@ -283,7 +281,7 @@ func (d *demo) load(ctx context.Context, truth *truth) (loadStats, error) {
 	if ctx.Err() == nil {
 		// The index entries' verifications go out in the background:
 		// wait for them, so that the load time includes them.
-		if err := ix.Flush(ctx); err != nil {
+		if err := repo.Flush(ctx); err != nil {
 			cancel(fmt.Errorf("sms demo: verify index entries: %w", err))
 		}
 	}

@@ -10,25 +10,18 @@ import (
 
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/examples/internal/text"
-	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
 
-// writer returns the writer of messages: package index's SMS store, which
-// writes each data row together with its index entry (unverified entry,
+// store returns the SMS store: it validates every message with the
+// schema's check (schema.ValidateSMS), writes each data row together with
+// its index entry through the index protocol (unverified entry,
 // conditional data-row write, verification), so that the index never
-// misses a message, and answers the queries by account and day.
-func (d *demo) writer() (*index.SMS, error) {
-	return index.NewSMS(d.c, index.WithValidator(dao.ValidateSMS))
-}
-
-// repo returns the typed repository of the data table: it validates and
-// encodes every message, reads the data table itself (the queries by
-// mobile), and sends its writes through the index store, so that every
-// message is written with its index entry.
-func (d *demo) repo(ix *index.SMS) (*dao.SMSRepo, error) {
-	return dao.NewSMS(d.c, dao.WithBatchSize(d.cfg.Batch), dao.WithWriter[schema.SMS](ix))
+// misses a message, reads the data table itself (the queries by mobile)
+// and answers the queries by account and day through the index.
+func (d *demo) store() (*dao.SMSRepo, error) {
+	return dao.NewSMS(d.c, dao.WithBatchSize(d.cfg.Batch))
 }
 
 // indexRanges returns one scan range per hash bucket of the index key:
@@ -51,8 +44,11 @@ func (d *demo) indexRanges(lo, hi *schema.SMS, fields int) ([]keys.KeyRange, err
 
 // indexQueries runs the two queries the index answers: an account's
 // messages on a date, and the number of messages per day.
-func (d *demo) indexQueries(ctx context.Context, w *index.SMS, t *truth) error {
-	ixName := d.index.Name().String()
+func (d *demo) indexQueries(ctx context.Context, w *dao.SMSRepo, t *truth) error {
+	ix, err := w.Index(d.index.Name().String())
+	if err != nil {
+		return err
+	}
 
 	// 3. An account's messages on a date: one scan over the ten bucket
 	//    ranges [bucket][yyyyMMdd][md5(account)], then a batch of Gets of
@@ -115,9 +111,7 @@ func (d *demo) indexQueries(ctx context.Context, w *index.SMS, t *truth) error {
 	if err != nil {
 		return fmt.Errorf("sms demo: %s: %w", name, err)
 	}
-	width := d.index.KeySegments()[0].Width
-	dayWidth := d.index.KeySegments()[1].Width
-	counts, err := w.Count(ctx, ixName, ranges, func(k []byte) string { return string(k[width : width+dayWidth]) })
+	counts, err := ix.Count(ctx, dao.Query[schema.SMS]{Ranges: ranges}, "day")
 	if err != nil {
 		return fmt.Errorf("sms demo: %s: %w", name, err)
 	}

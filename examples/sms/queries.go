@@ -27,11 +27,7 @@ func (e *MismatchError) Error() string {
 
 // queries runs the seed's queries and checks each answer against truth.
 func (d *demo) queries(ctx context.Context, t *truth) error {
-	ix, err := d.writer()
-	if err != nil {
-		return err
-	}
-	repo, err := d.repo(ix)
+	repo, err := d.store()
 	if err != nil {
 		return err
 	}
@@ -64,7 +60,7 @@ func (d *demo) queries(ctx context.Context, t *truth) error {
 		return err
 	}
 
-	return d.indexQueries(ctx, ix, t)
+	return d.indexQueries(ctx, repo, t)
 }
 
 // deref copies records.
