@@ -107,18 +107,19 @@ func (r *Repo[T]) send(ctx context.Context, op writeOp, recs []*schema.Record, r
 	}
 	actions := make([]hbase.Action, len(recs))
 	for i, rec := range recs {
+		ts := r.stamps.next(rec.Data.Key)
 		switch op {
 		case opDelete:
-			actions[i] = &hbase.Delete{Table: r.name, Row: rec.Data.Key}
+			actions[i] = &hbase.Delete{Table: r.name, Row: rec.Data.Key, Timestamp: ts}
 		case opInsert:
 			first := rec.Data.Cells[0]
 			actions[i] = &hbase.CheckAndMutate{
 				Table: r.name, Row: rec.Data.Key, Family: []byte(first.Family), Qualifier: []byte(first.Qualifier),
 				Compare: hbase.CompareEqual, Value: nil,
-				Mutations: []hbase.Mutation{&hbase.Put{Table: r.name, Row: rec.Data.Key, Values: rec.Data.Values()}},
+				Mutations: []hbase.Mutation{&hbase.Put{Table: r.name, Row: rec.Data.Key, Values: rec.Data.Values(), Timestamp: ts}},
 			}
 		default:
-			actions[i] = &hbase.Put{Table: r.name, Row: rec.Data.Key, Values: rec.Data.Values()}
+			actions[i] = &hbase.Put{Table: r.name, Row: rec.Data.Key, Values: rec.Data.Values(), Timestamp: ts}
 		}
 	}
 	res, err := r.c.Batch(ctx, actions)

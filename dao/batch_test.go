@@ -3,10 +3,8 @@ package dao_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"reflect"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -39,7 +37,9 @@ func TestPutBatchChunks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
 			fl := &flaky{Client: f}
-			r := newSMS(t, fl, f, dao.WithBatchSize(tc.size))
+			// One hbase Batch per chunk is the plain table's path; an
+			// indexed store's chunks are checked in TestIndexedWrites.
+			r := newPlainSMS(t, fl, f, dao.WithBatchSize(tc.size))
 			recs := batchOf(tc.records)
 			results, err := r.PutBatch(ctx, recs)
 			if err != nil {
@@ -108,7 +108,9 @@ func TestPutBatchCancelledBetweenChunks(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	fl := &flaky{Client: f}
 	fl.afterBatch = cancel // the first chunk goes through; the context ends after it
-	r := newSMS(t, fl, f, dao.WithBatchSize(3))
+	// One hbase Batch per chunk is the plain table's path; an indexed
+	// store's is checked in TestIndexedWrites.
+	r := newPlainSMS(t, fl, f, dao.WithBatchSize(3))
 	results, err := r.PutBatch(ctx, batchOf(7))
 	var be *dao.BatchError
 	if !errors.As(err, &be) {
@@ -151,72 +153,50 @@ func TestDeleteBatch(t *testing.T) {
 	}
 }
 
-// logWriter is a Writer that logs its calls and writes through a plain
-// Repo on the same client, failing the records fail picks.
-type logWriter struct {
-	inner *dao.Repo[schema.SMS]
-	mu    sync.Mutex
-	log   []string
-	fail  func(*schema.SMS) error
-	short bool // return a result slice of the wrong length
-}
-
-func (w *logWriter) call(ctx context.Context, op string, recs []*schema.SMS,
-	do func(context.Context, []*schema.SMS) ([]error, error)) []error {
-	w.mu.Lock()
-	w.log = append(w.log, fmt.Sprintf("%s %d", op, len(recs)))
-	w.mu.Unlock()
-	if w.short {
-		return []error{}
-	}
-	out := make([]error, len(recs))
-	var pass []*schema.SMS
-	var at []int
-	for i, m := range recs {
-		if w.fail != nil {
-			if out[i] = w.fail(m); out[i] != nil {
-				continue
-			}
-		}
-		pass = append(pass, m)
-		at = append(at, i)
-	}
-	res, _ := do(ctx, pass)
-	for j, err := range res {
-		out[at[j]] = err
-	}
-	return out
-}
-
-func (w *logWriter) PutRecords(ctx context.Context, recs []*schema.SMS) []error {
-	return w.call(ctx, "put", recs, w.inner.PutBatch)
-}
-
-func (w *logWriter) DeleteRecords(ctx context.Context, recs []*schema.SMS) []error {
-	return w.call(ctx, "delete", recs, w.inner.DeleteBatch)
-}
-
-func TestWriter(t *testing.T) {
+// TestIndexedWrites is what TestWriter checked when an index was plugged
+// into a store with WithWriter: the writer is gone, a schema that declares
+// an index writes its entries through dao.New alone. Where the writer's
+// call log showed the chunks, the log of the conditional data-row writes
+// (one Batch of them per chunk, see index.Table.Write) shows them now.
+func TestIndexedWrites(t *testing.T) {
 	ctx := context.Background()
 	f := newFake(t)
 	tbl, err := schema.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	createTable(t, f, tbl)
-	inner, err := dao.New(f, tbl)
+	createTables(t, f, tbl)
+	fl := &flaky{Client: f}
+	r, err := dao.New(fl, tbl, dao.WithBatchSize(3))
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &logWriter{inner: inner}
-	r, err := dao.NewSMS(f, dao.WithWriter[schema.SMS](w), dao.WithBatchSize(3))
+	ix, err := r.Index(schema.SMSIndexTableName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reset := func() { w.log, w.fail, w.short = nil, nil, false }
+	entryKey := func(m *schema.SMS) string {
+		k, err := tbl.Indexes()[0].AppendKey(nil, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(k)
+	}
+	// indexed returns the data keys of the records the index finds.
+	indexed := func(t *testing.T) map[string]bool {
+		t.Helper()
+		out := map[string]bool{}
+		for m, err := range ix.Find(ctx, dao.Query[schema.SMS]{}) {
+			if err != nil {
+				t.Fatalf("Find: %v", err)
+			}
+			out[string(keyOf(t, r, m))] = true
+		}
+		return out
+	}
 
 	t.Run("put", func(t *testing.T) {
-		reset()
+		fl.reset()
 		m := msg("13800000001", t0, 0)
 		if err := r.Put(ctx, m); err != nil {
 			t.Fatal(err)
@@ -224,35 +204,94 @@ func TestWriter(t *testing.T) {
 		if got, ok, err := r.Get(ctx, m); err != nil || !ok || !reflect.DeepEqual(got, m) {
 			t.Errorf("Get = %+v, %v, %v", got, ok, err)
 		}
-		if want := []string{"put 1"}; !reflect.DeepEqual(w.log, want) {
-			t.Errorf("writer calls %q, want %q", w.log, want)
+		if want := []int{1}; !reflect.DeepEqual(fl.cams, want) {
+			t.Errorf("conditional data-row writes per Batch %v, want %v", fl.cams, want)
+		}
+		if err := r.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := joinKeys(rawKeys(t, f, schema.SMSIndexTableName)), keyString([]byte(entryKey(m))); got != want {
+			t.Errorf("index table rows %s, want %s", got, want)
+		}
+		if got := indexed(t); !got[string(keyOf(t, r, m))] {
+			t.Errorf("index Find does not return the record put")
 		}
 	})
 	t.Run("batch in chunks with a failure", func(t *testing.T) {
-		reset()
+		fl.reset()
 		recs := batchOf(7)
-		w.fail = func(m *schema.SMS) error {
-			if m == recs[4] {
+		bad := string(keyOf(t, r, recs[4]))
+		fl.mu.Lock()
+		fl.failRow = func(row []byte) error {
+			if string(row) == bad {
 				return errInjected
 			}
 			return nil
 		}
+		fl.mu.Unlock()
 		results, err := r.PutBatch(ctx, recs)
 		var be *dao.BatchError
 		if !errors.As(err, &be) || !reflect.DeepEqual(be.Indexes(), []int{4}) || !errors.Is(results[4], errInjected) {
 			t.Fatalf("PutBatch = %v, %v; want record 4 failed", results, err)
 		}
-		if want := []string{"put 3", "put 3", "put 1"}; !reflect.DeepEqual(w.log, want) {
-			t.Errorf("writer calls %q, want %q", w.log, want)
+		if want := []int{3, 3, 1}; !reflect.DeepEqual(fl.cams, want) {
+			t.Errorf("conditional data-row writes per Batch %v, want %v", fl.cams, want)
 		}
+		found := indexed(t)
 		for i, m := range recs {
 			if _, ok, err := r.Get(ctx, m); err != nil || ok != (i != 4) {
 				t.Errorf("record %d stored = %v, %v", i, ok, err)
 			}
+			if got := found[string(keyOf(t, r, m))]; got != (i != 4) {
+				t.Errorf("record %d found through the index = %v, want %v", i, got, i != 4)
+			}
 		}
 	})
-	t.Run("invalid records never reach the writer", func(t *testing.T) {
-		reset()
+	t.Run("cancelled between chunks", func(t *testing.T) {
+		if err := r.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		fl.reset()
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		fl.mu.Lock()
+		fl.afterBatch = func() {
+			// The first chunk's data rows are written; the context ends
+			// after them.
+			fl.mu.Lock()
+			n := len(fl.cams)
+			fl.mu.Unlock()
+			if n > 0 {
+				cancel()
+			}
+		}
+		fl.mu.Unlock()
+		recs := batchOf(7)
+		for _, m := range recs {
+			m.SentAt = m.SentAt.Add(time.Hour) // new records: each chunk's first attempt lands
+		}
+		results, err := r.PutBatch(cctx, recs)
+		var be *dao.BatchError
+		if !errors.As(err, &be) {
+			t.Fatalf("PutBatch = %v, want a *BatchError", err)
+		}
+		if got, want := be.Indexes(), []int{3, 4, 5, 6}; !reflect.DeepEqual(got, want) {
+			t.Errorf("failed records %v, want %v", got, want)
+		}
+		for _, i := range be.Indexes() {
+			if !errors.Is(results[i], dao.ErrNotAttempted) || !errors.Is(results[i], context.Canceled) {
+				t.Errorf("result %d = %v, want ErrNotAttempted and context.Canceled", i, results[i])
+			}
+		}
+		fl.mu.Lock()
+		fl.afterBatch = nil
+		fl.mu.Unlock()
+	})
+	t.Run("invalid records never reach the client", func(t *testing.T) {
+		if err := r.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		fl.reset()
 		recs := batchOf(2)
 		recs[1].Account = ""
 		if _, err := r.PutBatch(ctx, recs); !errors.Is(err, dao.ErrInvalidRecord) {
@@ -261,12 +300,12 @@ func TestWriter(t *testing.T) {
 		if err := r.Put(ctx, recs[1]); !errors.Is(err, dao.ErrInvalidRecord) {
 			t.Fatalf("Put = %v, want ErrInvalidRecord", err)
 		}
-		if len(w.log) != 0 {
-			t.Errorf("writer calls %q, want none", w.log)
+		if fl.batches != 0 || fl.puts != 0 {
+			t.Errorf("%d batches and %d writes reached the client, want none", fl.batches, fl.puts)
 		}
 	})
 	t.Run("delete", func(t *testing.T) {
-		reset()
+		fl.reset()
 		recs := batchOf(4)
 		if err := r.Delete(ctx, recs[0]); err != nil {
 			t.Fatal(err)
@@ -274,22 +313,27 @@ func TestWriter(t *testing.T) {
 		if _, err := r.DeleteBatch(ctx, recs[1:]); err != nil {
 			t.Fatal(err)
 		}
-		if want := []string{"delete 1", "delete 3"}; !reflect.DeepEqual(w.log, want) {
-			t.Errorf("writer calls %q, want %q", w.log, want)
+		if want := []int{1, 3}; !reflect.DeepEqual(fl.cams, want) {
+			t.Errorf("conditional data-row writes per Batch %v, want %v", fl.cams, want)
+		}
+		if err := r.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		found := indexed(t)
+		entries := map[string]bool{}
+		for _, k := range rawKeys(t, f, schema.SMSIndexTableName) {
+			entries[string(k)] = true
 		}
 		for i, m := range recs {
 			if _, ok, _ := r.Get(ctx, m); ok {
 				t.Errorf("record %d still stored", i)
 			}
-		}
-	})
-	t.Run("a writer answering for the wrong number of records", func(t *testing.T) {
-		reset()
-		w.short = true
-		results, err := r.PutBatch(ctx, batchOf(2))
-		var be *dao.BatchError
-		if !errors.As(err, &be) || len(be.Failed) != 2 || results[0] == nil || results[1] == nil {
-			t.Errorf("PutBatch = %v, %v; want both records failed", results, err)
+			if found[string(keyOf(t, r, m))] {
+				t.Errorf("record %d still found through the index", i)
+			}
+			if entries[entryKey(m)] {
+				t.Errorf("record %d still has an index entry", i)
+			}
 		}
 	})
 }

@@ -7,13 +7,15 @@ import (
 	"log"
 	"time"
 
+	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/dao"
-	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/schema"
 )
 
-// exampleClient returns a fake HBase holding the empty seed SMS table.
+// exampleClient returns a fake HBase holding the empty seed SMS tables:
+// the data table and its index, which every write of the SMS store keeps
+// in step.
 func exampleClient() *fake.Client {
 	c, err := fake.New()
 	if err != nil {
@@ -23,11 +25,11 @@ func exampleClient() *fake.Client {
 	if err != nil {
 		log.Fatal(err)
 	}
-	desc := hbase.TableDescriptor{Name: tbl.Name().String()}
-	for _, f := range tbl.Families() {
-		desc.Families = append(desc.Families, hbase.FamilyDescriptor{Name: f.Name, Attributes: f.Attributes()})
+	a, err := admin.New(c)
+	if err != nil {
+		log.Fatal(err)
 	}
-	if err := c.CreateTable(context.Background(), desc, tbl.SplitKeys()); err != nil {
+	if _, err := a.EnsureTables(context.Background(), admin.WithIndexes(tbl)...); err != nil {
 		log.Fatal(err)
 	}
 	return c

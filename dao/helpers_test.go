@@ -30,6 +30,16 @@ func createTable(t testing.TB, c *fake.Client, d schema.Definition) {
 	}
 }
 
+// createTables creates the data table of tbl and every index table it
+// declares on the fake: an indexed store writes both.
+func createTables[T any](t testing.TB, c *fake.Client, tbl *schema.Table[T]) {
+	t.Helper()
+	createTable(t, c, tbl)
+	for _, ix := range tbl.Indexes() {
+		createTable(t, c, ix)
+	}
+}
+
 func newFake(t testing.TB) *fake.Client {
 	t.Helper()
 	c, err := fake.New()
@@ -40,14 +50,15 @@ func newFake(t testing.TB) *fake.Client {
 	return c
 }
 
-// newSMS returns a fake with the SMS table and a repository on it.
+// newSMS returns a fake with the SMS tables (data and index) and a
+// repository on it.
 func newSMS(t testing.TB, c dao.Client, f *fake.Client, opts ...dao.Option) *dao.SMSRepo {
 	t.Helper()
 	tbl, err := schema.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	createTable(t, f, tbl)
+	createTables(t, f, tbl)
 	r, err := dao.NewSMS(c, opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -75,9 +86,10 @@ func rawKeys(t testing.TB, c hbase.DataClient, table string) [][]byte {
 	return out
 }
 
-// flaky wraps a client and fails chosen actions: a Put (alone or in a
-// batch) whose row makes failRow return an error, and scans whose range
-// makes failScan return one.
+// flaky wraps a client and fails chosen actions: a Put or a conditional
+// write (CheckAndMutate, how an indexed store writes its data rows), alone
+// or in a batch, whose row makes failRow return an error, and scans whose
+// range makes failScan return one.
 type flaky struct {
 	dao.Client
 	mu       sync.Mutex
@@ -86,16 +98,44 @@ type flaky struct {
 	// afterBatch, if set, runs after each Batch call.
 	afterBatch func()
 	batches    int
-	puts       int // puts that reached the inner client
+	puts       int   // puts and conditional writes that reached the inner client
+	cams       []int // per Batch call holding conditional writes, how many
+}
+
+// rowErr is the injected failure of a write of row, if any.
+func (f *flaky) rowErr(row []byte) error {
+	f.mu.Lock()
+	fail := f.failRow
+	f.mu.Unlock()
+	if fail == nil {
+		return nil
+	}
+	return fail(row)
+}
+
+func (f *flaky) CheckAndMutate(ctx context.Context, cam *hbase.CheckAndMutate) (bool, error) {
+	if err := f.rowErr(cam.Row); err != nil {
+		return false, err
+	}
+	f.mu.Lock()
+	f.puts++
+	f.mu.Unlock()
+	return f.Client.CheckAndMutate(ctx, cam)
+}
+
+// reset clears the counters and the injected failures.
+func (f *flaky) reset() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failRow, f.failScan, f.afterBatch = nil, nil, nil
+	f.batches, f.puts, f.cams = 0, 0, nil
 }
 
 var errInjected = errors.New("injected failure")
 
 func (f *flaky) Put(ctx context.Context, p *hbase.Put) error {
-	if f.failRow != nil {
-		if err := f.failRow(p.Row); err != nil {
-			return err
-		}
+	if err := f.rowErr(p.Row); err != nil {
+		return err
 	}
 	f.mu.Lock()
 	f.puts++
@@ -104,8 +144,11 @@ func (f *flaky) Put(ctx context.Context, p *hbase.Put) error {
 }
 
 func (f *flaky) Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error) {
-	if f.failScan != nil {
-		if err := f.failScan(s); err != nil {
+	f.mu.Lock()
+	failScan := f.failScan
+	f.mu.Unlock()
+	if failScan != nil {
+		if err := failScan(s); err != nil {
 			return nil, err
 		}
 	}
@@ -115,17 +158,27 @@ func (f *flaky) Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error) 
 func (f *flaky) Batch(ctx context.Context, actions []hbase.Action) ([]hbase.BatchResult, error) {
 	f.mu.Lock()
 	f.batches++
+	after := f.afterBatch
 	f.mu.Unlock()
-	if f.afterBatch != nil {
-		defer f.afterBatch()
+	if after != nil {
+		defer after()
 	}
 	results := make([]hbase.BatchResult, len(actions))
 	var pass []hbase.Action
 	var at []int
 	var failed []hbase.ActionError
+	ncam := 0
 	for i, a := range actions {
-		if p, ok := a.(*hbase.Put); ok && f.failRow != nil {
-			if err := f.failRow(p.Row); err != nil {
+		var row []byte
+		switch w := a.(type) {
+		case *hbase.Put:
+			row = w.Row
+		case *hbase.CheckAndMutate:
+			row = w.Row
+			ncam++
+		}
+		if row != nil {
+			if err := f.rowErr(row); err != nil {
 				results[i] = hbase.BatchResult{Err: err}
 				failed = append(failed, hbase.ActionError{Index: i, Action: a, Err: err})
 				continue
@@ -136,6 +189,11 @@ func (f *flaky) Batch(ctx context.Context, actions []hbase.Action) ([]hbase.Batc
 		}
 		pass = append(pass, a)
 		at = append(at, i)
+	}
+	if ncam > 0 {
+		f.mu.Lock()
+		f.cams = append(f.cams, ncam)
+		f.mu.Unlock()
 	}
 	if len(pass) > 0 {
 		res, err := f.Client.Batch(ctx, pass)
@@ -187,3 +245,48 @@ func joinKeys(ks [][]byte) string {
 }
 
 type keysRange = keys.KeyRange
+
+// plainSMSTable is a copy of the seed SMS data table without its index:
+// the same name, row key, columns and check (schema.ValidateSMS as its
+// Spec.Validate), so a store on it writes one data row per record in one
+// Batch per chunk, as the SMS store did before its index was written
+// through the store.
+func plainSMSTable(t testing.TB) *schema.Table[schema.SMS] {
+	t.Helper()
+	sms, err := schema.SMSTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := schema.New(schema.Spec[schema.SMS]{
+		Name:     schema.SMSTableName,
+		Validate: schema.ValidateSMS,
+		Families: sms.Families(),
+		Key:      sms.Key(),
+		Splits:   schema.Splits{Regions: schema.SMSRegions},
+		Columns: []schema.Column[schema.SMS]{
+			schema.StringColumn("account", "cf", "a",
+				func(s *schema.SMS) string { return s.Account }, func(s *schema.SMS, v string) { s.Account = v }),
+			schema.StringColumn("content", "cf", "c",
+				func(s *schema.SMS) string { return s.Content }, func(s *schema.SMS, v string) { s.Content = v }),
+			schema.BoolColumn("delivered", "cf", "d",
+				func(s *schema.SMS) bool { return s.Delivered }, func(s *schema.SMS, v bool) { s.Delivered = v }),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
+// newPlainSMS returns a store on the plain SMS table (plainSMSTable),
+// created on f, writing through c.
+func newPlainSMS(t testing.TB, c dao.Client, f *fake.Client, opts ...dao.Option) *dao.Repo[schema.SMS] {
+	t.Helper()
+	tbl := plainSMSTable(t)
+	createTable(t, f, tbl)
+	r, err := dao.New(c, tbl, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

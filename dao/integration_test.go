@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -70,13 +71,24 @@ func itTable(t testing.TB, c *hbase.Client, d schema.Definition) string {
 	return name
 }
 
+// itTables creates the data table of tbl and its index tables under
+// unique names, and returns the option that serves the schema under them.
+func itTables[T any](t testing.TB, c *hbase.Client, tbl *schema.Table[T]) dao.Option {
+	t.Helper()
+	names := map[string]string{tbl.Name().String(): itTable(t, c, tbl)}
+	for _, ix := range tbl.Indexes() {
+		names[ix.Name().String()] = itTable(t, c, ix)
+	}
+	return dao.WithTableNames(names)
+}
+
 func itSMS(t testing.TB, c *hbase.Client) *dao.SMSRepo {
 	t.Helper()
 	tbl, err := schema.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := dao.NewSMS(c, dao.WithTableName(itTable(t, c, tbl)), dao.WithBatchSize(50))
+	r, err := dao.NewSMS(c, itTables(t, c, tbl), dao.WithBatchSize(50))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +172,7 @@ func TestIntegrationBucketedScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := dao.New(c, tbl, dao.WithTableName(itTable(t, c, tbl)), dao.WithScanConcurrency(4))
+	r, err := dao.New(c, tbl, itTables(t, c, tbl), dao.WithScanConcurrency(4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,6 +195,98 @@ func TestIntegrationBucketedScan(t *testing.T) {
 		if paged := pageAll(t, r, q, 97, logKey(t, r)); !slices.EqualFunc(paged, byTime, bytes.Equal) {
 			t.Errorf("reversed=%v: pages of the merge differ from the scan", reversed)
 		}
+	}
+}
+
+// Insert decides on HBase, with a conditional write, that a key a live
+// record holds is taken: on an indexed table (the protocol's version
+// cell) and on a plain one (the record's first cell). A deleted record's
+// key is free again.
+func TestIntegrationInsertExists(t *testing.T) {
+	c := itClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	indexed, err := schema.SMSTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := plainSMSTable(t)
+	for _, tc := range []struct {
+		name string
+		tbl  *schema.Table[schema.SMS]
+	}{{"indexed", indexed}, {"plain", plain}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := dao.New(c, tc.tbl, itTables(t, c, tc.tbl))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := &schema.SMS{Mobile: "13812345678", SentAt: t0, Account: "shop", Content: "first"}
+			b := &schema.SMS{Mobile: "13812345678", SentAt: t0, Account: "bank", Content: "second"}
+			if err := r.Insert(ctx, a); err != nil {
+				t.Fatalf("Insert of a new key = %v", err)
+			}
+			if err := r.Insert(ctx, b); !errors.Is(err, dao.ErrExists) {
+				t.Fatalf("Insert of an existing key = %v, want ErrExists", err)
+			}
+			results, err := r.InsertBatch(ctx, []*schema.SMS{b, msg("13812345679", t0, 0)})
+			if !errors.Is(err, dao.ErrExists) || !errors.Is(results[0], dao.ErrExists) || results[1] != nil {
+				t.Errorf("InsertBatch = %v, %v; want record 0 ErrExists, record 1 written", results, err)
+			}
+			if got, ok, err := r.Get(ctx, a); err != nil || !ok || got.Content != "first" || got.Account != "shop" {
+				t.Errorf("Get = %+v, %v, %v; want the first record unchanged", got, ok, err)
+			}
+			if err := r.Flush(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// A deleted record's key is free again: an Insert right after the Delete
+// succeeds and the record is there. HBase hides a put under a delete
+// marker of the same millisecond when both take the server's time.
+func TestIntegrationInsertAfterDelete(t *testing.T) {
+	c := itClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	indexed, err := schema.SMSTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := plainSMSTable(t)
+	for _, tc := range []struct {
+		name string
+		tbl  *schema.Table[schema.SMS]
+	}{{"indexed", indexed}, {"plain", plain}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := dao.New(c, tc.tbl, itTables(t, c, tc.tbl))
+			if err != nil {
+				t.Fatal(err)
+			}
+			const rounds = 30
+			lost := 0
+			for i := range rounds {
+				m := &schema.SMS{Mobile: "13812345678", SentAt: t0.Add(time.Duration(i) * time.Second), Account: "shop", Content: fmt.Sprint("round ", i)}
+				if err := r.Put(ctx, m); err != nil {
+					t.Fatalf("round %d: Put = %v", i, err)
+				}
+				if err := r.Delete(ctx, m); err != nil {
+					t.Fatalf("round %d: Delete = %v", i, err)
+				}
+				if err := r.Insert(ctx, m); err != nil {
+					t.Fatalf("round %d: Insert after Delete = %v, want success", i, err)
+				}
+				if got, ok, err := r.Get(ctx, m); err != nil || !ok || got.Content != m.Content {
+					lost++
+				}
+			}
+			if lost > 0 {
+				t.Errorf("%d of %d records inserted right after a delete are missing, want 0", lost, rounds)
+			}
+			if err := r.Flush(ctx); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }
 

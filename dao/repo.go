@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -49,6 +50,7 @@ type Repo[T any] struct {
 	cols   map[string]map[string]colName
 	recs   sync.Pool // *schema.Record for single-record writes
 	tracer trace.Tracer
+	stamps stamper // timestamps of writes to a table without index
 }
 
 type colName struct{ family, qualifier string }
@@ -290,7 +292,7 @@ func (r *Repo[T]) deleteSalted(ctx context.Context, key *T) error {
 	}
 	actions := make([]hbase.Action, len(ks))
 	for i, k := range ks {
-		actions[i] = &hbase.Delete{Table: r.name, Row: k}
+		actions[i] = &hbase.Delete{Table: r.name, Row: k, Timestamp: r.stamps.next(k)}
 	}
 	if _, err = r.c.Batch(ctx, actions); err != nil {
 		return fmt.Errorf("dao: delete %q: %w", r.name, err)
@@ -407,6 +409,43 @@ func (op writeOp) String() string {
 		return "delete"
 	}
 	return "put"
+}
+
+// stamper hands out the timestamps of writes to a table without index:
+// the clock's milliseconds, but above the last timestamp it gave the same
+// row, so a record put right after its delete (in the same millisecond)
+// is not hidden by the delete's marker, as it would be with the server's
+// timestamps. It remembers rows for about a second.
+type stamper struct {
+	mu    sync.Mutex
+	last  map[string]int64
+	swept int64
+}
+
+// stampMemory is how long (ms) a row's last timestamp is remembered.
+const stampMemory = 1000
+
+func (s *stamper) next(key []byte) int64 {
+	now := time.Now().UnixMilli()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last == nil {
+		s.last = make(map[string]int64)
+	}
+	if now-s.swept > stampMemory {
+		for k, ts := range s.last {
+			if now-ts > stampMemory {
+				delete(s.last, k)
+			}
+		}
+		s.swept = now
+	}
+	ts := now
+	if prev, ok := s.last[string(key)]; ok && prev >= ts {
+		ts = prev + 1
+	}
+	s.last[string(key)] = ts
+	return ts
 }
 
 // Tables returns the store's tables as they are on the cluster, under the

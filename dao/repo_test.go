@@ -151,20 +151,20 @@ func TestNewOptions(t *testing.T) {
 		ok   bool
 	}{
 		{"defaults", nil, true},
-		{"all valid", []dao.Option{dao.WithBatchSize(10), dao.WithScanConcurrency(2), dao.WithScanCaching(100),
-			dao.WithValidator(dao.ValidateSMS)}, true},
+		// The SMS check (schema.ValidateSMS) is the schema's Spec.Validate
+		// now, not an option.
+		{"all valid", []dao.Option{dao.WithBatchSize(10), dao.WithScanConcurrency(2), dao.WithScanCaching(100)}, true},
 		{"zero batch size", []dao.Option{dao.WithBatchSize(0)}, false},
 		{"huge batch size", []dao.Option{dao.WithBatchSize(dao.MaxBatchSize + 1)}, false},
 		{"zero concurrency", []dao.Option{dao.WithScanConcurrency(0)}, false},
 		{"negative caching", []dao.Option{dao.WithScanCaching(-1)}, false},
 		{"nil option", []dao.Option{nil}, false},
-		{"table name", []dao.Option{dao.WithTableName("ns:sms_copy")}, true},
-		{"empty table name", []dao.Option{dao.WithTableName("")}, false},
-		{"bad table name", []dao.Option{dao.WithTableName("no spaces")}, false},
-		{"validator of another type", []dao.Option{dao.WithValidator(func(*schema.LogEvent) error { return nil })}, false},
-		{"nil validator", []dao.Option{dao.WithValidator[schema.SMS](nil)}, false},
-		{"nil writer", []dao.Option{dao.WithWriter[schema.SMS](nil)}, false},
-		{"writer of another type", []dao.Option{dao.WithWriter[schema.LogEvent](dao.WriterFuncs[schema.LogEvent]{})}, false},
+		{"table name", []dao.Option{dao.WithTableNames(map[string]string{"sms": "ns:sms_copy"})}, true},
+		{"empty table name", []dao.Option{dao.WithTableNames(map[string]string{"sms": ""})}, false},
+		{"bad table name", []dao.Option{dao.WithTableNames(map[string]string{"sms": "no spaces"})}, false},
+		// A validator or writer of another record type, a nil validator
+		// and a nil writer cannot be written any more: validation is
+		// the schema's Spec.Validate and indexed writes need no writer.
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

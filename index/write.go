@@ -171,6 +171,7 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 		}
 	}
 	var retry []*item[T]
+	var cleanup []hbase.Action
 	live := items[:0:0]
 	for i, it := range items {
 		if it.err != nil {
@@ -196,6 +197,7 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 			continue
 		case it.insert && d.exists:
 			it.err, it.done = ErrExists, true
+			cleanup = append(cleanup, t.withdraw(it, d)...)
 			continue
 		case early && it.v <= d.version:
 			it.floor = d.version // the row is ahead of our clock: redo above it
@@ -206,6 +208,11 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 		}
 		it.oldVer, it.oldKeys = d.verBytes, d.keys
 		live = append(live, it)
+	}
+	if len(cleanup) > 0 {
+		// Best effort: what is left is an unverified orphan, which readers
+		// skip and Check removes after the grace period.
+		_, _ = t.c.Batch(ctx, cleanup)
 	}
 	if len(live) == 0 {
 		return retry
@@ -450,4 +457,28 @@ func (t *Table[T]) noteBlind(tried, lost int) {
 	if lost*4 > tried {
 		t.readFirst.Store(readFirstBatches)
 	}
+}
+
+// withdraw returns the deletes of the entries an insert's lost attempt
+// wrote (at it.v) for a key that a live record holds: each cell version it
+// wrote, and nothing else, so that a concurrent writer's cells under the
+// same entry key at another version stay. An entry key the live record
+// itself derives is left alone: its cells there are the record's entry,
+// rewritten unverified, which readers check and repair.
+func (t *Table[T]) withdraw(it *item[T], d *dataState[T]) []hbase.Action {
+	if it.enc == nil || it.v == 0 {
+		return nil
+	}
+	var acts []hbase.Action
+	for i, s := range t.ixs {
+		e := &it.enc.Entries[i]
+		if bytes.Equal(e.Key, d.keys[i]) {
+			continue
+		}
+		acts = append(acts, &hbase.Delete{Table: s.name, Row: e.Key, Family: []byte(s.fam), Qualifier: []byte(StatusQualifier), Timestamp: it.v})
+		for _, c := range e.Cells {
+			acts = append(acts, &hbase.Delete{Table: s.name, Row: e.Key, Family: []byte(c.Family), Qualifier: []byte(c.Qualifier), Timestamp: it.v})
+		}
+	}
+	return acts
 }
