@@ -92,6 +92,13 @@ func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 // recs[i] in results[i]: through the index protocol when the table is
 // indexed, else as one hbase Batch.
 func (r *Repo[T]) send(ctx context.Context, op writeOp, recs []*schema.Record, results []error) {
+	r.sendVia(ctx, op, recs, results, false)
+}
+
+// sendVia is send; with single set, a lone record of a table without
+// index goes as its own call (Put, Delete, CheckAndMutate), which costs
+// the client less than a Batch of one.
+func (r *Repo[T]) sendVia(ctx context.Context, op writeOp, recs []*schema.Record, results []error, single bool) {
 	if r.indexed() {
 		iop := index.OpPut
 		switch op {
@@ -107,20 +114,32 @@ func (r *Repo[T]) send(ctx context.Context, op writeOp, recs []*schema.Record, r
 	}
 	actions := make([]hbase.Action, len(recs))
 	for i, rec := range recs {
-		ts := r.stamps.next(rec.Data.Key)
 		switch op {
 		case opDelete:
-			actions[i] = &hbase.Delete{Table: r.name, Row: rec.Data.Key, Timestamp: ts}
+			actions[i] = &hbase.Delete{Table: r.name, Row: rec.Data.Key}
 		case opInsert:
 			first := rec.Data.Cells[0]
 			actions[i] = &hbase.CheckAndMutate{
 				Table: r.name, Row: rec.Data.Key, Family: []byte(first.Family), Qualifier: []byte(first.Qualifier),
 				Compare: hbase.CompareEqual, Value: nil,
-				Mutations: []hbase.Mutation{&hbase.Put{Table: r.name, Row: rec.Data.Key, Values: rec.Data.Values(), Timestamp: ts}},
+				Mutations: []hbase.Mutation{&hbase.Put{Table: r.name, Row: rec.Data.Key, Values: rec.Data.Values()}},
 			}
 		default:
-			actions[i] = &hbase.Put{Table: r.name, Row: rec.Data.Key, Values: rec.Data.Values(), Timestamp: ts}
+			actions[i] = &hbase.Put{Table: r.name, Row: rec.Data.Key, Values: rec.Data.Values()}
 		}
+	}
+	rows := make([][]byte, len(recs))
+	for i, rec := range recs {
+		rows[i] = rec.Data.Key
+	}
+	if op == opDelete {
+		defer r.settle.done(rows)
+	} else {
+		r.settle.wait(ctx, rows)
+	}
+	if single && len(actions) == 1 {
+		results[0] = r.sendOne(ctx, actions[0])
+		return
 	}
 	res, err := r.c.Batch(ctx, actions)
 	var be *hbase.BatchError
@@ -148,6 +167,23 @@ func (r *Repo[T]) send(ctx context.Context, op writeOp, recs []*schema.Record, r
 			results[j] = ErrExists
 		}
 	}
+}
+
+// sendOne sends one plain write as its own call.
+func (r *Repo[T]) sendOne(ctx context.Context, a hbase.Action) error {
+	switch a := a.(type) {
+	case *hbase.Put:
+		return r.c.Put(ctx, a)
+	case *hbase.Delete:
+		return r.c.Delete(ctx, a)
+	case *hbase.CheckAndMutate:
+		ok, err := r.c.CheckAndMutate(ctx, a)
+		if err == nil && !ok {
+			err = ErrExists
+		}
+		return err
+	}
+	return fmt.Errorf("dao: unexpected action %T", a)
 }
 
 // fill sets every result to err.

@@ -295,5 +295,10 @@ func TestIntegrationInsertAfterDelete(t *testing.T) {
 // overhead over hand-written client calls (goal: at most 1.05).
 func BenchmarkIntegrationOverhead(b *testing.B) {
 	c := itClient(b)
-	runOverhead(b, c, itSMS(b, c))
+	tbl := plainSMSTable(b)
+	r, err := dao.New(c, tbl, itTables(b, c, tbl))
+	if err != nil {
+		b.Fatal(err)
+	}
+	runOverhead(b, c, r)
 }

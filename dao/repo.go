@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -50,7 +51,7 @@ type Repo[T any] struct {
 	cols   map[string]map[string]colName
 	recs   sync.Pool // *schema.Record for single-record writes
 	tracer trace.Tracer
-	stamps stamper // timestamps of writes to a table without index
+	settle settler // puts after deletes, on a table without index
 }
 
 type colName struct{ family, qualifier string }
@@ -254,7 +255,7 @@ func (r *Repo[T]) one(ctx context.Context, op writeOp, v *T) (err error) {
 		return err
 	}
 	results := []error{nil}
-	r.send(ctx, op, []*schema.Record{rec}, results)
+	r.sendVia(ctx, op, []*schema.Record{rec}, results, true)
 	if results[0] != nil {
 		return fmt.Errorf("dao: %s %q: %w", op, r.name, results[0])
 	}
@@ -292,11 +293,12 @@ func (r *Repo[T]) deleteSalted(ctx context.Context, key *T) error {
 	}
 	actions := make([]hbase.Action, len(ks))
 	for i, k := range ks {
-		actions[i] = &hbase.Delete{Table: r.name, Row: k, Timestamp: r.stamps.next(k)}
+		actions[i] = &hbase.Delete{Table: r.name, Row: k}
 	}
 	if _, err = r.c.Batch(ctx, actions); err != nil {
 		return fmt.Errorf("dao: delete %q: %w", r.name, err)
 	}
+	r.settle.done(ks)
 	return nil
 }
 
@@ -411,41 +413,69 @@ func (op writeOp) String() string {
 	return "put"
 }
 
-// stamper hands out the timestamps of writes to a table without index:
-// the clock's milliseconds, but above the last timestamp it gave the same
-// row, so a record put right after its delete (in the same millisecond)
-// is not hidden by the delete's marker, as it would be with the server's
-// timestamps. It remembers rows for about a second.
-type stamper struct {
-	mu    sync.Mutex
-	last  map[string]int64
-	swept int64
+// settler orders a store's writes of a row after its deletes on a table
+// without index. HBase stamps both with the region server's clock in
+// milliseconds, and a delete's marker hides every cell of its millisecond,
+// so a record written again right after its delete could vanish. A put of
+// a row this store deleted less than settleTime ago waits until that time
+// has passed since the delete was acknowledged: the server's clock has
+// then moved past the delete's millisecond, whatever the client's clock
+// says.
+type settler struct {
+	mu      sync.Mutex
+	n       atomic.Int32         // len(deleted), read without the lock
+	deleted map[string]time.Time // row -> when its delete was acknowledged
+	swept   time.Time
 }
 
-// stampMemory is how long (ms) a row's last timestamp is remembered.
-const stampMemory = 1000
+// settleTime is how long after a delete's acknowledgement a put of the
+// same row waits.
+const settleTime = 2 * time.Millisecond
 
-func (s *stamper) next(key []byte) int64 {
-	now := time.Now().UnixMilli()
+// done records that the rows were deleted (acknowledged now).
+func (s *settler) done(rows [][]byte) {
+	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.last == nil {
-		s.last = make(map[string]int64)
+	if s.deleted == nil {
+		s.deleted = make(map[string]time.Time)
 	}
-	if now-s.swept > stampMemory {
-		for k, ts := range s.last {
-			if now-ts > stampMemory {
-				delete(s.last, k)
+	if now.Sub(s.swept) > time.Second {
+		for k, t := range s.deleted {
+			if now.Sub(t) > settleTime {
+				delete(s.deleted, k)
 			}
 		}
 		s.swept = now
 	}
-	ts := now
-	if prev, ok := s.last[string(key)]; ok && prev >= ts {
-		ts = prev + 1
+	for _, k := range rows {
+		s.deleted[string(k)] = now
 	}
-	s.last[string(key)] = ts
-	return ts
+	s.n.Store(int32(len(s.deleted)))
+}
+
+// wait returns once settleTime has passed since the last acknowledged
+// delete of any of rows, or when ctx ends.
+func (s *settler) wait(ctx context.Context, rows [][]byte) {
+	if s.n.Load() == 0 {
+		return
+	}
+	var last time.Time
+	s.mu.Lock()
+	for _, k := range rows {
+		if t, ok := s.deleted[string(k)]; ok && t.After(last) {
+			last = t
+		}
+	}
+	s.mu.Unlock()
+	if d := settleTime - time.Since(last); !last.IsZero() && d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
 }
 
 // Tables returns the store's tables as they are on the cluster, under the

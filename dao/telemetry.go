@@ -29,12 +29,15 @@ func newTracer(tp trace.TracerProvider) trace.Tracer {
 // index protocol's round trips and retries run under it. Attributes carry
 // the table and the record count, never keys or values.
 func (r *Repo[T]) span(ctx context.Context, op writeOp, records int) (context.Context, trace.Span) {
-	return r.tracer.Start(ctx, op.String()+" "+r.name, trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(
+	ctx, span := r.tracer.Start(ctx, op.String()+" "+r.name, trace.WithSpanKind(trace.SpanKindInternal))
+	if span.IsRecording() {
+		span.SetAttributes(
 			attribute.String("db.system.name", "hbase"),
 			attribute.String("db.collection.name", r.name),
 			attribute.String("db.operation.name", op.String()),
-			attribute.Int("db.operation.batch.size", records)))
+			attribute.Int("db.operation.batch.size", records))
+	}
+	return ctx, span
 }
 
 // end records err on the span and ends it.
