@@ -10,6 +10,7 @@ import (
 
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
+	"github.com/hbkit/hbkit/schema"
 )
 
 // Defaults of the options.
@@ -204,6 +205,19 @@ func WithBlindPuts(on bool) Option {
 // stay right either way.
 func WithAsyncVerify(on bool) Option {
 	return protocolOption("WithAsyncVerify", func(c *index.Config) { c.SyncVerify = !on })
+}
+
+// WithWriteMode overrides the write mode the schema declares
+// (schema.Spec.Writes: Strict, Mutable or InsertOnly) for this store: to
+// run a table's strict protocol on a schema declared insert-only, say, or
+// to migrate. Every writer of a table should use one mode.
+func WithWriteMode(m schema.WriteMode) Option {
+	return func(o *options) {
+		if m > schema.InsertOnly {
+			o.fail("WithWriteMode(%v): unknown mode", m)
+		}
+		protocolOption("WithWriteMode", func(c *index.Config) { c.Writes = &m })(o)
+	}
 }
 
 // WithTracerProvider sets where the spans of index writes, reads and

@@ -359,7 +359,9 @@ func TestTableNamesRenameDataAndIndexTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	createTables(t, f, tbl) // "sms" and "sms_index" exist: a write that went there would not fail
-	r, err := dao.NewSMS(f, dao.WithTableNames(map[string]string{"sms": "other", "sms_index": "other_ix"}))
+	// Strict: the delete below leaves its tombstone row, which the row
+	// counts include. (The SMS schema itself is insert-only.)
+	r, err := dao.NewSMS(f, dao.WithTableNames(map[string]string{"sms": "other", "sms_index": "other_ix"}), dao.WithWriteMode(schema.Strict))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -515,7 +517,10 @@ func TestSameMillisecondMessages(t *testing.T) {
 	})
 	t.Run("Put is an upsert", func(t *testing.T) {
 		f := newFake(t)
-		r := newSMS(t, f, f)
+		// Rewriting a message with other values breaks the insert-only
+		// contract the SMS schema declares; a mutable store keeps its
+		// index right.
+		r := newSMS(t, f, f, dao.WithWriteMode(schema.Mutable))
 		a, b := pair()
 		for _, m := range []*schema.SMS{a, b} {
 			if err := r.Put(ctx, m); err != nil {

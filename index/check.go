@@ -20,9 +20,12 @@ const (
 	// ModeVerify only reports.
 	ModeVerify Mode = iota + 1
 	// ModeRepair reports, then rewrites the records whose entries are
-	// missing, unverified or stale and deletes dead orphans.
+	// missing, unverified or stale and deletes dead orphans. Of a row
+	// another client wrote it writes only the absent or stale entries,
+	// never the row (see Check).
 	ModeRepair
-	// ModeRebuild rewrites every record's entries and deletes dead
+	// ModeRebuild rewrites every record with its entries through the
+	// protocol, rows other clients wrote included, and deletes dead
 	// orphans, whatever their state.
 	ModeRebuild
 )
@@ -49,7 +52,10 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("%w: unknown mode %q", ErrInvalidOption, s)
 }
 
-// Report counts what Check found and fixed.
+// Report counts what Check found and fixed. An entry without a status
+// cell, as other clients write them, is judged by its cells alone: it is
+// stale or orphaned when they disagree with the data row, and never
+// counts as missing.
 type Report struct {
 	DataRows    int64 `json:"data_rows"`   // data rows of live records scanned
 	Entries     int64 `json:"entries"`     // index entries scanned
@@ -113,8 +119,12 @@ func WithCheckpoint(save func(Checkpoint) error) CheckOption {
 // orphaned and stale entries; in ModeRepair and ModeRebuild it fixes them
 // as it goes. Fixes go through the write protocol, conditioned on the
 // version of the data row that was read, so a Check running next to live
-// writers never undoes their writes. A run stopped by an error or a
-// cancelled ctx resumes from its last checkpoint.
+// writers never undoes their writes. Rows that other clients wrote with
+// the same key design (no version cell, entries without status) are
+// judged as readers judge them; ModeRepair writes their absent or stale
+// entries, without a status, and never their data row or what agrees,
+// while ModeRebuild takes them into the protocol. A run stopped by an error or a cancelled ctx resumes
+// from its last checkpoint.
 func (t *Table[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (rep Report, err error) {
 	if mode < ModeVerify || mode > ModeRebuild {
 		return Report{}, fmt.Errorf("%w: mode %d", ErrInvalidOption, mode)
@@ -132,6 +142,11 @@ func (t *Table[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (r
 	// This Table's own writes settle first. A verification that failed
 	// leaves its entries unverified, which the check finds like any other
 	// divergence; Flush still reports the failure.
+	if t.val != nil {
+		if err := t.val.wait(ctx); err != nil {
+			return Report{}, err
+		}
+	}
 	if t.ver != nil {
 		if err := t.ver.wait(ctx); err != nil {
 			return Report{}, err
@@ -273,22 +288,9 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 			gets = append(gets, &hbase.Get{Table: s.name, Row: enc.Entries[i].Key, Families: [][]byte{[]byte(s.fam)}})
 		}
 	}
-	if len(purge) > 0 {
-		acts := make([]hbase.Action, len(purge))
-		for i, cam := range purge {
-			acts[i] = cam
-		}
-		res, err := t.c.Batch(ctx, acts)
-		if err != nil {
-			return err
-		}
-		for _, r := range res {
-			if r.Processed {
-				rep.Repaired++
-			} else {
-				rep.Skipped++ // written again meanwhile
-			}
-		}
+	// A tombstone purge is skipped when the record was written again meanwhile.
+	if err := t.sendConditional(ctx, purge, rep); err != nil {
+		return err
 	}
 	if len(gets) == 0 {
 		return nil
@@ -298,23 +300,46 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 		return err
 	}
 	var fix []*item[T]
+	var foreign []*hbase.CheckAndMutate
 	for j, r := range live {
 		bad := mode == ModeRebuild
+		var stray []int // indexes whose entry is absent, or stale without a status cell
+		ours := false   // an entry with a status is missing or stale: the protocol fixes it
+		es := make([]*entry, len(t.ixs))
 		for i, s := range t.ixs {
-			e := s.parseEntry(res[j*len(t.ixs)+i].Result)
+			got := res[j*len(t.ixs)+i].Result
+			e := s.parseEntry(got)
+			es[i] = e
 			switch {
-			case res[j*len(t.ixs)+i].Result.Empty() || e.status != statusVerified:
+			case got.Empty():
 				rep.Missing++
-				bad = true
+				stray = append(stray, i)
+			case e.rawState == nil && !t.judge(i, e, r.d).stale:
+				// Another client's entry, and it agrees: not missing.
+			case e.rawState == nil:
+				rep.Stale++
+				stray = append(stray, i)
+			case e.status != statusVerified:
+				rep.Missing++
+				ours = true
 			case t.judge(i, e, r.d).stale:
 				rep.Stale++
-				bad = true
+				ours = true
 			}
 		}
-		if bad && mode != ModeVerify {
+		switch {
+		case mode == ModeVerify || !bad && !ours && len(stray) == 0:
+		case mode == ModeRepair && !ours && r.d.verBytes == nil:
+			for _, i := range stray {
+				foreign = append(foreign, t.foreignEntryFix(i, &r.enc.Entries[i], es[i], r.d))
+			}
+		default:
 			v := r.d.version
 			fix = append(fix, &item[T]{op: OpPut, key: r.enc.Data.Key, enc: r.enc, expect: &v})
 		}
+	}
+	if err := t.sendConditional(ctx, foreign, rep); err != nil {
+		return err
 	}
 	if len(fix) == 0 {
 		return nil
@@ -366,4 +391,71 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start []byt
 		rep.Repaired += int64(t.applyRepairs(ctx, fixes, cams))
 		return done(es[len(es)-1].key)
 	})
+}
+
+// Rows written by other clients.
+//
+// A data row without a version cell was written by another client (an
+// application on HBase's own client following the same key design, a bulk
+// load, WithUnindexedWrites), and so was an entry without a status cell:
+// the protocol never writes one. Check judges such an entry as readers do,
+// against its data row: missing only when absent, stale only when its
+// cells disagree, orphaned only when no data row derives its key (and
+// then deleted as an unverified orphan is: the other client may still be
+// writing its data row). ModeRepair fixes the entries of a row
+// without a version cell whose entries carry no status without taking the
+// row over: it writes only the entries that are absent or stale, never the
+// data row, and leaves whatever agrees as it is. Those entries get no
+// status either, as nothing keeps the other client's later writes in step
+// with them: readers check them against their data rows, as they do every
+// entry, and Count pays a Get for each. ModeRebuild rewrites such rows
+// through the protocol, which adopts them (version cell, verified
+// entries).
+
+// foreignEntryFix returns the write that fixes entry i, absent or stale
+// and without a status cell, of a data row without a version cell: the
+// entry's cells as the row d derives them (want), without a status, at a
+// version above the cells read (got's and d's), so that it neither loses
+// to the stale cells nor hides behind an older delete marker; conditioned
+// on the entry still having no status cell, so that a protocol write that
+// got there first wins.
+func (t *Table[T]) foreignEntryFix(i int, want *schema.Row, got *entry, d *dataState[T]) *hbase.CheckAndMutate {
+	s := t.ixs[i]
+	v := t.nextVersion(max(got.maxTS, d.version))
+	vals := want.Values()
+	muts := []hbase.Mutation{&hbase.Put{Table: s.name, Row: want.Key, Values: vals, Timestamp: v}}
+	for _, c := range s.carried {
+		if _, ok := vals[c.Family][c.Qualifier]; !ok {
+			muts = append(muts, &hbase.Delete{Table: s.name, Row: want.Key, Family: []byte(c.Family),
+				Qualifier: []byte(c.Qualifier), Timestamp: v, AllVersions: true})
+		}
+	}
+	return &hbase.CheckAndMutate{
+		Table: s.name, Row: want.Key, Family: []byte(s.fam), Qualifier: []byte(StatusQualifier),
+		Compare: hbase.CompareEqual, Mutations: muts,
+	}
+}
+
+// sendConditional sends cams in one Batch and counts those applied as
+// repaired, the others as skipped.
+func (t *Table[T]) sendConditional(ctx context.Context, cams []*hbase.CheckAndMutate, rep *Report) error {
+	if len(cams) == 0 {
+		return nil
+	}
+	acts := make([]hbase.Action, len(cams))
+	for i, cam := range cams {
+		acts[i] = cam
+	}
+	res, err := t.c.Batch(ctx, acts)
+	if err != nil {
+		return err
+	}
+	for _, r := range res {
+		if r.Processed {
+			rep.Repaired++
+		} else {
+			rep.Skipped++
+		}
+	}
+	return nil
 }

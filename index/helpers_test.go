@@ -41,7 +41,10 @@ func (b backend) sms(t testing.TB, opts ...dao.Option) *dao.SMSRepo {
 // smsOver is sms through another client (a mock in front of the backend).
 func (b backend) smsOver(t testing.TB, c dao.Client, opts ...dao.Option) *dao.SMSRepo {
 	t.Helper()
-	s, err := dao.NewSMS(c, append([]dao.Option{dao.WithTableNames(b.names())}, opts...)...)
+	// These tests update and move messages to exercise the strict
+	// protocol; the SMS schema itself is insert-only (modes_test.go runs
+	// every mode). A later WithWriteMode in opts wins.
+	s, err := dao.NewSMS(c, append([]dao.Option{dao.WithTableNames(b.names()), dao.WithWriteMode(schema.Strict)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/schema"
 )
 
 // Op is the kind of write a Step belongs to.
@@ -104,6 +105,9 @@ type Config struct {
 	// SyncVerify makes each write send its last phase itself before it
 	// returns, instead of the background sender (see Flush).
 	SyncVerify bool
+	// Writes, when set, overrides the schema's write mode
+	// (schema.Table.WriteMode).
+	Writes *schema.WriteMode
 	// TracerProvider receives the spans of writes, reads and checks (nil:
 	// the global provider).
 	TracerProvider trace.TracerProvider

@@ -65,9 +65,13 @@ func (t *Table[T]) judge(i int, e *entry, d *dataState[T]) verdict[T] {
 		return v
 	}
 	v.valid = true
-	want := slices.Clone(v.expected.Cells)
-	got := slices.DeleteFunc(slices.Clone(e.cells), func(c schema.Cell) bool { return c.Qualifier == StatusQualifier })
-	v.stale = !sameCells(want, got)
+	s := t.ixs[i]
+	// Only the cells the index declares count: other clients may write
+	// more, which the data row cannot contradict.
+	got := slices.DeleteFunc(slices.Clone(e.cells), func(c schema.Cell) bool {
+		return c.Family != s.fam || c.Qualifier != s.rowQ && !slices.ContainsFunc(s.carried, func(k schema.ColumnInfo) bool { return k.Qualifier == c.Qualifier })
+	})
+	v.stale = !sameCells(v.expected.Cells, got)
 	return v
 }
 
@@ -91,7 +95,13 @@ func sameCells(a, b []schema.Cell) bool {
 // they are older than the grace period (their writer is gone).
 func (t *Table[T]) deadOrphan(e *entry, d *dataState[T]) bool {
 	if e.status == statusVerified {
-		return true
+		// An insert-only write sends its entry and its data row in one
+		// Batch: an entry whose row is not there yet may belong to a
+		// write in flight.
+		if t.mode != schema.InsertOnly || d != nil && d.exists {
+			return true
+		}
+		return t.o.now().Sub(time.UnixMilli(e.version)) > t.o.grace
 	}
 	if d != nil && (d.exists || d.tombstone) && d.version >= e.version {
 		return true
@@ -102,11 +112,13 @@ func (t *Table[T]) deadOrphan(e *entry, d *dataState[T]) bool {
 // repairAction returns the write that repairs entry e of index i, or nil:
 // a verified rewrite of a valid entry that is unverified or stale (at the
 // data row's version, unless a newer writer already claimed the entry),
-// or a conditional delete of a dead orphan.
+// or a conditional delete of a dead orphan. The valid entries of a data
+// row without a version cell, which another client wrote, are left as
+// they are: Check fixes them (see foreignEntryFix).
 func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Action, cam *hbase.CheckAndMutate) {
 	s := t.ixs[i]
 	if v.valid {
-		if (e.status == statusVerified && !v.stale) || e.version > v.data.version {
+		if (e.status == statusVerified && !v.stale) || e.version > v.data.version || v.data.verBytes == nil {
 			return nil, nil
 		}
 		return s.entryPut(&v.expected, statusVerified, v.data.version), nil
@@ -331,7 +343,9 @@ func (t *Table[T]) applyRepairs(ctx context.Context, fixes []hbase.Action, cams 
 // Count counts the entries of the named index in the given ranges that
 // belong to live records, grouped by group(entry key), from the index
 // alone: verified entries are counted as they are; only unverified ones
-// (writes in flight or interrupted) cost a Get of their data row.
+// (writes in flight or interrupted) and those without a status cell
+// (written by other clients) cost a Get of their data row, and count if
+// it derives their key.
 func (t *Table[T]) Count(ctx context.Context, index string, ranges []keys.KeyRange, group func(key []byte) string) (_ map[string]int64, err error) {
 	s, err := t.index(index)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"go.opentelemetry.io/otel/trace"
@@ -65,7 +66,10 @@ type Table[T any] struct {
 	noKeys    [][]byte     // one nil entry key per index: the old keys of a row assumed absent; read only
 	last      atomic.Int64 // last version handed out by this Table
 	readFirst atomic.Int32 // batches of puts left that read before writing (see guessAbsent)
-	ver       *verifier    // background phase 3 (nil without WithAsyncVerify)
+	ver       *verifier    // background phase 3 (nil with Config.SyncVerify)
+	mode      schema.WriteMode
+	val       *verifier // background validation of mutable writes (nil with Config.SyncVerify)
+	pending   sync.Map  // *hbase.Get queued on val -> pendingWrite[T]
 	tracer    trace.Tracer
 }
 
@@ -98,8 +102,18 @@ func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {
 		}
 	}
 	tb := &Table[T]{c: c, t: t, o: o, dataCols: t.Columns(), tracer: newTracer(o.tracerProvider)}
+	tb.mode = t.WriteMode()
+	if cfg.Writes != nil {
+		tb.mode = *cfg.Writes
+	}
+	if tb.mode > schema.InsertOnly {
+		return nil, fmt.Errorf("%w: write mode %v", ErrInvalidOption, tb.mode)
+	}
 	if o.asyncVerify {
 		tb.ver = newVerifier(tb.sendVerifications)
+		if tb.mode == schema.Mutable {
+			tb.val = newVerifier(tb.validateMutable)
+		}
 	}
 	tb.name = t.Name().String()
 	if cfg.DataTable != "" {
@@ -264,7 +278,7 @@ func toSchemaCells(r *hbase.Result) []schema.Cell {
 type dataState[T any] struct {
 	exists    bool   // the row holds a live record
 	tombstone bool   // the row holds only the version of a deleted record
-	version   int64  // 0 when the row has no version cell
+	version   int64  // without a version cell (another client's row): its newest cell's timestamp
 	verBytes  []byte // the version cell as stored, nil when absent
 	rec       T
 	decoded   bool
@@ -291,6 +305,12 @@ func (t *Table[T]) readData(key []byte, r *hbase.Result) *dataState[T] {
 	case len(v) == 8:
 		d.verBytes = v
 		d.version = int64(binary.BigEndian.Uint64(v))
+	default:
+		// Another client's row: its newest cell stands for the version, so
+		// that writes and repairs go above it and notice a rewrite.
+		for _, c := range r.Cells {
+			d.version = max(d.version, c.Timestamp)
+		}
 	}
 	d.exists = true
 	if err := t.t.DecodeRow(key, toSchemaCells(r), &d.rec); err == nil {

@@ -149,5 +149,12 @@ func (t *Table[T]) Flush(ctx context.Context) error {
 	if t.ver == nil {
 		return nil
 	}
-	return t.ver.flush(ctx)
+	var err error
+	if t.val != nil {
+		err = t.val.flush(ctx) // validations queue verifications: first
+	}
+	if ferr := t.ver.flush(ctx); err == nil {
+		err = ferr
+	}
+	return err
 }

@@ -69,7 +69,18 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 	if kind == OpInsert {
 		kind = OpPut
 	}
-	t.run(ctx, kind, items)
+	switch {
+	case t.mode == schema.InsertOnly && op == OpPut:
+		t.writeInsertOnly(ctx, items)
+	case t.mode == schema.InsertOnly && op == OpInsert:
+		t.insertInsertOnly(ctx, items)
+	case t.mode == schema.InsertOnly && op == OpDelete:
+		t.deleteInsertOnly(ctx, items)
+	case t.mode == schema.Mutable && op != OpInsert:
+		t.writeMutable(ctx, op, items)
+	default:
+		t.run(ctx, kind, items)
+	}
 	for _, it := range items {
 		if it.err == nil {
 			continue
@@ -373,6 +384,10 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbase.CheckAndMutate {
 	put(vals, t.fam, VersionQualifier, versionValue(it.v))
 	for i, s := range t.ixs {
 		put(vals, t.fam, s.keyQ, it.enc.Entries[i].Key)
+		if t.mode == schema.Mutable {
+			// Mutable writers learn the keys to clean up from the history.
+			put(vals, t.fam, string(s.historyQualifier(it.v)), it.enc.Entries[i].Key)
+		}
 	}
 	muts := []hbase.Mutation{&hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
 	for _, c := range t.dataCols {

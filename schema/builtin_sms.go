@@ -80,6 +80,7 @@ func SMSTable() (*Table[SMS], error) {
 	return New(Spec[SMS]{
 		Name:     SMSTableName,
 		Validate: ValidateSMS,
+		Writes:   InsertOnly, // a message is never rewritten with other values
 		Families: []Family{{
 			Name: "cf", BloomFilter: BloomRow, Versions: 1, Compression: CompressionSnappy,
 		}},

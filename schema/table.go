@@ -31,6 +31,9 @@ type Spec[T any] struct {
 	// write (EncodeRecord): the rules its key and columns do not enforce,
 	// such as a required field or a range. Report a field with Invalid.
 	Validate func(*T) error
+	// Writes says how records are written when the table has indexes:
+	// Strict (the zero value), Mutable or InsertOnly. See WriteMode.
+	Writes WriteMode
 }
 
 // Table is a validated table declaration for records of type T. It is
@@ -45,6 +48,7 @@ type Table[T any] struct {
 	indexes  []*Index[T]
 	fields   []string // key fields then columns, declaration order
 	validate func(*T) error
+	writes   WriteMode
 	required [][]ColumnInfo // per index: the columns its key is computed from
 }
 
@@ -55,7 +59,10 @@ func New[T any](spec Spec[T]) (*Table[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Table[T]{name: name, key: spec.Key, validate: spec.Validate}
+	t := &Table[T]{name: name, key: spec.Key, validate: spec.Validate, writes: spec.Writes}
+	if spec.Writes > InsertOnly {
+		return nil, &Error{Table: name.String(), Field: "writes", Reason: "unknown write mode " + spec.Writes.String(), Kind: ErrInvalidTable}
+	}
 	tname := name.String()
 	fail := func(err error) (*Table[T], error) { return nil, withTable(err, tname) }
 

@@ -1,0 +1,303 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// The write modes other than Strict (see schema.WriteMode, and Modes in
+// the package documentation for what each guarantees).
+
+// writeInsertOnly writes the puts of an insert-only table: each data row
+// and its entries in one Batch, with no read and no conditional write.
+// Entries are written verified: a key is never written again with other
+// values, so an entry can only ever agree with its data row or have none
+// yet.
+func (t *Table[T]) writeInsertOnly(ctx context.Context, items []*item[T]) {
+	if err := t.hook(Step{Op: OpPut, Phase: PhaseData, Attempt: 1, Records: len(items)}); err != nil {
+		t.failAll(items, OpPut, PhaseData, len(items), err)
+		return
+	}
+	v := t.o.now().UnixMilli()
+	acts := make([]hbase.Action, 0, len(items)*(1+len(t.ixs)))
+	owner := make([]*item[T], 0, cap(acts))
+	for _, it := range items {
+		acts = append(acts, &hbase.Put{Table: t.name, Row: it.key, Values: it.enc.Data.Values()})
+		owner = append(owner, it)
+		for i, s := range t.ixs {
+			acts, owner = append(acts, s.insertOnlyEntry(&it.enc.Entries[i], v)), append(owner, it)
+		}
+	}
+	t.finish(ctx, acts, owner, items, OpPut, PhaseData)
+}
+
+// insertOnlyEntry is the Put of an insert-only entry: verified, stamped
+// by the server like its data row.
+func (s *ixState[T]) insertOnlyEntry(e *schema.Row, v int64) *hbase.Put {
+	p := s.entryPut(e, statusVerified, v)
+	p.Timestamp = 0
+	return p
+}
+
+// insertInsertOnly writes the inserts of an insert-only table: the data
+// rows' conditional writes (their first cell must be absent), then the
+// entries of those that were written.
+func (t *Table[T]) insertInsertOnly(ctx context.Context, items []*item[T]) {
+	if err := t.hook(Step{Op: OpPut, Phase: PhaseData, Attempt: 1, Records: len(items)}); err != nil {
+		t.failAll(items, OpPut, PhaseData, len(items), err)
+		return
+	}
+	acts := make([]hbase.Action, len(items))
+	for i, it := range items {
+		first := it.enc.Data.Cells[0]
+		acts[i] = &hbase.CheckAndMutate{
+			Table: t.name, Row: it.key, Family: []byte(first.Family), Qualifier: []byte(first.Qualifier),
+			Compare:   hbase.CompareEqual,
+			Mutations: []hbase.Mutation{&hbase.Put{Table: t.name, Row: it.key, Values: it.enc.Data.Values()}},
+		}
+	}
+	res, err := t.c.Batch(ctx, acts)
+	if err != nil && !isBatchError(err) {
+		t.failAll(items, OpPut, PhaseData, len(items), err)
+		return
+	}
+	var written []*item[T]
+	for i, it := range items {
+		switch {
+		case i >= len(res) || res[i].Err != nil:
+			e := err
+			if i < len(res) {
+				e = res[i].Err
+			}
+			t.failAll([]*item[T]{it}, OpPut, PhaseData, len(items), e)
+		case !res[i].Processed:
+			it.err, it.done = ErrExists, true
+		default:
+			written = append(written, it)
+		}
+	}
+	if len(written) == 0 {
+		return
+	}
+	if err := t.hook(Step{Op: OpPut, Phase: PhaseVerify, Attempt: 1, Records: len(written)}); err != nil {
+		t.failAll(written, OpPut, PhaseVerify, len(written), err)
+		return
+	}
+	v := t.o.now().UnixMilli()
+	acts, owner := acts[:0], make([]*item[T], 0, len(written)*len(t.ixs))
+	for _, it := range written {
+		for i, s := range t.ixs {
+			acts, owner = append(acts, s.insertOnlyEntry(&it.enc.Entries[i], v)), append(owner, it)
+		}
+	}
+	t.finish(ctx, acts, owner, written, OpPut, PhaseVerify)
+}
+
+// deleteInsertOnly deletes records of an insert-only table: it reads the
+// data rows to learn their entries, then deletes rows and entries in one
+// Batch.
+func (t *Table[T]) deleteInsertOnly(ctx context.Context, items []*item[T]) {
+	gets := make([]hbase.Action, len(items))
+	for i, it := range items {
+		gets[i] = &hbase.Get{Table: t.name, Row: it.key}
+	}
+	res, err := t.c.Batch(ctx, gets)
+	if err != nil {
+		t.failAll(items, OpDelete, PhaseUnverified, len(items), err)
+		return
+	}
+	if err := t.hook(Step{Op: OpDelete, Phase: PhaseData, Attempt: 1, Records: len(items)}); err != nil {
+		t.failAll(items, OpDelete, PhaseData, len(items), err)
+		return
+	}
+	var acts []hbase.Action
+	var owner, live []*item[T]
+	for i, it := range items {
+		d := t.readData(it.key, res[i].Result)
+		if !d.exists {
+			it.done = true
+			continue
+		}
+		live = append(live, it)
+		acts, owner = append(acts, &hbase.Delete{Table: t.name, Row: it.key}), append(owner, it)
+		for j, s := range t.ixs {
+			if k := d.keys[j]; k != nil {
+				acts, owner = append(acts, &hbase.Delete{Table: s.name, Row: k}), append(owner, it)
+			}
+		}
+	}
+	t.finish(ctx, acts, owner, live, OpDelete, PhaseData)
+}
+
+// failAll records err as the error of every item at the given phase.
+func (t *Table[T]) failAll(items []*item[T], op Op, phase Phase, records int, err error) {
+	for _, it := range items {
+		if it.err == nil {
+			it.err = &StepError{Step: Step{Op: op, Phase: phase, Attempt: 1, Records: records}, Err: err}
+		}
+	}
+}
+
+// finish sends acts and marks done the items none of whose actions failed.
+func (t *Table[T]) finish(ctx context.Context, acts []hbase.Action, owner, items []*item[T], op Op, phase Phase) {
+	onErr := func(it *item[T], err error) { t.failAll([]*item[T]{it}, op, phase, len(items), err) }
+	for _, it := range t.batch(ctx, acts, owner, items, onErr) {
+		it.done = true
+	}
+}
+
+// History qualifiers of a mutable table's data rows: every write records
+// the entry key it wrote for each index under a qualifier of its own,
+// HistoryQualifierPrefix + index + ":" + its 8-byte version, so that the
+// newest writer learns every key older writers may have left behind,
+// whatever the family's VERSIONS. The newest writer deletes those entries
+// and their history cells; a delete records an empty key.
+const HistoryQualifierPrefix = "_ik:"
+
+func (s *ixState[T]) historyQualifier(v int64) []byte {
+	q := make([]byte, 0, len(HistoryQualifierPrefix)+len(s.declared)+9)
+	q = append(q, HistoryQualifierPrefix...)
+	q = append(q, s.declared...)
+	q = append(q, ':')
+	return binary.BigEndian.AppendUint64(q, uint64(v))
+}
+
+// pendingWrite is a mutable write waiting for its validation.
+type pendingWrite[T any] struct {
+	it *item[T]
+	v  int64
+}
+
+// writeMutable writes puts and deletes of a mutable table in one Batch:
+// the new entries unverified and the data rows (or their tombstones),
+// every cell at the write's version, with no read and no conditional
+// write. Validation (validateMutable) then verifies the entries of the
+// writes that are still the newest of their rows and removes the entries
+// older writes left, in the background unless Config.SyncVerify.
+func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
+	if err := t.hook(Step{Op: op, Phase: PhaseData, Attempt: 1, Records: len(items)}); err != nil {
+		t.failAll(items, op, PhaseData, len(items), err)
+		return
+	}
+	var acts []hbase.Action
+	var owner []*item[T]
+	add := func(a hbase.Action, it *item[T]) { acts, owner = append(acts, a), append(owner, it) }
+	for _, it := range items {
+		it.v = t.nextVersion(0)
+		vals := map[string]map[string][]byte{}
+		if op == OpPut {
+			vals = it.enc.Data.Values()
+			put(vals, t.fam, VersionQualifier, versionValue(it.v))
+		} else {
+			put(vals, t.fam, VersionQualifier, append(versionValue(it.v), tombstoneFlag))
+		}
+		for i, s := range t.ixs {
+			var k []byte
+			if op == OpPut {
+				k = it.enc.Entries[i].Key
+				for _, a := range s.entryActions(&it.enc.Entries[i], statusUnverified, it.v) {
+					add(a, it)
+				}
+				put(vals, t.fam, s.keyQ, k)
+			} else {
+				add(&hbase.Delete{Table: t.name, Row: it.key, Family: []byte(t.fam), Qualifier: []byte(s.keyQ), AllVersions: true, Timestamp: it.v}, it)
+			}
+			put(vals, t.fam, string(s.historyQualifier(it.v)), k)
+		}
+		add(&hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}, it)
+		for _, c := range t.dataCols {
+			if _, ok := vals[c.Family][c.Qualifier]; !ok {
+				add(&hbase.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family), Qualifier: []byte(c.Qualifier),
+					AllVersions: true, Timestamp: it.v}, it)
+			}
+		}
+	}
+	written := t.batch(ctx, acts, owner, items, func(it *item[T], err error) { t.failAll([]*item[T]{it}, op, PhaseData, len(items), err) })
+	for _, it := range written {
+		it.done = true
+	}
+	if len(written) == 0 {
+		return
+	}
+	if err := t.hook(Step{Op: op, Phase: PhaseVerify, Attempt: 1, Records: len(written)}); err != nil {
+		t.failAll(written, op, PhaseVerify, len(written), err)
+		return
+	}
+	gets := make([]hbase.Action, len(written))
+	for i, it := range written {
+		g := &hbase.Get{Table: t.name, Row: it.key, Families: [][]byte{[]byte(t.fam)}}
+		gets[i] = g
+		t.pending.Store(g, pendingWrite[T]{it: it, v: it.v})
+	}
+	if t.val != nil {
+		if err := t.val.enqueue(ctx, gets); err != nil {
+			for _, g := range gets {
+				t.pending.Delete(g)
+			}
+			t.failAll(written, op, PhaseVerify, len(written), err)
+		}
+		return
+	}
+	if err := t.validateMutable(ctx, gets); err != nil {
+		t.failAll(written, op, PhaseVerify, len(written), err)
+	}
+}
+
+// validateMutable reads the data rows of mutable writes (the Gets queued
+// by writeMutable) and, for each write still the newest of its row,
+// verifies its entries and deletes the entries and history cells of older
+// writes. A write a newer one has overtaken does nothing: the newer one
+// cleans up after it.
+func (t *Table[T]) validateMutable(ctx context.Context, gets []hbase.Action) error {
+	ws := make([]pendingWrite[T], len(gets))
+	for i, g := range gets {
+		p, _ := t.pending.LoadAndDelete(g)
+		ws[i], _ = p.(pendingWrite[T])
+	}
+	res, err := t.c.Batch(ctx, gets)
+	if err != nil && !isBatchError(err) {
+		return err
+	}
+	var acts []hbase.Action
+	fam := []byte(t.fam)
+	for i, w := range ws {
+		if w.it == nil || i >= len(res) || res[i].Err != nil || res[i].Result.Empty() {
+			continue
+		}
+		r := res[i].Result
+		ver := r.Value(fam, []byte(VersionQualifier))
+		if len(ver) < 8 || int64(binary.BigEndian.Uint64(ver)) != w.v {
+			continue // overtaken
+		}
+		tomb := len(ver) == 9 && ver[8] == tombstoneFlag
+		for j, s := range t.ixs {
+			own := s.historyQualifier(w.v)
+			prefix := own[:len(own)-8]
+			for _, c := range r.Cells {
+				if !bytes.Equal(c.Family, fam) || !bytes.HasPrefix(c.Qualifier, prefix) || len(c.Qualifier) != len(own) ||
+					bytes.Equal(c.Qualifier, own) || int64(binary.BigEndian.Uint64(c.Qualifier[len(prefix):])) > w.v {
+					continue
+				}
+				if len(c.Value) > 0 && (tomb || !bytes.Equal(c.Value, w.it.enc.Entries[j].Key)) {
+					acts = append(acts, &hbase.Delete{Table: s.name, Row: bytes.Clone(c.Value), Timestamp: w.v, Durability: hbase.AsyncWAL})
+				}
+				acts = append(acts, &hbase.Delete{Table: t.name, Row: w.it.key, Family: fam, Qualifier: bytes.Clone(c.Qualifier),
+					AllVersions: true, Timestamp: w.v, Durability: hbase.AsyncWAL})
+			}
+			if !tomb {
+				p := s.entryPut(&w.it.enc.Entries[j], statusVerified, w.v)
+				p.Durability = hbase.AsyncWAL
+				acts = append(acts, p)
+			}
+		}
+	}
+	if len(acts) == 0 {
+		return nil
+	}
+	_, err = t.c.Batch(ctx, acts)
+	return err
+}

@@ -1,0 +1,238 @@
+package index_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/index"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// modeCase is one write mode, and whether its records may be rewritten.
+type modeCase struct {
+	mode    schema.WriteMode
+	rewrite bool
+}
+
+var modeCases = []modeCase{{schema.Strict, true}, {schema.Mutable, true}, {schema.InsertOnly, false}}
+
+// truthCounts is what the index must say for a set of live messages:
+// messages per account and day.
+func truthCounts(live map[string]*schema.SMS) map[string]int64 {
+	out := map[string]int64{}
+	for _, m := range live {
+		out[m.Account+"/"+m.SentAt.UTC().Format("20060102")]++
+	}
+	return out
+}
+
+// indexCounts asks the store for the same counts, from the index alone
+// (CountPerDay) and through the data rows (MessagesOfAccountOnDate).
+func indexCounts(t *testing.T, ctx context.Context, s *dao.SMSRepo, accounts []string) (fromIndex, fromRows map[string]int64) {
+	t.Helper()
+	fromIndex, fromRows = map[string]int64{}, map[string]int64{}
+	for _, a := range accounts {
+		days, err := s.CountPerDay(ctx, a, day0, day0.AddDate(0, 0, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range days {
+			if d.Count > 0 {
+				fromIndex[a+"/"+d.Date.Format("20060102")] = d.Count
+			}
+			msgs, err := s.MessagesOfAccountOnDate(ctx, a, d.Date)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range msgs {
+				if m.Account != a {
+					t.Errorf("account %s's query returned a message of %s", a, m.Account)
+				}
+				fromRows[a+"/"+d.Date.Format("20060102")]++
+			}
+		}
+	}
+	return fromIndex, fromRows
+}
+
+// TestModesAgreeWithTheData runs each write mode through inserts and, for
+// the modes whose records may be rewritten, updates in place, moves to
+// another account and day, and deletes: afterwards the index answers
+// exactly what the data says, from the index alone and through the data
+// rows, and Check finds nothing to repair.
+func TestModesAgreeWithTheData(t *testing.T) {
+	ctx := context.Background()
+	accounts := []string{"acme", "bank", "shop"}
+	for _, mc := range modeCases {
+		t.Run(mc.mode.String(), func(t *testing.T) {
+			b, _ := newFakeBackend(t)
+			s := b.sms(t, dao.WithWriteMode(mc.mode))
+			live := map[string]*schema.SMS{}
+			var recs []*schema.SMS
+			for n := range 60 {
+				m := msg(n, accounts[n%3], time.Duration(n)*time.Minute)
+				recs = append(recs, m)
+				live[m.Mobile] = m
+			}
+			if _, err := s.PutBatch(ctx, recs); err != nil {
+				t.Fatal(err)
+			}
+			if mc.rewrite {
+				for n := 0; n < 60; n += 4 {
+					in := *recs[n]
+					in.Delivered = true // update in place
+					live[in.Mobile] = &in
+					mv := *recs[n+1]
+					mv.Account = accounts[(n+2)%3] // moves the entry
+					live[mv.Mobile] = &mv
+					if _, err := s.PutBatch(ctx, []*schema.SMS{&in, &mv}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			var gone []*schema.SMS
+			for n := 2; n < 60; n += 4 {
+				gone = append(gone, recs[n])
+				delete(live, recs[n].Mobile)
+			}
+			if _, err := s.DeleteBatch(ctx, gone); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			want := truthCounts(live)
+			fromIndex, fromRows := indexCounts(t, ctx, s, accounts)
+			if !maps.Equal(fromIndex, want) {
+				t.Errorf("counts from the index %v, want %v", fromIndex, want)
+			}
+			if !maps.Equal(fromRows, want) {
+				t.Errorf("counts through the data rows %v, want %v", fromRows, want)
+			}
+			rep, err := s.Check(ctx, index.ModeVerify)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Clean() || rep.DataRows != int64(len(live)) {
+				t.Errorf("Check = %+v, want clean with %d data rows", rep, len(live))
+			}
+		})
+	}
+}
+
+// TestModesSurviveAKillBetweenWrites stops a write before each of its
+// writes (the hook, as if the client died there) in every mode: no reader
+// returns a record that disagrees with the data table, and Check in
+// ModeRepair brings the index back to exactly the data.
+func TestModesSurviveAKillBetweenWrites(t *testing.T) {
+	ctx := context.Background()
+	for _, mc := range modeCases {
+		for _, phase := range []index.Phase{index.PhaseUnverified, index.PhaseData, index.PhaseVerify} {
+			for _, op := range []string{"insert", "move", "delete"} {
+				if op == "move" && !mc.rewrite {
+					continue
+				}
+				t.Run(fmt.Sprintf("%v/%v/%s", mc.mode, phase, op), func(t *testing.T) {
+					b, _ := newFakeBackend(t)
+					clock := &fakeClock{t: day0.Add(time.Hour)}
+					base := b.sms(t, dao.WithWriteMode(mc.mode), dao.WithClock(clock.now), dao.WithAsyncVerify(false))
+					m := msg(1, "acme", time.Minute)
+					if op != "insert" {
+						if err := base.Put(ctx, m); err != nil {
+							t.Fatal(err)
+						}
+					}
+					clock.advance(time.Second)
+					killed := false
+					s := b.sms(t, dao.WithWriteMode(mc.mode), dao.WithClock(clock.now), dao.WithAsyncVerify(false),
+						dao.WithHook(func(st index.Step) error {
+							if st.Phase == phase {
+								killed = true
+								return errors.New("killed")
+							}
+							return nil
+						}))
+					var err error
+					want := map[string]*schema.SMS{}
+					switch op {
+					case "insert":
+						err = s.Put(ctx, m)
+						want[m.Mobile] = m
+					case "move":
+						mv := *m
+						mv.Account = "bank"
+						err = s.Put(ctx, &mv)
+						want[m.Mobile] = m
+					case "delete":
+						err = s.Delete(ctx, m)
+						want[m.Mobile] = m
+					}
+					if killed != (err != nil) {
+						t.Fatalf("killed %v, write error %v", killed, err)
+					}
+					// Whatever the readers return must be a record the data
+					// table holds, as the data table holds it.
+					check := func(stage string) {
+						for _, a := range []string{"acme", "bank"} {
+							msgs, err := s.MessagesOfAccountOnDate(ctx, a, day0)
+							if err != nil {
+								t.Fatal(err)
+							}
+							for _, got := range msgs {
+								row, ok, err := s.Get(ctx, &got)
+								if err != nil || !ok || *row != got {
+									t.Errorf("%s: the index returned %+v, the data table holds %+v (%v, %v)", stage, got, row, ok, err)
+								}
+							}
+						}
+					}
+					check("after the kill")
+					clock.advance(2 * time.Minute) // past the grace period
+					if _, err := base.Check(ctx, index.ModeRepair); err != nil {
+						t.Fatal(err)
+					}
+					check("after repair")
+					rep, err := base.Check(ctx, index.ModeVerify)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !rep.Clean() {
+						t.Errorf("after repair, Check = %+v, want clean", rep)
+					}
+					var got []string
+					for _, a := range []string{"acme", "bank"} {
+						days, err := base.CountPerDay(ctx, a, day0, day0)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for range days[0].Count {
+							got = append(got, a)
+						}
+					}
+					var data []string
+					if row, ok, err := base.Get(ctx, m); err != nil {
+						t.Fatal(err)
+					} else if ok {
+						data = append(data, row.Account)
+					}
+					slices.Sort(got)
+					if !slices.Equal(got, data) {
+						t.Errorf("after repair the index counts %v, the data table holds %v", got, data)
+					}
+				})
+			}
+		}
+	}
+}
+
+// fakeClock is a settable clock.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time          { return c.t }
+func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }

@@ -1,0 +1,56 @@
+package schema
+
+import "fmt"
+
+// WriteMode says how the records of a table with indexes are written, and
+// so what its index entries guarantee (package index argues each mode).
+// It is chosen per schema (Spec.Writes); the zero value is Strict.
+type WriteMode uint8
+
+const (
+	// Strict: every write reads the data row and writes it with a
+	// conditional write on its version; a verified entry always agrees
+	// with its data row, even across crashes, so counts from the index
+	// alone are exact. The most expensive mode.
+	Strict WriteMode = iota
+	// Mutable: records are updated, moved and deleted without a
+	// conditional write or a read first; each write stamps all its cells
+	// with one version, so a late write loses to a newer one whatever the
+	// arrival order, and its entries are verified after the write only
+	// when no newer writer has intervened. Readers that fetch the data
+	// row are always right; counts from the index alone can include an
+	// entry a writer left behind when it died mid-write until Check
+	// repairs it.
+	Mutable
+	// InsertOnly: a key is never written again with other values
+	// (messages, log events, order lines). A put is the data row and its
+	// entries in one round trip, with no read and no conditional write.
+	// Inserts still fail on a taken key; deletes read the row to find
+	// its entries.
+	InsertOnly
+)
+
+func (m WriteMode) String() string {
+	switch m {
+	case Strict:
+		return "strict"
+	case Mutable:
+		return "mutable"
+	case InsertOnly:
+		return "insert-only"
+	}
+	return fmt.Sprintf("WriteMode(%d)", uint8(m))
+}
+
+// ParseWriteMode parses "strict", "mutable" or "insert-only".
+func ParseWriteMode(s string) (WriteMode, error) {
+	for _, m := range []WriteMode{Strict, Mutable, InsertOnly} {
+		if m.String() == s {
+			return m, nil
+		}
+	}
+	return 0, &Error{Field: "writes", Reason: fmt.Sprintf("unknown write mode %q (want strict, mutable or insert-only)", s), Kind: ErrInvalidTable}
+}
+
+// WriteMode returns how the table's records are written (Spec.Writes).
+func (t *Table[T]) WriteMode() WriteMode { return t.writes }
