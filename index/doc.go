@@ -13,6 +13,10 @@
 //
 // # Protocol
 //
+// What follows is the Strict mode, the default: the schema chooses its
+// mode (schema.Spec.Writes), and Modes below describes the two cheaper
+// ones.
+//
 // HBase writes one row atomically and nothing more, so a data row and its
 // index entry are two writes, and a client can die between them. The
 // protocol is Phoenix's (unverified → data → verified), with the row
@@ -164,6 +168,71 @@
 // tombstone as no record. Check in ModeRepair or ModeRebuild removes
 // tombstones older than the grace period. Code that scans the data table
 // by other means sees a tombstone as a row holding only "_v".
+//
+// # Modes
+//
+// Insert-only (schema.InsertOnly) is for records whose key is never
+// written again with other values: messages, log events, order lines.
+// Data rows carry no bookkeeping cells.
+//
+//   - A put is one Batch: the data row and its entries, the entries
+//     verified (status version from the clock), all stamped by the
+//     server. No read, no conditional write.
+//   - A writer dying inside that Batch (its Multis to different servers
+//     are separate) leaves an entry without its row or a row without its
+//     entry. Readers skip the first (they fetch every row) and delete it
+//     after the grace period, never sooner, since the row of a write in
+//     flight may still land; Check repairs the second. The caller that
+//     lives sees the error, and putting again is idempotent.
+//   - Two writers of one key write the same cells: nothing to order.
+//   - An insert is the data rows' conditional writes (their first cell
+//     absent), then the entries of those written; dying in between leaves
+//     rows without entries, which Check repairs.
+//   - A delete reads the rows to find their entries, then deletes rows
+//     and entries in one Batch; dying inside it leaves an entry without
+//     row (skipped, removed after the grace period) or a row without
+//     entry.
+//   - Index-only counts (Count) count verified entries as they are, so
+//     they include the entry of a write in flight before its row lands,
+//     and of a writer that died before its row landed, until Check
+//     removes it. Rewriting a key with other values breaks the contract:
+//     the old entry stays until Check.
+//
+// Mutable (schema.Mutable) updates, moves and deletes records without a
+// read before the write and without a conditional write.
+//
+//   - A put or delete is one Batch: the new entries unverified, and the
+//     data row (or its tombstone) with every cell at the write's version
+//     v, including a history cell _ik:<index>:<v> holding the entry key
+//     it wrote (empty for a delete). History cells have qualifiers of
+//     their own, so they survive whatever the family's VERSIONS.
+//   - Then a validation read (in the background unless SyncVerify): if
+//     the row's version is still v, the write verifies its entries and
+//     deletes, with markers at v, the entries named by older history
+//     cells and those cells; if a newer write is there, it does nothing,
+//     since the newer one cleans up after it.
+//   - Concurrent writers: the cells of the newest version win the data
+//     row whatever the arrival order, and only the newest write's entries
+//     get verified. An older writer that validates before the newer
+//     row lands verifies its own entry, which the newer write's
+//     validation then deletes (its marker outranks the older cells).
+//     Deletes racing updates are writes like any other.
+//   - A writer dying inside its Batch leaves an unverified entry without
+//     row (dead once the row's version passes it, or after the grace
+//     period) or a row without its new entry (missing until Check). A
+//     writer dying before its validation leaves its new entry unverified
+//     (readers check it; counts pay a Get for it) and the entry of the
+//     previous value verified though the row has moved on.
+//   - Readers that fetch the data row (Find) are never wrong. Index-only
+//     counts can include the previous value's verified entry of a write
+//     whose validation has not run yet, or whose writer died before it,
+//     until a reader meets it (a verified entry its row does not derive
+//     is deleted at once) or Check repairs it.
+//
+// In every mode Check finds missing entries (rewritten through the strict
+// protocol, conditioned on the row's version), orphans (deleted once they
+// cannot belong to a write in flight) and stale entries, so repair
+// converges to exactly the data table once writes stop.
 //
 // # Limits
 //
