@@ -41,32 +41,49 @@ const maxSMSSeq = 0xFFFF
 // Send stores new messages, each with Insert semantics, and never loses
 // one to another message of the same mobile in the same millisecond: a
 // message whose row key is taken gets the next free unique suffix (Seq)
-// and is inserted again, until it lands or the suffixes run out (the
-// result then wraps ErrExists). The Seq of each message in msgs is updated
-// to the one it was stored under. Results and error are those of
-// InsertBatch.
+// and is inserted again (InsertUnique), until it lands or the suffixes run
+// out (its result then wraps ErrExists). The Seq of each message in msgs
+// is updated to the one it was stored under.
 func (s *SMSRepo) Send(ctx context.Context, msgs []*schema.SMS) ([]error, error) {
-	results, err := s.InsertBatch(ctx, msgs)
+	return InsertUnique(ctx, s.Repo, msgs, NextSMSSeq)
+}
+
+// NextSMSSeq moves m to its next unique suffix, the next key InsertUnique
+// tries for a message whose key is taken; false when none is left.
+func NextSMSSeq(m *schema.SMS) bool {
+	if m.Seq >= maxSMSSeq {
+		return false
+	}
+	m.Seq++
+	return true
+}
+
+// InsertUnique inserts recs like InsertBatch, and gives each record whose
+// row key a live record holds the next key next proposes (by changing
+// the record's key fields in place), inserting it again, until it lands or
+// next reports none is left (its result then wraps ErrExists). A unique
+// suffix, such as the SMS key's Seq, is what next changes.
+func InsertUnique[T any](ctx context.Context, r *Repo[T], recs []*T, next func(*T) bool) ([]error, error) {
+	results, err := r.InsertBatch(ctx, recs)
 	for err != nil {
 		var retry []int
 		for i, e := range results {
-			if errors.Is(e, ErrExists) && msgs[i].Seq < maxSMSSeq {
+			if errors.Is(e, ErrExists) && next(recs[i]) {
 				retry = append(retry, i)
 			}
 		}
 		if len(retry) == 0 {
 			break
 		}
-		again := make([]*schema.SMS, len(retry))
+		again := make([]*T, len(retry))
 		for j, i := range retry {
-			msgs[i].Seq++
-			again[j] = msgs[i]
+			again[j] = recs[i]
 		}
-		res, _ := s.InsertBatch(ctx, again)
+		res, _ := r.InsertBatch(ctx, again)
 		for j, i := range retry {
 			results[i] = res[j]
 		}
-		err = s.batchError("insert", results)
+		err = r.batchError("insert", results)
 	}
 	return results, err
 }

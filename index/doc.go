@@ -185,9 +185,12 @@
 //     flight may still land; Check repairs the second. The caller that
 //     lives sees the error, and putting again is idempotent.
 //   - Two writers of one key write the same cells: nothing to order.
-//   - An insert is the data rows' conditional writes (their first cell
-//     absent), then the entries of those written; dying in between leaves
-//     rows without entries, which Check repairs.
+//   - An insert is one Batch too: each data row's conditional write (its
+//     first cell absent) next to its entries. An insert that finds its key
+//     taken reads the live row and withdraws exactly the cell versions it
+//     wrote under entry keys that row does not derive; until then, or if
+//     it dies first, such an entry is one its row does not derive, which
+//     readers skip and Check removes.
 //   - A delete reads the rows to find their entries, then deletes rows
 //     and entries in one Batch; dying inside it leaves an entry without
 //     row (skipped, removed after the grace period) or a row without

@@ -50,7 +50,31 @@ const (
 //
 // Dates and times of day are taken in UTC; a deployment that wants local
 // days must declare its own schema (and that choice is a data migration).
+//
+// The schema declares itself insert-only (WriteMode InsertOnly): a message
+// is written once and never rewritten with other values.
 func SMSTable() (*Table[SMS], error) {
+	spec, err := builtinSMSSpec()
+	if err != nil {
+		return nil, err
+	}
+	return New(spec)
+}
+
+// SMSDataTable returns the SMS data table of SMSTable under another name,
+// declared without its index: the same key, families, columns and check.
+// It measures what the index costs (make demo loads both), and serves
+// code that keeps messages without the index.
+func SMSDataTable(name string) (*Table[SMS], error) {
+	spec, err := builtinSMSSpec()
+	if err != nil {
+		return nil, err
+	}
+	spec.Name, spec.Indexes = name, nil
+	return New(spec)
+}
+
+func builtinSMSSpec() (Spec[SMS], error) {
 	mobile := func(s *SMS) string { return s.Mobile }
 	setMobile := func(s *SMS, v string) { s.Mobile = v }
 	seq := func(s *SMS) uint64 { return s.Seq }
@@ -64,7 +88,7 @@ func SMSTable() (*Table[SMS], error) {
 		keys.Unique("unique", SMSSeqWidth, seq, setSeq),
 	)
 	if err != nil {
-		return nil, keyError(SMSTableName, err)
+		return Spec[SMS]{}, keyError(SMSTableName, err)
 	}
 	indexKey, err := keys.NewLayout(
 		keys.HashBucket("bucket", SMSIndexBuckets, mobile, nil),
@@ -75,9 +99,9 @@ func SMSTable() (*Table[SMS], error) {
 		keys.Unique("unique", SMSSeqWidth, seq, setSeq),
 	)
 	if err != nil {
-		return nil, keyError(SMSIndexTableName, err)
+		return Spec[SMS]{}, keyError(SMSIndexTableName, err)
 	}
-	return New(Spec[SMS]{
+	return Spec[SMS]{
 		Name:     SMSTableName,
 		Validate: ValidateSMS,
 		Writes:   InsertOnly, // a message is never rewritten with other values
@@ -108,7 +132,7 @@ func SMSTable() (*Table[SMS], error) {
 			Columns:         []string{"delivered"},
 			RowKeyQualifier: "row",
 		}},
-	})
+	}, nil
 }
 
 // Bounds of a valid SMS send time: the Unix epoch (the reversed timestamp

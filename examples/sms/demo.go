@@ -141,6 +141,12 @@ func (d *demo) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	base, err := d.baseline(ctx, truth)
+	if err != nil {
+		return err
+	}
+	d.printf("loaded the same messages without the index (table %s, the same inserts) in %s (%s messages/s): with the index, %.2f× that rate\n\n",
+		baselineTable, base.elapsed.Round(10*time.Millisecond), text.Grouped(int64(base.rate())), ld.rate()/base.rate())
 	if err := d.queries(ctx, truth); err != nil {
 		return err
 	}
@@ -148,8 +154,9 @@ func (d *demo) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d.printf("\nLoaded %s messages (data row + index entry each) in %s: %s messages/s with the index (batch %d, concurrency %d).\n",
-		text.Grouped(ld.messages), ld.elapsed.Round(10*time.Millisecond), text.Grouped(int64(ld.rate())), d.cfg.Batch, d.cfg.Concurrency)
+	d.printf("\nLoaded %s messages (data row + index entry each) in %s: %s messages/s with the index, %s without (%.2f×; batch %d, concurrency %d).\n",
+		text.Grouped(ld.messages), ld.elapsed.Round(10*time.Millisecond), text.Grouped(int64(ld.rate())),
+		text.Grouped(int64(base.rate())), ld.rate()/base.rate(), d.cfg.Batch, d.cfg.Concurrency)
 	d.printf("Rows per region, max/mean: %s %.2f (limit %.1f), %s %.2f; naive timestamp-first key %.2f (%.0f%% in one region).\n",
 		d.table.Name(), dist.skew.MaxOverMean, MaxOverMean, d.index.Name(), dist.indexSkew.MaxOverMean,
 		dist.naive.Skew.MaxOverMean, dist.naive.Regions[dist.naive.Skew.Max].Share*100)
@@ -184,16 +191,24 @@ func (d *demo) createTables(ctx context.Context) error {
 // dropTables drops the data table and its index where they exist.
 func (d *demo) dropTables(ctx context.Context) error {
 	for _, name := range []string{d.table.Name().String(), d.index.Name().String()} {
-		ok, err := d.c.TableExists(ctx, name)
-		if err != nil {
-			return fmt.Errorf("sms demo: table %s: %w", name, err)
+		if err := d.dropTable(ctx, name); err != nil {
+			return err
 		}
-		if !ok {
-			continue
-		}
-		if err := d.adm.Drop(ctx, name); err != nil {
-			return fmt.Errorf("sms demo: drop %s: %w", name, err)
-		}
+	}
+	return nil
+}
+
+// dropTable drops a table if it exists.
+func (d *demo) dropTable(ctx context.Context, name string) error {
+	ok, err := d.c.TableExists(ctx, name)
+	if err != nil {
+		return fmt.Errorf("sms demo: table %s: %w", name, err)
+	}
+	if !ok {
+		return nil
+	}
+	if err := d.adm.Drop(ctx, name); err != nil {
+		return fmt.Errorf("sms demo: drop %s: %w", name, err)
 	}
 	return nil
 }
@@ -222,12 +237,54 @@ func (d *demo) load(ctx context.Context, truth *truth) (loadStats, error) {
 	if err != nil {
 		return loadStats{}, err
 	}
+	st, err := d.loadWith(ctx, truth, "loading", repo.Send, repo.Flush)
+	if err != nil {
+		return loadStats{}, err
+	}
+	d.printf("loaded %s messages in %s (%s messages/s, each a data row and an index entry)\n",
+		text.Grouped(st.messages), st.elapsed.Round(10*time.Millisecond), text.Grouped(int64(st.rate())))
+	return st, nil
+}
+
+// baseline loads the same workload, the same way (Send's inserts, the
+// same batches and workers), into the SMS data table declared without its
+// index, under its own name, and drops it: the rate the index is measured
+// against.
+func (d *demo) baseline(ctx context.Context, truth *truth) (loadStats, error) {
+	t, err := schema.SMSDataTable(baselineTable)
+	if err != nil {
+		return loadStats{}, err
+	}
+	if err := d.dropTable(ctx, baselineTable); err != nil {
+		return loadStats{}, err
+	}
+	if _, err := d.adm.EnsureTables(ctx, t); err != nil {
+		return loadStats{}, fmt.Errorf("sms demo: create %s: %w", baselineTable, err)
+	}
+	defer func() { _ = d.dropTable(context.WithoutCancel(ctx), baselineTable) }()
+	repo, err := dao.New(d.c, t, dao.WithBatchSize(d.cfg.Batch))
+	if err != nil {
+		return loadStats{}, err
+	}
+	send := func(ctx context.Context, msgs []*schema.SMS) ([]error, error) {
+		return dao.InsertUnique(ctx, repo, msgs, dao.NextSMSSeq)
+	}
+	return d.loadWith(ctx, truth, "loading without the index", send, repo.Flush)
+}
+
+// baselineTable is the table the baseline load writes, and drops.
+const baselineTable = "sms_noindex"
+
+// loadWith sends the workload through send in batches from Concurrency
+// workers, reports progress, and flushes at the end.
+func (d *demo) loadWith(ctx context.Context, truth *truth, what string,
+	sendBatch func(context.Context, []*schema.SMS) ([]error, error), flush func(context.Context) error) (loadStats, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
 	var pr *progress
 	if d.cfg.Progress != nil {
-		pr = newProgress(d.cfg.Progress, d.cfg.TTY, "loading", d.cfg.Messages, nil)
+		pr = newProgress(d.cfg.Progress, d.cfg.TTY, what, d.cfg.Messages, nil)
 	}
 	batches := make(chan []*schema.SMS, d.cfg.Concurrency)
 	var (
@@ -238,7 +295,7 @@ func (d *demo) load(ctx context.Context, truth *truth) (loadStats, error) {
 	for range d.cfg.Concurrency {
 		wg.Go(func() {
 			for b := range batches {
-				if results, err := repo.Send(ctx, b); err != nil {
+				if results, err := sendBatch(ctx, b); err != nil {
 					cancel(fmt.Errorf("sms demo: load: %w", firstFailure(results, err)))
 					continue // drain
 				}
@@ -281,7 +338,7 @@ func (d *demo) load(ctx context.Context, truth *truth) (loadStats, error) {
 	if ctx.Err() == nil {
 		// The index entries' verifications go out in the background:
 		// wait for them, so that the load time includes them.
-		if err := repo.Flush(ctx); err != nil {
+		if err := flush(ctx); err != nil {
 			cancel(fmt.Errorf("sms demo: verify index entries: %w", err))
 		}
 	}
@@ -295,10 +352,7 @@ func (d *demo) load(ctx context.Context, truth *truth) (loadStats, error) {
 	if written != truth.messages {
 		return loadStats{}, fmt.Errorf("sms demo: wrote %d messages, the workload has %d", written, truth.messages)
 	}
-	st := loadStats{messages: written, elapsed: elapsed}
-	d.printf("loaded %s messages in %s (%s messages/s, each a data row and an index entry)\n\n",
-		text.Grouped(written), elapsed.Round(10*time.Millisecond), text.Grouped(int64(st.rate())))
-	return st, nil
+	return loadStats{messages: written, elapsed: elapsed}, nil
 }
 
 // firstFailure adds the first per-record error of a failed batch to err.

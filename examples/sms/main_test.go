@@ -63,16 +63,30 @@ func TestRunFake(t *testing.T) {
 			t.Errorf("output lacks %q\noutput:\n%s", want, s)
 		}
 	}
-	// Without --keep the tables are gone at the end.
-	for _, name := range []string{schema.SMSTableName, schema.SMSIndexTableName} {
+	// Without --keep the tables are gone at the end, and the baseline's
+	// always.
+	for _, name := range []string{schema.SMSTableName, schema.SMSIndexTableName, "sms_noindex"} {
 		ok, err := f.TableExists(ctx, name)
 		if err != nil || ok {
 			t.Errorf("TableExists(%s) = %v, %v after the run; want false, nil", name, ok, err)
 		}
 	}
-	// Not a terminal: one progress line per 10%.
-	if n := strings.Count(progress.String(), "\n"); n != 10 {
-		t.Errorf("progress printed %d lines, want 10:\n%s", n, progress.String())
+	// Not a terminal: one progress line per 10%, for the load and for
+	// the baseline load without the index.
+	lines := strings.Split(strings.TrimSuffix(progress.String(), "\n"), "\n")
+	for _, what := range []string{"loading: ", "loading without the index: "} {
+		n := 0
+		for _, l := range lines {
+			if strings.HasPrefix(l, what) {
+				n++
+			}
+		}
+		if n != 10 {
+			t.Errorf("progress printed %d %q lines, want 10:\n%s", n, what, progress.String())
+		}
+	}
+	if len(lines) != 20 {
+		t.Errorf("progress printed %d lines, want 20:\n%s", len(lines), progress.String())
 	}
 }
 
@@ -294,9 +308,15 @@ func TestRunMainFake(t *testing.T) {
 	if !strings.Contains(out.String(), "in-memory fake") || !strings.Contains(out.String(), "loaded 600 messages") {
 		t.Errorf("output:\n%s", out.String())
 	}
-	// One batch holds the whole load: one progress line.
-	if got, want := errOut.String(), "loading: 100% 600/600, "; !strings.HasPrefix(got, want) || strings.Count(got, "\n") != 1 {
-		t.Errorf("progress %q, want one line starting %q", got, want)
+	// One batch holds the whole load: one progress line for the load, and
+	// one for the same load without the index (the baseline).
+	lines := strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n")
+	want := []string{"loading: 100% 600/600, ", "loading without the index: 100% 600/600, "}
+	if len(lines) != len(want) || !strings.HasPrefix(lines[0], want[0]) || !strings.HasPrefix(lines[1], want[1]) {
+		t.Errorf("progress %q, want two lines starting %q", errOut.String(), want)
+	}
+	if !strings.Contains(out.String(), "without the index (table sms_noindex") {
+		t.Errorf("output has no baseline load:\n%s", out.String())
 	}
 }
 
