@@ -302,14 +302,11 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 	var fix []*item[T]
 	var foreign []*hbase.CheckAndMutate
 	for j, r := range live {
-		bad := mode == ModeRebuild
 		var stray []int // indexes whose entry is absent, or stale without a status cell
 		ours := false   // an entry with a status is missing or stale: the protocol fixes it
-		es := make([]*entry, len(t.ixs))
 		for i, s := range t.ixs {
 			got := res[j*len(t.ixs)+i].Result
 			e := s.parseEntry(got)
-			es[i] = e
 			switch {
 			case got.Empty():
 				rep.Missing++
@@ -328,10 +325,10 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 			}
 		}
 		switch {
-		case mode == ModeVerify || !bad && !ours && len(stray) == 0:
+		case mode == ModeVerify || mode == ModeRepair && !ours && len(stray) == 0:
 		case mode == ModeRepair && !ours && r.d.verBytes == nil:
 			for _, i := range stray {
-				foreign = append(foreign, t.foreignEntryFix(i, &r.enc.Entries[i], es[i], r.d))
+				foreign = append(foreign, t.foreignEntryFix(i, &r.enc.Entries[i]))
 			}
 		default:
 			v := r.d.version
@@ -396,38 +393,37 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start []byt
 // Rows written by other clients.
 //
 // A data row without a version cell was written by another client (an
-// application on HBase's own client following the same key design, a bulk
-// load, WithUnindexedWrites), and so was an entry without a status cell:
-// the protocol never writes one. Check judges such an entry as readers do,
-// against its data row: missing only when absent, stale only when its
-// cells disagree, orphaned only when no data row derives its key (and
-// then deleted as an unverified orphan is: the other client may still be
-// writing its data row). ModeRepair fixes the entries of a row
-// without a version cell whose entries carry no status without taking the
-// row over: it writes only the entries that are absent or stale, never the
-// data row, and leaves whatever agrees as it is. Those entries get no
-// status either, as nothing keeps the other client's later writes in step
-// with them: readers check them against their data rows, as they do every
-// entry, and Count pays a Get for each. ModeRebuild rewrites such rows
-// through the protocol, which adopts them (version cell, verified
-// entries).
+// application on HBase's Java client following the same key design, a
+// bulk load, WithUnindexedWrites) or by an insert-only table; an entry
+// without a status cell only by another client. Check judges such an
+// entry as readers do, against its data row: it is stale when its cells
+// disagree, orphaned when no data row derives its key (and then deleted
+// as an unverified orphan is: the other client may still be writing its
+// data row), and never missing. For a data row without a version cell
+// whose entries carry no status, ModeRepair writes only the entries that
+// are absent or stale, without a status, and never the data row; what
+// agrees stays as it is. A verified entry would be a promise that nothing
+// keeps once the other client writes again, so readers and Count go on
+// checking these entries against their data rows (Count pays a Get for
+// each). ModeRebuild rewrites such rows through the protocol, which adopts
+// them.
 
 // foreignEntryFix returns the write that fixes entry i, absent or stale
 // and without a status cell, of a data row without a version cell: the
-// entry's cells as the row d derives them (want), without a status, at a
-// version above the cells read (got's and d's), so that it neither loses
-// to the stale cells nor hides behind an older delete marker; conditioned
-// on the entry still having no status cell, so that a protocol write that
-// got there first wins.
-func (t *Table[T]) foreignEntryFix(i int, want *schema.Row, got *entry, d *dataState[T]) *hbase.CheckAndMutate {
+// entry's cells as the row derives them (want), without a status,
+// conditioned on the entry still having no status cell, so that a protocol
+// write that got there first wins. Like the other client's cells, they
+// are stamped by the server, whose clock has moved past the cells and
+// delete markers already there (the stale entry's, or those of a delete
+// that removed it).
+func (t *Table[T]) foreignEntryFix(i int, want *schema.Row) *hbase.CheckAndMutate {
 	s := t.ixs[i]
-	v := t.nextVersion(max(got.maxTS, d.version))
 	vals := want.Values()
-	muts := []hbase.Mutation{&hbase.Put{Table: s.name, Row: want.Key, Values: vals, Timestamp: v}}
+	muts := []hbase.Mutation{&hbase.Put{Table: s.name, Row: want.Key, Values: vals}}
 	for _, c := range s.carried {
 		if _, ok := vals[c.Family][c.Qualifier]; !ok {
 			muts = append(muts, &hbase.Delete{Table: s.name, Row: want.Key, Family: []byte(c.Family),
-				Qualifier: []byte(c.Qualifier), Timestamp: v, AllVersions: true})
+				Qualifier: []byte(c.Qualifier), AllVersions: true})
 		}
 	}
 	return &hbase.CheckAndMutate{

@@ -278,7 +278,7 @@ func toSchemaCells(r *hbase.Result) []schema.Cell {
 type dataState[T any] struct {
 	exists    bool   // the row holds a live record
 	tombstone bool   // the row holds only the version of a deleted record
-	version   int64  // without a version cell (another client's row): its newest cell's timestamp
+	version   int64  // without a version cell (another client's or an insert-only row): its newest cell's timestamp
 	verBytes  []byte // the version cell as stored, nil when absent
 	rec       T
 	decoded   bool
@@ -306,8 +306,9 @@ func (t *Table[T]) readData(key []byte, r *hbase.Result) *dataState[T] {
 		d.verBytes = v
 		d.version = int64(binary.BigEndian.Uint64(v))
 	default:
-		// Another client's row: its newest cell stands for the version, so
-		// that writes and repairs go above it and notice a rewrite.
+		// Another client's row (or an insert-only one): its newest cell
+		// stands for the version, so that writes and repairs go above it
+		// and notice a rewrite.
 		for _, c := range r.Cells {
 			d.version = max(d.version, c.Timestamp)
 		}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# run.sh builds SeedWriter (tools/javaclient) with Maven and runs it against
+# the HBase at HBKIT_ZK (default 127.0.0.1:2181): seed-000 SMS messages
+# written with HBase's Java client and plain Puts.
+#
+#   tools/javaclient/run.sh --data TABLE --index TABLE --count N \
+#       [--stale K] [--orphan K] [--missing K] [--batch B]
+#
+# The tables must exist (hbkit's SMS schema: family cf). It prints one line
+# per message written (see SeedWriter.java). The first run resolves
+# hbase-client from Maven Central into the local Maven repository (~/.m2,
+# or $HBKIT_M2); classes and classpath are kept in
+# ${HBKIT_CACHE:-~/.cache/hbkit}, keyed by the sources.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+
+command -v mvn >/dev/null || { echo "run.sh: needs Maven (mvn)" >&2; exit 1; }
+command -v java >/dev/null || { echo "run.sh: needs java" >&2; exit 1; }
+
+cache=${HBKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hbkit}
+mkdir -p "$cache"
+m2args=()
+[ -n "${HBKIT_M2:-}" ] && m2args=("-Dmaven.repo.local=$HBKIT_M2")
+sum=$( (cat "$here/pom.xml" "$here"/src/main/java/io/hbkit/javaclient/*.java; echo "${HBKIT_M2:-}") | sha256sum | cut -c1-16)
+build="$cache/javaclient-$sum"
+cpfile="$build/classpath.txt"
+if [ ! -s "$cpfile" ] || [ ! -d "$build/classes" ]; then
+	echo "run.sh: building SeedWriter with Maven (first run per source change)..." >&2
+	mvn -B -q -f "$here/pom.xml" "-Dhbkit.build=$build" compile dependency:build-classpath \
+		-Dmdep.outputFile="$cpfile.tmp" -Dmdep.includeScope=runtime "${m2args[@]}" >&2
+	mv "$cpfile.tmp" "$cpfile"
+fi
+
+conf=$(mktemp -d "${TMPDIR:-/tmp}/hbkit-javaclient-conf.XXXXXX")
+trap 'rm -rf "$conf"' EXIT
+cat >"$conf/log4j2.properties" <<'EOC'
+status = warn
+appender.err.type = Console
+appender.err.name = ERR
+appender.err.target = SYSTEM_ERR
+appender.err.layout.type = PatternLayout
+appender.err.layout.pattern = %d{ISO8601} %-5p [%t] %c{2}: %m%n
+rootLogger.level = WARN
+rootLogger.appenderRef.err.ref = ERR
+EOC
+
+# The module flags HBase's bin/hbase adds on JDK 11+ (as tools/pe/run.sh).
+jdk17=(
+	-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
+	--add-modules jdk.unsupported
+	--add-opens java.base/java.io=ALL-UNNAMED
+	--add-opens java.base/java.nio=ALL-UNNAMED
+	--add-opens java.base/sun.nio.ch=ALL-UNNAMED
+	--add-opens java.base/java.lang=ALL-UNNAMED
+	--add-opens java.base/jdk.internal.ref=ALL-UNNAMED
+	--add-opens java.base/java.lang.reflect=ALL-UNNAMED
+	--add-opens java.base/java.util=ALL-UNNAMED
+	--add-opens java.base/java.util.concurrent=ALL-UNNAMED
+	--add-exports java.base/jdk.internal.misc=ALL-UNNAMED
+)
+java "${jdk17[@]}" -Xmx512m -Dlog4j2.configurationFile="$conf/log4j2.properties" \
+	-cp "$build/classes:$(cat "$cpfile")" io.hbkit.javaclient.SeedWriter --zk "${HBKIT_ZK:-127.0.0.1:2181}" "$@"
