@@ -249,12 +249,10 @@
 // whose key it alone derives (the SMS index key ends with the data key's
 // fields).
 //
-// Inserts (OpInsert) are puts whose first attempt is always blind: the
-// conditional data-row write on an absent version cell decides whether the
-// key is free, and a lost attempt that finds a live record ends with
-// ErrExists (over a tombstone it goes on, above the tombstone's version).
-// Like any abandoned blind attempt, it leaves the existing record's entry
-// rewritten unverified, which readers check and Check repairs.
+// Inserts (OpInsert) read the row first, like a put that is not blind: a
+// live record, ours or one another client wrote (no version cell), ends
+// the insert with ErrExists; otherwise the conditional data-row write on
+// the version read decides, and a lost race rereads the row.
 //
 // # Who should use it
 //

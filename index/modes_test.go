@@ -236,3 +236,33 @@ type fakeClock struct{ t time.Time }
 
 func (c *fakeClock) now() time.Time          { return c.t }
 func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+// TestInsertRefusesAForeignRow: a row another client wrote (no version
+// cell) makes an insert fail with ErrExists in every mode, and is left as
+// it was.
+func TestInsertRefusesAForeignRow(t *testing.T) {
+	ctx := context.Background()
+	for _, mc := range modeCases {
+		t.Run(mc.mode.String(), func(t *testing.T) {
+			b, c := newFakeBackend(t)
+			s := b.sms(t, dao.WithWriteMode(mc.mode))
+			m := msg(7, "acme", time.Minute)
+			var row schema.Row
+			if err := s.Table().EncodeRow(&row, m); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Put(ctx, asPut(b.data, &row)); err != nil {
+				t.Fatal(err)
+			}
+			other := *m
+			other.Account, other.Content = "bank", "not this"
+			if err := s.Insert(ctx, &other); !errors.Is(err, dao.ErrExists) {
+				t.Fatalf("Insert over a foreign row = %v, want ErrExists", err)
+			}
+			got, ok, err := s.Get(ctx, m)
+			if err != nil || !ok || *got != *m {
+				t.Errorf("Get = %+v, %v, %v; want the foreign row unchanged (%+v)", got, ok, err, m)
+			}
+		})
+	}
+}

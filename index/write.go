@@ -99,11 +99,10 @@ func (t *Table[T]) run(ctx context.Context, op Op, items []*item[T]) {
 	pending := items
 	// A put's first attempt may skip the read altogether (blind): see
 	// guessAbsent. It does not count against the attempts: a blind
-	// attempt lost to an existing row is no conflict.
-	// An insert's first attempt is always blind: the row is expected to be
-	// absent, and the conditional write decides.
-	blindFirst := op == OpPut && len(items) > 0 && items[0].expect == nil &&
-		(items[0].insert || t.o.blindPuts && t.guessAbsent())
+	// attempt lost to an existing row is no conflict. Inserts never go
+	// blind (see early in attempt).
+	blindFirst := op == OpPut && len(items) > 0 && items[0].expect == nil && !items[0].insert &&
+		t.o.blindPuts && t.guessAbsent()
 	limit := t.o.attempts
 	if blindFirst {
 		limit++
@@ -147,7 +146,9 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 	// A blind attempt skips the read: it assumes the rows absent, and the
 	// conditional write of phase 2 checks that assumption like any other;
 	// a row that exists makes the record start over, reading first.
-	early := op == OpPut && items[0].expect == nil && (!items[0].insert || blind)
+	// Inserts read first, so that a row another client wrote (no version
+	// cell for a blind attempt's condition to find) is refused too.
+	early := op == OpPut && items[0].expect == nil && !items[0].insert
 	var acts []hbase.Action
 	var owner []*item[T]
 	if !blind {
