@@ -20,11 +20,14 @@ const indexUsage = `usage: hbkit index verify|repair|rebuild --schema NAME [flag
 
 Checks a data table against its index tables: scans the data table, then
 each index table, and counts missing entries (a data row whose entry is
-absent or unverified), orphaned entries (no data row, or a data row that
-derives another key) and stale entries (carried cells that disagree).
+absent, unverified, or written by another client and disagreeing),
+orphaned entries (no data row, or a data row that derives another key) and
+stale entries (carried cells that disagree). Rows and entries that other
+clients write with the same key design count only when they disagree.
 
   verify   report only; exit status 1 if anything diverges
-  repair   report, and fix what diverges through the write protocol
+  repair   report, and fix what diverges (other clients' data rows are
+           never rewritten: their missing or stale entries are)
   rebuild  rewrite every entry, and delete dead orphans
 
 Long runs show progress on stderr. With --checkpoint FILE the position is
