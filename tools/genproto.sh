@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# genproto.sh regenerates the Go protobuf code in internal/pb from proto/*.proto.
+# genproto.sh regenerates the Go protobuf code in internal/pb from proto/hbkit/*.proto.
 #
 #   tools/genproto.sh           regenerate internal/pb/*.pb.go in place
 #   tools/genproto.sh --check   regenerate into a temp dir; exit 1 if the
@@ -67,17 +67,22 @@ ensure_protoc_gen_go() {
 	PROTOC_GEN_GO="$bin"
 }
 
-# generate OUTDIR writes one .pb.go per proto/*.proto into OUTDIR.
+# generate OUTDIR writes one .pb.go per proto/hbkit/*.proto into OUTDIR.
+# The files are compiled as hbkit/NAME.proto, in the protobuf package
+# hbkit.internal.pb: the paths and full names they register cannot clash
+# with another HBase client's (gohbase registers NAME.proto in package pb).
 generate() {
 	local out="$1"
 	local files=()
-	while IFS= read -r f; do files+=("$f"); done < <(cd proto && LC_ALL=C ls -1 -- *.proto)
+	while IFS= read -r f; do files+=("hbkit/$f"); done < <(cd proto/hbkit && LC_ALL=C ls -1 -- *.proto)
 	protoc \
 		--plugin=protoc-gen-go="$PROTOC_GEN_GO" \
 		--proto_path=proto \
 		--go_out="$out" \
 		--go_opt=paths=source_relative \
 		"${files[@]}"
+	mv "$out"/hbkit/*.pb.go "$out"/
+	rmdir "$out/hbkit"
 }
 
 ensure_protoc
@@ -92,7 +97,7 @@ if [[ "$mode" == check ]]; then
 	# Same set of files, same bytes.
 	diff <(cd "$tmp" && LC_ALL=C ls -1 -- *.pb.go) \
 		<(cd internal/pb && LC_ALL=C ls -1 -- *.pb.go 2>/dev/null) >/dev/null || {
-		log "the set of generated files in internal/pb differs from proto/"
+		log "the set of generated files in internal/pb differs from proto/hbkit/"
 		status=1
 	}
 	for f in "$tmp"/*.pb.go; do

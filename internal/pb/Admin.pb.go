@@ -6,7 +6,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: Admin.proto
+// source: hbkit/Admin.proto
 
 package pb
 
@@ -61,11 +61,11 @@ func (x GetRegionInfoResponse_CompactionState) String() string {
 }
 
 func (GetRegionInfoResponse_CompactionState) Descriptor() protoreflect.EnumDescriptor {
-	return file_Admin_proto_enumTypes[0].Descriptor()
+	return file_hbkit_Admin_proto_enumTypes[0].Descriptor()
 }
 
 func (GetRegionInfoResponse_CompactionState) Type() protoreflect.EnumType {
-	return &file_Admin_proto_enumTypes[0]
+	return &file_hbkit_Admin_proto_enumTypes[0]
 }
 
 func (x GetRegionInfoResponse_CompactionState) Number() protoreflect.EnumNumber {
@@ -84,7 +84,7 @@ func (x *GetRegionInfoResponse_CompactionState) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use GetRegionInfoResponse_CompactionState.Descriptor instead.
 func (GetRegionInfoResponse_CompactionState) EnumDescriptor() ([]byte, []int) {
-	return file_Admin_proto_rawDescGZIP(), []int{1, 0}
+	return file_hbkit_Admin_proto_rawDescGZIP(), []int{1, 0}
 }
 
 type GetRegionInfoRequest struct {
@@ -98,7 +98,7 @@ type GetRegionInfoRequest struct {
 
 func (x *GetRegionInfoRequest) Reset() {
 	*x = GetRegionInfoRequest{}
-	mi := &file_Admin_proto_msgTypes[0]
+	mi := &file_hbkit_Admin_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -110,7 +110,7 @@ func (x *GetRegionInfoRequest) String() string {
 func (*GetRegionInfoRequest) ProtoMessage() {}
 
 func (x *GetRegionInfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Admin_proto_msgTypes[0]
+	mi := &file_hbkit_Admin_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -123,7 +123,7 @@ func (x *GetRegionInfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRegionInfoRequest.ProtoReflect.Descriptor instead.
 func (*GetRegionInfoRequest) Descriptor() ([]byte, []int) {
-	return file_Admin_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_Admin_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *GetRegionInfoRequest) GetRegion() *RegionSpecifier {
@@ -150,7 +150,7 @@ func (x *GetRegionInfoRequest) GetBestSplitRow() bool {
 type GetRegionInfoResponse struct {
 	state           protoimpl.MessageState                 `protogen:"open.v1"`
 	RegionInfo      *RegionInfo                            `protobuf:"bytes,1,req,name=region_info,json=regionInfo" json:"region_info,omitempty"`
-	CompactionState *GetRegionInfoResponse_CompactionState `protobuf:"varint,2,opt,name=compaction_state,json=compactionState,enum=hbase.pb.GetRegionInfoResponse_CompactionState" json:"compaction_state,omitempty"`
+	CompactionState *GetRegionInfoResponse_CompactionState `protobuf:"varint,2,opt,name=compaction_state,json=compactionState,enum=hbkit.internal.pb.GetRegionInfoResponse_CompactionState" json:"compaction_state,omitempty"`
 	// 3 was isRecovering, removed upstream.
 	Splittable    *bool  `protobuf:"varint,4,opt,name=splittable" json:"splittable,omitempty"`
 	Mergeable     *bool  `protobuf:"varint,5,opt,name=mergeable" json:"mergeable,omitempty"`
@@ -161,7 +161,7 @@ type GetRegionInfoResponse struct {
 
 func (x *GetRegionInfoResponse) Reset() {
 	*x = GetRegionInfoResponse{}
-	mi := &file_Admin_proto_msgTypes[1]
+	mi := &file_hbkit_Admin_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -173,7 +173,7 @@ func (x *GetRegionInfoResponse) String() string {
 func (*GetRegionInfoResponse) ProtoMessage() {}
 
 func (x *GetRegionInfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Admin_proto_msgTypes[1]
+	mi := &file_hbkit_Admin_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -186,7 +186,7 @@ func (x *GetRegionInfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRegionInfoResponse.ProtoReflect.Descriptor instead.
 func (*GetRegionInfoResponse) Descriptor() ([]byte, []int) {
-	return file_Admin_proto_rawDescGZIP(), []int{1}
+	return file_hbkit_Admin_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *GetRegionInfoResponse) GetRegionInfo() *RegionInfo {
@@ -232,7 +232,7 @@ type GetOnlineRegionRequest struct {
 
 func (x *GetOnlineRegionRequest) Reset() {
 	*x = GetOnlineRegionRequest{}
-	mi := &file_Admin_proto_msgTypes[2]
+	mi := &file_hbkit_Admin_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -244,7 +244,7 @@ func (x *GetOnlineRegionRequest) String() string {
 func (*GetOnlineRegionRequest) ProtoMessage() {}
 
 func (x *GetOnlineRegionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Admin_proto_msgTypes[2]
+	mi := &file_hbkit_Admin_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -257,7 +257,7 @@ func (x *GetOnlineRegionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOnlineRegionRequest.ProtoReflect.Descriptor instead.
 func (*GetOnlineRegionRequest) Descriptor() ([]byte, []int) {
-	return file_Admin_proto_rawDescGZIP(), []int{2}
+	return file_hbkit_Admin_proto_rawDescGZIP(), []int{2}
 }
 
 type GetOnlineRegionResponse struct {
@@ -269,7 +269,7 @@ type GetOnlineRegionResponse struct {
 
 func (x *GetOnlineRegionResponse) Reset() {
 	*x = GetOnlineRegionResponse{}
-	mi := &file_Admin_proto_msgTypes[3]
+	mi := &file_hbkit_Admin_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -281,7 +281,7 @@ func (x *GetOnlineRegionResponse) String() string {
 func (*GetOnlineRegionResponse) ProtoMessage() {}
 
 func (x *GetOnlineRegionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Admin_proto_msgTypes[3]
+	mi := &file_hbkit_Admin_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -294,7 +294,7 @@ func (x *GetOnlineRegionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOnlineRegionResponse.ProtoReflect.Descriptor instead.
 func (*GetOnlineRegionResponse) Descriptor() ([]byte, []int) {
-	return file_Admin_proto_rawDescGZIP(), []int{3}
+	return file_hbkit_Admin_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *GetOnlineRegionResponse) GetRegionInfo() []*RegionInfo {
@@ -314,7 +314,7 @@ type GetRegionLoadRequest struct {
 
 func (x *GetRegionLoadRequest) Reset() {
 	*x = GetRegionLoadRequest{}
-	mi := &file_Admin_proto_msgTypes[4]
+	mi := &file_hbkit_Admin_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -326,7 +326,7 @@ func (x *GetRegionLoadRequest) String() string {
 func (*GetRegionLoadRequest) ProtoMessage() {}
 
 func (x *GetRegionLoadRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Admin_proto_msgTypes[4]
+	mi := &file_hbkit_Admin_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -339,7 +339,7 @@ func (x *GetRegionLoadRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRegionLoadRequest.ProtoReflect.Descriptor instead.
 func (*GetRegionLoadRequest) Descriptor() ([]byte, []int) {
-	return file_Admin_proto_rawDescGZIP(), []int{4}
+	return file_hbkit_Admin_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GetRegionLoadRequest) GetTableName() *TableName {
@@ -358,7 +358,7 @@ type GetRegionLoadResponse struct {
 
 func (x *GetRegionLoadResponse) Reset() {
 	*x = GetRegionLoadResponse{}
-	mi := &file_Admin_proto_msgTypes[5]
+	mi := &file_hbkit_Admin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -370,7 +370,7 @@ func (x *GetRegionLoadResponse) String() string {
 func (*GetRegionLoadResponse) ProtoMessage() {}
 
 func (x *GetRegionLoadResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Admin_proto_msgTypes[5]
+	mi := &file_hbkit_Admin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -383,7 +383,7 @@ func (x *GetRegionLoadResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRegionLoadResponse.ProtoReflect.Descriptor instead.
 func (*GetRegionLoadResponse) Descriptor() ([]byte, []int) {
-	return file_Admin_proto_rawDescGZIP(), []int{5}
+	return file_hbkit_Admin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetRegionLoadResponse) GetRegionLoads() []*RegionLoad {
@@ -393,19 +393,19 @@ func (x *GetRegionLoadResponse) GetRegionLoads() []*RegionLoad {
 	return nil
 }
 
-var File_Admin_proto protoreflect.FileDescriptor
+var File_hbkit_Admin_proto protoreflect.FileDescriptor
 
-const file_Admin_proto_rawDesc = "" +
+const file_hbkit_Admin_proto_rawDesc = "" +
 	"\n" +
-	"\vAdmin.proto\x12\bhbase.pb\x1a\vHBase.proto\x1a\x13ClusterStatus.proto\"\x9a\x01\n" +
-	"\x14GetRegionInfoRequest\x121\n" +
-	"\x06region\x18\x01 \x02(\v2\x19.hbase.pb.RegionSpecifierR\x06region\x12)\n" +
+	"\x11hbkit/Admin.proto\x12\x11hbkit.internal.pb\x1a\x11hbkit/HBase.proto\x1a\x19hbkit/ClusterStatus.proto\"\xa3\x01\n" +
+	"\x14GetRegionInfoRequest\x12:\n" +
+	"\x06region\x18\x01 \x02(\v2\".hbkit.internal.pb.RegionSpecifierR\x06region\x12)\n" +
 	"\x10compaction_state\x18\x02 \x01(\bR\x0fcompactionState\x12$\n" +
-	"\x0ebest_split_row\x18\x03 \x01(\bR\fbestSplitRow\"\xd6\x02\n" +
-	"\x15GetRegionInfoResponse\x125\n" +
-	"\vregion_info\x18\x01 \x02(\v2\x14.hbase.pb.RegionInfoR\n" +
-	"regionInfo\x12Z\n" +
-	"\x10compaction_state\x18\x02 \x01(\x0e2/.hbase.pb.GetRegionInfoResponse.CompactionStateR\x0fcompactionState\x12\x1e\n" +
+	"\x0ebest_split_row\x18\x03 \x01(\bR\fbestSplitRow\"\xe8\x02\n" +
+	"\x15GetRegionInfoResponse\x12>\n" +
+	"\vregion_info\x18\x01 \x02(\v2\x1d.hbkit.internal.pb.RegionInfoR\n" +
+	"regionInfo\x12c\n" +
+	"\x10compaction_state\x18\x02 \x01(\x0e28.hbkit.internal.pb.GetRegionInfoResponse.CompactionStateR\x0fcompactionState\x12\x1e\n" +
 	"\n" +
 	"splittable\x18\x04 \x01(\bR\n" +
 	"splittable\x12\x1c\n" +
@@ -416,60 +416,60 @@ const file_Admin_proto_rawDesc = "" +
 	"\x05MINOR\x10\x01\x12\t\n" +
 	"\x05MAJOR\x10\x02\x12\x13\n" +
 	"\x0fMAJOR_AND_MINOR\x10\x03\"\x18\n" +
-	"\x16GetOnlineRegionRequest\"P\n" +
-	"\x17GetOnlineRegionResponse\x125\n" +
-	"\vregion_info\x18\x01 \x03(\v2\x14.hbase.pb.RegionInfoR\n" +
-	"regionInfo\"J\n" +
-	"\x14GetRegionLoadRequest\x122\n" +
+	"\x16GetOnlineRegionRequest\"Y\n" +
+	"\x17GetOnlineRegionResponse\x12>\n" +
+	"\vregion_info\x18\x01 \x03(\v2\x1d.hbkit.internal.pb.RegionInfoR\n" +
+	"regionInfo\"S\n" +
+	"\x14GetRegionLoadRequest\x12;\n" +
 	"\n" +
-	"table_name\x18\x01 \x01(\v2\x13.hbase.pb.TableNameR\ttableName\"P\n" +
-	"\x15GetRegionLoadResponse\x127\n" +
-	"\fregion_loads\x18\x01 \x03(\v2\x14.hbase.pb.RegionLoadR\vregionLoads2\x8a\x02\n" +
-	"\fAdminService\x12P\n" +
-	"\rGetRegionInfo\x12\x1e.hbase.pb.GetRegionInfoRequest\x1a\x1f.hbase.pb.GetRegionInfoResponse\x12V\n" +
-	"\x0fGetOnlineRegion\x12 .hbase.pb.GetOnlineRegionRequest\x1a!.hbase.pb.GetOnlineRegionResponse\x12P\n" +
-	"\rGetRegionLoad\x12\x1e.hbase.pb.GetRegionLoadRequest\x1a\x1f.hbase.pb.GetRegionLoadResponseB$Z\"github.com/hbkit/hbkit/internal/pb"
+	"table_name\x18\x01 \x01(\v2\x1c.hbkit.internal.pb.TableNameR\ttableName\"Y\n" +
+	"\x15GetRegionLoadResponse\x12@\n" +
+	"\fregion_loads\x18\x01 \x03(\v2\x1d.hbkit.internal.pb.RegionLoadR\vregionLoads2\xc0\x02\n" +
+	"\fAdminService\x12b\n" +
+	"\rGetRegionInfo\x12'.hbkit.internal.pb.GetRegionInfoRequest\x1a(.hbkit.internal.pb.GetRegionInfoResponse\x12h\n" +
+	"\x0fGetOnlineRegion\x12).hbkit.internal.pb.GetOnlineRegionRequest\x1a*.hbkit.internal.pb.GetOnlineRegionResponse\x12b\n" +
+	"\rGetRegionLoad\x12'.hbkit.internal.pb.GetRegionLoadRequest\x1a(.hbkit.internal.pb.GetRegionLoadResponseB$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_Admin_proto_rawDescOnce sync.Once
-	file_Admin_proto_rawDescData []byte
+	file_hbkit_Admin_proto_rawDescOnce sync.Once
+	file_hbkit_Admin_proto_rawDescData []byte
 )
 
-func file_Admin_proto_rawDescGZIP() []byte {
-	file_Admin_proto_rawDescOnce.Do(func() {
-		file_Admin_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_Admin_proto_rawDesc), len(file_Admin_proto_rawDesc)))
+func file_hbkit_Admin_proto_rawDescGZIP() []byte {
+	file_hbkit_Admin_proto_rawDescOnce.Do(func() {
+		file_hbkit_Admin_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_Admin_proto_rawDesc), len(file_hbkit_Admin_proto_rawDesc)))
 	})
-	return file_Admin_proto_rawDescData
+	return file_hbkit_Admin_proto_rawDescData
 }
 
-var file_Admin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_Admin_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
-var file_Admin_proto_goTypes = []any{
-	(GetRegionInfoResponse_CompactionState)(0), // 0: hbase.pb.GetRegionInfoResponse.CompactionState
-	(*GetRegionInfoRequest)(nil),               // 1: hbase.pb.GetRegionInfoRequest
-	(*GetRegionInfoResponse)(nil),              // 2: hbase.pb.GetRegionInfoResponse
-	(*GetOnlineRegionRequest)(nil),             // 3: hbase.pb.GetOnlineRegionRequest
-	(*GetOnlineRegionResponse)(nil),            // 4: hbase.pb.GetOnlineRegionResponse
-	(*GetRegionLoadRequest)(nil),               // 5: hbase.pb.GetRegionLoadRequest
-	(*GetRegionLoadResponse)(nil),              // 6: hbase.pb.GetRegionLoadResponse
-	(*RegionSpecifier)(nil),                    // 7: hbase.pb.RegionSpecifier
-	(*RegionInfo)(nil),                         // 8: hbase.pb.RegionInfo
-	(*TableName)(nil),                          // 9: hbase.pb.TableName
-	(*RegionLoad)(nil),                         // 10: hbase.pb.RegionLoad
+var file_hbkit_Admin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_hbkit_Admin_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_hbkit_Admin_proto_goTypes = []any{
+	(GetRegionInfoResponse_CompactionState)(0), // 0: hbkit.internal.pb.GetRegionInfoResponse.CompactionState
+	(*GetRegionInfoRequest)(nil),               // 1: hbkit.internal.pb.GetRegionInfoRequest
+	(*GetRegionInfoResponse)(nil),              // 2: hbkit.internal.pb.GetRegionInfoResponse
+	(*GetOnlineRegionRequest)(nil),             // 3: hbkit.internal.pb.GetOnlineRegionRequest
+	(*GetOnlineRegionResponse)(nil),            // 4: hbkit.internal.pb.GetOnlineRegionResponse
+	(*GetRegionLoadRequest)(nil),               // 5: hbkit.internal.pb.GetRegionLoadRequest
+	(*GetRegionLoadResponse)(nil),              // 6: hbkit.internal.pb.GetRegionLoadResponse
+	(*RegionSpecifier)(nil),                    // 7: hbkit.internal.pb.RegionSpecifier
+	(*RegionInfo)(nil),                         // 8: hbkit.internal.pb.RegionInfo
+	(*TableName)(nil),                          // 9: hbkit.internal.pb.TableName
+	(*RegionLoad)(nil),                         // 10: hbkit.internal.pb.RegionLoad
 }
-var file_Admin_proto_depIdxs = []int32{
-	7,  // 0: hbase.pb.GetRegionInfoRequest.region:type_name -> hbase.pb.RegionSpecifier
-	8,  // 1: hbase.pb.GetRegionInfoResponse.region_info:type_name -> hbase.pb.RegionInfo
-	0,  // 2: hbase.pb.GetRegionInfoResponse.compaction_state:type_name -> hbase.pb.GetRegionInfoResponse.CompactionState
-	8,  // 3: hbase.pb.GetOnlineRegionResponse.region_info:type_name -> hbase.pb.RegionInfo
-	9,  // 4: hbase.pb.GetRegionLoadRequest.table_name:type_name -> hbase.pb.TableName
-	10, // 5: hbase.pb.GetRegionLoadResponse.region_loads:type_name -> hbase.pb.RegionLoad
-	1,  // 6: hbase.pb.AdminService.GetRegionInfo:input_type -> hbase.pb.GetRegionInfoRequest
-	3,  // 7: hbase.pb.AdminService.GetOnlineRegion:input_type -> hbase.pb.GetOnlineRegionRequest
-	5,  // 8: hbase.pb.AdminService.GetRegionLoad:input_type -> hbase.pb.GetRegionLoadRequest
-	2,  // 9: hbase.pb.AdminService.GetRegionInfo:output_type -> hbase.pb.GetRegionInfoResponse
-	4,  // 10: hbase.pb.AdminService.GetOnlineRegion:output_type -> hbase.pb.GetOnlineRegionResponse
-	6,  // 11: hbase.pb.AdminService.GetRegionLoad:output_type -> hbase.pb.GetRegionLoadResponse
+var file_hbkit_Admin_proto_depIdxs = []int32{
+	7,  // 0: hbkit.internal.pb.GetRegionInfoRequest.region:type_name -> hbkit.internal.pb.RegionSpecifier
+	8,  // 1: hbkit.internal.pb.GetRegionInfoResponse.region_info:type_name -> hbkit.internal.pb.RegionInfo
+	0,  // 2: hbkit.internal.pb.GetRegionInfoResponse.compaction_state:type_name -> hbkit.internal.pb.GetRegionInfoResponse.CompactionState
+	8,  // 3: hbkit.internal.pb.GetOnlineRegionResponse.region_info:type_name -> hbkit.internal.pb.RegionInfo
+	9,  // 4: hbkit.internal.pb.GetRegionLoadRequest.table_name:type_name -> hbkit.internal.pb.TableName
+	10, // 5: hbkit.internal.pb.GetRegionLoadResponse.region_loads:type_name -> hbkit.internal.pb.RegionLoad
+	1,  // 6: hbkit.internal.pb.AdminService.GetRegionInfo:input_type -> hbkit.internal.pb.GetRegionInfoRequest
+	3,  // 7: hbkit.internal.pb.AdminService.GetOnlineRegion:input_type -> hbkit.internal.pb.GetOnlineRegionRequest
+	5,  // 8: hbkit.internal.pb.AdminService.GetRegionLoad:input_type -> hbkit.internal.pb.GetRegionLoadRequest
+	2,  // 9: hbkit.internal.pb.AdminService.GetRegionInfo:output_type -> hbkit.internal.pb.GetRegionInfoResponse
+	4,  // 10: hbkit.internal.pb.AdminService.GetOnlineRegion:output_type -> hbkit.internal.pb.GetOnlineRegionResponse
+	6,  // 11: hbkit.internal.pb.AdminService.GetRegionLoad:output_type -> hbkit.internal.pb.GetRegionLoadResponse
 	9,  // [9:12] is the sub-list for method output_type
 	6,  // [6:9] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
@@ -477,29 +477,29 @@ var file_Admin_proto_depIdxs = []int32{
 	0,  // [0:6] is the sub-list for field type_name
 }
 
-func init() { file_Admin_proto_init() }
-func file_Admin_proto_init() {
-	if File_Admin_proto != nil {
+func init() { file_hbkit_Admin_proto_init() }
+func file_hbkit_Admin_proto_init() {
+	if File_hbkit_Admin_proto != nil {
 		return
 	}
-	file_HBase_proto_init()
-	file_ClusterStatus_proto_init()
+	file_hbkit_HBase_proto_init()
+	file_hbkit_ClusterStatus_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_Admin_proto_rawDesc), len(file_Admin_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_Admin_proto_rawDesc), len(file_hbkit_Admin_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
-		GoTypes:           file_Admin_proto_goTypes,
-		DependencyIndexes: file_Admin_proto_depIdxs,
-		EnumInfos:         file_Admin_proto_enumTypes,
-		MessageInfos:      file_Admin_proto_msgTypes,
+		GoTypes:           file_hbkit_Admin_proto_goTypes,
+		DependencyIndexes: file_hbkit_Admin_proto_depIdxs,
+		EnumInfos:         file_hbkit_Admin_proto_enumTypes,
+		MessageInfos:      file_hbkit_Admin_proto_msgTypes,
 	}.Build()
-	File_Admin_proto = out.File
-	file_Admin_proto_goTypes = nil
-	file_Admin_proto_depIdxs = nil
+	File_hbkit_Admin_proto = out.File
+	file_hbkit_Admin_proto_goTypes = nil
+	file_hbkit_Admin_proto_depIdxs = nil
 }

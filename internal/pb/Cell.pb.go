@@ -5,7 +5,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: Cell.proto
+// source: hbkit/Cell.proto
 
 package pb
 
@@ -73,11 +73,11 @@ func (x CellType) String() string {
 }
 
 func (CellType) Descriptor() protoreflect.EnumDescriptor {
-	return file_Cell_proto_enumTypes[0].Descriptor()
+	return file_hbkit_Cell_proto_enumTypes[0].Descriptor()
 }
 
 func (CellType) Type() protoreflect.EnumType {
-	return &file_Cell_proto_enumTypes[0]
+	return &file_hbkit_Cell_proto_enumTypes[0]
 }
 
 func (x CellType) Number() protoreflect.EnumNumber {
@@ -96,7 +96,7 @@ func (x *CellType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use CellType.Descriptor instead.
 func (CellType) EnumDescriptor() ([]byte, []int) {
-	return file_Cell_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_Cell_proto_rawDescGZIP(), []int{0}
 }
 
 // Cell is one cell of a Result when the connection has no cell codec.
@@ -106,7 +106,7 @@ type Cell struct {
 	Family    []byte                 `protobuf:"bytes,2,opt,name=family" json:"family,omitempty"`
 	Qualifier []byte                 `protobuf:"bytes,3,opt,name=qualifier" json:"qualifier,omitempty"`
 	Timestamp *uint64                `protobuf:"varint,4,opt,name=timestamp" json:"timestamp,omitempty"`
-	CellType  *CellType              `protobuf:"varint,5,opt,name=cell_type,json=cellType,enum=hbase.pb.CellType" json:"cell_type,omitempty"`
+	CellType  *CellType              `protobuf:"varint,5,opt,name=cell_type,json=cellType,enum=hbkit.internal.pb.CellType" json:"cell_type,omitempty"`
 	Value     []byte                 `protobuf:"bytes,6,opt,name=value" json:"value,omitempty"`
 	// Never sent to clients.
 	Tags          []byte `protobuf:"bytes,7,opt,name=tags" json:"tags,omitempty"`
@@ -116,7 +116,7 @@ type Cell struct {
 
 func (x *Cell) Reset() {
 	*x = Cell{}
-	mi := &file_Cell_proto_msgTypes[0]
+	mi := &file_hbkit_Cell_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -128,7 +128,7 @@ func (x *Cell) String() string {
 func (*Cell) ProtoMessage() {}
 
 func (x *Cell) ProtoReflect() protoreflect.Message {
-	mi := &file_Cell_proto_msgTypes[0]
+	mi := &file_hbkit_Cell_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -141,7 +141,7 @@ func (x *Cell) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cell.ProtoReflect.Descriptor instead.
 func (*Cell) Descriptor() ([]byte, []int) {
-	return file_Cell_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_Cell_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Cell) GetRow() []byte {
@@ -193,18 +193,17 @@ func (x *Cell) GetTags() []byte {
 	return nil
 }
 
-var File_Cell_proto protoreflect.FileDescriptor
+var File_hbkit_Cell_proto protoreflect.FileDescriptor
 
-const file_Cell_proto_rawDesc = "" +
+const file_hbkit_Cell_proto_rawDesc = "" +
 	"\n" +
-	"\n" +
-	"Cell.proto\x12\bhbase.pb\"\xc7\x01\n" +
+	"\x10hbkit/Cell.proto\x12\x11hbkit.internal.pb\"\xd0\x01\n" +
 	"\x04Cell\x12\x10\n" +
 	"\x03row\x18\x01 \x01(\fR\x03row\x12\x16\n" +
 	"\x06family\x18\x02 \x01(\fR\x06family\x12\x1c\n" +
 	"\tqualifier\x18\x03 \x01(\fR\tqualifier\x12\x1c\n" +
-	"\ttimestamp\x18\x04 \x01(\x04R\ttimestamp\x12/\n" +
-	"\tcell_type\x18\x05 \x01(\x0e2\x12.hbase.pb.CellTypeR\bcellType\x12\x14\n" +
+	"\ttimestamp\x18\x04 \x01(\x04R\ttimestamp\x128\n" +
+	"\tcell_type\x18\x05 \x01(\x0e2\x1b.hbkit.internal.pb.CellTypeR\bcellType\x12\x14\n" +
 	"\x05value\x18\x06 \x01(\fR\x05value\x12\x12\n" +
 	"\x04tags\x18\a \x01(\fR\x04tags*{\n" +
 	"\bCellType\x12\v\n" +
@@ -219,25 +218,25 @@ const file_Cell_proto_rawDesc = "" +
 	"\aMAXIMUM\x10\xff\x01B$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_Cell_proto_rawDescOnce sync.Once
-	file_Cell_proto_rawDescData []byte
+	file_hbkit_Cell_proto_rawDescOnce sync.Once
+	file_hbkit_Cell_proto_rawDescData []byte
 )
 
-func file_Cell_proto_rawDescGZIP() []byte {
-	file_Cell_proto_rawDescOnce.Do(func() {
-		file_Cell_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_Cell_proto_rawDesc), len(file_Cell_proto_rawDesc)))
+func file_hbkit_Cell_proto_rawDescGZIP() []byte {
+	file_hbkit_Cell_proto_rawDescOnce.Do(func() {
+		file_hbkit_Cell_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_Cell_proto_rawDesc), len(file_hbkit_Cell_proto_rawDesc)))
 	})
-	return file_Cell_proto_rawDescData
+	return file_hbkit_Cell_proto_rawDescData
 }
 
-var file_Cell_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_Cell_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
-var file_Cell_proto_goTypes = []any{
-	(CellType)(0), // 0: hbase.pb.CellType
-	(*Cell)(nil),  // 1: hbase.pb.Cell
+var file_hbkit_Cell_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_hbkit_Cell_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_hbkit_Cell_proto_goTypes = []any{
+	(CellType)(0), // 0: hbkit.internal.pb.CellType
+	(*Cell)(nil),  // 1: hbkit.internal.pb.Cell
 }
-var file_Cell_proto_depIdxs = []int32{
-	0, // 0: hbase.pb.Cell.cell_type:type_name -> hbase.pb.CellType
+var file_hbkit_Cell_proto_depIdxs = []int32{
+	0, // 0: hbkit.internal.pb.Cell.cell_type:type_name -> hbkit.internal.pb.CellType
 	1, // [1:1] is the sub-list for method output_type
 	1, // [1:1] is the sub-list for method input_type
 	1, // [1:1] is the sub-list for extension type_name
@@ -245,27 +244,27 @@ var file_Cell_proto_depIdxs = []int32{
 	0, // [0:1] is the sub-list for field type_name
 }
 
-func init() { file_Cell_proto_init() }
-func file_Cell_proto_init() {
-	if File_Cell_proto != nil {
+func init() { file_hbkit_Cell_proto_init() }
+func file_hbkit_Cell_proto_init() {
+	if File_hbkit_Cell_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_Cell_proto_rawDesc), len(file_Cell_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_Cell_proto_rawDesc), len(file_hbkit_Cell_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   1,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_Cell_proto_goTypes,
-		DependencyIndexes: file_Cell_proto_depIdxs,
-		EnumInfos:         file_Cell_proto_enumTypes,
-		MessageInfos:      file_Cell_proto_msgTypes,
+		GoTypes:           file_hbkit_Cell_proto_goTypes,
+		DependencyIndexes: file_hbkit_Cell_proto_depIdxs,
+		EnumInfos:         file_hbkit_Cell_proto_enumTypes,
+		MessageInfos:      file_hbkit_Cell_proto_msgTypes,
 	}.Build()
-	File_Cell_proto = out.File
-	file_Cell_proto_goTypes = nil
-	file_Cell_proto_depIdxs = nil
+	File_hbkit_Cell_proto = out.File
+	file_hbkit_Cell_proto_goTypes = nil
+	file_hbkit_Cell_proto_depIdxs = nil
 }

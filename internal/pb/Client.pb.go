@@ -11,7 +11,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: Client.proto
+// source: hbkit/Client.proto
 
 package pb
 
@@ -60,11 +60,11 @@ func (x Consistency) String() string {
 }
 
 func (Consistency) Descriptor() protoreflect.EnumDescriptor {
-	return file_Client_proto_enumTypes[0].Descriptor()
+	return file_hbkit_Client_proto_enumTypes[0].Descriptor()
 }
 
 func (Consistency) Type() protoreflect.EnumType {
-	return &file_Client_proto_enumTypes[0]
+	return &file_hbkit_Client_proto_enumTypes[0]
 }
 
 func (x Consistency) Number() protoreflect.EnumNumber {
@@ -83,7 +83,7 @@ func (x *Consistency) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Consistency.Descriptor instead.
 func (Consistency) EnumDescriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{0}
 }
 
 type MutationProto_Durability int32
@@ -125,11 +125,11 @@ func (x MutationProto_Durability) String() string {
 }
 
 func (MutationProto_Durability) Descriptor() protoreflect.EnumDescriptor {
-	return file_Client_proto_enumTypes[1].Descriptor()
+	return file_hbkit_Client_proto_enumTypes[1].Descriptor()
 }
 
 func (MutationProto_Durability) Type() protoreflect.EnumType {
-	return &file_Client_proto_enumTypes[1]
+	return &file_hbkit_Client_proto_enumTypes[1]
 }
 
 func (x MutationProto_Durability) Number() protoreflect.EnumNumber {
@@ -148,7 +148,7 @@ func (x *MutationProto_Durability) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MutationProto_Durability.Descriptor instead.
 func (MutationProto_Durability) EnumDescriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{7, 0}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{7, 0}
 }
 
 type MutationProto_MutationType int32
@@ -187,11 +187,11 @@ func (x MutationProto_MutationType) String() string {
 }
 
 func (MutationProto_MutationType) Descriptor() protoreflect.EnumDescriptor {
-	return file_Client_proto_enumTypes[2].Descriptor()
+	return file_hbkit_Client_proto_enumTypes[2].Descriptor()
 }
 
 func (MutationProto_MutationType) Type() protoreflect.EnumType {
-	return &file_Client_proto_enumTypes[2]
+	return &file_hbkit_Client_proto_enumTypes[2]
 }
 
 func (x MutationProto_MutationType) Number() protoreflect.EnumNumber {
@@ -210,7 +210,7 @@ func (x *MutationProto_MutationType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MutationProto_MutationType.Descriptor instead.
 func (MutationProto_MutationType) EnumDescriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{7, 1}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{7, 1}
 }
 
 type MutationProto_DeleteType int32
@@ -249,11 +249,11 @@ func (x MutationProto_DeleteType) String() string {
 }
 
 func (MutationProto_DeleteType) Descriptor() protoreflect.EnumDescriptor {
-	return file_Client_proto_enumTypes[3].Descriptor()
+	return file_hbkit_Client_proto_enumTypes[3].Descriptor()
 }
 
 func (MutationProto_DeleteType) Type() protoreflect.EnumType {
-	return &file_Client_proto_enumTypes[3]
+	return &file_hbkit_Client_proto_enumTypes[3]
 }
 
 func (x MutationProto_DeleteType) Number() protoreflect.EnumNumber {
@@ -272,7 +272,7 @@ func (x *MutationProto_DeleteType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MutationProto_DeleteType.Descriptor instead.
 func (MutationProto_DeleteType) EnumDescriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{7, 2}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{7, 2}
 }
 
 type Scan_ReadType int32
@@ -308,11 +308,11 @@ func (x Scan_ReadType) String() string {
 }
 
 func (Scan_ReadType) Descriptor() protoreflect.EnumDescriptor {
-	return file_Client_proto_enumTypes[4].Descriptor()
+	return file_hbkit_Client_proto_enumTypes[4].Descriptor()
 }
 
 func (Scan_ReadType) Type() protoreflect.EnumType {
-	return &file_Client_proto_enumTypes[4]
+	return &file_hbkit_Client_proto_enumTypes[4]
 }
 
 func (x Scan_ReadType) Number() protoreflect.EnumNumber {
@@ -331,7 +331,7 @@ func (x *Scan_ReadType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Scan_ReadType.Descriptor instead.
 func (Scan_ReadType) EnumDescriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{10, 0}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{10, 0}
 }
 
 // Column selects a family, or some qualifiers of it.
@@ -346,7 +346,7 @@ type Column struct {
 
 func (x *Column) Reset() {
 	*x = Column{}
-	mi := &file_Client_proto_msgTypes[0]
+	mi := &file_hbkit_Client_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -358,7 +358,7 @@ func (x *Column) String() string {
 func (*Column) ProtoMessage() {}
 
 func (x *Column) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[0]
+	mi := &file_hbkit_Client_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -371,7 +371,7 @@ func (x *Column) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Column.ProtoReflect.Descriptor instead.
 func (*Column) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Column) GetFamily() []byte {
@@ -403,7 +403,7 @@ type Get struct {
 	ExistenceOnly *bool `protobuf:"varint,10,opt,name=existence_only,json=existenceOnly,def=0" json:"existence_only,omitempty"`
 	// Rejected by 2.x servers; never set.
 	ClosestRowBefore *bool                    `protobuf:"varint,11,opt,name=closest_row_before,json=closestRowBefore,def=0" json:"closest_row_before,omitempty"`
-	Consistency      *Consistency             `protobuf:"varint,12,opt,name=consistency,enum=hbase.pb.Consistency,def=0" json:"consistency,omitempty"`
+	Consistency      *Consistency             `protobuf:"varint,12,opt,name=consistency,enum=hbkit.internal.pb.Consistency,def=0" json:"consistency,omitempty"`
 	CfTimeRange      []*ColumnFamilyTimeRange `protobuf:"bytes,13,rep,name=cf_time_range,json=cfTimeRange" json:"cf_time_range,omitempty"`
 	// No default on purpose: absence means "use the table setting".
 	LoadColumnFamiliesOnDemand *bool `protobuf:"varint,14,opt,name=load_column_families_on_demand,json=loadColumnFamiliesOnDemand" json:"load_column_families_on_demand,omitempty"`
@@ -424,7 +424,7 @@ const (
 
 func (x *Get) Reset() {
 	*x = Get{}
-	mi := &file_Client_proto_msgTypes[1]
+	mi := &file_hbkit_Client_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -436,7 +436,7 @@ func (x *Get) String() string {
 func (*Get) ProtoMessage() {}
 
 func (x *Get) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[1]
+	mi := &file_hbkit_Client_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -449,7 +449,7 @@ func (x *Get) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Get.ProtoReflect.Descriptor instead.
 func (*Get) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{1}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *Get) GetRow() []byte {
@@ -567,7 +567,7 @@ type QueryMetrics struct {
 
 func (x *QueryMetrics) Reset() {
 	*x = QueryMetrics{}
-	mi := &file_Client_proto_msgTypes[2]
+	mi := &file_hbkit_Client_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -579,7 +579,7 @@ func (x *QueryMetrics) String() string {
 func (*QueryMetrics) ProtoMessage() {}
 
 func (x *QueryMetrics) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[2]
+	mi := &file_hbkit_Client_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -592,7 +592,7 @@ func (x *QueryMetrics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryMetrics.ProtoReflect.Descriptor instead.
 func (*QueryMetrics) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{2}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *QueryMetrics) GetBlockBytesScanned() uint64 {
@@ -625,7 +625,7 @@ const (
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_Client_proto_msgTypes[3]
+	mi := &file_hbkit_Client_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -637,7 +637,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[3]
+	mi := &file_hbkit_Client_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -650,7 +650,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{3}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Result) GetCell() []*Cell {
@@ -705,7 +705,7 @@ type GetRequest struct {
 
 func (x *GetRequest) Reset() {
 	*x = GetRequest{}
-	mi := &file_Client_proto_msgTypes[4]
+	mi := &file_hbkit_Client_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -717,7 +717,7 @@ func (x *GetRequest) String() string {
 func (*GetRequest) ProtoMessage() {}
 
 func (x *GetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[4]
+	mi := &file_hbkit_Client_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -730,7 +730,7 @@ func (x *GetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRequest.ProtoReflect.Descriptor instead.
 func (*GetRequest) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{4}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GetRequest) GetRegion() *RegionSpecifier {
@@ -756,7 +756,7 @@ type GetResponse struct {
 
 func (x *GetResponse) Reset() {
 	*x = GetResponse{}
-	mi := &file_Client_proto_msgTypes[5]
+	mi := &file_hbkit_Client_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -768,7 +768,7 @@ func (x *GetResponse) String() string {
 func (*GetResponse) ProtoMessage() {}
 
 func (x *GetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[5]
+	mi := &file_hbkit_Client_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -781,7 +781,7 @@ func (x *GetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResponse.ProtoReflect.Descriptor instead.
 func (*GetResponse) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{5}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetResponse) GetResult() *Result {
@@ -798,7 +798,7 @@ type Condition struct {
 	Row         []byte                 `protobuf:"bytes,1,req,name=row" json:"row,omitempty"`
 	Family      []byte                 `protobuf:"bytes,2,opt,name=family" json:"family,omitempty"`
 	Qualifier   []byte                 `protobuf:"bytes,3,opt,name=qualifier" json:"qualifier,omitempty"`
-	CompareType *CompareType           `protobuf:"varint,4,opt,name=compare_type,json=compareType,enum=hbase.pb.CompareType" json:"compare_type,omitempty"`
+	CompareType *CompareType           `protobuf:"varint,4,opt,name=compare_type,json=compareType,enum=hbkit.internal.pb.CompareType" json:"compare_type,omitempty"`
 	Comparator  *Comparator            `protobuf:"bytes,5,opt,name=comparator" json:"comparator,omitempty"`
 	TimeRange   *TimeRange             `protobuf:"bytes,6,opt,name=time_range,json=timeRange" json:"time_range,omitempty"`
 	// Alternative to family/qualifier/compare_type/comparator.
@@ -810,7 +810,7 @@ type Condition struct {
 
 func (x *Condition) Reset() {
 	*x = Condition{}
-	mi := &file_Client_proto_msgTypes[6]
+	mi := &file_hbkit_Client_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -822,7 +822,7 @@ func (x *Condition) String() string {
 func (*Condition) ProtoMessage() {}
 
 func (x *Condition) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[6]
+	mi := &file_hbkit_Client_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -835,7 +835,7 @@ func (x *Condition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Condition.ProtoReflect.Descriptor instead.
 func (*Condition) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{6}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Condition) GetRow() []byte {
@@ -898,12 +898,12 @@ func (x *Condition) GetQueryMetricsEnabled() bool {
 type MutationProto struct {
 	state       protoimpl.MessageState       `protogen:"open.v1"`
 	Row         []byte                       `protobuf:"bytes,1,opt,name=row" json:"row,omitempty"`
-	MutateType  *MutationProto_MutationType  `protobuf:"varint,2,opt,name=mutate_type,json=mutateType,enum=hbase.pb.MutationProto_MutationType" json:"mutate_type,omitempty"`
+	MutateType  *MutationProto_MutationType  `protobuf:"varint,2,opt,name=mutate_type,json=mutateType,enum=hbkit.internal.pb.MutationProto_MutationType" json:"mutate_type,omitempty"`
 	ColumnValue []*MutationProto_ColumnValue `protobuf:"bytes,3,rep,name=column_value,json=columnValue" json:"column_value,omitempty"`
 	// Absent: the server's current time.
 	Timestamp  *uint64                   `protobuf:"varint,4,opt,name=timestamp" json:"timestamp,omitempty"`
 	Attribute  []*NameBytesPair          `protobuf:"bytes,5,rep,name=attribute" json:"attribute,omitempty"`
-	Durability *MutationProto_Durability `protobuf:"varint,6,opt,name=durability,enum=hbase.pb.MutationProto_Durability,def=0" json:"durability,omitempty"`
+	Durability *MutationProto_Durability `protobuf:"varint,6,opt,name=durability,enum=hbkit.internal.pb.MutationProto_Durability,def=0" json:"durability,omitempty"`
 	TimeRange  *TimeRange                `protobuf:"bytes,7,opt,name=time_range,json=timeRange" json:"time_range,omitempty"`
 	// Only when the cells travel in a request cell block.
 	AssociatedCellCount *int32  `protobuf:"varint,8,opt,name=associated_cell_count,json=associatedCellCount" json:"associated_cell_count,omitempty"`
@@ -919,7 +919,7 @@ const (
 
 func (x *MutationProto) Reset() {
 	*x = MutationProto{}
-	mi := &file_Client_proto_msgTypes[7]
+	mi := &file_hbkit_Client_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -931,7 +931,7 @@ func (x *MutationProto) String() string {
 func (*MutationProto) ProtoMessage() {}
 
 func (x *MutationProto) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[7]
+	mi := &file_hbkit_Client_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -944,7 +944,7 @@ func (x *MutationProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MutationProto.ProtoReflect.Descriptor instead.
 func (*MutationProto) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{7}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *MutationProto) GetRow() []byte {
@@ -1022,7 +1022,7 @@ type MutateRequest struct {
 
 func (x *MutateRequest) Reset() {
 	*x = MutateRequest{}
-	mi := &file_Client_proto_msgTypes[8]
+	mi := &file_hbkit_Client_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1034,7 +1034,7 @@ func (x *MutateRequest) String() string {
 func (*MutateRequest) ProtoMessage() {}
 
 func (x *MutateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[8]
+	mi := &file_hbkit_Client_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1047,7 +1047,7 @@ func (x *MutateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MutateRequest.ProtoReflect.Descriptor instead.
 func (*MutateRequest) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{8}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *MutateRequest) GetRegion() *RegionSpecifier {
@@ -1090,7 +1090,7 @@ type MutateResponse struct {
 
 func (x *MutateResponse) Reset() {
 	*x = MutateResponse{}
-	mi := &file_Client_proto_msgTypes[9]
+	mi := &file_hbkit_Client_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1102,7 +1102,7 @@ func (x *MutateResponse) String() string {
 func (*MutateResponse) ProtoMessage() {}
 
 func (x *MutateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[9]
+	mi := &file_hbkit_Client_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1115,7 +1115,7 @@ func (x *MutateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MutateResponse.ProtoReflect.Descriptor instead.
 func (*MutateResponse) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{9}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *MutateResponse) GetResult() *Result {
@@ -1157,17 +1157,17 @@ type Scan struct {
 	StoreOffset   *uint32                `protobuf:"varint,12,opt,name=store_offset,json=storeOffset" json:"store_offset,omitempty"`
 	// No default on purpose: absence means "use the table setting".
 	LoadColumnFamiliesOnDemand *bool `protobuf:"varint,13,opt,name=load_column_families_on_demand,json=loadColumnFamiliesOnDemand" json:"load_column_families_on_demand,omitempty"`
-	// Deprecated: Marked as deprecated in Client.proto.
+	// Deprecated: Marked as deprecated in hbkit/Client.proto.
 	Small               *bool                    `protobuf:"varint,14,opt,name=small" json:"small,omitempty"`
 	Reversed            *bool                    `protobuf:"varint,15,opt,name=reversed,def=0" json:"reversed,omitempty"`
-	Consistency         *Consistency             `protobuf:"varint,16,opt,name=consistency,enum=hbase.pb.Consistency,def=0" json:"consistency,omitempty"`
+	Consistency         *Consistency             `protobuf:"varint,16,opt,name=consistency,enum=hbkit.internal.pb.Consistency,def=0" json:"consistency,omitempty"`
 	Caching             *uint32                  `protobuf:"varint,17,opt,name=caching" json:"caching,omitempty"`
 	AllowPartialResults *bool                    `protobuf:"varint,18,opt,name=allow_partial_results,json=allowPartialResults" json:"allow_partial_results,omitempty"`
 	CfTimeRange         []*ColumnFamilyTimeRange `protobuf:"bytes,19,rep,name=cf_time_range,json=cfTimeRange" json:"cf_time_range,omitempty"`
 	MvccReadPoint       *uint64                  `protobuf:"varint,20,opt,name=mvcc_read_point,json=mvccReadPoint,def=0" json:"mvcc_read_point,omitempty"`
 	IncludeStartRow     *bool                    `protobuf:"varint,21,opt,name=include_start_row,json=includeStartRow,def=1" json:"include_start_row,omitempty"`
 	IncludeStopRow      *bool                    `protobuf:"varint,22,opt,name=include_stop_row,json=includeStopRow,def=0" json:"include_stop_row,omitempty"`
-	ReadType            *Scan_ReadType           `protobuf:"varint,23,opt,name=readType,enum=hbase.pb.Scan_ReadType,def=0" json:"readType,omitempty"`
+	ReadType            *Scan_ReadType           `protobuf:"varint,23,opt,name=readType,enum=hbkit.internal.pb.Scan_ReadType,def=0" json:"readType,omitempty"`
 	NeedCursorResult    *bool                    `protobuf:"varint,24,opt,name=need_cursor_result,json=needCursorResult,def=0" json:"need_cursor_result,omitempty"`
 	QueryMetricsEnabled *bool                    `protobuf:"varint,25,opt,name=query_metrics_enabled,json=queryMetricsEnabled,def=0" json:"query_metrics_enabled,omitempty"`
 	unknownFields       protoimpl.UnknownFields
@@ -1190,7 +1190,7 @@ const (
 
 func (x *Scan) Reset() {
 	*x = Scan{}
-	mi := &file_Client_proto_msgTypes[10]
+	mi := &file_hbkit_Client_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1202,7 +1202,7 @@ func (x *Scan) String() string {
 func (*Scan) ProtoMessage() {}
 
 func (x *Scan) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[10]
+	mi := &file_hbkit_Client_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1215,7 +1215,7 @@ func (x *Scan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scan.ProtoReflect.Descriptor instead.
 func (*Scan) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{10}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Scan) GetColumn() []*Column {
@@ -1309,7 +1309,7 @@ func (x *Scan) GetLoadColumnFamiliesOnDemand() bool {
 	return false
 }
 
-// Deprecated: Marked as deprecated in Client.proto.
+// Deprecated: Marked as deprecated in hbkit/Client.proto.
 func (x *Scan) GetSmall() bool {
 	if x != nil && x.Small != nil {
 		return *x.Small
@@ -1422,7 +1422,7 @@ const (
 
 func (x *ScanRequest) Reset() {
 	*x = ScanRequest{}
-	mi := &file_Client_proto_msgTypes[11]
+	mi := &file_hbkit_Client_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1434,7 +1434,7 @@ func (x *ScanRequest) String() string {
 func (*ScanRequest) ProtoMessage() {}
 
 func (x *ScanRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[11]
+	mi := &file_hbkit_Client_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1447,7 +1447,7 @@ func (x *ScanRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanRequest.ProtoReflect.Descriptor instead.
 func (*ScanRequest) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{11}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ScanRequest) GetRegion() *RegionSpecifier {
@@ -1536,7 +1536,7 @@ type Cursor struct {
 
 func (x *Cursor) Reset() {
 	*x = Cursor{}
-	mi := &file_Client_proto_msgTypes[12]
+	mi := &file_hbkit_Client_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1548,7 +1548,7 @@ func (x *Cursor) String() string {
 func (*Cursor) ProtoMessage() {}
 
 func (x *Cursor) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[12]
+	mi := &file_hbkit_Client_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1561,7 +1561,7 @@ func (x *Cursor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cursor.ProtoReflect.Descriptor instead.
 func (*Cursor) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{12}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Cursor) GetRow() []byte {
@@ -1602,7 +1602,7 @@ const (
 
 func (x *ScanResponse) Reset() {
 	*x = ScanResponse{}
-	mi := &file_Client_proto_msgTypes[13]
+	mi := &file_hbkit_Client_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1614,7 +1614,7 @@ func (x *ScanResponse) String() string {
 func (*ScanResponse) ProtoMessage() {}
 
 func (x *ScanResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[13]
+	mi := &file_hbkit_Client_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1627,7 +1627,7 @@ func (x *ScanResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResponse.ProtoReflect.Descriptor instead.
 func (*ScanResponse) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{13}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ScanResponse) GetCellsPerResult() []uint32 {
@@ -1734,7 +1734,7 @@ type CoprocessorServiceCall struct {
 
 func (x *CoprocessorServiceCall) Reset() {
 	*x = CoprocessorServiceCall{}
-	mi := &file_Client_proto_msgTypes[14]
+	mi := &file_hbkit_Client_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1746,7 +1746,7 @@ func (x *CoprocessorServiceCall) String() string {
 func (*CoprocessorServiceCall) ProtoMessage() {}
 
 func (x *CoprocessorServiceCall) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[14]
+	mi := &file_hbkit_Client_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1759,7 +1759,7 @@ func (x *CoprocessorServiceCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CoprocessorServiceCall.ProtoReflect.Descriptor instead.
 func (*CoprocessorServiceCall) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{14}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CoprocessorServiceCall) GetRow() []byte {
@@ -1799,7 +1799,7 @@ type CoprocessorServiceResult struct {
 
 func (x *CoprocessorServiceResult) Reset() {
 	*x = CoprocessorServiceResult{}
-	mi := &file_Client_proto_msgTypes[15]
+	mi := &file_hbkit_Client_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1811,7 +1811,7 @@ func (x *CoprocessorServiceResult) String() string {
 func (*CoprocessorServiceResult) ProtoMessage() {}
 
 func (x *CoprocessorServiceResult) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[15]
+	mi := &file_hbkit_Client_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1824,7 +1824,7 @@ func (x *CoprocessorServiceResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CoprocessorServiceResult.ProtoReflect.Descriptor instead.
 func (*CoprocessorServiceResult) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{15}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CoprocessorServiceResult) GetValue() *NameBytesPair {
@@ -1844,7 +1844,7 @@ type CoprocessorServiceRequest struct {
 
 func (x *CoprocessorServiceRequest) Reset() {
 	*x = CoprocessorServiceRequest{}
-	mi := &file_Client_proto_msgTypes[16]
+	mi := &file_hbkit_Client_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1856,7 +1856,7 @@ func (x *CoprocessorServiceRequest) String() string {
 func (*CoprocessorServiceRequest) ProtoMessage() {}
 
 func (x *CoprocessorServiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[16]
+	mi := &file_hbkit_Client_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1869,7 +1869,7 @@ func (x *CoprocessorServiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CoprocessorServiceRequest.ProtoReflect.Descriptor instead.
 func (*CoprocessorServiceRequest) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{16}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CoprocessorServiceRequest) GetRegion() *RegionSpecifier {
@@ -1896,7 +1896,7 @@ type CoprocessorServiceResponse struct {
 
 func (x *CoprocessorServiceResponse) Reset() {
 	*x = CoprocessorServiceResponse{}
-	mi := &file_Client_proto_msgTypes[17]
+	mi := &file_hbkit_Client_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1908,7 +1908,7 @@ func (x *CoprocessorServiceResponse) String() string {
 func (*CoprocessorServiceResponse) ProtoMessage() {}
 
 func (x *CoprocessorServiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[17]
+	mi := &file_hbkit_Client_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1921,7 +1921,7 @@ func (x *CoprocessorServiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CoprocessorServiceResponse.ProtoReflect.Descriptor instead.
 func (*CoprocessorServiceResponse) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{17}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CoprocessorServiceResponse) GetRegion() *RegionSpecifier {
@@ -1952,7 +1952,7 @@ type Action struct {
 
 func (x *Action) Reset() {
 	*x = Action{}
-	mi := &file_Client_proto_msgTypes[18]
+	mi := &file_hbkit_Client_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1964,7 +1964,7 @@ func (x *Action) String() string {
 func (*Action) ProtoMessage() {}
 
 func (x *Action) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[18]
+	mi := &file_hbkit_Client_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1977,7 +1977,7 @@ func (x *Action) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Action.ProtoReflect.Descriptor instead.
 func (*Action) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{18}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Action) GetIndex() uint32 {
@@ -2022,7 +2022,7 @@ type RegionAction struct {
 
 func (x *RegionAction) Reset() {
 	*x = RegionAction{}
-	mi := &file_Client_proto_msgTypes[19]
+	mi := &file_hbkit_Client_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2034,7 +2034,7 @@ func (x *RegionAction) String() string {
 func (*RegionAction) ProtoMessage() {}
 
 func (x *RegionAction) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[19]
+	mi := &file_hbkit_Client_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2047,7 +2047,7 @@ func (x *RegionAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAction.ProtoReflect.Descriptor instead.
 func (*RegionAction) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{19}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RegionAction) GetRegion() *RegionSpecifier {
@@ -2096,7 +2096,7 @@ const (
 
 func (x *RegionLoadStats) Reset() {
 	*x = RegionLoadStats{}
-	mi := &file_Client_proto_msgTypes[20]
+	mi := &file_hbkit_Client_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2108,7 +2108,7 @@ func (x *RegionLoadStats) String() string {
 func (*RegionLoadStats) ProtoMessage() {}
 
 func (x *RegionLoadStats) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[20]
+	mi := &file_hbkit_Client_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2121,7 +2121,7 @@ func (x *RegionLoadStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionLoadStats.ProtoReflect.Descriptor instead.
 func (*RegionLoadStats) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{20}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RegionLoadStats) GetMemStoreLoad() int32 {
@@ -2155,7 +2155,7 @@ type MultiRegionLoadStats struct {
 
 func (x *MultiRegionLoadStats) Reset() {
 	*x = MultiRegionLoadStats{}
-	mi := &file_Client_proto_msgTypes[21]
+	mi := &file_hbkit_Client_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2167,7 +2167,7 @@ func (x *MultiRegionLoadStats) String() string {
 func (*MultiRegionLoadStats) ProtoMessage() {}
 
 func (x *MultiRegionLoadStats) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[21]
+	mi := &file_hbkit_Client_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2180,7 +2180,7 @@ func (x *MultiRegionLoadStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiRegionLoadStats.ProtoReflect.Descriptor instead.
 func (*MultiRegionLoadStats) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{21}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *MultiRegionLoadStats) GetRegion() []*RegionSpecifier {
@@ -2204,7 +2204,7 @@ type ResultOrException struct {
 	// name = Java class, value = stringified exception.
 	Exception     *NameBytesPair            `protobuf:"bytes,3,opt,name=exception" json:"exception,omitempty"`
 	ServiceResult *CoprocessorServiceResult `protobuf:"bytes,4,opt,name=service_result,json=serviceResult" json:"service_result,omitempty"`
-	// Deprecated: Marked as deprecated in Client.proto.
+	// Deprecated: Marked as deprecated in hbkit/Client.proto.
 	LoadStats     *RegionLoadStats `protobuf:"bytes,5,opt,name=loadStats" json:"loadStats,omitempty"`
 	Metrics       *QueryMetrics    `protobuf:"bytes,6,opt,name=metrics" json:"metrics,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -2213,7 +2213,7 @@ type ResultOrException struct {
 
 func (x *ResultOrException) Reset() {
 	*x = ResultOrException{}
-	mi := &file_Client_proto_msgTypes[22]
+	mi := &file_hbkit_Client_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2225,7 +2225,7 @@ func (x *ResultOrException) String() string {
 func (*ResultOrException) ProtoMessage() {}
 
 func (x *ResultOrException) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[22]
+	mi := &file_hbkit_Client_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2238,7 +2238,7 @@ func (x *ResultOrException) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultOrException.ProtoReflect.Descriptor instead.
 func (*ResultOrException) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{22}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ResultOrException) GetIndex() uint32 {
@@ -2269,7 +2269,7 @@ func (x *ResultOrException) GetServiceResult() *CoprocessorServiceResult {
 	return nil
 }
 
-// Deprecated: Marked as deprecated in Client.proto.
+// Deprecated: Marked as deprecated in hbkit/Client.proto.
 func (x *ResultOrException) GetLoadStats() *RegionLoadStats {
 	if x != nil {
 		return x.LoadStats
@@ -2297,7 +2297,7 @@ type RegionActionResult struct {
 
 func (x *RegionActionResult) Reset() {
 	*x = RegionActionResult{}
-	mi := &file_Client_proto_msgTypes[23]
+	mi := &file_hbkit_Client_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2309,7 +2309,7 @@ func (x *RegionActionResult) String() string {
 func (*RegionActionResult) ProtoMessage() {}
 
 func (x *RegionActionResult) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[23]
+	mi := &file_hbkit_Client_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2322,7 +2322,7 @@ func (x *RegionActionResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionActionResult.ProtoReflect.Descriptor instead.
 func (*RegionActionResult) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{23}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *RegionActionResult) GetResultOrException() []*ResultOrException {
@@ -2350,7 +2350,7 @@ type MultiRequest struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	RegionAction []*RegionAction        `protobuf:"bytes,1,rep,name=regionAction" json:"regionAction,omitempty"`
 	NonceGroup   *uint64                `protobuf:"varint,2,opt,name=nonceGroup" json:"nonceGroup,omitempty"`
-	// Deprecated: Marked as deprecated in Client.proto.
+	// Deprecated: Marked as deprecated in hbkit/Client.proto.
 	Condition     *Condition `protobuf:"bytes,3,opt,name=condition" json:"condition,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2358,7 +2358,7 @@ type MultiRequest struct {
 
 func (x *MultiRequest) Reset() {
 	*x = MultiRequest{}
-	mi := &file_Client_proto_msgTypes[24]
+	mi := &file_hbkit_Client_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2370,7 +2370,7 @@ func (x *MultiRequest) String() string {
 func (*MultiRequest) ProtoMessage() {}
 
 func (x *MultiRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[24]
+	mi := &file_hbkit_Client_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2383,7 +2383,7 @@ func (x *MultiRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiRequest.ProtoReflect.Descriptor instead.
 func (*MultiRequest) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{24}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *MultiRequest) GetRegionAction() []*RegionAction {
@@ -2400,7 +2400,7 @@ func (x *MultiRequest) GetNonceGroup() uint64 {
 	return 0
 }
 
-// Deprecated: Marked as deprecated in Client.proto.
+// Deprecated: Marked as deprecated in hbkit/Client.proto.
 func (x *MultiRequest) GetCondition() *Condition {
 	if x != nil {
 		return x.Condition
@@ -2411,7 +2411,7 @@ func (x *MultiRequest) GetCondition() *Condition {
 type MultiResponse struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`
 	RegionActionResult []*RegionActionResult  `protobuf:"bytes,1,rep,name=regionActionResult" json:"regionActionResult,omitempty"`
-	// Deprecated: Marked as deprecated in Client.proto.
+	// Deprecated: Marked as deprecated in hbkit/Client.proto.
 	Processed        *bool                 `protobuf:"varint,2,opt,name=processed" json:"processed,omitempty"`
 	RegionStatistics *MultiRegionLoadStats `protobuf:"bytes,3,opt,name=regionStatistics" json:"regionStatistics,omitempty"`
 	unknownFields    protoimpl.UnknownFields
@@ -2420,7 +2420,7 @@ type MultiResponse struct {
 
 func (x *MultiResponse) Reset() {
 	*x = MultiResponse{}
-	mi := &file_Client_proto_msgTypes[25]
+	mi := &file_hbkit_Client_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2432,7 +2432,7 @@ func (x *MultiResponse) String() string {
 func (*MultiResponse) ProtoMessage() {}
 
 func (x *MultiResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[25]
+	mi := &file_hbkit_Client_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2445,7 +2445,7 @@ func (x *MultiResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiResponse.ProtoReflect.Descriptor instead.
 func (*MultiResponse) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{25}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *MultiResponse) GetRegionActionResult() []*RegionActionResult {
@@ -2455,7 +2455,7 @@ func (x *MultiResponse) GetRegionActionResult() []*RegionActionResult {
 	return nil
 }
 
-// Deprecated: Marked as deprecated in Client.proto.
+// Deprecated: Marked as deprecated in hbkit/Client.proto.
 func (x *MultiResponse) GetProcessed() bool {
 	if x != nil && x.Processed != nil {
 		return *x.Processed
@@ -2480,7 +2480,7 @@ type MutationProto_ColumnValue struct {
 
 func (x *MutationProto_ColumnValue) Reset() {
 	*x = MutationProto_ColumnValue{}
-	mi := &file_Client_proto_msgTypes[26]
+	mi := &file_hbkit_Client_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2492,7 +2492,7 @@ func (x *MutationProto_ColumnValue) String() string {
 func (*MutationProto_ColumnValue) ProtoMessage() {}
 
 func (x *MutationProto_ColumnValue) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[26]
+	mi := &file_hbkit_Client_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2505,7 +2505,7 @@ func (x *MutationProto_ColumnValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MutationProto_ColumnValue.ProtoReflect.Descriptor instead.
 func (*MutationProto_ColumnValue) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{7, 0}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{7, 0}
 }
 
 func (x *MutationProto_ColumnValue) GetFamily() []byte {
@@ -2527,7 +2527,7 @@ type MutationProto_ColumnValue_QualifierValue struct {
 	Qualifier     []byte                    `protobuf:"bytes,1,opt,name=qualifier" json:"qualifier,omitempty"`
 	Value         []byte                    `protobuf:"bytes,2,opt,name=value" json:"value,omitempty"`
 	Timestamp     *uint64                   `protobuf:"varint,3,opt,name=timestamp" json:"timestamp,omitempty"`
-	DeleteType    *MutationProto_DeleteType `protobuf:"varint,4,opt,name=delete_type,json=deleteType,enum=hbase.pb.MutationProto_DeleteType" json:"delete_type,omitempty"`
+	DeleteType    *MutationProto_DeleteType `protobuf:"varint,4,opt,name=delete_type,json=deleteType,enum=hbkit.internal.pb.MutationProto_DeleteType" json:"delete_type,omitempty"`
 	Tags          []byte                    `protobuf:"bytes,5,opt,name=tags" json:"tags,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2535,7 +2535,7 @@ type MutationProto_ColumnValue_QualifierValue struct {
 
 func (x *MutationProto_ColumnValue_QualifierValue) Reset() {
 	*x = MutationProto_ColumnValue_QualifierValue{}
-	mi := &file_Client_proto_msgTypes[27]
+	mi := &file_hbkit_Client_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2547,7 +2547,7 @@ func (x *MutationProto_ColumnValue_QualifierValue) String() string {
 func (*MutationProto_ColumnValue_QualifierValue) ProtoMessage() {}
 
 func (x *MutationProto_ColumnValue_QualifierValue) ProtoReflect() protoreflect.Message {
-	mi := &file_Client_proto_msgTypes[27]
+	mi := &file_hbkit_Client_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2560,7 +2560,7 @@ func (x *MutationProto_ColumnValue_QualifierValue) ProtoReflect() protoreflect.M
 
 // Deprecated: Use MutationProto_ColumnValue_QualifierValue.ProtoReflect.Descriptor instead.
 func (*MutationProto_ColumnValue_QualifierValue) Descriptor() ([]byte, []int) {
-	return file_Client_proto_rawDescGZIP(), []int{7, 0, 0}
+	return file_hbkit_Client_proto_rawDescGZIP(), []int{7, 0, 0}
 }
 
 func (x *MutationProto_ColumnValue_QualifierValue) GetQualifier() []byte {
@@ -2598,22 +2598,21 @@ func (x *MutationProto_ColumnValue_QualifierValue) GetTags() []byte {
 	return nil
 }
 
-var File_Client_proto protoreflect.FileDescriptor
+var File_hbkit_Client_proto protoreflect.FileDescriptor
 
-const file_Client_proto_rawDesc = "" +
+const file_hbkit_Client_proto_rawDesc = "" +
 	"\n" +
-	"\fClient.proto\x12\bhbase.pb\x1a\vHBase.proto\x1a\fFilter.proto\x1a\n" +
-	"Cell.proto\x1a\x10Comparator.proto\x1a\x0fMapReduce.proto\">\n" +
+	"\x12hbkit/Client.proto\x12\x11hbkit.internal.pb\x1a\x11hbkit/HBase.proto\x1a\x12hbkit/Filter.proto\x1a\x10hbkit/Cell.proto\x1a\x16hbkit/Comparator.proto\x1a\x15hbkit/MapReduce.proto\">\n" +
 	"\x06Column\x12\x16\n" +
 	"\x06family\x18\x01 \x02(\fR\x06family\x12\x1c\n" +
-	"\tqualifier\x18\x02 \x03(\fR\tqualifier\"\xd1\x05\n" +
+	"\tqualifier\x18\x02 \x03(\fR\tqualifier\"\x87\x06\n" +
 	"\x03Get\x12\x10\n" +
-	"\x03row\x18\x01 \x02(\fR\x03row\x12(\n" +
-	"\x06column\x18\x02 \x03(\v2\x10.hbase.pb.ColumnR\x06column\x125\n" +
-	"\tattribute\x18\x03 \x03(\v2\x17.hbase.pb.NameBytesPairR\tattribute\x12(\n" +
-	"\x06filter\x18\x04 \x01(\v2\x10.hbase.pb.FilterR\x06filter\x122\n" +
+	"\x03row\x18\x01 \x02(\fR\x03row\x121\n" +
+	"\x06column\x18\x02 \x03(\v2\x19.hbkit.internal.pb.ColumnR\x06column\x12>\n" +
+	"\tattribute\x18\x03 \x03(\v2 .hbkit.internal.pb.NameBytesPairR\tattribute\x121\n" +
+	"\x06filter\x18\x04 \x01(\v2\x19.hbkit.internal.pb.FilterR\x06filter\x12;\n" +
 	"\n" +
-	"time_range\x18\x05 \x01(\v2\x13.hbase.pb.TimeRangeR\ttimeRange\x12$\n" +
+	"time_range\x18\x05 \x01(\v2\x1c.hbkit.internal.pb.TimeRangeR\ttimeRange\x12$\n" +
 	"\fmax_versions\x18\x06 \x01(\r:\x011R\vmaxVersions\x12'\n" +
 	"\fcache_blocks\x18\a \x01(\b:\x04trueR\vcacheBlocks\x12\x1f\n" +
 	"\vstore_limit\x18\b \x01(\rR\n" +
@@ -2621,60 +2620,60 @@ const file_Client_proto_rawDesc = "" +
 	"\fstore_offset\x18\t \x01(\rR\vstoreOffset\x12,\n" +
 	"\x0eexistence_only\x18\n" +
 	" \x01(\b:\x05falseR\rexistenceOnly\x123\n" +
-	"\x12closest_row_before\x18\v \x01(\b:\x05falseR\x10closestRowBefore\x12?\n" +
-	"\vconsistency\x18\f \x01(\x0e2\x15.hbase.pb.Consistency:\x06STRONGR\vconsistency\x12C\n" +
-	"\rcf_time_range\x18\r \x03(\v2\x1f.hbase.pb.ColumnFamilyTimeRangeR\vcfTimeRange\x12B\n" +
+	"\x12closest_row_before\x18\v \x01(\b:\x05falseR\x10closestRowBefore\x12H\n" +
+	"\vconsistency\x18\f \x01(\x0e2\x1e.hbkit.internal.pb.Consistency:\x06STRONGR\vconsistency\x12L\n" +
+	"\rcf_time_range\x18\r \x03(\v2(.hbkit.internal.pb.ColumnFamilyTimeRangeR\vcfTimeRange\x12B\n" +
 	"\x1eload_column_families_on_demand\x18\x0e \x01(\bR\x1aloadColumnFamiliesOnDemand\x129\n" +
 	"\x15query_metrics_enabled\x18\x0f \x01(\b:\x05falseR\x13queryMetricsEnabled\">\n" +
 	"\fQueryMetrics\x12.\n" +
-	"\x13block_bytes_scanned\x18\x01 \x01(\x04R\x11blockBytesScanned\"\xe8\x01\n" +
-	"\x06Result\x12\"\n" +
-	"\x04cell\x18\x01 \x03(\v2\x0e.hbase.pb.CellR\x04cell\x122\n" +
+	"\x13block_bytes_scanned\x18\x01 \x01(\x04R\x11blockBytesScanned\"\xfa\x01\n" +
+	"\x06Result\x12+\n" +
+	"\x04cell\x18\x01 \x03(\v2\x17.hbkit.internal.pb.CellR\x04cell\x122\n" +
 	"\x15associated_cell_count\x18\x02 \x01(\x05R\x13associatedCellCount\x12\x16\n" +
 	"\x06exists\x18\x03 \x01(\bR\x06exists\x12\x1b\n" +
 	"\x05stale\x18\x04 \x01(\b:\x05falseR\x05stale\x12\x1f\n" +
-	"\apartial\x18\x05 \x01(\b:\x05falseR\apartial\x120\n" +
-	"\ametrics\x18\x06 \x01(\v2\x16.hbase.pb.QueryMetricsR\ametrics\"`\n" +
+	"\apartial\x18\x05 \x01(\b:\x05falseR\apartial\x129\n" +
+	"\ametrics\x18\x06 \x01(\v2\x1f.hbkit.internal.pb.QueryMetricsR\ametrics\"r\n" +
 	"\n" +
-	"GetRequest\x121\n" +
-	"\x06region\x18\x01 \x02(\v2\x19.hbase.pb.RegionSpecifierR\x06region\x12\x1f\n" +
-	"\x03get\x18\x02 \x02(\v2\r.hbase.pb.GetR\x03get\"7\n" +
-	"\vGetResponse\x12(\n" +
-	"\x06result\x18\x01 \x01(\v2\x10.hbase.pb.ResultR\x06result\"\xd3\x02\n" +
+	"GetRequest\x12:\n" +
+	"\x06region\x18\x01 \x02(\v2\".hbkit.internal.pb.RegionSpecifierR\x06region\x12(\n" +
+	"\x03get\x18\x02 \x02(\v2\x16.hbkit.internal.pb.GetR\x03get\"@\n" +
+	"\vGetResponse\x121\n" +
+	"\x06result\x18\x01 \x01(\v2\x19.hbkit.internal.pb.ResultR\x06result\"\xf7\x02\n" +
 	"\tCondition\x12\x10\n" +
 	"\x03row\x18\x01 \x02(\fR\x03row\x12\x16\n" +
 	"\x06family\x18\x02 \x01(\fR\x06family\x12\x1c\n" +
-	"\tqualifier\x18\x03 \x01(\fR\tqualifier\x128\n" +
-	"\fcompare_type\x18\x04 \x01(\x0e2\x15.hbase.pb.CompareTypeR\vcompareType\x124\n" +
+	"\tqualifier\x18\x03 \x01(\fR\tqualifier\x12A\n" +
+	"\fcompare_type\x18\x04 \x01(\x0e2\x1e.hbkit.internal.pb.CompareTypeR\vcompareType\x12=\n" +
 	"\n" +
-	"comparator\x18\x05 \x01(\v2\x14.hbase.pb.ComparatorR\n" +
-	"comparator\x122\n" +
+	"comparator\x18\x05 \x01(\v2\x1d.hbkit.internal.pb.ComparatorR\n" +
+	"comparator\x12;\n" +
 	"\n" +
-	"time_range\x18\x06 \x01(\v2\x13.hbase.pb.TimeRangeR\ttimeRange\x12(\n" +
-	"\x06filter\x18\a \x01(\v2\x10.hbase.pb.FilterR\x06filter\x120\n" +
-	"\x13queryMetricsEnabled\x18\b \x01(\bR\x13queryMetricsEnabled\"\xa2\b\n" +
+	"time_range\x18\x06 \x01(\v2\x1c.hbkit.internal.pb.TimeRangeR\ttimeRange\x121\n" +
+	"\x06filter\x18\a \x01(\v2\x19.hbkit.internal.pb.FilterR\x06filter\x120\n" +
+	"\x13queryMetricsEnabled\x18\b \x01(\bR\x13queryMetricsEnabled\"\xe1\b\n" +
 	"\rMutationProto\x12\x10\n" +
-	"\x03row\x18\x01 \x01(\fR\x03row\x12E\n" +
-	"\vmutate_type\x18\x02 \x01(\x0e2$.hbase.pb.MutationProto.MutationTypeR\n" +
-	"mutateType\x12F\n" +
-	"\fcolumn_value\x18\x03 \x03(\v2#.hbase.pb.MutationProto.ColumnValueR\vcolumnValue\x12\x1c\n" +
-	"\ttimestamp\x18\x04 \x01(\x04R\ttimestamp\x125\n" +
-	"\tattribute\x18\x05 \x03(\v2\x17.hbase.pb.NameBytesPairR\tattribute\x12O\n" +
+	"\x03row\x18\x01 \x01(\fR\x03row\x12N\n" +
+	"\vmutate_type\x18\x02 \x01(\x0e2-.hbkit.internal.pb.MutationProto.MutationTypeR\n" +
+	"mutateType\x12O\n" +
+	"\fcolumn_value\x18\x03 \x03(\v2,.hbkit.internal.pb.MutationProto.ColumnValueR\vcolumnValue\x12\x1c\n" +
+	"\ttimestamp\x18\x04 \x01(\x04R\ttimestamp\x12>\n" +
+	"\tattribute\x18\x05 \x03(\v2 .hbkit.internal.pb.NameBytesPairR\tattribute\x12X\n" +
 	"\n" +
-	"durability\x18\x06 \x01(\x0e2\".hbase.pb.MutationProto.Durability:\vUSE_DEFAULTR\n" +
-	"durability\x122\n" +
+	"durability\x18\x06 \x01(\x0e2+.hbkit.internal.pb.MutationProto.Durability:\vUSE_DEFAULTR\n" +
+	"durability\x12;\n" +
 	"\n" +
-	"time_range\x18\a \x01(\v2\x13.hbase.pb.TimeRangeR\ttimeRange\x122\n" +
+	"time_range\x18\a \x01(\v2\x1c.hbkit.internal.pb.TimeRangeR\ttimeRange\x122\n" +
 	"\x15associated_cell_count\x18\b \x01(\x05R\x13associatedCellCount\x12\x14\n" +
-	"\x05nonce\x18\t \x01(\x04R\x05nonce\x1a\xc0\x02\n" +
+	"\x05nonce\x18\t \x01(\x04R\x05nonce\x1a\xd2\x02\n" +
 	"\vColumnValue\x12\x16\n" +
-	"\x06family\x18\x01 \x02(\fR\x06family\x12[\n" +
-	"\x0fqualifier_value\x18\x02 \x03(\v22.hbase.pb.MutationProto.ColumnValue.QualifierValueR\x0equalifierValue\x1a\xbb\x01\n" +
+	"\x06family\x18\x01 \x02(\fR\x06family\x12d\n" +
+	"\x0fqualifier_value\x18\x02 \x03(\v2;.hbkit.internal.pb.MutationProto.ColumnValue.QualifierValueR\x0equalifierValue\x1a\xc4\x01\n" +
 	"\x0eQualifierValue\x12\x1c\n" +
 	"\tqualifier\x18\x01 \x01(\fR\tqualifier\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\x12\x1c\n" +
-	"\ttimestamp\x18\x03 \x01(\x04R\ttimestamp\x12C\n" +
-	"\vdelete_type\x18\x04 \x01(\x0e2\".hbase.pb.MutationProto.DeleteTypeR\n" +
+	"\ttimestamp\x18\x03 \x01(\x04R\ttimestamp\x12L\n" +
+	"\vdelete_type\x18\x04 \x01(\x0e2+.hbkit.internal.pb.MutationProto.DeleteTypeR\n" +
 	"deleteType\x12\x12\n" +
 	"\x04tags\x18\x05 \x01(\fR\x04tags\"W\n" +
 	"\n" +
@@ -2696,25 +2695,25 @@ const file_Client_proto_rawDesc = "" +
 	"\x12DELETE_ONE_VERSION\x10\x00\x12\x1c\n" +
 	"\x18DELETE_MULTIPLE_VERSIONS\x10\x01\x12\x11\n" +
 	"\rDELETE_FAMILY\x10\x02\x12\x19\n" +
-	"\x15DELETE_FAMILY_VERSION\x10\x03\"\xcb\x01\n" +
-	"\rMutateRequest\x121\n" +
-	"\x06region\x18\x01 \x02(\v2\x19.hbase.pb.RegionSpecifierR\x06region\x123\n" +
-	"\bmutation\x18\x02 \x02(\v2\x17.hbase.pb.MutationProtoR\bmutation\x121\n" +
-	"\tcondition\x18\x03 \x01(\v2\x13.hbase.pb.ConditionR\tcondition\x12\x1f\n" +
+	"\x15DELETE_FAMILY_VERSION\x10\x03\"\xe6\x01\n" +
+	"\rMutateRequest\x12:\n" +
+	"\x06region\x18\x01 \x02(\v2\".hbkit.internal.pb.RegionSpecifierR\x06region\x12<\n" +
+	"\bmutation\x18\x02 \x02(\v2 .hbkit.internal.pb.MutationProtoR\bmutation\x12:\n" +
+	"\tcondition\x18\x03 \x01(\v2\x1c.hbkit.internal.pb.ConditionR\tcondition\x12\x1f\n" +
 	"\vnonce_group\x18\x04 \x01(\x04R\n" +
-	"nonceGroup\"\x8a\x01\n" +
-	"\x0eMutateResponse\x12(\n" +
-	"\x06result\x18\x01 \x01(\v2\x10.hbase.pb.ResultR\x06result\x12\x1c\n" +
-	"\tprocessed\x18\x02 \x01(\bR\tprocessed\x120\n" +
-	"\ametrics\x18\x03 \x01(\v2\x16.hbase.pb.QueryMetricsR\ametrics\"\x98\t\n" +
-	"\x04Scan\x12(\n" +
-	"\x06column\x18\x01 \x03(\v2\x10.hbase.pb.ColumnR\x06column\x125\n" +
-	"\tattribute\x18\x02 \x03(\v2\x17.hbase.pb.NameBytesPairR\tattribute\x12\x1b\n" +
+	"nonceGroup\"\x9c\x01\n" +
+	"\x0eMutateResponse\x121\n" +
+	"\x06result\x18\x01 \x01(\v2\x19.hbkit.internal.pb.ResultR\x06result\x12\x1c\n" +
+	"\tprocessed\x18\x02 \x01(\bR\tprocessed\x129\n" +
+	"\ametrics\x18\x03 \x01(\v2\x1f.hbkit.internal.pb.QueryMetricsR\ametrics\"\xd7\t\n" +
+	"\x04Scan\x121\n" +
+	"\x06column\x18\x01 \x03(\v2\x19.hbkit.internal.pb.ColumnR\x06column\x12>\n" +
+	"\tattribute\x18\x02 \x03(\v2 .hbkit.internal.pb.NameBytesPairR\tattribute\x12\x1b\n" +
 	"\tstart_row\x18\x03 \x01(\fR\bstartRow\x12\x19\n" +
-	"\bstop_row\x18\x04 \x01(\fR\astopRow\x12(\n" +
-	"\x06filter\x18\x05 \x01(\v2\x10.hbase.pb.FilterR\x06filter\x122\n" +
+	"\bstop_row\x18\x04 \x01(\fR\astopRow\x121\n" +
+	"\x06filter\x18\x05 \x01(\v2\x19.hbkit.internal.pb.FilterR\x06filter\x12;\n" +
 	"\n" +
-	"time_range\x18\x06 \x01(\v2\x13.hbase.pb.TimeRangeR\ttimeRange\x12$\n" +
+	"time_range\x18\x06 \x01(\v2\x1c.hbkit.internal.pb.TimeRangeR\ttimeRange\x12$\n" +
 	"\fmax_versions\x18\a \x01(\r:\x011R\vmaxVersions\x12'\n" +
 	"\fcache_blocks\x18\b \x01(\b:\x04trueR\vcacheBlocks\x12\x1d\n" +
 	"\n" +
@@ -2726,25 +2725,25 @@ const file_Client_proto_rawDesc = "" +
 	"\fstore_offset\x18\f \x01(\rR\vstoreOffset\x12B\n" +
 	"\x1eload_column_families_on_demand\x18\r \x01(\bR\x1aloadColumnFamiliesOnDemand\x12\x18\n" +
 	"\x05small\x18\x0e \x01(\bB\x02\x18\x01R\x05small\x12!\n" +
-	"\breversed\x18\x0f \x01(\b:\x05falseR\breversed\x12?\n" +
-	"\vconsistency\x18\x10 \x01(\x0e2\x15.hbase.pb.Consistency:\x06STRONGR\vconsistency\x12\x18\n" +
+	"\breversed\x18\x0f \x01(\b:\x05falseR\breversed\x12H\n" +
+	"\vconsistency\x18\x10 \x01(\x0e2\x1e.hbkit.internal.pb.Consistency:\x06STRONGR\vconsistency\x12\x18\n" +
 	"\acaching\x18\x11 \x01(\rR\acaching\x122\n" +
-	"\x15allow_partial_results\x18\x12 \x01(\bR\x13allowPartialResults\x12C\n" +
-	"\rcf_time_range\x18\x13 \x03(\v2\x1f.hbase.pb.ColumnFamilyTimeRangeR\vcfTimeRange\x12)\n" +
+	"\x15allow_partial_results\x18\x12 \x01(\bR\x13allowPartialResults\x12L\n" +
+	"\rcf_time_range\x18\x13 \x03(\v2(.hbkit.internal.pb.ColumnFamilyTimeRangeR\vcfTimeRange\x12)\n" +
 	"\x0fmvcc_read_point\x18\x14 \x01(\x04:\x010R\rmvccReadPoint\x120\n" +
 	"\x11include_start_row\x18\x15 \x01(\b:\x04trueR\x0fincludeStartRow\x12/\n" +
-	"\x10include_stop_row\x18\x16 \x01(\b:\x05falseR\x0eincludeStopRow\x12<\n" +
-	"\breadType\x18\x17 \x01(\x0e2\x17.hbase.pb.Scan.ReadType:\aDEFAULTR\breadType\x123\n" +
+	"\x10include_stop_row\x18\x16 \x01(\b:\x05falseR\x0eincludeStopRow\x12E\n" +
+	"\breadType\x18\x17 \x01(\x0e2 .hbkit.internal.pb.Scan.ReadType:\aDEFAULTR\breadType\x123\n" +
 	"\x12need_cursor_result\x18\x18 \x01(\b:\x05falseR\x10needCursorResult\x129\n" +
 	"\x15query_metrics_enabled\x18\x19 \x01(\b:\x05falseR\x13queryMetricsEnabled\".\n" +
 	"\bReadType\x12\v\n" +
 	"\aDEFAULT\x10\x00\x12\n" +
 	"\n" +
 	"\x06STREAM\x10\x01\x12\t\n" +
-	"\x05PREAD\x10\x02\"\xd8\x03\n" +
-	"\vScanRequest\x121\n" +
-	"\x06region\x18\x01 \x01(\v2\x19.hbase.pb.RegionSpecifierR\x06region\x12\"\n" +
-	"\x04scan\x18\x02 \x01(\v2\x0e.hbase.pb.ScanR\x04scan\x12\x1d\n" +
+	"\x05PREAD\x10\x02\"\xea\x03\n" +
+	"\vScanRequest\x12:\n" +
+	"\x06region\x18\x01 \x01(\v2\".hbkit.internal.pb.RegionSpecifierR\x06region\x12+\n" +
+	"\x04scan\x18\x02 \x01(\v2\x17.hbkit.internal.pb.ScanR\x04scan\x12\x1d\n" +
 	"\n" +
 	"scanner_id\x18\x03 \x01(\x04R\tscannerId\x12$\n" +
 	"\x0enumber_of_rows\x18\x04 \x01(\rR\fnumberOfRows\x12#\n" +
@@ -2757,222 +2756,222 @@ const file_Client_proto_rawDesc = "" +
 	" \x01(\b:\x05falseR\x05renew\x12%\n" +
 	"\rlimit_of_rows\x18\v \x01(\r:\x010R\vlimitOfRows\"\x1a\n" +
 	"\x06Cursor\x12\x10\n" +
-	"\x03row\x18\x01 \x01(\fR\x03row\"\xb3\x04\n" +
+	"\x03row\x18\x01 \x01(\fR\x03row\"\xd7\x04\n" +
 	"\fScanResponse\x12(\n" +
 	"\x10cells_per_result\x18\x01 \x03(\rR\x0ecellsPerResult\x12\x1d\n" +
 	"\n" +
 	"scanner_id\x18\x02 \x01(\x04R\tscannerId\x12!\n" +
 	"\fmore_results\x18\x03 \x01(\bR\vmoreResults\x12\x10\n" +
-	"\x03ttl\x18\x04 \x01(\rR\x03ttl\x12*\n" +
-	"\aresults\x18\x05 \x03(\v2\x10.hbase.pb.ResultR\aresults\x12\x14\n" +
+	"\x03ttl\x18\x04 \x01(\rR\x03ttl\x123\n" +
+	"\aresults\x18\x05 \x03(\v2\x19.hbkit.internal.pb.ResultR\aresults\x12\x14\n" +
 	"\x05stale\x18\x06 \x01(\bR\x05stale\x125\n" +
 	"\x17partial_flag_per_result\x18\a \x03(\bR\x14partialFlagPerResult\x123\n" +
 	"\x16more_results_in_region\x18\b \x01(\bR\x13moreResultsInRegion\x12+\n" +
-	"\x11heartbeat_message\x18\t \x01(\bR\x10heartbeatMessage\x128\n" +
+	"\x11heartbeat_message\x18\t \x01(\bR\x10heartbeatMessage\x12A\n" +
 	"\fscan_metrics\x18\n" +
-	" \x01(\v2\x15.hbase.pb.ScanMetricsR\vscanMetrics\x12)\n" +
-	"\x0fmvcc_read_point\x18\v \x01(\x04:\x010R\rmvccReadPoint\x12(\n" +
-	"\x06cursor\x18\f \x01(\v2\x10.hbase.pb.CursorR\x06cursor\x12;\n" +
-	"\rquery_metrics\x18\r \x03(\v2\x16.hbase.pb.QueryMetricsR\fqueryMetrics\"\x88\x01\n" +
+	" \x01(\v2\x1e.hbkit.internal.pb.ScanMetricsR\vscanMetrics\x12)\n" +
+	"\x0fmvcc_read_point\x18\v \x01(\x04:\x010R\rmvccReadPoint\x121\n" +
+	"\x06cursor\x18\f \x01(\v2\x19.hbkit.internal.pb.CursorR\x06cursor\x12D\n" +
+	"\rquery_metrics\x18\r \x03(\v2\x1f.hbkit.internal.pb.QueryMetricsR\fqueryMetrics\"\x88\x01\n" +
 	"\x16CoprocessorServiceCall\x12\x10\n" +
 	"\x03row\x18\x01 \x02(\fR\x03row\x12!\n" +
 	"\fservice_name\x18\x02 \x02(\tR\vserviceName\x12\x1f\n" +
 	"\vmethod_name\x18\x03 \x02(\tR\n" +
 	"methodName\x12\x18\n" +
-	"\arequest\x18\x04 \x02(\fR\arequest\"I\n" +
-	"\x18CoprocessorServiceResult\x12-\n" +
-	"\x05value\x18\x01 \x01(\v2\x17.hbase.pb.NameBytesPairR\x05value\"\x84\x01\n" +
-	"\x19CoprocessorServiceRequest\x121\n" +
-	"\x06region\x18\x01 \x02(\v2\x19.hbase.pb.RegionSpecifierR\x06region\x124\n" +
-	"\x04call\x18\x02 \x02(\v2 .hbase.pb.CoprocessorServiceCallR\x04call\"~\n" +
-	"\x1aCoprocessorServiceResponse\x121\n" +
-	"\x06region\x18\x01 \x02(\v2\x19.hbase.pb.RegionSpecifierR\x06region\x12-\n" +
-	"\x05value\x18\x02 \x02(\v2\x17.hbase.pb.NameBytesPairR\x05value\"\xb9\x01\n" +
+	"\arequest\x18\x04 \x02(\fR\arequest\"R\n" +
+	"\x18CoprocessorServiceResult\x126\n" +
+	"\x05value\x18\x01 \x01(\v2 .hbkit.internal.pb.NameBytesPairR\x05value\"\x96\x01\n" +
+	"\x19CoprocessorServiceRequest\x12:\n" +
+	"\x06region\x18\x01 \x02(\v2\".hbkit.internal.pb.RegionSpecifierR\x06region\x12=\n" +
+	"\x04call\x18\x02 \x02(\v2).hbkit.internal.pb.CoprocessorServiceCallR\x04call\"\x90\x01\n" +
+	"\x1aCoprocessorServiceResponse\x12:\n" +
+	"\x06region\x18\x01 \x02(\v2\".hbkit.internal.pb.RegionSpecifierR\x06region\x126\n" +
+	"\x05value\x18\x02 \x02(\v2 .hbkit.internal.pb.NameBytesPairR\x05value\"\xd4\x01\n" +
 	"\x06Action\x12\x14\n" +
-	"\x05index\x18\x01 \x01(\rR\x05index\x123\n" +
-	"\bmutation\x18\x02 \x01(\v2\x17.hbase.pb.MutationProtoR\bmutation\x12\x1f\n" +
-	"\x03get\x18\x03 \x01(\v2\r.hbase.pb.GetR\x03get\x12C\n" +
-	"\fservice_call\x18\x04 \x01(\v2 .hbase.pb.CoprocessorServiceCallR\vserviceCall\"\xb6\x01\n" +
-	"\fRegionAction\x121\n" +
-	"\x06region\x18\x01 \x02(\v2\x19.hbase.pb.RegionSpecifierR\x06region\x12\x16\n" +
-	"\x06atomic\x18\x02 \x01(\bR\x06atomic\x12(\n" +
-	"\x06action\x18\x03 \x03(\v2\x10.hbase.pb.ActionR\x06action\x121\n" +
-	"\tcondition\x18\x04 \x01(\v2\x13.hbase.pb.ConditionR\tcondition\"\x94\x01\n" +
+	"\x05index\x18\x01 \x01(\rR\x05index\x12<\n" +
+	"\bmutation\x18\x02 \x01(\v2 .hbkit.internal.pb.MutationProtoR\bmutation\x12(\n" +
+	"\x03get\x18\x03 \x01(\v2\x16.hbkit.internal.pb.GetR\x03get\x12L\n" +
+	"\fservice_call\x18\x04 \x01(\v2).hbkit.internal.pb.CoprocessorServiceCallR\vserviceCall\"\xd1\x01\n" +
+	"\fRegionAction\x12:\n" +
+	"\x06region\x18\x01 \x02(\v2\".hbkit.internal.pb.RegionSpecifierR\x06region\x12\x16\n" +
+	"\x06atomic\x18\x02 \x01(\bR\x06atomic\x121\n" +
+	"\x06action\x18\x03 \x03(\v2\x19.hbkit.internal.pb.ActionR\x06action\x12:\n" +
+	"\tcondition\x18\x04 \x01(\v2\x1c.hbkit.internal.pb.ConditionR\tcondition\"\x94\x01\n" +
 	"\x0fRegionLoadStats\x12%\n" +
 	"\fmemStoreLoad\x18\x01 \x01(\x05:\x010R\fmemStoreLoad\x12'\n" +
 	"\rheapOccupancy\x18\x02 \x01(\x05:\x010R\rheapOccupancy\x121\n" +
-	"\x12compactionPressure\x18\x03 \x01(\x05:\x010R\x12compactionPressure\"x\n" +
-	"\x14MultiRegionLoadStats\x121\n" +
-	"\x06region\x18\x01 \x03(\v2\x19.hbase.pb.RegionSpecifierR\x06region\x12-\n" +
-	"\x04stat\x18\x02 \x03(\v2\x19.hbase.pb.RegionLoadStatsR\x04stat\"\xc4\x02\n" +
+	"\x12compactionPressure\x18\x03 \x01(\x05:\x010R\x12compactionPressure\"\x8a\x01\n" +
+	"\x14MultiRegionLoadStats\x12:\n" +
+	"\x06region\x18\x01 \x03(\v2\".hbkit.internal.pb.RegionSpecifierR\x06region\x126\n" +
+	"\x04stat\x18\x02 \x03(\v2\".hbkit.internal.pb.RegionLoadStatsR\x04stat\"\xf1\x02\n" +
 	"\x11ResultOrException\x12\x14\n" +
-	"\x05index\x18\x01 \x01(\rR\x05index\x12(\n" +
-	"\x06result\x18\x02 \x01(\v2\x10.hbase.pb.ResultR\x06result\x125\n" +
-	"\texception\x18\x03 \x01(\v2\x17.hbase.pb.NameBytesPairR\texception\x12I\n" +
-	"\x0eservice_result\x18\x04 \x01(\v2\".hbase.pb.CoprocessorServiceResultR\rserviceResult\x12;\n" +
-	"\tloadStats\x18\x05 \x01(\v2\x19.hbase.pb.RegionLoadStatsB\x02\x18\x01R\tloadStats\x120\n" +
-	"\ametrics\x18\x06 \x01(\v2\x16.hbase.pb.QueryMetricsR\ametrics\"\xb4\x01\n" +
-	"\x12RegionActionResult\x12I\n" +
-	"\x11resultOrException\x18\x01 \x03(\v2\x1b.hbase.pb.ResultOrExceptionR\x11resultOrException\x125\n" +
-	"\texception\x18\x02 \x01(\v2\x17.hbase.pb.NameBytesPairR\texception\x12\x1c\n" +
-	"\tprocessed\x18\x03 \x01(\bR\tprocessed\"\xa1\x01\n" +
-	"\fMultiRequest\x12:\n" +
-	"\fregionAction\x18\x01 \x03(\v2\x16.hbase.pb.RegionActionR\fregionAction\x12\x1e\n" +
+	"\x05index\x18\x01 \x01(\rR\x05index\x121\n" +
+	"\x06result\x18\x02 \x01(\v2\x19.hbkit.internal.pb.ResultR\x06result\x12>\n" +
+	"\texception\x18\x03 \x01(\v2 .hbkit.internal.pb.NameBytesPairR\texception\x12R\n" +
+	"\x0eservice_result\x18\x04 \x01(\v2+.hbkit.internal.pb.CoprocessorServiceResultR\rserviceResult\x12D\n" +
+	"\tloadStats\x18\x05 \x01(\v2\".hbkit.internal.pb.RegionLoadStatsB\x02\x18\x01R\tloadStats\x129\n" +
+	"\ametrics\x18\x06 \x01(\v2\x1f.hbkit.internal.pb.QueryMetricsR\ametrics\"\xc6\x01\n" +
+	"\x12RegionActionResult\x12R\n" +
+	"\x11resultOrException\x18\x01 \x03(\v2$.hbkit.internal.pb.ResultOrExceptionR\x11resultOrException\x12>\n" +
+	"\texception\x18\x02 \x01(\v2 .hbkit.internal.pb.NameBytesPairR\texception\x12\x1c\n" +
+	"\tprocessed\x18\x03 \x01(\bR\tprocessed\"\xb3\x01\n" +
+	"\fMultiRequest\x12C\n" +
+	"\fregionAction\x18\x01 \x03(\v2\x1f.hbkit.internal.pb.RegionActionR\fregionAction\x12\x1e\n" +
 	"\n" +
 	"nonceGroup\x18\x02 \x01(\x04R\n" +
-	"nonceGroup\x125\n" +
-	"\tcondition\x18\x03 \x01(\v2\x13.hbase.pb.ConditionB\x02\x18\x01R\tcondition\"\xcb\x01\n" +
-	"\rMultiResponse\x12L\n" +
-	"\x12regionActionResult\x18\x01 \x03(\v2\x1c.hbase.pb.RegionActionResultR\x12regionActionResult\x12 \n" +
-	"\tprocessed\x18\x02 \x01(\bB\x02\x18\x01R\tprocessed\x12J\n" +
-	"\x10regionStatistics\x18\x03 \x01(\v2\x1e.hbase.pb.MultiRegionLoadStatsR\x10regionStatistics*'\n" +
+	"nonceGroup\x12>\n" +
+	"\tcondition\x18\x03 \x01(\v2\x1c.hbkit.internal.pb.ConditionB\x02\x18\x01R\tcondition\"\xdd\x01\n" +
+	"\rMultiResponse\x12U\n" +
+	"\x12regionActionResult\x18\x01 \x03(\v2%.hbkit.internal.pb.RegionActionResultR\x12regionActionResult\x12 \n" +
+	"\tprocessed\x18\x02 \x01(\bB\x02\x18\x01R\tprocessed\x12S\n" +
+	"\x10regionStatistics\x18\x03 \x01(\v2'.hbkit.internal.pb.MultiRegionLoadStatsR\x10regionStatistics*'\n" +
 	"\vConsistency\x12\n" +
 	"\n" +
 	"\x06STRONG\x10\x00\x12\f\n" +
-	"\bTIMELINE\x10\x012\xb1\x03\n" +
-	"\rClientService\x122\n" +
-	"\x03Get\x12\x14.hbase.pb.GetRequest\x1a\x15.hbase.pb.GetResponse\x12;\n" +
-	"\x06Mutate\x12\x17.hbase.pb.MutateRequest\x1a\x18.hbase.pb.MutateResponse\x125\n" +
-	"\x04Scan\x12\x15.hbase.pb.ScanRequest\x1a\x16.hbase.pb.ScanResponse\x12X\n" +
-	"\vExecService\x12#.hbase.pb.CoprocessorServiceRequest\x1a$.hbase.pb.CoprocessorServiceResponse\x12d\n" +
-	"\x17ExecRegionServerService\x12#.hbase.pb.CoprocessorServiceRequest\x1a$.hbase.pb.CoprocessorServiceResponse\x128\n" +
-	"\x05Multi\x12\x16.hbase.pb.MultiRequest\x1a\x17.hbase.pb.MultiResponseB$Z\"github.com/hbkit/hbkit/internal/pb"
+	"\bTIMELINE\x10\x012\x9d\x04\n" +
+	"\rClientService\x12D\n" +
+	"\x03Get\x12\x1d.hbkit.internal.pb.GetRequest\x1a\x1e.hbkit.internal.pb.GetResponse\x12M\n" +
+	"\x06Mutate\x12 .hbkit.internal.pb.MutateRequest\x1a!.hbkit.internal.pb.MutateResponse\x12G\n" +
+	"\x04Scan\x12\x1e.hbkit.internal.pb.ScanRequest\x1a\x1f.hbkit.internal.pb.ScanResponse\x12j\n" +
+	"\vExecService\x12,.hbkit.internal.pb.CoprocessorServiceRequest\x1a-.hbkit.internal.pb.CoprocessorServiceResponse\x12v\n" +
+	"\x17ExecRegionServerService\x12,.hbkit.internal.pb.CoprocessorServiceRequest\x1a-.hbkit.internal.pb.CoprocessorServiceResponse\x12J\n" +
+	"\x05Multi\x12\x1f.hbkit.internal.pb.MultiRequest\x1a .hbkit.internal.pb.MultiResponseB$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_Client_proto_rawDescOnce sync.Once
-	file_Client_proto_rawDescData []byte
+	file_hbkit_Client_proto_rawDescOnce sync.Once
+	file_hbkit_Client_proto_rawDescData []byte
 )
 
-func file_Client_proto_rawDescGZIP() []byte {
-	file_Client_proto_rawDescOnce.Do(func() {
-		file_Client_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_Client_proto_rawDesc), len(file_Client_proto_rawDesc)))
+func file_hbkit_Client_proto_rawDescGZIP() []byte {
+	file_hbkit_Client_proto_rawDescOnce.Do(func() {
+		file_hbkit_Client_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_Client_proto_rawDesc), len(file_hbkit_Client_proto_rawDesc)))
 	})
-	return file_Client_proto_rawDescData
+	return file_hbkit_Client_proto_rawDescData
 }
 
-var file_Client_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_Client_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
-var file_Client_proto_goTypes = []any{
-	(Consistency)(0),                                 // 0: hbase.pb.Consistency
-	(MutationProto_Durability)(0),                    // 1: hbase.pb.MutationProto.Durability
-	(MutationProto_MutationType)(0),                  // 2: hbase.pb.MutationProto.MutationType
-	(MutationProto_DeleteType)(0),                    // 3: hbase.pb.MutationProto.DeleteType
-	(Scan_ReadType)(0),                               // 4: hbase.pb.Scan.ReadType
-	(*Column)(nil),                                   // 5: hbase.pb.Column
-	(*Get)(nil),                                      // 6: hbase.pb.Get
-	(*QueryMetrics)(nil),                             // 7: hbase.pb.QueryMetrics
-	(*Result)(nil),                                   // 8: hbase.pb.Result
-	(*GetRequest)(nil),                               // 9: hbase.pb.GetRequest
-	(*GetResponse)(nil),                              // 10: hbase.pb.GetResponse
-	(*Condition)(nil),                                // 11: hbase.pb.Condition
-	(*MutationProto)(nil),                            // 12: hbase.pb.MutationProto
-	(*MutateRequest)(nil),                            // 13: hbase.pb.MutateRequest
-	(*MutateResponse)(nil),                           // 14: hbase.pb.MutateResponse
-	(*Scan)(nil),                                     // 15: hbase.pb.Scan
-	(*ScanRequest)(nil),                              // 16: hbase.pb.ScanRequest
-	(*Cursor)(nil),                                   // 17: hbase.pb.Cursor
-	(*ScanResponse)(nil),                             // 18: hbase.pb.ScanResponse
-	(*CoprocessorServiceCall)(nil),                   // 19: hbase.pb.CoprocessorServiceCall
-	(*CoprocessorServiceResult)(nil),                 // 20: hbase.pb.CoprocessorServiceResult
-	(*CoprocessorServiceRequest)(nil),                // 21: hbase.pb.CoprocessorServiceRequest
-	(*CoprocessorServiceResponse)(nil),               // 22: hbase.pb.CoprocessorServiceResponse
-	(*Action)(nil),                                   // 23: hbase.pb.Action
-	(*RegionAction)(nil),                             // 24: hbase.pb.RegionAction
-	(*RegionLoadStats)(nil),                          // 25: hbase.pb.RegionLoadStats
-	(*MultiRegionLoadStats)(nil),                     // 26: hbase.pb.MultiRegionLoadStats
-	(*ResultOrException)(nil),                        // 27: hbase.pb.ResultOrException
-	(*RegionActionResult)(nil),                       // 28: hbase.pb.RegionActionResult
-	(*MultiRequest)(nil),                             // 29: hbase.pb.MultiRequest
-	(*MultiResponse)(nil),                            // 30: hbase.pb.MultiResponse
-	(*MutationProto_ColumnValue)(nil),                // 31: hbase.pb.MutationProto.ColumnValue
-	(*MutationProto_ColumnValue_QualifierValue)(nil), // 32: hbase.pb.MutationProto.ColumnValue.QualifierValue
-	(*NameBytesPair)(nil),                            // 33: hbase.pb.NameBytesPair
-	(*Filter)(nil),                                   // 34: hbase.pb.Filter
-	(*TimeRange)(nil),                                // 35: hbase.pb.TimeRange
-	(*ColumnFamilyTimeRange)(nil),                    // 36: hbase.pb.ColumnFamilyTimeRange
-	(*Cell)(nil),                                     // 37: hbase.pb.Cell
-	(*RegionSpecifier)(nil),                          // 38: hbase.pb.RegionSpecifier
-	(CompareType)(0),                                 // 39: hbase.pb.CompareType
-	(*Comparator)(nil),                               // 40: hbase.pb.Comparator
-	(*ScanMetrics)(nil),                              // 41: hbase.pb.ScanMetrics
+var file_hbkit_Client_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_hbkit_Client_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_hbkit_Client_proto_goTypes = []any{
+	(Consistency)(0),                                 // 0: hbkit.internal.pb.Consistency
+	(MutationProto_Durability)(0),                    // 1: hbkit.internal.pb.MutationProto.Durability
+	(MutationProto_MutationType)(0),                  // 2: hbkit.internal.pb.MutationProto.MutationType
+	(MutationProto_DeleteType)(0),                    // 3: hbkit.internal.pb.MutationProto.DeleteType
+	(Scan_ReadType)(0),                               // 4: hbkit.internal.pb.Scan.ReadType
+	(*Column)(nil),                                   // 5: hbkit.internal.pb.Column
+	(*Get)(nil),                                      // 6: hbkit.internal.pb.Get
+	(*QueryMetrics)(nil),                             // 7: hbkit.internal.pb.QueryMetrics
+	(*Result)(nil),                                   // 8: hbkit.internal.pb.Result
+	(*GetRequest)(nil),                               // 9: hbkit.internal.pb.GetRequest
+	(*GetResponse)(nil),                              // 10: hbkit.internal.pb.GetResponse
+	(*Condition)(nil),                                // 11: hbkit.internal.pb.Condition
+	(*MutationProto)(nil),                            // 12: hbkit.internal.pb.MutationProto
+	(*MutateRequest)(nil),                            // 13: hbkit.internal.pb.MutateRequest
+	(*MutateResponse)(nil),                           // 14: hbkit.internal.pb.MutateResponse
+	(*Scan)(nil),                                     // 15: hbkit.internal.pb.Scan
+	(*ScanRequest)(nil),                              // 16: hbkit.internal.pb.ScanRequest
+	(*Cursor)(nil),                                   // 17: hbkit.internal.pb.Cursor
+	(*ScanResponse)(nil),                             // 18: hbkit.internal.pb.ScanResponse
+	(*CoprocessorServiceCall)(nil),                   // 19: hbkit.internal.pb.CoprocessorServiceCall
+	(*CoprocessorServiceResult)(nil),                 // 20: hbkit.internal.pb.CoprocessorServiceResult
+	(*CoprocessorServiceRequest)(nil),                // 21: hbkit.internal.pb.CoprocessorServiceRequest
+	(*CoprocessorServiceResponse)(nil),               // 22: hbkit.internal.pb.CoprocessorServiceResponse
+	(*Action)(nil),                                   // 23: hbkit.internal.pb.Action
+	(*RegionAction)(nil),                             // 24: hbkit.internal.pb.RegionAction
+	(*RegionLoadStats)(nil),                          // 25: hbkit.internal.pb.RegionLoadStats
+	(*MultiRegionLoadStats)(nil),                     // 26: hbkit.internal.pb.MultiRegionLoadStats
+	(*ResultOrException)(nil),                        // 27: hbkit.internal.pb.ResultOrException
+	(*RegionActionResult)(nil),                       // 28: hbkit.internal.pb.RegionActionResult
+	(*MultiRequest)(nil),                             // 29: hbkit.internal.pb.MultiRequest
+	(*MultiResponse)(nil),                            // 30: hbkit.internal.pb.MultiResponse
+	(*MutationProto_ColumnValue)(nil),                // 31: hbkit.internal.pb.MutationProto.ColumnValue
+	(*MutationProto_ColumnValue_QualifierValue)(nil), // 32: hbkit.internal.pb.MutationProto.ColumnValue.QualifierValue
+	(*NameBytesPair)(nil),                            // 33: hbkit.internal.pb.NameBytesPair
+	(*Filter)(nil),                                   // 34: hbkit.internal.pb.Filter
+	(*TimeRange)(nil),                                // 35: hbkit.internal.pb.TimeRange
+	(*ColumnFamilyTimeRange)(nil),                    // 36: hbkit.internal.pb.ColumnFamilyTimeRange
+	(*Cell)(nil),                                     // 37: hbkit.internal.pb.Cell
+	(*RegionSpecifier)(nil),                          // 38: hbkit.internal.pb.RegionSpecifier
+	(CompareType)(0),                                 // 39: hbkit.internal.pb.CompareType
+	(*Comparator)(nil),                               // 40: hbkit.internal.pb.Comparator
+	(*ScanMetrics)(nil),                              // 41: hbkit.internal.pb.ScanMetrics
 }
-var file_Client_proto_depIdxs = []int32{
-	5,  // 0: hbase.pb.Get.column:type_name -> hbase.pb.Column
-	33, // 1: hbase.pb.Get.attribute:type_name -> hbase.pb.NameBytesPair
-	34, // 2: hbase.pb.Get.filter:type_name -> hbase.pb.Filter
-	35, // 3: hbase.pb.Get.time_range:type_name -> hbase.pb.TimeRange
-	0,  // 4: hbase.pb.Get.consistency:type_name -> hbase.pb.Consistency
-	36, // 5: hbase.pb.Get.cf_time_range:type_name -> hbase.pb.ColumnFamilyTimeRange
-	37, // 6: hbase.pb.Result.cell:type_name -> hbase.pb.Cell
-	7,  // 7: hbase.pb.Result.metrics:type_name -> hbase.pb.QueryMetrics
-	38, // 8: hbase.pb.GetRequest.region:type_name -> hbase.pb.RegionSpecifier
-	6,  // 9: hbase.pb.GetRequest.get:type_name -> hbase.pb.Get
-	8,  // 10: hbase.pb.GetResponse.result:type_name -> hbase.pb.Result
-	39, // 11: hbase.pb.Condition.compare_type:type_name -> hbase.pb.CompareType
-	40, // 12: hbase.pb.Condition.comparator:type_name -> hbase.pb.Comparator
-	35, // 13: hbase.pb.Condition.time_range:type_name -> hbase.pb.TimeRange
-	34, // 14: hbase.pb.Condition.filter:type_name -> hbase.pb.Filter
-	2,  // 15: hbase.pb.MutationProto.mutate_type:type_name -> hbase.pb.MutationProto.MutationType
-	31, // 16: hbase.pb.MutationProto.column_value:type_name -> hbase.pb.MutationProto.ColumnValue
-	33, // 17: hbase.pb.MutationProto.attribute:type_name -> hbase.pb.NameBytesPair
-	1,  // 18: hbase.pb.MutationProto.durability:type_name -> hbase.pb.MutationProto.Durability
-	35, // 19: hbase.pb.MutationProto.time_range:type_name -> hbase.pb.TimeRange
-	38, // 20: hbase.pb.MutateRequest.region:type_name -> hbase.pb.RegionSpecifier
-	12, // 21: hbase.pb.MutateRequest.mutation:type_name -> hbase.pb.MutationProto
-	11, // 22: hbase.pb.MutateRequest.condition:type_name -> hbase.pb.Condition
-	8,  // 23: hbase.pb.MutateResponse.result:type_name -> hbase.pb.Result
-	7,  // 24: hbase.pb.MutateResponse.metrics:type_name -> hbase.pb.QueryMetrics
-	5,  // 25: hbase.pb.Scan.column:type_name -> hbase.pb.Column
-	33, // 26: hbase.pb.Scan.attribute:type_name -> hbase.pb.NameBytesPair
-	34, // 27: hbase.pb.Scan.filter:type_name -> hbase.pb.Filter
-	35, // 28: hbase.pb.Scan.time_range:type_name -> hbase.pb.TimeRange
-	0,  // 29: hbase.pb.Scan.consistency:type_name -> hbase.pb.Consistency
-	36, // 30: hbase.pb.Scan.cf_time_range:type_name -> hbase.pb.ColumnFamilyTimeRange
-	4,  // 31: hbase.pb.Scan.readType:type_name -> hbase.pb.Scan.ReadType
-	38, // 32: hbase.pb.ScanRequest.region:type_name -> hbase.pb.RegionSpecifier
-	15, // 33: hbase.pb.ScanRequest.scan:type_name -> hbase.pb.Scan
-	8,  // 34: hbase.pb.ScanResponse.results:type_name -> hbase.pb.Result
-	41, // 35: hbase.pb.ScanResponse.scan_metrics:type_name -> hbase.pb.ScanMetrics
-	17, // 36: hbase.pb.ScanResponse.cursor:type_name -> hbase.pb.Cursor
-	7,  // 37: hbase.pb.ScanResponse.query_metrics:type_name -> hbase.pb.QueryMetrics
-	33, // 38: hbase.pb.CoprocessorServiceResult.value:type_name -> hbase.pb.NameBytesPair
-	38, // 39: hbase.pb.CoprocessorServiceRequest.region:type_name -> hbase.pb.RegionSpecifier
-	19, // 40: hbase.pb.CoprocessorServiceRequest.call:type_name -> hbase.pb.CoprocessorServiceCall
-	38, // 41: hbase.pb.CoprocessorServiceResponse.region:type_name -> hbase.pb.RegionSpecifier
-	33, // 42: hbase.pb.CoprocessorServiceResponse.value:type_name -> hbase.pb.NameBytesPair
-	12, // 43: hbase.pb.Action.mutation:type_name -> hbase.pb.MutationProto
-	6,  // 44: hbase.pb.Action.get:type_name -> hbase.pb.Get
-	19, // 45: hbase.pb.Action.service_call:type_name -> hbase.pb.CoprocessorServiceCall
-	38, // 46: hbase.pb.RegionAction.region:type_name -> hbase.pb.RegionSpecifier
-	23, // 47: hbase.pb.RegionAction.action:type_name -> hbase.pb.Action
-	11, // 48: hbase.pb.RegionAction.condition:type_name -> hbase.pb.Condition
-	38, // 49: hbase.pb.MultiRegionLoadStats.region:type_name -> hbase.pb.RegionSpecifier
-	25, // 50: hbase.pb.MultiRegionLoadStats.stat:type_name -> hbase.pb.RegionLoadStats
-	8,  // 51: hbase.pb.ResultOrException.result:type_name -> hbase.pb.Result
-	33, // 52: hbase.pb.ResultOrException.exception:type_name -> hbase.pb.NameBytesPair
-	20, // 53: hbase.pb.ResultOrException.service_result:type_name -> hbase.pb.CoprocessorServiceResult
-	25, // 54: hbase.pb.ResultOrException.loadStats:type_name -> hbase.pb.RegionLoadStats
-	7,  // 55: hbase.pb.ResultOrException.metrics:type_name -> hbase.pb.QueryMetrics
-	27, // 56: hbase.pb.RegionActionResult.resultOrException:type_name -> hbase.pb.ResultOrException
-	33, // 57: hbase.pb.RegionActionResult.exception:type_name -> hbase.pb.NameBytesPair
-	24, // 58: hbase.pb.MultiRequest.regionAction:type_name -> hbase.pb.RegionAction
-	11, // 59: hbase.pb.MultiRequest.condition:type_name -> hbase.pb.Condition
-	28, // 60: hbase.pb.MultiResponse.regionActionResult:type_name -> hbase.pb.RegionActionResult
-	26, // 61: hbase.pb.MultiResponse.regionStatistics:type_name -> hbase.pb.MultiRegionLoadStats
-	32, // 62: hbase.pb.MutationProto.ColumnValue.qualifier_value:type_name -> hbase.pb.MutationProto.ColumnValue.QualifierValue
-	3,  // 63: hbase.pb.MutationProto.ColumnValue.QualifierValue.delete_type:type_name -> hbase.pb.MutationProto.DeleteType
-	9,  // 64: hbase.pb.ClientService.Get:input_type -> hbase.pb.GetRequest
-	13, // 65: hbase.pb.ClientService.Mutate:input_type -> hbase.pb.MutateRequest
-	16, // 66: hbase.pb.ClientService.Scan:input_type -> hbase.pb.ScanRequest
-	21, // 67: hbase.pb.ClientService.ExecService:input_type -> hbase.pb.CoprocessorServiceRequest
-	21, // 68: hbase.pb.ClientService.ExecRegionServerService:input_type -> hbase.pb.CoprocessorServiceRequest
-	29, // 69: hbase.pb.ClientService.Multi:input_type -> hbase.pb.MultiRequest
-	10, // 70: hbase.pb.ClientService.Get:output_type -> hbase.pb.GetResponse
-	14, // 71: hbase.pb.ClientService.Mutate:output_type -> hbase.pb.MutateResponse
-	18, // 72: hbase.pb.ClientService.Scan:output_type -> hbase.pb.ScanResponse
-	22, // 73: hbase.pb.ClientService.ExecService:output_type -> hbase.pb.CoprocessorServiceResponse
-	22, // 74: hbase.pb.ClientService.ExecRegionServerService:output_type -> hbase.pb.CoprocessorServiceResponse
-	30, // 75: hbase.pb.ClientService.Multi:output_type -> hbase.pb.MultiResponse
+var file_hbkit_Client_proto_depIdxs = []int32{
+	5,  // 0: hbkit.internal.pb.Get.column:type_name -> hbkit.internal.pb.Column
+	33, // 1: hbkit.internal.pb.Get.attribute:type_name -> hbkit.internal.pb.NameBytesPair
+	34, // 2: hbkit.internal.pb.Get.filter:type_name -> hbkit.internal.pb.Filter
+	35, // 3: hbkit.internal.pb.Get.time_range:type_name -> hbkit.internal.pb.TimeRange
+	0,  // 4: hbkit.internal.pb.Get.consistency:type_name -> hbkit.internal.pb.Consistency
+	36, // 5: hbkit.internal.pb.Get.cf_time_range:type_name -> hbkit.internal.pb.ColumnFamilyTimeRange
+	37, // 6: hbkit.internal.pb.Result.cell:type_name -> hbkit.internal.pb.Cell
+	7,  // 7: hbkit.internal.pb.Result.metrics:type_name -> hbkit.internal.pb.QueryMetrics
+	38, // 8: hbkit.internal.pb.GetRequest.region:type_name -> hbkit.internal.pb.RegionSpecifier
+	6,  // 9: hbkit.internal.pb.GetRequest.get:type_name -> hbkit.internal.pb.Get
+	8,  // 10: hbkit.internal.pb.GetResponse.result:type_name -> hbkit.internal.pb.Result
+	39, // 11: hbkit.internal.pb.Condition.compare_type:type_name -> hbkit.internal.pb.CompareType
+	40, // 12: hbkit.internal.pb.Condition.comparator:type_name -> hbkit.internal.pb.Comparator
+	35, // 13: hbkit.internal.pb.Condition.time_range:type_name -> hbkit.internal.pb.TimeRange
+	34, // 14: hbkit.internal.pb.Condition.filter:type_name -> hbkit.internal.pb.Filter
+	2,  // 15: hbkit.internal.pb.MutationProto.mutate_type:type_name -> hbkit.internal.pb.MutationProto.MutationType
+	31, // 16: hbkit.internal.pb.MutationProto.column_value:type_name -> hbkit.internal.pb.MutationProto.ColumnValue
+	33, // 17: hbkit.internal.pb.MutationProto.attribute:type_name -> hbkit.internal.pb.NameBytesPair
+	1,  // 18: hbkit.internal.pb.MutationProto.durability:type_name -> hbkit.internal.pb.MutationProto.Durability
+	35, // 19: hbkit.internal.pb.MutationProto.time_range:type_name -> hbkit.internal.pb.TimeRange
+	38, // 20: hbkit.internal.pb.MutateRequest.region:type_name -> hbkit.internal.pb.RegionSpecifier
+	12, // 21: hbkit.internal.pb.MutateRequest.mutation:type_name -> hbkit.internal.pb.MutationProto
+	11, // 22: hbkit.internal.pb.MutateRequest.condition:type_name -> hbkit.internal.pb.Condition
+	8,  // 23: hbkit.internal.pb.MutateResponse.result:type_name -> hbkit.internal.pb.Result
+	7,  // 24: hbkit.internal.pb.MutateResponse.metrics:type_name -> hbkit.internal.pb.QueryMetrics
+	5,  // 25: hbkit.internal.pb.Scan.column:type_name -> hbkit.internal.pb.Column
+	33, // 26: hbkit.internal.pb.Scan.attribute:type_name -> hbkit.internal.pb.NameBytesPair
+	34, // 27: hbkit.internal.pb.Scan.filter:type_name -> hbkit.internal.pb.Filter
+	35, // 28: hbkit.internal.pb.Scan.time_range:type_name -> hbkit.internal.pb.TimeRange
+	0,  // 29: hbkit.internal.pb.Scan.consistency:type_name -> hbkit.internal.pb.Consistency
+	36, // 30: hbkit.internal.pb.Scan.cf_time_range:type_name -> hbkit.internal.pb.ColumnFamilyTimeRange
+	4,  // 31: hbkit.internal.pb.Scan.readType:type_name -> hbkit.internal.pb.Scan.ReadType
+	38, // 32: hbkit.internal.pb.ScanRequest.region:type_name -> hbkit.internal.pb.RegionSpecifier
+	15, // 33: hbkit.internal.pb.ScanRequest.scan:type_name -> hbkit.internal.pb.Scan
+	8,  // 34: hbkit.internal.pb.ScanResponse.results:type_name -> hbkit.internal.pb.Result
+	41, // 35: hbkit.internal.pb.ScanResponse.scan_metrics:type_name -> hbkit.internal.pb.ScanMetrics
+	17, // 36: hbkit.internal.pb.ScanResponse.cursor:type_name -> hbkit.internal.pb.Cursor
+	7,  // 37: hbkit.internal.pb.ScanResponse.query_metrics:type_name -> hbkit.internal.pb.QueryMetrics
+	33, // 38: hbkit.internal.pb.CoprocessorServiceResult.value:type_name -> hbkit.internal.pb.NameBytesPair
+	38, // 39: hbkit.internal.pb.CoprocessorServiceRequest.region:type_name -> hbkit.internal.pb.RegionSpecifier
+	19, // 40: hbkit.internal.pb.CoprocessorServiceRequest.call:type_name -> hbkit.internal.pb.CoprocessorServiceCall
+	38, // 41: hbkit.internal.pb.CoprocessorServiceResponse.region:type_name -> hbkit.internal.pb.RegionSpecifier
+	33, // 42: hbkit.internal.pb.CoprocessorServiceResponse.value:type_name -> hbkit.internal.pb.NameBytesPair
+	12, // 43: hbkit.internal.pb.Action.mutation:type_name -> hbkit.internal.pb.MutationProto
+	6,  // 44: hbkit.internal.pb.Action.get:type_name -> hbkit.internal.pb.Get
+	19, // 45: hbkit.internal.pb.Action.service_call:type_name -> hbkit.internal.pb.CoprocessorServiceCall
+	38, // 46: hbkit.internal.pb.RegionAction.region:type_name -> hbkit.internal.pb.RegionSpecifier
+	23, // 47: hbkit.internal.pb.RegionAction.action:type_name -> hbkit.internal.pb.Action
+	11, // 48: hbkit.internal.pb.RegionAction.condition:type_name -> hbkit.internal.pb.Condition
+	38, // 49: hbkit.internal.pb.MultiRegionLoadStats.region:type_name -> hbkit.internal.pb.RegionSpecifier
+	25, // 50: hbkit.internal.pb.MultiRegionLoadStats.stat:type_name -> hbkit.internal.pb.RegionLoadStats
+	8,  // 51: hbkit.internal.pb.ResultOrException.result:type_name -> hbkit.internal.pb.Result
+	33, // 52: hbkit.internal.pb.ResultOrException.exception:type_name -> hbkit.internal.pb.NameBytesPair
+	20, // 53: hbkit.internal.pb.ResultOrException.service_result:type_name -> hbkit.internal.pb.CoprocessorServiceResult
+	25, // 54: hbkit.internal.pb.ResultOrException.loadStats:type_name -> hbkit.internal.pb.RegionLoadStats
+	7,  // 55: hbkit.internal.pb.ResultOrException.metrics:type_name -> hbkit.internal.pb.QueryMetrics
+	27, // 56: hbkit.internal.pb.RegionActionResult.resultOrException:type_name -> hbkit.internal.pb.ResultOrException
+	33, // 57: hbkit.internal.pb.RegionActionResult.exception:type_name -> hbkit.internal.pb.NameBytesPair
+	24, // 58: hbkit.internal.pb.MultiRequest.regionAction:type_name -> hbkit.internal.pb.RegionAction
+	11, // 59: hbkit.internal.pb.MultiRequest.condition:type_name -> hbkit.internal.pb.Condition
+	28, // 60: hbkit.internal.pb.MultiResponse.regionActionResult:type_name -> hbkit.internal.pb.RegionActionResult
+	26, // 61: hbkit.internal.pb.MultiResponse.regionStatistics:type_name -> hbkit.internal.pb.MultiRegionLoadStats
+	32, // 62: hbkit.internal.pb.MutationProto.ColumnValue.qualifier_value:type_name -> hbkit.internal.pb.MutationProto.ColumnValue.QualifierValue
+	3,  // 63: hbkit.internal.pb.MutationProto.ColumnValue.QualifierValue.delete_type:type_name -> hbkit.internal.pb.MutationProto.DeleteType
+	9,  // 64: hbkit.internal.pb.ClientService.Get:input_type -> hbkit.internal.pb.GetRequest
+	13, // 65: hbkit.internal.pb.ClientService.Mutate:input_type -> hbkit.internal.pb.MutateRequest
+	16, // 66: hbkit.internal.pb.ClientService.Scan:input_type -> hbkit.internal.pb.ScanRequest
+	21, // 67: hbkit.internal.pb.ClientService.ExecService:input_type -> hbkit.internal.pb.CoprocessorServiceRequest
+	21, // 68: hbkit.internal.pb.ClientService.ExecRegionServerService:input_type -> hbkit.internal.pb.CoprocessorServiceRequest
+	29, // 69: hbkit.internal.pb.ClientService.Multi:input_type -> hbkit.internal.pb.MultiRequest
+	10, // 70: hbkit.internal.pb.ClientService.Get:output_type -> hbkit.internal.pb.GetResponse
+	14, // 71: hbkit.internal.pb.ClientService.Mutate:output_type -> hbkit.internal.pb.MutateResponse
+	18, // 72: hbkit.internal.pb.ClientService.Scan:output_type -> hbkit.internal.pb.ScanResponse
+	22, // 73: hbkit.internal.pb.ClientService.ExecService:output_type -> hbkit.internal.pb.CoprocessorServiceResponse
+	22, // 74: hbkit.internal.pb.ClientService.ExecRegionServerService:output_type -> hbkit.internal.pb.CoprocessorServiceResponse
+	30, // 75: hbkit.internal.pb.ClientService.Multi:output_type -> hbkit.internal.pb.MultiResponse
 	70, // [70:76] is the sub-list for method output_type
 	64, // [64:70] is the sub-list for method input_type
 	64, // [64:64] is the sub-list for extension type_name
@@ -2980,32 +2979,32 @@ var file_Client_proto_depIdxs = []int32{
 	0,  // [0:64] is the sub-list for field type_name
 }
 
-func init() { file_Client_proto_init() }
-func file_Client_proto_init() {
-	if File_Client_proto != nil {
+func init() { file_hbkit_Client_proto_init() }
+func file_hbkit_Client_proto_init() {
+	if File_hbkit_Client_proto != nil {
 		return
 	}
-	file_HBase_proto_init()
-	file_Filter_proto_init()
-	file_Cell_proto_init()
-	file_Comparator_proto_init()
-	file_MapReduce_proto_init()
+	file_hbkit_HBase_proto_init()
+	file_hbkit_Filter_proto_init()
+	file_hbkit_Cell_proto_init()
+	file_hbkit_Comparator_proto_init()
+	file_hbkit_MapReduce_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_Client_proto_rawDesc), len(file_Client_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_Client_proto_rawDesc), len(file_hbkit_Client_proto_rawDesc)),
 			NumEnums:      5,
 			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
-		GoTypes:           file_Client_proto_goTypes,
-		DependencyIndexes: file_Client_proto_depIdxs,
-		EnumInfos:         file_Client_proto_enumTypes,
-		MessageInfos:      file_Client_proto_msgTypes,
+		GoTypes:           file_hbkit_Client_proto_goTypes,
+		DependencyIndexes: file_hbkit_Client_proto_depIdxs,
+		EnumInfos:         file_hbkit_Client_proto_enumTypes,
+		MessageInfos:      file_hbkit_Client_proto_msgTypes,
 	}.Build()
-	File_Client_proto = out.File
-	file_Client_proto_goTypes = nil
-	file_Client_proto_depIdxs = nil
+	File_hbkit_Client_proto = out.File
+	file_hbkit_Client_proto_goTypes = nil
+	file_hbkit_Client_proto_depIdxs = nil
 }

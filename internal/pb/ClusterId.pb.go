@@ -5,7 +5,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: ClusterId.proto
+// source: hbkit/ClusterId.proto
 
 package pb
 
@@ -34,7 +34,7 @@ type ClusterId struct {
 
 func (x *ClusterId) Reset() {
 	*x = ClusterId{}
-	mi := &file_ClusterId_proto_msgTypes[0]
+	mi := &file_hbkit_ClusterId_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -46,7 +46,7 @@ func (x *ClusterId) String() string {
 func (*ClusterId) ProtoMessage() {}
 
 func (x *ClusterId) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterId_proto_msgTypes[0]
+	mi := &file_hbkit_ClusterId_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -59,7 +59,7 @@ func (x *ClusterId) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterId.ProtoReflect.Descriptor instead.
 func (*ClusterId) Descriptor() ([]byte, []int) {
-	return file_ClusterId_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_ClusterId_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *ClusterId) GetClusterId() string {
@@ -69,32 +69,32 @@ func (x *ClusterId) GetClusterId() string {
 	return ""
 }
 
-var File_ClusterId_proto protoreflect.FileDescriptor
+var File_hbkit_ClusterId_proto protoreflect.FileDescriptor
 
-const file_ClusterId_proto_rawDesc = "" +
+const file_hbkit_ClusterId_proto_rawDesc = "" +
 	"\n" +
-	"\x0fClusterId.proto\x12\bhbase.pb\"*\n" +
+	"\x15hbkit/ClusterId.proto\x12\x11hbkit.internal.pb\"*\n" +
 	"\tClusterId\x12\x1d\n" +
 	"\n" +
 	"cluster_id\x18\x01 \x02(\tR\tclusterIdB$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_ClusterId_proto_rawDescOnce sync.Once
-	file_ClusterId_proto_rawDescData []byte
+	file_hbkit_ClusterId_proto_rawDescOnce sync.Once
+	file_hbkit_ClusterId_proto_rawDescData []byte
 )
 
-func file_ClusterId_proto_rawDescGZIP() []byte {
-	file_ClusterId_proto_rawDescOnce.Do(func() {
-		file_ClusterId_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_ClusterId_proto_rawDesc), len(file_ClusterId_proto_rawDesc)))
+func file_hbkit_ClusterId_proto_rawDescGZIP() []byte {
+	file_hbkit_ClusterId_proto_rawDescOnce.Do(func() {
+		file_hbkit_ClusterId_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_ClusterId_proto_rawDesc), len(file_hbkit_ClusterId_proto_rawDesc)))
 	})
-	return file_ClusterId_proto_rawDescData
+	return file_hbkit_ClusterId_proto_rawDescData
 }
 
-var file_ClusterId_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
-var file_ClusterId_proto_goTypes = []any{
-	(*ClusterId)(nil), // 0: hbase.pb.ClusterId
+var file_hbkit_ClusterId_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_hbkit_ClusterId_proto_goTypes = []any{
+	(*ClusterId)(nil), // 0: hbkit.internal.pb.ClusterId
 }
-var file_ClusterId_proto_depIdxs = []int32{
+var file_hbkit_ClusterId_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for method output_type
 	0, // [0:0] is the sub-list for method input_type
 	0, // [0:0] is the sub-list for extension type_name
@@ -102,26 +102,26 @@ var file_ClusterId_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for field type_name
 }
 
-func init() { file_ClusterId_proto_init() }
-func file_ClusterId_proto_init() {
-	if File_ClusterId_proto != nil {
+func init() { file_hbkit_ClusterId_proto_init() }
+func file_hbkit_ClusterId_proto_init() {
+	if File_hbkit_ClusterId_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ClusterId_proto_rawDesc), len(file_ClusterId_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_ClusterId_proto_rawDesc), len(file_hbkit_ClusterId_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   1,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_ClusterId_proto_goTypes,
-		DependencyIndexes: file_ClusterId_proto_depIdxs,
-		MessageInfos:      file_ClusterId_proto_msgTypes,
+		GoTypes:           file_hbkit_ClusterId_proto_goTypes,
+		DependencyIndexes: file_hbkit_ClusterId_proto_depIdxs,
+		MessageInfos:      file_hbkit_ClusterId_proto_msgTypes,
 	}.Build()
-	File_ClusterId_proto = out.File
-	file_ClusterId_proto_goTypes = nil
-	file_ClusterId_proto_depIdxs = nil
+	File_hbkit_ClusterId_proto = out.File
+	file_hbkit_ClusterId_proto_goTypes = nil
+	file_hbkit_ClusterId_proto_depIdxs = nil
 }

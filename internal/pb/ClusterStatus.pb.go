@@ -8,7 +8,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: ClusterStatus.proto
+// source: hbkit/ClusterStatus.proto
 
 package pb
 
@@ -94,11 +94,11 @@ func (x Option) String() string {
 }
 
 func (Option) Descriptor() protoreflect.EnumDescriptor {
-	return file_ClusterStatus_proto_enumTypes[0].Descriptor()
+	return file_hbkit_ClusterStatus_proto_enumTypes[0].Descriptor()
 }
 
 func (Option) Type() protoreflect.EnumType {
-	return &file_ClusterStatus_proto_enumTypes[0]
+	return &file_hbkit_ClusterStatus_proto_enumTypes[0]
 }
 
 func (x Option) Number() protoreflect.EnumNumber {
@@ -117,7 +117,7 @@ func (x *Option) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Option.Descriptor instead.
 func (Option) EnumDescriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{0}
 }
 
 type RegionState_State int32
@@ -193,11 +193,11 @@ func (x RegionState_State) String() string {
 }
 
 func (RegionState_State) Descriptor() protoreflect.EnumDescriptor {
-	return file_ClusterStatus_proto_enumTypes[1].Descriptor()
+	return file_hbkit_ClusterStatus_proto_enumTypes[1].Descriptor()
 }
 
 func (RegionState_State) Type() protoreflect.EnumType {
-	return &file_ClusterStatus_proto_enumTypes[1]
+	return &file_hbkit_ClusterStatus_proto_enumTypes[1]
 }
 
 func (x RegionState_State) Number() protoreflect.EnumNumber {
@@ -216,7 +216,7 @@ func (x *RegionState_State) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use RegionState_State.Descriptor instead.
 func (RegionState_State) EnumDescriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{0, 0}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{0, 0}
 }
 
 type RegionLoad_CompactionState int32
@@ -255,11 +255,11 @@ func (x RegionLoad_CompactionState) String() string {
 }
 
 func (RegionLoad_CompactionState) Descriptor() protoreflect.EnumDescriptor {
-	return file_ClusterStatus_proto_enumTypes[2].Descriptor()
+	return file_hbkit_ClusterStatus_proto_enumTypes[2].Descriptor()
 }
 
 func (RegionLoad_CompactionState) Type() protoreflect.EnumType {
-	return &file_ClusterStatus_proto_enumTypes[2]
+	return &file_hbkit_ClusterStatus_proto_enumTypes[2]
 }
 
 func (x RegionLoad_CompactionState) Number() protoreflect.EnumNumber {
@@ -278,7 +278,7 @@ func (x *RegionLoad_CompactionState) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use RegionLoad_CompactionState.Descriptor instead.
 func (RegionLoad_CompactionState) EnumDescriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{4, 0}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{4, 0}
 }
 
 type ServerTask_State int32
@@ -317,11 +317,11 @@ func (x ServerTask_State) String() string {
 }
 
 func (ServerTask_State) Descriptor() protoreflect.EnumDescriptor {
-	return file_ClusterStatus_proto_enumTypes[3].Descriptor()
+	return file_hbkit_ClusterStatus_proto_enumTypes[3].Descriptor()
 }
 
 func (ServerTask_State) Type() protoreflect.EnumType {
-	return &file_ClusterStatus_proto_enumTypes[3]
+	return &file_hbkit_ClusterStatus_proto_enumTypes[3]
 }
 
 func (x ServerTask_State) Number() protoreflect.EnumNumber {
@@ -340,13 +340,13 @@ func (x *ServerTask_State) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ServerTask_State.Descriptor instead.
 func (ServerTask_State) EnumDescriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{9, 0}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{9, 0}
 }
 
 type RegionState struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	RegionInfo    *RegionInfo            `protobuf:"bytes,1,req,name=region_info,json=regionInfo" json:"region_info,omitempty"`
-	State         *RegionState_State     `protobuf:"varint,2,req,name=state,enum=hbase.pb.RegionState_State" json:"state,omitempty"`
+	State         *RegionState_State     `protobuf:"varint,2,req,name=state,enum=hbkit.internal.pb.RegionState_State" json:"state,omitempty"`
 	Stamp         *uint64                `protobuf:"varint,3,opt,name=stamp" json:"stamp,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -354,7 +354,7 @@ type RegionState struct {
 
 func (x *RegionState) Reset() {
 	*x = RegionState{}
-	mi := &file_ClusterStatus_proto_msgTypes[0]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -366,7 +366,7 @@ func (x *RegionState) String() string {
 func (*RegionState) ProtoMessage() {}
 
 func (x *RegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterStatus_proto_msgTypes[0]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -379,7 +379,7 @@ func (x *RegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionState.ProtoReflect.Descriptor instead.
 func (*RegionState) Descriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *RegionState) GetRegionInfo() *RegionInfo {
@@ -413,7 +413,7 @@ type RegionInTransition struct {
 
 func (x *RegionInTransition) Reset() {
 	*x = RegionInTransition{}
-	mi := &file_ClusterStatus_proto_msgTypes[1]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -425,7 +425,7 @@ func (x *RegionInTransition) String() string {
 func (*RegionInTransition) ProtoMessage() {}
 
 func (x *RegionInTransition) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterStatus_proto_msgTypes[1]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -438,7 +438,7 @@ func (x *RegionInTransition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionInTransition.ProtoReflect.Descriptor instead.
 func (*RegionInTransition) Descriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{1}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *RegionInTransition) GetSpec() *RegionSpecifier {
@@ -465,7 +465,7 @@ type StoreSequenceId struct {
 
 func (x *StoreSequenceId) Reset() {
 	*x = StoreSequenceId{}
-	mi := &file_ClusterStatus_proto_msgTypes[2]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -477,7 +477,7 @@ func (x *StoreSequenceId) String() string {
 func (*StoreSequenceId) ProtoMessage() {}
 
 func (x *StoreSequenceId) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterStatus_proto_msgTypes[2]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -490,7 +490,7 @@ func (x *StoreSequenceId) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoreSequenceId.ProtoReflect.Descriptor instead.
 func (*StoreSequenceId) Descriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{2}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *StoreSequenceId) GetFamilyName() []byte {
@@ -517,7 +517,7 @@ type RegionStoreSequenceIds struct {
 
 func (x *RegionStoreSequenceIds) Reset() {
 	*x = RegionStoreSequenceIds{}
-	mi := &file_ClusterStatus_proto_msgTypes[3]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -529,7 +529,7 @@ func (x *RegionStoreSequenceIds) String() string {
 func (*RegionStoreSequenceIds) ProtoMessage() {}
 
 func (x *RegionStoreSequenceIds) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterStatus_proto_msgTypes[3]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -542,7 +542,7 @@ func (x *RegionStoreSequenceIds) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionStoreSequenceIds.ProtoReflect.Descriptor instead.
 func (*RegionStoreSequenceIds) Descriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{3}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *RegionStoreSequenceIds) GetLastFlushedSequenceId() uint64 {
@@ -589,7 +589,7 @@ type RegionLoad struct {
 	BlocksLocalWeight             *uint64                     `protobuf:"varint,24,opt,name=blocks_local_weight,json=blocksLocalWeight" json:"blocks_local_weight,omitempty"`
 	BlocksLocalWithSsdWeight      *uint64                     `protobuf:"varint,25,opt,name=blocks_local_with_ssd_weight,json=blocksLocalWithSsdWeight" json:"blocks_local_with_ssd_weight,omitempty"`
 	BlocksTotalWeight             *uint64                     `protobuf:"varint,26,opt,name=blocks_total_weight,json=blocksTotalWeight" json:"blocks_total_weight,omitempty"`
-	CompactionState               *RegionLoad_CompactionState `protobuf:"varint,27,opt,name=compaction_state,json=compactionState,enum=hbase.pb.RegionLoad_CompactionState" json:"compaction_state,omitempty"`
+	CompactionState               *RegionLoad_CompactionState `protobuf:"varint,27,opt,name=compaction_state,json=compactionState,enum=hbkit.internal.pb.RegionLoad_CompactionState" json:"compaction_state,omitempty"`
 	RegionSize_MB                 *uint32                     `protobuf:"varint,28,opt,name=region_size_MB,json=regionSizeMB" json:"region_size_MB,omitempty"`
 	CurrentRegionCachedRatio      *float32                    `protobuf:"fixed32,29,opt,name=current_region_cached_ratio,json=currentRegionCachedRatio" json:"current_region_cached_ratio,omitempty"`
 	unknownFields                 protoimpl.UnknownFields
@@ -605,7 +605,7 @@ const (
 
 func (x *RegionLoad) Reset() {
 	*x = RegionLoad{}
-	mi := &file_ClusterStatus_proto_msgTypes[4]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -617,7 +617,7 @@ func (x *RegionLoad) String() string {
 func (*RegionLoad) ProtoMessage() {}
 
 func (x *RegionLoad) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterStatus_proto_msgTypes[4]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -630,7 +630,7 @@ func (x *RegionLoad) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionLoad.ProtoReflect.Descriptor instead.
 func (*RegionLoad) Descriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{4}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *RegionLoad) GetRegionSpecifier() *RegionSpecifier {
@@ -839,7 +839,7 @@ type UserLoad struct {
 
 func (x *UserLoad) Reset() {
 	*x = UserLoad{}
-	mi := &file_ClusterStatus_proto_msgTypes[5]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -851,7 +851,7 @@ func (x *UserLoad) String() string {
 func (*UserLoad) ProtoMessage() {}
 
 func (x *UserLoad) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterStatus_proto_msgTypes[5]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -864,7 +864,7 @@ func (x *UserLoad) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserLoad.ProtoReflect.Descriptor instead.
 func (*UserLoad) Descriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{5}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *UserLoad) GetUserName() string {
@@ -893,7 +893,7 @@ type ClientMetrics struct {
 
 func (x *ClientMetrics) Reset() {
 	*x = ClientMetrics{}
-	mi := &file_ClusterStatus_proto_msgTypes[6]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -905,7 +905,7 @@ func (x *ClientMetrics) String() string {
 func (*ClientMetrics) ProtoMessage() {}
 
 func (x *ClientMetrics) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterStatus_proto_msgTypes[6]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -918,7 +918,7 @@ func (x *ClientMetrics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientMetrics.ProtoReflect.Descriptor instead.
 func (*ClientMetrics) Descriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{6}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ClientMetrics) GetHostName() string {
@@ -961,7 +961,7 @@ type ReplicationLoadSink struct {
 
 func (x *ReplicationLoadSink) Reset() {
 	*x = ReplicationLoadSink{}
-	mi := &file_ClusterStatus_proto_msgTypes[7]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -973,7 +973,7 @@ func (x *ReplicationLoadSink) String() string {
 func (*ReplicationLoadSink) ProtoMessage() {}
 
 func (x *ReplicationLoadSink) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterStatus_proto_msgTypes[7]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -986,7 +986,7 @@ func (x *ReplicationLoadSink) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicationLoadSink.ProtoReflect.Descriptor instead.
 func (*ReplicationLoadSink) Descriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{7}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ReplicationLoadSink) GetAgeOfLastAppliedOp() uint64 {
@@ -1037,7 +1037,7 @@ type ReplicationLoadSource struct {
 
 func (x *ReplicationLoadSource) Reset() {
 	*x = ReplicationLoadSource{}
-	mi := &file_ClusterStatus_proto_msgTypes[8]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1049,7 +1049,7 @@ func (x *ReplicationLoadSource) String() string {
 func (*ReplicationLoadSource) ProtoMessage() {}
 
 func (x *ReplicationLoadSource) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterStatus_proto_msgTypes[8]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1062,7 +1062,7 @@ func (x *ReplicationLoadSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicationLoadSource.ProtoReflect.Descriptor instead.
 func (*ReplicationLoadSource) Descriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{8}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ReplicationLoadSource) GetPeerID() string {
@@ -1153,7 +1153,7 @@ type ServerTask struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Description    *string                `protobuf:"bytes,1,req,name=description" json:"description,omitempty"`
 	Status         *string                `protobuf:"bytes,2,req,name=status" json:"status,omitempty"`
-	State          *ServerTask_State      `protobuf:"varint,3,req,name=state,enum=hbase.pb.ServerTask_State" json:"state,omitempty"`
+	State          *ServerTask_State      `protobuf:"varint,3,req,name=state,enum=hbkit.internal.pb.ServerTask_State" json:"state,omitempty"`
 	StartTime      *uint64                `protobuf:"varint,4,opt,name=startTime" json:"startTime,omitempty"`
 	CompletionTime *uint64                `protobuf:"varint,5,opt,name=completionTime" json:"completionTime,omitempty"`
 	unknownFields  protoimpl.UnknownFields
@@ -1162,7 +1162,7 @@ type ServerTask struct {
 
 func (x *ServerTask) Reset() {
 	*x = ServerTask{}
-	mi := &file_ClusterStatus_proto_msgTypes[9]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1174,7 +1174,7 @@ func (x *ServerTask) String() string {
 func (*ServerTask) ProtoMessage() {}
 
 func (x *ServerTask) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterStatus_proto_msgTypes[9]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1187,7 +1187,7 @@ func (x *ServerTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerTask.ProtoReflect.Descriptor instead.
 func (*ServerTask) Descriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{9}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ServerTask) GetDescription() string {
@@ -1248,7 +1248,7 @@ type ServerLoad struct {
 
 func (x *ServerLoad) Reset() {
 	*x = ServerLoad{}
-	mi := &file_ClusterStatus_proto_msgTypes[10]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1260,7 +1260,7 @@ func (x *ServerLoad) String() string {
 func (*ServerLoad) ProtoMessage() {}
 
 func (x *ServerLoad) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterStatus_proto_msgTypes[10]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1273,7 +1273,7 @@ func (x *ServerLoad) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerLoad.ProtoReflect.Descriptor instead.
 func (*ServerLoad) Descriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{10}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ServerLoad) GetNumberOfRequests() uint64 {
@@ -1384,7 +1384,7 @@ type LiveServerInfo struct {
 
 func (x *LiveServerInfo) Reset() {
 	*x = LiveServerInfo{}
-	mi := &file_ClusterStatus_proto_msgTypes[11]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1396,7 +1396,7 @@ func (x *LiveServerInfo) String() string {
 func (*LiveServerInfo) ProtoMessage() {}
 
 func (x *LiveServerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterStatus_proto_msgTypes[11]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1409,7 +1409,7 @@ func (x *LiveServerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveServerInfo.ProtoReflect.Descriptor instead.
 func (*LiveServerInfo) Descriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{11}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *LiveServerInfo) GetServer() *ServerName {
@@ -1439,7 +1439,7 @@ type RegionStatesCount struct {
 
 func (x *RegionStatesCount) Reset() {
 	*x = RegionStatesCount{}
-	mi := &file_ClusterStatus_proto_msgTypes[12]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1451,7 +1451,7 @@ func (x *RegionStatesCount) String() string {
 func (*RegionStatesCount) ProtoMessage() {}
 
 func (x *RegionStatesCount) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterStatus_proto_msgTypes[12]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1464,7 +1464,7 @@ func (x *RegionStatesCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionStatesCount.ProtoReflect.Descriptor instead.
 func (*RegionStatesCount) Descriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{12}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RegionStatesCount) GetOpenRegions() uint32 {
@@ -1512,7 +1512,7 @@ type TableRegionStatesCount struct {
 
 func (x *TableRegionStatesCount) Reset() {
 	*x = TableRegionStatesCount{}
-	mi := &file_ClusterStatus_proto_msgTypes[13]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1524,7 +1524,7 @@ func (x *TableRegionStatesCount) String() string {
 func (*TableRegionStatesCount) ProtoMessage() {}
 
 func (x *TableRegionStatesCount) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterStatus_proto_msgTypes[13]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1537,7 +1537,7 @@ func (x *TableRegionStatesCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableRegionStatesCount.ProtoReflect.Descriptor instead.
 func (*TableRegionStatesCount) Descriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{13}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *TableRegionStatesCount) GetTableName() *TableName {
@@ -1581,7 +1581,7 @@ const (
 
 func (x *ClusterStatus) Reset() {
 	*x = ClusterStatus{}
-	mi := &file_ClusterStatus_proto_msgTypes[14]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1593,7 +1593,7 @@ func (x *ClusterStatus) String() string {
 func (*ClusterStatus) ProtoMessage() {}
 
 func (x *ClusterStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ClusterStatus_proto_msgTypes[14]
+	mi := &file_hbkit_ClusterStatus_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1606,7 +1606,7 @@ func (x *ClusterStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatus.ProtoReflect.Descriptor instead.
 func (*ClusterStatus) Descriptor() ([]byte, []int) {
-	return file_ClusterStatus_proto_rawDescGZIP(), []int{14}
+	return file_hbkit_ClusterStatus_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ClusterStatus) GetHbaseVersion() *HBaseVersionFileContent {
@@ -1707,15 +1707,15 @@ func (x *ClusterStatus) GetUnknownServers() []*ServerName {
 	return nil
 }
 
-var File_ClusterStatus_proto protoreflect.FileDescriptor
+var File_hbkit_ClusterStatus_proto protoreflect.FileDescriptor
 
-const file_ClusterStatus_proto_rawDesc = "" +
+const file_hbkit_ClusterStatus_proto_rawDesc = "" +
 	"\n" +
-	"\x13ClusterStatus.proto\x12\bhbase.pb\x1a\vHBase.proto\x1a\x0fClusterId.proto\x1a\bFS.proto\"\x8a\x03\n" +
-	"\vRegionState\x125\n" +
-	"\vregion_info\x18\x01 \x02(\v2\x14.hbase.pb.RegionInfoR\n" +
-	"regionInfo\x121\n" +
-	"\x05state\x18\x02 \x02(\x0e2\x1b.hbase.pb.RegionState.StateR\x05state\x12\x14\n" +
+	"\x19hbkit/ClusterStatus.proto\x12\x11hbkit.internal.pb\x1a\x11hbkit/HBase.proto\x1a\x15hbkit/ClusterId.proto\x1a\x0ehbkit/FS.proto\"\x9c\x03\n" +
+	"\vRegionState\x12>\n" +
+	"\vregion_info\x18\x01 \x02(\v2\x1d.hbkit.internal.pb.RegionInfoR\n" +
+	"regionInfo\x12:\n" +
+	"\x05state\x18\x02 \x02(\x0e2$.hbkit.internal.pb.RegionState.StateR\x05state\x12\x14\n" +
 	"\x05stamp\x18\x03 \x01(\x04R\x05stamp\"\xfa\x01\n" +
 	"\x05State\x12\v\n" +
 	"\aOFFLINE\x10\x00\x12\x10\n" +
@@ -1736,21 +1736,21 @@ const file_ClusterStatus_proto_rawDesc = "" +
 	"\x06MERGED\x10\f\x12\x11\n" +
 	"\rSPLITTING_NEW\x10\r\x12\x0f\n" +
 	"\vMERGING_NEW\x10\x0e\x12\x15\n" +
-	"\x11ABNORMALLY_CLOSED\x10\x0f\"}\n" +
-	"\x12RegionInTransition\x12-\n" +
-	"\x04spec\x18\x01 \x02(\v2\x19.hbase.pb.RegionSpecifierR\x04spec\x128\n" +
-	"\fregion_state\x18\x02 \x02(\v2\x15.hbase.pb.RegionStateR\vregionState\"S\n" +
+	"\x11ABNORMALLY_CLOSED\x10\x0f\"\x8f\x01\n" +
+	"\x12RegionInTransition\x126\n" +
+	"\x04spec\x18\x01 \x02(\v2\".hbkit.internal.pb.RegionSpecifierR\x04spec\x12A\n" +
+	"\fregion_state\x18\x02 \x02(\v2\x1e.hbkit.internal.pb.RegionStateR\vregionState\"S\n" +
 	"\x0fStoreSequenceId\x12\x1f\n" +
 	"\vfamily_name\x18\x01 \x02(\fR\n" +
 	"familyName\x12\x1f\n" +
 	"\vsequence_id\x18\x02 \x02(\x04R\n" +
-	"sequenceId\"\x98\x01\n" +
+	"sequenceId\"\xa1\x01\n" +
 	"\x16RegionStoreSequenceIds\x127\n" +
-	"\x18last_flushed_sequence_id\x18\x01 \x02(\x04R\x15lastFlushedSequenceId\x12E\n" +
-	"\x11store_sequence_id\x18\x02 \x03(\v2\x19.hbase.pb.StoreSequenceIdR\x0fstoreSequenceId\"\xb8\f\n" +
+	"\x18last_flushed_sequence_id\x18\x01 \x02(\x04R\x15lastFlushedSequenceId\x12N\n" +
+	"\x11store_sequence_id\x18\x02 \x03(\v2\".hbkit.internal.pb.StoreSequenceIdR\x0fstoreSequenceId\"\xd3\f\n" +
 	"\n" +
-	"RegionLoad\x12D\n" +
-	"\x10region_specifier\x18\x01 \x02(\v2\x19.hbase.pb.RegionSpecifierR\x0fregionSpecifier\x12\x16\n" +
+	"RegionLoad\x12M\n" +
+	"\x10region_specifier\x18\x01 \x02(\v2\".hbkit.internal.pb.RegionSpecifierR\x0fregionSpecifier\x12\x16\n" +
 	"\x06stores\x18\x02 \x01(\rR\x06stores\x12\x1e\n" +
 	"\n" +
 	"storefiles\x18\x03 \x01(\rR\n" +
@@ -1769,26 +1769,26 @@ const file_ClusterStatus_proto_rawDesc = "" +
 	"\x1atotal_static_bloom_size_KB\x18\x0e \x01(\rR\x16totalStaticBloomSizeKB\x120\n" +
 	"\x14complete_sequence_id\x18\x0f \x01(\x04R\x12completeSequenceId\x12#\n" +
 	"\rdata_locality\x18\x10 \x01(\x02R\fdataLocality\x12:\n" +
-	"\x18last_major_compaction_ts\x18\x11 \x01(\x04:\x010R\x15lastMajorCompactionTs\x12V\n" +
-	"\x1astore_complete_sequence_id\x18\x12 \x03(\v2\x19.hbase.pb.StoreSequenceIdR\x17storeCompleteSequenceId\x12?\n" +
+	"\x18last_major_compaction_ts\x18\x11 \x01(\x04:\x010R\x15lastMajorCompactionTs\x12_\n" +
+	"\x1astore_complete_sequence_id\x18\x12 \x03(\v2\".hbkit.internal.pb.StoreSequenceIdR\x17storeCompleteSequenceId\x12?\n" +
 	"\x1cfiltered_read_requests_count\x18\x13 \x01(\x04R\x19filteredReadRequestsCount\x12)\n" +
 	"\x0fstore_ref_count\x18\x15 \x01(\x05:\x010R\rstoreRefCount\x12L\n" +
 	"\"max_compacted_store_file_ref_count\x18\x16 \x01(\x05:\x010R\x1dmaxCompactedStoreFileRefCount\x121\n" +
 	"\x15data_locality_for_ssd\x18\x17 \x01(\x02R\x12dataLocalityForSsd\x12.\n" +
 	"\x13blocks_local_weight\x18\x18 \x01(\x04R\x11blocksLocalWeight\x12>\n" +
 	"\x1cblocks_local_with_ssd_weight\x18\x19 \x01(\x04R\x18blocksLocalWithSsdWeight\x12.\n" +
-	"\x13blocks_total_weight\x18\x1a \x01(\x04R\x11blocksTotalWeight\x12O\n" +
-	"\x10compaction_state\x18\x1b \x01(\x0e2$.hbase.pb.RegionLoad.CompactionStateR\x0fcompactionState\x12$\n" +
+	"\x13blocks_total_weight\x18\x1a \x01(\x04R\x11blocksTotalWeight\x12X\n" +
+	"\x10compaction_state\x18\x1b \x01(\x0e2-.hbkit.internal.pb.RegionLoad.CompactionStateR\x0fcompactionState\x12$\n" +
 	"\x0eregion_size_MB\x18\x1c \x01(\rR\fregionSizeMB\x12=\n" +
 	"\x1bcurrent_region_cached_ratio\x18\x1d \x01(\x02R\x18currentRegionCachedRatio\"F\n" +
 	"\x0fCompactionState\x12\b\n" +
 	"\x04NONE\x10\x00\x12\t\n" +
 	"\x05MINOR\x10\x01\x12\t\n" +
 	"\x05MAJOR\x10\x02\x12\x13\n" +
-	"\x0fMAJOR_AND_MINOR\x10\x03\"e\n" +
+	"\x0fMAJOR_AND_MINOR\x10\x03\"n\n" +
 	"\bUserLoad\x12\x1a\n" +
-	"\buserName\x18\x01 \x02(\tR\buserName\x12=\n" +
-	"\rclientMetrics\x18\x02 \x03(\v2\x17.hbase.pb.ClientMetricsR\rclientMetrics\"\xc5\x01\n" +
+	"\buserName\x18\x01 \x02(\tR\buserName\x12F\n" +
+	"\rclientMetrics\x18\x02 \x03(\v2 .hbkit.internal.pb.ClientMetricsR\rclientMetrics\"\xc5\x01\n" +
 	"\rClientMetrics\x12\x1a\n" +
 	"\bhostName\x18\x01 \x02(\tR\bhostName\x12.\n" +
 	"\x13read_requests_count\x18\x02 \x01(\x04R\x11readRequestsCount\x120\n" +
@@ -1814,72 +1814,72 @@ const file_ClusterStatus_proto_rawDesc = "" +
 	"\teditsRead\x18\v \x01(\x04R\teditsRead\x12\x1e\n" +
 	"\n" +
 	"oPsShipped\x18\f \x01(\x04R\n" +
-	"oPsShipped\"\xfc\x01\n" +
+	"oPsShipped\"\x85\x02\n" +
 	"\n" +
 	"ServerTask\x12 \n" +
 	"\vdescription\x18\x01 \x02(\tR\vdescription\x12\x16\n" +
-	"\x06status\x18\x02 \x02(\tR\x06status\x120\n" +
-	"\x05state\x18\x03 \x02(\x0e2\x1a.hbase.pb.ServerTask.StateR\x05state\x12\x1c\n" +
+	"\x06status\x18\x02 \x02(\tR\x06status\x129\n" +
+	"\x05state\x18\x03 \x02(\x0e2#.hbkit.internal.pb.ServerTask.StateR\x05state\x12\x1c\n" +
 	"\tstartTime\x18\x04 \x01(\x04R\tstartTime\x12&\n" +
 	"\x0ecompletionTime\x18\x05 \x01(\x04R\x0ecompletionTime\"<\n" +
 	"\x05State\x12\v\n" +
 	"\aRUNNING\x10\x00\x12\v\n" +
 	"\aWAITING\x10\x01\x12\f\n" +
 	"\bCOMPLETE\x10\x02\x12\v\n" +
-	"\aABORTED\x10\x03\"\xae\x06\n" +
+	"\aABORTED\x10\x03\"\xed\x06\n" +
 	"\n" +
 	"ServerLoad\x12,\n" +
 	"\x12number_of_requests\x18\x01 \x01(\x04R\x10numberOfRequests\x127\n" +
 	"\x18total_number_of_requests\x18\x02 \x01(\x04R\x15totalNumberOfRequests\x12 \n" +
 	"\fused_heap_MB\x18\x03 \x01(\rR\n" +
 	"usedHeapMB\x12\x1e\n" +
-	"\vmax_heap_MB\x18\x04 \x01(\rR\tmaxHeapMB\x127\n" +
-	"\fregion_loads\x18\x05 \x03(\v2\x14.hbase.pb.RegionLoadR\vregionLoads\x129\n" +
-	"\fcoprocessors\x18\x06 \x03(\v2\x15.hbase.pb.CoprocessorR\fcoprocessors\x12*\n" +
+	"\vmax_heap_MB\x18\x04 \x01(\rR\tmaxHeapMB\x12@\n" +
+	"\fregion_loads\x18\x05 \x03(\v2\x1d.hbkit.internal.pb.RegionLoadR\vregionLoads\x12B\n" +
+	"\fcoprocessors\x18\x06 \x03(\v2\x1e.hbkit.internal.pb.CoprocessorR\fcoprocessors\x12*\n" +
 	"\x11report_start_time\x18\a \x01(\x04R\x0freportStartTime\x12&\n" +
 	"\x0freport_end_time\x18\b \x01(\x04R\rreportEndTime\x12(\n" +
-	"\x10info_server_port\x18\t \x01(\rR\x0einfoServerPort\x12G\n" +
+	"\x10info_server_port\x18\t \x01(\rR\x0einfoServerPort\x12P\n" +
 	"\x0ereplLoadSource\x18\n" +
-	" \x03(\v2\x1f.hbase.pb.ReplicationLoadSourceR\x0ereplLoadSource\x12A\n" +
-	"\freplLoadSink\x18\v \x01(\v2\x1d.hbase.pb.ReplicationLoadSinkR\freplLoadSink\x120\n" +
-	"\tuserLoads\x18\f \x03(\v2\x12.hbase.pb.UserLoadR\tuserLoads\x12V\n" +
-	"\x10regionCachedInfo\x18\r \x03(\v2*.hbase.pb.ServerLoad.RegionCachedInfoEntryR\x10regionCachedInfo\x12*\n" +
-	"\x05tasks\x18\x0f \x03(\v2\x14.hbase.pb.ServerTaskR\x05tasks\x1aC\n" +
+	" \x03(\v2(.hbkit.internal.pb.ReplicationLoadSourceR\x0ereplLoadSource\x12J\n" +
+	"\freplLoadSink\x18\v \x01(\v2&.hbkit.internal.pb.ReplicationLoadSinkR\freplLoadSink\x129\n" +
+	"\tuserLoads\x18\f \x03(\v2\x1b.hbkit.internal.pb.UserLoadR\tuserLoads\x12_\n" +
+	"\x10regionCachedInfo\x18\r \x03(\v23.hbkit.internal.pb.ServerLoad.RegionCachedInfoEntryR\x10regionCachedInfo\x123\n" +
+	"\x05tasks\x18\x0f \x03(\v2\x1d.hbkit.internal.pb.ServerTaskR\x05tasks\x1aC\n" +
 	"\x15RegionCachedInfoEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"u\n" +
-	"\x0eLiveServerInfo\x12,\n" +
-	"\x06server\x18\x01 \x02(\v2\x14.hbase.pb.ServerNameR\x06server\x125\n" +
-	"\vserver_load\x18\x02 \x02(\v2\x14.hbase.pb.ServerLoadR\n" +
+	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"\x87\x01\n" +
+	"\x0eLiveServerInfo\x125\n" +
+	"\x06server\x18\x01 \x02(\v2\x1d.hbkit.internal.pb.ServerNameR\x06server\x12>\n" +
+	"\vserver_load\x18\x02 \x02(\v2\x1d.hbkit.internal.pb.ServerLoadR\n" +
 	"serverLoad\"\xdb\x01\n" +
 	"\x11RegionStatesCount\x12!\n" +
 	"\fopen_regions\x18\x01 \x02(\rR\vopenRegions\x12#\n" +
 	"\rsplit_regions\x18\x02 \x02(\rR\fsplitRegions\x12%\n" +
 	"\x0eclosed_regions\x18\x03 \x02(\rR\rclosedRegions\x122\n" +
 	"\x15regions_in_transition\x18\x04 \x02(\rR\x13regionsInTransition\x12#\n" +
-	"\rtotal_regions\x18\x05 \x02(\rR\ftotalRegions\"\x99\x01\n" +
-	"\x16TableRegionStatesCount\x122\n" +
+	"\rtotal_regions\x18\x05 \x02(\rR\ftotalRegions\"\xab\x01\n" +
+	"\x16TableRegionStatesCount\x12;\n" +
 	"\n" +
-	"table_name\x18\x01 \x02(\v2\x13.hbase.pb.TableNameR\ttableName\x12K\n" +
-	"\x13region_states_count\x18\x02 \x02(\v2\x1b.hbase.pb.RegionStatesCountR\x11regionStatesCount\"\xe3\x06\n" +
-	"\rClusterStatus\x12F\n" +
-	"\rhbase_version\x18\x01 \x01(\v2!.hbase.pb.HBaseVersionFileContentR\fhbaseVersion\x12;\n" +
-	"\flive_servers\x18\x02 \x03(\v2\x18.hbase.pb.LiveServerInfoR\vliveServers\x127\n" +
-	"\fdead_servers\x18\x03 \x03(\v2\x14.hbase.pb.ServerNameR\vdeadServers\x12P\n" +
-	"\x15regions_in_transition\x18\x04 \x03(\v2\x1c.hbase.pb.RegionInTransitionR\x13regionsInTransition\x122\n" +
+	"table_name\x18\x01 \x02(\v2\x1c.hbkit.internal.pb.TableNameR\ttableName\x12T\n" +
+	"\x13region_states_count\x18\x02 \x02(\v2$.hbkit.internal.pb.RegionStatesCountR\x11regionStatesCount\"\xcf\a\n" +
+	"\rClusterStatus\x12O\n" +
+	"\rhbase_version\x18\x01 \x01(\v2*.hbkit.internal.pb.HBaseVersionFileContentR\fhbaseVersion\x12D\n" +
+	"\flive_servers\x18\x02 \x03(\v2!.hbkit.internal.pb.LiveServerInfoR\vliveServers\x12@\n" +
+	"\fdead_servers\x18\x03 \x03(\v2\x1d.hbkit.internal.pb.ServerNameR\vdeadServers\x12Y\n" +
+	"\x15regions_in_transition\x18\x04 \x03(\v2%.hbkit.internal.pb.RegionInTransitionR\x13regionsInTransition\x12;\n" +
 	"\n" +
-	"cluster_id\x18\x05 \x01(\v2\x13.hbase.pb.ClusterIdR\tclusterId\x12F\n" +
-	"\x13master_coprocessors\x18\x06 \x03(\v2\x15.hbase.pb.CoprocessorR\x12masterCoprocessors\x12,\n" +
-	"\x06master\x18\a \x01(\v2\x14.hbase.pb.ServerNameR\x06master\x12;\n" +
-	"\x0ebackup_masters\x18\b \x03(\v2\x14.hbase.pb.ServerNameR\rbackupMasters\x12\x1f\n" +
+	"cluster_id\x18\x05 \x01(\v2\x1c.hbkit.internal.pb.ClusterIdR\tclusterId\x12O\n" +
+	"\x13master_coprocessors\x18\x06 \x03(\v2\x1e.hbkit.internal.pb.CoprocessorR\x12masterCoprocessors\x125\n" +
+	"\x06master\x18\a \x01(\v2\x1d.hbkit.internal.pb.ServerNameR\x06master\x12D\n" +
+	"\x0ebackup_masters\x18\b \x03(\v2\x1d.hbkit.internal.pb.ServerNameR\rbackupMasters\x12\x1f\n" +
 	"\vbalancer_on\x18\t \x01(\bR\n" +
 	"balancerOn\x12,\n" +
 	"\x10master_info_port\x18\n" +
-	" \x01(\x05:\x02-1R\x0emasterInfoPort\x127\n" +
-	"\fservers_name\x18\v \x03(\v2\x14.hbase.pb.ServerNameR\vserversName\x12[\n" +
-	"\x19table_region_states_count\x18\f \x03(\v2 .hbase.pb.TableRegionStatesCountR\x16tableRegionStatesCount\x127\n" +
-	"\fmaster_tasks\x18\r \x03(\v2\x14.hbase.pb.ServerTaskR\vmasterTasks\x12=\n" +
-	"\x0funknown_servers\x18\x0e \x03(\v2\x14.hbase.pb.ServerNameR\x0eunknownServers*\x98\x02\n" +
+	" \x01(\x05:\x02-1R\x0emasterInfoPort\x12@\n" +
+	"\fservers_name\x18\v \x03(\v2\x1d.hbkit.internal.pb.ServerNameR\vserversName\x12d\n" +
+	"\x19table_region_states_count\x18\f \x03(\v2).hbkit.internal.pb.TableRegionStatesCountR\x16tableRegionStatesCount\x12@\n" +
+	"\fmaster_tasks\x18\r \x03(\v2\x1d.hbkit.internal.pb.ServerTaskR\vmasterTasks\x12F\n" +
+	"\x0funknown_servers\x18\x0e \x03(\v2\x1d.hbkit.internal.pb.ServerNameR\x0eunknownServers*\x98\x02\n" +
 	"\x06Option\x12\x11\n" +
 	"\rHBASE_VERSION\x10\x00\x12\x0e\n" +
 	"\n" +
@@ -1900,82 +1900,82 @@ const file_ClusterStatus_proto_rawDesc = "" +
 	"\x0fUNKNOWN_SERVERS\x10\rB$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_ClusterStatus_proto_rawDescOnce sync.Once
-	file_ClusterStatus_proto_rawDescData []byte
+	file_hbkit_ClusterStatus_proto_rawDescOnce sync.Once
+	file_hbkit_ClusterStatus_proto_rawDescData []byte
 )
 
-func file_ClusterStatus_proto_rawDescGZIP() []byte {
-	file_ClusterStatus_proto_rawDescOnce.Do(func() {
-		file_ClusterStatus_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_ClusterStatus_proto_rawDesc), len(file_ClusterStatus_proto_rawDesc)))
+func file_hbkit_ClusterStatus_proto_rawDescGZIP() []byte {
+	file_hbkit_ClusterStatus_proto_rawDescOnce.Do(func() {
+		file_hbkit_ClusterStatus_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_ClusterStatus_proto_rawDesc), len(file_hbkit_ClusterStatus_proto_rawDesc)))
 	})
-	return file_ClusterStatus_proto_rawDescData
+	return file_hbkit_ClusterStatus_proto_rawDescData
 }
 
-var file_ClusterStatus_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_ClusterStatus_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
-var file_ClusterStatus_proto_goTypes = []any{
-	(Option)(0),                     // 0: hbase.pb.Option
-	(RegionState_State)(0),          // 1: hbase.pb.RegionState.State
-	(RegionLoad_CompactionState)(0), // 2: hbase.pb.RegionLoad.CompactionState
-	(ServerTask_State)(0),           // 3: hbase.pb.ServerTask.State
-	(*RegionState)(nil),             // 4: hbase.pb.RegionState
-	(*RegionInTransition)(nil),      // 5: hbase.pb.RegionInTransition
-	(*StoreSequenceId)(nil),         // 6: hbase.pb.StoreSequenceId
-	(*RegionStoreSequenceIds)(nil),  // 7: hbase.pb.RegionStoreSequenceIds
-	(*RegionLoad)(nil),              // 8: hbase.pb.RegionLoad
-	(*UserLoad)(nil),                // 9: hbase.pb.UserLoad
-	(*ClientMetrics)(nil),           // 10: hbase.pb.ClientMetrics
-	(*ReplicationLoadSink)(nil),     // 11: hbase.pb.ReplicationLoadSink
-	(*ReplicationLoadSource)(nil),   // 12: hbase.pb.ReplicationLoadSource
-	(*ServerTask)(nil),              // 13: hbase.pb.ServerTask
-	(*ServerLoad)(nil),              // 14: hbase.pb.ServerLoad
-	(*LiveServerInfo)(nil),          // 15: hbase.pb.LiveServerInfo
-	(*RegionStatesCount)(nil),       // 16: hbase.pb.RegionStatesCount
-	(*TableRegionStatesCount)(nil),  // 17: hbase.pb.TableRegionStatesCount
-	(*ClusterStatus)(nil),           // 18: hbase.pb.ClusterStatus
-	nil,                             // 19: hbase.pb.ServerLoad.RegionCachedInfoEntry
-	(*RegionInfo)(nil),              // 20: hbase.pb.RegionInfo
-	(*RegionSpecifier)(nil),         // 21: hbase.pb.RegionSpecifier
-	(*Coprocessor)(nil),             // 22: hbase.pb.Coprocessor
-	(*ServerName)(nil),              // 23: hbase.pb.ServerName
-	(*TableName)(nil),               // 24: hbase.pb.TableName
-	(*HBaseVersionFileContent)(nil), // 25: hbase.pb.HBaseVersionFileContent
-	(*ClusterId)(nil),               // 26: hbase.pb.ClusterId
+var file_hbkit_ClusterStatus_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_hbkit_ClusterStatus_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_hbkit_ClusterStatus_proto_goTypes = []any{
+	(Option)(0),                     // 0: hbkit.internal.pb.Option
+	(RegionState_State)(0),          // 1: hbkit.internal.pb.RegionState.State
+	(RegionLoad_CompactionState)(0), // 2: hbkit.internal.pb.RegionLoad.CompactionState
+	(ServerTask_State)(0),           // 3: hbkit.internal.pb.ServerTask.State
+	(*RegionState)(nil),             // 4: hbkit.internal.pb.RegionState
+	(*RegionInTransition)(nil),      // 5: hbkit.internal.pb.RegionInTransition
+	(*StoreSequenceId)(nil),         // 6: hbkit.internal.pb.StoreSequenceId
+	(*RegionStoreSequenceIds)(nil),  // 7: hbkit.internal.pb.RegionStoreSequenceIds
+	(*RegionLoad)(nil),              // 8: hbkit.internal.pb.RegionLoad
+	(*UserLoad)(nil),                // 9: hbkit.internal.pb.UserLoad
+	(*ClientMetrics)(nil),           // 10: hbkit.internal.pb.ClientMetrics
+	(*ReplicationLoadSink)(nil),     // 11: hbkit.internal.pb.ReplicationLoadSink
+	(*ReplicationLoadSource)(nil),   // 12: hbkit.internal.pb.ReplicationLoadSource
+	(*ServerTask)(nil),              // 13: hbkit.internal.pb.ServerTask
+	(*ServerLoad)(nil),              // 14: hbkit.internal.pb.ServerLoad
+	(*LiveServerInfo)(nil),          // 15: hbkit.internal.pb.LiveServerInfo
+	(*RegionStatesCount)(nil),       // 16: hbkit.internal.pb.RegionStatesCount
+	(*TableRegionStatesCount)(nil),  // 17: hbkit.internal.pb.TableRegionStatesCount
+	(*ClusterStatus)(nil),           // 18: hbkit.internal.pb.ClusterStatus
+	nil,                             // 19: hbkit.internal.pb.ServerLoad.RegionCachedInfoEntry
+	(*RegionInfo)(nil),              // 20: hbkit.internal.pb.RegionInfo
+	(*RegionSpecifier)(nil),         // 21: hbkit.internal.pb.RegionSpecifier
+	(*Coprocessor)(nil),             // 22: hbkit.internal.pb.Coprocessor
+	(*ServerName)(nil),              // 23: hbkit.internal.pb.ServerName
+	(*TableName)(nil),               // 24: hbkit.internal.pb.TableName
+	(*HBaseVersionFileContent)(nil), // 25: hbkit.internal.pb.HBaseVersionFileContent
+	(*ClusterId)(nil),               // 26: hbkit.internal.pb.ClusterId
 }
-var file_ClusterStatus_proto_depIdxs = []int32{
-	20, // 0: hbase.pb.RegionState.region_info:type_name -> hbase.pb.RegionInfo
-	1,  // 1: hbase.pb.RegionState.state:type_name -> hbase.pb.RegionState.State
-	21, // 2: hbase.pb.RegionInTransition.spec:type_name -> hbase.pb.RegionSpecifier
-	4,  // 3: hbase.pb.RegionInTransition.region_state:type_name -> hbase.pb.RegionState
-	6,  // 4: hbase.pb.RegionStoreSequenceIds.store_sequence_id:type_name -> hbase.pb.StoreSequenceId
-	21, // 5: hbase.pb.RegionLoad.region_specifier:type_name -> hbase.pb.RegionSpecifier
-	6,  // 6: hbase.pb.RegionLoad.store_complete_sequence_id:type_name -> hbase.pb.StoreSequenceId
-	2,  // 7: hbase.pb.RegionLoad.compaction_state:type_name -> hbase.pb.RegionLoad.CompactionState
-	10, // 8: hbase.pb.UserLoad.clientMetrics:type_name -> hbase.pb.ClientMetrics
-	3,  // 9: hbase.pb.ServerTask.state:type_name -> hbase.pb.ServerTask.State
-	8,  // 10: hbase.pb.ServerLoad.region_loads:type_name -> hbase.pb.RegionLoad
-	22, // 11: hbase.pb.ServerLoad.coprocessors:type_name -> hbase.pb.Coprocessor
-	12, // 12: hbase.pb.ServerLoad.replLoadSource:type_name -> hbase.pb.ReplicationLoadSource
-	11, // 13: hbase.pb.ServerLoad.replLoadSink:type_name -> hbase.pb.ReplicationLoadSink
-	9,  // 14: hbase.pb.ServerLoad.userLoads:type_name -> hbase.pb.UserLoad
-	19, // 15: hbase.pb.ServerLoad.regionCachedInfo:type_name -> hbase.pb.ServerLoad.RegionCachedInfoEntry
-	13, // 16: hbase.pb.ServerLoad.tasks:type_name -> hbase.pb.ServerTask
-	23, // 17: hbase.pb.LiveServerInfo.server:type_name -> hbase.pb.ServerName
-	14, // 18: hbase.pb.LiveServerInfo.server_load:type_name -> hbase.pb.ServerLoad
-	24, // 19: hbase.pb.TableRegionStatesCount.table_name:type_name -> hbase.pb.TableName
-	16, // 20: hbase.pb.TableRegionStatesCount.region_states_count:type_name -> hbase.pb.RegionStatesCount
-	25, // 21: hbase.pb.ClusterStatus.hbase_version:type_name -> hbase.pb.HBaseVersionFileContent
-	15, // 22: hbase.pb.ClusterStatus.live_servers:type_name -> hbase.pb.LiveServerInfo
-	23, // 23: hbase.pb.ClusterStatus.dead_servers:type_name -> hbase.pb.ServerName
-	5,  // 24: hbase.pb.ClusterStatus.regions_in_transition:type_name -> hbase.pb.RegionInTransition
-	26, // 25: hbase.pb.ClusterStatus.cluster_id:type_name -> hbase.pb.ClusterId
-	22, // 26: hbase.pb.ClusterStatus.master_coprocessors:type_name -> hbase.pb.Coprocessor
-	23, // 27: hbase.pb.ClusterStatus.master:type_name -> hbase.pb.ServerName
-	23, // 28: hbase.pb.ClusterStatus.backup_masters:type_name -> hbase.pb.ServerName
-	23, // 29: hbase.pb.ClusterStatus.servers_name:type_name -> hbase.pb.ServerName
-	17, // 30: hbase.pb.ClusterStatus.table_region_states_count:type_name -> hbase.pb.TableRegionStatesCount
-	13, // 31: hbase.pb.ClusterStatus.master_tasks:type_name -> hbase.pb.ServerTask
-	23, // 32: hbase.pb.ClusterStatus.unknown_servers:type_name -> hbase.pb.ServerName
+var file_hbkit_ClusterStatus_proto_depIdxs = []int32{
+	20, // 0: hbkit.internal.pb.RegionState.region_info:type_name -> hbkit.internal.pb.RegionInfo
+	1,  // 1: hbkit.internal.pb.RegionState.state:type_name -> hbkit.internal.pb.RegionState.State
+	21, // 2: hbkit.internal.pb.RegionInTransition.spec:type_name -> hbkit.internal.pb.RegionSpecifier
+	4,  // 3: hbkit.internal.pb.RegionInTransition.region_state:type_name -> hbkit.internal.pb.RegionState
+	6,  // 4: hbkit.internal.pb.RegionStoreSequenceIds.store_sequence_id:type_name -> hbkit.internal.pb.StoreSequenceId
+	21, // 5: hbkit.internal.pb.RegionLoad.region_specifier:type_name -> hbkit.internal.pb.RegionSpecifier
+	6,  // 6: hbkit.internal.pb.RegionLoad.store_complete_sequence_id:type_name -> hbkit.internal.pb.StoreSequenceId
+	2,  // 7: hbkit.internal.pb.RegionLoad.compaction_state:type_name -> hbkit.internal.pb.RegionLoad.CompactionState
+	10, // 8: hbkit.internal.pb.UserLoad.clientMetrics:type_name -> hbkit.internal.pb.ClientMetrics
+	3,  // 9: hbkit.internal.pb.ServerTask.state:type_name -> hbkit.internal.pb.ServerTask.State
+	8,  // 10: hbkit.internal.pb.ServerLoad.region_loads:type_name -> hbkit.internal.pb.RegionLoad
+	22, // 11: hbkit.internal.pb.ServerLoad.coprocessors:type_name -> hbkit.internal.pb.Coprocessor
+	12, // 12: hbkit.internal.pb.ServerLoad.replLoadSource:type_name -> hbkit.internal.pb.ReplicationLoadSource
+	11, // 13: hbkit.internal.pb.ServerLoad.replLoadSink:type_name -> hbkit.internal.pb.ReplicationLoadSink
+	9,  // 14: hbkit.internal.pb.ServerLoad.userLoads:type_name -> hbkit.internal.pb.UserLoad
+	19, // 15: hbkit.internal.pb.ServerLoad.regionCachedInfo:type_name -> hbkit.internal.pb.ServerLoad.RegionCachedInfoEntry
+	13, // 16: hbkit.internal.pb.ServerLoad.tasks:type_name -> hbkit.internal.pb.ServerTask
+	23, // 17: hbkit.internal.pb.LiveServerInfo.server:type_name -> hbkit.internal.pb.ServerName
+	14, // 18: hbkit.internal.pb.LiveServerInfo.server_load:type_name -> hbkit.internal.pb.ServerLoad
+	24, // 19: hbkit.internal.pb.TableRegionStatesCount.table_name:type_name -> hbkit.internal.pb.TableName
+	16, // 20: hbkit.internal.pb.TableRegionStatesCount.region_states_count:type_name -> hbkit.internal.pb.RegionStatesCount
+	25, // 21: hbkit.internal.pb.ClusterStatus.hbase_version:type_name -> hbkit.internal.pb.HBaseVersionFileContent
+	15, // 22: hbkit.internal.pb.ClusterStatus.live_servers:type_name -> hbkit.internal.pb.LiveServerInfo
+	23, // 23: hbkit.internal.pb.ClusterStatus.dead_servers:type_name -> hbkit.internal.pb.ServerName
+	5,  // 24: hbkit.internal.pb.ClusterStatus.regions_in_transition:type_name -> hbkit.internal.pb.RegionInTransition
+	26, // 25: hbkit.internal.pb.ClusterStatus.cluster_id:type_name -> hbkit.internal.pb.ClusterId
+	22, // 26: hbkit.internal.pb.ClusterStatus.master_coprocessors:type_name -> hbkit.internal.pb.Coprocessor
+	23, // 27: hbkit.internal.pb.ClusterStatus.master:type_name -> hbkit.internal.pb.ServerName
+	23, // 28: hbkit.internal.pb.ClusterStatus.backup_masters:type_name -> hbkit.internal.pb.ServerName
+	23, // 29: hbkit.internal.pb.ClusterStatus.servers_name:type_name -> hbkit.internal.pb.ServerName
+	17, // 30: hbkit.internal.pb.ClusterStatus.table_region_states_count:type_name -> hbkit.internal.pb.TableRegionStatesCount
+	13, // 31: hbkit.internal.pb.ClusterStatus.master_tasks:type_name -> hbkit.internal.pb.ServerTask
+	23, // 32: hbkit.internal.pb.ClusterStatus.unknown_servers:type_name -> hbkit.internal.pb.ServerName
 	33, // [33:33] is the sub-list for method output_type
 	33, // [33:33] is the sub-list for method input_type
 	33, // [33:33] is the sub-list for extension type_name
@@ -1983,30 +1983,30 @@ var file_ClusterStatus_proto_depIdxs = []int32{
 	0,  // [0:33] is the sub-list for field type_name
 }
 
-func init() { file_ClusterStatus_proto_init() }
-func file_ClusterStatus_proto_init() {
-	if File_ClusterStatus_proto != nil {
+func init() { file_hbkit_ClusterStatus_proto_init() }
+func file_hbkit_ClusterStatus_proto_init() {
+	if File_hbkit_ClusterStatus_proto != nil {
 		return
 	}
-	file_HBase_proto_init()
-	file_ClusterId_proto_init()
-	file_FS_proto_init()
+	file_hbkit_HBase_proto_init()
+	file_hbkit_ClusterId_proto_init()
+	file_hbkit_FS_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ClusterStatus_proto_rawDesc), len(file_ClusterStatus_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_ClusterStatus_proto_rawDesc), len(file_hbkit_ClusterStatus_proto_rawDesc)),
 			NumEnums:      4,
 			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_ClusterStatus_proto_goTypes,
-		DependencyIndexes: file_ClusterStatus_proto_depIdxs,
-		EnumInfos:         file_ClusterStatus_proto_enumTypes,
-		MessageInfos:      file_ClusterStatus_proto_msgTypes,
+		GoTypes:           file_hbkit_ClusterStatus_proto_goTypes,
+		DependencyIndexes: file_hbkit_ClusterStatus_proto_depIdxs,
+		EnumInfos:         file_hbkit_ClusterStatus_proto_enumTypes,
+		MessageInfos:      file_hbkit_ClusterStatus_proto_msgTypes,
 	}.Build()
-	File_ClusterStatus_proto = out.File
-	file_ClusterStatus_proto_goTypes = nil
-	file_ClusterStatus_proto_depIdxs = nil
+	File_hbkit_ClusterStatus_proto = out.File
+	file_hbkit_ClusterStatus_proto_goTypes = nil
+	file_hbkit_ClusterStatus_proto_depIdxs = nil
 }

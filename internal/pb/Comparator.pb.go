@@ -8,7 +8,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: Comparator.proto
+// source: hbkit/Comparator.proto
 
 package pb
 
@@ -60,11 +60,11 @@ func (x BitComparator_BitwiseOp) String() string {
 }
 
 func (BitComparator_BitwiseOp) Descriptor() protoreflect.EnumDescriptor {
-	return file_Comparator_proto_enumTypes[0].Descriptor()
+	return file_hbkit_Comparator_proto_enumTypes[0].Descriptor()
 }
 
 func (BitComparator_BitwiseOp) Type() protoreflect.EnumType {
-	return &file_Comparator_proto_enumTypes[0]
+	return &file_hbkit_Comparator_proto_enumTypes[0]
 }
 
 func (x BitComparator_BitwiseOp) Number() protoreflect.EnumNumber {
@@ -83,7 +83,7 @@ func (x *BitComparator_BitwiseOp) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BitComparator_BitwiseOp.Descriptor instead.
 func (BitComparator_BitwiseOp) EnumDescriptor() ([]byte, []int) {
-	return file_Comparator_proto_rawDescGZIP(), []int{5, 0}
+	return file_hbkit_Comparator_proto_rawDescGZIP(), []int{5, 0}
 }
 
 type Comparator struct {
@@ -98,7 +98,7 @@ type Comparator struct {
 
 func (x *Comparator) Reset() {
 	*x = Comparator{}
-	mi := &file_Comparator_proto_msgTypes[0]
+	mi := &file_hbkit_Comparator_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -110,7 +110,7 @@ func (x *Comparator) String() string {
 func (*Comparator) ProtoMessage() {}
 
 func (x *Comparator) ProtoReflect() protoreflect.Message {
-	mi := &file_Comparator_proto_msgTypes[0]
+	mi := &file_hbkit_Comparator_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -123,7 +123,7 @@ func (x *Comparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Comparator.ProtoReflect.Descriptor instead.
 func (*Comparator) Descriptor() ([]byte, []int) {
-	return file_Comparator_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_Comparator_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Comparator) GetName() string {
@@ -149,7 +149,7 @@ type ByteArrayComparable struct {
 
 func (x *ByteArrayComparable) Reset() {
 	*x = ByteArrayComparable{}
-	mi := &file_Comparator_proto_msgTypes[1]
+	mi := &file_hbkit_Comparator_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -161,7 +161,7 @@ func (x *ByteArrayComparable) String() string {
 func (*ByteArrayComparable) ProtoMessage() {}
 
 func (x *ByteArrayComparable) ProtoReflect() protoreflect.Message {
-	mi := &file_Comparator_proto_msgTypes[1]
+	mi := &file_hbkit_Comparator_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -174,7 +174,7 @@ func (x *ByteArrayComparable) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ByteArrayComparable.ProtoReflect.Descriptor instead.
 func (*ByteArrayComparable) Descriptor() ([]byte, []int) {
-	return file_Comparator_proto_rawDescGZIP(), []int{1}
+	return file_hbkit_Comparator_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *ByteArrayComparable) GetValue() []byte {
@@ -194,7 +194,7 @@ type BinaryComparator struct {
 
 func (x *BinaryComparator) Reset() {
 	*x = BinaryComparator{}
-	mi := &file_Comparator_proto_msgTypes[2]
+	mi := &file_hbkit_Comparator_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -206,7 +206,7 @@ func (x *BinaryComparator) String() string {
 func (*BinaryComparator) ProtoMessage() {}
 
 func (x *BinaryComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_Comparator_proto_msgTypes[2]
+	mi := &file_hbkit_Comparator_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -219,7 +219,7 @@ func (x *BinaryComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BinaryComparator.ProtoReflect.Descriptor instead.
 func (*BinaryComparator) Descriptor() ([]byte, []int) {
-	return file_Comparator_proto_rawDescGZIP(), []int{2}
+	return file_hbkit_Comparator_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *BinaryComparator) GetComparable() *ByteArrayComparable {
@@ -239,7 +239,7 @@ type LongComparator struct {
 
 func (x *LongComparator) Reset() {
 	*x = LongComparator{}
-	mi := &file_Comparator_proto_msgTypes[3]
+	mi := &file_hbkit_Comparator_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -251,7 +251,7 @@ func (x *LongComparator) String() string {
 func (*LongComparator) ProtoMessage() {}
 
 func (x *LongComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_Comparator_proto_msgTypes[3]
+	mi := &file_hbkit_Comparator_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -264,7 +264,7 @@ func (x *LongComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LongComparator.ProtoReflect.Descriptor instead.
 func (*LongComparator) Descriptor() ([]byte, []int) {
-	return file_Comparator_proto_rawDescGZIP(), []int{3}
+	return file_hbkit_Comparator_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *LongComparator) GetComparable() *ByteArrayComparable {
@@ -284,7 +284,7 @@ type BinaryPrefixComparator struct {
 
 func (x *BinaryPrefixComparator) Reset() {
 	*x = BinaryPrefixComparator{}
-	mi := &file_Comparator_proto_msgTypes[4]
+	mi := &file_hbkit_Comparator_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -296,7 +296,7 @@ func (x *BinaryPrefixComparator) String() string {
 func (*BinaryPrefixComparator) ProtoMessage() {}
 
 func (x *BinaryPrefixComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_Comparator_proto_msgTypes[4]
+	mi := &file_hbkit_Comparator_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -309,7 +309,7 @@ func (x *BinaryPrefixComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BinaryPrefixComparator.ProtoReflect.Descriptor instead.
 func (*BinaryPrefixComparator) Descriptor() ([]byte, []int) {
-	return file_Comparator_proto_rawDescGZIP(), []int{4}
+	return file_hbkit_Comparator_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *BinaryPrefixComparator) GetComparable() *ByteArrayComparable {
@@ -322,14 +322,14 @@ func (x *BinaryPrefixComparator) GetComparable() *ByteArrayComparable {
 type BitComparator struct {
 	state         protoimpl.MessageState   `protogen:"open.v1"`
 	Comparable    *ByteArrayComparable     `protobuf:"bytes,1,req,name=comparable" json:"comparable,omitempty"`
-	BitwiseOp     *BitComparator_BitwiseOp `protobuf:"varint,2,req,name=bitwise_op,json=bitwiseOp,enum=hbase.pb.BitComparator_BitwiseOp" json:"bitwise_op,omitempty"`
+	BitwiseOp     *BitComparator_BitwiseOp `protobuf:"varint,2,req,name=bitwise_op,json=bitwiseOp,enum=hbkit.internal.pb.BitComparator_BitwiseOp" json:"bitwise_op,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *BitComparator) Reset() {
 	*x = BitComparator{}
-	mi := &file_Comparator_proto_msgTypes[5]
+	mi := &file_hbkit_Comparator_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -341,7 +341,7 @@ func (x *BitComparator) String() string {
 func (*BitComparator) ProtoMessage() {}
 
 func (x *BitComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_Comparator_proto_msgTypes[5]
+	mi := &file_hbkit_Comparator_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -354,7 +354,7 @@ func (x *BitComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BitComparator.ProtoReflect.Descriptor instead.
 func (*BitComparator) Descriptor() ([]byte, []int) {
-	return file_Comparator_proto_rawDescGZIP(), []int{5}
+	return file_hbkit_Comparator_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *BitComparator) GetComparable() *ByteArrayComparable {
@@ -380,7 +380,7 @@ type NullComparator struct {
 
 func (x *NullComparator) Reset() {
 	*x = NullComparator{}
-	mi := &file_Comparator_proto_msgTypes[6]
+	mi := &file_hbkit_Comparator_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -392,7 +392,7 @@ func (x *NullComparator) String() string {
 func (*NullComparator) ProtoMessage() {}
 
 func (x *NullComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_Comparator_proto_msgTypes[6]
+	mi := &file_hbkit_Comparator_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -405,7 +405,7 @@ func (x *NullComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NullComparator.ProtoReflect.Descriptor instead.
 func (*NullComparator) Descriptor() ([]byte, []int) {
-	return file_Comparator_proto_rawDescGZIP(), []int{6}
+	return file_hbkit_Comparator_proto_rawDescGZIP(), []int{6}
 }
 
 type RegexStringComparator struct {
@@ -420,7 +420,7 @@ type RegexStringComparator struct {
 
 func (x *RegexStringComparator) Reset() {
 	*x = RegexStringComparator{}
-	mi := &file_Comparator_proto_msgTypes[7]
+	mi := &file_hbkit_Comparator_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -432,7 +432,7 @@ func (x *RegexStringComparator) String() string {
 func (*RegexStringComparator) ProtoMessage() {}
 
 func (x *RegexStringComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_Comparator_proto_msgTypes[7]
+	mi := &file_hbkit_Comparator_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -445,7 +445,7 @@ func (x *RegexStringComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegexStringComparator.ProtoReflect.Descriptor instead.
 func (*RegexStringComparator) Descriptor() ([]byte, []int) {
-	return file_Comparator_proto_rawDescGZIP(), []int{7}
+	return file_hbkit_Comparator_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RegexStringComparator) GetPattern() string {
@@ -486,7 +486,7 @@ type SubstringComparator struct {
 
 func (x *SubstringComparator) Reset() {
 	*x = SubstringComparator{}
-	mi := &file_Comparator_proto_msgTypes[8]
+	mi := &file_hbkit_Comparator_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -498,7 +498,7 @@ func (x *SubstringComparator) String() string {
 func (*SubstringComparator) ProtoMessage() {}
 
 func (x *SubstringComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_Comparator_proto_msgTypes[8]
+	mi := &file_hbkit_Comparator_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -511,7 +511,7 @@ func (x *SubstringComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubstringComparator.ProtoReflect.Descriptor instead.
 func (*SubstringComparator) Descriptor() ([]byte, []int) {
-	return file_Comparator_proto_rawDescGZIP(), []int{8}
+	return file_hbkit_Comparator_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SubstringComparator) GetSubstr() string {
@@ -530,7 +530,7 @@ type BigDecimalComparator struct {
 
 func (x *BigDecimalComparator) Reset() {
 	*x = BigDecimalComparator{}
-	mi := &file_Comparator_proto_msgTypes[9]
+	mi := &file_hbkit_Comparator_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -542,7 +542,7 @@ func (x *BigDecimalComparator) String() string {
 func (*BigDecimalComparator) ProtoMessage() {}
 
 func (x *BigDecimalComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_Comparator_proto_msgTypes[9]
+	mi := &file_hbkit_Comparator_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -555,7 +555,7 @@ func (x *BigDecimalComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BigDecimalComparator.ProtoReflect.Descriptor instead.
 func (*BigDecimalComparator) Descriptor() ([]byte, []int) {
-	return file_Comparator_proto_rawDescGZIP(), []int{9}
+	return file_hbkit_Comparator_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *BigDecimalComparator) GetComparable() *ByteArrayComparable {
@@ -575,7 +575,7 @@ type BinaryComponentComparator struct {
 
 func (x *BinaryComponentComparator) Reset() {
 	*x = BinaryComponentComparator{}
-	mi := &file_Comparator_proto_msgTypes[10]
+	mi := &file_hbkit_Comparator_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -587,7 +587,7 @@ func (x *BinaryComponentComparator) String() string {
 func (*BinaryComponentComparator) ProtoMessage() {}
 
 func (x *BinaryComponentComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_Comparator_proto_msgTypes[10]
+	mi := &file_hbkit_Comparator_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -600,7 +600,7 @@ func (x *BinaryComponentComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BinaryComponentComparator.ProtoReflect.Descriptor instead.
 func (*BinaryComponentComparator) Descriptor() ([]byte, []int) {
-	return file_Comparator_proto_rawDescGZIP(), []int{10}
+	return file_hbkit_Comparator_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *BinaryComponentComparator) GetValue() []byte {
@@ -617,35 +617,35 @@ func (x *BinaryComponentComparator) GetOffset() uint32 {
 	return 0
 }
 
-var File_Comparator_proto protoreflect.FileDescriptor
+var File_hbkit_Comparator_proto protoreflect.FileDescriptor
 
-const file_Comparator_proto_rawDesc = "" +
+const file_hbkit_Comparator_proto_rawDesc = "" +
 	"\n" +
-	"\x10Comparator.proto\x12\bhbase.pb\"U\n" +
+	"\x16hbkit/Comparator.proto\x12\x11hbkit.internal.pb\"U\n" +
 	"\n" +
 	"Comparator\x12\x12\n" +
 	"\x04name\x18\x01 \x02(\tR\x04name\x123\n" +
 	"\x15serialized_comparator\x18\x02 \x01(\fR\x14serializedComparator\"+\n" +
 	"\x13ByteArrayComparable\x12\x14\n" +
-	"\x05value\x18\x01 \x01(\fR\x05value\"Q\n" +
-	"\x10BinaryComparator\x12=\n" +
+	"\x05value\x18\x01 \x01(\fR\x05value\"Z\n" +
+	"\x10BinaryComparator\x12F\n" +
 	"\n" +
-	"comparable\x18\x01 \x02(\v2\x1d.hbase.pb.ByteArrayComparableR\n" +
-	"comparable\"O\n" +
-	"\x0eLongComparator\x12=\n" +
+	"comparable\x18\x01 \x02(\v2&.hbkit.internal.pb.ByteArrayComparableR\n" +
+	"comparable\"X\n" +
+	"\x0eLongComparator\x12F\n" +
 	"\n" +
-	"comparable\x18\x01 \x02(\v2\x1d.hbase.pb.ByteArrayComparableR\n" +
-	"comparable\"W\n" +
-	"\x16BinaryPrefixComparator\x12=\n" +
+	"comparable\x18\x01 \x02(\v2&.hbkit.internal.pb.ByteArrayComparableR\n" +
+	"comparable\"`\n" +
+	"\x16BinaryPrefixComparator\x12F\n" +
 	"\n" +
-	"comparable\x18\x01 \x02(\v2\x1d.hbase.pb.ByteArrayComparableR\n" +
-	"comparable\"\xb7\x01\n" +
-	"\rBitComparator\x12=\n" +
+	"comparable\x18\x01 \x02(\v2&.hbkit.internal.pb.ByteArrayComparableR\n" +
+	"comparable\"\xc9\x01\n" +
+	"\rBitComparator\x12F\n" +
 	"\n" +
-	"comparable\x18\x01 \x02(\v2\x1d.hbase.pb.ByteArrayComparableR\n" +
-	"comparable\x12@\n" +
+	"comparable\x18\x01 \x02(\v2&.hbkit.internal.pb.ByteArrayComparableR\n" +
+	"comparable\x12I\n" +
 	"\n" +
-	"bitwise_op\x18\x02 \x02(\x0e2!.hbase.pb.BitComparator.BitwiseOpR\tbitwiseOp\"%\n" +
+	"bitwise_op\x18\x02 \x02(\x0e2*.hbkit.internal.pb.BitComparator.BitwiseOpR\tbitwiseOp\"%\n" +
 	"\tBitwiseOp\x12\a\n" +
 	"\x03AND\x10\x01\x12\x06\n" +
 	"\x02OR\x10\x02\x12\a\n" +
@@ -657,50 +657,50 @@ const file_Comparator_proto_rawDesc = "" +
 	"\acharset\x18\x03 \x02(\tR\acharset\x12\x16\n" +
 	"\x06engine\x18\x04 \x01(\tR\x06engine\"-\n" +
 	"\x13SubstringComparator\x12\x16\n" +
-	"\x06substr\x18\x01 \x02(\tR\x06substr\"U\n" +
-	"\x14BigDecimalComparator\x12=\n" +
+	"\x06substr\x18\x01 \x02(\tR\x06substr\"^\n" +
+	"\x14BigDecimalComparator\x12F\n" +
 	"\n" +
-	"comparable\x18\x01 \x02(\v2\x1d.hbase.pb.ByteArrayComparableR\n" +
+	"comparable\x18\x01 \x02(\v2&.hbkit.internal.pb.ByteArrayComparableR\n" +
 	"comparable\"I\n" +
 	"\x19BinaryComponentComparator\x12\x14\n" +
 	"\x05value\x18\x01 \x02(\fR\x05value\x12\x16\n" +
 	"\x06offset\x18\x02 \x02(\rR\x06offsetB$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_Comparator_proto_rawDescOnce sync.Once
-	file_Comparator_proto_rawDescData []byte
+	file_hbkit_Comparator_proto_rawDescOnce sync.Once
+	file_hbkit_Comparator_proto_rawDescData []byte
 )
 
-func file_Comparator_proto_rawDescGZIP() []byte {
-	file_Comparator_proto_rawDescOnce.Do(func() {
-		file_Comparator_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_Comparator_proto_rawDesc), len(file_Comparator_proto_rawDesc)))
+func file_hbkit_Comparator_proto_rawDescGZIP() []byte {
+	file_hbkit_Comparator_proto_rawDescOnce.Do(func() {
+		file_hbkit_Comparator_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_Comparator_proto_rawDesc), len(file_hbkit_Comparator_proto_rawDesc)))
 	})
-	return file_Comparator_proto_rawDescData
+	return file_hbkit_Comparator_proto_rawDescData
 }
 
-var file_Comparator_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_Comparator_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
-var file_Comparator_proto_goTypes = []any{
-	(BitComparator_BitwiseOp)(0),      // 0: hbase.pb.BitComparator.BitwiseOp
-	(*Comparator)(nil),                // 1: hbase.pb.Comparator
-	(*ByteArrayComparable)(nil),       // 2: hbase.pb.ByteArrayComparable
-	(*BinaryComparator)(nil),          // 3: hbase.pb.BinaryComparator
-	(*LongComparator)(nil),            // 4: hbase.pb.LongComparator
-	(*BinaryPrefixComparator)(nil),    // 5: hbase.pb.BinaryPrefixComparator
-	(*BitComparator)(nil),             // 6: hbase.pb.BitComparator
-	(*NullComparator)(nil),            // 7: hbase.pb.NullComparator
-	(*RegexStringComparator)(nil),     // 8: hbase.pb.RegexStringComparator
-	(*SubstringComparator)(nil),       // 9: hbase.pb.SubstringComparator
-	(*BigDecimalComparator)(nil),      // 10: hbase.pb.BigDecimalComparator
-	(*BinaryComponentComparator)(nil), // 11: hbase.pb.BinaryComponentComparator
+var file_hbkit_Comparator_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_hbkit_Comparator_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_hbkit_Comparator_proto_goTypes = []any{
+	(BitComparator_BitwiseOp)(0),      // 0: hbkit.internal.pb.BitComparator.BitwiseOp
+	(*Comparator)(nil),                // 1: hbkit.internal.pb.Comparator
+	(*ByteArrayComparable)(nil),       // 2: hbkit.internal.pb.ByteArrayComparable
+	(*BinaryComparator)(nil),          // 3: hbkit.internal.pb.BinaryComparator
+	(*LongComparator)(nil),            // 4: hbkit.internal.pb.LongComparator
+	(*BinaryPrefixComparator)(nil),    // 5: hbkit.internal.pb.BinaryPrefixComparator
+	(*BitComparator)(nil),             // 6: hbkit.internal.pb.BitComparator
+	(*NullComparator)(nil),            // 7: hbkit.internal.pb.NullComparator
+	(*RegexStringComparator)(nil),     // 8: hbkit.internal.pb.RegexStringComparator
+	(*SubstringComparator)(nil),       // 9: hbkit.internal.pb.SubstringComparator
+	(*BigDecimalComparator)(nil),      // 10: hbkit.internal.pb.BigDecimalComparator
+	(*BinaryComponentComparator)(nil), // 11: hbkit.internal.pb.BinaryComponentComparator
 }
-var file_Comparator_proto_depIdxs = []int32{
-	2, // 0: hbase.pb.BinaryComparator.comparable:type_name -> hbase.pb.ByteArrayComparable
-	2, // 1: hbase.pb.LongComparator.comparable:type_name -> hbase.pb.ByteArrayComparable
-	2, // 2: hbase.pb.BinaryPrefixComparator.comparable:type_name -> hbase.pb.ByteArrayComparable
-	2, // 3: hbase.pb.BitComparator.comparable:type_name -> hbase.pb.ByteArrayComparable
-	0, // 4: hbase.pb.BitComparator.bitwise_op:type_name -> hbase.pb.BitComparator.BitwiseOp
-	2, // 5: hbase.pb.BigDecimalComparator.comparable:type_name -> hbase.pb.ByteArrayComparable
+var file_hbkit_Comparator_proto_depIdxs = []int32{
+	2, // 0: hbkit.internal.pb.BinaryComparator.comparable:type_name -> hbkit.internal.pb.ByteArrayComparable
+	2, // 1: hbkit.internal.pb.LongComparator.comparable:type_name -> hbkit.internal.pb.ByteArrayComparable
+	2, // 2: hbkit.internal.pb.BinaryPrefixComparator.comparable:type_name -> hbkit.internal.pb.ByteArrayComparable
+	2, // 3: hbkit.internal.pb.BitComparator.comparable:type_name -> hbkit.internal.pb.ByteArrayComparable
+	0, // 4: hbkit.internal.pb.BitComparator.bitwise_op:type_name -> hbkit.internal.pb.BitComparator.BitwiseOp
+	2, // 5: hbkit.internal.pb.BigDecimalComparator.comparable:type_name -> hbkit.internal.pb.ByteArrayComparable
 	6, // [6:6] is the sub-list for method output_type
 	6, // [6:6] is the sub-list for method input_type
 	6, // [6:6] is the sub-list for extension type_name
@@ -708,27 +708,27 @@ var file_Comparator_proto_depIdxs = []int32{
 	0, // [0:6] is the sub-list for field type_name
 }
 
-func init() { file_Comparator_proto_init() }
-func file_Comparator_proto_init() {
-	if File_Comparator_proto != nil {
+func init() { file_hbkit_Comparator_proto_init() }
+func file_hbkit_Comparator_proto_init() {
+	if File_hbkit_Comparator_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_Comparator_proto_rawDesc), len(file_Comparator_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_Comparator_proto_rawDesc), len(file_hbkit_Comparator_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_Comparator_proto_goTypes,
-		DependencyIndexes: file_Comparator_proto_depIdxs,
-		EnumInfos:         file_Comparator_proto_enumTypes,
-		MessageInfos:      file_Comparator_proto_msgTypes,
+		GoTypes:           file_hbkit_Comparator_proto_goTypes,
+		DependencyIndexes: file_hbkit_Comparator_proto_depIdxs,
+		EnumInfos:         file_hbkit_Comparator_proto_enumTypes,
+		MessageInfos:      file_hbkit_Comparator_proto_msgTypes,
 	}.Build()
-	File_Comparator_proto = out.File
-	file_Comparator_proto_goTypes = nil
-	file_Comparator_proto_depIdxs = nil
+	File_hbkit_Comparator_proto = out.File
+	file_hbkit_Comparator_proto_goTypes = nil
+	file_hbkit_Comparator_proto_depIdxs = nil
 }

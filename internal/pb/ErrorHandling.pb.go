@@ -5,7 +5,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: ErrorHandling.proto
+// source: hbkit/ErrorHandling.proto
 
 package pb
 
@@ -36,7 +36,7 @@ type StackTraceElementMessage struct {
 
 func (x *StackTraceElementMessage) Reset() {
 	*x = StackTraceElementMessage{}
-	mi := &file_ErrorHandling_proto_msgTypes[0]
+	mi := &file_hbkit_ErrorHandling_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -48,7 +48,7 @@ func (x *StackTraceElementMessage) String() string {
 func (*StackTraceElementMessage) ProtoMessage() {}
 
 func (x *StackTraceElementMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_ErrorHandling_proto_msgTypes[0]
+	mi := &file_hbkit_ErrorHandling_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -61,7 +61,7 @@ func (x *StackTraceElementMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StackTraceElementMessage.ProtoReflect.Descriptor instead.
 func (*StackTraceElementMessage) Descriptor() ([]byte, []int) {
-	return file_ErrorHandling_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_ErrorHandling_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *StackTraceElementMessage) GetDeclaringClass() string {
@@ -105,7 +105,7 @@ type GenericExceptionMessage struct {
 
 func (x *GenericExceptionMessage) Reset() {
 	*x = GenericExceptionMessage{}
-	mi := &file_ErrorHandling_proto_msgTypes[1]
+	mi := &file_hbkit_ErrorHandling_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -117,7 +117,7 @@ func (x *GenericExceptionMessage) String() string {
 func (*GenericExceptionMessage) ProtoMessage() {}
 
 func (x *GenericExceptionMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_ErrorHandling_proto_msgTypes[1]
+	mi := &file_hbkit_ErrorHandling_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -130,7 +130,7 @@ func (x *GenericExceptionMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenericExceptionMessage.ProtoReflect.Descriptor instead.
 func (*GenericExceptionMessage) Descriptor() ([]byte, []int) {
-	return file_ErrorHandling_proto_rawDescGZIP(), []int{1}
+	return file_hbkit_ErrorHandling_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *GenericExceptionMessage) GetClassName() string {
@@ -172,7 +172,7 @@ type ForeignExceptionMessage struct {
 
 func (x *ForeignExceptionMessage) Reset() {
 	*x = ForeignExceptionMessage{}
-	mi := &file_ErrorHandling_proto_msgTypes[2]
+	mi := &file_hbkit_ErrorHandling_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -184,7 +184,7 @@ func (x *ForeignExceptionMessage) String() string {
 func (*ForeignExceptionMessage) ProtoMessage() {}
 
 func (x *ForeignExceptionMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_ErrorHandling_proto_msgTypes[2]
+	mi := &file_hbkit_ErrorHandling_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -197,7 +197,7 @@ func (x *ForeignExceptionMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForeignExceptionMessage.ProtoReflect.Descriptor instead.
 func (*ForeignExceptionMessage) Descriptor() ([]byte, []int) {
-	return file_ErrorHandling_proto_rawDescGZIP(), []int{2}
+	return file_hbkit_ErrorHandling_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ForeignExceptionMessage) GetSource() string {
@@ -214,50 +214,50 @@ func (x *ForeignExceptionMessage) GetGenericException() *GenericExceptionMessage
 	return nil
 }
 
-var File_ErrorHandling_proto protoreflect.FileDescriptor
+var File_hbkit_ErrorHandling_proto protoreflect.FileDescriptor
 
-const file_ErrorHandling_proto_rawDesc = "" +
+const file_hbkit_ErrorHandling_proto_rawDesc = "" +
 	"\n" +
-	"\x13ErrorHandling.proto\x12\bhbase.pb\"\xa2\x01\n" +
+	"\x19hbkit/ErrorHandling.proto\x12\x11hbkit.internal.pb\"\xa2\x01\n" +
 	"\x18StackTraceElementMessage\x12'\n" +
 	"\x0fdeclaring_class\x18\x01 \x01(\tR\x0edeclaringClass\x12\x1f\n" +
 	"\vmethod_name\x18\x02 \x01(\tR\n" +
 	"methodName\x12\x1b\n" +
 	"\tfile_name\x18\x03 \x01(\tR\bfileName\x12\x1f\n" +
 	"\vline_number\x18\x04 \x01(\x05R\n" +
-	"lineNumber\"\xab\x01\n" +
+	"lineNumber\"\xb4\x01\n" +
 	"\x17GenericExceptionMessage\x12\x1d\n" +
 	"\n" +
 	"class_name\x18\x01 \x01(\tR\tclassName\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1d\n" +
 	"\n" +
-	"error_info\x18\x03 \x01(\fR\terrorInfo\x128\n" +
-	"\x05trace\x18\x04 \x03(\v2\".hbase.pb.StackTraceElementMessageR\x05trace\"\x81\x01\n" +
+	"error_info\x18\x03 \x01(\fR\terrorInfo\x12A\n" +
+	"\x05trace\x18\x04 \x03(\v2+.hbkit.internal.pb.StackTraceElementMessageR\x05trace\"\x8a\x01\n" +
 	"\x17ForeignExceptionMessage\x12\x16\n" +
-	"\x06source\x18\x01 \x01(\tR\x06source\x12N\n" +
-	"\x11generic_exception\x18\x02 \x01(\v2!.hbase.pb.GenericExceptionMessageR\x10genericExceptionB$Z\"github.com/hbkit/hbkit/internal/pb"
+	"\x06source\x18\x01 \x01(\tR\x06source\x12W\n" +
+	"\x11generic_exception\x18\x02 \x01(\v2*.hbkit.internal.pb.GenericExceptionMessageR\x10genericExceptionB$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_ErrorHandling_proto_rawDescOnce sync.Once
-	file_ErrorHandling_proto_rawDescData []byte
+	file_hbkit_ErrorHandling_proto_rawDescOnce sync.Once
+	file_hbkit_ErrorHandling_proto_rawDescData []byte
 )
 
-func file_ErrorHandling_proto_rawDescGZIP() []byte {
-	file_ErrorHandling_proto_rawDescOnce.Do(func() {
-		file_ErrorHandling_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_ErrorHandling_proto_rawDesc), len(file_ErrorHandling_proto_rawDesc)))
+func file_hbkit_ErrorHandling_proto_rawDescGZIP() []byte {
+	file_hbkit_ErrorHandling_proto_rawDescOnce.Do(func() {
+		file_hbkit_ErrorHandling_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_ErrorHandling_proto_rawDesc), len(file_hbkit_ErrorHandling_proto_rawDesc)))
 	})
-	return file_ErrorHandling_proto_rawDescData
+	return file_hbkit_ErrorHandling_proto_rawDescData
 }
 
-var file_ErrorHandling_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
-var file_ErrorHandling_proto_goTypes = []any{
-	(*StackTraceElementMessage)(nil), // 0: hbase.pb.StackTraceElementMessage
-	(*GenericExceptionMessage)(nil),  // 1: hbase.pb.GenericExceptionMessage
-	(*ForeignExceptionMessage)(nil),  // 2: hbase.pb.ForeignExceptionMessage
+var file_hbkit_ErrorHandling_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_hbkit_ErrorHandling_proto_goTypes = []any{
+	(*StackTraceElementMessage)(nil), // 0: hbkit.internal.pb.StackTraceElementMessage
+	(*GenericExceptionMessage)(nil),  // 1: hbkit.internal.pb.GenericExceptionMessage
+	(*ForeignExceptionMessage)(nil),  // 2: hbkit.internal.pb.ForeignExceptionMessage
 }
-var file_ErrorHandling_proto_depIdxs = []int32{
-	0, // 0: hbase.pb.GenericExceptionMessage.trace:type_name -> hbase.pb.StackTraceElementMessage
-	1, // 1: hbase.pb.ForeignExceptionMessage.generic_exception:type_name -> hbase.pb.GenericExceptionMessage
+var file_hbkit_ErrorHandling_proto_depIdxs = []int32{
+	0, // 0: hbkit.internal.pb.GenericExceptionMessage.trace:type_name -> hbkit.internal.pb.StackTraceElementMessage
+	1, // 1: hbkit.internal.pb.ForeignExceptionMessage.generic_exception:type_name -> hbkit.internal.pb.GenericExceptionMessage
 	2, // [2:2] is the sub-list for method output_type
 	2, // [2:2] is the sub-list for method input_type
 	2, // [2:2] is the sub-list for extension type_name
@@ -265,26 +265,26 @@ var file_ErrorHandling_proto_depIdxs = []int32{
 	0, // [0:2] is the sub-list for field type_name
 }
 
-func init() { file_ErrorHandling_proto_init() }
-func file_ErrorHandling_proto_init() {
-	if File_ErrorHandling_proto != nil {
+func init() { file_hbkit_ErrorHandling_proto_init() }
+func file_hbkit_ErrorHandling_proto_init() {
+	if File_hbkit_ErrorHandling_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ErrorHandling_proto_rawDesc), len(file_ErrorHandling_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_ErrorHandling_proto_rawDesc), len(file_hbkit_ErrorHandling_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_ErrorHandling_proto_goTypes,
-		DependencyIndexes: file_ErrorHandling_proto_depIdxs,
-		MessageInfos:      file_ErrorHandling_proto_msgTypes,
+		GoTypes:           file_hbkit_ErrorHandling_proto_goTypes,
+		DependencyIndexes: file_hbkit_ErrorHandling_proto_depIdxs,
+		MessageInfos:      file_hbkit_ErrorHandling_proto_msgTypes,
 	}.Build()
-	File_ErrorHandling_proto = out.File
-	file_ErrorHandling_proto_goTypes = nil
-	file_ErrorHandling_proto_depIdxs = nil
+	File_hbkit_ErrorHandling_proto = out.File
+	file_hbkit_ErrorHandling_proto_goTypes = nil
+	file_hbkit_ErrorHandling_proto_depIdxs = nil
 }

@@ -5,7 +5,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: FS.proto
+// source: hbkit/FS.proto
 
 package pb
 
@@ -34,7 +34,7 @@ type HBaseVersionFileContent struct {
 
 func (x *HBaseVersionFileContent) Reset() {
 	*x = HBaseVersionFileContent{}
-	mi := &file_FS_proto_msgTypes[0]
+	mi := &file_hbkit_FS_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -46,7 +46,7 @@ func (x *HBaseVersionFileContent) String() string {
 func (*HBaseVersionFileContent) ProtoMessage() {}
 
 func (x *HBaseVersionFileContent) ProtoReflect() protoreflect.Message {
-	mi := &file_FS_proto_msgTypes[0]
+	mi := &file_hbkit_FS_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -59,7 +59,7 @@ func (x *HBaseVersionFileContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HBaseVersionFileContent.ProtoReflect.Descriptor instead.
 func (*HBaseVersionFileContent) Descriptor() ([]byte, []int) {
-	return file_FS_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_FS_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *HBaseVersionFileContent) GetVersion() string {
@@ -69,31 +69,31 @@ func (x *HBaseVersionFileContent) GetVersion() string {
 	return ""
 }
 
-var File_FS_proto protoreflect.FileDescriptor
+var File_hbkit_FS_proto protoreflect.FileDescriptor
 
-const file_FS_proto_rawDesc = "" +
+const file_hbkit_FS_proto_rawDesc = "" +
 	"\n" +
-	"\bFS.proto\x12\bhbase.pb\"3\n" +
+	"\x0ehbkit/FS.proto\x12\x11hbkit.internal.pb\"3\n" +
 	"\x17HBaseVersionFileContent\x12\x18\n" +
 	"\aversion\x18\x01 \x02(\tR\aversionB$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_FS_proto_rawDescOnce sync.Once
-	file_FS_proto_rawDescData []byte
+	file_hbkit_FS_proto_rawDescOnce sync.Once
+	file_hbkit_FS_proto_rawDescData []byte
 )
 
-func file_FS_proto_rawDescGZIP() []byte {
-	file_FS_proto_rawDescOnce.Do(func() {
-		file_FS_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_FS_proto_rawDesc), len(file_FS_proto_rawDesc)))
+func file_hbkit_FS_proto_rawDescGZIP() []byte {
+	file_hbkit_FS_proto_rawDescOnce.Do(func() {
+		file_hbkit_FS_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_FS_proto_rawDesc), len(file_hbkit_FS_proto_rawDesc)))
 	})
-	return file_FS_proto_rawDescData
+	return file_hbkit_FS_proto_rawDescData
 }
 
-var file_FS_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
-var file_FS_proto_goTypes = []any{
-	(*HBaseVersionFileContent)(nil), // 0: hbase.pb.HBaseVersionFileContent
+var file_hbkit_FS_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_hbkit_FS_proto_goTypes = []any{
+	(*HBaseVersionFileContent)(nil), // 0: hbkit.internal.pb.HBaseVersionFileContent
 }
-var file_FS_proto_depIdxs = []int32{
+var file_hbkit_FS_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for method output_type
 	0, // [0:0] is the sub-list for method input_type
 	0, // [0:0] is the sub-list for extension type_name
@@ -101,26 +101,26 @@ var file_FS_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for field type_name
 }
 
-func init() { file_FS_proto_init() }
-func file_FS_proto_init() {
-	if File_FS_proto != nil {
+func init() { file_hbkit_FS_proto_init() }
+func file_hbkit_FS_proto_init() {
+	if File_hbkit_FS_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_FS_proto_rawDesc), len(file_FS_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_FS_proto_rawDesc), len(file_hbkit_FS_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   1,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_FS_proto_goTypes,
-		DependencyIndexes: file_FS_proto_depIdxs,
-		MessageInfos:      file_FS_proto_msgTypes,
+		GoTypes:           file_hbkit_FS_proto_goTypes,
+		DependencyIndexes: file_hbkit_FS_proto_depIdxs,
+		MessageInfos:      file_hbkit_FS_proto_msgTypes,
 	}.Build()
-	File_FS_proto = out.File
-	file_FS_proto_goTypes = nil
-	file_FS_proto_depIdxs = nil
+	File_hbkit_FS_proto = out.File
+	file_hbkit_FS_proto_goTypes = nil
+	file_hbkit_FS_proto_depIdxs = nil
 }

@@ -10,7 +10,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: Filter.proto
+// source: hbkit/Filter.proto
 
 package pb
 
@@ -61,11 +61,11 @@ func (x FilterList_Operator) String() string {
 }
 
 func (FilterList_Operator) Descriptor() protoreflect.EnumDescriptor {
-	return file_Filter_proto_enumTypes[0].Descriptor()
+	return file_hbkit_Filter_proto_enumTypes[0].Descriptor()
 }
 
 func (FilterList_Operator) Type() protoreflect.EnumType {
-	return &file_Filter_proto_enumTypes[0]
+	return &file_hbkit_Filter_proto_enumTypes[0]
 }
 
 func (x FilterList_Operator) Number() protoreflect.EnumNumber {
@@ -84,7 +84,7 @@ func (x *FilterList_Operator) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use FilterList_Operator.Descriptor instead.
 func (FilterList_Operator) EnumDescriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{8, 0}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{8, 0}
 }
 
 type Filter struct {
@@ -98,7 +98,7 @@ type Filter struct {
 
 func (x *Filter) Reset() {
 	*x = Filter{}
-	mi := &file_Filter_proto_msgTypes[0]
+	mi := &file_hbkit_Filter_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -110,7 +110,7 @@ func (x *Filter) String() string {
 func (*Filter) ProtoMessage() {}
 
 func (x *Filter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[0]
+	mi := &file_hbkit_Filter_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -123,7 +123,7 @@ func (x *Filter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Filter.ProtoReflect.Descriptor instead.
 func (*Filter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Filter) GetName() string {
@@ -149,7 +149,7 @@ type ColumnCountGetFilter struct {
 
 func (x *ColumnCountGetFilter) Reset() {
 	*x = ColumnCountGetFilter{}
-	mi := &file_Filter_proto_msgTypes[1]
+	mi := &file_hbkit_Filter_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -161,7 +161,7 @@ func (x *ColumnCountGetFilter) String() string {
 func (*ColumnCountGetFilter) ProtoMessage() {}
 
 func (x *ColumnCountGetFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[1]
+	mi := &file_hbkit_Filter_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -174,7 +174,7 @@ func (x *ColumnCountGetFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnCountGetFilter.ProtoReflect.Descriptor instead.
 func (*ColumnCountGetFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{1}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *ColumnCountGetFilter) GetLimit() int32 {
@@ -195,7 +195,7 @@ type ColumnPaginationFilter struct {
 
 func (x *ColumnPaginationFilter) Reset() {
 	*x = ColumnPaginationFilter{}
-	mi := &file_Filter_proto_msgTypes[2]
+	mi := &file_hbkit_Filter_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -207,7 +207,7 @@ func (x *ColumnPaginationFilter) String() string {
 func (*ColumnPaginationFilter) ProtoMessage() {}
 
 func (x *ColumnPaginationFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[2]
+	mi := &file_hbkit_Filter_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -220,7 +220,7 @@ func (x *ColumnPaginationFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnPaginationFilter.ProtoReflect.Descriptor instead.
 func (*ColumnPaginationFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{2}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ColumnPaginationFilter) GetLimit() int32 {
@@ -253,7 +253,7 @@ type ColumnPrefixFilter struct {
 
 func (x *ColumnPrefixFilter) Reset() {
 	*x = ColumnPrefixFilter{}
-	mi := &file_Filter_proto_msgTypes[3]
+	mi := &file_hbkit_Filter_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -265,7 +265,7 @@ func (x *ColumnPrefixFilter) String() string {
 func (*ColumnPrefixFilter) ProtoMessage() {}
 
 func (x *ColumnPrefixFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[3]
+	mi := &file_hbkit_Filter_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -278,7 +278,7 @@ func (x *ColumnPrefixFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnPrefixFilter.ProtoReflect.Descriptor instead.
 func (*ColumnPrefixFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{3}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ColumnPrefixFilter) GetPrefix() []byte {
@@ -300,7 +300,7 @@ type ColumnRangeFilter struct {
 
 func (x *ColumnRangeFilter) Reset() {
 	*x = ColumnRangeFilter{}
-	mi := &file_Filter_proto_msgTypes[4]
+	mi := &file_hbkit_Filter_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -312,7 +312,7 @@ func (x *ColumnRangeFilter) String() string {
 func (*ColumnRangeFilter) ProtoMessage() {}
 
 func (x *ColumnRangeFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[4]
+	mi := &file_hbkit_Filter_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -325,7 +325,7 @@ func (x *ColumnRangeFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnRangeFilter.ProtoReflect.Descriptor instead.
 func (*ColumnRangeFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{4}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ColumnRangeFilter) GetMinColumn() []byte {
@@ -360,7 +360,7 @@ func (x *ColumnRangeFilter) GetMaxColumnInclusive() bool {
 // QualifierFilter, ValueFilter and DependentColumnFilter.
 type CompareFilter struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	CompareOp     *CompareType           `protobuf:"varint,1,req,name=compare_op,json=compareOp,enum=hbase.pb.CompareType" json:"compare_op,omitempty"`
+	CompareOp     *CompareType           `protobuf:"varint,1,req,name=compare_op,json=compareOp,enum=hbkit.internal.pb.CompareType" json:"compare_op,omitempty"`
 	Comparator    *Comparator            `protobuf:"bytes,2,opt,name=comparator" json:"comparator,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -368,7 +368,7 @@ type CompareFilter struct {
 
 func (x *CompareFilter) Reset() {
 	*x = CompareFilter{}
-	mi := &file_Filter_proto_msgTypes[5]
+	mi := &file_hbkit_Filter_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -380,7 +380,7 @@ func (x *CompareFilter) String() string {
 func (*CompareFilter) ProtoMessage() {}
 
 func (x *CompareFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[5]
+	mi := &file_hbkit_Filter_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -393,7 +393,7 @@ func (x *CompareFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompareFilter.ProtoReflect.Descriptor instead.
 func (*CompareFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{5}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CompareFilter) GetCompareOp() CompareType {
@@ -422,7 +422,7 @@ type DependentColumnFilter struct {
 
 func (x *DependentColumnFilter) Reset() {
 	*x = DependentColumnFilter{}
-	mi := &file_Filter_proto_msgTypes[6]
+	mi := &file_hbkit_Filter_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -434,7 +434,7 @@ func (x *DependentColumnFilter) String() string {
 func (*DependentColumnFilter) ProtoMessage() {}
 
 func (x *DependentColumnFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[6]
+	mi := &file_hbkit_Filter_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -447,7 +447,7 @@ func (x *DependentColumnFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DependentColumnFilter.ProtoReflect.Descriptor instead.
 func (*DependentColumnFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{6}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DependentColumnFilter) GetCompareFilter() *CompareFilter {
@@ -487,7 +487,7 @@ type FamilyFilter struct {
 
 func (x *FamilyFilter) Reset() {
 	*x = FamilyFilter{}
-	mi := &file_Filter_proto_msgTypes[7]
+	mi := &file_hbkit_Filter_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -499,7 +499,7 @@ func (x *FamilyFilter) String() string {
 func (*FamilyFilter) ProtoMessage() {}
 
 func (x *FamilyFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[7]
+	mi := &file_hbkit_Filter_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -512,7 +512,7 @@ func (x *FamilyFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FamilyFilter.ProtoReflect.Descriptor instead.
 func (*FamilyFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{7}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *FamilyFilter) GetCompareFilter() *CompareFilter {
@@ -524,7 +524,7 @@ func (x *FamilyFilter) GetCompareFilter() *CompareFilter {
 
 type FilterList struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Operator      *FilterList_Operator   `protobuf:"varint,1,req,name=operator,enum=hbase.pb.FilterList_Operator" json:"operator,omitempty"`
+	Operator      *FilterList_Operator   `protobuf:"varint,1,req,name=operator,enum=hbkit.internal.pb.FilterList_Operator" json:"operator,omitempty"`
 	Filters       []*Filter              `protobuf:"bytes,2,rep,name=filters" json:"filters,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -532,7 +532,7 @@ type FilterList struct {
 
 func (x *FilterList) Reset() {
 	*x = FilterList{}
-	mi := &file_Filter_proto_msgTypes[8]
+	mi := &file_hbkit_Filter_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -544,7 +544,7 @@ func (x *FilterList) String() string {
 func (*FilterList) ProtoMessage() {}
 
 func (x *FilterList) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[8]
+	mi := &file_hbkit_Filter_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -557,7 +557,7 @@ func (x *FilterList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FilterList.ProtoReflect.Descriptor instead.
 func (*FilterList) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{8}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *FilterList) GetOperator() FilterList_Operator {
@@ -583,7 +583,7 @@ type FilterWrapper struct {
 
 func (x *FilterWrapper) Reset() {
 	*x = FilterWrapper{}
-	mi := &file_Filter_proto_msgTypes[9]
+	mi := &file_hbkit_Filter_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -595,7 +595,7 @@ func (x *FilterWrapper) String() string {
 func (*FilterWrapper) ProtoMessage() {}
 
 func (x *FilterWrapper) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[9]
+	mi := &file_hbkit_Filter_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -608,7 +608,7 @@ func (x *FilterWrapper) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FilterWrapper.ProtoReflect.Descriptor instead.
 func (*FilterWrapper) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{9}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *FilterWrapper) GetFilter() *Filter {
@@ -626,7 +626,7 @@ type FirstKeyOnlyFilter struct {
 
 func (x *FirstKeyOnlyFilter) Reset() {
 	*x = FirstKeyOnlyFilter{}
-	mi := &file_Filter_proto_msgTypes[10]
+	mi := &file_hbkit_Filter_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -638,7 +638,7 @@ func (x *FirstKeyOnlyFilter) String() string {
 func (*FirstKeyOnlyFilter) ProtoMessage() {}
 
 func (x *FirstKeyOnlyFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[10]
+	mi := &file_hbkit_Filter_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -651,7 +651,7 @@ func (x *FirstKeyOnlyFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FirstKeyOnlyFilter.ProtoReflect.Descriptor instead.
 func (*FirstKeyOnlyFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{10}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{10}
 }
 
 type FirstKeyValueMatchingQualifiersFilter struct {
@@ -663,7 +663,7 @@ type FirstKeyValueMatchingQualifiersFilter struct {
 
 func (x *FirstKeyValueMatchingQualifiersFilter) Reset() {
 	*x = FirstKeyValueMatchingQualifiersFilter{}
-	mi := &file_Filter_proto_msgTypes[11]
+	mi := &file_hbkit_Filter_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -675,7 +675,7 @@ func (x *FirstKeyValueMatchingQualifiersFilter) String() string {
 func (*FirstKeyValueMatchingQualifiersFilter) ProtoMessage() {}
 
 func (x *FirstKeyValueMatchingQualifiersFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[11]
+	mi := &file_hbkit_Filter_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -688,7 +688,7 @@ func (x *FirstKeyValueMatchingQualifiersFilter) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use FirstKeyValueMatchingQualifiersFilter.ProtoReflect.Descriptor instead.
 func (*FirstKeyValueMatchingQualifiersFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{11}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *FirstKeyValueMatchingQualifiersFilter) GetQualifiers() [][]byte {
@@ -708,7 +708,7 @@ type FuzzyRowFilter struct {
 
 func (x *FuzzyRowFilter) Reset() {
 	*x = FuzzyRowFilter{}
-	mi := &file_Filter_proto_msgTypes[12]
+	mi := &file_hbkit_Filter_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -720,7 +720,7 @@ func (x *FuzzyRowFilter) String() string {
 func (*FuzzyRowFilter) ProtoMessage() {}
 
 func (x *FuzzyRowFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[12]
+	mi := &file_hbkit_Filter_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -733,7 +733,7 @@ func (x *FuzzyRowFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FuzzyRowFilter.ProtoReflect.Descriptor instead.
 func (*FuzzyRowFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{12}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *FuzzyRowFilter) GetFuzzyKeysData() []*BytesBytesPair {
@@ -759,7 +759,7 @@ type InclusiveStopFilter struct {
 
 func (x *InclusiveStopFilter) Reset() {
 	*x = InclusiveStopFilter{}
-	mi := &file_Filter_proto_msgTypes[13]
+	mi := &file_hbkit_Filter_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -771,7 +771,7 @@ func (x *InclusiveStopFilter) String() string {
 func (*InclusiveStopFilter) ProtoMessage() {}
 
 func (x *InclusiveStopFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[13]
+	mi := &file_hbkit_Filter_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -784,7 +784,7 @@ func (x *InclusiveStopFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InclusiveStopFilter.ProtoReflect.Descriptor instead.
 func (*InclusiveStopFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{13}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *InclusiveStopFilter) GetStopRowKey() []byte {
@@ -805,7 +805,7 @@ type KeyOnlyFilter struct {
 
 func (x *KeyOnlyFilter) Reset() {
 	*x = KeyOnlyFilter{}
-	mi := &file_Filter_proto_msgTypes[14]
+	mi := &file_hbkit_Filter_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -817,7 +817,7 @@ func (x *KeyOnlyFilter) String() string {
 func (*KeyOnlyFilter) ProtoMessage() {}
 
 func (x *KeyOnlyFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[14]
+	mi := &file_hbkit_Filter_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -830,7 +830,7 @@ func (x *KeyOnlyFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyOnlyFilter.ProtoReflect.Descriptor instead.
 func (*KeyOnlyFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{14}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *KeyOnlyFilter) GetLenAsVal() bool {
@@ -849,7 +849,7 @@ type MultipleColumnPrefixFilter struct {
 
 func (x *MultipleColumnPrefixFilter) Reset() {
 	*x = MultipleColumnPrefixFilter{}
-	mi := &file_Filter_proto_msgTypes[15]
+	mi := &file_hbkit_Filter_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -861,7 +861,7 @@ func (x *MultipleColumnPrefixFilter) String() string {
 func (*MultipleColumnPrefixFilter) ProtoMessage() {}
 
 func (x *MultipleColumnPrefixFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[15]
+	mi := &file_hbkit_Filter_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -874,7 +874,7 @@ func (x *MultipleColumnPrefixFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultipleColumnPrefixFilter.ProtoReflect.Descriptor instead.
 func (*MultipleColumnPrefixFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{15}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *MultipleColumnPrefixFilter) GetSortedPrefixes() [][]byte {
@@ -894,7 +894,7 @@ type PageFilter struct {
 
 func (x *PageFilter) Reset() {
 	*x = PageFilter{}
-	mi := &file_Filter_proto_msgTypes[16]
+	mi := &file_hbkit_Filter_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -906,7 +906,7 @@ func (x *PageFilter) String() string {
 func (*PageFilter) ProtoMessage() {}
 
 func (x *PageFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[16]
+	mi := &file_hbkit_Filter_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -919,7 +919,7 @@ func (x *PageFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PageFilter.ProtoReflect.Descriptor instead.
 func (*PageFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{16}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PageFilter) GetPageSize() int64 {
@@ -938,7 +938,7 @@ type PrefixFilter struct {
 
 func (x *PrefixFilter) Reset() {
 	*x = PrefixFilter{}
-	mi := &file_Filter_proto_msgTypes[17]
+	mi := &file_hbkit_Filter_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -950,7 +950,7 @@ func (x *PrefixFilter) String() string {
 func (*PrefixFilter) ProtoMessage() {}
 
 func (x *PrefixFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[17]
+	mi := &file_hbkit_Filter_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -963,7 +963,7 @@ func (x *PrefixFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrefixFilter.ProtoReflect.Descriptor instead.
 func (*PrefixFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{17}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PrefixFilter) GetPrefix() []byte {
@@ -982,7 +982,7 @@ type QualifierFilter struct {
 
 func (x *QualifierFilter) Reset() {
 	*x = QualifierFilter{}
-	mi := &file_Filter_proto_msgTypes[18]
+	mi := &file_hbkit_Filter_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -994,7 +994,7 @@ func (x *QualifierFilter) String() string {
 func (*QualifierFilter) ProtoMessage() {}
 
 func (x *QualifierFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[18]
+	mi := &file_hbkit_Filter_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1007,7 +1007,7 @@ func (x *QualifierFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QualifierFilter.ProtoReflect.Descriptor instead.
 func (*QualifierFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{18}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *QualifierFilter) GetCompareFilter() *CompareFilter {
@@ -1026,7 +1026,7 @@ type RandomRowFilter struct {
 
 func (x *RandomRowFilter) Reset() {
 	*x = RandomRowFilter{}
-	mi := &file_Filter_proto_msgTypes[19]
+	mi := &file_hbkit_Filter_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1038,7 +1038,7 @@ func (x *RandomRowFilter) String() string {
 func (*RandomRowFilter) ProtoMessage() {}
 
 func (x *RandomRowFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[19]
+	mi := &file_hbkit_Filter_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1051,7 +1051,7 @@ func (x *RandomRowFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RandomRowFilter.ProtoReflect.Descriptor instead.
 func (*RandomRowFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{19}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RandomRowFilter) GetChance() float32 {
@@ -1070,7 +1070,7 @@ type RowFilter struct {
 
 func (x *RowFilter) Reset() {
 	*x = RowFilter{}
-	mi := &file_Filter_proto_msgTypes[20]
+	mi := &file_hbkit_Filter_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1082,7 +1082,7 @@ func (x *RowFilter) String() string {
 func (*RowFilter) ProtoMessage() {}
 
 func (x *RowFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[20]
+	mi := &file_hbkit_Filter_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1095,7 +1095,7 @@ func (x *RowFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RowFilter.ProtoReflect.Descriptor instead.
 func (*RowFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{20}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RowFilter) GetCompareFilter() *CompareFilter {
@@ -1114,7 +1114,7 @@ type SingleColumnValueExcludeFilter struct {
 
 func (x *SingleColumnValueExcludeFilter) Reset() {
 	*x = SingleColumnValueExcludeFilter{}
-	mi := &file_Filter_proto_msgTypes[21]
+	mi := &file_hbkit_Filter_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1126,7 +1126,7 @@ func (x *SingleColumnValueExcludeFilter) String() string {
 func (*SingleColumnValueExcludeFilter) ProtoMessage() {}
 
 func (x *SingleColumnValueExcludeFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[21]
+	mi := &file_hbkit_Filter_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1139,7 +1139,7 @@ func (x *SingleColumnValueExcludeFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SingleColumnValueExcludeFilter.ProtoReflect.Descriptor instead.
 func (*SingleColumnValueExcludeFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{21}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SingleColumnValueExcludeFilter) GetSingleColumnValueFilter() *SingleColumnValueFilter {
@@ -1155,7 +1155,7 @@ type SingleColumnValueFilter struct {
 	state             protoimpl.MessageState `protogen:"open.v1"`
 	ColumnFamily      []byte                 `protobuf:"bytes,1,opt,name=column_family,json=columnFamily" json:"column_family,omitempty"`
 	ColumnQualifier   []byte                 `protobuf:"bytes,2,opt,name=column_qualifier,json=columnQualifier" json:"column_qualifier,omitempty"`
-	CompareOp         *CompareType           `protobuf:"varint,3,req,name=compare_op,json=compareOp,enum=hbase.pb.CompareType" json:"compare_op,omitempty"`
+	CompareOp         *CompareType           `protobuf:"varint,3,req,name=compare_op,json=compareOp,enum=hbkit.internal.pb.CompareType" json:"compare_op,omitempty"`
 	Comparator        *Comparator            `protobuf:"bytes,4,req,name=comparator" json:"comparator,omitempty"`
 	FilterIfMissing   *bool                  `protobuf:"varint,5,opt,name=filter_if_missing,json=filterIfMissing" json:"filter_if_missing,omitempty"`
 	LatestVersionOnly *bool                  `protobuf:"varint,6,opt,name=latest_version_only,json=latestVersionOnly" json:"latest_version_only,omitempty"`
@@ -1165,7 +1165,7 @@ type SingleColumnValueFilter struct {
 
 func (x *SingleColumnValueFilter) Reset() {
 	*x = SingleColumnValueFilter{}
-	mi := &file_Filter_proto_msgTypes[22]
+	mi := &file_hbkit_Filter_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1177,7 +1177,7 @@ func (x *SingleColumnValueFilter) String() string {
 func (*SingleColumnValueFilter) ProtoMessage() {}
 
 func (x *SingleColumnValueFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[22]
+	mi := &file_hbkit_Filter_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1190,7 +1190,7 @@ func (x *SingleColumnValueFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SingleColumnValueFilter.ProtoReflect.Descriptor instead.
 func (*SingleColumnValueFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{22}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SingleColumnValueFilter) GetColumnFamily() []byte {
@@ -1244,7 +1244,7 @@ type SkipFilter struct {
 
 func (x *SkipFilter) Reset() {
 	*x = SkipFilter{}
-	mi := &file_Filter_proto_msgTypes[23]
+	mi := &file_hbkit_Filter_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1256,7 +1256,7 @@ func (x *SkipFilter) String() string {
 func (*SkipFilter) ProtoMessage() {}
 
 func (x *SkipFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[23]
+	mi := &file_hbkit_Filter_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1269,7 +1269,7 @@ func (x *SkipFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SkipFilter.ProtoReflect.Descriptor instead.
 func (*SkipFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{23}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SkipFilter) GetFilter() *Filter {
@@ -1289,7 +1289,7 @@ type TimestampsFilter struct {
 
 func (x *TimestampsFilter) Reset() {
 	*x = TimestampsFilter{}
-	mi := &file_Filter_proto_msgTypes[24]
+	mi := &file_hbkit_Filter_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1301,7 +1301,7 @@ func (x *TimestampsFilter) String() string {
 func (*TimestampsFilter) ProtoMessage() {}
 
 func (x *TimestampsFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[24]
+	mi := &file_hbkit_Filter_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1314,7 +1314,7 @@ func (x *TimestampsFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimestampsFilter.ProtoReflect.Descriptor instead.
 func (*TimestampsFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{24}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TimestampsFilter) GetTimestamps() []int64 {
@@ -1340,7 +1340,7 @@ type ValueFilter struct {
 
 func (x *ValueFilter) Reset() {
 	*x = ValueFilter{}
-	mi := &file_Filter_proto_msgTypes[25]
+	mi := &file_hbkit_Filter_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1352,7 +1352,7 @@ func (x *ValueFilter) String() string {
 func (*ValueFilter) ProtoMessage() {}
 
 func (x *ValueFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[25]
+	mi := &file_hbkit_Filter_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1365,7 +1365,7 @@ func (x *ValueFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValueFilter.ProtoReflect.Descriptor instead.
 func (*ValueFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{25}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ValueFilter) GetCompareFilter() *CompareFilter {
@@ -1384,7 +1384,7 @@ type WhileMatchFilter struct {
 
 func (x *WhileMatchFilter) Reset() {
 	*x = WhileMatchFilter{}
-	mi := &file_Filter_proto_msgTypes[26]
+	mi := &file_hbkit_Filter_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1396,7 +1396,7 @@ func (x *WhileMatchFilter) String() string {
 func (*WhileMatchFilter) ProtoMessage() {}
 
 func (x *WhileMatchFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[26]
+	mi := &file_hbkit_Filter_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1409,7 +1409,7 @@ func (x *WhileMatchFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhileMatchFilter.ProtoReflect.Descriptor instead.
 func (*WhileMatchFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{26}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *WhileMatchFilter) GetFilter() *Filter {
@@ -1427,7 +1427,7 @@ type FilterAllFilter struct {
 
 func (x *FilterAllFilter) Reset() {
 	*x = FilterAllFilter{}
-	mi := &file_Filter_proto_msgTypes[27]
+	mi := &file_hbkit_Filter_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1439,7 +1439,7 @@ func (x *FilterAllFilter) String() string {
 func (*FilterAllFilter) ProtoMessage() {}
 
 func (x *FilterAllFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[27]
+	mi := &file_hbkit_Filter_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1452,7 +1452,7 @@ func (x *FilterAllFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FilterAllFilter.ProtoReflect.Descriptor instead.
 func (*FilterAllFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{27}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{27}
 }
 
 type RowRange struct {
@@ -1467,7 +1467,7 @@ type RowRange struct {
 
 func (x *RowRange) Reset() {
 	*x = RowRange{}
-	mi := &file_Filter_proto_msgTypes[28]
+	mi := &file_hbkit_Filter_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1479,7 +1479,7 @@ func (x *RowRange) String() string {
 func (*RowRange) ProtoMessage() {}
 
 func (x *RowRange) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[28]
+	mi := &file_hbkit_Filter_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1492,7 +1492,7 @@ func (x *RowRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RowRange.ProtoReflect.Descriptor instead.
 func (*RowRange) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{28}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RowRange) GetStartRow() []byte {
@@ -1532,7 +1532,7 @@ type MultiRowRangeFilter struct {
 
 func (x *MultiRowRangeFilter) Reset() {
 	*x = MultiRowRangeFilter{}
-	mi := &file_Filter_proto_msgTypes[29]
+	mi := &file_hbkit_Filter_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1544,7 +1544,7 @@ func (x *MultiRowRangeFilter) String() string {
 func (*MultiRowRangeFilter) ProtoMessage() {}
 
 func (x *MultiRowRangeFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[29]
+	mi := &file_hbkit_Filter_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1557,7 +1557,7 @@ func (x *MultiRowRangeFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiRowRangeFilter.ProtoReflect.Descriptor instead.
 func (*MultiRowRangeFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{29}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *MultiRowRangeFilter) GetRowRangeList() []*RowRange {
@@ -1571,7 +1571,7 @@ type ColumnValueFilter struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Family        []byte                 `protobuf:"bytes,1,req,name=family" json:"family,omitempty"`
 	Qualifier     []byte                 `protobuf:"bytes,2,req,name=qualifier" json:"qualifier,omitempty"`
-	CompareOp     *CompareType           `protobuf:"varint,3,req,name=compare_op,json=compareOp,enum=hbase.pb.CompareType" json:"compare_op,omitempty"`
+	CompareOp     *CompareType           `protobuf:"varint,3,req,name=compare_op,json=compareOp,enum=hbkit.internal.pb.CompareType" json:"compare_op,omitempty"`
 	Comparator    *Comparator            `protobuf:"bytes,4,req,name=comparator" json:"comparator,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1579,7 +1579,7 @@ type ColumnValueFilter struct {
 
 func (x *ColumnValueFilter) Reset() {
 	*x = ColumnValueFilter{}
-	mi := &file_Filter_proto_msgTypes[30]
+	mi := &file_hbkit_Filter_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1591,7 +1591,7 @@ func (x *ColumnValueFilter) String() string {
 func (*ColumnValueFilter) ProtoMessage() {}
 
 func (x *ColumnValueFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_Filter_proto_msgTypes[30]
+	mi := &file_hbkit_Filter_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1604,7 +1604,7 @@ func (x *ColumnValueFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnValueFilter.ProtoReflect.Descriptor instead.
 func (*ColumnValueFilter) Descriptor() ([]byte, []int) {
-	return file_Filter_proto_rawDescGZIP(), []int{30}
+	return file_hbkit_Filter_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ColumnValueFilter) GetFamily() []byte {
@@ -1635,11 +1635,11 @@ func (x *ColumnValueFilter) GetComparator() *Comparator {
 	return nil
 }
 
-var File_Filter_proto protoreflect.FileDescriptor
+var File_hbkit_Filter_proto protoreflect.FileDescriptor
 
-const file_Filter_proto_rawDesc = "" +
+const file_hbkit_Filter_proto_rawDesc = "" +
 	"\n" +
-	"\fFilter.proto\x12\bhbase.pb\x1a\vHBase.proto\x1a\x10Comparator.proto\"I\n" +
+	"\x12hbkit/Filter.proto\x12\x11hbkit.internal.pb\x1a\x11hbkit/HBase.proto\x1a\x16hbkit/Comparator.proto\"I\n" +
 	"\x06Filter\x12\x12\n" +
 	"\x04name\x18\x01 \x02(\tR\x04name\x12+\n" +
 	"\x11serialized_filter\x18\x02 \x01(\fR\x10serializedFilter\",\n" +
@@ -1657,36 +1657,36 @@ const file_Filter_proto_rawDesc = "" +
 	"\x14min_column_inclusive\x18\x02 \x01(\bR\x12minColumnInclusive\x12\x1d\n" +
 	"\n" +
 	"max_column\x18\x03 \x01(\fR\tmaxColumn\x120\n" +
-	"\x14max_column_inclusive\x18\x04 \x01(\bR\x12maxColumnInclusive\"{\n" +
-	"\rCompareFilter\x124\n" +
+	"\x14max_column_inclusive\x18\x04 \x01(\bR\x12maxColumnInclusive\"\x8d\x01\n" +
+	"\rCompareFilter\x12=\n" +
 	"\n" +
-	"compare_op\x18\x01 \x02(\x0e2\x15.hbase.pb.CompareTypeR\tcompareOp\x124\n" +
+	"compare_op\x18\x01 \x02(\x0e2\x1e.hbkit.internal.pb.CompareTypeR\tcompareOp\x12=\n" +
 	"\n" +
-	"comparator\x18\x02 \x01(\v2\x14.hbase.pb.ComparatorR\n" +
-	"comparator\"\xdb\x01\n" +
-	"\x15DependentColumnFilter\x12>\n" +
-	"\x0ecompare_filter\x18\x01 \x02(\v2\x17.hbase.pb.CompareFilterR\rcompareFilter\x12#\n" +
+	"comparator\x18\x02 \x01(\v2\x1d.hbkit.internal.pb.ComparatorR\n" +
+	"comparator\"\xe4\x01\n" +
+	"\x15DependentColumnFilter\x12G\n" +
+	"\x0ecompare_filter\x18\x01 \x02(\v2 .hbkit.internal.pb.CompareFilterR\rcompareFilter\x12#\n" +
 	"\rcolumn_family\x18\x02 \x01(\fR\fcolumnFamily\x12)\n" +
 	"\x10column_qualifier\x18\x03 \x01(\fR\x0fcolumnQualifier\x122\n" +
-	"\x15drop_dependent_column\x18\x04 \x01(\bR\x13dropDependentColumn\"N\n" +
-	"\fFamilyFilter\x12>\n" +
-	"\x0ecompare_filter\x18\x01 \x02(\v2\x17.hbase.pb.CompareFilterR\rcompareFilter\"\xa5\x01\n" +
+	"\x15drop_dependent_column\x18\x04 \x01(\bR\x13dropDependentColumn\"W\n" +
+	"\fFamilyFilter\x12G\n" +
+	"\x0ecompare_filter\x18\x01 \x02(\v2 .hbkit.internal.pb.CompareFilterR\rcompareFilter\"\xb7\x01\n" +
 	"\n" +
-	"FilterList\x129\n" +
-	"\boperator\x18\x01 \x02(\x0e2\x1d.hbase.pb.FilterList.OperatorR\boperator\x12*\n" +
-	"\afilters\x18\x02 \x03(\v2\x10.hbase.pb.FilterR\afilters\"0\n" +
+	"FilterList\x12B\n" +
+	"\boperator\x18\x01 \x02(\x0e2&.hbkit.internal.pb.FilterList.OperatorR\boperator\x123\n" +
+	"\afilters\x18\x02 \x03(\v2\x19.hbkit.internal.pb.FilterR\afilters\"0\n" +
 	"\bOperator\x12\x11\n" +
 	"\rMUST_PASS_ALL\x10\x01\x12\x11\n" +
-	"\rMUST_PASS_ONE\x10\x02\"9\n" +
-	"\rFilterWrapper\x12(\n" +
-	"\x06filter\x18\x01 \x02(\v2\x10.hbase.pb.FilterR\x06filter\"\x14\n" +
+	"\rMUST_PASS_ONE\x10\x02\"B\n" +
+	"\rFilterWrapper\x121\n" +
+	"\x06filter\x18\x01 \x02(\v2\x19.hbkit.internal.pb.FilterR\x06filter\"\x14\n" +
 	"\x12FirstKeyOnlyFilter\"G\n" +
 	"%FirstKeyValueMatchingQualifiersFilter\x12\x1e\n" +
 	"\n" +
 	"qualifiers\x18\x01 \x03(\fR\n" +
-	"qualifiers\"p\n" +
-	"\x0eFuzzyRowFilter\x12@\n" +
-	"\x0ffuzzy_keys_data\x18\x01 \x03(\v2\x18.hbase.pb.BytesBytesPairR\rfuzzyKeysData\x12\x1c\n" +
+	"qualifiers\"y\n" +
+	"\x0eFuzzyRowFilter\x12I\n" +
+	"\x0ffuzzy_keys_data\x18\x01 \x03(\v2!.hbkit.internal.pb.BytesBytesPairR\rfuzzyKeysData\x12\x1c\n" +
 	"\n" +
 	"is_mask_v2\x18\x02 \x01(\bR\bisMaskV2\"7\n" +
 	"\x13InclusiveStopFilter\x12 \n" +
@@ -1701,125 +1701,125 @@ const file_Filter_proto_rawDesc = "" +
 	"PageFilter\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x02(\x03R\bpageSize\"&\n" +
 	"\fPrefixFilter\x12\x16\n" +
-	"\x06prefix\x18\x01 \x01(\fR\x06prefix\"Q\n" +
-	"\x0fQualifierFilter\x12>\n" +
-	"\x0ecompare_filter\x18\x01 \x02(\v2\x17.hbase.pb.CompareFilterR\rcompareFilter\")\n" +
+	"\x06prefix\x18\x01 \x01(\fR\x06prefix\"Z\n" +
+	"\x0fQualifierFilter\x12G\n" +
+	"\x0ecompare_filter\x18\x01 \x02(\v2 .hbkit.internal.pb.CompareFilterR\rcompareFilter\")\n" +
 	"\x0fRandomRowFilter\x12\x16\n" +
-	"\x06chance\x18\x01 \x02(\x02R\x06chance\"K\n" +
-	"\tRowFilter\x12>\n" +
-	"\x0ecompare_filter\x18\x01 \x02(\v2\x17.hbase.pb.CompareFilterR\rcompareFilter\"\x80\x01\n" +
-	"\x1eSingleColumnValueExcludeFilter\x12^\n" +
-	"\x1asingle_column_value_filter\x18\x01 \x02(\v2!.hbase.pb.SingleColumnValueFilterR\x17singleColumnValueFilter\"\xb1\x02\n" +
+	"\x06chance\x18\x01 \x02(\x02R\x06chance\"T\n" +
+	"\tRowFilter\x12G\n" +
+	"\x0ecompare_filter\x18\x01 \x02(\v2 .hbkit.internal.pb.CompareFilterR\rcompareFilter\"\x89\x01\n" +
+	"\x1eSingleColumnValueExcludeFilter\x12g\n" +
+	"\x1asingle_column_value_filter\x18\x01 \x02(\v2*.hbkit.internal.pb.SingleColumnValueFilterR\x17singleColumnValueFilter\"\xc3\x02\n" +
 	"\x17SingleColumnValueFilter\x12#\n" +
 	"\rcolumn_family\x18\x01 \x01(\fR\fcolumnFamily\x12)\n" +
-	"\x10column_qualifier\x18\x02 \x01(\fR\x0fcolumnQualifier\x124\n" +
+	"\x10column_qualifier\x18\x02 \x01(\fR\x0fcolumnQualifier\x12=\n" +
 	"\n" +
-	"compare_op\x18\x03 \x02(\x0e2\x15.hbase.pb.CompareTypeR\tcompareOp\x124\n" +
+	"compare_op\x18\x03 \x02(\x0e2\x1e.hbkit.internal.pb.CompareTypeR\tcompareOp\x12=\n" +
 	"\n" +
-	"comparator\x18\x04 \x02(\v2\x14.hbase.pb.ComparatorR\n" +
+	"comparator\x18\x04 \x02(\v2\x1d.hbkit.internal.pb.ComparatorR\n" +
 	"comparator\x12*\n" +
 	"\x11filter_if_missing\x18\x05 \x01(\bR\x0ffilterIfMissing\x12.\n" +
-	"\x13latest_version_only\x18\x06 \x01(\bR\x11latestVersionOnly\"6\n" +
+	"\x13latest_version_only\x18\x06 \x01(\bR\x11latestVersionOnly\"?\n" +
 	"\n" +
-	"SkipFilter\x12(\n" +
-	"\x06filter\x18\x01 \x02(\v2\x10.hbase.pb.FilterR\x06filter\"Q\n" +
+	"SkipFilter\x121\n" +
+	"\x06filter\x18\x01 \x02(\v2\x19.hbkit.internal.pb.FilterR\x06filter\"Q\n" +
 	"\x10TimestampsFilter\x12\"\n" +
 	"\n" +
 	"timestamps\x18\x01 \x03(\x03B\x02\x10\x01R\n" +
 	"timestamps\x12\x19\n" +
-	"\bcan_hint\x18\x02 \x01(\bR\acanHint\"M\n" +
-	"\vValueFilter\x12>\n" +
-	"\x0ecompare_filter\x18\x01 \x02(\v2\x17.hbase.pb.CompareFilterR\rcompareFilter\"<\n" +
-	"\x10WhileMatchFilter\x12(\n" +
-	"\x06filter\x18\x01 \x02(\v2\x10.hbase.pb.FilterR\x06filter\"\x11\n" +
+	"\bcan_hint\x18\x02 \x01(\bR\acanHint\"V\n" +
+	"\vValueFilter\x12G\n" +
+	"\x0ecompare_filter\x18\x01 \x02(\v2 .hbkit.internal.pb.CompareFilterR\rcompareFilter\"E\n" +
+	"\x10WhileMatchFilter\x121\n" +
+	"\x06filter\x18\x01 \x02(\v2\x19.hbkit.internal.pb.FilterR\x06filter\"\x11\n" +
 	"\x0fFilterAllFilter\"\xa0\x01\n" +
 	"\bRowRange\x12\x1b\n" +
 	"\tstart_row\x18\x01 \x01(\fR\bstartRow\x12.\n" +
 	"\x13start_row_inclusive\x18\x02 \x01(\bR\x11startRowInclusive\x12\x19\n" +
 	"\bstop_row\x18\x03 \x01(\fR\astopRow\x12,\n" +
-	"\x12stop_row_inclusive\x18\x04 \x01(\bR\x10stopRowInclusive\"O\n" +
-	"\x13MultiRowRangeFilter\x128\n" +
-	"\x0erow_range_list\x18\x01 \x03(\v2\x12.hbase.pb.RowRangeR\frowRangeList\"\xb5\x01\n" +
+	"\x12stop_row_inclusive\x18\x04 \x01(\bR\x10stopRowInclusive\"X\n" +
+	"\x13MultiRowRangeFilter\x12A\n" +
+	"\x0erow_range_list\x18\x01 \x03(\v2\x1b.hbkit.internal.pb.RowRangeR\frowRangeList\"\xc7\x01\n" +
 	"\x11ColumnValueFilter\x12\x16\n" +
 	"\x06family\x18\x01 \x02(\fR\x06family\x12\x1c\n" +
-	"\tqualifier\x18\x02 \x02(\fR\tqualifier\x124\n" +
+	"\tqualifier\x18\x02 \x02(\fR\tqualifier\x12=\n" +
 	"\n" +
-	"compare_op\x18\x03 \x02(\x0e2\x15.hbase.pb.CompareTypeR\tcompareOp\x124\n" +
+	"compare_op\x18\x03 \x02(\x0e2\x1e.hbkit.internal.pb.CompareTypeR\tcompareOp\x12=\n" +
 	"\n" +
-	"comparator\x18\x04 \x02(\v2\x14.hbase.pb.ComparatorR\n" +
+	"comparator\x18\x04 \x02(\v2\x1d.hbkit.internal.pb.ComparatorR\n" +
 	"comparatorB$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_Filter_proto_rawDescOnce sync.Once
-	file_Filter_proto_rawDescData []byte
+	file_hbkit_Filter_proto_rawDescOnce sync.Once
+	file_hbkit_Filter_proto_rawDescData []byte
 )
 
-func file_Filter_proto_rawDescGZIP() []byte {
-	file_Filter_proto_rawDescOnce.Do(func() {
-		file_Filter_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_Filter_proto_rawDesc), len(file_Filter_proto_rawDesc)))
+func file_hbkit_Filter_proto_rawDescGZIP() []byte {
+	file_hbkit_Filter_proto_rawDescOnce.Do(func() {
+		file_hbkit_Filter_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_Filter_proto_rawDesc), len(file_hbkit_Filter_proto_rawDesc)))
 	})
-	return file_Filter_proto_rawDescData
+	return file_hbkit_Filter_proto_rawDescData
 }
 
-var file_Filter_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_Filter_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
-var file_Filter_proto_goTypes = []any{
-	(FilterList_Operator)(0),                      // 0: hbase.pb.FilterList.Operator
-	(*Filter)(nil),                                // 1: hbase.pb.Filter
-	(*ColumnCountGetFilter)(nil),                  // 2: hbase.pb.ColumnCountGetFilter
-	(*ColumnPaginationFilter)(nil),                // 3: hbase.pb.ColumnPaginationFilter
-	(*ColumnPrefixFilter)(nil),                    // 4: hbase.pb.ColumnPrefixFilter
-	(*ColumnRangeFilter)(nil),                     // 5: hbase.pb.ColumnRangeFilter
-	(*CompareFilter)(nil),                         // 6: hbase.pb.CompareFilter
-	(*DependentColumnFilter)(nil),                 // 7: hbase.pb.DependentColumnFilter
-	(*FamilyFilter)(nil),                          // 8: hbase.pb.FamilyFilter
-	(*FilterList)(nil),                            // 9: hbase.pb.FilterList
-	(*FilterWrapper)(nil),                         // 10: hbase.pb.FilterWrapper
-	(*FirstKeyOnlyFilter)(nil),                    // 11: hbase.pb.FirstKeyOnlyFilter
-	(*FirstKeyValueMatchingQualifiersFilter)(nil), // 12: hbase.pb.FirstKeyValueMatchingQualifiersFilter
-	(*FuzzyRowFilter)(nil),                        // 13: hbase.pb.FuzzyRowFilter
-	(*InclusiveStopFilter)(nil),                   // 14: hbase.pb.InclusiveStopFilter
-	(*KeyOnlyFilter)(nil),                         // 15: hbase.pb.KeyOnlyFilter
-	(*MultipleColumnPrefixFilter)(nil),            // 16: hbase.pb.MultipleColumnPrefixFilter
-	(*PageFilter)(nil),                            // 17: hbase.pb.PageFilter
-	(*PrefixFilter)(nil),                          // 18: hbase.pb.PrefixFilter
-	(*QualifierFilter)(nil),                       // 19: hbase.pb.QualifierFilter
-	(*RandomRowFilter)(nil),                       // 20: hbase.pb.RandomRowFilter
-	(*RowFilter)(nil),                             // 21: hbase.pb.RowFilter
-	(*SingleColumnValueExcludeFilter)(nil),        // 22: hbase.pb.SingleColumnValueExcludeFilter
-	(*SingleColumnValueFilter)(nil),               // 23: hbase.pb.SingleColumnValueFilter
-	(*SkipFilter)(nil),                            // 24: hbase.pb.SkipFilter
-	(*TimestampsFilter)(nil),                      // 25: hbase.pb.TimestampsFilter
-	(*ValueFilter)(nil),                           // 26: hbase.pb.ValueFilter
-	(*WhileMatchFilter)(nil),                      // 27: hbase.pb.WhileMatchFilter
-	(*FilterAllFilter)(nil),                       // 28: hbase.pb.FilterAllFilter
-	(*RowRange)(nil),                              // 29: hbase.pb.RowRange
-	(*MultiRowRangeFilter)(nil),                   // 30: hbase.pb.MultiRowRangeFilter
-	(*ColumnValueFilter)(nil),                     // 31: hbase.pb.ColumnValueFilter
-	(CompareType)(0),                              // 32: hbase.pb.CompareType
-	(*Comparator)(nil),                            // 33: hbase.pb.Comparator
-	(*BytesBytesPair)(nil),                        // 34: hbase.pb.BytesBytesPair
+var file_hbkit_Filter_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_hbkit_Filter_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_hbkit_Filter_proto_goTypes = []any{
+	(FilterList_Operator)(0),                      // 0: hbkit.internal.pb.FilterList.Operator
+	(*Filter)(nil),                                // 1: hbkit.internal.pb.Filter
+	(*ColumnCountGetFilter)(nil),                  // 2: hbkit.internal.pb.ColumnCountGetFilter
+	(*ColumnPaginationFilter)(nil),                // 3: hbkit.internal.pb.ColumnPaginationFilter
+	(*ColumnPrefixFilter)(nil),                    // 4: hbkit.internal.pb.ColumnPrefixFilter
+	(*ColumnRangeFilter)(nil),                     // 5: hbkit.internal.pb.ColumnRangeFilter
+	(*CompareFilter)(nil),                         // 6: hbkit.internal.pb.CompareFilter
+	(*DependentColumnFilter)(nil),                 // 7: hbkit.internal.pb.DependentColumnFilter
+	(*FamilyFilter)(nil),                          // 8: hbkit.internal.pb.FamilyFilter
+	(*FilterList)(nil),                            // 9: hbkit.internal.pb.FilterList
+	(*FilterWrapper)(nil),                         // 10: hbkit.internal.pb.FilterWrapper
+	(*FirstKeyOnlyFilter)(nil),                    // 11: hbkit.internal.pb.FirstKeyOnlyFilter
+	(*FirstKeyValueMatchingQualifiersFilter)(nil), // 12: hbkit.internal.pb.FirstKeyValueMatchingQualifiersFilter
+	(*FuzzyRowFilter)(nil),                        // 13: hbkit.internal.pb.FuzzyRowFilter
+	(*InclusiveStopFilter)(nil),                   // 14: hbkit.internal.pb.InclusiveStopFilter
+	(*KeyOnlyFilter)(nil),                         // 15: hbkit.internal.pb.KeyOnlyFilter
+	(*MultipleColumnPrefixFilter)(nil),            // 16: hbkit.internal.pb.MultipleColumnPrefixFilter
+	(*PageFilter)(nil),                            // 17: hbkit.internal.pb.PageFilter
+	(*PrefixFilter)(nil),                          // 18: hbkit.internal.pb.PrefixFilter
+	(*QualifierFilter)(nil),                       // 19: hbkit.internal.pb.QualifierFilter
+	(*RandomRowFilter)(nil),                       // 20: hbkit.internal.pb.RandomRowFilter
+	(*RowFilter)(nil),                             // 21: hbkit.internal.pb.RowFilter
+	(*SingleColumnValueExcludeFilter)(nil),        // 22: hbkit.internal.pb.SingleColumnValueExcludeFilter
+	(*SingleColumnValueFilter)(nil),               // 23: hbkit.internal.pb.SingleColumnValueFilter
+	(*SkipFilter)(nil),                            // 24: hbkit.internal.pb.SkipFilter
+	(*TimestampsFilter)(nil),                      // 25: hbkit.internal.pb.TimestampsFilter
+	(*ValueFilter)(nil),                           // 26: hbkit.internal.pb.ValueFilter
+	(*WhileMatchFilter)(nil),                      // 27: hbkit.internal.pb.WhileMatchFilter
+	(*FilterAllFilter)(nil),                       // 28: hbkit.internal.pb.FilterAllFilter
+	(*RowRange)(nil),                              // 29: hbkit.internal.pb.RowRange
+	(*MultiRowRangeFilter)(nil),                   // 30: hbkit.internal.pb.MultiRowRangeFilter
+	(*ColumnValueFilter)(nil),                     // 31: hbkit.internal.pb.ColumnValueFilter
+	(CompareType)(0),                              // 32: hbkit.internal.pb.CompareType
+	(*Comparator)(nil),                            // 33: hbkit.internal.pb.Comparator
+	(*BytesBytesPair)(nil),                        // 34: hbkit.internal.pb.BytesBytesPair
 }
-var file_Filter_proto_depIdxs = []int32{
-	32, // 0: hbase.pb.CompareFilter.compare_op:type_name -> hbase.pb.CompareType
-	33, // 1: hbase.pb.CompareFilter.comparator:type_name -> hbase.pb.Comparator
-	6,  // 2: hbase.pb.DependentColumnFilter.compare_filter:type_name -> hbase.pb.CompareFilter
-	6,  // 3: hbase.pb.FamilyFilter.compare_filter:type_name -> hbase.pb.CompareFilter
-	0,  // 4: hbase.pb.FilterList.operator:type_name -> hbase.pb.FilterList.Operator
-	1,  // 5: hbase.pb.FilterList.filters:type_name -> hbase.pb.Filter
-	1,  // 6: hbase.pb.FilterWrapper.filter:type_name -> hbase.pb.Filter
-	34, // 7: hbase.pb.FuzzyRowFilter.fuzzy_keys_data:type_name -> hbase.pb.BytesBytesPair
-	6,  // 8: hbase.pb.QualifierFilter.compare_filter:type_name -> hbase.pb.CompareFilter
-	6,  // 9: hbase.pb.RowFilter.compare_filter:type_name -> hbase.pb.CompareFilter
-	23, // 10: hbase.pb.SingleColumnValueExcludeFilter.single_column_value_filter:type_name -> hbase.pb.SingleColumnValueFilter
-	32, // 11: hbase.pb.SingleColumnValueFilter.compare_op:type_name -> hbase.pb.CompareType
-	33, // 12: hbase.pb.SingleColumnValueFilter.comparator:type_name -> hbase.pb.Comparator
-	1,  // 13: hbase.pb.SkipFilter.filter:type_name -> hbase.pb.Filter
-	6,  // 14: hbase.pb.ValueFilter.compare_filter:type_name -> hbase.pb.CompareFilter
-	1,  // 15: hbase.pb.WhileMatchFilter.filter:type_name -> hbase.pb.Filter
-	29, // 16: hbase.pb.MultiRowRangeFilter.row_range_list:type_name -> hbase.pb.RowRange
-	32, // 17: hbase.pb.ColumnValueFilter.compare_op:type_name -> hbase.pb.CompareType
-	33, // 18: hbase.pb.ColumnValueFilter.comparator:type_name -> hbase.pb.Comparator
+var file_hbkit_Filter_proto_depIdxs = []int32{
+	32, // 0: hbkit.internal.pb.CompareFilter.compare_op:type_name -> hbkit.internal.pb.CompareType
+	33, // 1: hbkit.internal.pb.CompareFilter.comparator:type_name -> hbkit.internal.pb.Comparator
+	6,  // 2: hbkit.internal.pb.DependentColumnFilter.compare_filter:type_name -> hbkit.internal.pb.CompareFilter
+	6,  // 3: hbkit.internal.pb.FamilyFilter.compare_filter:type_name -> hbkit.internal.pb.CompareFilter
+	0,  // 4: hbkit.internal.pb.FilterList.operator:type_name -> hbkit.internal.pb.FilterList.Operator
+	1,  // 5: hbkit.internal.pb.FilterList.filters:type_name -> hbkit.internal.pb.Filter
+	1,  // 6: hbkit.internal.pb.FilterWrapper.filter:type_name -> hbkit.internal.pb.Filter
+	34, // 7: hbkit.internal.pb.FuzzyRowFilter.fuzzy_keys_data:type_name -> hbkit.internal.pb.BytesBytesPair
+	6,  // 8: hbkit.internal.pb.QualifierFilter.compare_filter:type_name -> hbkit.internal.pb.CompareFilter
+	6,  // 9: hbkit.internal.pb.RowFilter.compare_filter:type_name -> hbkit.internal.pb.CompareFilter
+	23, // 10: hbkit.internal.pb.SingleColumnValueExcludeFilter.single_column_value_filter:type_name -> hbkit.internal.pb.SingleColumnValueFilter
+	32, // 11: hbkit.internal.pb.SingleColumnValueFilter.compare_op:type_name -> hbkit.internal.pb.CompareType
+	33, // 12: hbkit.internal.pb.SingleColumnValueFilter.comparator:type_name -> hbkit.internal.pb.Comparator
+	1,  // 13: hbkit.internal.pb.SkipFilter.filter:type_name -> hbkit.internal.pb.Filter
+	6,  // 14: hbkit.internal.pb.ValueFilter.compare_filter:type_name -> hbkit.internal.pb.CompareFilter
+	1,  // 15: hbkit.internal.pb.WhileMatchFilter.filter:type_name -> hbkit.internal.pb.Filter
+	29, // 16: hbkit.internal.pb.MultiRowRangeFilter.row_range_list:type_name -> hbkit.internal.pb.RowRange
+	32, // 17: hbkit.internal.pb.ColumnValueFilter.compare_op:type_name -> hbkit.internal.pb.CompareType
+	33, // 18: hbkit.internal.pb.ColumnValueFilter.comparator:type_name -> hbkit.internal.pb.Comparator
 	19, // [19:19] is the sub-list for method output_type
 	19, // [19:19] is the sub-list for method input_type
 	19, // [19:19] is the sub-list for extension type_name
@@ -1827,29 +1827,29 @@ var file_Filter_proto_depIdxs = []int32{
 	0,  // [0:19] is the sub-list for field type_name
 }
 
-func init() { file_Filter_proto_init() }
-func file_Filter_proto_init() {
-	if File_Filter_proto != nil {
+func init() { file_hbkit_Filter_proto_init() }
+func file_hbkit_Filter_proto_init() {
+	if File_hbkit_Filter_proto != nil {
 		return
 	}
-	file_HBase_proto_init()
-	file_Comparator_proto_init()
+	file_hbkit_HBase_proto_init()
+	file_hbkit_Comparator_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_Filter_proto_rawDesc), len(file_Filter_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_Filter_proto_rawDesc), len(file_hbkit_Filter_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_Filter_proto_goTypes,
-		DependencyIndexes: file_Filter_proto_depIdxs,
-		EnumInfos:         file_Filter_proto_enumTypes,
-		MessageInfos:      file_Filter_proto_msgTypes,
+		GoTypes:           file_hbkit_Filter_proto_goTypes,
+		DependencyIndexes: file_hbkit_Filter_proto_depIdxs,
+		EnumInfos:         file_hbkit_Filter_proto_enumTypes,
+		MessageInfos:      file_hbkit_Filter_proto_msgTypes,
 	}.Build()
-	File_Filter_proto = out.File
-	file_Filter_proto_goTypes = nil
-	file_Filter_proto_depIdxs = nil
+	File_hbkit_Filter_proto = out.File
+	file_hbkit_Filter_proto_goTypes = nil
+	file_hbkit_Filter_proto_depIdxs = nil
 }

@@ -7,7 +7,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: HBase.proto
+// source: hbkit/HBase.proto
 
 package pb
 
@@ -72,11 +72,11 @@ func (x CompareType) String() string {
 }
 
 func (CompareType) Descriptor() protoreflect.EnumDescriptor {
-	return file_HBase_proto_enumTypes[0].Descriptor()
+	return file_hbkit_HBase_proto_enumTypes[0].Descriptor()
 }
 
 func (CompareType) Type() protoreflect.EnumType {
-	return &file_HBase_proto_enumTypes[0]
+	return &file_hbkit_HBase_proto_enumTypes[0]
 }
 
 func (x CompareType) Number() protoreflect.EnumNumber {
@@ -95,7 +95,7 @@ func (x *CompareType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use CompareType.Descriptor instead.
 func (CompareType) EnumDescriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{0}
 }
 
 type TableState_State int32
@@ -134,11 +134,11 @@ func (x TableState_State) String() string {
 }
 
 func (TableState_State) Descriptor() protoreflect.EnumDescriptor {
-	return file_HBase_proto_enumTypes[1].Descriptor()
+	return file_hbkit_HBase_proto_enumTypes[1].Descriptor()
 }
 
 func (TableState_State) Type() protoreflect.EnumType {
-	return &file_HBase_proto_enumTypes[1]
+	return &file_hbkit_HBase_proto_enumTypes[1]
 }
 
 func (x TableState_State) Number() protoreflect.EnumNumber {
@@ -157,7 +157,7 @@ func (x *TableState_State) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use TableState_State.Descriptor instead.
 func (TableState_State) EnumDescriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{2, 0}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{2, 0}
 }
 
 type RegionSpecifier_RegionSpecifierType int32
@@ -192,11 +192,11 @@ func (x RegionSpecifier_RegionSpecifierType) String() string {
 }
 
 func (RegionSpecifier_RegionSpecifierType) Descriptor() protoreflect.EnumDescriptor {
-	return file_HBase_proto_enumTypes[2].Descriptor()
+	return file_hbkit_HBase_proto_enumTypes[2].Descriptor()
 }
 
 func (RegionSpecifier_RegionSpecifierType) Type() protoreflect.EnumType {
-	return &file_HBase_proto_enumTypes[2]
+	return &file_hbkit_HBase_proto_enumTypes[2]
 }
 
 func (x RegionSpecifier_RegionSpecifierType) Number() protoreflect.EnumNumber {
@@ -215,7 +215,7 @@ func (x *RegionSpecifier_RegionSpecifierType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use RegionSpecifier_RegionSpecifierType.Descriptor instead.
 func (RegionSpecifier_RegionSpecifierType) EnumDescriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{5, 0}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{5, 0}
 }
 
 // TableName always carries both parts on the wire; the default namespace is
@@ -230,7 +230,7 @@ type TableName struct {
 
 func (x *TableName) Reset() {
 	*x = TableName{}
-	mi := &file_HBase_proto_msgTypes[0]
+	mi := &file_hbkit_HBase_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -242,7 +242,7 @@ func (x *TableName) String() string {
 func (*TableName) ProtoMessage() {}
 
 func (x *TableName) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[0]
+	mi := &file_hbkit_HBase_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -255,7 +255,7 @@ func (x *TableName) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableName.ProtoReflect.Descriptor instead.
 func (*TableName) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *TableName) GetNamespace() []byte {
@@ -286,7 +286,7 @@ type TableSchema struct {
 
 func (x *TableSchema) Reset() {
 	*x = TableSchema{}
-	mi := &file_HBase_proto_msgTypes[1]
+	mi := &file_hbkit_HBase_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -298,7 +298,7 @@ func (x *TableSchema) String() string {
 func (*TableSchema) ProtoMessage() {}
 
 func (x *TableSchema) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[1]
+	mi := &file_hbkit_HBase_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -311,7 +311,7 @@ func (x *TableSchema) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableSchema.ProtoReflect.Descriptor instead.
 func (*TableSchema) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{1}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *TableSchema) GetTableName() *TableName {
@@ -346,14 +346,14 @@ func (x *TableSchema) GetConfiguration() []*NameStringPair {
 // GetTableState.
 type TableState struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	State         *TableState_State      `protobuf:"varint,1,req,name=state,enum=hbase.pb.TableState_State" json:"state,omitempty"`
+	State         *TableState_State      `protobuf:"varint,1,req,name=state,enum=hbkit.internal.pb.TableState_State" json:"state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TableState) Reset() {
 	*x = TableState{}
-	mi := &file_HBase_proto_msgTypes[2]
+	mi := &file_hbkit_HBase_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -365,7 +365,7 @@ func (x *TableState) String() string {
 func (*TableState) ProtoMessage() {}
 
 func (x *TableState) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[2]
+	mi := &file_hbkit_HBase_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -378,7 +378,7 @@ func (x *TableState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableState.ProtoReflect.Descriptor instead.
 func (*TableState) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{2}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *TableState) GetState() TableState_State {
@@ -401,7 +401,7 @@ type ColumnFamilySchema struct {
 
 func (x *ColumnFamilySchema) Reset() {
 	*x = ColumnFamilySchema{}
-	mi := &file_HBase_proto_msgTypes[3]
+	mi := &file_hbkit_HBase_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -413,7 +413,7 @@ func (x *ColumnFamilySchema) String() string {
 func (*ColumnFamilySchema) ProtoMessage() {}
 
 func (x *ColumnFamilySchema) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[3]
+	mi := &file_hbkit_HBase_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -426,7 +426,7 @@ func (x *ColumnFamilySchema) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnFamilySchema.ProtoReflect.Descriptor instead.
 func (*ColumnFamilySchema) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{3}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ColumnFamilySchema) GetName() []byte {
@@ -472,7 +472,7 @@ const (
 
 func (x *RegionInfo) Reset() {
 	*x = RegionInfo{}
-	mi := &file_HBase_proto_msgTypes[4]
+	mi := &file_hbkit_HBase_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -484,7 +484,7 @@ func (x *RegionInfo) String() string {
 func (*RegionInfo) ProtoMessage() {}
 
 func (x *RegionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[4]
+	mi := &file_hbkit_HBase_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -497,7 +497,7 @@ func (x *RegionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionInfo.ProtoReflect.Descriptor instead.
 func (*RegionInfo) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{4}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *RegionInfo) GetRegionId() uint64 {
@@ -552,7 +552,7 @@ func (x *RegionInfo) GetReplicaId() int32 {
 // RegionSpecifier names the region a data call targets.
 type RegionSpecifier struct {
 	state         protoimpl.MessageState               `protogen:"open.v1"`
-	Type          *RegionSpecifier_RegionSpecifierType `protobuf:"varint,1,req,name=type,enum=hbase.pb.RegionSpecifier_RegionSpecifierType" json:"type,omitempty"`
+	Type          *RegionSpecifier_RegionSpecifierType `protobuf:"varint,1,req,name=type,enum=hbkit.internal.pb.RegionSpecifier_RegionSpecifierType" json:"type,omitempty"`
 	Value         []byte                               `protobuf:"bytes,2,req,name=value" json:"value,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -560,7 +560,7 @@ type RegionSpecifier struct {
 
 func (x *RegionSpecifier) Reset() {
 	*x = RegionSpecifier{}
-	mi := &file_HBase_proto_msgTypes[5]
+	mi := &file_hbkit_HBase_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -572,7 +572,7 @@ func (x *RegionSpecifier) String() string {
 func (*RegionSpecifier) ProtoMessage() {}
 
 func (x *RegionSpecifier) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[5]
+	mi := &file_hbkit_HBase_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -585,7 +585,7 @@ func (x *RegionSpecifier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionSpecifier.ProtoReflect.Descriptor instead.
 func (*RegionSpecifier) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{5}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *RegionSpecifier) GetType() RegionSpecifier_RegionSpecifierType {
@@ -613,7 +613,7 @@ type TimeRange struct {
 
 func (x *TimeRange) Reset() {
 	*x = TimeRange{}
-	mi := &file_HBase_proto_msgTypes[6]
+	mi := &file_hbkit_HBase_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -625,7 +625,7 @@ func (x *TimeRange) String() string {
 func (*TimeRange) ProtoMessage() {}
 
 func (x *TimeRange) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[6]
+	mi := &file_hbkit_HBase_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -638,7 +638,7 @@ func (x *TimeRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimeRange.ProtoReflect.Descriptor instead.
 func (*TimeRange) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{6}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *TimeRange) GetFrom() uint64 {
@@ -666,7 +666,7 @@ type ColumnFamilyTimeRange struct {
 
 func (x *ColumnFamilyTimeRange) Reset() {
 	*x = ColumnFamilyTimeRange{}
-	mi := &file_HBase_proto_msgTypes[7]
+	mi := &file_hbkit_HBase_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -678,7 +678,7 @@ func (x *ColumnFamilyTimeRange) String() string {
 func (*ColumnFamilyTimeRange) ProtoMessage() {}
 
 func (x *ColumnFamilyTimeRange) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[7]
+	mi := &file_hbkit_HBase_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -691,7 +691,7 @@ func (x *ColumnFamilyTimeRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnFamilyTimeRange.ProtoReflect.Descriptor instead.
 func (*ColumnFamilyTimeRange) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{7}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ColumnFamilyTimeRange) GetColumnFamily() []byte {
@@ -720,7 +720,7 @@ type ServerName struct {
 
 func (x *ServerName) Reset() {
 	*x = ServerName{}
-	mi := &file_HBase_proto_msgTypes[8]
+	mi := &file_hbkit_HBase_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -732,7 +732,7 @@ func (x *ServerName) String() string {
 func (*ServerName) ProtoMessage() {}
 
 func (x *ServerName) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[8]
+	mi := &file_hbkit_HBase_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -745,7 +745,7 @@ func (x *ServerName) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerName.ProtoReflect.Descriptor instead.
 func (*ServerName) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{8}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ServerName) GetHostName() string {
@@ -779,7 +779,7 @@ type Coprocessor struct {
 
 func (x *Coprocessor) Reset() {
 	*x = Coprocessor{}
-	mi := &file_HBase_proto_msgTypes[9]
+	mi := &file_hbkit_HBase_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -791,7 +791,7 @@ func (x *Coprocessor) String() string {
 func (*Coprocessor) ProtoMessage() {}
 
 func (x *Coprocessor) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[9]
+	mi := &file_hbkit_HBase_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -804,7 +804,7 @@ func (x *Coprocessor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Coprocessor.ProtoReflect.Descriptor instead.
 func (*Coprocessor) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{9}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Coprocessor) GetName() string {
@@ -824,7 +824,7 @@ type NameStringPair struct {
 
 func (x *NameStringPair) Reset() {
 	*x = NameStringPair{}
-	mi := &file_HBase_proto_msgTypes[10]
+	mi := &file_hbkit_HBase_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -836,7 +836,7 @@ func (x *NameStringPair) String() string {
 func (*NameStringPair) ProtoMessage() {}
 
 func (x *NameStringPair) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[10]
+	mi := &file_hbkit_HBase_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -849,7 +849,7 @@ func (x *NameStringPair) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameStringPair.ProtoReflect.Descriptor instead.
 func (*NameStringPair) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{10}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *NameStringPair) GetName() string {
@@ -876,7 +876,7 @@ type NameBytesPair struct {
 
 func (x *NameBytesPair) Reset() {
 	*x = NameBytesPair{}
-	mi := &file_HBase_proto_msgTypes[11]
+	mi := &file_hbkit_HBase_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -888,7 +888,7 @@ func (x *NameBytesPair) String() string {
 func (*NameBytesPair) ProtoMessage() {}
 
 func (x *NameBytesPair) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[11]
+	mi := &file_hbkit_HBase_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -901,7 +901,7 @@ func (x *NameBytesPair) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameBytesPair.ProtoReflect.Descriptor instead.
 func (*NameBytesPair) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{11}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *NameBytesPair) GetName() string {
@@ -928,7 +928,7 @@ type BytesBytesPair struct {
 
 func (x *BytesBytesPair) Reset() {
 	*x = BytesBytesPair{}
-	mi := &file_HBase_proto_msgTypes[12]
+	mi := &file_hbkit_HBase_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -940,7 +940,7 @@ func (x *BytesBytesPair) String() string {
 func (*BytesBytesPair) ProtoMessage() {}
 
 func (x *BytesBytesPair) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[12]
+	mi := &file_hbkit_HBase_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -953,7 +953,7 @@ func (x *BytesBytesPair) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BytesBytesPair.ProtoReflect.Descriptor instead.
 func (*BytesBytesPair) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{12}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *BytesBytesPair) GetFirst() []byte {
@@ -980,7 +980,7 @@ type NameInt64Pair struct {
 
 func (x *NameInt64Pair) Reset() {
 	*x = NameInt64Pair{}
-	mi := &file_HBase_proto_msgTypes[13]
+	mi := &file_hbkit_HBase_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -992,7 +992,7 @@ func (x *NameInt64Pair) String() string {
 func (*NameInt64Pair) ProtoMessage() {}
 
 func (x *NameInt64Pair) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[13]
+	mi := &file_hbkit_HBase_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1005,7 +1005,7 @@ func (x *NameInt64Pair) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameInt64Pair.ProtoReflect.Descriptor instead.
 func (*NameInt64Pair) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{13}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *NameInt64Pair) GetName() string {
@@ -1040,7 +1040,7 @@ const (
 
 func (x *ProcedureDescription) Reset() {
 	*x = ProcedureDescription{}
-	mi := &file_HBase_proto_msgTypes[14]
+	mi := &file_hbkit_HBase_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1052,7 +1052,7 @@ func (x *ProcedureDescription) String() string {
 func (*ProcedureDescription) ProtoMessage() {}
 
 func (x *ProcedureDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[14]
+	mi := &file_hbkit_HBase_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1065,7 +1065,7 @@ func (x *ProcedureDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcedureDescription.ProtoReflect.Descriptor instead.
 func (*ProcedureDescription) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{14}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ProcedureDescription) GetSignature() string {
@@ -1104,7 +1104,7 @@ type EmptyMsg struct {
 
 func (x *EmptyMsg) Reset() {
 	*x = EmptyMsg{}
-	mi := &file_HBase_proto_msgTypes[15]
+	mi := &file_hbkit_HBase_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1116,7 +1116,7 @@ func (x *EmptyMsg) String() string {
 func (*EmptyMsg) ProtoMessage() {}
 
 func (x *EmptyMsg) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[15]
+	mi := &file_hbkit_HBase_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1129,7 +1129,7 @@ func (x *EmptyMsg) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EmptyMsg.ProtoReflect.Descriptor instead.
 func (*EmptyMsg) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{15}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{15}
 }
 
 // NamespaceDescriptor is used by the namespace admin calls.
@@ -1143,7 +1143,7 @@ type NamespaceDescriptor struct {
 
 func (x *NamespaceDescriptor) Reset() {
 	*x = NamespaceDescriptor{}
-	mi := &file_HBase_proto_msgTypes[16]
+	mi := &file_hbkit_HBase_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1155,7 +1155,7 @@ func (x *NamespaceDescriptor) String() string {
 func (*NamespaceDescriptor) ProtoMessage() {}
 
 func (x *NamespaceDescriptor) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[16]
+	mi := &file_hbkit_HBase_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1168,7 +1168,7 @@ func (x *NamespaceDescriptor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NamespaceDescriptor.ProtoReflect.Descriptor instead.
 func (*NamespaceDescriptor) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{16}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *NamespaceDescriptor) GetName() []byte {
@@ -1203,7 +1203,7 @@ type VersionInfo struct {
 
 func (x *VersionInfo) Reset() {
 	*x = VersionInfo{}
-	mi := &file_HBase_proto_msgTypes[17]
+	mi := &file_hbkit_HBase_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1215,7 +1215,7 @@ func (x *VersionInfo) String() string {
 func (*VersionInfo) ProtoMessage() {}
 
 func (x *VersionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[17]
+	mi := &file_hbkit_HBase_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1228,7 +1228,7 @@ func (x *VersionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VersionInfo.ProtoReflect.Descriptor instead.
 func (*VersionInfo) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{17}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *VersionInfo) GetVersion() string {
@@ -1299,7 +1299,7 @@ type RegionLocation struct {
 
 func (x *RegionLocation) Reset() {
 	*x = RegionLocation{}
-	mi := &file_HBase_proto_msgTypes[18]
+	mi := &file_hbkit_HBase_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1311,7 +1311,7 @@ func (x *RegionLocation) String() string {
 func (*RegionLocation) ProtoMessage() {}
 
 func (x *RegionLocation) ProtoReflect() protoreflect.Message {
-	mi := &file_HBase_proto_msgTypes[18]
+	mi := &file_hbkit_HBase_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1324,7 +1324,7 @@ func (x *RegionLocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionLocation.ProtoReflect.Descriptor instead.
 func (*RegionLocation) Descriptor() ([]byte, []int) {
-	return file_HBase_proto_rawDescGZIP(), []int{18}
+	return file_hbkit_HBase_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RegionLocation) GetRegionInfo() *RegionInfo {
@@ -1348,60 +1348,60 @@ func (x *RegionLocation) GetSeqNum() int64 {
 	return 0
 }
 
-var File_HBase_proto protoreflect.FileDescriptor
+var File_hbkit_HBase_proto protoreflect.FileDescriptor
 
-const file_HBase_proto_rawDesc = "" +
+const file_hbkit_HBase_proto_rawDesc = "" +
 	"\n" +
-	"\vHBase.proto\x12\bhbase.pb\"G\n" +
+	"\x11hbkit/HBase.proto\x12\x11hbkit.internal.pb\"G\n" +
 	"\tTableName\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x02(\fR\tnamespace\x12\x1c\n" +
-	"\tqualifier\x18\x02 \x02(\fR\tqualifier\"\x82\x02\n" +
-	"\vTableSchema\x122\n" +
+	"\tqualifier\x18\x02 \x02(\fR\tqualifier\"\xa6\x02\n" +
+	"\vTableSchema\x12;\n" +
 	"\n" +
-	"table_name\x18\x01 \x01(\v2\x13.hbase.pb.TableNameR\ttableName\x128\n" +
+	"table_name\x18\x01 \x01(\v2\x1c.hbkit.internal.pb.TableNameR\ttableName\x12A\n" +
 	"\n" +
-	"attributes\x18\x02 \x03(\v2\x18.hbase.pb.BytesBytesPairR\n" +
-	"attributes\x12E\n" +
-	"\x0fcolumn_families\x18\x03 \x03(\v2\x1c.hbase.pb.ColumnFamilySchemaR\x0ecolumnFamilies\x12>\n" +
-	"\rconfiguration\x18\x04 \x03(\v2\x18.hbase.pb.NameStringPairR\rconfiguration\"\x7f\n" +
+	"attributes\x18\x02 \x03(\v2!.hbkit.internal.pb.BytesBytesPairR\n" +
+	"attributes\x12N\n" +
+	"\x0fcolumn_families\x18\x03 \x03(\v2%.hbkit.internal.pb.ColumnFamilySchemaR\x0ecolumnFamilies\x12G\n" +
+	"\rconfiguration\x18\x04 \x03(\v2!.hbkit.internal.pb.NameStringPairR\rconfiguration\"\x88\x01\n" +
 	"\n" +
-	"TableState\x120\n" +
-	"\x05state\x18\x01 \x02(\x0e2\x1a.hbase.pb.TableState.StateR\x05state\"?\n" +
+	"TableState\x129\n" +
+	"\x05state\x18\x01 \x02(\x0e2#.hbkit.internal.pb.TableState.StateR\x05state\"?\n" +
 	"\x05State\x12\v\n" +
 	"\aENABLED\x10\x00\x12\f\n" +
 	"\bDISABLED\x10\x01\x12\r\n" +
 	"\tDISABLING\x10\x02\x12\f\n" +
-	"\bENABLING\x10\x03\"\xa2\x01\n" +
+	"\bENABLING\x10\x03\"\xb4\x01\n" +
 	"\x12ColumnFamilySchema\x12\x12\n" +
-	"\x04name\x18\x01 \x02(\fR\x04name\x128\n" +
+	"\x04name\x18\x01 \x02(\fR\x04name\x12A\n" +
 	"\n" +
-	"attributes\x18\x02 \x03(\v2\x18.hbase.pb.BytesBytesPairR\n" +
-	"attributes\x12>\n" +
-	"\rconfiguration\x18\x03 \x03(\v2\x18.hbase.pb.NameStringPairR\rconfiguration\"\xe5\x01\n" +
+	"attributes\x18\x02 \x03(\v2!.hbkit.internal.pb.BytesBytesPairR\n" +
+	"attributes\x12G\n" +
+	"\rconfiguration\x18\x03 \x03(\v2!.hbkit.internal.pb.NameStringPairR\rconfiguration\"\xee\x01\n" +
 	"\n" +
 	"RegionInfo\x12\x1b\n" +
-	"\tregion_id\x18\x01 \x02(\x04R\bregionId\x122\n" +
+	"\tregion_id\x18\x01 \x02(\x04R\bregionId\x12;\n" +
 	"\n" +
-	"table_name\x18\x02 \x02(\v2\x13.hbase.pb.TableNameR\ttableName\x12\x1b\n" +
+	"table_name\x18\x02 \x02(\v2\x1c.hbkit.internal.pb.TableNameR\ttableName\x12\x1b\n" +
 	"\tstart_key\x18\x03 \x01(\fR\bstartKey\x12\x17\n" +
 	"\aend_key\x18\x04 \x01(\fR\x06endKey\x12\x18\n" +
 	"\aoffline\x18\x05 \x01(\bR\aoffline\x12\x14\n" +
 	"\x05split\x18\x06 \x01(\bR\x05split\x12 \n" +
 	"\n" +
-	"replica_id\x18\a \x01(\x05:\x010R\treplicaId\"\xab\x01\n" +
-	"\x0fRegionSpecifier\x12A\n" +
-	"\x04type\x18\x01 \x02(\x0e2-.hbase.pb.RegionSpecifier.RegionSpecifierTypeR\x04type\x12\x14\n" +
+	"replica_id\x18\a \x01(\x05:\x010R\treplicaId\"\xb4\x01\n" +
+	"\x0fRegionSpecifier\x12J\n" +
+	"\x04type\x18\x01 \x02(\x0e26.hbkit.internal.pb.RegionSpecifier.RegionSpecifierTypeR\x04type\x12\x14\n" +
 	"\x05value\x18\x02 \x02(\fR\x05value\"?\n" +
 	"\x13RegionSpecifierType\x12\x0f\n" +
 	"\vREGION_NAME\x10\x01\x12\x17\n" +
 	"\x13ENCODED_REGION_NAME\x10\x02\"/\n" +
 	"\tTimeRange\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\x04R\x04from\x12\x0e\n" +
-	"\x02to\x18\x02 \x01(\x04R\x02to\"p\n" +
+	"\x02to\x18\x02 \x01(\x04R\x02to\"y\n" +
 	"\x15ColumnFamilyTimeRange\x12#\n" +
-	"\rcolumn_family\x18\x01 \x02(\fR\fcolumnFamily\x122\n" +
+	"\rcolumn_family\x18\x01 \x02(\fR\fcolumnFamily\x12;\n" +
 	"\n" +
-	"time_range\x18\x02 \x02(\v2\x13.hbase.pb.TimeRangeR\ttimeRange\"\\\n" +
+	"time_range\x18\x02 \x02(\v2\x1c.hbkit.internal.pb.TimeRangeR\ttimeRange\"\\\n" +
 	"\n" +
 	"ServerName\x12\x1b\n" +
 	"\thost_name\x18\x01 \x02(\tR\bhostName\x12\x12\n" +
@@ -1421,17 +1421,17 @@ const file_HBase_proto_rawDesc = "" +
 	"\x06second\x18\x02 \x02(\fR\x06second\"9\n" +
 	"\rNameInt64Pair\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value\"\xb8\x01\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value\"\xc1\x01\n" +
 	"\x14ProcedureDescription\x12\x1c\n" +
 	"\tsignature\x18\x01 \x02(\tR\tsignature\x12\x1a\n" +
 	"\binstance\x18\x02 \x01(\tR\binstance\x12&\n" +
-	"\rcreation_time\x18\x03 \x01(\x03:\x010R\fcreationTime\x12>\n" +
-	"\rconfiguration\x18\x04 \x03(\v2\x18.hbase.pb.NameStringPairR\rconfiguration\"\n" +
+	"\rcreation_time\x18\x03 \x01(\x03:\x010R\fcreationTime\x12G\n" +
+	"\rconfiguration\x18\x04 \x03(\v2!.hbkit.internal.pb.NameStringPairR\rconfiguration\"\n" +
 	"\n" +
-	"\bEmptyMsg\"i\n" +
+	"\bEmptyMsg\"r\n" +
 	"\x13NamespaceDescriptor\x12\x12\n" +
-	"\x04name\x18\x01 \x02(\fR\x04name\x12>\n" +
-	"\rconfiguration\x18\x02 \x03(\v2\x18.hbase.pb.NameStringPairR\rconfiguration\"\xea\x01\n" +
+	"\x04name\x18\x01 \x02(\fR\x04name\x12G\n" +
+	"\rconfiguration\x18\x02 \x03(\v2!.hbkit.internal.pb.NameStringPairR\rconfiguration\"\xea\x01\n" +
 	"\vVersionInfo\x12\x18\n" +
 	"\aversion\x18\x01 \x02(\tR\aversion\x12\x10\n" +
 	"\x03url\x18\x02 \x02(\tR\x03url\x12\x1a\n" +
@@ -1440,11 +1440,11 @@ const file_HBase_proto_rawDesc = "" +
 	"\x04date\x18\x05 \x02(\tR\x04date\x12!\n" +
 	"\fsrc_checksum\x18\x06 \x02(\tR\vsrcChecksum\x12#\n" +
 	"\rversion_major\x18\a \x01(\rR\fversionMajor\x12#\n" +
-	"\rversion_minor\x18\b \x01(\rR\fversionMinor\"\x97\x01\n" +
-	"\x0eRegionLocation\x125\n" +
-	"\vregion_info\x18\x01 \x02(\v2\x14.hbase.pb.RegionInfoR\n" +
-	"regionInfo\x125\n" +
-	"\vserver_name\x18\x02 \x01(\v2\x14.hbase.pb.ServerNameR\n" +
+	"\rversion_minor\x18\b \x01(\rR\fversionMinor\"\xa9\x01\n" +
+	"\x0eRegionLocation\x12>\n" +
+	"\vregion_info\x18\x01 \x02(\v2\x1d.hbkit.internal.pb.RegionInfoR\n" +
+	"regionInfo\x12>\n" +
+	"\vserver_name\x18\x02 \x01(\v2\x1d.hbkit.internal.pb.ServerNameR\n" +
 	"serverName\x12\x17\n" +
 	"\aseq_num\x18\x03 \x02(\x03R\x06seqNum*r\n" +
 	"\vCompareType\x12\b\n" +
@@ -1457,58 +1457,58 @@ const file_HBase_proto_rawDesc = "" +
 	"\x05NO_OP\x10\x06B$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_HBase_proto_rawDescOnce sync.Once
-	file_HBase_proto_rawDescData []byte
+	file_hbkit_HBase_proto_rawDescOnce sync.Once
+	file_hbkit_HBase_proto_rawDescData []byte
 )
 
-func file_HBase_proto_rawDescGZIP() []byte {
-	file_HBase_proto_rawDescOnce.Do(func() {
-		file_HBase_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_HBase_proto_rawDesc), len(file_HBase_proto_rawDesc)))
+func file_hbkit_HBase_proto_rawDescGZIP() []byte {
+	file_hbkit_HBase_proto_rawDescOnce.Do(func() {
+		file_hbkit_HBase_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_HBase_proto_rawDesc), len(file_hbkit_HBase_proto_rawDesc)))
 	})
-	return file_HBase_proto_rawDescData
+	return file_hbkit_HBase_proto_rawDescData
 }
 
-var file_HBase_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_HBase_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
-var file_HBase_proto_goTypes = []any{
-	(CompareType)(0),                         // 0: hbase.pb.CompareType
-	(TableState_State)(0),                    // 1: hbase.pb.TableState.State
-	(RegionSpecifier_RegionSpecifierType)(0), // 2: hbase.pb.RegionSpecifier.RegionSpecifierType
-	(*TableName)(nil),                        // 3: hbase.pb.TableName
-	(*TableSchema)(nil),                      // 4: hbase.pb.TableSchema
-	(*TableState)(nil),                       // 5: hbase.pb.TableState
-	(*ColumnFamilySchema)(nil),               // 6: hbase.pb.ColumnFamilySchema
-	(*RegionInfo)(nil),                       // 7: hbase.pb.RegionInfo
-	(*RegionSpecifier)(nil),                  // 8: hbase.pb.RegionSpecifier
-	(*TimeRange)(nil),                        // 9: hbase.pb.TimeRange
-	(*ColumnFamilyTimeRange)(nil),            // 10: hbase.pb.ColumnFamilyTimeRange
-	(*ServerName)(nil),                       // 11: hbase.pb.ServerName
-	(*Coprocessor)(nil),                      // 12: hbase.pb.Coprocessor
-	(*NameStringPair)(nil),                   // 13: hbase.pb.NameStringPair
-	(*NameBytesPair)(nil),                    // 14: hbase.pb.NameBytesPair
-	(*BytesBytesPair)(nil),                   // 15: hbase.pb.BytesBytesPair
-	(*NameInt64Pair)(nil),                    // 16: hbase.pb.NameInt64Pair
-	(*ProcedureDescription)(nil),             // 17: hbase.pb.ProcedureDescription
-	(*EmptyMsg)(nil),                         // 18: hbase.pb.EmptyMsg
-	(*NamespaceDescriptor)(nil),              // 19: hbase.pb.NamespaceDescriptor
-	(*VersionInfo)(nil),                      // 20: hbase.pb.VersionInfo
-	(*RegionLocation)(nil),                   // 21: hbase.pb.RegionLocation
+var file_hbkit_HBase_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_hbkit_HBase_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_hbkit_HBase_proto_goTypes = []any{
+	(CompareType)(0),                         // 0: hbkit.internal.pb.CompareType
+	(TableState_State)(0),                    // 1: hbkit.internal.pb.TableState.State
+	(RegionSpecifier_RegionSpecifierType)(0), // 2: hbkit.internal.pb.RegionSpecifier.RegionSpecifierType
+	(*TableName)(nil),                        // 3: hbkit.internal.pb.TableName
+	(*TableSchema)(nil),                      // 4: hbkit.internal.pb.TableSchema
+	(*TableState)(nil),                       // 5: hbkit.internal.pb.TableState
+	(*ColumnFamilySchema)(nil),               // 6: hbkit.internal.pb.ColumnFamilySchema
+	(*RegionInfo)(nil),                       // 7: hbkit.internal.pb.RegionInfo
+	(*RegionSpecifier)(nil),                  // 8: hbkit.internal.pb.RegionSpecifier
+	(*TimeRange)(nil),                        // 9: hbkit.internal.pb.TimeRange
+	(*ColumnFamilyTimeRange)(nil),            // 10: hbkit.internal.pb.ColumnFamilyTimeRange
+	(*ServerName)(nil),                       // 11: hbkit.internal.pb.ServerName
+	(*Coprocessor)(nil),                      // 12: hbkit.internal.pb.Coprocessor
+	(*NameStringPair)(nil),                   // 13: hbkit.internal.pb.NameStringPair
+	(*NameBytesPair)(nil),                    // 14: hbkit.internal.pb.NameBytesPair
+	(*BytesBytesPair)(nil),                   // 15: hbkit.internal.pb.BytesBytesPair
+	(*NameInt64Pair)(nil),                    // 16: hbkit.internal.pb.NameInt64Pair
+	(*ProcedureDescription)(nil),             // 17: hbkit.internal.pb.ProcedureDescription
+	(*EmptyMsg)(nil),                         // 18: hbkit.internal.pb.EmptyMsg
+	(*NamespaceDescriptor)(nil),              // 19: hbkit.internal.pb.NamespaceDescriptor
+	(*VersionInfo)(nil),                      // 20: hbkit.internal.pb.VersionInfo
+	(*RegionLocation)(nil),                   // 21: hbkit.internal.pb.RegionLocation
 }
-var file_HBase_proto_depIdxs = []int32{
-	3,  // 0: hbase.pb.TableSchema.table_name:type_name -> hbase.pb.TableName
-	15, // 1: hbase.pb.TableSchema.attributes:type_name -> hbase.pb.BytesBytesPair
-	6,  // 2: hbase.pb.TableSchema.column_families:type_name -> hbase.pb.ColumnFamilySchema
-	13, // 3: hbase.pb.TableSchema.configuration:type_name -> hbase.pb.NameStringPair
-	1,  // 4: hbase.pb.TableState.state:type_name -> hbase.pb.TableState.State
-	15, // 5: hbase.pb.ColumnFamilySchema.attributes:type_name -> hbase.pb.BytesBytesPair
-	13, // 6: hbase.pb.ColumnFamilySchema.configuration:type_name -> hbase.pb.NameStringPair
-	3,  // 7: hbase.pb.RegionInfo.table_name:type_name -> hbase.pb.TableName
-	2,  // 8: hbase.pb.RegionSpecifier.type:type_name -> hbase.pb.RegionSpecifier.RegionSpecifierType
-	9,  // 9: hbase.pb.ColumnFamilyTimeRange.time_range:type_name -> hbase.pb.TimeRange
-	13, // 10: hbase.pb.ProcedureDescription.configuration:type_name -> hbase.pb.NameStringPair
-	13, // 11: hbase.pb.NamespaceDescriptor.configuration:type_name -> hbase.pb.NameStringPair
-	7,  // 12: hbase.pb.RegionLocation.region_info:type_name -> hbase.pb.RegionInfo
-	11, // 13: hbase.pb.RegionLocation.server_name:type_name -> hbase.pb.ServerName
+var file_hbkit_HBase_proto_depIdxs = []int32{
+	3,  // 0: hbkit.internal.pb.TableSchema.table_name:type_name -> hbkit.internal.pb.TableName
+	15, // 1: hbkit.internal.pb.TableSchema.attributes:type_name -> hbkit.internal.pb.BytesBytesPair
+	6,  // 2: hbkit.internal.pb.TableSchema.column_families:type_name -> hbkit.internal.pb.ColumnFamilySchema
+	13, // 3: hbkit.internal.pb.TableSchema.configuration:type_name -> hbkit.internal.pb.NameStringPair
+	1,  // 4: hbkit.internal.pb.TableState.state:type_name -> hbkit.internal.pb.TableState.State
+	15, // 5: hbkit.internal.pb.ColumnFamilySchema.attributes:type_name -> hbkit.internal.pb.BytesBytesPair
+	13, // 6: hbkit.internal.pb.ColumnFamilySchema.configuration:type_name -> hbkit.internal.pb.NameStringPair
+	3,  // 7: hbkit.internal.pb.RegionInfo.table_name:type_name -> hbkit.internal.pb.TableName
+	2,  // 8: hbkit.internal.pb.RegionSpecifier.type:type_name -> hbkit.internal.pb.RegionSpecifier.RegionSpecifierType
+	9,  // 9: hbkit.internal.pb.ColumnFamilyTimeRange.time_range:type_name -> hbkit.internal.pb.TimeRange
+	13, // 10: hbkit.internal.pb.ProcedureDescription.configuration:type_name -> hbkit.internal.pb.NameStringPair
+	13, // 11: hbkit.internal.pb.NamespaceDescriptor.configuration:type_name -> hbkit.internal.pb.NameStringPair
+	7,  // 12: hbkit.internal.pb.RegionLocation.region_info:type_name -> hbkit.internal.pb.RegionInfo
+	11, // 13: hbkit.internal.pb.RegionLocation.server_name:type_name -> hbkit.internal.pb.ServerName
 	14, // [14:14] is the sub-list for method output_type
 	14, // [14:14] is the sub-list for method input_type
 	14, // [14:14] is the sub-list for extension type_name
@@ -1516,27 +1516,27 @@ var file_HBase_proto_depIdxs = []int32{
 	0,  // [0:14] is the sub-list for field type_name
 }
 
-func init() { file_HBase_proto_init() }
-func file_HBase_proto_init() {
-	if File_HBase_proto != nil {
+func init() { file_hbkit_HBase_proto_init() }
+func file_hbkit_HBase_proto_init() {
+	if File_hbkit_HBase_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_HBase_proto_rawDesc), len(file_HBase_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_HBase_proto_rawDesc), len(file_hbkit_HBase_proto_rawDesc)),
 			NumEnums:      3,
 			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_HBase_proto_goTypes,
-		DependencyIndexes: file_HBase_proto_depIdxs,
-		EnumInfos:         file_HBase_proto_enumTypes,
-		MessageInfos:      file_HBase_proto_msgTypes,
+		GoTypes:           file_hbkit_HBase_proto_goTypes,
+		DependencyIndexes: file_hbkit_HBase_proto_depIdxs,
+		EnumInfos:         file_hbkit_HBase_proto_enumTypes,
+		MessageInfos:      file_hbkit_HBase_proto_msgTypes,
 	}.Build()
-	File_HBase_proto = out.File
-	file_HBase_proto_goTypes = nil
-	file_HBase_proto_depIdxs = nil
+	File_hbkit_HBase_proto = out.File
+	file_hbkit_HBase_proto_goTypes = nil
+	file_hbkit_HBase_proto_depIdxs = nil
 }

@@ -5,7 +5,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: MapReduce.proto
+// source: hbkit/MapReduce.proto
 
 package pb
 
@@ -34,7 +34,7 @@ type ScanMetrics struct {
 
 func (x *ScanMetrics) Reset() {
 	*x = ScanMetrics{}
-	mi := &file_MapReduce_proto_msgTypes[0]
+	mi := &file_hbkit_MapReduce_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -46,7 +46,7 @@ func (x *ScanMetrics) String() string {
 func (*ScanMetrics) ProtoMessage() {}
 
 func (x *ScanMetrics) ProtoReflect() protoreflect.Message {
-	mi := &file_MapReduce_proto_msgTypes[0]
+	mi := &file_hbkit_MapReduce_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -59,7 +59,7 @@ func (x *ScanMetrics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanMetrics.ProtoReflect.Descriptor instead.
 func (*ScanMetrics) Descriptor() ([]byte, []int) {
-	return file_MapReduce_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_MapReduce_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *ScanMetrics) GetMetrics() []*NameInt64Pair {
@@ -69,33 +69,33 @@ func (x *ScanMetrics) GetMetrics() []*NameInt64Pair {
 	return nil
 }
 
-var File_MapReduce_proto protoreflect.FileDescriptor
+var File_hbkit_MapReduce_proto protoreflect.FileDescriptor
 
-const file_MapReduce_proto_rawDesc = "" +
+const file_hbkit_MapReduce_proto_rawDesc = "" +
 	"\n" +
-	"\x0fMapReduce.proto\x12\bhbase.pb\x1a\vHBase.proto\"@\n" +
-	"\vScanMetrics\x121\n" +
-	"\ametrics\x18\x01 \x03(\v2\x17.hbase.pb.NameInt64PairR\ametricsB$Z\"github.com/hbkit/hbkit/internal/pb"
+	"\x15hbkit/MapReduce.proto\x12\x11hbkit.internal.pb\x1a\x11hbkit/HBase.proto\"I\n" +
+	"\vScanMetrics\x12:\n" +
+	"\ametrics\x18\x01 \x03(\v2 .hbkit.internal.pb.NameInt64PairR\ametricsB$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_MapReduce_proto_rawDescOnce sync.Once
-	file_MapReduce_proto_rawDescData []byte
+	file_hbkit_MapReduce_proto_rawDescOnce sync.Once
+	file_hbkit_MapReduce_proto_rawDescData []byte
 )
 
-func file_MapReduce_proto_rawDescGZIP() []byte {
-	file_MapReduce_proto_rawDescOnce.Do(func() {
-		file_MapReduce_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_MapReduce_proto_rawDesc), len(file_MapReduce_proto_rawDesc)))
+func file_hbkit_MapReduce_proto_rawDescGZIP() []byte {
+	file_hbkit_MapReduce_proto_rawDescOnce.Do(func() {
+		file_hbkit_MapReduce_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_MapReduce_proto_rawDesc), len(file_hbkit_MapReduce_proto_rawDesc)))
 	})
-	return file_MapReduce_proto_rawDescData
+	return file_hbkit_MapReduce_proto_rawDescData
 }
 
-var file_MapReduce_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
-var file_MapReduce_proto_goTypes = []any{
-	(*ScanMetrics)(nil),   // 0: hbase.pb.ScanMetrics
-	(*NameInt64Pair)(nil), // 1: hbase.pb.NameInt64Pair
+var file_hbkit_MapReduce_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_hbkit_MapReduce_proto_goTypes = []any{
+	(*ScanMetrics)(nil),   // 0: hbkit.internal.pb.ScanMetrics
+	(*NameInt64Pair)(nil), // 1: hbkit.internal.pb.NameInt64Pair
 }
-var file_MapReduce_proto_depIdxs = []int32{
-	1, // 0: hbase.pb.ScanMetrics.metrics:type_name -> hbase.pb.NameInt64Pair
+var file_hbkit_MapReduce_proto_depIdxs = []int32{
+	1, // 0: hbkit.internal.pb.ScanMetrics.metrics:type_name -> hbkit.internal.pb.NameInt64Pair
 	1, // [1:1] is the sub-list for method output_type
 	1, // [1:1] is the sub-list for method input_type
 	1, // [1:1] is the sub-list for extension type_name
@@ -103,27 +103,27 @@ var file_MapReduce_proto_depIdxs = []int32{
 	0, // [0:1] is the sub-list for field type_name
 }
 
-func init() { file_MapReduce_proto_init() }
-func file_MapReduce_proto_init() {
-	if File_MapReduce_proto != nil {
+func init() { file_hbkit_MapReduce_proto_init() }
+func file_hbkit_MapReduce_proto_init() {
+	if File_hbkit_MapReduce_proto != nil {
 		return
 	}
-	file_HBase_proto_init()
+	file_hbkit_HBase_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_MapReduce_proto_rawDesc), len(file_MapReduce_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_MapReduce_proto_rawDesc), len(file_hbkit_MapReduce_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   1,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_MapReduce_proto_goTypes,
-		DependencyIndexes: file_MapReduce_proto_depIdxs,
-		MessageInfos:      file_MapReduce_proto_msgTypes,
+		GoTypes:           file_hbkit_MapReduce_proto_goTypes,
+		DependencyIndexes: file_hbkit_MapReduce_proto_depIdxs,
+		MessageInfos:      file_hbkit_MapReduce_proto_msgTypes,
 	}.Build()
-	File_MapReduce_proto = out.File
-	file_MapReduce_proto_goTypes = nil
-	file_MapReduce_proto_depIdxs = nil
+	File_hbkit_MapReduce_proto = out.File
+	file_hbkit_MapReduce_proto_goTypes = nil
+	file_hbkit_MapReduce_proto_depIdxs = nil
 }

@@ -10,7 +10,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: Master.proto
+// source: hbkit/Master.proto
 
 package pb
 
@@ -62,11 +62,11 @@ func (x GetProcedureResultResponse_State) String() string {
 }
 
 func (GetProcedureResultResponse_State) Descriptor() protoreflect.EnumDescriptor {
-	return file_Master_proto_enumTypes[0].Descriptor()
+	return file_hbkit_Master_proto_enumTypes[0].Descriptor()
 }
 
 func (GetProcedureResultResponse_State) Type() protoreflect.EnumType {
-	return &file_Master_proto_enumTypes[0]
+	return &file_hbkit_Master_proto_enumTypes[0]
 }
 
 func (x GetProcedureResultResponse_State) Number() protoreflect.EnumNumber {
@@ -85,7 +85,7 @@ func (x *GetProcedureResultResponse_State) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use GetProcedureResultResponse_State.Descriptor instead.
 func (GetProcedureResultResponse_State) EnumDescriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{43, 0}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{43, 0}
 }
 
 type CreateTableRequest struct {
@@ -107,7 +107,7 @@ const (
 
 func (x *CreateTableRequest) Reset() {
 	*x = CreateTableRequest{}
-	mi := &file_Master_proto_msgTypes[0]
+	mi := &file_hbkit_Master_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -119,7 +119,7 @@ func (x *CreateTableRequest) String() string {
 func (*CreateTableRequest) ProtoMessage() {}
 
 func (x *CreateTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[0]
+	mi := &file_hbkit_Master_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -132,7 +132,7 @@ func (x *CreateTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTableRequest.ProtoReflect.Descriptor instead.
 func (*CreateTableRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *CreateTableRequest) GetTableSchema() *TableSchema {
@@ -172,7 +172,7 @@ type CreateTableResponse struct {
 
 func (x *CreateTableResponse) Reset() {
 	*x = CreateTableResponse{}
-	mi := &file_Master_proto_msgTypes[1]
+	mi := &file_hbkit_Master_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -184,7 +184,7 @@ func (x *CreateTableResponse) String() string {
 func (*CreateTableResponse) ProtoMessage() {}
 
 func (x *CreateTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[1]
+	mi := &file_hbkit_Master_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -197,7 +197,7 @@ func (x *CreateTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTableResponse.ProtoReflect.Descriptor instead.
 func (*CreateTableResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{1}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *CreateTableResponse) GetProcId() uint64 {
@@ -224,7 +224,7 @@ const (
 
 func (x *DeleteTableRequest) Reset() {
 	*x = DeleteTableRequest{}
-	mi := &file_Master_proto_msgTypes[2]
+	mi := &file_hbkit_Master_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -236,7 +236,7 @@ func (x *DeleteTableRequest) String() string {
 func (*DeleteTableRequest) ProtoMessage() {}
 
 func (x *DeleteTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[2]
+	mi := &file_hbkit_Master_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -249,7 +249,7 @@ func (x *DeleteTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTableRequest.ProtoReflect.Descriptor instead.
 func (*DeleteTableRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{2}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *DeleteTableRequest) GetTableName() *TableName {
@@ -282,7 +282,7 @@ type DeleteTableResponse struct {
 
 func (x *DeleteTableResponse) Reset() {
 	*x = DeleteTableResponse{}
-	mi := &file_Master_proto_msgTypes[3]
+	mi := &file_hbkit_Master_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -294,7 +294,7 @@ func (x *DeleteTableResponse) String() string {
 func (*DeleteTableResponse) ProtoMessage() {}
 
 func (x *DeleteTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[3]
+	mi := &file_hbkit_Master_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -307,7 +307,7 @@ func (x *DeleteTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTableResponse.ProtoReflect.Descriptor instead.
 func (*DeleteTableResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{3}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *DeleteTableResponse) GetProcId() uint64 {
@@ -336,7 +336,7 @@ const (
 
 func (x *TruncateTableRequest) Reset() {
 	*x = TruncateTableRequest{}
-	mi := &file_Master_proto_msgTypes[4]
+	mi := &file_hbkit_Master_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -348,7 +348,7 @@ func (x *TruncateTableRequest) String() string {
 func (*TruncateTableRequest) ProtoMessage() {}
 
 func (x *TruncateTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[4]
+	mi := &file_hbkit_Master_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -361,7 +361,7 @@ func (x *TruncateTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TruncateTableRequest.ProtoReflect.Descriptor instead.
 func (*TruncateTableRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{4}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *TruncateTableRequest) GetTableName() *TableName {
@@ -401,7 +401,7 @@ type TruncateTableResponse struct {
 
 func (x *TruncateTableResponse) Reset() {
 	*x = TruncateTableResponse{}
-	mi := &file_Master_proto_msgTypes[5]
+	mi := &file_hbkit_Master_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -413,7 +413,7 @@ func (x *TruncateTableResponse) String() string {
 func (*TruncateTableResponse) ProtoMessage() {}
 
 func (x *TruncateTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[5]
+	mi := &file_hbkit_Master_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -426,7 +426,7 @@ func (x *TruncateTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TruncateTableResponse.ProtoReflect.Descriptor instead.
 func (*TruncateTableResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{5}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *TruncateTableResponse) GetProcId() uint64 {
@@ -453,7 +453,7 @@ const (
 
 func (x *EnableTableRequest) Reset() {
 	*x = EnableTableRequest{}
-	mi := &file_Master_proto_msgTypes[6]
+	mi := &file_hbkit_Master_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -465,7 +465,7 @@ func (x *EnableTableRequest) String() string {
 func (*EnableTableRequest) ProtoMessage() {}
 
 func (x *EnableTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[6]
+	mi := &file_hbkit_Master_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -478,7 +478,7 @@ func (x *EnableTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnableTableRequest.ProtoReflect.Descriptor instead.
 func (*EnableTableRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{6}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *EnableTableRequest) GetTableName() *TableName {
@@ -511,7 +511,7 @@ type EnableTableResponse struct {
 
 func (x *EnableTableResponse) Reset() {
 	*x = EnableTableResponse{}
-	mi := &file_Master_proto_msgTypes[7]
+	mi := &file_hbkit_Master_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -523,7 +523,7 @@ func (x *EnableTableResponse) String() string {
 func (*EnableTableResponse) ProtoMessage() {}
 
 func (x *EnableTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[7]
+	mi := &file_hbkit_Master_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -536,7 +536,7 @@ func (x *EnableTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnableTableResponse.ProtoReflect.Descriptor instead.
 func (*EnableTableResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{7}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *EnableTableResponse) GetProcId() uint64 {
@@ -563,7 +563,7 @@ const (
 
 func (x *DisableTableRequest) Reset() {
 	*x = DisableTableRequest{}
-	mi := &file_Master_proto_msgTypes[8]
+	mi := &file_hbkit_Master_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -575,7 +575,7 @@ func (x *DisableTableRequest) String() string {
 func (*DisableTableRequest) ProtoMessage() {}
 
 func (x *DisableTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[8]
+	mi := &file_hbkit_Master_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -588,7 +588,7 @@ func (x *DisableTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisableTableRequest.ProtoReflect.Descriptor instead.
 func (*DisableTableRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{8}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *DisableTableRequest) GetTableName() *TableName {
@@ -621,7 +621,7 @@ type DisableTableResponse struct {
 
 func (x *DisableTableResponse) Reset() {
 	*x = DisableTableResponse{}
-	mi := &file_Master_proto_msgTypes[9]
+	mi := &file_hbkit_Master_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -633,7 +633,7 @@ func (x *DisableTableResponse) String() string {
 func (*DisableTableResponse) ProtoMessage() {}
 
 func (x *DisableTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[9]
+	mi := &file_hbkit_Master_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -646,7 +646,7 @@ func (x *DisableTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisableTableResponse.ProtoReflect.Descriptor instead.
 func (*DisableTableResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{9}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DisableTableResponse) GetProcId() uint64 {
@@ -676,7 +676,7 @@ const (
 
 func (x *ModifyTableRequest) Reset() {
 	*x = ModifyTableRequest{}
-	mi := &file_Master_proto_msgTypes[10]
+	mi := &file_hbkit_Master_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -688,7 +688,7 @@ func (x *ModifyTableRequest) String() string {
 func (*ModifyTableRequest) ProtoMessage() {}
 
 func (x *ModifyTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[10]
+	mi := &file_hbkit_Master_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -701,7 +701,7 @@ func (x *ModifyTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModifyTableRequest.ProtoReflect.Descriptor instead.
 func (*ModifyTableRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{10}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ModifyTableRequest) GetTableName() *TableName {
@@ -748,7 +748,7 @@ type ModifyTableResponse struct {
 
 func (x *ModifyTableResponse) Reset() {
 	*x = ModifyTableResponse{}
-	mi := &file_Master_proto_msgTypes[11]
+	mi := &file_hbkit_Master_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -760,7 +760,7 @@ func (x *ModifyTableResponse) String() string {
 func (*ModifyTableResponse) ProtoMessage() {}
 
 func (x *ModifyTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[11]
+	mi := &file_hbkit_Master_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -773,7 +773,7 @@ func (x *ModifyTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModifyTableResponse.ProtoReflect.Descriptor instead.
 func (*ModifyTableResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{11}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ModifyTableResponse) GetProcId() uint64 {
@@ -803,7 +803,7 @@ const (
 
 func (x *SplitTableRegionRequest) Reset() {
 	*x = SplitTableRegionRequest{}
-	mi := &file_Master_proto_msgTypes[12]
+	mi := &file_hbkit_Master_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -815,7 +815,7 @@ func (x *SplitTableRegionRequest) String() string {
 func (*SplitTableRegionRequest) ProtoMessage() {}
 
 func (x *SplitTableRegionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[12]
+	mi := &file_hbkit_Master_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -828,7 +828,7 @@ func (x *SplitTableRegionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitTableRegionRequest.ProtoReflect.Descriptor instead.
 func (*SplitTableRegionRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{12}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SplitTableRegionRequest) GetRegionInfo() *RegionInfo {
@@ -868,7 +868,7 @@ type SplitTableRegionResponse struct {
 
 func (x *SplitTableRegionResponse) Reset() {
 	*x = SplitTableRegionResponse{}
-	mi := &file_Master_proto_msgTypes[13]
+	mi := &file_hbkit_Master_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -880,7 +880,7 @@ func (x *SplitTableRegionResponse) String() string {
 func (*SplitTableRegionResponse) ProtoMessage() {}
 
 func (x *SplitTableRegionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[13]
+	mi := &file_hbkit_Master_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -893,7 +893,7 @@ func (x *SplitTableRegionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitTableRegionResponse.ProtoReflect.Descriptor instead.
 func (*SplitTableRegionResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{13}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SplitTableRegionResponse) GetProcId() uint64 {
@@ -920,7 +920,7 @@ const (
 
 func (x *CreateNamespaceRequest) Reset() {
 	*x = CreateNamespaceRequest{}
-	mi := &file_Master_proto_msgTypes[14]
+	mi := &file_hbkit_Master_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -932,7 +932,7 @@ func (x *CreateNamespaceRequest) String() string {
 func (*CreateNamespaceRequest) ProtoMessage() {}
 
 func (x *CreateNamespaceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[14]
+	mi := &file_hbkit_Master_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -945,7 +945,7 @@ func (x *CreateNamespaceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateNamespaceRequest.ProtoReflect.Descriptor instead.
 func (*CreateNamespaceRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{14}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CreateNamespaceRequest) GetNamespaceDescriptor() *NamespaceDescriptor {
@@ -978,7 +978,7 @@ type CreateNamespaceResponse struct {
 
 func (x *CreateNamespaceResponse) Reset() {
 	*x = CreateNamespaceResponse{}
-	mi := &file_Master_proto_msgTypes[15]
+	mi := &file_hbkit_Master_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -990,7 +990,7 @@ func (x *CreateNamespaceResponse) String() string {
 func (*CreateNamespaceResponse) ProtoMessage() {}
 
 func (x *CreateNamespaceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[15]
+	mi := &file_hbkit_Master_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1003,7 +1003,7 @@ func (x *CreateNamespaceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateNamespaceResponse.ProtoReflect.Descriptor instead.
 func (*CreateNamespaceResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{15}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CreateNamespaceResponse) GetProcId() uint64 {
@@ -1030,7 +1030,7 @@ const (
 
 func (x *DeleteNamespaceRequest) Reset() {
 	*x = DeleteNamespaceRequest{}
-	mi := &file_Master_proto_msgTypes[16]
+	mi := &file_hbkit_Master_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1042,7 +1042,7 @@ func (x *DeleteNamespaceRequest) String() string {
 func (*DeleteNamespaceRequest) ProtoMessage() {}
 
 func (x *DeleteNamespaceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[16]
+	mi := &file_hbkit_Master_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1055,7 +1055,7 @@ func (x *DeleteNamespaceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteNamespaceRequest.ProtoReflect.Descriptor instead.
 func (*DeleteNamespaceRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{16}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DeleteNamespaceRequest) GetNamespaceName() string {
@@ -1088,7 +1088,7 @@ type DeleteNamespaceResponse struct {
 
 func (x *DeleteNamespaceResponse) Reset() {
 	*x = DeleteNamespaceResponse{}
-	mi := &file_Master_proto_msgTypes[17]
+	mi := &file_hbkit_Master_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1100,7 +1100,7 @@ func (x *DeleteNamespaceResponse) String() string {
 func (*DeleteNamespaceResponse) ProtoMessage() {}
 
 func (x *DeleteNamespaceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[17]
+	mi := &file_hbkit_Master_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1113,7 +1113,7 @@ func (x *DeleteNamespaceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteNamespaceResponse.ProtoReflect.Descriptor instead.
 func (*DeleteNamespaceResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{17}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DeleteNamespaceResponse) GetProcId() uint64 {
@@ -1140,7 +1140,7 @@ const (
 
 func (x *ModifyNamespaceRequest) Reset() {
 	*x = ModifyNamespaceRequest{}
-	mi := &file_Master_proto_msgTypes[18]
+	mi := &file_hbkit_Master_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1152,7 +1152,7 @@ func (x *ModifyNamespaceRequest) String() string {
 func (*ModifyNamespaceRequest) ProtoMessage() {}
 
 func (x *ModifyNamespaceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[18]
+	mi := &file_hbkit_Master_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1165,7 +1165,7 @@ func (x *ModifyNamespaceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModifyNamespaceRequest.ProtoReflect.Descriptor instead.
 func (*ModifyNamespaceRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{18}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ModifyNamespaceRequest) GetNamespaceDescriptor() *NamespaceDescriptor {
@@ -1198,7 +1198,7 @@ type ModifyNamespaceResponse struct {
 
 func (x *ModifyNamespaceResponse) Reset() {
 	*x = ModifyNamespaceResponse{}
-	mi := &file_Master_proto_msgTypes[19]
+	mi := &file_hbkit_Master_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1210,7 +1210,7 @@ func (x *ModifyNamespaceResponse) String() string {
 func (*ModifyNamespaceResponse) ProtoMessage() {}
 
 func (x *ModifyNamespaceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[19]
+	mi := &file_hbkit_Master_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1223,7 +1223,7 @@ func (x *ModifyNamespaceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModifyNamespaceResponse.ProtoReflect.Descriptor instead.
 func (*ModifyNamespaceResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{19}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ModifyNamespaceResponse) GetProcId() uint64 {
@@ -1242,7 +1242,7 @@ type GetNamespaceDescriptorRequest struct {
 
 func (x *GetNamespaceDescriptorRequest) Reset() {
 	*x = GetNamespaceDescriptorRequest{}
-	mi := &file_Master_proto_msgTypes[20]
+	mi := &file_hbkit_Master_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1254,7 +1254,7 @@ func (x *GetNamespaceDescriptorRequest) String() string {
 func (*GetNamespaceDescriptorRequest) ProtoMessage() {}
 
 func (x *GetNamespaceDescriptorRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[20]
+	mi := &file_hbkit_Master_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1267,7 +1267,7 @@ func (x *GetNamespaceDescriptorRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNamespaceDescriptorRequest.ProtoReflect.Descriptor instead.
 func (*GetNamespaceDescriptorRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{20}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetNamespaceDescriptorRequest) GetNamespaceName() string {
@@ -1286,7 +1286,7 @@ type GetNamespaceDescriptorResponse struct {
 
 func (x *GetNamespaceDescriptorResponse) Reset() {
 	*x = GetNamespaceDescriptorResponse{}
-	mi := &file_Master_proto_msgTypes[21]
+	mi := &file_hbkit_Master_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1298,7 +1298,7 @@ func (x *GetNamespaceDescriptorResponse) String() string {
 func (*GetNamespaceDescriptorResponse) ProtoMessage() {}
 
 func (x *GetNamespaceDescriptorResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[21]
+	mi := &file_hbkit_Master_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1311,7 +1311,7 @@ func (x *GetNamespaceDescriptorResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNamespaceDescriptorResponse.ProtoReflect.Descriptor instead.
 func (*GetNamespaceDescriptorResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{21}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetNamespaceDescriptorResponse) GetNamespaceDescriptor() *NamespaceDescriptor {
@@ -1329,7 +1329,7 @@ type ListNamespaceDescriptorsRequest struct {
 
 func (x *ListNamespaceDescriptorsRequest) Reset() {
 	*x = ListNamespaceDescriptorsRequest{}
-	mi := &file_Master_proto_msgTypes[22]
+	mi := &file_hbkit_Master_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1341,7 +1341,7 @@ func (x *ListNamespaceDescriptorsRequest) String() string {
 func (*ListNamespaceDescriptorsRequest) ProtoMessage() {}
 
 func (x *ListNamespaceDescriptorsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[22]
+	mi := &file_hbkit_Master_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1354,7 +1354,7 @@ func (x *ListNamespaceDescriptorsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNamespaceDescriptorsRequest.ProtoReflect.Descriptor instead.
 func (*ListNamespaceDescriptorsRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{22}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{22}
 }
 
 type ListNamespaceDescriptorsResponse struct {
@@ -1366,7 +1366,7 @@ type ListNamespaceDescriptorsResponse struct {
 
 func (x *ListNamespaceDescriptorsResponse) Reset() {
 	*x = ListNamespaceDescriptorsResponse{}
-	mi := &file_Master_proto_msgTypes[23]
+	mi := &file_hbkit_Master_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1378,7 +1378,7 @@ func (x *ListNamespaceDescriptorsResponse) String() string {
 func (*ListNamespaceDescriptorsResponse) ProtoMessage() {}
 
 func (x *ListNamespaceDescriptorsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[23]
+	mi := &file_hbkit_Master_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1391,7 +1391,7 @@ func (x *ListNamespaceDescriptorsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNamespaceDescriptorsResponse.ProtoReflect.Descriptor instead.
 func (*ListNamespaceDescriptorsResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{23}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListNamespaceDescriptorsResponse) GetNamespaceDescriptor() []*NamespaceDescriptor {
@@ -1409,7 +1409,7 @@ type ListNamespacesRequest struct {
 
 func (x *ListNamespacesRequest) Reset() {
 	*x = ListNamespacesRequest{}
-	mi := &file_Master_proto_msgTypes[24]
+	mi := &file_hbkit_Master_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1421,7 +1421,7 @@ func (x *ListNamespacesRequest) String() string {
 func (*ListNamespacesRequest) ProtoMessage() {}
 
 func (x *ListNamespacesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[24]
+	mi := &file_hbkit_Master_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1434,7 +1434,7 @@ func (x *ListNamespacesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNamespacesRequest.ProtoReflect.Descriptor instead.
 func (*ListNamespacesRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{24}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{24}
 }
 
 type ListNamespacesResponse struct {
@@ -1446,7 +1446,7 @@ type ListNamespacesResponse struct {
 
 func (x *ListNamespacesResponse) Reset() {
 	*x = ListNamespacesResponse{}
-	mi := &file_Master_proto_msgTypes[25]
+	mi := &file_hbkit_Master_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1458,7 +1458,7 @@ func (x *ListNamespacesResponse) String() string {
 func (*ListNamespacesResponse) ProtoMessage() {}
 
 func (x *ListNamespacesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[25]
+	mi := &file_hbkit_Master_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1471,7 +1471,7 @@ func (x *ListNamespacesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNamespacesResponse.ProtoReflect.Descriptor instead.
 func (*ListNamespacesResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{25}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListNamespacesResponse) GetNamespaceName() []string {
@@ -1490,7 +1490,7 @@ type ListTableDescriptorsByNamespaceRequest struct {
 
 func (x *ListTableDescriptorsByNamespaceRequest) Reset() {
 	*x = ListTableDescriptorsByNamespaceRequest{}
-	mi := &file_Master_proto_msgTypes[26]
+	mi := &file_hbkit_Master_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1502,7 +1502,7 @@ func (x *ListTableDescriptorsByNamespaceRequest) String() string {
 func (*ListTableDescriptorsByNamespaceRequest) ProtoMessage() {}
 
 func (x *ListTableDescriptorsByNamespaceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[26]
+	mi := &file_hbkit_Master_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1515,7 +1515,7 @@ func (x *ListTableDescriptorsByNamespaceRequest) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use ListTableDescriptorsByNamespaceRequest.ProtoReflect.Descriptor instead.
 func (*ListTableDescriptorsByNamespaceRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{26}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListTableDescriptorsByNamespaceRequest) GetNamespaceName() string {
@@ -1534,7 +1534,7 @@ type ListTableDescriptorsByNamespaceResponse struct {
 
 func (x *ListTableDescriptorsByNamespaceResponse) Reset() {
 	*x = ListTableDescriptorsByNamespaceResponse{}
-	mi := &file_Master_proto_msgTypes[27]
+	mi := &file_hbkit_Master_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1546,7 +1546,7 @@ func (x *ListTableDescriptorsByNamespaceResponse) String() string {
 func (*ListTableDescriptorsByNamespaceResponse) ProtoMessage() {}
 
 func (x *ListTableDescriptorsByNamespaceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[27]
+	mi := &file_hbkit_Master_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1559,7 +1559,7 @@ func (x *ListTableDescriptorsByNamespaceResponse) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use ListTableDescriptorsByNamespaceResponse.ProtoReflect.Descriptor instead.
 func (*ListTableDescriptorsByNamespaceResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{27}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListTableDescriptorsByNamespaceResponse) GetTableSchema() []*TableSchema {
@@ -1578,7 +1578,7 @@ type ListTableNamesByNamespaceRequest struct {
 
 func (x *ListTableNamesByNamespaceRequest) Reset() {
 	*x = ListTableNamesByNamespaceRequest{}
-	mi := &file_Master_proto_msgTypes[28]
+	mi := &file_hbkit_Master_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1590,7 +1590,7 @@ func (x *ListTableNamesByNamespaceRequest) String() string {
 func (*ListTableNamesByNamespaceRequest) ProtoMessage() {}
 
 func (x *ListTableNamesByNamespaceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[28]
+	mi := &file_hbkit_Master_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1603,7 +1603,7 @@ func (x *ListTableNamesByNamespaceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTableNamesByNamespaceRequest.ProtoReflect.Descriptor instead.
 func (*ListTableNamesByNamespaceRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{28}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListTableNamesByNamespaceRequest) GetNamespaceName() string {
@@ -1622,7 +1622,7 @@ type ListTableNamesByNamespaceResponse struct {
 
 func (x *ListTableNamesByNamespaceResponse) Reset() {
 	*x = ListTableNamesByNamespaceResponse{}
-	mi := &file_Master_proto_msgTypes[29]
+	mi := &file_hbkit_Master_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1634,7 +1634,7 @@ func (x *ListTableNamesByNamespaceResponse) String() string {
 func (*ListTableNamesByNamespaceResponse) ProtoMessage() {}
 
 func (x *ListTableNamesByNamespaceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[29]
+	mi := &file_hbkit_Master_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1647,7 +1647,7 @@ func (x *ListTableNamesByNamespaceResponse) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ListTableNamesByNamespaceResponse.ProtoReflect.Descriptor instead.
 func (*ListTableNamesByNamespaceResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{29}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListTableNamesByNamespaceResponse) GetTableName() []*TableName {
@@ -1674,7 +1674,7 @@ const (
 
 func (x *GetTableDescriptorsRequest) Reset() {
 	*x = GetTableDescriptorsRequest{}
-	mi := &file_Master_proto_msgTypes[30]
+	mi := &file_hbkit_Master_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1686,7 +1686,7 @@ func (x *GetTableDescriptorsRequest) String() string {
 func (*GetTableDescriptorsRequest) ProtoMessage() {}
 
 func (x *GetTableDescriptorsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[30]
+	mi := &file_hbkit_Master_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1699,7 +1699,7 @@ func (x *GetTableDescriptorsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableDescriptorsRequest.ProtoReflect.Descriptor instead.
 func (*GetTableDescriptorsRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{30}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetTableDescriptorsRequest) GetTableNames() []*TableName {
@@ -1740,7 +1740,7 @@ type GetTableDescriptorsResponse struct {
 
 func (x *GetTableDescriptorsResponse) Reset() {
 	*x = GetTableDescriptorsResponse{}
-	mi := &file_Master_proto_msgTypes[31]
+	mi := &file_hbkit_Master_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1752,7 +1752,7 @@ func (x *GetTableDescriptorsResponse) String() string {
 func (*GetTableDescriptorsResponse) ProtoMessage() {}
 
 func (x *GetTableDescriptorsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[31]
+	mi := &file_hbkit_Master_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1765,7 +1765,7 @@ func (x *GetTableDescriptorsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableDescriptorsResponse.ProtoReflect.Descriptor instead.
 func (*GetTableDescriptorsResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{31}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetTableDescriptorsResponse) GetTableSchema() []*TableSchema {
@@ -1791,7 +1791,7 @@ const (
 
 func (x *GetTableNamesRequest) Reset() {
 	*x = GetTableNamesRequest{}
-	mi := &file_Master_proto_msgTypes[32]
+	mi := &file_hbkit_Master_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1803,7 +1803,7 @@ func (x *GetTableNamesRequest) String() string {
 func (*GetTableNamesRequest) ProtoMessage() {}
 
 func (x *GetTableNamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[32]
+	mi := &file_hbkit_Master_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1816,7 +1816,7 @@ func (x *GetTableNamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableNamesRequest.ProtoReflect.Descriptor instead.
 func (*GetTableNamesRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{32}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetTableNamesRequest) GetRegex() string {
@@ -1849,7 +1849,7 @@ type GetTableNamesResponse struct {
 
 func (x *GetTableNamesResponse) Reset() {
 	*x = GetTableNamesResponse{}
-	mi := &file_Master_proto_msgTypes[33]
+	mi := &file_hbkit_Master_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1861,7 +1861,7 @@ func (x *GetTableNamesResponse) String() string {
 func (*GetTableNamesResponse) ProtoMessage() {}
 
 func (x *GetTableNamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[33]
+	mi := &file_hbkit_Master_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1874,7 +1874,7 @@ func (x *GetTableNamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableNamesResponse.ProtoReflect.Descriptor instead.
 func (*GetTableNamesResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{33}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetTableNamesResponse) GetTableNames() []*TableName {
@@ -1893,7 +1893,7 @@ type GetTableStateRequest struct {
 
 func (x *GetTableStateRequest) Reset() {
 	*x = GetTableStateRequest{}
-	mi := &file_Master_proto_msgTypes[34]
+	mi := &file_hbkit_Master_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1905,7 +1905,7 @@ func (x *GetTableStateRequest) String() string {
 func (*GetTableStateRequest) ProtoMessage() {}
 
 func (x *GetTableStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[34]
+	mi := &file_hbkit_Master_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1918,7 +1918,7 @@ func (x *GetTableStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableStateRequest.ProtoReflect.Descriptor instead.
 func (*GetTableStateRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{34}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetTableStateRequest) GetTableName() *TableName {
@@ -1937,7 +1937,7 @@ type GetTableStateResponse struct {
 
 func (x *GetTableStateResponse) Reset() {
 	*x = GetTableStateResponse{}
-	mi := &file_Master_proto_msgTypes[35]
+	mi := &file_hbkit_Master_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1949,7 +1949,7 @@ func (x *GetTableStateResponse) String() string {
 func (*GetTableStateResponse) ProtoMessage() {}
 
 func (x *GetTableStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[35]
+	mi := &file_hbkit_Master_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1962,7 +1962,7 @@ func (x *GetTableStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableStateResponse.ProtoReflect.Descriptor instead.
 func (*GetTableStateResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{35}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetTableStateResponse) GetTableState() *TableState {
@@ -1974,14 +1974,14 @@ func (x *GetTableStateResponse) GetTableState() *TableState {
 
 type GetClusterStatusRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Options       []Option               `protobuf:"varint,1,rep,name=options,enum=hbase.pb.Option" json:"options,omitempty"`
+	Options       []Option               `protobuf:"varint,1,rep,name=options,enum=hbkit.internal.pb.Option" json:"options,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetClusterStatusRequest) Reset() {
 	*x = GetClusterStatusRequest{}
-	mi := &file_Master_proto_msgTypes[36]
+	mi := &file_hbkit_Master_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1993,7 +1993,7 @@ func (x *GetClusterStatusRequest) String() string {
 func (*GetClusterStatusRequest) ProtoMessage() {}
 
 func (x *GetClusterStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[36]
+	mi := &file_hbkit_Master_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2006,7 +2006,7 @@ func (x *GetClusterStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterStatusRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{36}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetClusterStatusRequest) GetOptions() []Option {
@@ -2025,7 +2025,7 @@ type GetClusterStatusResponse struct {
 
 func (x *GetClusterStatusResponse) Reset() {
 	*x = GetClusterStatusResponse{}
-	mi := &file_Master_proto_msgTypes[37]
+	mi := &file_hbkit_Master_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2037,7 +2037,7 @@ func (x *GetClusterStatusResponse) String() string {
 func (*GetClusterStatusResponse) ProtoMessage() {}
 
 func (x *GetClusterStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[37]
+	mi := &file_hbkit_Master_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2050,7 +2050,7 @@ func (x *GetClusterStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterStatusResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{37}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetClusterStatusResponse) GetClusterStatus() *ClusterStatus {
@@ -2068,7 +2068,7 @@ type IsMasterRunningRequest struct {
 
 func (x *IsMasterRunningRequest) Reset() {
 	*x = IsMasterRunningRequest{}
-	mi := &file_Master_proto_msgTypes[38]
+	mi := &file_hbkit_Master_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2080,7 +2080,7 @@ func (x *IsMasterRunningRequest) String() string {
 func (*IsMasterRunningRequest) ProtoMessage() {}
 
 func (x *IsMasterRunningRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[38]
+	mi := &file_hbkit_Master_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2093,7 +2093,7 @@ func (x *IsMasterRunningRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsMasterRunningRequest.ProtoReflect.Descriptor instead.
 func (*IsMasterRunningRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{38}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{38}
 }
 
 type IsMasterRunningResponse struct {
@@ -2105,7 +2105,7 @@ type IsMasterRunningResponse struct {
 
 func (x *IsMasterRunningResponse) Reset() {
 	*x = IsMasterRunningResponse{}
-	mi := &file_Master_proto_msgTypes[39]
+	mi := &file_hbkit_Master_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2117,7 +2117,7 @@ func (x *IsMasterRunningResponse) String() string {
 func (*IsMasterRunningResponse) ProtoMessage() {}
 
 func (x *IsMasterRunningResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[39]
+	mi := &file_hbkit_Master_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2130,7 +2130,7 @@ func (x *IsMasterRunningResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsMasterRunningResponse.ProtoReflect.Descriptor instead.
 func (*IsMasterRunningResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{39}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *IsMasterRunningResponse) GetIsMasterRunning() bool {
@@ -2150,7 +2150,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_Master_proto_msgTypes[40]
+	mi := &file_hbkit_Master_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2162,7 +2162,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[40]
+	mi := &file_hbkit_Master_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2175,7 +2175,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{40}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{40}
 }
 
 type ShutdownResponse struct {
@@ -2186,7 +2186,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_Master_proto_msgTypes[41]
+	mi := &file_hbkit_Master_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2198,7 +2198,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[41]
+	mi := &file_hbkit_Master_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2211,7 +2211,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{41}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{41}
 }
 
 type GetProcedureResultRequest struct {
@@ -2223,7 +2223,7 @@ type GetProcedureResultRequest struct {
 
 func (x *GetProcedureResultRequest) Reset() {
 	*x = GetProcedureResultRequest{}
-	mi := &file_Master_proto_msgTypes[42]
+	mi := &file_hbkit_Master_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2235,7 +2235,7 @@ func (x *GetProcedureResultRequest) String() string {
 func (*GetProcedureResultRequest) ProtoMessage() {}
 
 func (x *GetProcedureResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[42]
+	mi := &file_hbkit_Master_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2248,7 +2248,7 @@ func (x *GetProcedureResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProcedureResultRequest.ProtoReflect.Descriptor instead.
 func (*GetProcedureResultRequest) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{42}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *GetProcedureResultRequest) GetProcId() uint64 {
@@ -2261,7 +2261,7 @@ func (x *GetProcedureResultRequest) GetProcId() uint64 {
 // A FINISHED result is reported once; later polls answer NOT_FOUND.
 type GetProcedureResultResponse struct {
 	state         protoimpl.MessageState            `protogen:"open.v1"`
-	State         *GetProcedureResultResponse_State `protobuf:"varint,1,req,name=state,enum=hbase.pb.GetProcedureResultResponse_State" json:"state,omitempty"`
+	State         *GetProcedureResultResponse_State `protobuf:"varint,1,req,name=state,enum=hbkit.internal.pb.GetProcedureResultResponse_State" json:"state,omitempty"`
 	SubmittedTime *uint64                           `protobuf:"varint,2,opt,name=submitted_time,json=submittedTime" json:"submitted_time,omitempty"`
 	LastUpdate    *uint64                           `protobuf:"varint,3,opt,name=last_update,json=lastUpdate" json:"last_update,omitempty"`
 	Result        []byte                            `protobuf:"bytes,4,opt,name=result" json:"result,omitempty"`
@@ -2273,7 +2273,7 @@ type GetProcedureResultResponse struct {
 
 func (x *GetProcedureResultResponse) Reset() {
 	*x = GetProcedureResultResponse{}
-	mi := &file_Master_proto_msgTypes[43]
+	mi := &file_hbkit_Master_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2285,7 +2285,7 @@ func (x *GetProcedureResultResponse) String() string {
 func (*GetProcedureResultResponse) ProtoMessage() {}
 
 func (x *GetProcedureResultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Master_proto_msgTypes[43]
+	mi := &file_hbkit_Master_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2298,7 +2298,7 @@ func (x *GetProcedureResultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProcedureResultResponse.ProtoReflect.Descriptor instead.
 func (*GetProcedureResultResponse) Descriptor() ([]byte, []int) {
-	return file_Master_proto_rawDescGZIP(), []int{43}
+	return file_hbkit_Master_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GetProcedureResultResponse) GetState() GetProcedureResultResponse_State {
@@ -2336,73 +2336,73 @@ func (x *GetProcedureResultResponse) GetException() *ForeignExceptionMessage {
 	return nil
 }
 
-var File_Master_proto protoreflect.FileDescriptor
+var File_hbkit_Master_proto protoreflect.FileDescriptor
 
-const file_Master_proto_rawDesc = "" +
+const file_hbkit_Master_proto_rawDesc = "" +
 	"\n" +
-	"\fMaster.proto\x12\bhbase.pb\x1a\vHBase.proto\x1a\x13ClusterStatus.proto\x1a\x13ErrorHandling.proto\"\xaa\x01\n" +
-	"\x12CreateTableRequest\x128\n" +
-	"\ftable_schema\x18\x01 \x02(\v2\x15.hbase.pb.TableSchemaR\vtableSchema\x12\x1d\n" +
+	"\x12hbkit/Master.proto\x12\x11hbkit.internal.pb\x1a\x11hbkit/HBase.proto\x1a\x19hbkit/ClusterStatus.proto\x1a\x19hbkit/ErrorHandling.proto\"\xb3\x01\n" +
+	"\x12CreateTableRequest\x12A\n" +
+	"\ftable_schema\x18\x01 \x02(\v2\x1e.hbkit.internal.pb.TableSchemaR\vtableSchema\x12\x1d\n" +
 	"\n" +
 	"split_keys\x18\x02 \x03(\fR\tsplitKeys\x12\"\n" +
 	"\vnonce_group\x18\x03 \x01(\x04:\x010R\n" +
 	"nonceGroup\x12\x17\n" +
 	"\x05nonce\x18\x04 \x01(\x04:\x010R\x05nonce\".\n" +
 	"\x13CreateTableResponse\x12\x17\n" +
-	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\x85\x01\n" +
-	"\x12DeleteTableRequest\x122\n" +
+	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\x8e\x01\n" +
+	"\x12DeleteTableRequest\x12;\n" +
 	"\n" +
-	"table_name\x18\x01 \x02(\v2\x13.hbase.pb.TableNameR\ttableName\x12\"\n" +
+	"table_name\x18\x01 \x02(\v2\x1c.hbkit.internal.pb.TableNameR\ttableName\x12\"\n" +
 	"\vnonce_group\x18\x02 \x01(\x04:\x010R\n" +
 	"nonceGroup\x12\x17\n" +
 	"\x05nonce\x18\x03 \x01(\x04:\x010R\x05nonce\".\n" +
 	"\x13DeleteTableResponse\x12\x17\n" +
-	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\xb5\x01\n" +
-	"\x14TruncateTableRequest\x121\n" +
-	"\ttableName\x18\x01 \x02(\v2\x13.hbase.pb.TableNameR\ttableName\x12-\n" +
+	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\xbe\x01\n" +
+	"\x14TruncateTableRequest\x12:\n" +
+	"\ttableName\x18\x01 \x02(\v2\x1c.hbkit.internal.pb.TableNameR\ttableName\x12-\n" +
 	"\x0epreserveSplits\x18\x02 \x01(\b:\x05falseR\x0epreserveSplits\x12\"\n" +
 	"\vnonce_group\x18\x03 \x01(\x04:\x010R\n" +
 	"nonceGroup\x12\x17\n" +
 	"\x05nonce\x18\x04 \x01(\x04:\x010R\x05nonce\"0\n" +
 	"\x15TruncateTableResponse\x12\x17\n" +
-	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\x85\x01\n" +
-	"\x12EnableTableRequest\x122\n" +
+	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\x8e\x01\n" +
+	"\x12EnableTableRequest\x12;\n" +
 	"\n" +
-	"table_name\x18\x01 \x02(\v2\x13.hbase.pb.TableNameR\ttableName\x12\"\n" +
+	"table_name\x18\x01 \x02(\v2\x1c.hbkit.internal.pb.TableNameR\ttableName\x12\"\n" +
 	"\vnonce_group\x18\x02 \x01(\x04:\x010R\n" +
 	"nonceGroup\x12\x17\n" +
 	"\x05nonce\x18\x03 \x01(\x04:\x010R\x05nonce\".\n" +
 	"\x13EnableTableResponse\x12\x17\n" +
-	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\x86\x01\n" +
-	"\x13DisableTableRequest\x122\n" +
+	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\x8f\x01\n" +
+	"\x13DisableTableRequest\x12;\n" +
 	"\n" +
-	"table_name\x18\x01 \x02(\v2\x13.hbase.pb.TableNameR\ttableName\x12\"\n" +
+	"table_name\x18\x01 \x02(\v2\x1c.hbkit.internal.pb.TableNameR\ttableName\x12\"\n" +
 	"\vnonce_group\x18\x02 \x01(\x04:\x010R\n" +
 	"nonceGroup\x12\x17\n" +
 	"\x05nonce\x18\x03 \x01(\x04:\x010R\x05nonce\"/\n" +
 	"\x14DisableTableResponse\x12\x17\n" +
-	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\xec\x01\n" +
-	"\x12ModifyTableRequest\x122\n" +
+	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\xfe\x01\n" +
+	"\x12ModifyTableRequest\x12;\n" +
 	"\n" +
-	"table_name\x18\x01 \x02(\v2\x13.hbase.pb.TableNameR\ttableName\x128\n" +
-	"\ftable_schema\x18\x02 \x02(\v2\x15.hbase.pb.TableSchemaR\vtableSchema\x12\"\n" +
+	"table_name\x18\x01 \x02(\v2\x1c.hbkit.internal.pb.TableNameR\ttableName\x12A\n" +
+	"\ftable_schema\x18\x02 \x02(\v2\x1e.hbkit.internal.pb.TableSchemaR\vtableSchema\x12\"\n" +
 	"\vnonce_group\x18\x03 \x01(\x04:\x010R\n" +
 	"nonceGroup\x12\x17\n" +
 	"\x05nonce\x18\x04 \x01(\x04:\x010R\x05nonce\x12+\n" +
 	"\x0ereopen_regions\x18\x05 \x01(\b:\x04trueR\rreopenRegions\".\n" +
 	"\x13ModifyTableResponse\x12\x17\n" +
-	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\xaa\x01\n" +
-	"\x17SplitTableRegionRequest\x125\n" +
-	"\vregion_info\x18\x01 \x02(\v2\x14.hbase.pb.RegionInfoR\n" +
+	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\xb3\x01\n" +
+	"\x17SplitTableRegionRequest\x12>\n" +
+	"\vregion_info\x18\x01 \x02(\v2\x1d.hbkit.internal.pb.RegionInfoR\n" +
 	"regionInfo\x12\x1b\n" +
 	"\tsplit_row\x18\x02 \x01(\fR\bsplitRow\x12\"\n" +
 	"\vnonce_group\x18\x03 \x01(\x04:\x010R\n" +
 	"nonceGroup\x12\x17\n" +
 	"\x05nonce\x18\x04 \x01(\x04:\x010R\x05nonce\"3\n" +
 	"\x18SplitTableRegionResponse\x12\x17\n" +
-	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\xa6\x01\n" +
-	"\x16CreateNamespaceRequest\x12O\n" +
-	"\x13namespaceDescriptor\x18\x01 \x02(\v2\x1d.hbase.pb.NamespaceDescriptorR\x13namespaceDescriptor\x12\"\n" +
+	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\xaf\x01\n" +
+	"\x16CreateNamespaceRequest\x12X\n" +
+	"\x13namespaceDescriptor\x18\x01 \x02(\v2&.hbkit.internal.pb.NamespaceDescriptorR\x13namespaceDescriptor\x12\"\n" +
 	"\vnonce_group\x18\x02 \x01(\x04:\x010R\n" +
 	"nonceGroup\x12\x17\n" +
 	"\x05nonce\x18\x03 \x01(\x04:\x010R\x05nonce\"2\n" +
@@ -2414,236 +2414,236 @@ const file_Master_proto_rawDesc = "" +
 	"nonceGroup\x12\x17\n" +
 	"\x05nonce\x18\x03 \x01(\x04:\x010R\x05nonce\"2\n" +
 	"\x17DeleteNamespaceResponse\x12\x17\n" +
-	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\xa6\x01\n" +
-	"\x16ModifyNamespaceRequest\x12O\n" +
-	"\x13namespaceDescriptor\x18\x01 \x02(\v2\x1d.hbase.pb.NamespaceDescriptorR\x13namespaceDescriptor\x12\"\n" +
+	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"\xaf\x01\n" +
+	"\x16ModifyNamespaceRequest\x12X\n" +
+	"\x13namespaceDescriptor\x18\x01 \x02(\v2&.hbkit.internal.pb.NamespaceDescriptorR\x13namespaceDescriptor\x12\"\n" +
 	"\vnonce_group\x18\x02 \x01(\x04:\x010R\n" +
 	"nonceGroup\x12\x17\n" +
 	"\x05nonce\x18\x03 \x01(\x04:\x010R\x05nonce\"2\n" +
 	"\x17ModifyNamespaceResponse\x12\x17\n" +
 	"\aproc_id\x18\x01 \x01(\x04R\x06procId\"E\n" +
 	"\x1dGetNamespaceDescriptorRequest\x12$\n" +
-	"\rnamespaceName\x18\x01 \x02(\tR\rnamespaceName\"q\n" +
-	"\x1eGetNamespaceDescriptorResponse\x12O\n" +
-	"\x13namespaceDescriptor\x18\x01 \x02(\v2\x1d.hbase.pb.NamespaceDescriptorR\x13namespaceDescriptor\"!\n" +
-	"\x1fListNamespaceDescriptorsRequest\"s\n" +
-	" ListNamespaceDescriptorsResponse\x12O\n" +
-	"\x13namespaceDescriptor\x18\x01 \x03(\v2\x1d.hbase.pb.NamespaceDescriptorR\x13namespaceDescriptor\"\x17\n" +
+	"\rnamespaceName\x18\x01 \x02(\tR\rnamespaceName\"z\n" +
+	"\x1eGetNamespaceDescriptorResponse\x12X\n" +
+	"\x13namespaceDescriptor\x18\x01 \x02(\v2&.hbkit.internal.pb.NamespaceDescriptorR\x13namespaceDescriptor\"!\n" +
+	"\x1fListNamespaceDescriptorsRequest\"|\n" +
+	" ListNamespaceDescriptorsResponse\x12X\n" +
+	"\x13namespaceDescriptor\x18\x01 \x03(\v2&.hbkit.internal.pb.NamespaceDescriptorR\x13namespaceDescriptor\"\x17\n" +
 	"\x15ListNamespacesRequest\">\n" +
 	"\x16ListNamespacesResponse\x12$\n" +
 	"\rnamespaceName\x18\x01 \x03(\tR\rnamespaceName\"N\n" +
 	"&ListTableDescriptorsByNamespaceRequest\x12$\n" +
-	"\rnamespaceName\x18\x01 \x02(\tR\rnamespaceName\"b\n" +
-	"'ListTableDescriptorsByNamespaceResponse\x127\n" +
-	"\vtableSchema\x18\x01 \x03(\v2\x15.hbase.pb.TableSchemaR\vtableSchema\"H\n" +
+	"\rnamespaceName\x18\x01 \x02(\tR\rnamespaceName\"k\n" +
+	"'ListTableDescriptorsByNamespaceResponse\x12@\n" +
+	"\vtableSchema\x18\x01 \x03(\v2\x1e.hbkit.internal.pb.TableSchemaR\vtableSchema\"H\n" +
 	" ListTableNamesByNamespaceRequest\x12$\n" +
-	"\rnamespaceName\x18\x01 \x02(\tR\rnamespaceName\"V\n" +
-	"!ListTableNamesByNamespaceResponse\x121\n" +
-	"\ttableName\x18\x01 \x03(\v2\x13.hbase.pb.TableNameR\ttableName\"\xbb\x01\n" +
-	"\x1aGetTableDescriptorsRequest\x124\n" +
-	"\vtable_names\x18\x01 \x03(\v2\x13.hbase.pb.TableNameR\n" +
+	"\rnamespaceName\x18\x01 \x02(\tR\rnamespaceName\"_\n" +
+	"!ListTableNamesByNamespaceResponse\x12:\n" +
+	"\ttableName\x18\x01 \x03(\v2\x1c.hbkit.internal.pb.TableNameR\ttableName\"\xc4\x01\n" +
+	"\x1aGetTableDescriptorsRequest\x12=\n" +
+	"\vtable_names\x18\x01 \x03(\v2\x1c.hbkit.internal.pb.TableNameR\n" +
 	"tableNames\x12\x14\n" +
 	"\x05regex\x18\x02 \x01(\tR\x05regex\x123\n" +
 	"\x12include_sys_tables\x18\x03 \x01(\b:\x05falseR\x10includeSysTables\x12\x1c\n" +
-	"\tnamespace\x18\x04 \x01(\tR\tnamespace\"W\n" +
-	"\x1bGetTableDescriptorsResponse\x128\n" +
-	"\ftable_schema\x18\x01 \x03(\v2\x15.hbase.pb.TableSchemaR\vtableSchema\"\x7f\n" +
+	"\tnamespace\x18\x04 \x01(\tR\tnamespace\"`\n" +
+	"\x1bGetTableDescriptorsResponse\x12A\n" +
+	"\ftable_schema\x18\x01 \x03(\v2\x1e.hbkit.internal.pb.TableSchemaR\vtableSchema\"\x7f\n" +
 	"\x14GetTableNamesRequest\x12\x14\n" +
 	"\x05regex\x18\x01 \x01(\tR\x05regex\x123\n" +
 	"\x12include_sys_tables\x18\x02 \x01(\b:\x05falseR\x10includeSysTables\x12\x1c\n" +
-	"\tnamespace\x18\x03 \x01(\tR\tnamespace\"M\n" +
-	"\x15GetTableNamesResponse\x124\n" +
-	"\vtable_names\x18\x01 \x03(\v2\x13.hbase.pb.TableNameR\n" +
-	"tableNames\"J\n" +
-	"\x14GetTableStateRequest\x122\n" +
+	"\tnamespace\x18\x03 \x01(\tR\tnamespace\"V\n" +
+	"\x15GetTableNamesResponse\x12=\n" +
+	"\vtable_names\x18\x01 \x03(\v2\x1c.hbkit.internal.pb.TableNameR\n" +
+	"tableNames\"S\n" +
+	"\x14GetTableStateRequest\x12;\n" +
 	"\n" +
-	"table_name\x18\x01 \x02(\v2\x13.hbase.pb.TableNameR\ttableName\"N\n" +
-	"\x15GetTableStateResponse\x125\n" +
-	"\vtable_state\x18\x01 \x02(\v2\x14.hbase.pb.TableStateR\n" +
-	"tableState\"E\n" +
-	"\x17GetClusterStatusRequest\x12*\n" +
-	"\aoptions\x18\x01 \x03(\x0e2\x10.hbase.pb.OptionR\aoptions\"Z\n" +
-	"\x18GetClusterStatusResponse\x12>\n" +
-	"\x0ecluster_status\x18\x01 \x02(\v2\x17.hbase.pb.ClusterStatusR\rclusterStatus\"\x18\n" +
+	"table_name\x18\x01 \x02(\v2\x1c.hbkit.internal.pb.TableNameR\ttableName\"W\n" +
+	"\x15GetTableStateResponse\x12>\n" +
+	"\vtable_state\x18\x01 \x02(\v2\x1d.hbkit.internal.pb.TableStateR\n" +
+	"tableState\"N\n" +
+	"\x17GetClusterStatusRequest\x123\n" +
+	"\aoptions\x18\x01 \x03(\x0e2\x19.hbkit.internal.pb.OptionR\aoptions\"c\n" +
+	"\x18GetClusterStatusResponse\x12G\n" +
+	"\x0ecluster_status\x18\x01 \x02(\v2 .hbkit.internal.pb.ClusterStatusR\rclusterStatus\"\x18\n" +
 	"\x16IsMasterRunningRequest\"E\n" +
 	"\x17IsMasterRunningResponse\x12*\n" +
 	"\x11is_master_running\x18\x01 \x02(\bR\x0fisMasterRunning\"\x11\n" +
 	"\x0fShutdownRequest\"\x12\n" +
 	"\x10ShutdownResponse\"4\n" +
 	"\x19GetProcedureResultRequest\x12\x17\n" +
-	"\aproc_id\x18\x01 \x02(\x04R\x06procId\"\xb2\x02\n" +
-	"\x1aGetProcedureResultResponse\x12@\n" +
-	"\x05state\x18\x01 \x02(\x0e2*.hbase.pb.GetProcedureResultResponse.StateR\x05state\x12%\n" +
+	"\aproc_id\x18\x01 \x02(\x04R\x06procId\"\xc4\x02\n" +
+	"\x1aGetProcedureResultResponse\x12I\n" +
+	"\x05state\x18\x01 \x02(\x0e23.hbkit.internal.pb.GetProcedureResultResponse.StateR\x05state\x12%\n" +
 	"\x0esubmitted_time\x18\x02 \x01(\x04R\rsubmittedTime\x12\x1f\n" +
 	"\vlast_update\x18\x03 \x01(\x04R\n" +
 	"lastUpdate\x12\x16\n" +
-	"\x06result\x18\x04 \x01(\fR\x06result\x12?\n" +
-	"\texception\x18\x05 \x01(\v2!.hbase.pb.ForeignExceptionMessageR\texception\"1\n" +
+	"\x06result\x18\x04 \x01(\fR\x06result\x12H\n" +
+	"\texception\x18\x05 \x01(\v2*.hbkit.internal.pb.ForeignExceptionMessageR\texception\"1\n" +
 	"\x05State\x12\r\n" +
 	"\tNOT_FOUND\x10\x00\x12\v\n" +
 	"\aRUNNING\x10\x01\x12\f\n" +
-	"\bFINISHED\x10\x022\xd1\x0f\n" +
-	"\rMasterService\x12b\n" +
-	"\x13GetTableDescriptors\x12$.hbase.pb.GetTableDescriptorsRequest\x1a%.hbase.pb.GetTableDescriptorsResponse\x12P\n" +
-	"\rGetTableNames\x12\x1e.hbase.pb.GetTableNamesRequest\x1a\x1f.hbase.pb.GetTableNamesResponse\x12Y\n" +
-	"\x10GetClusterStatus\x12!.hbase.pb.GetClusterStatusRequest\x1a\".hbase.pb.GetClusterStatusResponse\x12V\n" +
-	"\x0fIsMasterRunning\x12 .hbase.pb.IsMasterRunningRequest\x1a!.hbase.pb.IsMasterRunningResponse\x12A\n" +
-	"\bShutdown\x12\x19.hbase.pb.ShutdownRequest\x1a\x1a.hbase.pb.ShutdownResponse\x12T\n" +
-	"\vSplitRegion\x12!.hbase.pb.SplitTableRegionRequest\x1a\".hbase.pb.SplitTableRegionResponse\x12J\n" +
-	"\vDeleteTable\x12\x1c.hbase.pb.DeleteTableRequest\x1a\x1d.hbase.pb.DeleteTableResponse\x12P\n" +
-	"\rtruncateTable\x12\x1e.hbase.pb.TruncateTableRequest\x1a\x1f.hbase.pb.TruncateTableResponse\x12J\n" +
-	"\vEnableTable\x12\x1c.hbase.pb.EnableTableRequest\x1a\x1d.hbase.pb.EnableTableResponse\x12M\n" +
-	"\fDisableTable\x12\x1d.hbase.pb.DisableTableRequest\x1a\x1e.hbase.pb.DisableTableResponse\x12J\n" +
-	"\vModifyTable\x12\x1c.hbase.pb.ModifyTableRequest\x1a\x1d.hbase.pb.ModifyTableResponse\x12J\n" +
-	"\vCreateTable\x12\x1c.hbase.pb.CreateTableRequest\x1a\x1d.hbase.pb.CreateTableResponse\x12V\n" +
-	"\x0fModifyNamespace\x12 .hbase.pb.ModifyNamespaceRequest\x1a!.hbase.pb.ModifyNamespaceResponse\x12V\n" +
-	"\x0fCreateNamespace\x12 .hbase.pb.CreateNamespaceRequest\x1a!.hbase.pb.CreateNamespaceResponse\x12V\n" +
-	"\x0fDeleteNamespace\x12 .hbase.pb.DeleteNamespaceRequest\x1a!.hbase.pb.DeleteNamespaceResponse\x12k\n" +
-	"\x16GetNamespaceDescriptor\x12'.hbase.pb.GetNamespaceDescriptorRequest\x1a(.hbase.pb.GetNamespaceDescriptorResponse\x12q\n" +
-	"\x18ListNamespaceDescriptors\x12).hbase.pb.ListNamespaceDescriptorsRequest\x1a*.hbase.pb.ListNamespaceDescriptorsResponse\x12\x86\x01\n" +
-	"\x1fListTableDescriptorsByNamespace\x120.hbase.pb.ListTableDescriptorsByNamespaceRequest\x1a1.hbase.pb.ListTableDescriptorsByNamespaceResponse\x12t\n" +
-	"\x19ListTableNamesByNamespace\x12*.hbase.pb.ListTableNamesByNamespaceRequest\x1a+.hbase.pb.ListTableNamesByNamespaceResponse\x12P\n" +
-	"\rGetTableState\x12\x1e.hbase.pb.GetTableStateRequest\x1a\x1f.hbase.pb.GetTableStateResponse\x12_\n" +
-	"\x12getProcedureResult\x12#.hbase.pb.GetProcedureResultRequest\x1a$.hbase.pb.GetProcedureResultResponse\x12S\n" +
-	"\x0eListNamespaces\x12\x1f.hbase.pb.ListNamespacesRequest\x1a .hbase.pb.ListNamespacesResponseB$Z\"github.com/hbkit/hbkit/internal/pb"
+	"\bFINISHED\x10\x022\xdf\x12\n" +
+	"\rMasterService\x12t\n" +
+	"\x13GetTableDescriptors\x12-.hbkit.internal.pb.GetTableDescriptorsRequest\x1a..hbkit.internal.pb.GetTableDescriptorsResponse\x12b\n" +
+	"\rGetTableNames\x12'.hbkit.internal.pb.GetTableNamesRequest\x1a(.hbkit.internal.pb.GetTableNamesResponse\x12k\n" +
+	"\x10GetClusterStatus\x12*.hbkit.internal.pb.GetClusterStatusRequest\x1a+.hbkit.internal.pb.GetClusterStatusResponse\x12h\n" +
+	"\x0fIsMasterRunning\x12).hbkit.internal.pb.IsMasterRunningRequest\x1a*.hbkit.internal.pb.IsMasterRunningResponse\x12S\n" +
+	"\bShutdown\x12\".hbkit.internal.pb.ShutdownRequest\x1a#.hbkit.internal.pb.ShutdownResponse\x12f\n" +
+	"\vSplitRegion\x12*.hbkit.internal.pb.SplitTableRegionRequest\x1a+.hbkit.internal.pb.SplitTableRegionResponse\x12\\\n" +
+	"\vDeleteTable\x12%.hbkit.internal.pb.DeleteTableRequest\x1a&.hbkit.internal.pb.DeleteTableResponse\x12b\n" +
+	"\rtruncateTable\x12'.hbkit.internal.pb.TruncateTableRequest\x1a(.hbkit.internal.pb.TruncateTableResponse\x12\\\n" +
+	"\vEnableTable\x12%.hbkit.internal.pb.EnableTableRequest\x1a&.hbkit.internal.pb.EnableTableResponse\x12_\n" +
+	"\fDisableTable\x12&.hbkit.internal.pb.DisableTableRequest\x1a'.hbkit.internal.pb.DisableTableResponse\x12\\\n" +
+	"\vModifyTable\x12%.hbkit.internal.pb.ModifyTableRequest\x1a&.hbkit.internal.pb.ModifyTableResponse\x12\\\n" +
+	"\vCreateTable\x12%.hbkit.internal.pb.CreateTableRequest\x1a&.hbkit.internal.pb.CreateTableResponse\x12h\n" +
+	"\x0fModifyNamespace\x12).hbkit.internal.pb.ModifyNamespaceRequest\x1a*.hbkit.internal.pb.ModifyNamespaceResponse\x12h\n" +
+	"\x0fCreateNamespace\x12).hbkit.internal.pb.CreateNamespaceRequest\x1a*.hbkit.internal.pb.CreateNamespaceResponse\x12h\n" +
+	"\x0fDeleteNamespace\x12).hbkit.internal.pb.DeleteNamespaceRequest\x1a*.hbkit.internal.pb.DeleteNamespaceResponse\x12}\n" +
+	"\x16GetNamespaceDescriptor\x120.hbkit.internal.pb.GetNamespaceDescriptorRequest\x1a1.hbkit.internal.pb.GetNamespaceDescriptorResponse\x12\x83\x01\n" +
+	"\x18ListNamespaceDescriptors\x122.hbkit.internal.pb.ListNamespaceDescriptorsRequest\x1a3.hbkit.internal.pb.ListNamespaceDescriptorsResponse\x12\x98\x01\n" +
+	"\x1fListTableDescriptorsByNamespace\x129.hbkit.internal.pb.ListTableDescriptorsByNamespaceRequest\x1a:.hbkit.internal.pb.ListTableDescriptorsByNamespaceResponse\x12\x86\x01\n" +
+	"\x19ListTableNamesByNamespace\x123.hbkit.internal.pb.ListTableNamesByNamespaceRequest\x1a4.hbkit.internal.pb.ListTableNamesByNamespaceResponse\x12b\n" +
+	"\rGetTableState\x12'.hbkit.internal.pb.GetTableStateRequest\x1a(.hbkit.internal.pb.GetTableStateResponse\x12q\n" +
+	"\x12getProcedureResult\x12,.hbkit.internal.pb.GetProcedureResultRequest\x1a-.hbkit.internal.pb.GetProcedureResultResponse\x12e\n" +
+	"\x0eListNamespaces\x12(.hbkit.internal.pb.ListNamespacesRequest\x1a).hbkit.internal.pb.ListNamespacesResponseB$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_Master_proto_rawDescOnce sync.Once
-	file_Master_proto_rawDescData []byte
+	file_hbkit_Master_proto_rawDescOnce sync.Once
+	file_hbkit_Master_proto_rawDescData []byte
 )
 
-func file_Master_proto_rawDescGZIP() []byte {
-	file_Master_proto_rawDescOnce.Do(func() {
-		file_Master_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_Master_proto_rawDesc), len(file_Master_proto_rawDesc)))
+func file_hbkit_Master_proto_rawDescGZIP() []byte {
+	file_hbkit_Master_proto_rawDescOnce.Do(func() {
+		file_hbkit_Master_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_Master_proto_rawDesc), len(file_hbkit_Master_proto_rawDesc)))
 	})
-	return file_Master_proto_rawDescData
+	return file_hbkit_Master_proto_rawDescData
 }
 
-var file_Master_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_Master_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
-var file_Master_proto_goTypes = []any{
-	(GetProcedureResultResponse_State)(0),           // 0: hbase.pb.GetProcedureResultResponse.State
-	(*CreateTableRequest)(nil),                      // 1: hbase.pb.CreateTableRequest
-	(*CreateTableResponse)(nil),                     // 2: hbase.pb.CreateTableResponse
-	(*DeleteTableRequest)(nil),                      // 3: hbase.pb.DeleteTableRequest
-	(*DeleteTableResponse)(nil),                     // 4: hbase.pb.DeleteTableResponse
-	(*TruncateTableRequest)(nil),                    // 5: hbase.pb.TruncateTableRequest
-	(*TruncateTableResponse)(nil),                   // 6: hbase.pb.TruncateTableResponse
-	(*EnableTableRequest)(nil),                      // 7: hbase.pb.EnableTableRequest
-	(*EnableTableResponse)(nil),                     // 8: hbase.pb.EnableTableResponse
-	(*DisableTableRequest)(nil),                     // 9: hbase.pb.DisableTableRequest
-	(*DisableTableResponse)(nil),                    // 10: hbase.pb.DisableTableResponse
-	(*ModifyTableRequest)(nil),                      // 11: hbase.pb.ModifyTableRequest
-	(*ModifyTableResponse)(nil),                     // 12: hbase.pb.ModifyTableResponse
-	(*SplitTableRegionRequest)(nil),                 // 13: hbase.pb.SplitTableRegionRequest
-	(*SplitTableRegionResponse)(nil),                // 14: hbase.pb.SplitTableRegionResponse
-	(*CreateNamespaceRequest)(nil),                  // 15: hbase.pb.CreateNamespaceRequest
-	(*CreateNamespaceResponse)(nil),                 // 16: hbase.pb.CreateNamespaceResponse
-	(*DeleteNamespaceRequest)(nil),                  // 17: hbase.pb.DeleteNamespaceRequest
-	(*DeleteNamespaceResponse)(nil),                 // 18: hbase.pb.DeleteNamespaceResponse
-	(*ModifyNamespaceRequest)(nil),                  // 19: hbase.pb.ModifyNamespaceRequest
-	(*ModifyNamespaceResponse)(nil),                 // 20: hbase.pb.ModifyNamespaceResponse
-	(*GetNamespaceDescriptorRequest)(nil),           // 21: hbase.pb.GetNamespaceDescriptorRequest
-	(*GetNamespaceDescriptorResponse)(nil),          // 22: hbase.pb.GetNamespaceDescriptorResponse
-	(*ListNamespaceDescriptorsRequest)(nil),         // 23: hbase.pb.ListNamespaceDescriptorsRequest
-	(*ListNamespaceDescriptorsResponse)(nil),        // 24: hbase.pb.ListNamespaceDescriptorsResponse
-	(*ListNamespacesRequest)(nil),                   // 25: hbase.pb.ListNamespacesRequest
-	(*ListNamespacesResponse)(nil),                  // 26: hbase.pb.ListNamespacesResponse
-	(*ListTableDescriptorsByNamespaceRequest)(nil),  // 27: hbase.pb.ListTableDescriptorsByNamespaceRequest
-	(*ListTableDescriptorsByNamespaceResponse)(nil), // 28: hbase.pb.ListTableDescriptorsByNamespaceResponse
-	(*ListTableNamesByNamespaceRequest)(nil),        // 29: hbase.pb.ListTableNamesByNamespaceRequest
-	(*ListTableNamesByNamespaceResponse)(nil),       // 30: hbase.pb.ListTableNamesByNamespaceResponse
-	(*GetTableDescriptorsRequest)(nil),              // 31: hbase.pb.GetTableDescriptorsRequest
-	(*GetTableDescriptorsResponse)(nil),             // 32: hbase.pb.GetTableDescriptorsResponse
-	(*GetTableNamesRequest)(nil),                    // 33: hbase.pb.GetTableNamesRequest
-	(*GetTableNamesResponse)(nil),                   // 34: hbase.pb.GetTableNamesResponse
-	(*GetTableStateRequest)(nil),                    // 35: hbase.pb.GetTableStateRequest
-	(*GetTableStateResponse)(nil),                   // 36: hbase.pb.GetTableStateResponse
-	(*GetClusterStatusRequest)(nil),                 // 37: hbase.pb.GetClusterStatusRequest
-	(*GetClusterStatusResponse)(nil),                // 38: hbase.pb.GetClusterStatusResponse
-	(*IsMasterRunningRequest)(nil),                  // 39: hbase.pb.IsMasterRunningRequest
-	(*IsMasterRunningResponse)(nil),                 // 40: hbase.pb.IsMasterRunningResponse
-	(*ShutdownRequest)(nil),                         // 41: hbase.pb.ShutdownRequest
-	(*ShutdownResponse)(nil),                        // 42: hbase.pb.ShutdownResponse
-	(*GetProcedureResultRequest)(nil),               // 43: hbase.pb.GetProcedureResultRequest
-	(*GetProcedureResultResponse)(nil),              // 44: hbase.pb.GetProcedureResultResponse
-	(*TableSchema)(nil),                             // 45: hbase.pb.TableSchema
-	(*TableName)(nil),                               // 46: hbase.pb.TableName
-	(*RegionInfo)(nil),                              // 47: hbase.pb.RegionInfo
-	(*NamespaceDescriptor)(nil),                     // 48: hbase.pb.NamespaceDescriptor
-	(*TableState)(nil),                              // 49: hbase.pb.TableState
-	(Option)(0),                                     // 50: hbase.pb.Option
-	(*ClusterStatus)(nil),                           // 51: hbase.pb.ClusterStatus
-	(*ForeignExceptionMessage)(nil),                 // 52: hbase.pb.ForeignExceptionMessage
+var file_hbkit_Master_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_hbkit_Master_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_hbkit_Master_proto_goTypes = []any{
+	(GetProcedureResultResponse_State)(0),           // 0: hbkit.internal.pb.GetProcedureResultResponse.State
+	(*CreateTableRequest)(nil),                      // 1: hbkit.internal.pb.CreateTableRequest
+	(*CreateTableResponse)(nil),                     // 2: hbkit.internal.pb.CreateTableResponse
+	(*DeleteTableRequest)(nil),                      // 3: hbkit.internal.pb.DeleteTableRequest
+	(*DeleteTableResponse)(nil),                     // 4: hbkit.internal.pb.DeleteTableResponse
+	(*TruncateTableRequest)(nil),                    // 5: hbkit.internal.pb.TruncateTableRequest
+	(*TruncateTableResponse)(nil),                   // 6: hbkit.internal.pb.TruncateTableResponse
+	(*EnableTableRequest)(nil),                      // 7: hbkit.internal.pb.EnableTableRequest
+	(*EnableTableResponse)(nil),                     // 8: hbkit.internal.pb.EnableTableResponse
+	(*DisableTableRequest)(nil),                     // 9: hbkit.internal.pb.DisableTableRequest
+	(*DisableTableResponse)(nil),                    // 10: hbkit.internal.pb.DisableTableResponse
+	(*ModifyTableRequest)(nil),                      // 11: hbkit.internal.pb.ModifyTableRequest
+	(*ModifyTableResponse)(nil),                     // 12: hbkit.internal.pb.ModifyTableResponse
+	(*SplitTableRegionRequest)(nil),                 // 13: hbkit.internal.pb.SplitTableRegionRequest
+	(*SplitTableRegionResponse)(nil),                // 14: hbkit.internal.pb.SplitTableRegionResponse
+	(*CreateNamespaceRequest)(nil),                  // 15: hbkit.internal.pb.CreateNamespaceRequest
+	(*CreateNamespaceResponse)(nil),                 // 16: hbkit.internal.pb.CreateNamespaceResponse
+	(*DeleteNamespaceRequest)(nil),                  // 17: hbkit.internal.pb.DeleteNamespaceRequest
+	(*DeleteNamespaceResponse)(nil),                 // 18: hbkit.internal.pb.DeleteNamespaceResponse
+	(*ModifyNamespaceRequest)(nil),                  // 19: hbkit.internal.pb.ModifyNamespaceRequest
+	(*ModifyNamespaceResponse)(nil),                 // 20: hbkit.internal.pb.ModifyNamespaceResponse
+	(*GetNamespaceDescriptorRequest)(nil),           // 21: hbkit.internal.pb.GetNamespaceDescriptorRequest
+	(*GetNamespaceDescriptorResponse)(nil),          // 22: hbkit.internal.pb.GetNamespaceDescriptorResponse
+	(*ListNamespaceDescriptorsRequest)(nil),         // 23: hbkit.internal.pb.ListNamespaceDescriptorsRequest
+	(*ListNamespaceDescriptorsResponse)(nil),        // 24: hbkit.internal.pb.ListNamespaceDescriptorsResponse
+	(*ListNamespacesRequest)(nil),                   // 25: hbkit.internal.pb.ListNamespacesRequest
+	(*ListNamespacesResponse)(nil),                  // 26: hbkit.internal.pb.ListNamespacesResponse
+	(*ListTableDescriptorsByNamespaceRequest)(nil),  // 27: hbkit.internal.pb.ListTableDescriptorsByNamespaceRequest
+	(*ListTableDescriptorsByNamespaceResponse)(nil), // 28: hbkit.internal.pb.ListTableDescriptorsByNamespaceResponse
+	(*ListTableNamesByNamespaceRequest)(nil),        // 29: hbkit.internal.pb.ListTableNamesByNamespaceRequest
+	(*ListTableNamesByNamespaceResponse)(nil),       // 30: hbkit.internal.pb.ListTableNamesByNamespaceResponse
+	(*GetTableDescriptorsRequest)(nil),              // 31: hbkit.internal.pb.GetTableDescriptorsRequest
+	(*GetTableDescriptorsResponse)(nil),             // 32: hbkit.internal.pb.GetTableDescriptorsResponse
+	(*GetTableNamesRequest)(nil),                    // 33: hbkit.internal.pb.GetTableNamesRequest
+	(*GetTableNamesResponse)(nil),                   // 34: hbkit.internal.pb.GetTableNamesResponse
+	(*GetTableStateRequest)(nil),                    // 35: hbkit.internal.pb.GetTableStateRequest
+	(*GetTableStateResponse)(nil),                   // 36: hbkit.internal.pb.GetTableStateResponse
+	(*GetClusterStatusRequest)(nil),                 // 37: hbkit.internal.pb.GetClusterStatusRequest
+	(*GetClusterStatusResponse)(nil),                // 38: hbkit.internal.pb.GetClusterStatusResponse
+	(*IsMasterRunningRequest)(nil),                  // 39: hbkit.internal.pb.IsMasterRunningRequest
+	(*IsMasterRunningResponse)(nil),                 // 40: hbkit.internal.pb.IsMasterRunningResponse
+	(*ShutdownRequest)(nil),                         // 41: hbkit.internal.pb.ShutdownRequest
+	(*ShutdownResponse)(nil),                        // 42: hbkit.internal.pb.ShutdownResponse
+	(*GetProcedureResultRequest)(nil),               // 43: hbkit.internal.pb.GetProcedureResultRequest
+	(*GetProcedureResultResponse)(nil),              // 44: hbkit.internal.pb.GetProcedureResultResponse
+	(*TableSchema)(nil),                             // 45: hbkit.internal.pb.TableSchema
+	(*TableName)(nil),                               // 46: hbkit.internal.pb.TableName
+	(*RegionInfo)(nil),                              // 47: hbkit.internal.pb.RegionInfo
+	(*NamespaceDescriptor)(nil),                     // 48: hbkit.internal.pb.NamespaceDescriptor
+	(*TableState)(nil),                              // 49: hbkit.internal.pb.TableState
+	(Option)(0),                                     // 50: hbkit.internal.pb.Option
+	(*ClusterStatus)(nil),                           // 51: hbkit.internal.pb.ClusterStatus
+	(*ForeignExceptionMessage)(nil),                 // 52: hbkit.internal.pb.ForeignExceptionMessage
 }
-var file_Master_proto_depIdxs = []int32{
-	45, // 0: hbase.pb.CreateTableRequest.table_schema:type_name -> hbase.pb.TableSchema
-	46, // 1: hbase.pb.DeleteTableRequest.table_name:type_name -> hbase.pb.TableName
-	46, // 2: hbase.pb.TruncateTableRequest.tableName:type_name -> hbase.pb.TableName
-	46, // 3: hbase.pb.EnableTableRequest.table_name:type_name -> hbase.pb.TableName
-	46, // 4: hbase.pb.DisableTableRequest.table_name:type_name -> hbase.pb.TableName
-	46, // 5: hbase.pb.ModifyTableRequest.table_name:type_name -> hbase.pb.TableName
-	45, // 6: hbase.pb.ModifyTableRequest.table_schema:type_name -> hbase.pb.TableSchema
-	47, // 7: hbase.pb.SplitTableRegionRequest.region_info:type_name -> hbase.pb.RegionInfo
-	48, // 8: hbase.pb.CreateNamespaceRequest.namespaceDescriptor:type_name -> hbase.pb.NamespaceDescriptor
-	48, // 9: hbase.pb.ModifyNamespaceRequest.namespaceDescriptor:type_name -> hbase.pb.NamespaceDescriptor
-	48, // 10: hbase.pb.GetNamespaceDescriptorResponse.namespaceDescriptor:type_name -> hbase.pb.NamespaceDescriptor
-	48, // 11: hbase.pb.ListNamespaceDescriptorsResponse.namespaceDescriptor:type_name -> hbase.pb.NamespaceDescriptor
-	45, // 12: hbase.pb.ListTableDescriptorsByNamespaceResponse.tableSchema:type_name -> hbase.pb.TableSchema
-	46, // 13: hbase.pb.ListTableNamesByNamespaceResponse.tableName:type_name -> hbase.pb.TableName
-	46, // 14: hbase.pb.GetTableDescriptorsRequest.table_names:type_name -> hbase.pb.TableName
-	45, // 15: hbase.pb.GetTableDescriptorsResponse.table_schema:type_name -> hbase.pb.TableSchema
-	46, // 16: hbase.pb.GetTableNamesResponse.table_names:type_name -> hbase.pb.TableName
-	46, // 17: hbase.pb.GetTableStateRequest.table_name:type_name -> hbase.pb.TableName
-	49, // 18: hbase.pb.GetTableStateResponse.table_state:type_name -> hbase.pb.TableState
-	50, // 19: hbase.pb.GetClusterStatusRequest.options:type_name -> hbase.pb.Option
-	51, // 20: hbase.pb.GetClusterStatusResponse.cluster_status:type_name -> hbase.pb.ClusterStatus
-	0,  // 21: hbase.pb.GetProcedureResultResponse.state:type_name -> hbase.pb.GetProcedureResultResponse.State
-	52, // 22: hbase.pb.GetProcedureResultResponse.exception:type_name -> hbase.pb.ForeignExceptionMessage
-	31, // 23: hbase.pb.MasterService.GetTableDescriptors:input_type -> hbase.pb.GetTableDescriptorsRequest
-	33, // 24: hbase.pb.MasterService.GetTableNames:input_type -> hbase.pb.GetTableNamesRequest
-	37, // 25: hbase.pb.MasterService.GetClusterStatus:input_type -> hbase.pb.GetClusterStatusRequest
-	39, // 26: hbase.pb.MasterService.IsMasterRunning:input_type -> hbase.pb.IsMasterRunningRequest
-	41, // 27: hbase.pb.MasterService.Shutdown:input_type -> hbase.pb.ShutdownRequest
-	13, // 28: hbase.pb.MasterService.SplitRegion:input_type -> hbase.pb.SplitTableRegionRequest
-	3,  // 29: hbase.pb.MasterService.DeleteTable:input_type -> hbase.pb.DeleteTableRequest
-	5,  // 30: hbase.pb.MasterService.truncateTable:input_type -> hbase.pb.TruncateTableRequest
-	7,  // 31: hbase.pb.MasterService.EnableTable:input_type -> hbase.pb.EnableTableRequest
-	9,  // 32: hbase.pb.MasterService.DisableTable:input_type -> hbase.pb.DisableTableRequest
-	11, // 33: hbase.pb.MasterService.ModifyTable:input_type -> hbase.pb.ModifyTableRequest
-	1,  // 34: hbase.pb.MasterService.CreateTable:input_type -> hbase.pb.CreateTableRequest
-	19, // 35: hbase.pb.MasterService.ModifyNamespace:input_type -> hbase.pb.ModifyNamespaceRequest
-	15, // 36: hbase.pb.MasterService.CreateNamespace:input_type -> hbase.pb.CreateNamespaceRequest
-	17, // 37: hbase.pb.MasterService.DeleteNamespace:input_type -> hbase.pb.DeleteNamespaceRequest
-	21, // 38: hbase.pb.MasterService.GetNamespaceDescriptor:input_type -> hbase.pb.GetNamespaceDescriptorRequest
-	23, // 39: hbase.pb.MasterService.ListNamespaceDescriptors:input_type -> hbase.pb.ListNamespaceDescriptorsRequest
-	27, // 40: hbase.pb.MasterService.ListTableDescriptorsByNamespace:input_type -> hbase.pb.ListTableDescriptorsByNamespaceRequest
-	29, // 41: hbase.pb.MasterService.ListTableNamesByNamespace:input_type -> hbase.pb.ListTableNamesByNamespaceRequest
-	35, // 42: hbase.pb.MasterService.GetTableState:input_type -> hbase.pb.GetTableStateRequest
-	43, // 43: hbase.pb.MasterService.getProcedureResult:input_type -> hbase.pb.GetProcedureResultRequest
-	25, // 44: hbase.pb.MasterService.ListNamespaces:input_type -> hbase.pb.ListNamespacesRequest
-	32, // 45: hbase.pb.MasterService.GetTableDescriptors:output_type -> hbase.pb.GetTableDescriptorsResponse
-	34, // 46: hbase.pb.MasterService.GetTableNames:output_type -> hbase.pb.GetTableNamesResponse
-	38, // 47: hbase.pb.MasterService.GetClusterStatus:output_type -> hbase.pb.GetClusterStatusResponse
-	40, // 48: hbase.pb.MasterService.IsMasterRunning:output_type -> hbase.pb.IsMasterRunningResponse
-	42, // 49: hbase.pb.MasterService.Shutdown:output_type -> hbase.pb.ShutdownResponse
-	14, // 50: hbase.pb.MasterService.SplitRegion:output_type -> hbase.pb.SplitTableRegionResponse
-	4,  // 51: hbase.pb.MasterService.DeleteTable:output_type -> hbase.pb.DeleteTableResponse
-	6,  // 52: hbase.pb.MasterService.truncateTable:output_type -> hbase.pb.TruncateTableResponse
-	8,  // 53: hbase.pb.MasterService.EnableTable:output_type -> hbase.pb.EnableTableResponse
-	10, // 54: hbase.pb.MasterService.DisableTable:output_type -> hbase.pb.DisableTableResponse
-	12, // 55: hbase.pb.MasterService.ModifyTable:output_type -> hbase.pb.ModifyTableResponse
-	2,  // 56: hbase.pb.MasterService.CreateTable:output_type -> hbase.pb.CreateTableResponse
-	20, // 57: hbase.pb.MasterService.ModifyNamespace:output_type -> hbase.pb.ModifyNamespaceResponse
-	16, // 58: hbase.pb.MasterService.CreateNamespace:output_type -> hbase.pb.CreateNamespaceResponse
-	18, // 59: hbase.pb.MasterService.DeleteNamespace:output_type -> hbase.pb.DeleteNamespaceResponse
-	22, // 60: hbase.pb.MasterService.GetNamespaceDescriptor:output_type -> hbase.pb.GetNamespaceDescriptorResponse
-	24, // 61: hbase.pb.MasterService.ListNamespaceDescriptors:output_type -> hbase.pb.ListNamespaceDescriptorsResponse
-	28, // 62: hbase.pb.MasterService.ListTableDescriptorsByNamespace:output_type -> hbase.pb.ListTableDescriptorsByNamespaceResponse
-	30, // 63: hbase.pb.MasterService.ListTableNamesByNamespace:output_type -> hbase.pb.ListTableNamesByNamespaceResponse
-	36, // 64: hbase.pb.MasterService.GetTableState:output_type -> hbase.pb.GetTableStateResponse
-	44, // 65: hbase.pb.MasterService.getProcedureResult:output_type -> hbase.pb.GetProcedureResultResponse
-	26, // 66: hbase.pb.MasterService.ListNamespaces:output_type -> hbase.pb.ListNamespacesResponse
+var file_hbkit_Master_proto_depIdxs = []int32{
+	45, // 0: hbkit.internal.pb.CreateTableRequest.table_schema:type_name -> hbkit.internal.pb.TableSchema
+	46, // 1: hbkit.internal.pb.DeleteTableRequest.table_name:type_name -> hbkit.internal.pb.TableName
+	46, // 2: hbkit.internal.pb.TruncateTableRequest.tableName:type_name -> hbkit.internal.pb.TableName
+	46, // 3: hbkit.internal.pb.EnableTableRequest.table_name:type_name -> hbkit.internal.pb.TableName
+	46, // 4: hbkit.internal.pb.DisableTableRequest.table_name:type_name -> hbkit.internal.pb.TableName
+	46, // 5: hbkit.internal.pb.ModifyTableRequest.table_name:type_name -> hbkit.internal.pb.TableName
+	45, // 6: hbkit.internal.pb.ModifyTableRequest.table_schema:type_name -> hbkit.internal.pb.TableSchema
+	47, // 7: hbkit.internal.pb.SplitTableRegionRequest.region_info:type_name -> hbkit.internal.pb.RegionInfo
+	48, // 8: hbkit.internal.pb.CreateNamespaceRequest.namespaceDescriptor:type_name -> hbkit.internal.pb.NamespaceDescriptor
+	48, // 9: hbkit.internal.pb.ModifyNamespaceRequest.namespaceDescriptor:type_name -> hbkit.internal.pb.NamespaceDescriptor
+	48, // 10: hbkit.internal.pb.GetNamespaceDescriptorResponse.namespaceDescriptor:type_name -> hbkit.internal.pb.NamespaceDescriptor
+	48, // 11: hbkit.internal.pb.ListNamespaceDescriptorsResponse.namespaceDescriptor:type_name -> hbkit.internal.pb.NamespaceDescriptor
+	45, // 12: hbkit.internal.pb.ListTableDescriptorsByNamespaceResponse.tableSchema:type_name -> hbkit.internal.pb.TableSchema
+	46, // 13: hbkit.internal.pb.ListTableNamesByNamespaceResponse.tableName:type_name -> hbkit.internal.pb.TableName
+	46, // 14: hbkit.internal.pb.GetTableDescriptorsRequest.table_names:type_name -> hbkit.internal.pb.TableName
+	45, // 15: hbkit.internal.pb.GetTableDescriptorsResponse.table_schema:type_name -> hbkit.internal.pb.TableSchema
+	46, // 16: hbkit.internal.pb.GetTableNamesResponse.table_names:type_name -> hbkit.internal.pb.TableName
+	46, // 17: hbkit.internal.pb.GetTableStateRequest.table_name:type_name -> hbkit.internal.pb.TableName
+	49, // 18: hbkit.internal.pb.GetTableStateResponse.table_state:type_name -> hbkit.internal.pb.TableState
+	50, // 19: hbkit.internal.pb.GetClusterStatusRequest.options:type_name -> hbkit.internal.pb.Option
+	51, // 20: hbkit.internal.pb.GetClusterStatusResponse.cluster_status:type_name -> hbkit.internal.pb.ClusterStatus
+	0,  // 21: hbkit.internal.pb.GetProcedureResultResponse.state:type_name -> hbkit.internal.pb.GetProcedureResultResponse.State
+	52, // 22: hbkit.internal.pb.GetProcedureResultResponse.exception:type_name -> hbkit.internal.pb.ForeignExceptionMessage
+	31, // 23: hbkit.internal.pb.MasterService.GetTableDescriptors:input_type -> hbkit.internal.pb.GetTableDescriptorsRequest
+	33, // 24: hbkit.internal.pb.MasterService.GetTableNames:input_type -> hbkit.internal.pb.GetTableNamesRequest
+	37, // 25: hbkit.internal.pb.MasterService.GetClusterStatus:input_type -> hbkit.internal.pb.GetClusterStatusRequest
+	39, // 26: hbkit.internal.pb.MasterService.IsMasterRunning:input_type -> hbkit.internal.pb.IsMasterRunningRequest
+	41, // 27: hbkit.internal.pb.MasterService.Shutdown:input_type -> hbkit.internal.pb.ShutdownRequest
+	13, // 28: hbkit.internal.pb.MasterService.SplitRegion:input_type -> hbkit.internal.pb.SplitTableRegionRequest
+	3,  // 29: hbkit.internal.pb.MasterService.DeleteTable:input_type -> hbkit.internal.pb.DeleteTableRequest
+	5,  // 30: hbkit.internal.pb.MasterService.truncateTable:input_type -> hbkit.internal.pb.TruncateTableRequest
+	7,  // 31: hbkit.internal.pb.MasterService.EnableTable:input_type -> hbkit.internal.pb.EnableTableRequest
+	9,  // 32: hbkit.internal.pb.MasterService.DisableTable:input_type -> hbkit.internal.pb.DisableTableRequest
+	11, // 33: hbkit.internal.pb.MasterService.ModifyTable:input_type -> hbkit.internal.pb.ModifyTableRequest
+	1,  // 34: hbkit.internal.pb.MasterService.CreateTable:input_type -> hbkit.internal.pb.CreateTableRequest
+	19, // 35: hbkit.internal.pb.MasterService.ModifyNamespace:input_type -> hbkit.internal.pb.ModifyNamespaceRequest
+	15, // 36: hbkit.internal.pb.MasterService.CreateNamespace:input_type -> hbkit.internal.pb.CreateNamespaceRequest
+	17, // 37: hbkit.internal.pb.MasterService.DeleteNamespace:input_type -> hbkit.internal.pb.DeleteNamespaceRequest
+	21, // 38: hbkit.internal.pb.MasterService.GetNamespaceDescriptor:input_type -> hbkit.internal.pb.GetNamespaceDescriptorRequest
+	23, // 39: hbkit.internal.pb.MasterService.ListNamespaceDescriptors:input_type -> hbkit.internal.pb.ListNamespaceDescriptorsRequest
+	27, // 40: hbkit.internal.pb.MasterService.ListTableDescriptorsByNamespace:input_type -> hbkit.internal.pb.ListTableDescriptorsByNamespaceRequest
+	29, // 41: hbkit.internal.pb.MasterService.ListTableNamesByNamespace:input_type -> hbkit.internal.pb.ListTableNamesByNamespaceRequest
+	35, // 42: hbkit.internal.pb.MasterService.GetTableState:input_type -> hbkit.internal.pb.GetTableStateRequest
+	43, // 43: hbkit.internal.pb.MasterService.getProcedureResult:input_type -> hbkit.internal.pb.GetProcedureResultRequest
+	25, // 44: hbkit.internal.pb.MasterService.ListNamespaces:input_type -> hbkit.internal.pb.ListNamespacesRequest
+	32, // 45: hbkit.internal.pb.MasterService.GetTableDescriptors:output_type -> hbkit.internal.pb.GetTableDescriptorsResponse
+	34, // 46: hbkit.internal.pb.MasterService.GetTableNames:output_type -> hbkit.internal.pb.GetTableNamesResponse
+	38, // 47: hbkit.internal.pb.MasterService.GetClusterStatus:output_type -> hbkit.internal.pb.GetClusterStatusResponse
+	40, // 48: hbkit.internal.pb.MasterService.IsMasterRunning:output_type -> hbkit.internal.pb.IsMasterRunningResponse
+	42, // 49: hbkit.internal.pb.MasterService.Shutdown:output_type -> hbkit.internal.pb.ShutdownResponse
+	14, // 50: hbkit.internal.pb.MasterService.SplitRegion:output_type -> hbkit.internal.pb.SplitTableRegionResponse
+	4,  // 51: hbkit.internal.pb.MasterService.DeleteTable:output_type -> hbkit.internal.pb.DeleteTableResponse
+	6,  // 52: hbkit.internal.pb.MasterService.truncateTable:output_type -> hbkit.internal.pb.TruncateTableResponse
+	8,  // 53: hbkit.internal.pb.MasterService.EnableTable:output_type -> hbkit.internal.pb.EnableTableResponse
+	10, // 54: hbkit.internal.pb.MasterService.DisableTable:output_type -> hbkit.internal.pb.DisableTableResponse
+	12, // 55: hbkit.internal.pb.MasterService.ModifyTable:output_type -> hbkit.internal.pb.ModifyTableResponse
+	2,  // 56: hbkit.internal.pb.MasterService.CreateTable:output_type -> hbkit.internal.pb.CreateTableResponse
+	20, // 57: hbkit.internal.pb.MasterService.ModifyNamespace:output_type -> hbkit.internal.pb.ModifyNamespaceResponse
+	16, // 58: hbkit.internal.pb.MasterService.CreateNamespace:output_type -> hbkit.internal.pb.CreateNamespaceResponse
+	18, // 59: hbkit.internal.pb.MasterService.DeleteNamespace:output_type -> hbkit.internal.pb.DeleteNamespaceResponse
+	22, // 60: hbkit.internal.pb.MasterService.GetNamespaceDescriptor:output_type -> hbkit.internal.pb.GetNamespaceDescriptorResponse
+	24, // 61: hbkit.internal.pb.MasterService.ListNamespaceDescriptors:output_type -> hbkit.internal.pb.ListNamespaceDescriptorsResponse
+	28, // 62: hbkit.internal.pb.MasterService.ListTableDescriptorsByNamespace:output_type -> hbkit.internal.pb.ListTableDescriptorsByNamespaceResponse
+	30, // 63: hbkit.internal.pb.MasterService.ListTableNamesByNamespace:output_type -> hbkit.internal.pb.ListTableNamesByNamespaceResponse
+	36, // 64: hbkit.internal.pb.MasterService.GetTableState:output_type -> hbkit.internal.pb.GetTableStateResponse
+	44, // 65: hbkit.internal.pb.MasterService.getProcedureResult:output_type -> hbkit.internal.pb.GetProcedureResultResponse
+	26, // 66: hbkit.internal.pb.MasterService.ListNamespaces:output_type -> hbkit.internal.pb.ListNamespacesResponse
 	45, // [45:67] is the sub-list for method output_type
 	23, // [23:45] is the sub-list for method input_type
 	23, // [23:23] is the sub-list for extension type_name
@@ -2651,30 +2651,30 @@ var file_Master_proto_depIdxs = []int32{
 	0,  // [0:23] is the sub-list for field type_name
 }
 
-func init() { file_Master_proto_init() }
-func file_Master_proto_init() {
-	if File_Master_proto != nil {
+func init() { file_hbkit_Master_proto_init() }
+func file_hbkit_Master_proto_init() {
+	if File_hbkit_Master_proto != nil {
 		return
 	}
-	file_HBase_proto_init()
-	file_ClusterStatus_proto_init()
-	file_ErrorHandling_proto_init()
+	file_hbkit_HBase_proto_init()
+	file_hbkit_ClusterStatus_proto_init()
+	file_hbkit_ErrorHandling_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_Master_proto_rawDesc), len(file_Master_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_Master_proto_rawDesc), len(file_hbkit_Master_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
-		GoTypes:           file_Master_proto_goTypes,
-		DependencyIndexes: file_Master_proto_depIdxs,
-		EnumInfos:         file_Master_proto_enumTypes,
-		MessageInfos:      file_Master_proto_msgTypes,
+		GoTypes:           file_hbkit_Master_proto_goTypes,
+		DependencyIndexes: file_hbkit_Master_proto_depIdxs,
+		EnumInfos:         file_hbkit_Master_proto_enumTypes,
+		MessageInfos:      file_hbkit_Master_proto_msgTypes,
 	}.Build()
-	File_Master_proto = out.File
-	file_Master_proto_goTypes = nil
-	file_Master_proto_depIdxs = nil
+	File_hbkit_Master_proto = out.File
+	file_hbkit_Master_proto_goTypes = nil
+	file_hbkit_Master_proto_depIdxs = nil
 }

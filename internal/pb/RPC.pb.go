@@ -12,7 +12,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: RPC.proto
+// source: hbkit/RPC.proto
 
 package pb
 
@@ -42,7 +42,7 @@ type UserInformation struct {
 
 func (x *UserInformation) Reset() {
 	*x = UserInformation{}
-	mi := &file_RPC_proto_msgTypes[0]
+	mi := &file_hbkit_RPC_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -54,7 +54,7 @@ func (x *UserInformation) String() string {
 func (*UserInformation) ProtoMessage() {}
 
 func (x *UserInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_RPC_proto_msgTypes[0]
+	mi := &file_hbkit_RPC_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -67,7 +67,7 @@ func (x *UserInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserInformation.ProtoReflect.Descriptor instead.
 func (*UserInformation) Descriptor() ([]byte, []int) {
-	return file_RPC_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_RPC_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *UserInformation) GetEffectiveUser() string {
@@ -103,7 +103,7 @@ type ConnectionHeader struct {
 
 func (x *ConnectionHeader) Reset() {
 	*x = ConnectionHeader{}
-	mi := &file_RPC_proto_msgTypes[1]
+	mi := &file_hbkit_RPC_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -115,7 +115,7 @@ func (x *ConnectionHeader) String() string {
 func (*ConnectionHeader) ProtoMessage() {}
 
 func (x *ConnectionHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_RPC_proto_msgTypes[1]
+	mi := &file_hbkit_RPC_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -128,7 +128,7 @@ func (x *ConnectionHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectionHeader.ProtoReflect.Descriptor instead.
 func (*ConnectionHeader) Descriptor() ([]byte, []int) {
-	return file_RPC_proto_rawDescGZIP(), []int{1}
+	return file_hbkit_RPC_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *ConnectionHeader) GetUserInfo() *UserInformation {
@@ -190,7 +190,7 @@ type ConnectionHeaderResponse struct {
 
 func (x *ConnectionHeaderResponse) Reset() {
 	*x = ConnectionHeaderResponse{}
-	mi := &file_RPC_proto_msgTypes[2]
+	mi := &file_hbkit_RPC_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -202,7 +202,7 @@ func (x *ConnectionHeaderResponse) String() string {
 func (*ConnectionHeaderResponse) ProtoMessage() {}
 
 func (x *ConnectionHeaderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_RPC_proto_msgTypes[2]
+	mi := &file_hbkit_RPC_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -215,7 +215,7 @@ func (x *ConnectionHeaderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectionHeaderResponse.ProtoReflect.Descriptor instead.
 func (*ConnectionHeaderResponse) Descriptor() ([]byte, []int) {
-	return file_RPC_proto_rawDescGZIP(), []int{2}
+	return file_hbkit_RPC_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ConnectionHeaderResponse) GetCryptoCipherMeta() *CryptoCipherMeta {
@@ -235,7 +235,7 @@ type CellBlockMeta struct {
 
 func (x *CellBlockMeta) Reset() {
 	*x = CellBlockMeta{}
-	mi := &file_RPC_proto_msgTypes[3]
+	mi := &file_hbkit_RPC_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -247,7 +247,7 @@ func (x *CellBlockMeta) String() string {
 func (*CellBlockMeta) ProtoMessage() {}
 
 func (x *CellBlockMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_RPC_proto_msgTypes[3]
+	mi := &file_hbkit_RPC_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -260,7 +260,7 @@ func (x *CellBlockMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CellBlockMeta.ProtoReflect.Descriptor instead.
 func (*CellBlockMeta) Descriptor() ([]byte, []int) {
-	return file_RPC_proto_rawDescGZIP(), []int{3}
+	return file_hbkit_RPC_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CellBlockMeta) GetLength() uint32 {
@@ -289,7 +289,7 @@ type ExceptionResponse struct {
 
 func (x *ExceptionResponse) Reset() {
 	*x = ExceptionResponse{}
-	mi := &file_RPC_proto_msgTypes[4]
+	mi := &file_hbkit_RPC_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -301,7 +301,7 @@ func (x *ExceptionResponse) String() string {
 func (*ExceptionResponse) ProtoMessage() {}
 
 func (x *ExceptionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_RPC_proto_msgTypes[4]
+	mi := &file_hbkit_RPC_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -314,7 +314,7 @@ func (x *ExceptionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExceptionResponse.ProtoReflect.Descriptor instead.
 func (*ExceptionResponse) Descriptor() ([]byte, []int) {
-	return file_RPC_proto_rawDescGZIP(), []int{4}
+	return file_hbkit_RPC_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ExceptionResponse) GetExceptionClassName() string {
@@ -372,7 +372,7 @@ type CryptoCipherMeta struct {
 
 func (x *CryptoCipherMeta) Reset() {
 	*x = CryptoCipherMeta{}
-	mi := &file_RPC_proto_msgTypes[5]
+	mi := &file_hbkit_RPC_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -384,7 +384,7 @@ func (x *CryptoCipherMeta) String() string {
 func (*CryptoCipherMeta) ProtoMessage() {}
 
 func (x *CryptoCipherMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_RPC_proto_msgTypes[5]
+	mi := &file_hbkit_RPC_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -397,7 +397,7 @@ func (x *CryptoCipherMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CryptoCipherMeta.ProtoReflect.Descriptor instead.
 func (*CryptoCipherMeta) Descriptor() ([]byte, []int) {
-	return file_RPC_proto_rawDescGZIP(), []int{5}
+	return file_hbkit_RPC_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CryptoCipherMeta) GetTransformation() string {
@@ -458,7 +458,7 @@ type RequestHeader struct {
 
 func (x *RequestHeader) Reset() {
 	*x = RequestHeader{}
-	mi := &file_RPC_proto_msgTypes[6]
+	mi := &file_hbkit_RPC_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -470,7 +470,7 @@ func (x *RequestHeader) String() string {
 func (*RequestHeader) ProtoMessage() {}
 
 func (x *RequestHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_RPC_proto_msgTypes[6]
+	mi := &file_hbkit_RPC_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -483,7 +483,7 @@ func (x *RequestHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestHeader.ProtoReflect.Descriptor instead.
 func (*RequestHeader) Descriptor() ([]byte, []int) {
-	return file_RPC_proto_rawDescGZIP(), []int{6}
+	return file_hbkit_RPC_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RequestHeader) GetCallId() uint32 {
@@ -555,7 +555,7 @@ type ResponseHeader struct {
 
 func (x *ResponseHeader) Reset() {
 	*x = ResponseHeader{}
-	mi := &file_RPC_proto_msgTypes[7]
+	mi := &file_hbkit_RPC_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -567,7 +567,7 @@ func (x *ResponseHeader) String() string {
 func (*ResponseHeader) ProtoMessage() {}
 
 func (x *ResponseHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_RPC_proto_msgTypes[7]
+	mi := &file_hbkit_RPC_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -580,7 +580,7 @@ func (x *ResponseHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResponseHeader.ProtoReflect.Descriptor instead.
 func (*ResponseHeader) Descriptor() ([]byte, []int) {
-	return file_RPC_proto_rawDescGZIP(), []int{7}
+	return file_hbkit_RPC_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ResponseHeader) GetCallId() uint32 {
@@ -604,24 +604,24 @@ func (x *ResponseHeader) GetCellBlockMeta() *CellBlockMeta {
 	return nil
 }
 
-var File_RPC_proto protoreflect.FileDescriptor
+var File_hbkit_RPC_proto protoreflect.FileDescriptor
 
-const file_RPC_proto_rawDesc = "" +
+const file_hbkit_RPC_proto_rawDesc = "" +
 	"\n" +
-	"\tRPC.proto\x12\bhbase.pb\x1a\rTracing.proto\x1a\vHBase.proto\"U\n" +
+	"\x0fhbkit/RPC.proto\x12\x11hbkit.internal.pb\x1a\x13hbkit/Tracing.proto\x1a\x11hbkit/HBase.proto\"U\n" +
 	"\x0fUserInformation\x12%\n" +
 	"\x0eeffective_user\x18\x01 \x02(\tR\reffectiveUser\x12\x1b\n" +
-	"\treal_user\x18\x02 \x01(\tR\brealUser\"\x9b\x03\n" +
-	"\x10ConnectionHeader\x126\n" +
-	"\tuser_info\x18\x01 \x01(\v2\x19.hbase.pb.UserInformationR\buserInfo\x12!\n" +
+	"\treal_user\x18\x02 \x01(\tR\brealUser\"\xb6\x03\n" +
+	"\x10ConnectionHeader\x12?\n" +
+	"\tuser_info\x18\x01 \x01(\v2\".hbkit.internal.pb.UserInformationR\buserInfo\x12!\n" +
 	"\fservice_name\x18\x02 \x01(\tR\vserviceName\x123\n" +
 	"\x16cell_block_codec_class\x18\x03 \x01(\tR\x13cellBlockCodecClass\x12=\n" +
-	"\x1bcell_block_compressor_class\x18\x04 \x01(\tR\x18cellBlockCompressorClass\x128\n" +
-	"\fversion_info\x18\x05 \x01(\v2\x15.hbase.pb.VersionInfoR\vversionInfo\x12G\n" +
-	" rpc_crypto_cipher_transformation\x18\x06 \x01(\tR\x1drpcCryptoCipherTransformation\x125\n" +
-	"\tattribute\x18\a \x03(\v2\x17.hbase.pb.NameBytesPairR\tattribute\"d\n" +
-	"\x18ConnectionHeaderResponse\x12H\n" +
-	"\x12crypto_cipher_meta\x18\x01 \x01(\v2\x1a.hbase.pb.CryptoCipherMetaR\x10cryptoCipherMeta\"'\n" +
+	"\x1bcell_block_compressor_class\x18\x04 \x01(\tR\x18cellBlockCompressorClass\x12A\n" +
+	"\fversion_info\x18\x05 \x01(\v2\x1e.hbkit.internal.pb.VersionInfoR\vversionInfo\x12G\n" +
+	" rpc_crypto_cipher_transformation\x18\x06 \x01(\tR\x1drpcCryptoCipherTransformation\x12>\n" +
+	"\tattribute\x18\a \x03(\v2 .hbkit.internal.pb.NameBytesPairR\tattribute\"m\n" +
+	"\x18ConnectionHeaderResponse\x12Q\n" +
+	"\x12crypto_cipher_meta\x18\x01 \x01(\v2#.hbkit.internal.pb.CryptoCipherMetaR\x10cryptoCipherMeta\"'\n" +
 	"\rCellBlockMeta\x12\x16\n" +
 	"\x06length\x18\x01 \x01(\rR\x06length\"\xe5\x01\n" +
 	"\x11ExceptionResponse\x120\n" +
@@ -638,59 +638,59 @@ const file_RPC_proto_rawDesc = "" +
 	"\x05inKey\x18\x02 \x01(\fR\x05inKey\x12\x12\n" +
 	"\x04inIv\x18\x03 \x01(\fR\x04inIv\x12\x16\n" +
 	"\x06outKey\x18\x04 \x01(\fR\x06outKey\x12\x14\n" +
-	"\x05outIv\x18\x05 \x01(\fR\x05outIv\"\xcf\x02\n" +
+	"\x05outIv\x18\x05 \x01(\fR\x05outIv\"\xea\x02\n" +
 	"\rRequestHeader\x12\x17\n" +
-	"\acall_id\x18\x01 \x01(\rR\x06callId\x121\n" +
+	"\acall_id\x18\x01 \x01(\rR\x06callId\x12:\n" +
 	"\n" +
-	"trace_info\x18\x02 \x01(\v2\x12.hbase.pb.RPCTInfoR\ttraceInfo\x12\x1f\n" +
+	"trace_info\x18\x02 \x01(\v2\x1b.hbkit.internal.pb.RPCTInfoR\ttraceInfo\x12\x1f\n" +
 	"\vmethod_name\x18\x03 \x01(\tR\n" +
 	"methodName\x12#\n" +
-	"\rrequest_param\x18\x04 \x01(\bR\frequestParam\x12?\n" +
-	"\x0fcell_block_meta\x18\x05 \x01(\v2\x17.hbase.pb.CellBlockMetaR\rcellBlockMeta\x12\x1a\n" +
+	"\rrequest_param\x18\x04 \x01(\bR\frequestParam\x12H\n" +
+	"\x0fcell_block_meta\x18\x05 \x01(\v2 .hbkit.internal.pb.CellBlockMetaR\rcellBlockMeta\x12\x1a\n" +
 	"\bpriority\x18\x06 \x01(\rR\bpriority\x12\x18\n" +
-	"\atimeout\x18\a \x01(\rR\atimeout\x125\n" +
-	"\tattribute\x18\b \x03(\v2\x17.hbase.pb.NameBytesPairR\tattribute\"\xa5\x01\n" +
+	"\atimeout\x18\a \x01(\rR\atimeout\x12>\n" +
+	"\tattribute\x18\b \x03(\v2 .hbkit.internal.pb.NameBytesPairR\tattribute\"\xb7\x01\n" +
 	"\x0eResponseHeader\x12\x17\n" +
-	"\acall_id\x18\x01 \x01(\rR\x06callId\x129\n" +
-	"\texception\x18\x02 \x01(\v2\x1b.hbase.pb.ExceptionResponseR\texception\x12?\n" +
-	"\x0fcell_block_meta\x18\x03 \x01(\v2\x17.hbase.pb.CellBlockMetaR\rcellBlockMetaB$Z\"github.com/hbkit/hbkit/internal/pb"
+	"\acall_id\x18\x01 \x01(\rR\x06callId\x12B\n" +
+	"\texception\x18\x02 \x01(\v2$.hbkit.internal.pb.ExceptionResponseR\texception\x12H\n" +
+	"\x0fcell_block_meta\x18\x03 \x01(\v2 .hbkit.internal.pb.CellBlockMetaR\rcellBlockMetaB$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_RPC_proto_rawDescOnce sync.Once
-	file_RPC_proto_rawDescData []byte
+	file_hbkit_RPC_proto_rawDescOnce sync.Once
+	file_hbkit_RPC_proto_rawDescData []byte
 )
 
-func file_RPC_proto_rawDescGZIP() []byte {
-	file_RPC_proto_rawDescOnce.Do(func() {
-		file_RPC_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_RPC_proto_rawDesc), len(file_RPC_proto_rawDesc)))
+func file_hbkit_RPC_proto_rawDescGZIP() []byte {
+	file_hbkit_RPC_proto_rawDescOnce.Do(func() {
+		file_hbkit_RPC_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_RPC_proto_rawDesc), len(file_hbkit_RPC_proto_rawDesc)))
 	})
-	return file_RPC_proto_rawDescData
+	return file_hbkit_RPC_proto_rawDescData
 }
 
-var file_RPC_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
-var file_RPC_proto_goTypes = []any{
-	(*UserInformation)(nil),          // 0: hbase.pb.UserInformation
-	(*ConnectionHeader)(nil),         // 1: hbase.pb.ConnectionHeader
-	(*ConnectionHeaderResponse)(nil), // 2: hbase.pb.ConnectionHeaderResponse
-	(*CellBlockMeta)(nil),            // 3: hbase.pb.CellBlockMeta
-	(*ExceptionResponse)(nil),        // 4: hbase.pb.ExceptionResponse
-	(*CryptoCipherMeta)(nil),         // 5: hbase.pb.CryptoCipherMeta
-	(*RequestHeader)(nil),            // 6: hbase.pb.RequestHeader
-	(*ResponseHeader)(nil),           // 7: hbase.pb.ResponseHeader
-	(*VersionInfo)(nil),              // 8: hbase.pb.VersionInfo
-	(*NameBytesPair)(nil),            // 9: hbase.pb.NameBytesPair
-	(*RPCTInfo)(nil),                 // 10: hbase.pb.RPCTInfo
+var file_hbkit_RPC_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_hbkit_RPC_proto_goTypes = []any{
+	(*UserInformation)(nil),          // 0: hbkit.internal.pb.UserInformation
+	(*ConnectionHeader)(nil),         // 1: hbkit.internal.pb.ConnectionHeader
+	(*ConnectionHeaderResponse)(nil), // 2: hbkit.internal.pb.ConnectionHeaderResponse
+	(*CellBlockMeta)(nil),            // 3: hbkit.internal.pb.CellBlockMeta
+	(*ExceptionResponse)(nil),        // 4: hbkit.internal.pb.ExceptionResponse
+	(*CryptoCipherMeta)(nil),         // 5: hbkit.internal.pb.CryptoCipherMeta
+	(*RequestHeader)(nil),            // 6: hbkit.internal.pb.RequestHeader
+	(*ResponseHeader)(nil),           // 7: hbkit.internal.pb.ResponseHeader
+	(*VersionInfo)(nil),              // 8: hbkit.internal.pb.VersionInfo
+	(*NameBytesPair)(nil),            // 9: hbkit.internal.pb.NameBytesPair
+	(*RPCTInfo)(nil),                 // 10: hbkit.internal.pb.RPCTInfo
 }
-var file_RPC_proto_depIdxs = []int32{
-	0,  // 0: hbase.pb.ConnectionHeader.user_info:type_name -> hbase.pb.UserInformation
-	8,  // 1: hbase.pb.ConnectionHeader.version_info:type_name -> hbase.pb.VersionInfo
-	9,  // 2: hbase.pb.ConnectionHeader.attribute:type_name -> hbase.pb.NameBytesPair
-	5,  // 3: hbase.pb.ConnectionHeaderResponse.crypto_cipher_meta:type_name -> hbase.pb.CryptoCipherMeta
-	10, // 4: hbase.pb.RequestHeader.trace_info:type_name -> hbase.pb.RPCTInfo
-	3,  // 5: hbase.pb.RequestHeader.cell_block_meta:type_name -> hbase.pb.CellBlockMeta
-	9,  // 6: hbase.pb.RequestHeader.attribute:type_name -> hbase.pb.NameBytesPair
-	4,  // 7: hbase.pb.ResponseHeader.exception:type_name -> hbase.pb.ExceptionResponse
-	3,  // 8: hbase.pb.ResponseHeader.cell_block_meta:type_name -> hbase.pb.CellBlockMeta
+var file_hbkit_RPC_proto_depIdxs = []int32{
+	0,  // 0: hbkit.internal.pb.ConnectionHeader.user_info:type_name -> hbkit.internal.pb.UserInformation
+	8,  // 1: hbkit.internal.pb.ConnectionHeader.version_info:type_name -> hbkit.internal.pb.VersionInfo
+	9,  // 2: hbkit.internal.pb.ConnectionHeader.attribute:type_name -> hbkit.internal.pb.NameBytesPair
+	5,  // 3: hbkit.internal.pb.ConnectionHeaderResponse.crypto_cipher_meta:type_name -> hbkit.internal.pb.CryptoCipherMeta
+	10, // 4: hbkit.internal.pb.RequestHeader.trace_info:type_name -> hbkit.internal.pb.RPCTInfo
+	3,  // 5: hbkit.internal.pb.RequestHeader.cell_block_meta:type_name -> hbkit.internal.pb.CellBlockMeta
+	9,  // 6: hbkit.internal.pb.RequestHeader.attribute:type_name -> hbkit.internal.pb.NameBytesPair
+	4,  // 7: hbkit.internal.pb.ResponseHeader.exception:type_name -> hbkit.internal.pb.ExceptionResponse
+	3,  // 8: hbkit.internal.pb.ResponseHeader.cell_block_meta:type_name -> hbkit.internal.pb.CellBlockMeta
 	9,  // [9:9] is the sub-list for method output_type
 	9,  // [9:9] is the sub-list for method input_type
 	9,  // [9:9] is the sub-list for extension type_name
@@ -698,28 +698,28 @@ var file_RPC_proto_depIdxs = []int32{
 	0,  // [0:9] is the sub-list for field type_name
 }
 
-func init() { file_RPC_proto_init() }
-func file_RPC_proto_init() {
-	if File_RPC_proto != nil {
+func init() { file_hbkit_RPC_proto_init() }
+func file_hbkit_RPC_proto_init() {
+	if File_hbkit_RPC_proto != nil {
 		return
 	}
-	file_Tracing_proto_init()
-	file_HBase_proto_init()
+	file_hbkit_Tracing_proto_init()
+	file_hbkit_HBase_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_RPC_proto_rawDesc), len(file_RPC_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_RPC_proto_rawDesc), len(file_hbkit_RPC_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_RPC_proto_goTypes,
-		DependencyIndexes: file_RPC_proto_depIdxs,
-		MessageInfos:      file_RPC_proto_msgTypes,
+		GoTypes:           file_hbkit_RPC_proto_goTypes,
+		DependencyIndexes: file_hbkit_RPC_proto_depIdxs,
+		MessageInfos:      file_hbkit_RPC_proto_msgTypes,
 	}.Build()
-	File_RPC_proto = out.File
-	file_RPC_proto_goTypes = nil
-	file_RPC_proto_depIdxs = nil
+	File_hbkit_RPC_proto = out.File
+	file_hbkit_RPC_proto_goTypes = nil
+	file_hbkit_RPC_proto_depIdxs = nil
 }

@@ -6,7 +6,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: Registry.proto
+// source: hbkit/Registry.proto
 
 package pb
 
@@ -33,7 +33,7 @@ type GetClusterIdRequest struct {
 
 func (x *GetClusterIdRequest) Reset() {
 	*x = GetClusterIdRequest{}
-	mi := &file_Registry_proto_msgTypes[0]
+	mi := &file_hbkit_Registry_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -45,7 +45,7 @@ func (x *GetClusterIdRequest) String() string {
 func (*GetClusterIdRequest) ProtoMessage() {}
 
 func (x *GetClusterIdRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Registry_proto_msgTypes[0]
+	mi := &file_hbkit_Registry_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -58,7 +58,7 @@ func (x *GetClusterIdRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterIdRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterIdRequest) Descriptor() ([]byte, []int) {
-	return file_Registry_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_Registry_proto_rawDescGZIP(), []int{0}
 }
 
 type GetClusterIdResponse struct {
@@ -70,7 +70,7 @@ type GetClusterIdResponse struct {
 
 func (x *GetClusterIdResponse) Reset() {
 	*x = GetClusterIdResponse{}
-	mi := &file_Registry_proto_msgTypes[1]
+	mi := &file_hbkit_Registry_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -82,7 +82,7 @@ func (x *GetClusterIdResponse) String() string {
 func (*GetClusterIdResponse) ProtoMessage() {}
 
 func (x *GetClusterIdResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Registry_proto_msgTypes[1]
+	mi := &file_hbkit_Registry_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -95,7 +95,7 @@ func (x *GetClusterIdResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterIdResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterIdResponse) Descriptor() ([]byte, []int) {
-	return file_Registry_proto_rawDescGZIP(), []int{1}
+	return file_hbkit_Registry_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *GetClusterIdResponse) GetClusterId() string {
@@ -113,7 +113,7 @@ type GetActiveMasterRequest struct {
 
 func (x *GetActiveMasterRequest) Reset() {
 	*x = GetActiveMasterRequest{}
-	mi := &file_Registry_proto_msgTypes[2]
+	mi := &file_hbkit_Registry_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -125,7 +125,7 @@ func (x *GetActiveMasterRequest) String() string {
 func (*GetActiveMasterRequest) ProtoMessage() {}
 
 func (x *GetActiveMasterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Registry_proto_msgTypes[2]
+	mi := &file_hbkit_Registry_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -138,7 +138,7 @@ func (x *GetActiveMasterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetActiveMasterRequest.ProtoReflect.Descriptor instead.
 func (*GetActiveMasterRequest) Descriptor() ([]byte, []int) {
-	return file_Registry_proto_rawDescGZIP(), []int{2}
+	return file_hbkit_Registry_proto_rawDescGZIP(), []int{2}
 }
 
 type GetActiveMasterResponse struct {
@@ -150,7 +150,7 @@ type GetActiveMasterResponse struct {
 
 func (x *GetActiveMasterResponse) Reset() {
 	*x = GetActiveMasterResponse{}
-	mi := &file_Registry_proto_msgTypes[3]
+	mi := &file_hbkit_Registry_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -162,7 +162,7 @@ func (x *GetActiveMasterResponse) String() string {
 func (*GetActiveMasterResponse) ProtoMessage() {}
 
 func (x *GetActiveMasterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Registry_proto_msgTypes[3]
+	mi := &file_hbkit_Registry_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -175,7 +175,7 @@ func (x *GetActiveMasterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetActiveMasterResponse.ProtoReflect.Descriptor instead.
 func (*GetActiveMasterResponse) Descriptor() ([]byte, []int) {
-	return file_Registry_proto_rawDescGZIP(), []int{3}
+	return file_hbkit_Registry_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *GetActiveMasterResponse) GetServerName() *ServerName {
@@ -193,7 +193,7 @@ type GetMetaRegionLocationsRequest struct {
 
 func (x *GetMetaRegionLocationsRequest) Reset() {
 	*x = GetMetaRegionLocationsRequest{}
-	mi := &file_Registry_proto_msgTypes[4]
+	mi := &file_hbkit_Registry_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -205,7 +205,7 @@ func (x *GetMetaRegionLocationsRequest) String() string {
 func (*GetMetaRegionLocationsRequest) ProtoMessage() {}
 
 func (x *GetMetaRegionLocationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Registry_proto_msgTypes[4]
+	mi := &file_hbkit_Registry_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -218,7 +218,7 @@ func (x *GetMetaRegionLocationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMetaRegionLocationsRequest.ProtoReflect.Descriptor instead.
 func (*GetMetaRegionLocationsRequest) Descriptor() ([]byte, []int) {
-	return file_Registry_proto_rawDescGZIP(), []int{4}
+	return file_hbkit_Registry_proto_rawDescGZIP(), []int{4}
 }
 
 type GetMetaRegionLocationsResponse struct {
@@ -230,7 +230,7 @@ type GetMetaRegionLocationsResponse struct {
 
 func (x *GetMetaRegionLocationsResponse) Reset() {
 	*x = GetMetaRegionLocationsResponse{}
-	mi := &file_Registry_proto_msgTypes[5]
+	mi := &file_hbkit_Registry_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -242,7 +242,7 @@ func (x *GetMetaRegionLocationsResponse) String() string {
 func (*GetMetaRegionLocationsResponse) ProtoMessage() {}
 
 func (x *GetMetaRegionLocationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Registry_proto_msgTypes[5]
+	mi := &file_hbkit_Registry_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -255,7 +255,7 @@ func (x *GetMetaRegionLocationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMetaRegionLocationsResponse.ProtoReflect.Descriptor instead.
 func (*GetMetaRegionLocationsResponse) Descriptor() ([]byte, []int) {
-	return file_Registry_proto_rawDescGZIP(), []int{5}
+	return file_hbkit_Registry_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetMetaRegionLocationsResponse) GetMetaLocations() []*RegionLocation {
@@ -273,7 +273,7 @@ type GetBootstrapNodesRequest struct {
 
 func (x *GetBootstrapNodesRequest) Reset() {
 	*x = GetBootstrapNodesRequest{}
-	mi := &file_Registry_proto_msgTypes[6]
+	mi := &file_hbkit_Registry_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -285,7 +285,7 @@ func (x *GetBootstrapNodesRequest) String() string {
 func (*GetBootstrapNodesRequest) ProtoMessage() {}
 
 func (x *GetBootstrapNodesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_Registry_proto_msgTypes[6]
+	mi := &file_hbkit_Registry_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -298,7 +298,7 @@ func (x *GetBootstrapNodesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBootstrapNodesRequest.ProtoReflect.Descriptor instead.
 func (*GetBootstrapNodesRequest) Descriptor() ([]byte, []int) {
-	return file_Registry_proto_rawDescGZIP(), []int{6}
+	return file_hbkit_Registry_proto_rawDescGZIP(), []int{6}
 }
 
 type GetBootstrapNodesResponse struct {
@@ -310,7 +310,7 @@ type GetBootstrapNodesResponse struct {
 
 func (x *GetBootstrapNodesResponse) Reset() {
 	*x = GetBootstrapNodesResponse{}
-	mi := &file_Registry_proto_msgTypes[7]
+	mi := &file_hbkit_Registry_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -322,7 +322,7 @@ func (x *GetBootstrapNodesResponse) String() string {
 func (*GetBootstrapNodesResponse) ProtoMessage() {}
 
 func (x *GetBootstrapNodesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_Registry_proto_msgTypes[7]
+	mi := &file_hbkit_Registry_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -335,7 +335,7 @@ func (x *GetBootstrapNodesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBootstrapNodesResponse.ProtoReflect.Descriptor instead.
 func (*GetBootstrapNodesResponse) Descriptor() ([]byte, []int) {
-	return file_Registry_proto_rawDescGZIP(), []int{7}
+	return file_hbkit_Registry_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetBootstrapNodesResponse) GetServerName() []*ServerName {
@@ -345,69 +345,69 @@ func (x *GetBootstrapNodesResponse) GetServerName() []*ServerName {
 	return nil
 }
 
-var File_Registry_proto protoreflect.FileDescriptor
+var File_hbkit_Registry_proto protoreflect.FileDescriptor
 
-const file_Registry_proto_rawDesc = "" +
+const file_hbkit_Registry_proto_rawDesc = "" +
 	"\n" +
-	"\x0eRegistry.proto\x12\bhbase.pb\x1a\vHBase.proto\"\x15\n" +
+	"\x14hbkit/Registry.proto\x12\x11hbkit.internal.pb\x1a\x11hbkit/HBase.proto\"\x15\n" +
 	"\x13GetClusterIdRequest\"5\n" +
 	"\x14GetClusterIdResponse\x12\x1d\n" +
 	"\n" +
 	"cluster_id\x18\x01 \x01(\tR\tclusterId\"\x18\n" +
-	"\x16GetActiveMasterRequest\"P\n" +
-	"\x17GetActiveMasterResponse\x125\n" +
-	"\vserver_name\x18\x01 \x01(\v2\x14.hbase.pb.ServerNameR\n" +
+	"\x16GetActiveMasterRequest\"Y\n" +
+	"\x17GetActiveMasterResponse\x12>\n" +
+	"\vserver_name\x18\x01 \x01(\v2\x1d.hbkit.internal.pb.ServerNameR\n" +
 	"serverName\"\x1f\n" +
-	"\x1dGetMetaRegionLocationsRequest\"a\n" +
-	"\x1eGetMetaRegionLocationsResponse\x12?\n" +
-	"\x0emeta_locations\x18\x01 \x03(\v2\x18.hbase.pb.RegionLocationR\rmetaLocations\"\x1a\n" +
-	"\x18GetBootstrapNodesRequest\"R\n" +
-	"\x19GetBootstrapNodesResponse\x125\n" +
-	"\vserver_name\x18\x01 \x03(\v2\x14.hbase.pb.ServerNameR\n" +
-	"serverName2\x85\x03\n" +
-	"\x11ClientMetaService\x12M\n" +
-	"\fGetClusterId\x12\x1d.hbase.pb.GetClusterIdRequest\x1a\x1e.hbase.pb.GetClusterIdResponse\x12V\n" +
-	"\x0fGetActiveMaster\x12 .hbase.pb.GetActiveMasterRequest\x1a!.hbase.pb.GetActiveMasterResponse\x12k\n" +
-	"\x16GetMetaRegionLocations\x12'.hbase.pb.GetMetaRegionLocationsRequest\x1a(.hbase.pb.GetMetaRegionLocationsResponse\x12\\\n" +
-	"\x11GetBootstrapNodes\x12\".hbase.pb.GetBootstrapNodesRequest\x1a#.hbase.pb.GetBootstrapNodesResponseB$Z\"github.com/hbkit/hbkit/internal/pb"
+	"\x1dGetMetaRegionLocationsRequest\"j\n" +
+	"\x1eGetMetaRegionLocationsResponse\x12H\n" +
+	"\x0emeta_locations\x18\x01 \x03(\v2!.hbkit.internal.pb.RegionLocationR\rmetaLocations\"\x1a\n" +
+	"\x18GetBootstrapNodesRequest\"[\n" +
+	"\x19GetBootstrapNodesResponse\x12>\n" +
+	"\vserver_name\x18\x01 \x03(\v2\x1d.hbkit.internal.pb.ServerNameR\n" +
+	"serverName2\xcd\x03\n" +
+	"\x11ClientMetaService\x12_\n" +
+	"\fGetClusterId\x12&.hbkit.internal.pb.GetClusterIdRequest\x1a'.hbkit.internal.pb.GetClusterIdResponse\x12h\n" +
+	"\x0fGetActiveMaster\x12).hbkit.internal.pb.GetActiveMasterRequest\x1a*.hbkit.internal.pb.GetActiveMasterResponse\x12}\n" +
+	"\x16GetMetaRegionLocations\x120.hbkit.internal.pb.GetMetaRegionLocationsRequest\x1a1.hbkit.internal.pb.GetMetaRegionLocationsResponse\x12n\n" +
+	"\x11GetBootstrapNodes\x12+.hbkit.internal.pb.GetBootstrapNodesRequest\x1a,.hbkit.internal.pb.GetBootstrapNodesResponseB$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_Registry_proto_rawDescOnce sync.Once
-	file_Registry_proto_rawDescData []byte
+	file_hbkit_Registry_proto_rawDescOnce sync.Once
+	file_hbkit_Registry_proto_rawDescData []byte
 )
 
-func file_Registry_proto_rawDescGZIP() []byte {
-	file_Registry_proto_rawDescOnce.Do(func() {
-		file_Registry_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_Registry_proto_rawDesc), len(file_Registry_proto_rawDesc)))
+func file_hbkit_Registry_proto_rawDescGZIP() []byte {
+	file_hbkit_Registry_proto_rawDescOnce.Do(func() {
+		file_hbkit_Registry_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_Registry_proto_rawDesc), len(file_hbkit_Registry_proto_rawDesc)))
 	})
-	return file_Registry_proto_rawDescData
+	return file_hbkit_Registry_proto_rawDescData
 }
 
-var file_Registry_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
-var file_Registry_proto_goTypes = []any{
-	(*GetClusterIdRequest)(nil),            // 0: hbase.pb.GetClusterIdRequest
-	(*GetClusterIdResponse)(nil),           // 1: hbase.pb.GetClusterIdResponse
-	(*GetActiveMasterRequest)(nil),         // 2: hbase.pb.GetActiveMasterRequest
-	(*GetActiveMasterResponse)(nil),        // 3: hbase.pb.GetActiveMasterResponse
-	(*GetMetaRegionLocationsRequest)(nil),  // 4: hbase.pb.GetMetaRegionLocationsRequest
-	(*GetMetaRegionLocationsResponse)(nil), // 5: hbase.pb.GetMetaRegionLocationsResponse
-	(*GetBootstrapNodesRequest)(nil),       // 6: hbase.pb.GetBootstrapNodesRequest
-	(*GetBootstrapNodesResponse)(nil),      // 7: hbase.pb.GetBootstrapNodesResponse
-	(*ServerName)(nil),                     // 8: hbase.pb.ServerName
-	(*RegionLocation)(nil),                 // 9: hbase.pb.RegionLocation
+var file_hbkit_Registry_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_hbkit_Registry_proto_goTypes = []any{
+	(*GetClusterIdRequest)(nil),            // 0: hbkit.internal.pb.GetClusterIdRequest
+	(*GetClusterIdResponse)(nil),           // 1: hbkit.internal.pb.GetClusterIdResponse
+	(*GetActiveMasterRequest)(nil),         // 2: hbkit.internal.pb.GetActiveMasterRequest
+	(*GetActiveMasterResponse)(nil),        // 3: hbkit.internal.pb.GetActiveMasterResponse
+	(*GetMetaRegionLocationsRequest)(nil),  // 4: hbkit.internal.pb.GetMetaRegionLocationsRequest
+	(*GetMetaRegionLocationsResponse)(nil), // 5: hbkit.internal.pb.GetMetaRegionLocationsResponse
+	(*GetBootstrapNodesRequest)(nil),       // 6: hbkit.internal.pb.GetBootstrapNodesRequest
+	(*GetBootstrapNodesResponse)(nil),      // 7: hbkit.internal.pb.GetBootstrapNodesResponse
+	(*ServerName)(nil),                     // 8: hbkit.internal.pb.ServerName
+	(*RegionLocation)(nil),                 // 9: hbkit.internal.pb.RegionLocation
 }
-var file_Registry_proto_depIdxs = []int32{
-	8, // 0: hbase.pb.GetActiveMasterResponse.server_name:type_name -> hbase.pb.ServerName
-	9, // 1: hbase.pb.GetMetaRegionLocationsResponse.meta_locations:type_name -> hbase.pb.RegionLocation
-	8, // 2: hbase.pb.GetBootstrapNodesResponse.server_name:type_name -> hbase.pb.ServerName
-	0, // 3: hbase.pb.ClientMetaService.GetClusterId:input_type -> hbase.pb.GetClusterIdRequest
-	2, // 4: hbase.pb.ClientMetaService.GetActiveMaster:input_type -> hbase.pb.GetActiveMasterRequest
-	4, // 5: hbase.pb.ClientMetaService.GetMetaRegionLocations:input_type -> hbase.pb.GetMetaRegionLocationsRequest
-	6, // 6: hbase.pb.ClientMetaService.GetBootstrapNodes:input_type -> hbase.pb.GetBootstrapNodesRequest
-	1, // 7: hbase.pb.ClientMetaService.GetClusterId:output_type -> hbase.pb.GetClusterIdResponse
-	3, // 8: hbase.pb.ClientMetaService.GetActiveMaster:output_type -> hbase.pb.GetActiveMasterResponse
-	5, // 9: hbase.pb.ClientMetaService.GetMetaRegionLocations:output_type -> hbase.pb.GetMetaRegionLocationsResponse
-	7, // 10: hbase.pb.ClientMetaService.GetBootstrapNodes:output_type -> hbase.pb.GetBootstrapNodesResponse
+var file_hbkit_Registry_proto_depIdxs = []int32{
+	8, // 0: hbkit.internal.pb.GetActiveMasterResponse.server_name:type_name -> hbkit.internal.pb.ServerName
+	9, // 1: hbkit.internal.pb.GetMetaRegionLocationsResponse.meta_locations:type_name -> hbkit.internal.pb.RegionLocation
+	8, // 2: hbkit.internal.pb.GetBootstrapNodesResponse.server_name:type_name -> hbkit.internal.pb.ServerName
+	0, // 3: hbkit.internal.pb.ClientMetaService.GetClusterId:input_type -> hbkit.internal.pb.GetClusterIdRequest
+	2, // 4: hbkit.internal.pb.ClientMetaService.GetActiveMaster:input_type -> hbkit.internal.pb.GetActiveMasterRequest
+	4, // 5: hbkit.internal.pb.ClientMetaService.GetMetaRegionLocations:input_type -> hbkit.internal.pb.GetMetaRegionLocationsRequest
+	6, // 6: hbkit.internal.pb.ClientMetaService.GetBootstrapNodes:input_type -> hbkit.internal.pb.GetBootstrapNodesRequest
+	1, // 7: hbkit.internal.pb.ClientMetaService.GetClusterId:output_type -> hbkit.internal.pb.GetClusterIdResponse
+	3, // 8: hbkit.internal.pb.ClientMetaService.GetActiveMaster:output_type -> hbkit.internal.pb.GetActiveMasterResponse
+	5, // 9: hbkit.internal.pb.ClientMetaService.GetMetaRegionLocations:output_type -> hbkit.internal.pb.GetMetaRegionLocationsResponse
+	7, // 10: hbkit.internal.pb.ClientMetaService.GetBootstrapNodes:output_type -> hbkit.internal.pb.GetBootstrapNodesResponse
 	7, // [7:11] is the sub-list for method output_type
 	3, // [3:7] is the sub-list for method input_type
 	3, // [3:3] is the sub-list for extension type_name
@@ -415,27 +415,27 @@ var file_Registry_proto_depIdxs = []int32{
 	0, // [0:3] is the sub-list for field type_name
 }
 
-func init() { file_Registry_proto_init() }
-func file_Registry_proto_init() {
-	if File_Registry_proto != nil {
+func init() { file_hbkit_Registry_proto_init() }
+func file_hbkit_Registry_proto_init() {
+	if File_hbkit_Registry_proto != nil {
 		return
 	}
-	file_HBase_proto_init()
+	file_hbkit_HBase_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_Registry_proto_rawDesc), len(file_Registry_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_Registry_proto_rawDesc), len(file_hbkit_Registry_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
-		GoTypes:           file_Registry_proto_goTypes,
-		DependencyIndexes: file_Registry_proto_depIdxs,
-		MessageInfos:      file_Registry_proto_msgTypes,
+		GoTypes:           file_hbkit_Registry_proto_goTypes,
+		DependencyIndexes: file_hbkit_Registry_proto_depIdxs,
+		MessageInfos:      file_hbkit_Registry_proto_msgTypes,
 	}.Build()
-	File_Registry_proto = out.File
-	file_Registry_proto_goTypes = nil
-	file_Registry_proto_depIdxs = nil
+	File_hbkit_Registry_proto = out.File
+	file_hbkit_Registry_proto_goTypes = nil
+	file_hbkit_Registry_proto_depIdxs = nil
 }

@@ -5,7 +5,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: Tracing.proto
+// source: hbkit/Tracing.proto
 
 package pb
 
@@ -28,9 +28,9 @@ const (
 // hbkit does not send it; it is declared so RequestHeader decodes fully.
 type RPCTInfo struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Deprecated: Marked as deprecated in Tracing.proto.
+	// Deprecated: Marked as deprecated in hbkit/Tracing.proto.
 	TraceId *int64 `protobuf:"varint,1,opt,name=trace_id,json=traceId" json:"trace_id,omitempty"`
-	// Deprecated: Marked as deprecated in Tracing.proto.
+	// Deprecated: Marked as deprecated in hbkit/Tracing.proto.
 	ParentId *int64 `protobuf:"varint,2,opt,name=parent_id,json=parentId" json:"parent_id,omitempty"`
 	// W3C trace-context headers (traceparent, tracestate).
 	Headers       map[string]string `protobuf:"bytes,3,rep,name=headers" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
@@ -40,7 +40,7 @@ type RPCTInfo struct {
 
 func (x *RPCTInfo) Reset() {
 	*x = RPCTInfo{}
-	mi := &file_Tracing_proto_msgTypes[0]
+	mi := &file_hbkit_Tracing_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -52,7 +52,7 @@ func (x *RPCTInfo) String() string {
 func (*RPCTInfo) ProtoMessage() {}
 
 func (x *RPCTInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_Tracing_proto_msgTypes[0]
+	mi := &file_hbkit_Tracing_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -65,10 +65,10 @@ func (x *RPCTInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RPCTInfo.ProtoReflect.Descriptor instead.
 func (*RPCTInfo) Descriptor() ([]byte, []int) {
-	return file_Tracing_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_Tracing_proto_rawDescGZIP(), []int{0}
 }
 
-// Deprecated: Marked as deprecated in Tracing.proto.
+// Deprecated: Marked as deprecated in hbkit/Tracing.proto.
 func (x *RPCTInfo) GetTraceId() int64 {
 	if x != nil && x.TraceId != nil {
 		return *x.TraceId
@@ -76,7 +76,7 @@ func (x *RPCTInfo) GetTraceId() int64 {
 	return 0
 }
 
-// Deprecated: Marked as deprecated in Tracing.proto.
+// Deprecated: Marked as deprecated in hbkit/Tracing.proto.
 func (x *RPCTInfo) GetParentId() int64 {
 	if x != nil && x.ParentId != nil {
 		return *x.ParentId
@@ -91,38 +91,38 @@ func (x *RPCTInfo) GetHeaders() map[string]string {
 	return nil
 }
 
-var File_Tracing_proto protoreflect.FileDescriptor
+var File_hbkit_Tracing_proto protoreflect.FileDescriptor
 
-const file_Tracing_proto_rawDesc = "" +
+const file_hbkit_Tracing_proto_rawDesc = "" +
 	"\n" +
-	"\rTracing.proto\x12\bhbase.pb\"\xc1\x01\n" +
+	"\x13hbkit/Tracing.proto\x12\x11hbkit.internal.pb\"\xca\x01\n" +
 	"\bRPCTInfo\x12\x1d\n" +
 	"\btrace_id\x18\x01 \x01(\x03B\x02\x18\x01R\atraceId\x12\x1f\n" +
-	"\tparent_id\x18\x02 \x01(\x03B\x02\x18\x01R\bparentId\x129\n" +
-	"\aheaders\x18\x03 \x03(\v2\x1f.hbase.pb.RPCTInfo.HeadersEntryR\aheaders\x1a:\n" +
+	"\tparent_id\x18\x02 \x01(\x03B\x02\x18\x01R\bparentId\x12B\n" +
+	"\aheaders\x18\x03 \x03(\v2(.hbkit.internal.pb.RPCTInfo.HeadersEntryR\aheaders\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_Tracing_proto_rawDescOnce sync.Once
-	file_Tracing_proto_rawDescData []byte
+	file_hbkit_Tracing_proto_rawDescOnce sync.Once
+	file_hbkit_Tracing_proto_rawDescData []byte
 )
 
-func file_Tracing_proto_rawDescGZIP() []byte {
-	file_Tracing_proto_rawDescOnce.Do(func() {
-		file_Tracing_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_Tracing_proto_rawDesc), len(file_Tracing_proto_rawDesc)))
+func file_hbkit_Tracing_proto_rawDescGZIP() []byte {
+	file_hbkit_Tracing_proto_rawDescOnce.Do(func() {
+		file_hbkit_Tracing_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_Tracing_proto_rawDesc), len(file_hbkit_Tracing_proto_rawDesc)))
 	})
-	return file_Tracing_proto_rawDescData
+	return file_hbkit_Tracing_proto_rawDescData
 }
 
-var file_Tracing_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
-var file_Tracing_proto_goTypes = []any{
-	(*RPCTInfo)(nil), // 0: hbase.pb.RPCTInfo
-	nil,              // 1: hbase.pb.RPCTInfo.HeadersEntry
+var file_hbkit_Tracing_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_hbkit_Tracing_proto_goTypes = []any{
+	(*RPCTInfo)(nil), // 0: hbkit.internal.pb.RPCTInfo
+	nil,              // 1: hbkit.internal.pb.RPCTInfo.HeadersEntry
 }
-var file_Tracing_proto_depIdxs = []int32{
-	1, // 0: hbase.pb.RPCTInfo.headers:type_name -> hbase.pb.RPCTInfo.HeadersEntry
+var file_hbkit_Tracing_proto_depIdxs = []int32{
+	1, // 0: hbkit.internal.pb.RPCTInfo.headers:type_name -> hbkit.internal.pb.RPCTInfo.HeadersEntry
 	1, // [1:1] is the sub-list for method output_type
 	1, // [1:1] is the sub-list for method input_type
 	1, // [1:1] is the sub-list for extension type_name
@@ -130,26 +130,26 @@ var file_Tracing_proto_depIdxs = []int32{
 	0, // [0:1] is the sub-list for field type_name
 }
 
-func init() { file_Tracing_proto_init() }
-func file_Tracing_proto_init() {
-	if File_Tracing_proto != nil {
+func init() { file_hbkit_Tracing_proto_init() }
+func file_hbkit_Tracing_proto_init() {
+	if File_hbkit_Tracing_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_Tracing_proto_rawDesc), len(file_Tracing_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_Tracing_proto_rawDesc), len(file_hbkit_Tracing_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_Tracing_proto_goTypes,
-		DependencyIndexes: file_Tracing_proto_depIdxs,
-		MessageInfos:      file_Tracing_proto_msgTypes,
+		GoTypes:           file_hbkit_Tracing_proto_goTypes,
+		DependencyIndexes: file_hbkit_Tracing_proto_depIdxs,
+		MessageInfos:      file_hbkit_Tracing_proto_msgTypes,
 	}.Build()
-	File_Tracing_proto = out.File
-	file_Tracing_proto_goTypes = nil
-	file_Tracing_proto_depIdxs = nil
+	File_hbkit_Tracing_proto = out.File
+	file_hbkit_Tracing_proto_goTypes = nil
+	file_hbkit_Tracing_proto_depIdxs = nil
 }

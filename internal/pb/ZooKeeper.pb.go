@@ -7,7 +7,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: ZooKeeper.proto
+// source: hbkit/ZooKeeper.proto
 
 package pb
 
@@ -32,14 +32,14 @@ type MetaRegionServer struct {
 	Server     *ServerName            `protobuf:"bytes,1,req,name=server" json:"server,omitempty"`
 	RpcVersion *uint32                `protobuf:"varint,2,opt,name=rpc_version,json=rpcVersion" json:"rpc_version,omitempty"`
 	// Absent means OPEN.
-	State         *RegionState_State `protobuf:"varint,3,opt,name=state,enum=hbase.pb.RegionState_State" json:"state,omitempty"`
+	State         *RegionState_State `protobuf:"varint,3,opt,name=state,enum=hbkit.internal.pb.RegionState_State" json:"state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MetaRegionServer) Reset() {
 	*x = MetaRegionServer{}
-	mi := &file_ZooKeeper_proto_msgTypes[0]
+	mi := &file_hbkit_ZooKeeper_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -51,7 +51,7 @@ func (x *MetaRegionServer) String() string {
 func (*MetaRegionServer) ProtoMessage() {}
 
 func (x *MetaRegionServer) ProtoReflect() protoreflect.Message {
-	mi := &file_ZooKeeper_proto_msgTypes[0]
+	mi := &file_hbkit_ZooKeeper_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -64,7 +64,7 @@ func (x *MetaRegionServer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetaRegionServer.ProtoReflect.Descriptor instead.
 func (*MetaRegionServer) Descriptor() ([]byte, []int) {
-	return file_ZooKeeper_proto_rawDescGZIP(), []int{0}
+	return file_hbkit_ZooKeeper_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *MetaRegionServer) GetServer() *ServerName {
@@ -100,7 +100,7 @@ type Master struct {
 
 func (x *Master) Reset() {
 	*x = Master{}
-	mi := &file_ZooKeeper_proto_msgTypes[1]
+	mi := &file_hbkit_ZooKeeper_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -112,7 +112,7 @@ func (x *Master) String() string {
 func (*Master) ProtoMessage() {}
 
 func (x *Master) ProtoReflect() protoreflect.Message {
-	mi := &file_ZooKeeper_proto_msgTypes[1]
+	mi := &file_hbkit_ZooKeeper_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -125,7 +125,7 @@ func (x *Master) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Master.ProtoReflect.Descriptor instead.
 func (*Master) Descriptor() ([]byte, []int) {
-	return file_ZooKeeper_proto_rawDescGZIP(), []int{1}
+	return file_hbkit_ZooKeeper_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *Master) GetMaster() *ServerName {
@@ -149,45 +149,45 @@ func (x *Master) GetInfoPort() uint32 {
 	return 0
 }
 
-var File_ZooKeeper_proto protoreflect.FileDescriptor
+var File_hbkit_ZooKeeper_proto protoreflect.FileDescriptor
 
-const file_ZooKeeper_proto_rawDesc = "" +
+const file_hbkit_ZooKeeper_proto_rawDesc = "" +
 	"\n" +
-	"\x0fZooKeeper.proto\x12\bhbase.pb\x1a\vHBase.proto\x1a\x13ClusterStatus.proto\"\x94\x01\n" +
-	"\x10MetaRegionServer\x12,\n" +
-	"\x06server\x18\x01 \x02(\v2\x14.hbase.pb.ServerNameR\x06server\x12\x1f\n" +
+	"\x15hbkit/ZooKeeper.proto\x12\x11hbkit.internal.pb\x1a\x11hbkit/HBase.proto\x1a\x19hbkit/ClusterStatus.proto\"\xa6\x01\n" +
+	"\x10MetaRegionServer\x125\n" +
+	"\x06server\x18\x01 \x02(\v2\x1d.hbkit.internal.pb.ServerNameR\x06server\x12\x1f\n" +
 	"\vrpc_version\x18\x02 \x01(\rR\n" +
-	"rpcVersion\x121\n" +
-	"\x05state\x18\x03 \x01(\x0e2\x1b.hbase.pb.RegionState.StateR\x05state\"t\n" +
-	"\x06Master\x12,\n" +
-	"\x06master\x18\x01 \x02(\v2\x14.hbase.pb.ServerNameR\x06master\x12\x1f\n" +
+	"rpcVersion\x12:\n" +
+	"\x05state\x18\x03 \x01(\x0e2$.hbkit.internal.pb.RegionState.StateR\x05state\"}\n" +
+	"\x06Master\x125\n" +
+	"\x06master\x18\x01 \x02(\v2\x1d.hbkit.internal.pb.ServerNameR\x06master\x12\x1f\n" +
 	"\vrpc_version\x18\x02 \x01(\rR\n" +
 	"rpcVersion\x12\x1b\n" +
 	"\tinfo_port\x18\x03 \x01(\rR\binfoPortB$Z\"github.com/hbkit/hbkit/internal/pb"
 
 var (
-	file_ZooKeeper_proto_rawDescOnce sync.Once
-	file_ZooKeeper_proto_rawDescData []byte
+	file_hbkit_ZooKeeper_proto_rawDescOnce sync.Once
+	file_hbkit_ZooKeeper_proto_rawDescData []byte
 )
 
-func file_ZooKeeper_proto_rawDescGZIP() []byte {
-	file_ZooKeeper_proto_rawDescOnce.Do(func() {
-		file_ZooKeeper_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_ZooKeeper_proto_rawDesc), len(file_ZooKeeper_proto_rawDesc)))
+func file_hbkit_ZooKeeper_proto_rawDescGZIP() []byte {
+	file_hbkit_ZooKeeper_proto_rawDescOnce.Do(func() {
+		file_hbkit_ZooKeeper_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbkit_ZooKeeper_proto_rawDesc), len(file_hbkit_ZooKeeper_proto_rawDesc)))
 	})
-	return file_ZooKeeper_proto_rawDescData
+	return file_hbkit_ZooKeeper_proto_rawDescData
 }
 
-var file_ZooKeeper_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
-var file_ZooKeeper_proto_goTypes = []any{
-	(*MetaRegionServer)(nil), // 0: hbase.pb.MetaRegionServer
-	(*Master)(nil),           // 1: hbase.pb.Master
-	(*ServerName)(nil),       // 2: hbase.pb.ServerName
-	(RegionState_State)(0),   // 3: hbase.pb.RegionState.State
+var file_hbkit_ZooKeeper_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_hbkit_ZooKeeper_proto_goTypes = []any{
+	(*MetaRegionServer)(nil), // 0: hbkit.internal.pb.MetaRegionServer
+	(*Master)(nil),           // 1: hbkit.internal.pb.Master
+	(*ServerName)(nil),       // 2: hbkit.internal.pb.ServerName
+	(RegionState_State)(0),   // 3: hbkit.internal.pb.RegionState.State
 }
-var file_ZooKeeper_proto_depIdxs = []int32{
-	2, // 0: hbase.pb.MetaRegionServer.server:type_name -> hbase.pb.ServerName
-	3, // 1: hbase.pb.MetaRegionServer.state:type_name -> hbase.pb.RegionState.State
-	2, // 2: hbase.pb.Master.master:type_name -> hbase.pb.ServerName
+var file_hbkit_ZooKeeper_proto_depIdxs = []int32{
+	2, // 0: hbkit.internal.pb.MetaRegionServer.server:type_name -> hbkit.internal.pb.ServerName
+	3, // 1: hbkit.internal.pb.MetaRegionServer.state:type_name -> hbkit.internal.pb.RegionState.State
+	2, // 2: hbkit.internal.pb.Master.master:type_name -> hbkit.internal.pb.ServerName
 	3, // [3:3] is the sub-list for method output_type
 	3, // [3:3] is the sub-list for method input_type
 	3, // [3:3] is the sub-list for extension type_name
@@ -195,28 +195,28 @@ var file_ZooKeeper_proto_depIdxs = []int32{
 	0, // [0:3] is the sub-list for field type_name
 }
 
-func init() { file_ZooKeeper_proto_init() }
-func file_ZooKeeper_proto_init() {
-	if File_ZooKeeper_proto != nil {
+func init() { file_hbkit_ZooKeeper_proto_init() }
+func file_hbkit_ZooKeeper_proto_init() {
+	if File_hbkit_ZooKeeper_proto != nil {
 		return
 	}
-	file_HBase_proto_init()
-	file_ClusterStatus_proto_init()
+	file_hbkit_HBase_proto_init()
+	file_hbkit_ClusterStatus_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ZooKeeper_proto_rawDesc), len(file_ZooKeeper_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbkit_ZooKeeper_proto_rawDesc), len(file_hbkit_ZooKeeper_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_ZooKeeper_proto_goTypes,
-		DependencyIndexes: file_ZooKeeper_proto_depIdxs,
-		MessageInfos:      file_ZooKeeper_proto_msgTypes,
+		GoTypes:           file_hbkit_ZooKeeper_proto_goTypes,
+		DependencyIndexes: file_hbkit_ZooKeeper_proto_depIdxs,
+		MessageInfos:      file_hbkit_ZooKeeper_proto_msgTypes,
 	}.Build()
-	File_ZooKeeper_proto = out.File
-	file_ZooKeeper_proto_goTypes = nil
-	file_ZooKeeper_proto_depIdxs = nil
+	File_hbkit_ZooKeeper_proto = out.File
+	file_hbkit_ZooKeeper_proto_goTypes = nil
+	file_hbkit_ZooKeeper_proto_depIdxs = nil
 }

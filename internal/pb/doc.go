@@ -12,7 +12,7 @@
 // exactly what the Java client would send. Setting a required field is the
 // caller's job: proto.Marshal fails on a missing one.
 //
-// Do not edit the *.pb.go files. Change proto/*.proto and run
+// Do not edit the *.pb.go files. Change proto/hbkit/*.proto and run
 //
 //	tools/genproto.sh          # regenerate
 //	tools/genproto.sh --check  # verify the committed code is current (CI)

@@ -116,10 +116,10 @@ func TestServiceMethods(t *testing.T) {
 		service string
 		methods []string
 	}{
-		{File_Master_proto, "MasterService", []string{"truncateTable", "getProcedureResult", "IsMasterRunning", "CreateTable", "SplitRegion"}},
-		{File_Client_proto, "ClientService", []string{"Get", "Mutate", "Scan", "Multi"}},
-		{File_Admin_proto, "AdminService", []string{"GetRegionLoad"}},
-		{File_Registry_proto, "ClientMetaService", []string{"GetActiveMaster", "GetMetaRegionLocations"}},
+		{File_hbkit_Master_proto, "MasterService", []string{"truncateTable", "getProcedureResult", "IsMasterRunning", "CreateTable", "SplitRegion"}},
+		{File_hbkit_Client_proto, "ClientService", []string{"Get", "Mutate", "Scan", "Multi"}},
+		{File_hbkit_Admin_proto, "AdminService", []string{"GetRegionLoad"}},
+		{File_hbkit_Registry_proto, "ClientMetaService", []string{"GetActiveMaster", "GetMetaRegionLocations"}},
 	}
 	for _, tt := range tests {
 		sd := tt.file.Services().ByName(protoreflect.Name(tt.service))
