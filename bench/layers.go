@@ -36,13 +36,14 @@ func (n layerNames) all() []string {
 
 // layers holds what the layer workloads share in one run.
 type layers struct {
-	r     *Runner
-	names layerNames
-	st    *schema.Table[schema.SMS]
-	ixDef *schema.Index[schema.SMS] // the SMS index, for dualBatch
-	repo  *dao.Repo[schema.SMS]     // daoWrite: the SMS data table alone, no index declared
-	ix    *dao.Repo[schema.SMS]     // indexedWrite: the SMS schema with its index
-	base  time.Time
+	r               *Runner
+	names           layerNames
+	st              *schema.Table[schema.SMS]
+	ixDef           *schema.Index[schema.SMS] // the SMS index, for dualBatch
+	repo            *dao.Repo[schema.SMS]     // daoWrite: the SMS data table alone, no index declared
+	ix              *dao.Repo[schema.SMS]     // indexedWrite: the SMS schema with its index
+	strict, mutable *dao.Repo[schema.SMS]     // strictWrite, mutableWrite (modes.go)
+	base            time.Time
 }
 
 // smsDataOnly is the SMS data table without its index: the store daoWrite
@@ -112,7 +113,11 @@ func (r *Runner) newLayers(ctx context.Context) (*layers, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &layers{r: r, names: n, st: st, ixDef: ixDef, repo: repo, ix: ix, base: r.o.now().UTC().Truncate(time.Second)}, nil
+	strict, mutable, err := r.modeStores(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	return &layers{r: r, names: n, st: st, ixDef: ixDef, repo: repo, ix: ix, strict: strict, mutable: mutable, base: r.o.base()}, nil
 }
 
 // record returns the SMS record of row i: one mobile number per row, sent
@@ -146,11 +151,19 @@ func (l *layers) client(k kind, _ int, rng *mrand.Rand) (client, error) {
 		}
 	case kindDualWrite:
 		send = l.dualBatch
-	default: // kindIndexedWrite
+	case kindMixedPlainWrite:
+		send = l.mixedPlainBatch
+	default: // kindIndexedWrite, kindStrictWrite, kindMutableWrite
+		store := l.indexedStore(k)
 		send = func(ctx context.Context, recs []*schema.SMS) error {
-			_, err := l.ix.PutBatch(ctx, recs)
+			_, err := store.PutBatch(ctx, recs)
 			return err
 		}
+	}
+	next := l.record
+	if k == kindMutableWrite || k == kindMixedPlainWrite {
+		lag := 2 * int64(cap(batch))
+		next = func(rng *mrand.Rand, i int64) *schema.SMS { return l.mixedRecord(rng, i, lag) }
 	}
 	flush := func(ctx context.Context) error {
 		if len(batch) == 0 {
@@ -161,19 +174,19 @@ func (l *layers) client(k kind, _ int, rng *mrand.Rand) (client, error) {
 		return err
 	}
 	finish := flush
-	if k == kindIndexedWrite {
+	if store := l.indexedStore(k); store != nil {
 		// The index's last writes go out in the background: wait for
 		// them, so that the workload's time includes them.
 		finish = func(ctx context.Context) error {
 			if err := flush(ctx); err != nil {
 				return err
 			}
-			return l.ix.Flush(ctx)
+			return store.Flush(ctx)
 		}
 	}
 	return client{
 		op: func(ctx context.Context, i int64) (bool, error) {
-			batch = append(batch, l.record(rng, i))
+			batch = append(batch, next(rng, i))
 			if len(batch) < cap(batch) {
 				return false, nil
 			}
@@ -219,4 +232,18 @@ func (l *layers) dualBatch(ctx context.Context, recs []*schema.SMS) error {
 // rowPut is the plain Put of an encoded row.
 func rowPut(table string, row *schema.Row) *hbase.Put {
 	return &hbase.Put{Table: table, Row: row.Key, Values: row.Values()}
+}
+
+// indexedStore is the store of an indexed write workload, nil for the
+// others.
+func (l *layers) indexedStore(k kind) *dao.Repo[schema.SMS] {
+	switch k {
+	case kindIndexedWrite:
+		return l.ix
+	case kindStrictWrite:
+		return l.strict
+	case kindMutableWrite:
+		return l.mutable
+	}
+	return nil
 }

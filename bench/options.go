@@ -51,6 +51,7 @@ type options struct {
 	seeded     bool
 	durability hbase.Durability
 	now        func() time.Time
+	start      time.Time // zero: the time a layer workload starts
 }
 
 func defaultOptions() options {
@@ -109,6 +110,20 @@ func WithDurability(d hbase.Durability) Option { return func(o *options) { o.dur
 // WithClock replaces time.Now for the record timestamps of the layer
 // workloads (tests).
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// WithStart sets the send time of the layer workloads' first record (row
+// 0; row i is sent i milliseconds later). The default is the time the
+// workload starts, to the second. With WithSeed it makes the records
+// reproducible from one run to the next, and WriteRecords writes them.
+func WithStart(t time.Time) Option { return func(o *options) { o.start = t } }
+
+// base is the send time of row 0 of a layer workload started now.
+func (o *options) base() time.Time {
+	if !o.start.IsZero() {
+		return o.start.UTC()
+	}
+	return o.now().UTC().Truncate(time.Second)
+}
 
 func (o *options) validate() error {
 	if _, err := hbase.ParseTableName(o.table); err != nil {

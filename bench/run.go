@@ -39,6 +39,10 @@ const (
 	kindDAOWrite
 	kindIndexedWrite
 	kindDualWrite
+	kindAccountDayQuery
+	kindStrictWrite
+	kindMutableWrite
+	kindMixedPlainWrite
 )
 
 type workload struct {
@@ -55,8 +59,12 @@ func workloads() []workload {
 		{WorkloadInfo{"scanRange100", "scans of 100 rows from random keys", "scanRange100", false}, kindScanRange100},
 		{WorkloadInfo{"plainWrite", "SMS rows as plain puts, one Batch per batch of records", "", true}, kindPlainWrite},
 		{WorkloadInfo{"daoWrite", "SMS records through dao.Repo.PutBatch", "", true}, kindDAOWrite},
-		{WorkloadInfo{"indexedWrite", "SMS records with their index entries through dao.Repo.PutBatch (the index protocol)", "", true}, kindIndexedWrite},
+		{WorkloadInfo{"indexedWrite", "SMS records with their index entries through dao.Repo.PutBatch, in the schema's insert-only mode", "", true}, kindIndexedWrite},
+		{WorkloadInfo{"strictWrite", "indexedWrite's records through the strict protocol (conditional data-row writes)", "", true}, kindStrictWrite},
+		{WorkloadInfo{"mutableWrite", "a mixed stream (half inserts, a quarter updates in place, a quarter moves) through a mutable store", "", true}, kindMutableWrite},
+		{WorkloadInfo{"mixedPlainWrite", "mutableWrite's stream as plain puts of the data rows: its floor", "", true}, kindMixedPlainWrite},
 		{WorkloadInfo{"dualWrite", "SMS rows and their index entries as plain puts in one Batch, no protocol: the floor of indexedWrite", "", true}, kindDualWrite},
+		{WorkloadInfo{"accountDayQuery", "an account's messages on a day through the index (dao.SMSRepo.MessagesOfAccountOnDate) over indexedWrite's tables", "", false}, kindAccountDayQuery},
 	}
 }
 
@@ -134,7 +142,11 @@ func (r *Runner) Run(ctx context.Context, name string) (Result, error) {
 		return Result{}, err
 	}
 	var newClient func(t int, rng *mrand.Rand) (client, error)
-	if w.PE != "" {
+	if w.kind == kindAccountDayQuery {
+		if newClient, err = r.accountDayClients(ctx); err != nil {
+			return Result{}, err
+		}
+	} else if w.PE != "" {
 		if err := r.preparePE(ctx, w.Write); err != nil {
 			return Result{}, err
 		}
@@ -409,7 +421,7 @@ func dropTable(ctx context.Context, a hbase.AdminClient, table string) error {
 // Tables returns the names of every table the workloads use: PE's table
 // and the layer workloads' SMS tables.
 func (r *Runner) Tables() []string {
-	return append([]string{r.o.table}, r.layerNames().all()...)
+	return append(append([]string{r.o.table}, r.layerNames().all()...), r.modeTables().all()...)
 }
 
 // DropTables drops every table the workloads use (see Tables), so that the

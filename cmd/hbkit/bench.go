@@ -11,6 +11,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hbkit/hbkit/bench"
 	"github.com/hbkit/hbkit/hbase"
@@ -19,6 +20,7 @@ import (
 const benchUsage = `usage: hbkit bench [--zk ADDR] [--rows N] [--threads T] [--workloads LIST] [flags]
        hbkit bench --drop-tables [--zk ADDR]
        hbkit bench --compare DIR
+       hbkit bench --records FILE --seed S --start TIME [--rows N] [--threads T]
 
 Runs the workloads of HBase's PerformanceEvaluation ("hbase pe --nomapred")
 with hbkit's native client, with PE's defaults: table TestTable, family
@@ -33,6 +35,10 @@ Workloads (run in the order given; the reads need a write first):
 prints the comparison table of a make bench-compare run from the PE logs
 (DIR/pe-<workload>-<threads>.log, from tools/pe/run.sh) and the JSON
 reports (DIR/hbkit-*.json, from --json) it finds there; it needs no HBase.
+--records FILE writes the SMS records the layer workloads write with these
+--rows, --threads, --seed and --start to FILE (tab-separated, see
+bench.WriteRecords) and exits; it needs no HBase either. tools/phoenix loads
+them through Apache Phoenix.
 
 Flags:
 `
@@ -54,6 +60,8 @@ type benchFlags struct {
 	drop       bool
 	compare    string
 	cpuprofile string
+	start      string
+	records    string
 }
 
 func benchFlagSet(e *env, f *benchFlags) *flag.FlagSet {
@@ -80,6 +88,8 @@ func benchFlagSet(e *env, f *benchFlags) *flag.FlagSet {
 	fs.BoolVar(&f.drop, "drop-tables", false, "drop the workloads' tables and exit")
 	fs.StringVar(&f.compare, "compare", "", "print the comparison table of the PE logs and JSON reports in `DIR` and exit")
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the workloads to `FILE`")
+	fs.StringVar(&f.start, "start", "", "send `TIME` (RFC 3339) of the layer workloads' first record (default: when each starts)")
+	fs.StringVar(&f.records, "records", "", "write the layer workloads' records to `FILE` and exit")
 	return fs
 }
 
@@ -124,6 +134,17 @@ func runBenchWith(ctx context.Context, e *env, args []string, connect connectFun
 	}
 	if f.seed != 0 {
 		opts = append(opts, bench.WithSeed(f.seed))
+	}
+	if f.start != "" {
+		start, err := time.Parse(time.RFC3339Nano, f.start)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "hbkit bench: --start: %v\n", err)
+			return errUsage
+		}
+		opts = append(opts, bench.WithStart(start))
+	}
+	if f.records != "" {
+		return benchRecords(f.records, opts)
 	}
 	zk := e.quorum(f.zk)
 	c, closer, err := connect(ctx, zk)
@@ -172,6 +193,19 @@ func runBenchWith(ctx context.Context, e *env, args []string, connect connectFun
 		return enc.Encode(report)
 	}
 	return nil
+}
+
+// benchRecords writes the layer workloads' records to path.
+func benchRecords(path string, opts []bench.Option) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := bench.WriteRecords(fh, opts...); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
 }
 
 // benchWorkloads parses --workloads.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hbkit/hbkit/bench"
 	"github.com/hbkit/hbkit/hbase/fake"
 )
 
@@ -71,7 +72,7 @@ func TestBenchJSONAndCompare(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("JSON output: %v\n%s", err, out)
 	}
-	if rep.Rows != 20 || rep.Threads != 1 || len(rep.Results) != 9 {
+	if rep.Rows != 20 || rep.Threads != 1 || len(rep.Results) != len(bench.Workloads()) {
 		t.Fatalf("report: %+v", rep)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "hbkit-1.json"), []byte(out), 0o644); err != nil {
@@ -135,5 +136,29 @@ func TestBenchUsageErrors(t *testing.T) {
 	}
 	if _, _, err := runBenchTest(t, nil, nil, "--compare", t.TempDir()); err == nil {
 		t.Fatal("--compare of an empty directory succeeded")
+	}
+}
+
+func TestBenchRecords(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "records.tsv")
+	// No HBase: connect is nil.
+	if _, _, err := runBenchTest(t, nil, nil, "--records", path, "--seed", "3", "--start", "2026-11-22T10:00:00Z",
+		"--rows", "4", "--threads", "2"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 9 || !strings.HasPrefix(lines[1], "0\t13900000000\t1795341600000\t0\tacct000\t") ||
+		!strings.HasPrefix(lines[5], "1\t13900000004\t1795341600004\t4\tacct004\t") {
+		t.Fatalf("records file:\n%s", b)
+	}
+	if _, _, err := runBenchTest(t, nil, nil, "--records", path, "--seed", "3"); err == nil {
+		t.Fatal("--records without --start succeeded")
+	}
+	if _, _, err := runBenchTest(t, nil, nil, "--records", path, "--seed", "3", "--start", "yesterday"); !errors.Is(err, errUsage) {
+		t.Fatalf("--start yesterday: got %v, want a usage error", err)
 	}
 }
