@@ -355,7 +355,14 @@ func (r *Repo[T]) Get(ctx context.Context, key *T) (*T, bool, error) {
 // decode decodes a result into v, reusing cells as scratch space.
 func (r *Repo[T]) decode(res *hbase.Result, cells []schema.Cell, v *T) ([]schema.Cell, error) {
 	cells = cells[:0]
+	var since int64 // cells older than the record's version belong to an older value
+	if r.ix != nil {
+		since = r.ix.Since(res)
+	}
 	for _, c := range res.Cells {
+		if c.Timestamp < since {
+			continue
+		}
 		if fam, ok := r.cols[string(c.Family)]; ok {
 			if n, ok := fam[string(c.Qualifier)]; ok {
 				cells = append(cells, schema.Cell{Family: n.family, Qualifier: n.qualifier, Value: c.Value})

@@ -204,33 +204,37 @@
 // Mutable (schema.Mutable) updates, moves and deletes records without a
 // read before the write and without a conditional write.
 //
-//   - A put or delete is one Batch: the new entries unverified, and the
-//     data row (or its tombstone) with every cell at the write's version
-//     v, including a history cell _ik:<index>:<v> holding the entry key
-//     it wrote (empty for a delete). History cells have qualifiers of
-//     their own, so they survive whatever the family's VERSIONS.
-//   - Then a validation read (in the background unless SyncVerify): if
-//     the row's version is still v, the write verifies its entries and
-//     deletes, with markers at v, the entries named by older history
-//     cells and those cells; if a newer write is there, it does nothing,
-//     since the newer one cleans up after it.
+//   - A put or delete is one Batch: the new entries, written verified
+//     (optimistically), and the data row (or its tombstone) with every
+//     cell at the write's version v, including a history cell
+//     _ik:<index>:<v> holding the entry key it wrote (empty for a
+//     delete). History cells have qualifiers of their own, so they survive
+//     whatever the family's VERSIONS.
+//   - Then a validation read of the row's bookkeeping cells (in the
+//     background unless SyncVerify): if the row's version is still v, the
+//     write deletes, with markers at v, the entries named by older history
+//     cells that are not its own (the previous value's entry of a moved
+//     record, a deleted record's entry, the entry of a writer it overtook)
+//     and those cells; if a newer write is there, it does nothing, since
+//     the newer one cleans up after it, this write's entry included.
 //   - Concurrent writers: the cells of the newest version win the data
-//     row whatever the arrival order, and only the newest write's entries
-//     get verified. An older writer that validates before the newer
-//     row lands verifies its own entry, which the newer write's
-//     validation then deletes (its marker outranks the older cells).
+//     row whatever the arrival order; every older writer's entry is named
+//     by its history cell, which the newest write's validation reads.
 //     Deletes racing updates are writes like any other.
-//   - A writer dying inside its Batch leaves an unverified entry without
-//     row (dead once the row's version passes it, or after the grace
-//     period) or a row without its new entry (missing until Check). A
-//     writer dying before its validation leaves its new entry unverified
-//     (readers check it; counts pay a Get for it) and the entry of the
-//     previous value verified though the row has moved on.
+//   - A writer dying inside its Batch leaves an entry without its row (a
+//     verified orphan: readers delete it when they meet it, Check after
+//     the grace period) or a row without its new entry (missing until
+//     Check). A writer dying before its validation leaves the previous
+//     value's entry in place though the row has moved on.
 //   - Readers that fetch the data row (Find) are never wrong. Index-only
-//     counts can include the previous value's verified entry of a write
-//     whose validation has not run yet, or whose writer died before it,
-//     until a reader meets it (a verified entry its row does not derive
-//     is deleted at once) or Check repairs it.
+//     counts count verified entries as they are: until the validation of
+//     a move or delete has run (or, if its writer died, until a reader
+//     meets the entry or Check repairs it), they can count the previous
+//     value's entry, and an overtaken writer's entry, next to the current
+//     one. Two processes writing one record within the same millisecond
+//     pick the same version; both validate as newest, and one entry may
+//     stay until Check. Choose Strict where index-only counts must be
+//     exact under concurrent rewrites.
 //
 // In every mode Check finds missing entries (rewritten through the strict
 // protocol, conditioned on the row's version), orphans (deleted once they

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
@@ -111,7 +112,19 @@ func (t *Table[T]) insertInsertOnly(ctx context.Context, items []*item[T]) {
 	}
 	var cleanup []hbase.Action
 	for i, it := range lost {
-		cleanup = append(cleanup, t.withdraw(it, t.readData(it.key, rows[i].Result))...)
+		d := t.readData(it.key, rows[i].Result)
+		cleanup = append(cleanup, t.withdraw(it, d)...)
+		// An entry key the live record derives got this insert's cells
+		// over the record's own: write the record's entry again, above
+		// them. Its records never change, so nothing newer can be lost.
+		for j, s := range t.ixs {
+			if d.decoded && bytes.Equal(it.enc.Entries[j].Key, d.keys[j]) {
+				var e schema.Row
+				if err := s.ix.EncodeEntry(&e, &d.rec); err == nil {
+					cleanup = append(cleanup, s.entryPut(&e, statusVerified, v+1))
+				}
+			}
+		}
 	}
 	if len(cleanup) > 0 {
 		_, _ = t.c.Batch(ctx, cleanup)
@@ -173,32 +186,42 @@ func (t *Table[T]) finish(ctx context.Context, acts []hbase.Action, owner, items
 
 // History qualifiers of a mutable table's data rows: every write records
 // the entry key it wrote for each index under a qualifier of its own,
-// HistoryQualifierPrefix + index + ":" + its 8-byte version, so that the
-// newest writer learns every key older writers may have left behind,
-// whatever the family's VERSIONS. The newest writer deletes those entries
-// and their history cells; a delete records an empty key.
+// HistoryQualifierPrefix + index + ":" + its 8-byte version + its 4-byte
+// writer nonce, so that the newest writer learns every key older writers
+// (or writers of the same millisecond) may have left behind, whatever the
+// family's VERSIONS. The newest writer deletes those entries and their
+// history cells; a delete records an empty key.
 const HistoryQualifierPrefix = "_ik:"
 
-func (s *ixState[T]) historyQualifier(v int64) []byte {
-	q := make([]byte, 0, len(HistoryQualifierPrefix)+len(s.declared)+9)
+// WriterQualifier holds the nonce of the mutable write that produced the
+// row's version: two writes of one millisecond share the version, and the
+// nonce tells which one's cells the row holds.
+const WriterQualifier = "_w"
+
+func (s *ixState[T]) historyQualifier(v int64, nonce uint32) []byte {
+	q := make([]byte, 0, len(HistoryQualifierPrefix)+len(s.declared)+13)
 	q = append(q, HistoryQualifierPrefix...)
 	q = append(q, s.declared...)
 	q = append(q, ':')
-	return binary.BigEndian.AppendUint64(q, uint64(v))
+	q = binary.BigEndian.AppendUint64(q, uint64(v))
+	return binary.BigEndian.AppendUint32(q, nonce)
 }
 
 // pendingWrite is a mutable write waiting for its validation.
 type pendingWrite[T any] struct {
-	it *item[T]
-	v  int64
+	it    *item[T]
+	v     int64
+	nonce uint32
 }
 
 // writeMutable writes puts and deletes of a mutable table in one Batch:
-// the new entries unverified and the data rows (or their tombstones),
-// every cell at the write's version, with no read and no conditional
-// write. Validation (validateMutable) then verifies the entries of the
-// writes that are still the newest of their rows and removes the entries
-// older writes left, in the background unless Config.SyncVerify.
+// the new entries and the data rows (or their tombstones), every cell at
+// the write's version, with no read and no conditional write. The
+// entries are written verified, optimistically: validation
+// (validateMutable) then reads the rows' bookkeeping and, for each write
+// still the newest of its row, removes the entries older writes left (the
+// entry of a moved record's previous value, or of a writer it overtook),
+// in the background unless Config.SyncVerify.
 func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 	if err := t.hook(Step{Op: op, Phase: PhaseData, Attempt: 1, Records: len(items)}); err != nil {
 		t.failAll(items, op, PhaseData, len(items), err)
@@ -207,8 +230,16 @@ func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 	var acts []hbase.Action
 	var owner []*item[T]
 	add := func(a hbase.Action, it *item[T]) { acts, owner = append(acts, a), append(owner, it) }
+	nonces := make(map[*item[T]]uint32, len(items))
 	for _, it := range items {
 		it.v = t.nextVersion(0)
+		nonce := rand.Uint32()
+		nonces[it] = nonce
+		// One Put per row, atomic: the record's cells (none for a
+		// delete's tombstone), the version, the writer's nonce, the entry
+		// keys and their history. Columns the record lacks are not
+		// deleted: their cells are older than the version, and readers
+		// take only the version's own cells (Table.Since).
 		vals := map[string]map[string][]byte{}
 		if op == OpPut {
 			vals = it.enc.Data.Values()
@@ -216,26 +247,19 @@ func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 		} else {
 			put(vals, t.fam, VersionQualifier, append(versionValue(it.v), tombstoneFlag))
 		}
+		put(vals, t.fam, WriterQualifier, binary.BigEndian.AppendUint32(nil, nonce))
 		for i, s := range t.ixs {
 			var k []byte
 			if op == OpPut {
 				k = it.enc.Entries[i].Key
-				for _, a := range s.entryActions(&it.enc.Entries[i], statusUnverified, it.v) {
+				for _, a := range s.entryActions(&it.enc.Entries[i], statusVerified, it.v) {
 					add(a, it)
 				}
-				put(vals, t.fam, s.keyQ, k)
-			} else {
-				add(&hbase.Delete{Table: t.name, Row: it.key, Family: []byte(t.fam), Qualifier: []byte(s.keyQ), AllVersions: true, Timestamp: it.v}, it)
 			}
-			put(vals, t.fam, string(s.historyQualifier(it.v)), k)
+			put(vals, t.fam, s.keyQ, k)
+			put(vals, t.fam, string(s.historyQualifier(it.v, nonce)), k)
 		}
 		add(&hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}, it)
-		for _, c := range t.dataCols {
-			if _, ok := vals[c.Family][c.Qualifier]; !ok {
-				add(&hbase.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family), Qualifier: []byte(c.Qualifier),
-					AllVersions: true, Timestamp: it.v}, it)
-			}
-		}
 	}
 	written := t.batch(ctx, acts, owner, items, func(it *item[T], err error) { t.failAll([]*item[T]{it}, op, PhaseData, len(items), err) })
 	for _, it := range written {
@@ -250,9 +274,12 @@ func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 	}
 	gets := make([]hbase.Action, len(written))
 	for i, it := range written {
-		g := &hbase.Get{Table: t.name, Row: it.key, Families: [][]byte{[]byte(t.fam)}}
+		// The bookkeeping cells only: history, recorded keys, version.
+		g := &hbase.Get{Table: t.name, Row: it.key, Families: [][]byte{[]byte(t.fam)}, Filter: &hbase.ColumnRangeFilter{
+			Min: []byte(HistoryQualifierPrefix), MinInclusive: true, Max: []byte(WriterQualifier), MaxInclusive: true,
+		}}
 		gets[i] = g
-		t.pending.Store(g, pendingWrite[T]{it: it, v: it.v})
+		t.pending.Store(g, pendingWrite[T]{it: it, v: it.v, nonce: nonces[it]})
 	}
 	if t.val != nil {
 		if err := t.val.enqueue(ctx, gets); err != nil {
@@ -268,11 +295,11 @@ func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 	}
 }
 
-// validateMutable reads the data rows of mutable writes (the Gets queued
-// by writeMutable) and, for each write still the newest of its row,
-// verifies its entries and deletes the entries and history cells of older
-// writes. A write a newer one has overtaken does nothing: the newer one
-// cleans up after it.
+// validateMutable reads the bookkeeping of the data rows of mutable
+// writes (the Gets queued by writeMutable) and, for each write still the
+// newest of its row, deletes the entries and history cells older writes
+// left. A write a newer one has overtaken does nothing: the newer one
+// cleans up after it, its own entry included.
 func (t *Table[T]) validateMutable(ctx context.Context, gets []hbase.Action) error {
 	ws := make([]pendingWrite[T], len(gets))
 	for i, g := range gets {
@@ -291,28 +318,33 @@ func (t *Table[T]) validateMutable(ctx context.Context, gets []hbase.Action) err
 		}
 		r := res[i].Result
 		ver := r.Value(fam, []byte(VersionQualifier))
-		if len(ver) < 8 || int64(binary.BigEndian.Uint64(ver)) != w.v {
-			continue // overtaken
+		nonce := r.Value(fam, []byte(WriterQualifier))
+		if len(ver) < 8 || int64(binary.BigEndian.Uint64(ver)) != w.v ||
+			len(nonce) != 4 || binary.BigEndian.Uint32(nonce) != w.nonce {
+			continue // overtaken, or tied with a writer whose cells won
 		}
 		tomb := len(ver) == 9 && ver[8] == tombstoneFlag
 		for j, s := range t.ixs {
-			own := s.historyQualifier(w.v)
-			prefix := own[:len(own)-8]
+			own := s.historyQualifier(w.v, w.nonce)
+			prefix := own[:len(own)-12]
+			var key []byte
+			if !tomb {
+				key = w.it.enc.Entries[j].Key
+			}
 			for _, c := range r.Cells {
-				if !bytes.Equal(c.Family, fam) || !bytes.HasPrefix(c.Qualifier, prefix) || len(c.Qualifier) != len(own) ||
+				if !bytes.Equal(c.Family, fam) || len(c.Qualifier) != len(own) || !bytes.HasPrefix(c.Qualifier, prefix) ||
 					bytes.Equal(c.Qualifier, own) || int64(binary.BigEndian.Uint64(c.Qualifier[len(prefix):])) > w.v {
 					continue
 				}
-				if len(c.Value) > 0 && (tomb || !bytes.Equal(c.Value, w.it.enc.Entries[j].Key)) {
-					acts = append(acts, &hbase.Delete{Table: s.name, Row: bytes.Clone(c.Value), Timestamp: w.v, Durability: hbase.AsyncWAL})
+				if len(c.Value) > 0 && !bytes.Equal(c.Value, key) {
+					// Exactly the cells that write stamped: a newer write
+					// under the same entry key (a record moved back, a
+					// writer of the same millisecond) keeps its own.
+					at := int64(binary.BigEndian.Uint64(c.Qualifier[len(prefix):]))
+					acts = append(acts, s.entryVersionDeletes(bytes.Clone(c.Value), at)...)
 				}
 				acts = append(acts, &hbase.Delete{Table: t.name, Row: w.it.key, Family: fam, Qualifier: bytes.Clone(c.Qualifier),
 					AllVersions: true, Timestamp: w.v, Durability: hbase.AsyncWAL})
-			}
-			if !tomb {
-				p := s.entryPut(&w.it.enc.Entries[j], statusVerified, w.v)
-				p.Durability = hbase.AsyncWAL
-				acts = append(acts, p)
 			}
 		}
 	}
@@ -321,4 +353,18 @@ func (t *Table[T]) validateMutable(ctx context.Context, gets []hbase.Action) err
 	}
 	_, err = t.c.Batch(ctx, acts)
 	return err
+}
+
+// entryVersionDeletes deletes exactly the cell versions a write stamped at
+// v on an entry: its status, its row pointer and its carried columns.
+func (s *ixState[T]) entryVersionDeletes(key []byte, v int64) []hbase.Action {
+	fam := []byte(s.fam)
+	del := func(q string) hbase.Action {
+		return &hbase.Delete{Table: s.name, Row: key, Family: fam, Qualifier: []byte(q), Timestamp: v, Durability: hbase.AsyncWAL}
+	}
+	acts := []hbase.Action{del(StatusQualifier), del(s.rowQ)}
+	for _, c := range s.carried {
+		acts = append(acts, del(c.Qualifier))
+	}
+	return acts
 }

@@ -22,6 +22,19 @@ type modeCase struct {
 
 var modeCases = []modeCase{{schema.Strict, true}, {schema.Mutable, true}, {schema.InsertOnly, false}}
 
+// modeBackends hands a test of the write modes the backend to use for a
+// mode. On the fake every call gets a fresh one (fakeModeBackends); on
+// HBase every call for a mode gets the same pair of tables, created once
+// per test (itModeBackends), because creating tables costs seconds. So the
+// tests keep the records (and accounts) of their cases apart, and a Check
+// there also sees the cases that ran before, which left the index clean.
+type modeBackends func(t testing.TB, mode schema.WriteMode) backend
+
+func fakeModeBackends(t testing.TB, _ schema.WriteMode) backend {
+	b, _ := newFakeBackend(t)
+	return b
+}
+
 // truthCounts is what the index must say for a set of live messages:
 // messages per account and day.
 func truthCounts(live map[string]*schema.SMS) map[string]int64 {
@@ -67,11 +80,15 @@ func indexCounts(t *testing.T, ctx context.Context, s *dao.SMSRepo, accounts []s
 // exactly what the data says, from the index alone and through the data
 // rows, and Check finds nothing to repair.
 func TestModesAgreeWithTheData(t *testing.T) {
+	testModesAgreeWithTheData(t, fakeModeBackends)
+}
+
+func testModesAgreeWithTheData(t *testing.T, backends modeBackends) {
 	ctx := context.Background()
 	accounts := []string{"acme", "bank", "shop"}
 	for _, mc := range modeCases {
 		t.Run(mc.mode.String(), func(t *testing.T) {
-			b, _ := newFakeBackend(t)
+			b := backends(t, mc.mode)
 			s := b.sms(t, dao.WithWriteMode(mc.mode))
 			live := map[string]*schema.SMS{}
 			var recs []*schema.SMS
@@ -131,18 +148,26 @@ func TestModesAgreeWithTheData(t *testing.T) {
 // returns a record that disagrees with the data table, and Check in
 // ModeRepair brings the index back to exactly the data.
 func TestModesSurviveAKillBetweenWrites(t *testing.T) {
+	testModesSurviveAKillBetweenWrites(t, fakeModeBackends)
+}
+
+func testModesSurviveAKillBetweenWrites(t *testing.T, backends modeBackends) {
 	ctx := context.Background()
+	n := 0
 	for _, mc := range modeCases {
 		for _, phase := range []index.Phase{index.PhaseUnverified, index.PhaseData, index.PhaseVerify} {
 			for _, op := range []string{"insert", "move", "delete"} {
 				if op == "move" && !mc.rewrite {
 					continue
 				}
+				n++
 				t.Run(fmt.Sprintf("%v/%v/%s", mc.mode, phase, op), func(t *testing.T) {
-					b, _ := newFakeBackend(t)
+					b := backends(t, mc.mode)
+					// The case's own record and accounts (see modeBackends).
+					acme, bank := fmt.Sprintf("acme-%d", n), fmt.Sprintf("bank-%d", n)
 					clock := &fakeClock{t: day0.Add(time.Hour)}
 					base := b.sms(t, dao.WithWriteMode(mc.mode), dao.WithClock(clock.now), dao.WithAsyncVerify(false))
-					m := msg(1, "acme", time.Minute)
+					m := msg(n, acme, time.Minute)
 					if op != "insert" {
 						if err := base.Put(ctx, m); err != nil {
 							t.Fatal(err)
@@ -166,7 +191,7 @@ func TestModesSurviveAKillBetweenWrites(t *testing.T) {
 						want[m.Mobile] = m
 					case "move":
 						mv := *m
-						mv.Account = "bank"
+						mv.Account = bank
 						err = s.Put(ctx, &mv)
 						want[m.Mobile] = m
 					case "delete":
@@ -179,7 +204,7 @@ func TestModesSurviveAKillBetweenWrites(t *testing.T) {
 					// Whatever the readers return must be a record the data
 					// table holds, as the data table holds it.
 					check := func(stage string) {
-						for _, a := range []string{"acme", "bank"} {
+						for _, a := range []string{acme, bank} {
 							msgs, err := s.MessagesOfAccountOnDate(ctx, a, day0)
 							if err != nil {
 								t.Fatal(err)
@@ -206,7 +231,7 @@ func TestModesSurviveAKillBetweenWrites(t *testing.T) {
 						t.Errorf("after repair, Check = %+v, want clean", rep)
 					}
 					var got []string
-					for _, a := range []string{"acme", "bank"} {
+					for _, a := range []string{acme, bank} {
 						days, err := base.CountPerDay(ctx, a, day0, day0)
 						if err != nil {
 							t.Fatal(err)
@@ -241,17 +266,21 @@ func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 // cell) makes an insert fail with ErrExists in every mode, and is left as
 // it was.
 func TestInsertRefusesAForeignRow(t *testing.T) {
+	testInsertRefusesAForeignRow(t, fakeModeBackends)
+}
+
+func testInsertRefusesAForeignRow(t *testing.T, backends modeBackends) {
 	ctx := context.Background()
 	for _, mc := range modeCases {
 		t.Run(mc.mode.String(), func(t *testing.T) {
-			b, c := newFakeBackend(t)
+			b := backends(t, mc.mode)
 			s := b.sms(t, dao.WithWriteMode(mc.mode))
 			m := msg(7, "acme", time.Minute)
 			var row schema.Row
 			if err := s.Table().EncodeRow(&row, m); err != nil {
 				t.Fatal(err)
 			}
-			if err := c.Put(ctx, asPut(b.data, &row)); err != nil {
+			if err := b.c.Put(ctx, asPut(b.data, &row)); err != nil {
 				t.Fatal(err)
 			}
 			other := *m
@@ -262,6 +291,40 @@ func TestInsertRefusesAForeignRow(t *testing.T) {
 			got, ok, err := s.Get(ctx, m)
 			if err != nil || !ok || *got != *m {
 				t.Errorf("Get = %+v, %v, %v; want the foreign row unchanged (%+v)", got, ok, err, m)
+			}
+		})
+	}
+}
+
+// TestRewriteDropsAbsentColumns: a record written again without a column
+// it had reads back without it in every mode that rewrites, though a
+// mutable write leaves the old cell in place (readers take only the
+// version's own cells).
+func TestRewriteDropsAbsentColumns(t *testing.T) {
+	ctx := context.Background()
+	for _, mc := range modeCases {
+		if !mc.rewrite {
+			continue
+		}
+		t.Run(mc.mode.String(), func(t *testing.T) {
+			b, _ := newFakeBackend(t)
+			s := b.sms(t, dao.WithWriteMode(mc.mode))
+			m := msg(9, "acme", time.Minute)
+			if err := s.Put(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+			again := *m
+			again.Content = "" // no cell
+			if err := s.Put(ctx, &again); err != nil {
+				t.Fatal(err)
+			}
+			got, ok, err := s.Get(ctx, m)
+			if err != nil || !ok || *got != again {
+				t.Errorf("Get = %+v, %v, %v; want %+v", got, ok, err, again)
+			}
+			msgs, err := s.MessagesOfAccountOnDate(ctx, "acme", day0)
+			if err != nil || len(msgs) != 1 || msgs[0] != again {
+				t.Errorf("through the index: %+v, %v; want [%+v]", msgs, err, again)
 			}
 		})
 	}

@@ -27,7 +27,7 @@ type entry struct {
 }
 
 func (s *ixState[T]) parseEntry(r *hbase.Result) *entry {
-	e := &entry{key: r.Row(), cells: toSchemaCells(r)}
+	e := &entry{key: r.Row(), cells: toSchemaCells(r, 0)}
 	for _, c := range r.Cells {
 		e.maxTS = max(e.maxTS, c.Timestamp)
 	}

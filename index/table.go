@@ -256,14 +256,15 @@ func (s *ixState[T]) entryActions(e *schema.Row, status byte, v int64) []hbase.A
 	return acts
 }
 
-// toSchemaCells converts the newest version of each column of r.
-func toSchemaCells(r *hbase.Result) []schema.Cell {
+// toSchemaCells converts the newest version of each column of r, leaving
+// out cells older than since (see Since).
+func toSchemaCells(r *hbase.Result, since int64) []schema.Cell {
 	if r.Empty() {
 		return nil
 	}
 	out := make([]schema.Cell, 0, len(r.Cells))
 	for _, c := range r.Cells {
-		if c.Type != 0 && c.Type != hbase.CellTypePut {
+		if c.Type != 0 && c.Type != hbase.CellTypePut || c.Timestamp < since {
 			continue
 		}
 		if n := len(out); n > 0 && out[n-1].Family == string(c.Family) && out[n-1].Qualifier == string(c.Qualifier) {
@@ -314,7 +315,7 @@ func (t *Table[T]) readData(key []byte, r *hbase.Result) *dataState[T] {
 		}
 	}
 	d.exists = true
-	if err := t.t.DecodeRow(key, toSchemaCells(r), &d.rec); err == nil {
+	if err := t.t.DecodeRow(key, toSchemaCells(r, t.Since(r)), &d.rec); err == nil {
 		d.decoded = true
 	}
 	for i, s := range t.ixs {
@@ -330,4 +331,17 @@ func (t *Table[T]) readData(key []byte, r *hbase.Result) *dataState[T] {
 		}
 	}
 	return d
+}
+
+// Since returns the timestamp below which the cells of a data row belong
+// to an older version of its record: the version cell's, since every
+// write of the protocol stamps all the cells of a version with it (a
+// mutable write leaves the columns its record lacks in place rather than
+// deleting them). Rows without a version cell (insert-only tables, other
+// clients) return 0: every cell counts.
+func (t *Table[T]) Since(r *hbase.Result) int64 {
+	if c, ok := r.Latest([]byte(t.fam), []byte(VersionQualifier)); ok {
+		return c.Timestamp
+	}
+	return 0
 }

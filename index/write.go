@@ -386,8 +386,10 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbase.CheckAndMutate {
 	for i, s := range t.ixs {
 		put(vals, t.fam, s.keyQ, it.enc.Entries[i].Key)
 		if t.mode == schema.Mutable {
-			// Mutable writers learn the keys to clean up from the history.
-			put(vals, t.fam, string(s.historyQualifier(it.v)), it.enc.Entries[i].Key)
+			// Mutable writers learn the keys to clean up from the history
+			// (nonce 0: this write does not validate).
+			put(vals, t.fam, string(s.historyQualifier(it.v, 0)), it.enc.Entries[i].Key)
+			put(vals, t.fam, WriterQualifier, []byte{0, 0, 0, 0})
 		}
 	}
 	muts := []hbase.Mutation{&hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}

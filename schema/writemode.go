@@ -16,11 +16,11 @@ const (
 	// Mutable: records are updated, moved and deleted without a
 	// conditional write or a read first; each write stamps all its cells
 	// with one version, so a late write loses to a newer one whatever the
-	// arrival order, and its entries are verified after the write only
-	// when no newer writer has intervened. Readers that fetch the data
-	// row are always right; counts from the index alone can include an
-	// entry a writer left behind when it died mid-write until Check
-	// repairs it.
+	// arrival order, and a read after the write removes the entries that
+	// older values and overtaken writers left. Readers that fetch the
+	// data row are always right; counts from the index alone can include
+	// such an entry until that read has run (or, if the writer died,
+	// until Check repairs it).
 	Mutable
 	// InsertOnly: a key is never written again with other values
 	// (messages, log events, order lines). A put is the data row and its
