@@ -212,8 +212,9 @@
 //     whatever the family's VERSIONS.
 //   - Then a validation read of the row's bookkeeping cells (in the
 //     background unless SyncVerify): if the row's version is still v, the
-//     write deletes, with markers at v, the entries named by older history
-//     cells that are not its own (the previous value's entry of a moved
+//     write deletes the entries named by older history cells that are not
+//     its own (each with a marker at the version that wrote it, so a newer
+//     write under the same key keeps its cells) (the previous value's entry of a moved
 //     record, a deleted record's entry, the entry of a writer it overtook)
 //     and those cells; if a newer write is there, it does nothing, since
 //     the newer one cleans up after it, this write's entry included.

@@ -24,24 +24,41 @@ var itSeq atomic.Int64
 // itBackend connects to the cluster and creates a fresh pair of SMS tables.
 func itBackend(tb testing.TB) (backend, *hbase.Client) {
 	tb.Helper()
+	c := itConnect(tb)
+	return itTables(tb, c), c
+}
+
+// itConnect connects to the cluster at HBKIT_ZK with the given client
+// options; the client is closed when tb ends.
+func itConnect(tb testing.TB, opts ...hbase.Option) *hbase.Client {
+	tb.Helper()
 	zk := os.Getenv("HBKIT_ZK")
 	if zk == "" {
 		zk = "127.0.0.1:2181"
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := hbase.New(ctx, zk)
+	c, err := hbase.New(ctx, zk, opts...)
 	if err != nil {
 		tb.Fatalf("hbase.New(%s): %v", zk, err)
 	}
 	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+// itTables creates a fresh, run-unique pair of SMS tables through c, and
+// drops them when tb ends.
+func itTables(tb testing.TB, c *hbase.Client) backend {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	run := strconv.FormatInt(time.Now().UnixNano()/1e6, 36) + "_" + strconv.FormatInt(itSeq.Add(1), 10)
 	b := backend{c: c, data: "hbkit_it_sms_" + run, index: "hbkit_it_sms_index_" + run}
 	itDropLater(tb, c, b.data, b.index)
 	if err := createSMSTables(ctx, c, b.data, b.index); err != nil {
 		tb.Fatalf("create tables: %v", err)
 	}
-	return b, c
+	return b
 }
 
 func itDropLater(tb testing.TB, c *hbase.Client, tables ...string) {

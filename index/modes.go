@@ -337,11 +337,13 @@ func (t *Table[T]) validateMutable(ctx context.Context, gets []hbase.Action) err
 					continue
 				}
 				if len(c.Value) > 0 && !bytes.Equal(c.Value, key) {
-					// Exactly the cells that write stamped: a newer write
-					// under the same entry key (a record moved back, a
-					// writer of the same millisecond) keeps its own.
+					// The cells that write stamped, and older ones: a newer
+					// write under the same entry key (a record moved back)
+					// keeps its own. A writer of the same millisecond
+					// under this key, rare, may lose its entry to the
+					// marker; Check puts it back.
 					at := int64(binary.BigEndian.Uint64(c.Qualifier[len(prefix):]))
-					acts = append(acts, s.entryVersionDeletes(bytes.Clone(c.Value), at)...)
+					acts = append(acts, &hbase.Delete{Table: s.name, Row: bytes.Clone(c.Value), Timestamp: at, Durability: hbase.AsyncWAL})
 				}
 				acts = append(acts, &hbase.Delete{Table: t.name, Row: w.it.key, Family: fam, Qualifier: bytes.Clone(c.Qualifier),
 					AllVersions: true, Timestamp: w.v, Durability: hbase.AsyncWAL})
@@ -353,18 +355,4 @@ func (t *Table[T]) validateMutable(ctx context.Context, gets []hbase.Action) err
 	}
 	_, err = t.c.Batch(ctx, acts)
 	return err
-}
-
-// entryVersionDeletes deletes exactly the cell versions a write stamped at
-// v on an entry: its status, its row pointer and its carried columns.
-func (s *ixState[T]) entryVersionDeletes(key []byte, v int64) []hbase.Action {
-	fam := []byte(s.fam)
-	del := func(q string) hbase.Action {
-		return &hbase.Delete{Table: s.name, Row: key, Family: fam, Qualifier: []byte(q), Timestamp: v, Durability: hbase.AsyncWAL}
-	}
-	acts := []hbase.Action{del(StatusQualifier), del(s.rowQ)}
-	for _, c := range s.carried {
-		acts = append(acts, del(c.Qualifier))
-	}
-	return acts
 }

@@ -1,0 +1,89 @@
+//go:build integration
+
+package index_test
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// The fault tests of the write modes (modes_test.go, modes_fault_test.go)
+// on a real HBase:
+//
+//	HBKIT_ZK=127.0.0.1:2181 go test -race -tags integration -run 'Modes|Concurrent' -v ./index/
+//
+// Each test creates one run-unique pair of SMS tables per mode, all at
+// once, and drops them at the end.
+
+// itModeBackends creates a pair of tables per write mode and hands out
+// the mode's pair to every case of the test (see modeBackends).
+func itModeBackends(t *testing.T) modeBackends {
+	t.Helper()
+	return itModeBackendsOn(t, itConnect(t))
+}
+
+// itModeBackendsOn is itModeBackends through the client c.
+func itModeBackendsOn(t *testing.T, c *hbase.Client) modeBackends {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	bs := make(map[schema.WriteMode]backend, len(modeCases))
+	errs := make([]error, len(modeCases))
+	var wg sync.WaitGroup
+	for i, mc := range modeCases {
+		run := strconv.FormatInt(time.Now().UnixNano()/1e6, 36) + "_" + strconv.FormatInt(itSeq.Add(1), 10)
+		b := backend{c: c, data: "hbkit_it_sms_" + run, index: "hbkit_it_sms_index_" + run}
+		itDropLater(t, c, b.data, b.index)
+		bs[mc.mode] = b
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = createSMSTables(ctx, c, b.data, b.index)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("create the tables of %v: %v", modeCases[i].mode, err)
+		}
+	}
+	return func(_ testing.TB, mode schema.WriteMode) backend { return bs[mode] }
+}
+
+func TestIntegrationModesAgreeWithTheData(t *testing.T) {
+	testModesAgreeWithTheData(t, itModeBackends(t))
+}
+
+func TestIntegrationModesSurviveAKillBetweenWrites(t *testing.T) {
+	testModesSurviveAKillBetweenWrites(t, itModeBackends(t))
+}
+
+func TestIntegrationModesSurvivePartialBatches(t *testing.T) {
+	testModesSurvivePartialBatches(t, itModeBackends(t))
+}
+
+func TestIntegrationModesInsertRefusesAForeignRow(t *testing.T) {
+	testInsertRefusesAForeignRow(t, itModeBackends(t))
+}
+
+func TestIntegrationModesConcurrentWriters(t *testing.T) {
+	testModesConcurrentWriters(t, itModeBackends(t), 4, 12)
+}
+
+func TestIntegrationModesConcurrentInserts(t *testing.T) {
+	testModesConcurrentInserts(t, itModeBackends(t), 8, 4)
+}
+
+func TestIntegrationModesTiedWriters(t *testing.T) {
+	testModesTiedWriters(t, itModeBackends(t))
+}
+
+func TestIntegrationModesRefusedInsertLeavesTheIndex(t *testing.T) {
+	testModesRefusedInsertLeavesTheIndex(t, itModeBackends(t))
+}
