@@ -93,8 +93,8 @@ func masterException(class, msg string, doNotRetry bool) *pb.ExceptionResponse {
 }
 
 // fakeMasterClient returns a Client whose master is m. The master address
-// is cached, so ZooKeeper is never read; tests must not make the client
-// forget it (connection errors would).
+// is cached; when the client forgets it (a connection error, PleaseHold,
+// ...), its ZooKeeper names the same master again.
 func fakeMasterClient(t *testing.T, m *fakeMaster) *Client {
 	t.Helper()
 	o := defaultOptions()
@@ -116,6 +116,7 @@ func fakeMasterClient(t *testing.T, m *fakeMaster) *Client {
 		nonceGroup: 0x5eed,
 		done:       make(chan struct{}),
 		masterAddr: "master.test:16000",
+		zk:         &countingZK{masters: []string{"master.test:16000"}},
 	}
 }
 

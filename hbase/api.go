@@ -330,6 +330,17 @@ type Scan struct {
 	MaxResultSize int64
 	// Limit is the maximum number of rows returned in total (0: no limit).
 	Limit int
+	// Batch, if > 0, splits wide rows: each Result holds at most Batch
+	// cells, and a row with more comes as consecutive Results of the same
+	// row (all of Batch cells but the last). Limit still counts rows.
+	// HBase rejects Batch with filters that need whole rows, such as
+	// SingleColumnValueFilter or PageFilter.
+	Batch int
+	// AllowPartial lets a row come as several consecutive Results, cut
+	// where the server's size or time limits fell, instead of being
+	// joined by the client (which holds a whole row in memory). Ignored
+	// when Batch is set.
+	AllowPartial bool
 }
 
 // Mutation is a *Put or a *Delete inside a CheckAndMutate or RowMutations.

@@ -2,6 +2,7 @@ package hbase
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
@@ -37,10 +38,24 @@ type batchItem struct {
 	cond    *pb.Condition
 	atomics []*pb.Action
 
+	// idempotent: sending the action twice does no harm (mutationIdempotent).
+	idempotent bool
+	// applied: an attempt may have reached the server.
+	applied bool
+
 	// State of the current round.
 	reg     *region
 	lastErr error
 	kind    retryKind
+}
+
+// final marks the final error of an action that is not idempotent and
+// may have been applied (ErrOutcomeUnknown).
+func (it *batchItem) final(err error) error {
+	if it.idempotent || !it.applied {
+		return err
+	}
+	return &outcomeUnknownError{err: err}
 }
 
 // Batch runs independent actions, grouped by region server into Multi
@@ -73,6 +88,8 @@ func (c *Client) Batch(ctx context.Context, actions []Action) (_ []BatchResult, 
 			break
 		}
 	}
+	ctx, cancelOp := c.operationContext(ctx)
+	defer cancelOp()
 	ctx, sp := c.startOp(ctx, "batch", table)
 	sp.span.SetAttributes(attrBatchSize.Int(len(actions)))
 	defer func() { sp.end(ctx, err) }()
@@ -108,11 +125,12 @@ func (c *Client) Batch(ctx context.Context, actions []Action) (_ []BatchResult, 
 			}
 		}
 		if werr := rt.wait(ctx, worst.lastErr, worst.kind); werr != nil {
+			var te *timeoutError
 			for _, it := range pending {
-				if ctx.Err() != nil {
-					failed[it.idx] = werr
+				if ctx.Err() != nil || errors.As(werr, &te) {
+					failed[it.idx] = it.final(werr)
 				} else {
-					failed[it.idx] = &retriesExhaustedError{retries: rt.retries, err: convertError(it.lastErr)}
+					failed[it.idx] = it.final(&retriesExhaustedError{retries: rt.retries, err: convertError(it.lastErr)})
 				}
 			}
 			break
@@ -172,6 +190,7 @@ func (c *Client) newBatchItem(i int, a Action) (*batchItem, error) {
 		return nil, invalidf("batch", "", ErrInvalidRequest, "unsupported action %T", a)
 	}
 	it.table = canonicalTable(it.table)
+	it.idempotent = it.cond == nil && (it.pa.Get != nil || mutationIdempotent(it.pa.Mutation))
 	return it, nil
 }
 
@@ -209,8 +228,8 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 		r, err := c.locate(ctx, it.table, it.row, false)
 		if err != nil {
 			it.reg, it.lastErr, it.kind = nil, err, classify(err)
-			if it.kind == retryNever {
-				failed[it.idx] = opErr("batch", it.table, convertError(err))
+			if it.kind == retryNever && !isContextError(err) {
+				failed[it.idx] = opErr("batch", it.table, it.final(convertError(err)))
 			} else {
 				retry = append(retry, it)
 			}
@@ -302,9 +321,11 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 					continue
 				}
 				o.it.lastErr = o.err
+				o.it.applied = o.it.applied || requestSent(o.err)
 				o.it.kind = c.handleRegionError(ctx, o.it.table, o.it.reg, o.err)
-				if o.it.kind == retryNever {
-					failed[o.it.idx] = opErr("batch", o.it.table, convertError(o.err))
+				// The end of ctx mid-call is reported by Batch's wait.
+				if o.it.kind == retryNever && !isContextError(o.err) {
+					failed[o.it.idx] = opErr("batch", o.it.table, o.it.final(convertError(o.err)))
 				} else {
 					retry = append(retry, o.it)
 				}
@@ -325,7 +346,7 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 					checked[it.table] = terr
 				}
 				if terr != nil {
-					failed[it.idx] = opErr("batch", it.table, terr)
+					failed[it.idx] = opErr("batch", it.table, it.final(terr))
 					continue
 				}
 			}
@@ -421,10 +442,25 @@ func (c *Client) sendMulti(ctx context.Context, mr *multiReq) []outcome {
 			out = append(out, outcome{it: it, err: err})
 		}
 	}
+	// Backpressure from the servers' load statistics (loadstats.go).
+	if err := c.loadPause(ctx, mr); err != nil {
+		for _, wa := range was {
+			failAll(wa.items, err)
+		}
+		return out
+	}
 	actx, cancel := c.attemptContext(ctx)
 	var resp pb.MultiResponse
-	err := attemptError(ctx, actx, c.pool.Call(actx, mr.addr, rpc.ClientService, "Multi", req, &resp))
+	var block []byte
+	err := attemptError(ctx, actx, c.pool.Call(actx, mr.addr, rpc.ClientService, "Multi", req, &resp, rpc.WithCellBlock(&block)))
 	cancel()
+	if err == nil {
+		c.noteLoad(&resp)
+	}
+	var results [][]*Result
+	if err == nil {
+		results, err = multiResults(&resp, block)
+	}
 	if err != nil {
 		for _, wa := range was {
 			failAll(wa.items, err)
@@ -451,19 +487,22 @@ func (c *Client) sendMulti(ctx context.Context, mr *multiReq) []outcome {
 			failAll(wa.items, exceptionFromPair(x))
 			continue
 		}
-		byIndex := make(map[uint32]*pb.ResultOrException, len(rar.GetResultOrException()))
-		for _, roe := range rar.GetResultOrException() {
-			byIndex[roe.GetIndex()] = roe
+		roes := rar.GetResultOrException()
+		byIndex := make(map[uint32]int, len(roes))
+		for j, roe := range roes {
+			byIndex[roe.GetIndex()] = j
 		}
 		for _, it := range wa.items {
-			roe := byIndex[uint32(it.idx)]
+			j, ok := byIndex[uint32(it.idx)]
 			switch {
-			case roe == nil:
+			case !ok:
 				out = append(out, outcome{it: it, err: errMissingResult})
-			case roe.GetException() != nil:
-				out = append(out, outcome{it: it, err: exceptionFromPair(roe.GetException())})
+			case roes[j].GetException() != nil:
+				out = append(out, outcome{it: it, err: exceptionFromPair(roes[j].GetException())})
+			case results[i][j] != nil:
+				out = append(out, outcome{it: it, res: results[i][j]})
 			default:
-				out = append(out, outcome{it: it, res: resultFromPB(roe.GetResult())})
+				out = append(out, outcome{it: it, res: &Result{}})
 			}
 		}
 	}

@@ -25,7 +25,9 @@ import (
 // A Client finds the active master and hbase:meta through ZooKeeper,
 // caches region locations, keeps one multiplexed connection per server
 // and service, and retries failed calls with jittered backoff, bounded by
-// the caller's context, WithMaxRetries and WithRetryBudget.
+// the caller's context, WithMaxRetries and WithOperationTimeout; each RPC
+// is bounded by WithRPCTimeout, and a connection whose server stops
+// answering is closed and replaced.
 type Client struct {
 	opts    options
 	zk      coordinator
@@ -78,12 +80,16 @@ func New(ctx context.Context, zkQuorum string, opts ...Option) (*Client, error) 
 	if err != nil {
 		return nil, fmt.Errorf("hbase: telemetry: %w", err)
 	}
-	var rpcOpts []rpc.Option
+	rpcOpts := cellBlockOptions()
 	if o.dial != nil {
 		rpcOpts = append(rpcOpts, rpc.WithDialFunc(o.dial))
 	}
 	if o.user != "" {
 		rpcOpts = append(rpcOpts, rpc.WithUser(o.user))
+	}
+	if o.rpcTimeout > 0 {
+		// A server that stops reading stalls writes: bound them too.
+		rpcOpts = append(rpcOpts, rpc.WithWriteTimeout(o.rpcTimeout))
 	}
 	pool, err := rpc.NewPool(rpcOpts...)
 	if err != nil {
@@ -217,11 +223,11 @@ func (c *Client) forgetMaster(addr string) {
 //   - Retried, with jittered backoff, on connection errors and on
 //     PleaseHoldException, ServerNotRunningYetException,
 //     MasterNotRunningException and other non-DoNotRetry IOExceptions;
-//     bounded by ctx, WithMaxRetries, WithRetryBudget and, per attempt,
-//     WithRPCTimeout. Non-idempotent requests (CreateTable, ...) should
-//     carry nonce_group = c.nonceGroup and nonce = c.newNonce(), drawn once
-//     per logical operation and reused by the retries, so that the master
-//     recognises a resend.
+//     bounded by ctx, WithMaxRetries, WithOperationTimeout and, per
+//     attempt, WithRPCTimeout. Non-idempotent requests (CreateTable, ...)
+//     should carry nonce_group = c.nonceGroup and nonce = c.newNonce(),
+//     drawn once per logical operation and reused by the retries, so that
+//     the master recognises a resend.
 //   - Errors: server exceptions come back as *RemoteError, whose
 //     errors.Is matches the sentinels (TableNotFoundException →
 //     ErrTableNotFound, TableExistsException → ErrTableExists,
@@ -241,6 +247,8 @@ func (c *Client) masterCall(ctx context.Context, method string, req, resp proto.
 	if err := c.checkOpen(); err != nil {
 		return err
 	}
+	ctx, cancelOp := c.operationContext(ctx)
+	defer cancelOp()
 	sp := spanFromContext(ctx)
 	r := c.newRetrier(func(reason string) { sp.retried(ctx, reason) })
 	for {
@@ -249,7 +257,7 @@ func (c *Client) masterCall(ctx context.Context, method string, req, resp proto.
 			sp.setServer(addr)
 			actx, cancel := c.attemptContext(ctx)
 			err = c.pool.Call(actx, addr, rpc.MasterService, method, req, resp)
-			err = attemptError(ctx, actx, err)
+			err = r.attempted(attemptError(ctx, actx, err))
 			cancel()
 		} else if ctx.Err() == nil && !errors.Is(err, zk.ErrMalformed) {
 			// ZooKeeper trouble or no master znode yet: retry.
@@ -262,9 +270,7 @@ func (c *Client) masterCall(ctx context.Context, method string, req, resp proto.
 			return ErrClosed
 		}
 		kind := classify(err)
-		if kind == retryConn || kind == retryRelocate {
-			c.forgetMaster(addr)
-		}
+		c.masterFailed(addr, err, kind) // master.go
 		if werr := r.wait(ctx, err, kind); werr != nil {
 			return werr
 		}

@@ -8,7 +8,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/hbkit/hbkit/internal/cellblock"
 	"github.com/hbkit/hbkit/internal/pb"
+	"github.com/hbkit/hbkit/internal/rpc"
 )
 
 // Conversions between the public request and result types and the wire
@@ -341,4 +343,170 @@ func decodeResult(b []byte) (*Result, error) {
 		return nil, fmt.Errorf("hbase: decode result: %w", err)
 	}
 	return resultFromPB(&r), nil
+}
+
+// Cell blocks. The client's connections announce KeyValueCodec, so the
+// server sends the cells of Get, Mutate, Multi and Scan responses in a
+// block after the protobuf message: Result.associated_cell_count (after
+// any inline cells) or ScanResponse.cells_per_result says how many belong
+// to each result, in order. The functions below decode them straight into
+// Cells whose byte slices alias the block, which is the response frame
+// internal/rpc allocated for this response alone and never reuses. A
+// response thus costs a fixed number of allocations however many cells it
+// carries. Each slice is capped at its own length, so an append to one
+// never writes into its neighbour; but keeping any cell keeps the whole
+// frame reachable.
+
+// cellBlockOptions are the connection options asking for KeyValueCodec
+// cell blocks on responses. Requests stay inline.
+func cellBlockOptions() []rpc.Option {
+	return []rpc.Option{rpc.WithCellBlockCodec(cellblock.KeyValueCodec)}
+}
+
+// errMalformedBlock wraps cell-block decoding failures.
+func errMalformedBlock(err error) error {
+	return fmt.Errorf("hbase: decode response cells: %w", err)
+}
+
+func cellFromBlock(c cellblock.Cell) Cell {
+	ts := c.Timestamp
+	if ts > math.MaxInt64 {
+		ts = math.MaxInt64
+	}
+	return Cell{Row: c.Row, Family: c.Family, Qualifier: c.Qualifier, Timestamp: int64(ts), Type: CellType(c.Type), Value: c.Value}
+}
+
+// decodeCells fills dst with the next len(dst) cells of block and returns
+// the rest of the block.
+func decodeCells(dst []Cell, block []byte) ([]byte, error) {
+	for i := range dst {
+		c, rest, err := cellblock.DecodeCell(block)
+		if err != nil {
+			return block, errMalformedBlock(err)
+		}
+		dst[i] = cellFromBlock(c)
+		block = rest
+	}
+	return block, nil
+}
+
+// resultFromWire converts r (nil: an empty result) with its inline cells
+// followed by its associated_cell_count cells taken from the front of
+// *block, which is advanced past them.
+func resultFromWire(r *pb.Result, block *[]byte) (*Result, error) {
+	n := int64(r.GetAssociatedCellCount())
+	if n == 0 {
+		return resultFromPB(r), nil
+	}
+	if err := cellblock.CheckCount(n, *block); err != nil {
+		return nil, errMalformedBlock(err)
+	}
+	res := &Result{Exists: r.GetExists(), Cells: make([]Cell, len(r.Cell)+int(n))}
+	for i, c := range r.Cell {
+		res.Cells[i] = cellFromPB(c)
+	}
+	rest, err := decodeCells(res.Cells[len(r.Cell):], *block)
+	if err != nil {
+		return nil, err
+	}
+	*block = rest
+	return res, nil
+}
+
+// singleResult converts the one Result of a Get or Mutate response, which
+// must use up the block.
+func singleResult(r *pb.Result, block []byte) (*Result, error) {
+	res, err := resultFromWire(r, &block)
+	if err != nil {
+		return nil, err
+	}
+	if len(block) != 0 {
+		return nil, errMalformedBlock(fmt.Errorf("%w: %d bytes left after the result", cellblock.ErrMalformed, len(block)))
+	}
+	return res, nil
+}
+
+// multiResults converts the results of a Multi response: out[i][j] is
+// the result of RegionActionResult i, ResultOrException j (nil where
+// there is none). The block must be used up.
+func multiResults(resp *pb.MultiResponse, block []byte) ([][]*Result, error) {
+	rars := resp.GetRegionActionResult()
+	out := make([][]*Result, len(rars))
+	for i, rar := range rars {
+		roes := rar.GetResultOrException()
+		out[i] = make([]*Result, len(roes))
+		for j, roe := range roes {
+			if roe.Result == nil {
+				continue
+			}
+			res, err := resultFromWire(roe.Result, &block)
+			if err != nil {
+				return nil, err
+			}
+			out[i][j] = res
+		}
+	}
+	if len(block) != 0 {
+		return nil, errMalformedBlock(fmt.Errorf("%w: %d bytes left after the last result", cellblock.ErrMalformed, len(block)))
+	}
+	return out, nil
+}
+
+// scanPart is one result of a ScanResponse: the cells of a row, or of a
+// part of it when partial (the row may go on in the next results).
+type scanPart struct {
+	cells   []Cell
+	partial bool
+}
+
+// scanParts returns the results of a scan response, from the block when
+// the server sent cells_per_result, else from the inline results. All the
+// cells of a block-encoded response share one allocation.
+func scanParts(resp *pb.ScanResponse, block []byte) ([]scanPart, error) {
+	counts := resp.GetCellsPerResult()
+	if len(counts) == 0 {
+		if len(block) != 0 {
+			return nil, errMalformedBlock(fmt.Errorf("%w: %d bytes of cells but no cells_per_result", cellblock.ErrMalformed, len(block)))
+		}
+		parts := make([]scanPart, len(resp.GetResults()))
+		for i, r := range resp.GetResults() {
+			cells := make([]Cell, len(r.GetCell()))
+			for j, c := range r.GetCell() {
+				cells[j] = cellFromPB(c)
+			}
+			parts[i] = scanPart{cells: cells, partial: r.GetPartial()}
+		}
+		return parts, nil
+	}
+	if len(resp.GetResults()) != 0 {
+		return nil, errMalformedBlock(fmt.Errorf("%w: both inline results and cells_per_result", cellblock.ErrMalformed))
+	}
+	partial := resp.GetPartialFlagPerResult()
+	if len(partial) != 0 && len(partial) != len(counts) {
+		return nil, errMalformedBlock(fmt.Errorf("%w: %d partial flags for %d results", cellblock.ErrMalformed, len(partial), len(counts)))
+	}
+	var total int64
+	for _, n := range counts {
+		total += int64(n)
+	}
+	if err := cellblock.CheckCount(total, block); err != nil {
+		return nil, errMalformedBlock(err)
+	}
+	cells := make([]Cell, total)
+	parts := make([]scanPart, len(counts))
+	at := 0
+	for i, n := range counts {
+		end := at + int(n)
+		rest, err := decodeCells(cells[at:end], block)
+		if err != nil {
+			return nil, fmt.Errorf("%w (scan result %d)", err, i)
+		}
+		block = rest
+		parts[i] = scanPart{cells: cells[at:end:end], partial: len(partial) != 0 && partial[i]}
+		at = end
+	}
+	if len(block) != 0 {
+		return nil, errMalformedBlock(fmt.Errorf("%w: %d bytes left after the last scan result", cellblock.ErrMalformed, len(block)))
+	}
+	return parts, nil
 }

@@ -1,11 +1,13 @@
 package hbase
 
 import (
+	"os"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hbkit/hbkit/internal/pb"
+	"github.com/hbkit/hbkit/internal/rpc"
 )
 
 var benchSpec = &pb.RegionSpecifier{Type: pb.RegionSpecifier_REGION_NAME.Enum(), Value: []byte("t,,1700000000000.0123456789abcdef0123456789abcdef.")}
@@ -80,5 +82,73 @@ func TestEncodePutAllocs(t *testing.T) {
 	// family/qualifier []byte conversions.
 	if n > 16 {
 		t.Errorf("Put encoding: %.0f allocations, want <= 16", n)
+	}
+}
+
+// Recorded responses of one Scan call over 64 rows of one 1,000-byte cell
+// each, from HBase 2.6.4 (TestIntegrationRecordScanResponses): inline
+// protobuf cells, and a KeyValueCodec cell block.
+const scanFrameRows = 64
+
+func readScanFrame(b *testing.B, form string) []byte {
+	b.Helper()
+	frame, err := os.ReadFile("testdata/scan-1k-rows." + form + ".frame")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return frame
+}
+
+// BenchmarkDecodeScan measures turning a scan response frame (as
+// rpc.ReadFrame returns it) into Results, per row:
+//
+//   - inline-before: the client before cell blocks, inline cells through
+//     resultFromPB, one Result per row;
+//   - inline: today's path on a server that ignores the codec;
+//   - cellblock: today's path, cells decoded from the block.
+//
+// Reading the frame itself (one allocation per response) is not counted.
+func BenchmarkDecodeScan(b *testing.B) {
+	for _, tc := range []struct{ name, form string }{
+		{"inline-before", "inline"}, {"inline", "inline"}, {"cellblock", "cellblock"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			frame := readScanFrame(b, tc.form)
+			sc := &scanner{}
+			b.ReportAllocs()
+			b.SetBytes(int64(len(frame)))
+			for b.Loop() {
+				r, err := rpc.DecodeResponse(frame)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var resp pb.ScanResponse
+				if err := proto.Unmarshal(r.Body, &resp); err != nil {
+					b.Fatal(err)
+				}
+				if tc.name == "inline-before" {
+					var out []*Result
+					for _, res := range resp.GetResults() {
+						out = append(out, resultFromPB(res))
+					}
+					if len(out) != scanFrameRows {
+						b.Fatalf("%d rows", len(out))
+					}
+					continue
+				}
+				parts, err := scanParts(&resp, r.CellBlock)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sc.buf, sc.slab, sc.lastRow = sc.buf[:0], nil, nil
+				for _, p := range parts {
+					sc.addPart(p)
+				}
+				if len(sc.buf) != scanFrameRows {
+					b.Fatalf("%d rows", len(sc.buf))
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*scanFrameRows), "ns/row")
+		})
 	}
 }

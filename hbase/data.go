@@ -28,22 +28,33 @@ func canonicalTable(table string) string {
 // regionCall runs fn against the region of table holding row, retrying
 // with relocation and backoff as the error asks (wire protocol
 // reference, section 8), within ctx and the client's retry bounds. table
-// is canonical. fn gets a context bounded by WithRPCTimeout.
+// is canonical. fn gets a context bounded by WithRPCTimeout; the whole
+// call is bounded by WithOperationTimeout.
 func (c *Client) regionCall(ctx context.Context, table string, row []byte, fn func(ctx context.Context, r *region) error) error {
+	return c.regionWrite(ctx, table, row, true, fn)
+}
+
+// regionWrite is regionCall for a write, which may not be idempotent: then
+// a final error after an attempt that may have reached the server says the
+// outcome is unknown (ErrOutcomeUnknown).
+func (c *Client) regionWrite(ctx context.Context, table string, row []byte, idempotent bool, fn func(ctx context.Context, r *region) error) error {
 	if err := c.checkOpen(); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	ctx, cancelOp := c.operationContext(ctx)
+	defer cancelOp()
 	sp := spanFromContext(ctx)
 	rt := c.newRetrier(func(reason string) { sp.retried(ctx, reason) })
+	rt.idempotent = idempotent
 	for {
 		r, err := c.locate(ctx, table, row, false)
 		if err == nil {
 			sp.setServer(r.addr)
 			actx, cancel := c.attemptContext(ctx)
-			err = attemptError(ctx, actx, fn(actx, r))
+			err = rt.attempted(attemptError(ctx, actx, fn(actx, r)))
 			cancel()
 		}
 		if err == nil {
@@ -57,7 +68,7 @@ func (c *Client) regionCall(ctx context.Context, table string, row []byte, fn fu
 			// A disabled or deleted table answers NotServingRegion
 			// forever: say so instead of retrying.
 			if terr := c.tableStateError(ctx, table, err); terr != nil {
-				return terr
+				return rt.final(terr)
 			}
 		}
 		if werr := rt.wait(ctx, err, kind); werr != nil {
@@ -70,26 +81,10 @@ func (c *Client) regionCall(ctx context.Context, table string, row []byte, fn fu
 // (nil if the lookup failed) and returns how to retry.
 func (c *Client) handleRegionError(ctx context.Context, table string, r *region, err error) retryKind {
 	kind := classify(err)
-	switch kind {
-	case retryRelocate:
-		if r != nil {
-			c.regions.remove(r)
-		}
-	case retryMoved:
-		if addr, ok := movedTo(err); ok && r != nil {
-			c.regions.moved(r, addr)
-		} else if r != nil {
-			c.regions.remove(r)
-			kind = retryRelocate
-		}
-	case retryConn:
-		if r != nil {
-			c.regions.removeServer(r.addr)
-		}
-	case retryReopenScanner:
+	if kind == retryReopenScanner {
 		kind = retryBackoff
 	}
-	return kind
+	return c.regionFailed(r, err, kind) // locate.go
 }
 
 // tableStateError explains a region that is not served: after a
@@ -105,24 +100,27 @@ func (c *Client) tableStateError(ctx context.Context, table string, err error) e
 	return c.checkTableUsable(ctx, table)
 }
 
-// rsCall calls a ClientService method on a region server.
-func (c *Client) rsCall(ctx context.Context, addr, method string, req, resp proto.Message) error {
-	return c.pool.Call(ctx, addr, rpc.ClientService, method, req, resp)
+// rsCall calls a ClientService method on a region server. Without
+// rpc.WithCellBlock among opts, the cells of a cell block are moved into
+// resp's protobuf Results.
+func (c *Client) rsCall(ctx context.Context, addr, method string, req, resp proto.Message, opts ...rpc.CallOption) error {
+	return c.pool.Call(ctx, addr, rpc.ClientService, method, req, resp, opts...)
 }
 
 // mutate sends one MutateRequest to the region of row and returns the
-// response.
-func (c *Client) mutate(ctx context.Context, table string, row []byte, m *pb.MutationProto, cond *pb.Condition, nonced bool) (*pb.MutateResponse, error) {
+// response, with the cell block of its result.
+func (c *Client) mutate(ctx context.Context, table string, row []byte, m *pb.MutationProto, cond *pb.Condition, nonced bool) (*pb.MutateResponse, []byte, error) {
 	var resp *pb.MutateResponse
-	err := c.regionCall(ctx, table, row, func(ctx context.Context, r *region) error {
+	var block []byte
+	err := c.regionWrite(ctx, table, row, cond == nil && mutationIdempotent(m), func(ctx context.Context, r *region) error {
 		req := &pb.MutateRequest{Region: r.specifier(), Mutation: m, Condition: cond}
 		if nonced {
 			req.NonceGroup = proto.Uint64(c.nonceGroup)
 		}
 		resp = new(pb.MutateResponse)
-		return c.rsCall(ctx, r.addr, "Mutate", req, resp)
+		return c.rsCall(ctx, r.addr, "Mutate", req, resp, rpc.WithCellBlock(&block))
 	})
-	return resp, err
+	return resp, block, err
 }
 
 // opErr wraps the failure of a data call, keeping validation errors and
@@ -154,14 +152,16 @@ func (c *Client) Get(ctx context.Context, g *Get) (_ *Result, err error) {
 	}
 	table := canonicalTable(g.Table)
 	var resp *pb.GetResponse
+	var block []byte
 	err = c.regionCall(ctx, table, g.Row, func(ctx context.Context, r *region) error {
 		resp = new(pb.GetResponse)
-		return c.rsCall(ctx, r.addr, "Get", &pb.GetRequest{Region: r.specifier(), Get: pg}, resp)
+		return c.rsCall(ctx, r.addr, "Get", &pb.GetRequest{Region: r.specifier(), Get: pg}, resp, rpc.WithCellBlock(&block))
 	})
 	if err != nil {
 		return nil, opErr("get", table, err)
 	}
-	return resultFromPB(resp.GetResult()), nil
+	res, err := singleResult(resp.GetResult(), block)
+	return res, opErr("get", table, err)
 }
 
 // Put writes cells to one row.
@@ -175,7 +175,7 @@ func (c *Client) Put(ctx context.Context, p *Put) (err error) {
 	ctx, sp := c.startOp(ctx, "put", p.Table)
 	defer func() { sp.end(ctx, err) }()
 	table := canonicalTable(p.Table)
-	_, err = c.mutate(ctx, table, p.Row, putToPB(p, p.Row), nil, false)
+	_, _, err = c.mutate(ctx, table, p.Row, putToPB(p, p.Row), nil, false)
 	return opErr("put", table, err)
 }
 
@@ -190,7 +190,7 @@ func (c *Client) Delete(ctx context.Context, d *Delete) (err error) {
 	ctx, sp := c.startOp(ctx, "delete", d.Table)
 	defer func() { sp.end(ctx, err) }()
 	table := canonicalTable(d.Table)
-	_, err = c.mutate(ctx, table, d.Row, deleteToPB(d, d.Row), nil, false)
+	_, _, err = c.mutate(ctx, table, d.Row, deleteToPB(d, d.Row), nil, false)
 	return opErr("delete", table, err)
 }
 
@@ -206,11 +206,12 @@ func (c *Client) Increment(ctx context.Context, inc *Increment) (_ *Result, err 
 	ctx, sp := c.startOp(ctx, "increment", inc.Table)
 	defer func() { sp.end(ctx, err) }()
 	table := canonicalTable(inc.Table)
-	resp, err := c.mutate(ctx, table, inc.Row, incrementToPB(inc, c.newNonce()), nil, true)
+	resp, block, err := c.mutate(ctx, table, inc.Row, incrementToPB(inc, c.newNonce()), nil, true)
 	if err != nil {
 		return nil, opErr("increment", table, err)
 	}
-	return resultFromPB(resp.GetResult()), nil
+	res, err := singleResult(resp.GetResult(), block)
+	return res, opErr("increment", table, err)
 }
 
 // Append appends to values and returns the new values. Like Increment it
@@ -225,11 +226,12 @@ func (c *Client) Append(ctx context.Context, a *Append) (_ *Result, err error) {
 	ctx, sp := c.startOp(ctx, "append", a.Table)
 	defer func() { sp.end(ctx, err) }()
 	table := canonicalTable(a.Table)
-	resp, err := c.mutate(ctx, table, a.Row, appendToPB(a, c.newNonce()), nil, true)
+	resp, block, err := c.mutate(ctx, table, a.Row, appendToPB(a, c.newNonce()), nil, true)
 	if err != nil {
 		return nil, opErr("append", table, err)
 	}
-	return resultFromPB(resp.GetResult()), nil
+	res, err := singleResult(resp.GetResult(), block)
+	return res, opErr("append", table, err)
 }
 
 // CheckAndMutate applies the mutations atomically when the condition
@@ -250,7 +252,7 @@ func (c *Client) CheckAndMutate(ctx context.Context, cam *CheckAndMutate) (_ boo
 		return false, err
 	}
 	if len(muts) == 1 {
-		resp, err := c.mutate(ctx, table, cam.Row, muts[0], cond, false)
+		resp, _, err := c.mutate(ctx, table, cam.Row, muts[0], cond, false)
 		if err != nil {
 			return false, opErr("check_and_mutate", table, err)
 		}
@@ -329,8 +331,12 @@ func atomicOutcome(rar *pb.RegionActionResult) (bool, error) {
 // if set, and reports RegionActionResult.processed.
 func (c *Client) atomicRow(ctx context.Context, table string, row []byte, muts []*pb.MutationProto, cond *pb.Condition) (bool, error) {
 	actions := atomicActions(muts)
+	idempotent := cond == nil
+	for _, m := range muts {
+		idempotent = idempotent && mutationIdempotent(m)
+	}
 	var processed bool
-	err := c.regionCall(ctx, table, row, func(ctx context.Context, r *region) error {
+	err := c.regionWrite(ctx, table, row, idempotent, func(ctx context.Context, r *region) error {
 		req := &pb.MultiRequest{RegionAction: []*pb.RegionAction{atomicRegionAction(r, actions, cond)}}
 		var resp pb.MultiResponse
 		if err := c.rsCall(ctx, r.addr, "Multi", req, &resp); err != nil {

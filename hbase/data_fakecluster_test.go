@@ -15,6 +15,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/hbkit/hbkit/internal/cellblock"
 	"github.com/hbkit/hbkit/internal/pb"
 	"github.com/hbkit/hbkit/internal/rpc"
 	"github.com/hbkit/hbkit/internal/zk"
@@ -44,6 +45,17 @@ type fakeCluster struct {
 	actionHook func(addr string, reg *fakeRegion, a *pb.Action) *pb.NameBytesPair
 	// hang makes region servers (not meta) never answer.
 	hang bool
+	// heartbeats makes every scan call that would return cells answer
+	// with an empty heartbeat first, on the next call the data.
+	heartbeats bool
+	// inline makes the servers ignore the cell codec the client
+	// announces and send every cell inline.
+	inline bool
+	// nextReadPoint is the MVCC read point given to the next scanner
+	// opened without one.
+	nextReadPoint uint64
+	// blocks counts the responses sent with a cell block.
+	blocks int
 }
 
 type fakeRegion struct {
@@ -59,15 +71,19 @@ type fakeCall struct {
 }
 
 type fakeScanner struct {
-	addr string
-	reg  *fakeRegion
-	rows []string // remaining rows, in scan order
+	addr      string
+	reg       *fakeRegion
+	cells     []*pb.Cell // remaining cells: rows in scan order
+	batch     int        // Scan.batch_size
+	maxSize   int        // Scan.max_result_size
+	readPoint uint64
+	beat      bool // the last answer was a heartbeat
 }
 
 // newFakeCluster makes table "t" with regions split at splits, hosted
 // round-robin by servers rs1, rs2, ...
 func newFakeCluster(t testing.TB, splits []string, nServers int) *fakeCluster {
-	fc := &fakeCluster{t: t, rows: map[string]map[string][]byte{}, scanners: map[uint64]*fakeScanner{}}
+	fc := &fakeCluster{t: t, rows: map[string]map[string][]byte{}, scanners: map[uint64]*fakeScanner{}, nextReadPoint: 5000}
 	bounds := append([]string{""}, splits...)
 	for i, s := range bounds {
 		end := ""
@@ -100,7 +116,7 @@ func (fc *fakeCluster) client(opts ...Option) *Client {
 	if err != nil {
 		fc.t.Fatal(err)
 	}
-	pool, err := rpc.NewPool(rpc.WithDialFunc(fc.dial), rpc.WithUser("hbkit-test"))
+	pool, err := rpc.NewPool(append(cellBlockOptions(), rpc.WithDialFunc(fc.dial), rpc.WithUser("hbkit-test"))...)
 	if err != nil {
 		fc.t.Fatal(err)
 	}
@@ -196,15 +212,71 @@ func (fc *fakeCluster) dial(ctx context.Context, network, addr string) (net.Conn
 }
 
 func (fc *fakeCluster) serve(addr string, nc net.Conn) {
-	serveTestConn(fc.t, "fake cluster", nc, func(hdr *pb.RequestHeader, param []byte, reply func(proto.Message, *pb.ExceptionResponse)) {
+	serveTestConnCells(fc.t, "fake cluster", nc, func(ch *pb.ConnectionHeader, hdr *pb.RequestHeader, param []byte, reply func(proto.Message, []byte, *pb.ExceptionResponse)) {
 		go func() {
 			resp, exc := fc.handle(addr, hdr.GetMethodName(), param)
 			if resp == nil && exc == nil {
 				return // hang
 			}
-			reply(resp, exc)
+			fc.mu.Lock()
+			inline := fc.inline
+			fc.mu.Unlock()
+			var cells []byte
+			if exc == nil && !inline && ch.GetCellBlockCodecClass() == cellblock.KeyValueCodec {
+				cells = toCellBlock(fc.t, resp)
+			}
+			if len(cells) > 0 {
+				fc.mu.Lock()
+				fc.blocks++
+				fc.mu.Unlock()
+			}
+			reply(resp, cells, exc)
 		}()
 	})
+}
+
+// toCellBlock moves the cells of resp's Results into a KeyValueCodec
+// block, as a server does for a connection that announced the codec.
+func toCellBlock(t testing.TB, resp proto.Message) []byte {
+	var block []byte
+	take := func(r *pb.Result) {
+		if r == nil || len(r.Cell) == 0 {
+			return
+		}
+		for _, c := range r.Cell {
+			var err error
+			block, err = cellblock.AppendCell(block, cellblock.Cell{Row: c.Row, Family: c.Family, Qualifier: c.Qualifier,
+				Timestamp: c.GetTimestamp(), Type: uint8(c.GetCellType()), Value: c.Value})
+			if err != nil {
+				t.Errorf("fake cluster: %v", err)
+			}
+		}
+		r.AssociatedCellCount = proto.Int32(int32(len(r.Cell)))
+		r.Cell = nil
+	}
+	switch m := resp.(type) {
+	case *pb.GetResponse:
+		take(m.Result)
+	case *pb.MutateResponse:
+		take(m.Result)
+	case *pb.MultiResponse:
+		for _, rar := range m.RegionActionResult {
+			for _, roe := range rar.ResultOrException {
+				take(roe.Result)
+			}
+		}
+	case *pb.ScanResponse:
+		if len(m.Results) == 0 {
+			return nil
+		}
+		for _, r := range m.Results {
+			m.CellsPerResult = append(m.CellsPerResult, uint32(len(r.Cell)))
+			m.PartialFlagPerResult = append(m.PartialFlagPerResult, r.GetPartial())
+			take(r)
+		}
+		m.Results = nil
+	}
+	return block
 }
 
 func fcException(class string) *pb.ExceptionResponse {
@@ -425,8 +497,14 @@ func (fc *fakeCluster) apply(m *pb.MutationProto) (*pb.Result, *pb.NameBytesPair
 	return nil, &pb.NameBytesPair{Name: proto.String(excDoNotRetry), Value: []byte("unsupported")}
 }
 
-// scan serves a user-table scan; mu is held.
+// scan serves a user-table scan; mu is held. Like HBase it cuts results
+// at batch_size cells and, for clients that handle partials, where a
+// response reaches max_result_size (flagging the result partial); with
+// fc.heartbeats it answers every other call with an empty heartbeat.
 func (fc *fakeCluster) scan(addr string, req *pb.ScanRequest) (proto.Message, *pb.ExceptionResponse) {
+	if !req.GetClientHandlesPartials() || !req.GetClientHandlesHeartbeats() {
+		fc.t.Errorf("fake cluster: scan request without client_handles_partials and client_handles_heartbeats: %v", req)
+	}
 	if req.GetRenew() {
 		if fc.scanners[req.GetScannerId()] == nil {
 			return nil, fcException(excUnknownScanner)
@@ -436,6 +514,7 @@ func (fc *fakeCluster) scan(addr string, req *pb.ScanRequest) (proto.Message, *p
 	}
 	var sc *fakeScanner
 	var id uint64
+	resp := &pb.ScanResponse{MoreResults: proto.Bool(true)}
 	if req.Scan != nil {
 		reg, exc := fc.region(addr, req.GetRegion())
 		if exc != nil {
@@ -477,7 +556,18 @@ func (fc *fakeCluster) scan(addr string, req *pb.ScanRequest) (proto.Message, *p
 		}
 		fc.nextID++
 		id = fc.nextID
-		sc = &fakeScanner{addr: addr, reg: reg, rows: rows}
+		sc = &fakeScanner{addr: addr, reg: reg, batch: int(s.GetBatchSize()), maxSize: int(s.GetMaxResultSize()), readPoint: s.GetMvccReadPoint()}
+		if sc.maxSize <= 0 {
+			sc.maxSize = 2 << 20
+		}
+		if sc.readPoint == 0 {
+			fc.nextReadPoint++
+			sc.readPoint = fc.nextReadPoint
+		}
+		resp.MvccReadPoint = proto.Uint64(sc.readPoint)
+		for _, row := range rows {
+			sc.cells = append(sc.cells, fc.read([]byte(row)).Cell...)
+		}
 		fc.scanners[id] = sc
 	} else {
 		id = req.GetScannerId()
@@ -490,19 +580,56 @@ func (fc *fakeCluster) scan(addr string, req *pb.ScanRequest) (proto.Message, *p
 			return &pb.ScanResponse{MoreResults: proto.Bool(false)}, nil
 		}
 	}
-	n := min(int(req.GetNumberOfRows()), len(sc.rows))
-	resp := &pb.ScanResponse{ScannerId: proto.Uint64(id), MoreResults: proto.Bool(true)}
-	for _, row := range sc.rows[:n] {
-		resp.Results = append(resp.Results, fc.read([]byte(row)))
+	resp.ScannerId = proto.Uint64(id)
+	if fc.heartbeats && !sc.beat && len(sc.cells) > 0 {
+		sc.beat = true
+		resp.HeartbeatMessage = proto.Bool(true)
+		resp.MoreResultsInRegion = proto.Bool(true)
+		return resp, nil
 	}
-	sc.rows = sc.rows[n:]
-	if len(sc.rows) == 0 {
+	sc.beat = false
+	resp.Results = sc.next(int(req.GetNumberOfRows()))
+	if len(sc.cells) == 0 {
 		delete(fc.scanners, id)
 		resp.MoreResultsInRegion = proto.Bool(false)
 	} else {
 		resp.MoreResultsInRegion = proto.Bool(true)
 	}
 	return resp, nil
+}
+
+// next cuts the next results: at most n of them, each ending with its
+// row, at batch cells (flagged partial, as HBase flags a result that
+// reached the batch limit) or where the response reaches maxSize bytes
+// in the middle of a row (flagged partial).
+func (sc *fakeScanner) next(n int) []*pb.Result {
+	var out []*pb.Result
+	var cur *pb.Result
+	size := 0
+	for len(sc.cells) > 0 && (cur != nil || len(out) < n) {
+		c := sc.cells[0]
+		sc.cells = sc.cells[1:]
+		if cur == nil {
+			cur = &pb.Result{}
+			out = append(out, cur)
+		}
+		cur.Cell = append(cur.Cell, c)
+		size += len(c.Row) + len(c.Family) + len(c.Qualifier) + len(c.Value) + 20
+		more := len(sc.cells) > 0 && bytes.Equal(sc.cells[0].Row, c.Row)
+		if sc.batch > 0 && len(cur.Cell) == sc.batch {
+			cur.Partial = proto.Bool(true)
+			cur = nil
+		} else if !more {
+			cur = nil
+		}
+		if size >= sc.maxSize {
+			if cur != nil {
+				cur.Partial = proto.Bool(true)
+			}
+			break
+		}
+	}
+	return out
 }
 
 // metaRowOf encodes the meta row of r.

@@ -59,6 +59,19 @@ var (
 
 	// ErrClosed is returned by calls on a closed client or scanner.
 	ErrClosed = errors.New("hbase: client closed")
+
+	// ErrTimeout: the operation did not complete within its operation
+	// timeout (WithOperationTimeout), or, inside a retryable error, an
+	// attempt ran out of its RPC timeout (WithRPCTimeout). It is
+	// retryable unless wrapped with ErrOutcomeUnknown. The end of the
+	// caller's own context is reported as the context's error instead.
+	ErrTimeout = errors.New("hbase: timeout")
+	// ErrOutcomeUnknown: a write that is not idempotent (see IsRetryable)
+	// failed after one of its attempts may have reached the server, which
+	// may have applied it (a connection that broke or stalled, a timeout).
+	// Sending it again may apply it twice: read the row back first.
+	// errors.Is still finds the underlying error (ErrTimeout, ...).
+	ErrOutcomeUnknown = errors.New("hbase: outcome unknown: the write may have been applied")
 )
 
 // InvalidRequestError reports a request rejected by client-side validation,
@@ -169,11 +182,27 @@ type Retryable interface {
 // Context cancellation and deadline errors, validation errors and
 // schema/state errors are not retryable. An error is retryable only when
 // something in its chain implements Retryable and says so.
+//
+// Timeouts (ErrTimeout) and broken or stalled connections are retryable
+// for reads and idempotent writes. A write that is not idempotent and may
+// have reached the server fails with ErrOutcomeUnknown, which is never
+// retryable. Idempotent: Get, Scan, Put (a resend writes the same cells
+// again), Delete of a row, a family, all versions of a column, or one
+// version named by its timestamp, and MutateRow of such mutations. Not
+// idempotent: Delete of the newest version of a column (Timestamp 0,
+// AllVersions false), Increment and Append (the client's own resends carry
+// a nonce the server recognises; a caller's new call does not),
+// CheckAndMutate (a resend may find its own write and report the
+// condition failed), MutateRow containing such a Delete. In a Batch, each
+// action is judged on its own. Admin calls are treated as idempotent: the
+// master rejects a repeated create or delete with ErrTableExists or
+// ErrTableNotFound rather than applying it twice.
 func IsRetryable(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, ErrOutcomeUnknown) {
 		return false
 	}
 	var r Retryable

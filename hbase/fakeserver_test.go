@@ -29,6 +29,15 @@ import (
 // a handler that never replies leaves the call hanging). It returns when
 // the connection ends; malformed requests fail t.
 func serveTestConn(t testing.TB, who string, nc net.Conn, handle func(hdr *pb.RequestHeader, param []byte, reply func(proto.Message, *pb.ExceptionResponse))) {
+	serveTestConnCells(t, who, nc, func(_ *pb.ConnectionHeader, hdr *pb.RequestHeader, param []byte, reply func(proto.Message, []byte, *pb.ExceptionResponse)) {
+		handle(hdr, param, func(resp proto.Message, exc *pb.ExceptionResponse) { reply(resp, nil, exc) })
+	})
+}
+
+// serveTestConnCells is serveTestConn for servers that look at the
+// ConnectionHeader (the cell codec it announces) and may answer with a
+// cell block after the response message.
+func serveTestConnCells(t testing.TB, who string, nc net.Conn, handle func(ch *pb.ConnectionHeader, hdr *pb.RequestHeader, param []byte, reply func(proto.Message, []byte, *pb.ExceptionResponse))) {
 	defer nc.Close()
 	r := bufio.NewReader(nc)
 	// Preamble, then the int32-framed ConnectionHeader.
@@ -36,7 +45,13 @@ func serveTestConn(t testing.TB, who string, nc net.Conn, handle func(hdr *pb.Re
 	if _, err := io.ReadFull(r, pre[:]); err != nil {
 		return
 	}
-	if _, err := rpc.ReadFrame(r, math.MaxInt32); err != nil {
+	chb, err := rpc.ReadFrame(r, math.MaxInt32)
+	if err != nil {
+		return
+	}
+	ch := new(pb.ConnectionHeader)
+	if err := proto.Unmarshal(chb, ch); err != nil {
+		t.Errorf("%s: connection header: %v", who, err)
 		return
 	}
 	var wmu sync.Mutex
@@ -56,8 +71,8 @@ func serveTestConn(t testing.TB, who string, nc net.Conn, handle func(hdr *pb.Re
 			t.Errorf("%s: request header: %v", who, err)
 			return
 		}
-		handle(hdr, param, func(resp proto.Message, exc *pb.ExceptionResponse) {
-			out, err := encodeTestResponse(hdr.GetCallId(), resp, exc)
+		handle(ch, hdr, param, func(resp proto.Message, cells []byte, exc *pb.ExceptionResponse) {
+			out, err := encodeTestResponseCells(hdr.GetCallId(), resp, cells, exc)
 			if err != nil {
 				t.Errorf("%s: %v", who, err)
 				return
@@ -69,10 +84,17 @@ func serveTestConn(t testing.TB, who string, nc net.Conn, handle func(hdr *pb.Re
 	}
 }
 
-// encodeTestResponse encodes int32 total | delimited ResponseHeader |
-// delimited response (absent when the call failed).
-func encodeTestResponse(callID uint32, resp proto.Message, exc *pb.ExceptionResponse) ([]byte, error) {
-	hdr, err := proto.Marshal(&pb.ResponseHeader{CallId: proto.Uint32(callID), Exception: exc})
+// encodeTestResponseCells encodes int32 total | delimited ResponseHeader |
+// delimited response (absent when the call failed) | cell block, announced
+// in the header's cell_block_meta, when cells is not empty.
+func encodeTestResponseCells(callID uint32, resp proto.Message, cells []byte, exc *pb.ExceptionResponse) ([]byte, error) {
+	rh := &pb.ResponseHeader{CallId: proto.Uint32(callID), Exception: exc}
+	if len(cells) > 0 && exc == nil {
+		rh.CellBlockMeta = &pb.CellBlockMeta{Length: proto.Uint32(uint32(len(cells)))}
+	} else {
+		cells = nil
+	}
+	hdr, err := proto.Marshal(rh)
 	if err != nil {
 		return nil, err
 	}
@@ -87,5 +109,6 @@ func encodeTestResponse(callID uint32, resp proto.Message, exc *pb.ExceptionResp
 		}
 		body = protowire.AppendBytes(body, p)
 	}
+	body = append(body, cells...)
 	return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...), nil
 }

@@ -3,9 +3,13 @@ package hbase
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
+	"strings"
+	"sync"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -21,6 +25,9 @@ var (
 	qualRegionInfo   = []byte("regioninfo")
 	qualServer       = []byte("server")
 	qualState        = []byte("state")
+	qualServerName   = []byte("sn")
+	qualStartCode    = []byte("serverstartcode")
+	qualSeqNum       = []byte("seqnumDuringOpen")
 	pbMagic          = []byte("PBUF")
 	errMalformedMeta = errors.New("hbase: malformed hbase:meta row")
 )
@@ -34,8 +41,11 @@ func metaSpecifier() *pb.RegionSpecifier {
 
 // metaRow is a decoded info: row of hbase:meta.
 type metaRow struct {
-	region *region
-	state  string // info:state ("OPEN", "CLOSED", ...); may be empty
+	region *region // addr is info:server
+	state  string  // info:state ("OPEN", "OPENING", "CLOSED", ...); may be empty
+	// target is the "host:port" of info:sn: the server a region in
+	// transition is being opened on. Empty when absent.
+	target string
 }
 
 // decodeRegionInfo parses a "PBUF"-prefixed RegionInfo (meta's
@@ -69,8 +79,8 @@ func decodeMetaRow(cells []*pb.Cell) (metaRow, error) {
 		return metaRow{}, fmt.Errorf("%w: no cells", errMalformedMeta)
 	}
 	var m metaRow
-	var riBytes []byte
-	var server []byte
+	var riBytes, server, sn []byte
+	var seqNum, startCode uint64
 	row := cells[0].GetRow()
 	for _, c := range cells {
 		if !bytes.Equal(c.GetRow(), row) {
@@ -99,6 +109,21 @@ func decodeMetaRow(cells []*pb.Cell) (metaRow, error) {
 			if m.state == "" {
 				m.state = string(c.GetValue())
 			}
+		case bytes.Equal(q, qualServerName):
+			if sn == nil {
+				sn = c.GetValue()
+				if sn == nil {
+					sn = []byte{}
+				}
+			}
+		case bytes.Equal(q, qualSeqNum):
+			if v := c.GetValue(); len(v) == 8 && seqNum == 0 {
+				seqNum = binary.BigEndian.Uint64(v)
+			}
+		case bytes.Equal(q, qualStartCode):
+			if v := c.GetValue(); len(v) == 8 && startCode == 0 {
+				startCode = binary.BigEndian.Uint64(v)
+			}
 		}
 	}
 	if riBytes == nil {
@@ -109,11 +134,12 @@ func decodeMetaRow(cells []*pb.Cell) (metaRow, error) {
 		return metaRow{}, err
 	}
 	r := &region{
-		info:  ri,
-		table: tableNameString(ri.GetTableName()),
-		name:  bytes.Clone(row),
-		start: bytes.Clone(ri.GetStartKey()),
-		end:   bytes.Clone(ri.GetEndKey()),
+		info:   ri,
+		table:  tableNameString(ri.GetTableName()),
+		name:   bytes.Clone(row),
+		start:  bytes.Clone(ri.GetStartKey()),
+		end:    bytes.Clone(ri.GetEndKey()),
+		seqNum: seqNum,
 	}
 	if len(r.end) != 0 && bytes.Compare(r.start, r.end) >= 0 {
 		return metaRow{}, fmt.Errorf("%w: region start key not below end key", errMalformedMeta)
@@ -124,14 +150,23 @@ func decodeMetaRow(cells []*pb.Cell) (metaRow, error) {
 			return metaRow{}, fmt.Errorf("%w: info:server %q", errMalformedMeta, server)
 		}
 		r.addr = net.JoinHostPort(host, port)
+		r.startCode = startCode
+	}
+	if len(sn) > 0 {
+		// A ServerName: "host,port,startcode".
+		parts := strings.Split(string(sn), ",")
+		if len(parts) != 3 || parts[0] == "" || parts[1] == "" {
+			return metaRow{}, fmt.Errorf("%w: info:sn %q", errMalformedMeta, sn)
+		}
+		m.target = net.JoinHostPort(parts[0], parts[1])
 	}
 	m.region = r
 	return m, nil
 }
 
 // metaAttempt runs fn against the hbase:meta server with the client's
-// retries: on errors that mean meta moved (connection errors,
-// NotServingRegion, ...) the location is re-read from ZooKeeper.
+// retries, for the calls that read meta on their own (listing a table's
+// regions, reading a table's state): each attempt is one metaOnce.
 func (c *Client) metaAttempt(ctx context.Context, fn func(ctx context.Context, addr string) error) error {
 	if err := c.checkOpen(); err != nil {
 		return err
@@ -139,12 +174,7 @@ func (c *Client) metaAttempt(ctx context.Context, fn func(ctx context.Context, a
 	sp := spanFromContext(ctx)
 	r := c.newRetrier(func(reason string) { sp.retried(ctx, reason) })
 	for {
-		addr, err := c.metaAddress(ctx)
-		if err == nil {
-			actx, cancel := c.attemptContext(ctx)
-			err = attemptError(ctx, actx, fn(actx, addr))
-			cancel()
-		}
+		err := c.metaOnce(ctx, fn)
 		if err == nil {
 			return nil
 		}
@@ -152,15 +182,141 @@ func (c *Client) metaAttempt(ctx context.Context, fn func(ctx context.Context, a
 			return ErrClosed
 		}
 		kind := classify(err)
-		switch kind {
-		case retryConn, retryRelocate, retryMoved:
-			c.forgetMeta(addr)
-		case retryReopenScanner:
+		if kind == retryReopenScanner {
 			kind = retryBackoff
 		}
 		if werr := r.wait(ctx, err, kind); werr != nil {
 			return werr
 		}
+	}
+}
+
+// metaOnce runs fn once against the hbase:meta server, within
+// WithRPCTimeout. On errors that mean meta cannot be reached there
+// (connection errors, NotServingRegion, RegionMoved, ...) the cached
+// location is dropped, so that the next attempt re-reads ZooKeeper; any
+// failure also paces the next reads of meta by every caller (see
+// metaState), and a success ends that.
+func (c *Client) metaOnce(ctx context.Context, fn func(ctx context.Context, addr string) error) error {
+	if err := c.checkOpen(); err != nil {
+		return err
+	}
+	addr, err := c.metaServer(ctx)
+	if err == nil {
+		actx, cancel := c.attemptContext(ctx)
+		err = attemptError(ctx, actx, fn(actx, addr))
+		cancel()
+	}
+	if err == nil {
+		c.regions.metaOK()
+		return nil
+	}
+	if ctx.Err() != nil || c.closed.Load() {
+		return err
+	}
+	switch classify(err) {
+	case retryConn, retryRelocate, retryMoved:
+		if addr != "" {
+			c.forgetMeta(addr)
+		}
+	}
+	c.regions.metaFailed(err, time.Now(), c.opts.backoffBase, min(c.opts.backoffMax, relocateHoldFactor*c.opts.backoffBase))
+	return err
+}
+
+// metaServer returns the address of the hbase:meta server: cached, or
+// read from ZooKeeper once for all the callers that need it at the same
+// time.
+func (c *Client) metaServer(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	addr := c.metaAddr
+	c.mu.Unlock()
+	if addr != "" {
+		return addr, nil
+	}
+	return c.regions.metaZK.do(ctx, c.opts.zkTimeout, c.metaAddress)
+}
+
+// metaFailed paces the reads of hbase:meta after a failure: no lookup
+// starts before the backoff of the consecutive failures (at most maxWait)
+// has passed (they wait for it, see locate), so callers arriving while
+// meta is down do not each read ZooKeeper and dial meta.
+func (rc *regionCache) metaFailed(err error, now time.Time, base, maxWait time.Duration) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	d := time.Duration(backoffSteps[min(rc.meta.fails, len(backoffSteps)-1)]) * base
+	if d > maxWait || d <= 0 {
+		d = maxWait
+	}
+	rc.meta.fails++
+	rc.meta.until = now.Add(d)
+	rc.meta.err = err
+}
+
+// metaOK records a successful read of hbase:meta.
+func (rc *regionCache) metaOK() {
+	rc.mu.RLock()
+	ok := rc.meta.fails == 0
+	rc.mu.RUnlock()
+	if ok {
+		return
+	}
+	rc.mu.Lock()
+	rc.meta = metaState{}
+	rc.mu.Unlock()
+}
+
+// addrFlight shares one read of an address among the callers that need
+// it at the same time.
+type addrFlight struct {
+	mu  sync.Mutex
+	cur *addrCall // guarded by mu; the read in flight
+}
+
+type addrCall struct {
+	done    chan struct{}
+	addr    string
+	err     error
+	waiters int // guarded by addrFlight.mu
+	cancel  context.CancelFunc
+}
+
+// do returns the result of read, run once for all concurrent callers in
+// a goroutine of its own, bounded by timeout and cancelled when every
+// caller has given up.
+func (f *addrFlight) do(ctx context.Context, timeout time.Duration, read func(context.Context) (string, error)) (string, error) {
+	f.mu.Lock()
+	call := f.cur
+	if call == nil {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		call = &addrCall{done: make(chan struct{}), cancel: cancel}
+		f.cur = call
+		go func() {
+			addr, err := read(rctx)
+			f.mu.Lock()
+			if f.cur == call {
+				f.cur = nil
+			}
+			call.addr, call.err = addr, err
+			f.mu.Unlock()
+			close(call.done)
+			cancel()
+		}()
+	}
+	call.waiters++
+	f.mu.Unlock()
+	select {
+	case <-call.done:
+		return call.addr, call.err
+	case <-ctx.Done():
+		f.mu.Lock()
+		call.waiters--
+		if call.waiters == 0 && f.cur == call {
+			f.cur = nil
+			call.cancel()
+		}
+		f.mu.Unlock()
+		return "", ctx.Err()
 	}
 }
 
@@ -197,7 +353,12 @@ func (c *Client) scanMetaOnce(ctx context.Context, addr string, scan *pb.Scan, f
 		if !open {
 			return last, nil
 		}
-		req = &pb.ScanRequest{ScannerId: resp.ScannerId, NumberOfRows: proto.Uint32(100)}
+		req = &pb.ScanRequest{
+			ScannerId:               resp.ScannerId,
+			NumberOfRows:            proto.Uint32(100),
+			ClientHandlesPartials:   proto.Bool(false),
+			ClientHandlesHeartbeats: proto.Bool(true),
+		}
 	}
 }
 
@@ -258,8 +419,9 @@ func (c *Client) metaRegions(ctx context.Context, table string) ([]*region, erro
 	fq := tn.String()
 	start := append([]byte(fq), ",,"...)
 	stop := append([]byte(fq), " ,,"...)
-	var out []*region
+	var out, cacheable []*region
 	var decodeErr error
+	startGen := c.regions.generation()
 	err = c.scanMeta(ctx, start, stop, func(res *pb.Result) bool {
 		m, err := decodeMetaRow(res.GetCell())
 		if err != nil {
@@ -271,6 +433,9 @@ func (c *Client) metaRegions(ctx context.Context, table string) ([]*region, erro
 		}
 		if m.region.info.GetSplit() || m.region.info.GetOffline() || m.region.info.GetReplicaId() != 0 {
 			return true
+		}
+		if m.region.addr != "" && servedAt(m.state) {
+			cacheable = append(cacheable, m.region)
 		}
 		// A resumed scan may repeat nothing, but guard against it.
 		if n := len(out); n > 0 && bytes.Equal(out[n-1].name, m.region.name) {
@@ -289,16 +454,13 @@ func (c *Client) metaRegions(ctx context.Context, table string) ([]*region, erro
 		c.regions.dropTable(fq)
 		return nil, fmt.Errorf("hbase: %s: %w", fq, ErrTableNotFound)
 	}
-	for _, r := range out {
-		if r.addr != "" {
-			c.regions.add(r)
-		}
-	}
+	c.regions.learnListing(cacheable, startGen)
 	return out, nil
 }
 
 // metaTableState reads the table's state row from hbase:meta (key = table
-// name, table:state = raw TableState). ok is false when the row is absent.
+// name, table:state = raw TableState), in one attempt: it only explains a
+// failure the caller retries anyway. ok is false when the row is absent.
 func (c *Client) metaTableState(ctx context.Context, table string) (state pb.TableState_State, ok bool, err error) {
 	req := &pb.GetRequest{
 		Region: metaSpecifier(),
@@ -308,7 +470,7 @@ func (c *Client) metaTableState(ctx context.Context, table string) (state pb.Tab
 		},
 	}
 	var resp pb.GetResponse
-	err = c.metaAttempt(ctx, func(ctx context.Context, addr string) error {
+	err = c.metaOnce(ctx, func(ctx context.Context, addr string) error {
 		return c.pool.Call(ctx, addr, rpc.ClientService, "Get", req, &resp, rpc.WithPriority(highQoS))
 	})
 	if err != nil {
@@ -328,8 +490,12 @@ func (c *Client) metaTableState(ctx context.Context, table string) (state pb.Tab
 // checkTableUsable turns a region that keeps failing into a clear error:
 // ErrTableNotFound if the table is gone, ErrTableDisabled if it is
 // disabled or being disabled. It returns nil when the table looks enabled
-// (the failure is transient) or its state cannot be read.
+// (the failure is transient) or its state cannot be read, and does not
+// read meta while meta reads are being paced after failures.
 func (c *Client) checkTableUsable(ctx context.Context, table string) error {
+	if c.regions.metaPaced(time.Now()) {
+		return nil
+	}
 	st, ok, err := c.metaTableState(ctx, table)
 	if err != nil || !ok {
 		if err == nil {

@@ -22,8 +22,8 @@ type options struct {
 	znodeParent string
 	zkTimeout   time.Duration
 
+	retryBudget time.Duration // WithOperationTimeout (WithRetryBudget)
 	rpcTimeout  time.Duration
-	retryBudget time.Duration
 	maxRetries  int
 	backoffBase time.Duration
 	backoffMax  time.Duration
@@ -41,9 +41,17 @@ type options struct {
 }
 
 // Defaults. The backoff follows the Java client's hbase.client.pause
-// (100 ms) multipliers, capped; see retry.go.
+// (100 ms) multipliers, capped; see retry.go. With the default timeouts a
+// call to a server that never answers returns within
+// DefaultOperationTimeout, whatever the caller's context.
 const (
-	DefaultRetryBudget       = 60 * time.Second
+	// DefaultOperationTimeout bounds one operation: see
+	// WithOperationTimeout.
+	DefaultOperationTimeout = 30 * time.Second
+	// DefaultRPCTimeout bounds one RPC: see WithRPCTimeout.
+	DefaultRPCTimeout = 10 * time.Second
+	// DefaultRetryBudget is the former name of DefaultOperationTimeout.
+	DefaultRetryBudget       = DefaultOperationTimeout
 	DefaultMaxRetries        = 15
 	DefaultScanCaching       = 1000
 	DefaultScanMaxResultSize = 2 << 20
@@ -59,7 +67,8 @@ func defaultOptions() options {
 	return options{
 		znodeParent:       "/hbase",
 		zkTimeout:         defaultZKTimeout,
-		retryBudget:       DefaultRetryBudget,
+		retryBudget:       DefaultOperationTimeout,
+		rpcTimeout:        DefaultRPCTimeout,
 		maxRetries:        DefaultMaxRetries,
 		backoffBase:       defaultBackoffBase,
 		backoffMax:        defaultBackoffMax,
@@ -85,7 +94,7 @@ func (o *options) validate() error {
 	case o.rpcTimeout < 0:
 		return fmt.Errorf("hbase: RPC timeout %v < 0", o.rpcTimeout)
 	case o.retryBudget <= 0:
-		return fmt.Errorf("hbase: retry budget %v <= 0", o.retryBudget)
+		return fmt.Errorf("hbase: operation timeout %v <= 0", o.retryBudget)
 	case o.maxRetries < 0:
 		return fmt.Errorf("hbase: max retries %d < 0", o.maxRetries)
 	case o.backoffBase <= 0 || o.backoffMax < o.backoffBase:
@@ -122,14 +131,33 @@ func WithZNodeParent(parent string) Option { return func(o *options) { o.znodePa
 // (default 10s), within the caller's context.
 func WithZKTimeout(d time.Duration) Option { return func(o *options) { o.zkTimeout = d } }
 
-// WithRPCTimeout bounds each attempt of a call (default 0: only the
-// caller's context and the retry budget bound it). An attempt that times
-// out is retried like a connection error.
+// WithOperationTimeout bounds each operation as a whole, like the Java
+// client's hbase.client.operation.timeout: a Get, Put, Batch, admin call
+// and so on, with its region lookups, attempts, backoffs and retries
+// (default DefaultOperationTimeout, 30s; the Java client's is 20 minutes).
+// For a scan it bounds each fetch of rows from the servers (the role of
+// hbase.client.scanner.timeout.period), not the whole scan. The caller's
+// context bounds operations too; whichever ends first wins. An operation
+// that runs out of it fails with an error matching ErrTimeout.
+func WithOperationTimeout(d time.Duration) Option {
+	return func(o *options) { o.retryBudget = d }
+}
+
+// WithRPCTimeout bounds each RPC (one attempt of an operation), like the
+// Java client's hbase.rpc.timeout (default DefaultRPCTimeout, 10s; the
+// Java client's is 60s; 0: only the operation timeout and the caller's
+// context). The remaining time is sent to the server, which stops long
+// scans early with a heartbeat. An attempt that times out is retried
+// within the operation timeout; if the server sent nothing at all on the
+// connection meanwhile, it is taken to have stopped answering: the
+// connection is closed, the calls waiting on it fail at once, and the next
+// attempt dials a fresh one. Writes to a server that stopped reading are
+// bounded by it as well. Choose it above the slowest RPC you expect.
 func WithRPCTimeout(d time.Duration) Option { return func(o *options) { o.rpcTimeout = d } }
 
-// WithRetryBudget bounds the total time one call may spend retrying
-// (default DefaultRetryBudget); the caller's context bounds it too.
-func WithRetryBudget(d time.Duration) Option { return func(o *options) { o.retryBudget = d } }
+// WithRetryBudget is the former name of WithOperationTimeout: the same
+// setting. New code should use WithOperationTimeout.
+func WithRetryBudget(d time.Duration) Option { return WithOperationTimeout(d) }
 
 // WithMaxRetries bounds the number of retries of one call after its first
 // attempt (default DefaultMaxRetries); 0 disables retries. Immediate

@@ -2,26 +2,192 @@ package hbase
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/hbkit/hbkit/internal/pb"
+	"github.com/hbkit/hbkit/internal/rpc"
 )
 
 // backoffSteps are the Java client's multipliers of hbase.client.pause
 // (HConstants.RETRY_BACKOFF).
 var backoffSteps = [...]int64{1, 2, 3, 5, 10, 20, 40, 100, 100, 100, 100, 200, 200}
 
+// Timeouts (docs/timeouts.md):
+//
+//   - An operation (one call with its region lookups, attempts and
+//     backoffs) runs under operationContext: a context that ends after
+//     WithOperationTimeout with cause errOperationTimeout. Nested retry
+//     loops (a meta lookup inside a Get) share the outer deadline.
+//   - Each attempt runs under attemptContext, which ends after
+//     WithRPCTimeout with cause attemptTimeoutCause. internal/rpc reads
+//     that cause as the call's per-RPC timeout (rpc.ErrCallTimeout) and
+//     closes a connection that sent nothing in that time.
+//   - retrier.wait turns the end of either into the error callers see:
+//     *timeoutError (ErrTimeout, retryable) for the operation timeout,
+//     *ctxError for the caller's own context.
+
+// timeoutCause is the cause of a context ended by one of the client's own
+// timeouts, as opposed to the caller's context.
+type timeoutCause struct {
+	msg string
+	rpc bool // the per-RPC timeout
+}
+
+func (e *timeoutCause) Error() string { return e.msg }
+
+func (e *timeoutCause) Unwrap() []error {
+	if e.rpc {
+		return []error{ErrTimeout, errAttemptTimeout, rpc.ErrCallTimeout}
+	}
+	return []error{ErrTimeout}
+}
+
+var (
+	errOperationTimeout = &timeoutCause{msg: "hbase: operation timeout"}
+	attemptTimeoutCause = &timeoutCause{msg: "hbase: RPC timeout", rpc: true}
+)
+
+// opDeadlineKey marks a context made by operationContext; its value is the
+// operation's deadline (a time.Time).
+type opDeadlineKey struct{}
+
+// operationContext bounds one operation by WithOperationTimeout. Called
+// inside an operation (ctx made by operationContext), it returns ctx: the
+// outer operation's deadline holds.
+func (c *Client) operationContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Value(opDeadlineKey{}).(time.Time); ok {
+		return ctx, func() {}
+	}
+	dl := time.Now().Add(c.opts.retryBudget)
+	ctx, cancel := context.WithDeadlineCause(ctx, dl, errOperationTimeout)
+	return context.WithValue(ctx, opDeadlineKey{}, dl), cancel
+}
+
+// attemptContext bounds one attempt by WithRPCTimeout, if set. The
+// attempt's own timeout is marked with attemptTimeoutCause (see
+// attemptError) so that it is retried while ctx lives.
+func (c *Client) attemptContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.opts.rpcTimeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, c.opts.rpcTimeout, attemptTimeoutCause)
+}
+
+// attemptError tells an attempt's own timeout apart from the caller's
+// context (or the operation's) ending.
+func attemptError(ctx, actx context.Context, err error) error {
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	if actx.Err() == nil {
+		// A context derived from actx (with its deadline) may report
+		// the deadline a moment before actx does.
+		d, ok := actx.Deadline()
+		if !ok || time.Now().Before(d) || !isContextError(err) {
+			return err
+		}
+		<-actx.Done()
+		if ctx.Err() != nil {
+			return err
+		}
+	}
+	if errors.Is(context.Cause(actx), errAttemptTimeout) {
+		return &attemptTimeoutError{err: err, sent: rpc.RequestSent(err)}
+	}
+	return err
+}
+
+// attemptTimeoutError: one attempt ran out of its WithRPCTimeout. If the
+// server sent nothing in that time, internal/rpc closed the connection and
+// err holds its *rpc.ConnError.
+type attemptTimeoutError struct {
+	err  error
+	sent bool // the request may have reached the server
+}
+
+func (e *attemptTimeoutError) Error() string {
+	if errors.Is(e.err, rpc.ErrCallTimeout) {
+		return e.err.Error() // it names the timeout already
+	}
+	return "hbase: RPC timed out: " + e.err.Error()
+}
+
+// Unwrap hides the attempt's context error, which is not the caller's: a
+// timed-out attempt is retryable.
+func (e *attemptTimeoutError) Unwrap() []error {
+	var ce *rpc.ConnError
+	if errors.As(e.err, &ce) {
+		return []error{attemptTimeoutCause, ce}
+	}
+	return []error{attemptTimeoutCause}
+}
+
+func (e *attemptTimeoutError) Retryable() bool { return true }
+
+// requestSent reports whether the attempt that failed with err may have
+// reached the server, so that a write which is not idempotent may have
+// been applied.
+func requestSent(err error) bool {
+	var ate *attemptTimeoutError
+	if errors.As(err, &ate) {
+		return ate.sent
+	}
+	return rpc.RequestSent(err)
+}
+
+// mutationIdempotent reports whether applying m twice leaves the row as
+// applying it once: a Put (a second copy of the same cells), or a Delete
+// of all versions, or of one version named by its timestamp. A Delete of
+// the newest version of a column would remove the next one too, and
+// Increment and Append add twice.
+func mutationIdempotent(m *pb.MutationProto) bool {
+	switch m.GetMutateType() {
+	case pb.MutationProto_PUT:
+		return true
+	case pb.MutationProto_DELETE:
+		for _, cv := range m.GetColumnValue() {
+			for _, qv := range cv.GetQualifierValue() {
+				if qv.GetDeleteType() == pb.MutationProto_DELETE_ONE_VERSION &&
+					(qv.Timestamp == nil || qv.GetTimestamp() >= uint64(LatestTimestamp)) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // retrier bounds the retries of one call: at most maxRetries retries, no
-// retry starting after the budget is spent, and never past ctx.
+// retry starting after the operation timeout, and never past ctx. It also
+// remembers whether a write that is not idempotent may have been applied
+// by a failed attempt, so that its final error says so.
 type retrier struct {
 	o        *options
 	retries  int
-	deadline time.Time
+	deadline time.Time           // the operation timeout, for loops not under operationContext
 	onRetry  func(reason string) // counts retries; may be nil
+
+	// idempotent is false for writes that must not be applied twice
+	// (Increment, Append, CheckAndMutate, ...).
+	idempotent bool
+	applied    bool  // an attempt's request may have reached the server
+	prev       error // the last error that was not a context's
 }
 
 func (c *Client) newRetrier(onRetry func(string)) *retrier {
-	return &retrier{o: &c.opts, deadline: time.Now().Add(c.opts.retryBudget), onRetry: onRetry}
+	return &retrier{o: &c.opts, deadline: time.Now().Add(c.opts.retryBudget), onRetry: onRetry, idempotent: true}
+}
+
+// attempted records the error of one attempt's RPC and returns it.
+func (r *retrier) attempted(err error) error {
+	if err != nil && requestSent(err) {
+		r.applied = true
+	}
+	return err
 }
 
 // backoff returns the wait before retry number n (0-based) with ±25%
@@ -44,26 +210,36 @@ func (r *retrier) backoff(n int, kind retryKind) time.Duration {
 
 // wait decides whether the call may be retried after lastErr, which the
 // caller classified as kind, and sleeps for the backoff. It returns nil to
-// retry, or the error to give the caller: lastErr (converted) when the
-// retries or the budget are spent or kind is retryNever, or the context's
-// error, wrapping lastErr, when ctx ends first.
+// retry, or the error to give the caller: lastErr (converted) when kind is
+// retryNever or the retries are spent; a *timeoutError when the operation
+// timeout has passed or would pass during the backoff; a *ctxError,
+// wrapping lastErr, when the caller's ctx ends first. A write that is not
+// idempotent and may have been applied gets its error wrapped with
+// ErrOutcomeUnknown.
 func (r *retrier) wait(ctx context.Context, lastErr error, kind retryKind) error {
+	if !isContextError(lastErr) {
+		r.prev = lastErr
+	}
+	if kind == retryNever && !isContextError(lastErr) {
+		return r.final(convertError(lastErr))
+	}
+	if ctx.Err() != nil {
+		return r.ctxDone(ctx, lastErr)
+	}
 	if kind == retryNever {
-		return convertError(lastErr)
+		return r.final(convertError(lastErr))
 	}
 	if r.retries >= r.o.maxRetries {
-		return &retriesExhaustedError{retries: r.retries, err: convertError(lastErr)}
+		return r.final(&retriesExhaustedError{retries: r.retries, err: convertError(lastErr)})
 	}
 	d := r.backoff(r.retries, kind)
-	if time.Now().Add(d).After(r.deadline) {
-		return &retriesExhaustedError{retries: r.retries, budget: true, err: convertError(lastErr)}
+	end := time.Now().Add(d)
+	if dl, ok := ctx.Value(opDeadlineKey{}).(time.Time); (ok && !end.Before(dl)) || end.After(r.deadline) {
+		return r.final(r.timeout(lastErr))
 	}
 	r.retries++
 	if r.onRetry != nil {
 		r.onRetry(errorType(lastErr))
-	}
-	if err := ctx.Err(); err != nil {
-		return &ctxError{ctx: err, last: convertError(lastErr)}
 	}
 	if d <= 0 {
 		return nil
@@ -74,26 +250,98 @@ func (r *retrier) wait(ctx context.Context, lastErr error, kind retryKind) error
 	case <-t.C:
 		return nil
 	case <-ctx.Done():
-		return &ctxError{ctx: ctx.Err(), last: convertError(lastErr)}
+		return r.ctxDone(ctx, lastErr)
 	}
 }
 
+// ctxDone is the error once ctx ended: the operation timeout, or the
+// caller's context.
+func (r *retrier) ctxDone(ctx context.Context, lastErr error) error {
+	if errors.Is(context.Cause(ctx), errOperationTimeout) {
+		return r.final(r.timeout(lastErr))
+	}
+	last := lastErr
+	if isContextError(last) && r.prev != nil {
+		last = r.prev
+	}
+	return r.final(&ctxError{ctx: ctx.Err(), last: convertError(last)})
+}
+
+// timeout is the error of an operation that ran out of its timeout.
+func (r *retrier) timeout(lastErr error) *timeoutError {
+	var te *timeoutError
+	if errors.As(lastErr, &te) {
+		return te // a nested loop (a lookup) timed out first
+	}
+	last := r.prev
+	if !isContextError(lastErr) {
+		last = lastErr
+	}
+	return &timeoutError{after: r.o.retryBudget, retries: r.retries, last: convertError(last)}
+}
+
+// final marks the error of a write that is not idempotent and may have
+// been applied.
+func (r *retrier) final(err error) error {
+	if r.idempotent || !r.applied {
+		return err
+	}
+	return &outcomeUnknownError{err: err}
+}
+
+func isContextError(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// timeoutError is an operation that did not complete within its operation
+// timeout. It matches ErrTimeout and, unless the last attempt's error was
+// a context's, unwraps to that error too. It is retryable: the caller may
+// try again later (see IsRetryable for writes whose outcome is unknown).
+type timeoutError struct {
+	after   time.Duration
+	retries int
+	last    error // the last attempt's error; may be nil
+}
+
+func (e *timeoutError) Error() string {
+	s := fmt.Sprintf("hbase: operation timed out after %v (%d retries)", e.after, e.retries)
+	if e.last != nil {
+		s += "; last error: " + e.last.Error()
+	}
+	return s
+}
+
+func (e *timeoutError) Unwrap() []error {
+	if e.last == nil || isContextError(e.last) {
+		return []error{ErrTimeout}
+	}
+	return []error{ErrTimeout, e.last}
+}
+
+func (e *timeoutError) Retryable() bool { return true }
+
+// outcomeUnknownError wraps the final error of a write that is not
+// idempotent after one of its attempts may have reached the server.
+type outcomeUnknownError struct{ err error }
+
+func (e *outcomeUnknownError) Error() string {
+	return e.err.Error() + " (outcome unknown: the write may have been applied)"
+}
+
+func (e *outcomeUnknownError) Unwrap() []error { return []error{ErrOutcomeUnknown, e.err} }
+func (e *outcomeUnknownError) Retryable() bool { return false }
+
 // retriesExhaustedError is returned when a call failed with retryable
-// errors until its retries or budget ran out. It unwraps to the last
-// error, so errors.Is still finds the sentinel and IsRetryable says the
-// caller may try again later.
+// errors until its retries ran out. It unwraps to the last error, so
+// errors.Is still finds the sentinel and IsRetryable says the caller may
+// try again later.
 type retriesExhaustedError struct {
 	retries int
-	budget  bool
 	err     error
 }
 
 func (e *retriesExhaustedError) Error() string {
-	why := "retries"
-	if e.budget {
-		why = "retry budget"
-	}
-	return fmt.Sprintf("%v (gave up after %d retries: %s exhausted)", e.err, e.retries, why)
+	return fmt.Sprintf("%v (gave up after %d retries)", e.err, e.retries)
 }
 
 func (e *retriesExhaustedError) Unwrap() error { return e.err }
@@ -119,32 +367,3 @@ func (e *ctxError) Unwrap() []error {
 	}
 	return []error{e.ctx, e.last}
 }
-
-// attemptContext bounds one attempt by WithRPCTimeout, if set. The
-// attempt's deadline error is marked with errAttemptTimeout (see
-// attemptError) so that it is retried while ctx lives.
-func (c *Client) attemptContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if c.opts.rpcTimeout <= 0 {
-		return ctx, func() {}
-	}
-	return context.WithTimeoutCause(ctx, c.opts.rpcTimeout, errAttemptTimeout)
-}
-
-// attemptError tells an attempt's own timeout apart from the caller's
-// context ending.
-func attemptError(ctx, actx context.Context, err error) error {
-	if err == nil || ctx.Err() != nil || actx.Err() == nil {
-		return err
-	}
-	if context.Cause(actx) == errAttemptTimeout {
-		return &attemptTimeoutError{err: err}
-	}
-	return err
-}
-
-// attemptTimeoutError: one attempt ran out of its WithRPCTimeout.
-type attemptTimeoutError struct{ err error }
-
-func (e *attemptTimeoutError) Error() string   { return "hbase: attempt timed out: " + e.err.Error() }
-func (e *attemptTimeoutError) Unwrap() []error { return []error{errAttemptTimeout, e.err} }
-func (e *attemptTimeoutError) Retryable() bool { return true }

@@ -3,12 +3,31 @@ package hbase
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hbkit/hbkit/internal/pb"
+	"github.com/hbkit/hbkit/internal/rpc"
+)
+
+const (
+	// scanCloseTimeout bounds a best-effort close of a server-side
+	// scanner.
+	scanCloseTimeout = 5 * time.Second
+	// abandonedScanWait bounds how long a scan RPC whose caller gave up
+	// is still awaited, to close the scanner its answer leaves open.
+	abandonedScanWait = time.Minute
+	// deadlineSlack is how much later than its caller's a detached scan
+	// call's context ends (see scanner.call).
+	deadlineSlack = 20 * time.Millisecond
+	// maxScanResultSize caps MaxResultSize well below the RPC frame
+	// limit: the server overshoots the size by up to one cell.
+	maxScanResultSize = rpc.DefaultMaxFrameSize / 2
 )
 
 // Scan opens a scanner. The first batch of rows is fetched before Scan
@@ -35,14 +54,32 @@ func (c *Client) Scan(ctx context.Context, s *Scan) (_ Scanner, err error) {
 	return sc, nil
 }
 
+// scanMode says how the server's results become Results.
+type scanMode uint8
+
+const (
+	wholeRows   scanMode = iota // join the parts of a row
+	batchRows                   // Scan.Batch cells per Result
+	partialRows                 // Scan.AllowPartial: results as they come
+)
+
 // scanner implements Scanner over the regions of a table (wire protocol
 // reference, section 5.3).
+//
+// Every request says the client handles partial results and heartbeats:
+// the server then bounds each call by time (about half the call's
+// timeout or the scanner lease) and by MaxResultSize, splitting wide rows
+// into partial results, and answers a call that found nothing in time
+// with an empty heartbeat. Parts are joined into rows (or regrouped into
+// Batch cells) here.
 type scanner struct {
 	c     *Client
 	ctx   context.Context
 	sp    *op
 	table string
-	limit int // 0: none
+	limit int // rows; 0: none
+	mode  scanMode
+	batch int
 
 	reversed bool
 	stop     []byte
@@ -50,10 +87,26 @@ type scanner struct {
 	caching  uint32
 
 	// Position: where the next server-side scanner opens. A scanner that
-	// failed re-opens after the last row handed out.
+	// failed re-opens after the last row completed, or, when parts of a
+	// row were already handed out, at that row, skipping the cells handed
+	// out.
 	nextStart    []byte
 	includeStart bool
-	lastRow      []byte // last complete row put in buf; nil before any
+	// readPoint is the MVCC read point the server chose when the scanner
+	// of the current region opened (0: none yet). Re-opening in the same
+	// range sends it back, so the scan keeps one snapshot per region; it
+	// is reset when the scan moves to the next region, as the Java
+	// client does.
+	readPoint uint64
+
+	// Row assembly.
+	lastRow  []byte // last row completed; nil before any
+	rowsDone int    // rows completed (what Limit counts)
+	curRow   []byte // row being received; nil between rows
+	acc      []Cell // cells of curRow received and not yet handed out
+	handed   bool   // parts of curRow were handed out (batchRows, partialRows)
+	lastCell Cell   // last cell of curRow handed out, when handed
+	slab     []Result
 
 	// mu serializes RPCs on the open scanner: Next and the lease renewal.
 	mu        sync.Mutex
@@ -61,14 +114,14 @@ type scanner struct {
 	scannerID *uint64 // nil: no open server-side scanner
 	renew     *time.Timer
 
-	buf      []*Result
-	pending  *Result // cells of a row delivered in parts
-	fetched  int     // complete rows put in buf
-	finished bool    // no more rows to fetch
-	result   *Result
-	err      error
-	closed   bool
-	ended    bool // span ended
+	buf        []*Result
+	finished   bool // no more rows to fetch
+	result     *Result
+	err        error
+	closed     bool
+	ended      bool // span ended
+	heartbeats int  // heartbeat answers received
+	partials   int  // partial results received
 }
 
 func (c *Client) newScanner(ctx context.Context, s *Scan, sp *op) (*scanner, error) {
@@ -92,6 +145,15 @@ func (c *Client) newScanner(ctx context.Context, s *Scan, sp *op) (*scanner, err
 		}
 		tmpl.Filter = f
 	}
+	mode := wholeRows
+	switch {
+	case s.Batch > 0:
+		mode = batchRows
+		tmpl.BatchSize = proto.Uint32(uint32(min(s.Batch, 1<<31-1)))
+	case s.AllowPartial:
+		mode = partialRows
+		tmpl.AllowPartialResults = &boolTrue
+	}
 	caching := s.Caching
 	if caching == 0 {
 		caching = c.opts.scanCaching
@@ -103,6 +165,7 @@ func (c *Client) newScanner(ctx context.Context, s *Scan, sp *op) (*scanner, err
 	if maxSize == 0 {
 		maxSize = c.opts.scanMaxResultSize
 	}
+	maxSize = min(maxSize, maxScanResultSize)
 	tmpl.MaxResultSize = proto.Uint64(uint64(maxSize))
 	tmpl.Caching = proto.Uint32(uint32(caching))
 	return &scanner{
@@ -111,6 +174,8 @@ func (c *Client) newScanner(ctx context.Context, s *Scan, sp *op) (*scanner, err
 		sp:           sp,
 		table:        canonicalTable(s.Table),
 		limit:        s.Limit,
+		mode:         mode,
+		batch:        s.Batch,
 		reversed:     s.Reversed,
 		stop:         s.StopRow,
 		tmpl:         tmpl,
@@ -123,10 +188,6 @@ func (c *Client) newScanner(ctx context.Context, s *Scan, sp *op) (*scanner, err
 // Next advances to the next row.
 func (s *scanner) Next() bool {
 	if s.closed || s.err != nil {
-		return false
-	}
-	if s.limit > 0 && s.fetched-len(s.buf) >= s.limit {
-		s.finish(nil)
 		return false
 	}
 	if err := s.ctx.Err(); err != nil {
@@ -142,11 +203,14 @@ func (s *scanner) Next() bool {
 	return true
 }
 
+// limitReached reports whether Limit rows were completed.
+func (s *scanner) limitReached() bool { return s.limit > 0 && s.rowsDone >= s.limit }
+
 // fill fetches rows until buf holds some, reporting whether it does. At
 // the end of the scan or on error it finishes the scanner.
 func (s *scanner) fill() bool {
 	for len(s.buf) == 0 {
-		if s.finished || (s.limit > 0 && s.fetched >= s.limit) {
+		if s.finished || s.limitReached() {
 			s.finish(nil)
 			return false
 		}
@@ -163,15 +227,17 @@ func (s *scanner) fill() bool {
 }
 
 // fetch makes one scan RPC, opening a scanner on the next region if none
-// is open, with retries.
+// is open, with retries: one operation, bounded by the operation timeout.
 func (s *scanner) fetch() error {
 	c := s.c
+	ctx, cancel := c.operationContext(s.ctx)
+	defer cancel()
 	rt := c.newRetrier(func(reason string) { s.sp.retried(s.ctx, reason) })
 	for {
 		if err := c.checkOpen(); err != nil {
 			return err
 		}
-		err := s.fetchOnce()
+		err := s.fetchOnce(ctx)
 		if err == nil {
 			return nil
 		}
@@ -179,44 +245,95 @@ func (s *scanner) fetch() error {
 			return ErrClosed
 		}
 		reg := s.reg
-		s.resetPosition()
-		kind := c.handleRegionError(s.ctx, s.table, reg, err)
+		s.resetPosition(err)
+		var kind retryKind
+		var ce *rpc.ConnError
+		if errors.Is(err, errAttemptTimeout) && !errors.As(err, &ce) && ctx.Err() == nil {
+			// The server is slow, not gone (its connection still
+			// answers, and a scan call that finds nothing answers with a
+			// heartbeat before the timeout): re-open without forgetting
+			// the server's regions.
+			kind = retryBackoff
+		} else {
+			kind = c.handleRegionError(ctx, s.table, reg, err)
+		}
 		if kind == retryRelocate {
-			if terr := c.tableStateError(s.ctx, s.table, err); terr != nil {
+			if terr := c.tableStateError(ctx, s.table, err); terr != nil {
 				return opErr("scan", s.table, terr)
 			}
 		}
 		if classify(err) == retryReopenScanner {
 			kind = retryNow // the scanner expired: re-open at once
 		}
-		if werr := rt.wait(s.ctx, err, kind); werr != nil {
+		if werr := rt.wait(ctx, err, kind); werr != nil {
 			return opErr("scan", s.table, werr)
 		}
 	}
 }
 
-// resetPosition forgets the server-side scanner after an error: the next
-// open starts right after the last complete row fetched.
-func (s *scanner) resetPosition() {
+// resetPosition forgets the server-side scanner after err, closing it in
+// the background when closeAfter(err), and drops the cells of a row not
+// handed out yet: the next open starts after the last row completed, or
+// at the row being handed out in parts.
+func (s *scanner) resetPosition(err error) {
 	s.mu.Lock()
+	id, reg := s.scannerID, s.reg
 	s.scannerID = nil
 	s.reg = nil
 	s.stopRenewal()
 	s.mu.Unlock()
-	s.pending = nil
-	if s.lastRow != nil {
-		s.nextStart = s.lastRow
-		s.includeStart = false
+	if id != nil && reg != nil && closeAfter(err) {
+		go s.c.closeScanner(reg.addr, *id)
+	}
+	s.acc = nil
+	switch {
+	case s.handed:
+		s.nextStart, s.includeStart = s.curRow, true
+	case s.lastRow != nil:
+		s.curRow = nil
+		s.nextStart, s.includeStart = s.lastRow, false
+	default:
+		s.curRow = nil
 	}
 }
 
-func (s *scanner) fetchOnce() error {
+// closeAfter reports whether a scanner whose call failed with err may
+// still be open on a server that can be told to close it: not when the
+// error says the scanner is gone, nor when the server did not answer in
+// time or its connection broke (its lease will expire it), nor after
+// Close.
+func closeAfter(err error) bool {
+	var ce *rpc.ConnError
+	if errors.Is(err, ErrClosed) || errors.Is(err, rpc.ErrClosed) || errors.As(err, &ce) ||
+		errors.Is(err, errAttemptTimeout) || isContextError(err) {
+		return false
+	}
+	var re *rpc.RemoteError
+	if errors.As(err, &re) {
+		switch re.Class {
+		case excUnknownScanner, excNotServingRegion, excRegionMoved, excScannerReset,
+			excRSStopped, excRSAborted:
+			return false
+		}
+	}
+	return true
+}
+
+func (s *scanner) fetchOnce(ctx context.Context) error {
 	c := s.c
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var req *pb.ScanRequest
-	if s.scannerID == nil {
-		r, err := c.locate(s.ctx, s.table, s.nextStart, s.reversed && (!s.includeStart || len(s.nextStart) == 0))
+	req := &pb.ScanRequest{
+		NumberOfRows:            proto.Uint32(s.caching),
+		ClientHandlesPartials:   &boolTrue,
+		ClientHandlesHeartbeats: &boolTrue,
+	}
+	if s.limit > 0 {
+		req.LimitOfRows = proto.Uint32(uint32(s.limit - s.rowsDone))
+	}
+	opening := s.scannerID == nil
+	if opening {
+		r, err := c.locate(ctx, s.table, s.nextStart, s.reversed && (!s.includeStart || len(s.nextStart) == 0))
 		if err != nil {
 			return err
 		}
@@ -226,36 +343,53 @@ func (s *scanner) fetchOnce() error {
 		if !s.includeStart {
 			scan.IncludeStartRow = &boolFalse
 		}
-		req = &pb.ScanRequest{
-			Region:                  r.specifier(),
-			Scan:                    scan,
-			NumberOfRows:            proto.Uint32(s.caching),
-			ClientHandlesPartials:   &boolTrue,
-			ClientHandlesHeartbeats: &boolTrue,
+		if s.readPoint > 0 {
+			scan.MvccReadPoint = proto.Uint64(s.readPoint)
 		}
-		if s.limit > 0 {
-			req.LimitOfRows = proto.Uint32(uint32(s.limit - s.fetched))
-		}
+		req.Region = r.specifier()
+		req.Scan = scan
 	} else {
-		req = &pb.ScanRequest{ScannerId: s.scannerID, NumberOfRows: proto.Uint32(s.caching)}
+		req.ScannerId = s.scannerID
 	}
 	s.sp.setServer(s.reg.addr)
-	actx, cancel := c.attemptContext(s.ctx)
-	resp := new(pb.ScanResponse)
-	err := attemptError(s.ctx, actx, c.rsCall(actx, s.reg.addr, "Scan", req, resp))
+	actx, cancel := c.attemptContext(ctx)
+	resp, block, err := s.call(actx, s.reg.addr, req)
+	err = attemptError(ctx, actx, err)
 	cancel()
+	if errors.Is(err, errScanAbandoned) {
+		// The call goes on in the background and closes the scanner.
+		s.scannerID = nil
+	}
 	if err != nil {
 		return err
+	}
+	parts, err := scanParts(resp, block)
+	if err != nil {
+		// The answer cannot be read: let the retry re-open.
+		if resp.ScannerId != nil && s.scannerID == nil {
+			s.scannerID = resp.ScannerId
+		}
+		return err
+	}
+	if opening && resp.MvccReadPoint != nil {
+		s.readPoint = resp.GetMvccReadPoint()
 	}
 	if resp.ScannerId != nil {
 		s.scannerID = resp.ScannerId
 	}
-	for _, r := range resp.GetResults() {
-		s.add(r)
+	if resp.GetHeartbeatMessage() {
+		s.heartbeats++
+	}
+	for _, p := range parts {
+		if p.partial {
+			s.partials++
+		}
+		s.addPart(p)
 	}
 	switch {
 	case !resp.GetMoreResults():
 		s.scannerID = nil
+		s.endRow()
 		s.finished = true
 	case resp.MoreResultsInRegion != nil && !resp.GetMoreResultsInRegion():
 		s.scannerID = nil
@@ -269,52 +403,221 @@ func (s *scanner) fetchOnce() error {
 	return nil
 }
 
-// add appends one wire Result to buf, joining the parts of a row split
-// by size.
-func (s *scanner) add(r *pb.Result) {
-	if len(r.GetCell()) == 0 {
-		return
-	}
-	res := resultFromPB(r)
-	if s.pending != nil {
-		if bytes.Equal(s.pending.Row(), res.Row()) {
-			s.pending.Cells = append(s.pending.Cells, res.Cells...)
-			res = s.pending
-		} else {
-			s.emit(s.pending)
-		}
-		s.pending = nil
-	}
-	if r.GetPartial() {
-		s.pending = res
-		return
-	}
-	s.emit(res)
-}
+// errScanAbandoned marks a scan call whose caller's context ended first.
+var errScanAbandoned = errors.New("hbase: scan call abandoned")
 
-func (s *scanner) emit(res *Result) {
-	if s.limit > 0 && s.fetched >= s.limit {
-		return
+// abandonedError is a scan call given up by its caller.
+type abandonedError struct{ err error }
+
+func (e *abandonedError) Error() string   { return "hbase: scan: " + e.err.Error() }
+func (e *abandonedError) Unwrap() []error { return []error{e.err, errScanAbandoned} }
+
+// call makes one scan RPC bounded by actx. When actx can be cancelled,
+// the RPC runs on its own goroutine, under a context that ends with
+// actx's deadline and cause (so internal/rpc sees the per-RPC timeout)
+// but not with its cancellation: if the caller cancels, call returns at
+// once and the goroutine waits for the answer (at most abandonedScanWait
+// more) to close the scanner that answer leaves open, so a cancelled
+// scan leaves nothing on the server, even when the cancellation hit an
+// open.
+func (s *scanner) call(actx context.Context, addr string, req *pb.ScanRequest) (*pb.ScanResponse, []byte, error) {
+	c := s.c
+	resp := new(pb.ScanResponse)
+	var block []byte
+	if actx.Done() == nil {
+		err := c.rsCall(actx, addr, "Scan", req, resp, rpc.WithCellBlock(&block))
+		return resp, block, err
 	}
-	// A re-opened scanner must not repeat a row.
-	if s.lastRow != nil {
-		c := bytes.Compare(res.Row(), s.lastRow)
-		if (!s.reversed && c <= 0) || (s.reversed && c >= 0) {
+	base, cancelBase := context.WithCancelCause(context.WithoutCancel(actx))
+	dctx, cancelDeadline := base, context.CancelFunc(func() {})
+	if d, ok := actx.Deadline(); ok {
+		// The deadline travels to the server as the call's timeout. A
+		// little slack makes actx end first and end dctx with its cause
+		// (below); dctx's own timer is a backstop.
+		dctx, cancelDeadline = context.WithDeadline(base, d.Add(deadlineSlack))
+	}
+	cancel := func(cause error) { cancelBase(cause); cancelDeadline() }
+	stopAfter := context.AfterFunc(actx, func() {
+		if errors.Is(actx.Err(), context.DeadlineExceeded) {
+			cancel(context.Cause(actx))
+		}
+	})
+	done := make(chan error, 1)
+	var decided atomic.Bool
+	go func() {
+		defer stopAfter()
+		defer cancel(nil)
+		err := c.rsCall(dctx, addr, "Scan", req, resp, rpc.WithCellBlock(&block))
+		if decided.CompareAndSwap(false, true) {
+			done <- err
 			return
 		}
+		// Abandoned: close what the answer leaves open. A failed next
+		// may have left its scanner open too.
+		var id *uint64
+		switch {
+		case err != nil:
+			if closeAfter(err) {
+				id = req.ScannerId
+			}
+		case resp.GetMoreResults() && (resp.MoreResultsInRegion == nil || resp.GetMoreResultsInRegion()):
+			id = resp.ScannerId
+			if id == nil {
+				id = req.ScannerId
+			}
+		}
+		if id != nil {
+			c.closeScanner(addr, *id)
+		}
+	}()
+	select {
+	case err := <-done:
+		return resp, block, err
+	case <-actx.Done():
+		if !errors.Is(actx.Err(), context.DeadlineExceeded) && decided.CompareAndSwap(false, true) {
+			time.AfterFunc(abandonedScanWait, func() { cancel(errScanAbandoned) })
+			return nil, nil, &abandonedError{err: fmt.Errorf("rpc: Scan: %w", actx.Err())}
+		}
+		// A deadline ends the call too (dctx ends with actx's cause),
+		// or the answer is already there.
+		return resp, block, <-done
 	}
-	s.buf = append(s.buf, res)
-	s.lastRow = res.Row()
-	s.fetched++
+}
+
+// closeScanner closes a server-side scanner, best effort, bounded by
+// scanCloseTimeout. A scanner busy with a call the client gave up on
+// answers LeaseException until that call ends: the close is retried.
+func (c *Client) closeScanner(addr string, id uint64) {
+	if c.closed.Load() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), scanCloseTimeout)
+	defer cancel()
+	req := &pb.ScanRequest{
+		ScannerId:               proto.Uint64(id),
+		CloseScanner:            &boolTrue,
+		NumberOfRows:            proto.Uint32(0),
+		ClientHandlesPartials:   &boolTrue,
+		ClientHandlesHeartbeats: &boolTrue,
+	}
+	wait := 20 * time.Millisecond
+	for {
+		err := c.rsCall(ctx, addr, "Scan", req, nil)
+		var re *rpc.RemoteError
+		if err == nil || !errors.As(err, &re) || re.Class != excLeaseException {
+			return
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-c.done:
+			t.Stop()
+			return
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
+// addPart takes one result of a scan response: the cells of a row, all
+// of them unless partial.
+func (s *scanner) addPart(p scanPart) {
+	cells := p.cells
+	if len(cells) == 0 {
+		return
+	}
+	row := cells[0].Row
+	if s.curRow != nil && !bytes.Equal(row, s.curRow) {
+		s.endRow()
+	}
+	if s.curRow == nil {
+		// A re-opened scanner must not repeat a row, and rows past the
+		// limit are dropped.
+		if s.seen(row) || s.limitReached() {
+			return
+		}
+		s.curRow = row
+	} else if s.handed {
+		// Re-opened in the middle of a row handed out in parts: skip
+		// what was handed out (a no-op when the row just goes on).
+		i := 0
+		for i < len(cells) && CompareCells(cells[i], s.lastCell) <= 0 {
+			i++
+		}
+		cells = cells[i:]
+	}
+	switch s.mode {
+	case wholeRows:
+		if len(s.acc) == 0 {
+			s.acc = cells
+		} else {
+			s.acc = append(s.acc, cells...)
+		}
+	case batchRows:
+		if len(s.acc) == 0 {
+			s.acc = cells
+		} else {
+			s.acc = append(s.acc, cells...)
+		}
+		for len(s.acc) >= s.batch {
+			s.hand(s.acc[:s.batch:s.batch])
+			s.acc = s.acc[s.batch:]
+		}
+	case partialRows:
+		if len(cells) > 0 {
+			s.hand(cells)
+		}
+	}
+	if !p.partial {
+		s.endRow()
+	}
+}
+
+// seen reports whether row is at or before the last row completed, in
+// scan order.
+func (s *scanner) seen(row []byte) bool {
+	if s.lastRow == nil {
+		return false
+	}
+	c := bytes.Compare(row, s.lastRow)
+	return (!s.reversed && c <= 0) || (s.reversed && c >= 0)
+}
+
+// endRow completes the current row, handing out what is left of it.
+func (s *scanner) endRow() {
+	if s.curRow == nil {
+		return
+	}
+	if len(s.acc) > 0 {
+		s.hand(s.acc)
+	}
+	s.acc = nil
+	s.lastRow = s.curRow
+	s.curRow = nil
+	s.handed = false
+	s.lastCell = Cell{}
+	s.rowsDone++
+}
+
+// hand puts a Result with cells (of curRow) in buf. Results come from a
+// slab, so a response costs a few allocations, not one per row.
+func (s *scanner) hand(cells []Cell) {
+	if len(s.slab) == cap(s.slab) {
+		s.slab = make([]Result, 0, min(max(2*cap(s.slab), 16), 1024))
+	}
+	s.slab = append(s.slab, Result{Cells: cells})
+	s.buf = append(s.buf, &s.slab[len(s.slab)-1])
+	s.handed = true
+	s.lastCell = cells[len(cells)-1]
 }
 
 // nextRegion moves the position past the exhausted region s.reg, or
 // finishes the scan when it was the last one in range.
 func (s *scanner) nextRegion() {
-	if s.pending != nil {
-		s.emit(s.pending)
-		s.pending = nil
-	}
+	s.endRow()
+	s.readPoint = 0
 	r := s.reg
 	if !s.reversed {
 		if len(r.end) == 0 || (len(s.stop) > 0 && bytes.Compare(r.end, s.stop) >= 0) {
@@ -358,7 +661,13 @@ func (s *scanner) renewLease() {
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
 	defer cancel()
-	req := &pb.ScanRequest{ScannerId: s.scannerID, Renew: &boolTrue, NumberOfRows: proto.Uint32(0)}
+	req := &pb.ScanRequest{
+		ScannerId:               s.scannerID,
+		Renew:                   &boolTrue,
+		NumberOfRows:            proto.Uint32(0),
+		ClientHandlesPartials:   &boolTrue,
+		ClientHandlesHeartbeats: &boolTrue,
+	}
 	if err := s.c.rsCall(ctx, s.reg.addr, "Scan", req, nil); err == nil {
 		s.scheduleRenewal()
 	}
@@ -377,21 +686,19 @@ func (s *scanner) finish(err error) {
 	}
 }
 
-// closeServer closes the open server-side scanner, if any (best effort).
+// closeServer closes the open server-side scanner, if any: best effort,
+// with a context of its own (the scan's may be cancelled), bounded by
+// scanCloseTimeout.
 func (s *scanner) closeServer() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopRenewal()
-	if s.scannerID == nil || s.c.closed.Load() {
-		s.scannerID = nil
-		return
-	}
 	id, reg := s.scannerID, s.reg
 	s.scannerID = nil
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*time.Second)
-	defer cancel()
-	req := &pb.ScanRequest{ScannerId: id, CloseScanner: &boolTrue, NumberOfRows: proto.Uint32(0)}
-	_ = s.c.rsCall(ctx, reg.addr, "Scan", req, nil)
+	if id == nil || reg == nil {
+		return
+	}
+	s.c.closeScanner(reg.addr, *id)
 }
 
 func (s *scanner) Result() *Result { return s.result }
@@ -406,5 +713,7 @@ func (s *scanner) Close() error {
 	s.finish(nil)
 	s.closed = true
 	s.buf = nil
+	s.acc = nil
+	s.slab = nil
 	return nil
 }

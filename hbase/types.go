@@ -55,6 +55,13 @@ func (t CellType) String() string {
 }
 
 // Cell is one version of one column of one row.
+//
+// The byte slices of the cells a Client returns point into the buffer of
+// the RPC response that carried them, shared by every cell of that
+// response (up to MaxResultSize bytes for a scan). Each slice is capped
+// at its own length, so writing into one or appending to it never
+// touches another; but a cell kept alive keeps its whole response in
+// memory: copy (bytes.Clone) what you keep long after the read.
 type Cell struct {
 	Row       []byte
 	Family    []byte

@@ -376,6 +376,9 @@ func (s *Scan) Validate() error {
 	if s.Limit < 0 {
 		return invalidf(op, "Limit", ErrInvalidRequest, "%d < 0", s.Limit)
 	}
+	if s.Batch < 0 {
+		return invalidf(op, "Batch", ErrInvalidRequest, "%d < 0", s.Batch)
+	}
 	return nil
 }
 

@@ -28,6 +28,34 @@ type Harness struct {
 	Timeout time.Duration
 	// KeepTables leaves the suite's tables in place for inspection.
 	KeepTables bool
+	// Unsupported names what the implementation does not offer, each
+	// with the reason; the tests that need it are skipped with that
+	// reason. Nil for a complete implementation.
+	Unsupported map[Capability]string
+}
+
+// Capability is a part of the interfaces that an implementation may leave
+// out (an adapter over another client library), documenting the gap. The
+// suite needs CreateTable, DisableTable and DeleteTable in every case.
+type Capability string
+
+const (
+	// ScanBatch is Scan.Batch: wide rows cut into Results of at most
+	// Batch cells.
+	ScanBatch Capability = "Scan.Batch"
+	// FullAdmin is the rest of hbase.AdminClient, which the Admin test
+	// runs on a table of a namespace of its own: namespaces, TableExists,
+	// IsTableEnabled, ListTables, DescribeTable, ModifyTable,
+	// EnableTable, TruncateTable, TableRegions and SplitRegion.
+	FullAdmin Capability = "the full AdminClient"
+)
+
+// need skips t if the implementation lacks c.
+func (s *suite) need(t *testing.T, c Capability) {
+	t.Helper()
+	if why, ok := s.h.Unsupported[c]; ok {
+		t.Skipf("unsupported: %s: %s", c, why)
+	}
 }
 
 // Run runs the suite as subtests of t.
@@ -61,6 +89,7 @@ func Run(t *testing.T, h Harness) {
 	s.loadScanTable(t)
 	t.Run("Scan", s.testScan)
 	t.Run("ScanFilters", s.testScanFilters)
+	t.Run("ScanWideRows", s.testScanWideRows)
 
 	t.Run("Admin", s.testAdmin)
 }
@@ -1131,6 +1160,96 @@ func (s *suite) testScan(t *testing.T) {
 	})
 }
 
+// testScanWideRows reads rows wider than a scan call's size limit whole,
+// in Batch-sized Results, and in parts (AllowPartial).
+func (s *suite) testScanWideRows(t *testing.T) {
+	ctx := s.ctx(t)
+	wide := map[string]map[string][]byte{"cf": {}}
+	var all []string
+	for i := range 25 {
+		q := fmt.Sprintf("c%02d", i)
+		wide["cf"][q] = bytes.Repeat([]byte{byte('a' + i)}, 40)
+		all = append(all, q)
+	}
+	if err := s.h.Data.Put(ctx, &hbase.Put{Table: s.data, Row: b("wide-1"), Values: wide}); err != nil {
+		t.Fatalf("Put: %v", err)
+	}
+	s.put(t, ctx, s.data, "wide-2", 0, "cf", "c00", "x", "cf", "c01", "y", "cf", "c02", "z")
+	// layout renders results as row:qualifiers, and checks the values.
+	// Scans without bounds get the wide rows' range.
+	layout := func(t *testing.T, sc hbase.Scan) string {
+		t.Helper()
+		sc.Table = s.data
+		if sc.StartRow == nil {
+			sc.StartRow, sc.StopRow = b("wide-"), b("wide.")
+		}
+		var parts []string
+		for r, err := range hbase.ScanAll(ctx, s.h.Data, &sc) {
+			if err != nil {
+				t.Fatalf("scan: %v", err)
+			}
+			var qs []string
+			for _, c := range r.Cells {
+				qs = append(qs, string(c.Qualifier))
+				if string(c.Row) == "wide-1" && !bytes.Equal(c.Value, wide["cf"][string(c.Qualifier)]) {
+					t.Errorf("wide-1 %s = %q", c.Qualifier, c.Value)
+				}
+			}
+			parts = append(parts, string(r.Row())+":"+strings.Join(qs, ","))
+		}
+		return strings.Join(parts, " ")
+	}
+	row1 := func(from, to int) string { return "wide-1:" + strings.Join(all[from:to], ",") }
+	var pairs []string
+	for i := 0; i < 25; i += 2 {
+		pairs = append(pairs, row1(i, min(i+2, 25)))
+	}
+	tests := []struct {
+		name string
+		scan hbase.Scan
+		want string
+	}{
+		{"whole rows", hbase.Scan{MaxResultSize: 100}, row1(0, 25) + " wide-2:c00,c01,c02"},
+		{"batch", hbase.Scan{Batch: 10}, row1(0, 10) + " " + row1(10, 20) + " " + row1(20, 25) + " wide-2:c00,c01,c02"},
+		{"batch with small calls", hbase.Scan{Batch: 10, MaxResultSize: 100, Caching: 1}, row1(0, 10) + " " + row1(10, 20) + " " + row1(20, 25) + " wide-2:c00,c01,c02"},
+		{"batch with limit", hbase.Scan{Batch: 10, Limit: 1}, row1(0, 10) + " " + row1(10, 20) + " " + row1(20, 25)},
+		{"batch reversed", hbase.Scan{Batch: 2, Reversed: true, StartRow: b("wide."), StopRow: b("wide-")}, "wide-2:c00,c01 wide-2:c02 " + strings.Join(pairs, " ")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.scan.Batch > 0 {
+				s.need(t, ScanBatch)
+			}
+			if got := layout(t, tc.scan); got != tc.want {
+				t.Errorf("results:\n\tgot  %s\n\twant %s", got, tc.want)
+			}
+		})
+	}
+
+	t.Run("allow partial", func(t *testing.T) {
+		got := layout(t, hbase.Scan{AllowPartial: true, MaxResultSize: 100})
+		// Parts of a row are consecutive; joined they are the row.
+		joined := map[string][]string{}
+		var order []string
+		for _, p := range strings.Fields(got) {
+			row, qs, _ := strings.Cut(p, ":")
+			if len(order) == 0 || order[len(order)-1] != row {
+				order = append(order, row)
+			}
+			joined[row] = append(joined[row], strings.Split(qs, ",")...)
+		}
+		if strings.Join(order, " ") != "wide-1 wide-2" || strings.Join(joined["wide-1"], ",") != strings.Join(all, ",") ||
+			strings.Join(joined["wide-2"], ",") != "c00,c01,c02" {
+			t.Errorf("parts %s do not join into the two rows", got)
+		}
+	})
+
+	t.Run("negative batch", func(t *testing.T) {
+		_, err := s.h.Data.Scan(ctx, &hbase.Scan{Table: s.data, Batch: -1})
+		wantErr(t, "Scan with Batch -1", err, hbase.ErrInvalidRequest)
+	})
+}
+
 func (s *suite) testScanFilters(t *testing.T) {
 	ctx := s.ctx(t)
 	eq := func(v string) hbase.Comparator { return &hbase.BinaryComparator{Value: b(v)} }
@@ -1223,6 +1342,7 @@ func (s *suite) testScanFilters(t *testing.T) {
 }
 
 func (s *suite) testAdmin(t *testing.T) {
+	s.need(t, FullAdmin)
 	ctx := s.ctx(t)
 	a := s.h.Admin
 	d := s.h.Data

@@ -260,14 +260,22 @@ func (c *Client) Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error)
 	}
 	now := c.nowMs()
 	var rows []*hbase.Result
+	var n int64 // rows emitted
 	emit := func(key string) bool {
-		if limit >= 0 && int64(len(rows)) >= limit {
+		if limit >= 0 && n >= limit {
 			return false
 		}
 		if cells, ok := t.readRow([]byte(key), spec, now); ok {
+			// Batch splits a row into Results of Batch cells (the last
+			// may hold fewer); AllowPartial allows whole rows.
+			for s.Batch > 0 && len(cells) > s.Batch {
+				rows = append(rows, &hbase.Result{Cells: cells[:s.Batch:s.Batch]})
+				cells = cells[s.Batch:]
+			}
 			rows = append(rows, &hbase.Result{Cells: cells})
+			n++
 		}
-		return limit < 0 || int64(len(rows)) < limit
+		return limit < 0 || n < limit
 	}
 	if !s.Reversed {
 		i, _ := slices.BinarySearch(t.keys, string(s.StartRow))

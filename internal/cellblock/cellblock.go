@@ -37,6 +37,23 @@ const (
 	keyOverhead = 12
 )
 
+// MinCellSize is the size of the smallest entry (empty row, family,
+// qualifier and value). A block of n bytes holds at most n/MinCellSize
+// cells: check announced counts against it before allocating for them.
+const MinCellSize = entryHeader + keyOverhead
+
+// CheckCount reports an error when n cells cannot fit in block, so that a
+// count read from the network never sizes an allocation by itself.
+func CheckCount(n int64, block []byte) error {
+	if n < 0 {
+		return malformed("negative cell count %d", n)
+	}
+	if n > int64(len(block))/MinCellSize {
+		return malformed("%d cells announced, the %d bytes left cannot hold them", n, len(block))
+	}
+	return nil
+}
+
 func malformed(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)
 }
@@ -131,6 +148,11 @@ func Decode(block []byte) ([]Cell, error) {
 	return cells, nil
 }
 
+// The functions below rebuild protobuf cells (about seven allocations per
+// cell). They are the generic path, for code that reads the cells of
+// protobuf Results (hbase:meta lookups); package hbase decodes the blocks
+// of its data calls with DecodeCell straight into its own cell type.
+
 // Proto converts c to the inline protobuf form; the slices are shared.
 func (c Cell) Proto() *pb.Cell {
 	return &pb.Cell{
@@ -145,13 +167,8 @@ func (c Cell) Proto() *pb.Cell {
 
 // take decodes n cells from block as protobuf cells.
 func take(block []byte, n int) ([]*pb.Cell, []byte, error) {
-	if n < 0 {
-		return nil, block, malformed("negative cell count %d", n)
-	}
-	// Each entry is at least entryHeader+keyOverhead bytes: bound the
-	// allocation by what the block can hold.
-	if int64(n) > int64(len(block))/(entryHeader+keyOverhead) {
-		return nil, block, malformed("%d cells announced, the %d bytes left cannot hold them", n, len(block))
+	if err := CheckCount(int64(n), block); err != nil {
+		return nil, block, err
 	}
 	if n == 0 {
 		return nil, block, nil
@@ -189,6 +206,33 @@ func FillResults(block []byte, results ...*pb.Result) error {
 		return malformed("%d bytes left after the last result", len(block))
 	}
 	return nil
+}
+
+// Fill moves the cells of block into the Results of resp, a
+// *pb.GetResponse, *pb.MutateResponse, *pb.MultiResponse (results in
+// response order) or *pb.ScanResponse, as if the server had sent them
+// inline. A non-empty block for any other message is malformed.
+func Fill(resp proto.Message, block []byte) error {
+	switch r := resp.(type) {
+	case *pb.ScanResponse:
+		return FillScanResponse(block, r)
+	case *pb.GetResponse:
+		return FillResults(block, r.GetResult())
+	case *pb.MutateResponse:
+		return FillResults(block, r.GetResult())
+	case *pb.MultiResponse:
+		var results []*pb.Result
+		for _, rar := range r.GetRegionActionResult() {
+			for _, roe := range rar.GetResultOrException() {
+				results = append(results, roe.GetResult())
+			}
+		}
+		return FillResults(block, results...)
+	}
+	if len(block) == 0 {
+		return nil
+	}
+	return malformed("%d bytes of cells for a %T", len(block), resp)
 }
 
 // FillScanResponse builds resp.Results from the block using

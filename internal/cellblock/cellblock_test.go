@@ -272,3 +272,57 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// TestFill moves a block into each kind of response and rejects a block
+// for a message that carries no results.
+func TestFill(t *testing.T) {
+	c := func(q string) Cell {
+		return Cell{Row: []byte("r"), Family: []byte("f"), Qualifier: []byte(q), Timestamp: 1, Type: 4, Value: []byte(q)}
+	}
+	block := mustAppend(t, nil, c("a"), c("b"), c("c"))
+	quals := func(r *pb.Result) (s string) {
+		for _, x := range r.GetCell() {
+			s += string(x.GetQualifier())
+		}
+		return s
+	}
+	get := &pb.GetResponse{Result: &pb.Result{AssociatedCellCount: proto.Int32(3)}}
+	if err := Fill(get, block); err != nil || quals(get.Result) != "abc" {
+		t.Errorf("Fill(GetResponse) = %v, cells %q; want nil, abc", err, quals(get.Result))
+	}
+	mut := &pb.MutateResponse{Result: &pb.Result{AssociatedCellCount: proto.Int32(3)}}
+	if err := Fill(mut, block); err != nil || quals(mut.Result) != "abc" {
+		t.Errorf("Fill(MutateResponse) = %v, cells %q; want nil, abc", err, quals(mut.Result))
+	}
+	multi := &pb.MultiResponse{RegionActionResult: []*pb.RegionActionResult{
+		{ResultOrException: []*pb.ResultOrException{{Result: &pb.Result{AssociatedCellCount: proto.Int32(1)}}, {}}},
+		{ResultOrException: []*pb.ResultOrException{{Result: &pb.Result{AssociatedCellCount: proto.Int32(2)}}}},
+	}}
+	if err := Fill(multi, block); err != nil {
+		t.Errorf("Fill(MultiResponse) = %v", err)
+	} else if a, b := quals(multi.RegionActionResult[0].ResultOrException[0].Result), quals(multi.RegionActionResult[1].ResultOrException[0].Result); a != "a" || b != "bc" {
+		t.Errorf("Fill(MultiResponse) cells %q %q, want a bc", a, b)
+	}
+	scan := &pb.ScanResponse{CellsPerResult: []uint32{3}}
+	if err := Fill(scan, block); err != nil || len(scan.Results) != 1 || quals(scan.Results[0]) != "abc" {
+		t.Errorf("Fill(ScanResponse) = %v, results %v", err, scan.Results)
+	}
+	if err := Fill(&pb.GetRegionInfoResponse{}, block); !errors.Is(err, ErrMalformed) {
+		t.Errorf("Fill(GetRegionInfoResponse, block) = %v, want ErrMalformed", err)
+	}
+	if err := Fill(&pb.GetRegionInfoResponse{}, nil); err != nil {
+		t.Errorf("Fill(GetRegionInfoResponse, nil) = %v", err)
+	}
+}
+
+func TestCheckCount(t *testing.T) {
+	block := make([]byte, 2*MinCellSize+MinCellSize-1)
+	for _, tc := range []struct {
+		n  int64
+		ok bool
+	}{{0, true}, {2, true}, {3, false}, {-1, false}, {1 << 40, false}} {
+		if err := CheckCount(tc.n, block); (err == nil) != tc.ok {
+			t.Errorf("CheckCount(%d, %d bytes) = %v, want ok=%v", tc.n, len(block), err, tc.ok)
+		}
+	}
+}

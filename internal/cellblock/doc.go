@@ -25,4 +25,13 @@
 // input, and return cells whose byte slices alias the block: the block
 // (an RPC frame) is never reused by internal/rpc, so this is safe, but
 // callers must not modify it.
+//
+// Two ways in. The fast one is DecodeCell, entry by entry, into the
+// caller's own cell type: package hbase decodes the blocks of its Get,
+// Mutate, Multi and Scan responses that way, with CheckCount bounding the
+// counts it allocates for. The generic one is Fill, which rebuilds
+// protobuf cells inside the response's Results (about seven allocations a
+// cell); internal/rpc applies it to any response whose caller did not
+// take the block (rpc.WithCellBlock), so code that reads protobuf cells,
+// such as hbase:meta lookups, works on a connection with a codec.
 package cellblock

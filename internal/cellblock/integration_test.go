@@ -1,6 +1,6 @@
 //go:build integration
 
-package cellblock
+package cellblock_test
 
 import (
 	"cmp"
@@ -14,6 +14,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/hbkit/hbkit/internal/cellblock"
 	"github.com/hbkit/hbkit/internal/pb"
 	"github.com/hbkit/hbkit/internal/rpc"
 	"github.com/hbkit/hbkit/internal/zk"
@@ -43,7 +44,7 @@ func TestIntegrationKeyValueCodec(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer inline.Close()
-	coded, err := rpc.NewPool(rpc.WithCellBlockCodec(KeyValueCodec))
+	coded, err := rpc.NewPool(rpc.WithCellBlockCodec(cellblock.KeyValueCodec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestIntegrationKeyValueCodec(t *testing.T) {
 	if len(block) == 0 || len(got.GetCellsPerResult()) == 0 {
 		t.Fatalf("codec connection got no cell block (%d bytes, %d counts)", len(block), len(got.GetCellsPerResult()))
 	}
-	if err := FillScanResponse(block, got); err != nil {
+	if err := cellblock.FillScanResponse(block, got); err != nil {
 		t.Fatalf("FillScanResponse: %v", err)
 	}
 	if len(got.GetResults()) != len(want.GetResults()) {

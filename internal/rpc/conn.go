@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +29,12 @@ type Conn struct {
 	maxFrame      int
 	writeTimeout  time.Duration
 
+	// born is the clock of lastRead and pending.queued: monotonic time
+	// since dial, in nanoseconds.
+	born time.Time
+	// lastRead is when bytes last arrived from the server (see abandon).
+	lastRead atomic.Int64
+
 	// writeq carries encoded requests to the writer goroutine, which owns
 	// the socket's write side, so each frame is written whole and in order.
 	writeq chan *pending
@@ -46,7 +53,11 @@ type pending struct {
 	// gone is set when the caller gave up before the request was written:
 	// the writer then skips it.
 	gone atomic.Bool
-	res  chan result // buffered: the one sender never blocks
+	// written is set by the writer before it writes the request: from
+	// then on the server may receive it.
+	written atomic.Bool
+	queued  int64       // when the call was registered (Conn.now)
+	res     chan result // buffered: the one sender never blocks
 }
 
 type result struct {
@@ -97,6 +108,7 @@ func dial(ctx context.Context, addr, service string, o *options) (*Conn, error) 
 		nc:           nc,
 		maxFrame:     o.maxFrameSize,
 		writeTimeout: o.writeTimeout,
+		born:         time.Now(),
 		writeq:       make(chan *pending, 128),
 		done:         make(chan struct{}),
 		pending:      make(map[uint32]*pending),
@@ -134,11 +146,15 @@ func (c *Conn) Close() error {
 //
 // The context bounds the whole call; its deadline is also sent to the
 // server as RequestHeader.timeout. When ctx ends first, Call returns
-// ctx.Err() (wrapped) at once and the late response is discarded.
+// ctx.Err() (wrapped, with the context's cause) at once and the late
+// response is discarded. A context ending with cause ErrCallTimeout is the
+// call's per-RPC timeout: if nothing was read from the connection since
+// the call was registered, the connection is closed as stalled (see
+// ErrConnStalled) and the call fails with its *ConnError.
 //
 // Errors: *RemoteError for a server exception, *ConnError when the
-// connection broke (see IsRetryable), ErrClosed, or a context or
-// marshalling error.
+// connection broke (see IsRetryable and RequestSent), ErrClosed, or a
+// context or marshalling error.
 func (c *Conn) Call(ctx context.Context, method string, req, resp proto.Message, opts ...CallOption) error {
 	_, err := c.call(ctx, method, req, resp, opts)
 	return err
@@ -187,7 +203,7 @@ func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message,
 	case <-ctx.Done():
 		c.unregister(p)
 		putBuffer(buf)
-		return false, fmt.Errorf("rpc: %s: %w", method, ctx.Err())
+		return false, ctxError(ctx, method)
 	case <-c.done:
 		putBuffer(buf)
 		return false, c.deadErr()
@@ -197,9 +213,7 @@ func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message,
 	select {
 	case r = <-p.res:
 	case <-ctx.Done():
-		p.gone.Store(true)
-		c.unregister(p)
-		return true, fmt.Errorf("rpc: %s: %w", method, ctx.Err())
+		return true, c.abandon(ctx, method, p)
 	}
 	if r.err != nil {
 		return true, r.err
@@ -211,11 +225,51 @@ func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message,
 		return true, newRemoteError(x)
 	}
 	if resp != nil {
-		if err := proto.Unmarshal(r.resp.Body, resp); err != nil {
+		if err := decodeBody(r.resp, resp, co.cellBlock == nil); err != nil {
 			return true, fmt.Errorf("rpc: decode %s response: %w", method, err)
 		}
 	}
 	return true, nil
+}
+
+// ctxError is the error of a call whose context ended: its cause (e.g.
+// ErrCallTimeout) and ctx.Err().
+func ctxError(ctx context.Context, method string) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return fmt.Errorf("rpc: %s: %w (%w)", method, cause, err)
+	}
+	return fmt.Errorf("rpc: %s: %w", method, err)
+}
+
+// abandon ends a queued call whose context ended. If that was its per-RPC
+// timeout (cause ErrCallTimeout) and the server sent nothing at all since
+// the call was registered, the connection is failed as stalled.
+func (c *Conn) abandon(ctx context.Context, method string, p *pending) error {
+	p.gone.Store(true)
+	c.unregister(p)
+	if !errors.Is(context.Cause(ctx), ErrCallTimeout) || c.lastRead.Load() >= p.queued {
+		return &sentError{ctxError(ctx, method)}
+	}
+	waited := time.Duration(c.now() - p.queued).Round(time.Millisecond)
+	c.fail(&ConnError{Addr: c.addr, Service: c.service,
+		Err: fmt.Errorf("%w (no answer to %s, nor any other bytes, in %v)", ErrConnStalled, method, waited)})
+	return fmt.Errorf("rpc: %s: %w: %w", method, context.Cause(ctx), c.callErr(c.deadErr(), p))
+}
+
+// now is the connection's clock: monotonic nanoseconds since dial.
+func (c *Conn) now() int64 { return int64(time.Since(c.born)) }
+
+// callErr is the error of pending call p when the connection failed with
+// err: a *ConnError saying whether p's request may have left.
+func (c *Conn) callErr(err error, p *pending) error {
+	ce, ok := err.(*ConnError)
+	if !ok || !p.written.Load() {
+		return err
+	}
+	cp := *ce
+	cp.Sent = true
+	return &cp
 }
 
 // timeoutMillis converts a remaining duration into RequestHeader.timeout,
@@ -248,7 +302,7 @@ func (c *Conn) register() (*pending, error) {
 		id = (id + 1) & (fatalCallID - 1)
 	}
 	c.nextID = (id + 1) & (fatalCallID - 1)
-	p := &pending{id: id, res: make(chan result, 1)}
+	p := &pending{id: id, queued: c.now(), res: make(chan result, 1)}
 	c.pending[id] = p
 	return p, nil
 }
@@ -289,14 +343,14 @@ func (c *Conn) fail(err error) {
 
 	c.nc.Close()
 	for _, p := range pend {
-		p.res <- result{err: err}
+		p.res <- result{err: c.callErr(err, p)}
 	}
 }
 
 // readLoop demultiplexes response frames to their callers until the
 // connection fails.
 func (c *Conn) readLoop() {
-	br := bufio.NewReaderSize(c.nc, 64<<10)
+	br := bufio.NewReaderSize(readStamper{c}, 64<<10)
 	for {
 		frame, err := ReadFrame(br, c.maxFrame)
 		if err != nil {
@@ -331,6 +385,19 @@ func (c *Conn) readLoop() {
 	}
 }
 
+// readStamper reads from the socket and records when bytes arrived, so
+// that a call that times out can tell a stalled connection from a slow
+// answer.
+type readStamper struct{ c *Conn }
+
+func (r readStamper) Read(b []byte) (int, error) {
+	n, err := r.c.nc.Read(b)
+	if n > 0 {
+		r.c.lastRead.Store(r.c.now())
+	}
+	return n, err
+}
+
 // writeLoop writes queued requests, flushing whenever the queue is empty,
 // until the connection fails.
 func (c *Conn) writeLoop() {
@@ -348,9 +415,10 @@ func (c *Conn) writeLoop() {
 		}
 		for p != nil {
 			if !p.gone.Load() {
+				p.written.Store(true)
 				if _, err := bw.Write(*p.frame); err != nil {
 					putBuffer(p.frame)
-					c.fail(err)
+					c.fail(c.writeErr(err))
 					c.drainQueue()
 					return
 				}
@@ -363,11 +431,20 @@ func (c *Conn) writeLoop() {
 			}
 		}
 		if err := bw.Flush(); err != nil {
-			c.fail(err)
+			c.fail(c.writeErr(err))
 			c.drainQueue()
 			return
 		}
 	}
+}
+
+// writeErr marks a write that hit the write timeout as a stall: the server
+// stopped reading.
+func (c *Conn) writeErr(err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("%w (a write blocked for %v: %w)", ErrConnStalled, c.writeTimeout, err)
+	}
+	return err
 }
 
 // drainQueue returns the buffers of requests that will never be written.

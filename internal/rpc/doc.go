@@ -36,11 +36,22 @@
 // is discarded. Cancelling a call never breaks the connection: a request
 // not yet written is skipped, one already written is answered and dropped.
 //
+// A per-RPC timeout is a context that ends with cause ErrCallTimeout
+// (CallTimeout). When it passes and nothing at all was read from the
+// connection since the call was registered, the server is taken to have
+// stopped answering: the connection is closed and every call on it fails
+// with a *ConnError wrapping ErrConnStalled, so that callers stop waiting
+// on it and the Pool dials afresh. WithWriteTimeout catches the other side
+// of a stall, a server that no longer reads.
+//
 // # Failures
 //
 // When the connection breaks (EOF, reset, malformed frame, fatal server
-// exception), every pending call fails with the same *ConnError, for which
-// IsRetryable is true unless the server said retrying cannot help. A Pool
+// exception, a stall), every pending call fails with a *ConnError, for
+// which IsRetryable is true unless the server said retrying cannot help.
+// ConnError.Sent (and RequestSent) tells whether the request may have
+// reached the server: a request that did may have been executed, which
+// matters to writes that are not idempotent. A Pool
 // keeps one Conn per (address, service), shares dials between concurrent
 // callers and replaces a broken Conn on next use; WithDialFunc maps the
 // addresses HBase advertises to reachable ones.

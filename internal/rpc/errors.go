@@ -1,9 +1,11 @@
 package rpc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hbkit/hbkit/internal/pb"
 )
@@ -11,6 +13,21 @@ import (
 // ErrClosed is returned by calls on a Conn or Pool that the caller closed.
 // It is not retryable.
 var ErrClosed = errors.New("rpc: connection closed by client")
+
+// ErrCallTimeout gives a call a per-RPC timeout when used as the cause of
+// its context (see CallTimeout). A call whose context ends with this cause
+// fails with an error wrapping ErrCallTimeout; if nothing at all was read
+// from the connection while the call waited, the server is taken to have
+// stopped answering and the connection is closed (ErrConnStalled).
+var ErrCallTimeout = errors.New("rpc: call timed out")
+
+// ErrConnStalled is the cause (ConnError.Err wraps it) of a connection
+// closed because the server stopped answering: a call ran out of its
+// per-RPC timeout with nothing read from the connection since it was sent,
+// or a write stayed blocked past the write timeout. Every call pending on
+// the connection fails with that ConnError; the next call through a Pool
+// dials a fresh connection.
+var ErrConnStalled = errors.New("rpc: connection stalled: the server stopped answering")
 
 // RemoteError is an exception thrown by the server for one call (or, wrapped
 // in a ConnError, for the whole connection). Dispatch on Class, never on
@@ -79,9 +96,16 @@ func exceptionMessage(class, trace string) string {
 type ConnError struct {
 	Addr    string
 	Service string
-	// Err is the cause: a net or io error, a protocol violation, or a
-	// *RemoteError for a fatal server exception (response call id -1).
+	// Err is the cause: a net or io error, a protocol violation,
+	// ErrConnStalled (wrapped), or a *RemoteError for a fatal server
+	// exception (response call id -1).
 	Err error
+	// Sent is set on the error of a call whose request had been handed
+	// to the socket when the connection broke: the server may have
+	// received and executed it. It is false for calls that never left
+	// (dial errors, calls on a connection already broken, requests still
+	// queued), which are safe to send again whatever they do.
+	Sent bool
 }
 
 func (e *ConnError) Error() string {
@@ -107,7 +131,8 @@ func (e *ConnError) Retryable() bool {
 //
 //   - a *ConnError: see ConnError.Retryable; retry on a new connection.
 //     Non-idempotent calls (Increment, Append without nonce) may have been
-//     executed by the server before the connection broke.
+//     executed by the server before the connection broke: see
+//     RequestSent.
 //   - a *RemoteError: unless the server marked it do-not-retry. Higher layers
 //     refine this per exception class (e.g. re-locating a region first).
 //   - anything else (ErrClosed, context errors, marshalling errors): no.
@@ -121,4 +146,39 @@ func IsRetryable(err error) bool {
 		return !re.DoNotRetry
 	}
 	return false
+}
+
+// sentError is the error of a call that ended (its context ended, or it
+// timed out) after its request was queued for the server: the server may
+// still execute it.
+type sentError struct{ err error }
+
+func (e *sentError) Error() string { return e.err.Error() }
+func (e *sentError) Unwrap() error { return e.err }
+
+// RequestSent reports whether a call that failed with err may have
+// reached the server, which may then have executed it: the connection
+// broke after the request was handed to the socket (ConnError.Sent), or
+// the call's context ended, or its per-RPC timeout passed, while it was
+// outstanding. Whether a resend is safe then depends on the request: a
+// read or an idempotent write may be sent again; a write that is not
+// idempotent may be applied twice. Server exceptions (*RemoteError) and
+// calls that never left report false.
+func RequestSent(err error) bool {
+	var ce *ConnError
+	if errors.As(err, &ce) {
+		return ce.Sent
+	}
+	var se *sentError
+	return errors.As(err, &se)
+}
+
+// CallTimeout returns a context for one call that ends after d with cause
+// ErrCallTimeout (see ErrCallTimeout), or when ctx ends. With d <= 0 it
+// only follows ctx.
+func CallTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, d, ErrCallTimeout)
 }

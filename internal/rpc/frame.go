@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/hbkit/hbkit/internal/cellblock"
 	"github.com/hbkit/hbkit/internal/pb"
 )
 
@@ -184,4 +185,19 @@ func DecodeResponse(frame []byte) (Response, error) {
 	}
 	r.Body = body
 	return r, nil
+}
+
+// decodeBody unmarshals the response message of r into resp. When fill is
+// set (the caller did not take the cell block with WithCellBlock), the
+// cells of the block are moved into resp's Results as if they had been
+// sent inline (cellblock.Fill), so code that reads protobuf cells works
+// whether or not the connection announced a codec.
+func decodeBody(r Response, resp proto.Message, fill bool) error {
+	if err := proto.Unmarshal(r.Body, resp); err != nil {
+		return err
+	}
+	if fill && len(r.CellBlock) > 0 {
+		return cellblock.Fill(resp, r.CellBlock)
+	}
+	return nil
 }

@@ -108,8 +108,10 @@ func WithUser(name string) Option { return func(o *options) { o.user = name } }
 func WithMaxFrameSize(n int) Option { return func(o *options) { o.maxFrameSize = n } }
 
 // WithWriteTimeout bounds how long one write to the socket may block before
-// the connection is declared broken (default 0: no bound; callers still
-// return when their context ends).
+// the connection is declared stalled (a *ConnError wrapping ErrConnStalled;
+// default 0: no bound, callers still return when their context ends). A
+// write blocks when the server stopped reading and the socket buffers are
+// full.
 func WithWriteTimeout(d time.Duration) Option { return func(o *options) { o.writeTimeout = d } }
 
 // WithCellBlockCodec asks the server to send cells in a trailing cell block

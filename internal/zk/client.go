@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -174,6 +176,61 @@ func (c *Client) MetaRegionServer(ctx context.Context) (MetaLocation, error) {
 		return MetaLocation{}, err
 	}
 	return DecodeMetaRegionServer(data)
+}
+
+// RegionServer reports whether the region server s (its start code
+// included, unless zero) is registered under <parent>/rs, that is, alive as far as the master
+// knows: its znode goes when the server stops or its session expires,
+// which is when the master starts reassigning its regions. changed is
+// closed when the children of <parent>/rs change next (a one-time watch),
+// or when the session ends, so that a caller can wait for a server to go
+// instead of polling.
+func (c *Client) RegionServer(ctx context.Context, s ServerName) (registered bool, changed <-chan struct{}, err error) {
+	p := path.Join(c.opts.parent, "rs")
+	if err := ctx.Err(); err != nil {
+		return false, nil, fmt.Errorf("zk: children %s: %w", p, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.timeout)
+	defer cancel()
+	type result struct {
+		children []string
+		ev       <-chan gozk.Event
+		err      error
+	}
+	done := make(chan result, 1)
+	go func() {
+		children, _, ev, err := c.conn.ChildrenW(p)
+		done <- result{children, ev, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		return false, nil, fmt.Errorf("zk: children %s: %w", p, ctx.Err())
+	}
+	if errors.Is(r.err, gozk.ErrNoNode) {
+		return false, nil, fmt.Errorf("zk: children %s: %w", p, ErrNoNode)
+	}
+	if r.err != nil {
+		return false, nil, fmt.Errorf("zk: children %s: %w", p, r.err)
+	}
+	ch := make(chan struct{})
+	go func() {
+		<-r.ev // one event, then the library closes the channel
+		close(ch)
+	}()
+	return registeredIn(r.children, s), ch, nil
+}
+
+// registeredIn reports whether the children of <parent>/rs name s: HBase
+// names each "host,port,startcode". A zero StartCode matches any process
+// at s's host and port.
+func registeredIn(children []string, s ServerName) bool {
+	if s.StartCode == 0 {
+		prefix := s.Host + "," + strconv.Itoa(s.Port) + ","
+		return slices.ContainsFunc(children, func(c string) bool { return strings.HasPrefix(c, prefix) })
+	}
+	return slices.Contains(children, s.String())
 }
 
 // Bootstrap is what a client needs to start: the active master and the

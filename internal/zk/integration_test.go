@@ -28,6 +28,19 @@ func TestLocalHBase(t *testing.T) {
 	if b.Meta.State != StateOpen {
 		t.Errorf("meta state = %v, want OPEN", b.Meta.State)
 	}
+	c, err := Dial(ctx, strings.Split(addr, ","))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if registered, _, err := c.RegionServer(ctx, b.Meta.Server); err != nil || !registered {
+		t.Errorf("RegionServer(%v) = %v, %v; want the meta server registered", b.Meta.Server, registered, err)
+	}
+	gone := b.Meta.Server
+	gone.StartCode--
+	if registered, _, err := c.RegionServer(ctx, gone); err != nil || registered {
+		t.Errorf("RegionServer(%v) = %v, %v; want an earlier process not registered", gone, registered, err)
+	}
 	for name, s := range map[string]ServerName{"master": b.Master.Server, "meta": b.Meta.Server} {
 		if s.Host != "127.0.0.1" {
 			t.Errorf("%s advertises host %q, want 127.0.0.1", name, s.Host)

@@ -8,14 +8,19 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeZK is a minimal ZooKeeper server speaking just enough jute for the
-// client: connect, getData, ping and close.
+// client: connect, getData, getChildren2 with a watch, ping and close.
 type fakeZK struct {
 	ln    net.Listener
 	nodes map[string][]byte
 	wg    sync.WaitGroup
+
+	mu       sync.Mutex
+	children map[string][]string // guarded by mu
+	watchers map[string][]func() // guarded by mu: notify a child watch
 }
 
 func startFakeZK(t *testing.T, nodes map[string][]byte) *fakeZK {
@@ -24,7 +29,7 @@ func startFakeZK(t *testing.T, nodes map[string][]byte) *fakeZK {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &fakeZK{ln: ln, nodes: nodes}
+	s := &fakeZK{ln: ln, nodes: nodes, children: map[string][]string{}, watchers: map[string][]func(){}}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -67,7 +72,25 @@ func writeFrame(w io.Writer, b []byte) error {
 	return err
 }
 
+// setChildren replaces the children of path and fires its child watches.
+func (s *fakeZK) setChildren(path string, children ...string) {
+	s.mu.Lock()
+	s.children[path] = children
+	ws := s.watchers[path]
+	delete(s.watchers, path)
+	s.mu.Unlock()
+	for _, w := range ws {
+		w()
+	}
+}
+
 func (s *fakeZK) serve(c net.Conn) {
+	var wmu sync.Mutex
+	send := func(b []byte) error {
+		wmu.Lock()
+		defer wmu.Unlock()
+		return writeFrame(c, b)
+	}
 	req, err := readFrame(c)
 	if err != nil || len(req) < 20 {
 		return
@@ -79,7 +102,7 @@ func (s *fakeZK) serve(c net.Conn) {
 	resp = binary.BigEndian.AppendUint64(resp, 0x1234)  // session id
 	resp = binary.BigEndian.AppendUint32(resp, 16)
 	resp = append(resp, make([]byte, 16)...)
-	if writeFrame(c, resp) != nil {
+	if send(resp) != nil {
 		return
 	}
 	for {
@@ -105,7 +128,7 @@ func (s *fakeZK) serve(c net.Conn) {
 			}
 			data, ok := s.nodes[string(req[12:12+plen])]
 			if !ok {
-				if writeFrame(c, hdr(-101)) != nil {
+				if send(hdr(-101)) != nil {
 					return
 				}
 				continue
@@ -114,18 +137,59 @@ func (s *fakeZK) serve(c net.Conn) {
 			b = binary.BigEndian.AppendUint32(b, uint32(len(data)))
 			b = append(b, data...)
 			b = append(b, make([]byte, 68)...) // Stat
-			if writeFrame(c, b) != nil {
+			if send(b) != nil {
+				return
+			}
+		case 12: // getChildren2
+			if len(req) < 12 {
+				return
+			}
+			plen := binary.BigEndian.Uint32(req[8:12])
+			if int(plen) >= len(req)-12 {
+				return
+			}
+			path := string(req[12 : 12+plen])
+			watch := req[12+plen] != 0
+			s.mu.Lock()
+			children, ok := s.children[path]
+			if ok && watch {
+				s.watchers[path] = append(s.watchers[path], func() {
+					ev := binary.BigEndian.AppendUint32(nil, 0xffffffff) // xid -1: a watch event
+					ev = binary.BigEndian.AppendUint64(ev, 1)
+					ev = binary.BigEndian.AppendUint32(ev, 0)
+					ev = binary.BigEndian.AppendUint32(ev, 4) // NodeChildrenChanged
+					ev = binary.BigEndian.AppendUint32(ev, 3) // SyncConnected
+					ev = binary.BigEndian.AppendUint32(ev, uint32(len(path)))
+					ev = append(ev, path...)
+					_ = send(ev)
+				})
+			}
+			s.mu.Unlock()
+			if !ok {
+				if send(hdr(-101)) != nil {
+					return
+				}
+				continue
+			}
+			b := hdr(0)
+			b = binary.BigEndian.AppendUint32(b, uint32(len(children)))
+			for _, ch := range children {
+				b = binary.BigEndian.AppendUint32(b, uint32(len(ch)))
+				b = append(b, ch...)
+			}
+			b = append(b, make([]byte, 68)...) // Stat
+			if send(b) != nil {
 				return
 			}
 		case 11: // ping
-			if writeFrame(c, hdr(0)) != nil {
+			if send(hdr(0)) != nil {
 				return
 			}
 		case -11: // close
-			writeFrame(c, hdr(0))
+			send(hdr(0))
 			return
 		default:
-			if writeFrame(c, hdr(-6)) != nil { // unimplemented
+			if send(hdr(-6)) != nil { // unimplemented
 				return
 			}
 		}
@@ -169,5 +233,63 @@ func TestClientReadsZnodes(t *testing.T) {
 	cancel()
 	if _, err := c.Master(canceled); !errors.Is(err, context.Canceled) {
 		t.Errorf("Master with a canceled context = %v, want Canceled", err)
+	}
+}
+
+// TestRegionServerWatch: RegionServer tells whether a server (start code
+// included) is registered, and its channel is closed when the servers
+// change, which is how a client waits for the master to see one go.
+func TestRegionServerWatch(t *testing.T) {
+	srv := startFakeZK(t, nil)
+	srv.setChildren("/hbase/rs", "127.0.0.1,16020,7", "127.0.0.1,16021,8")
+	ctx := context.Background()
+	c, err := Dial(ctx, []string{srv.ln.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, tt := range []struct {
+		s    ServerName
+		want bool
+	}{
+		{ServerName{"127.0.0.1", 16020, 7}, true},
+		{ServerName{"127.0.0.1", 16020, 6}, false}, // an earlier process on that port
+		{ServerName{"127.0.0.1", 16022, 7}, false},
+		{ServerName{"127.0.0.1", 16020, 0}, true}, // any process on that port
+		{ServerName{"127.0.0.1", 1602, 0}, false},
+	} {
+		got, _, err := c.RegionServer(ctx, tt.s)
+		if err != nil || got != tt.want {
+			t.Errorf("RegionServer(%v) = %v, %v; want %v", tt.s, got, err, tt.want)
+		}
+	}
+	registered, changed, err := c.RegionServer(ctx, ServerName{"127.0.0.1", 16021, 8})
+	if err != nil || !registered {
+		t.Fatalf("RegionServer = %v, %v", registered, err)
+	}
+	select {
+	case <-changed:
+		t.Fatal("changed before any change")
+	default:
+	}
+	srv.setChildren("/hbase/rs", "127.0.0.1,16020,7")
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no change seen")
+	}
+	if registered, _, err := c.RegionServer(ctx, ServerName{"127.0.0.1", 16021, 8}); err != nil || registered {
+		t.Errorf("RegionServer after it went = %v, %v", registered, err)
+	}
+	if _, _, err := c.RegionServer(ctx, ServerName{"127.0.0.1", 16021, 8}); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := Dial(ctx, []string{srv.ln.Addr().String()}, WithParent("/none"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if _, _, err := c2.RegionServer(ctx, ServerName{"127.0.0.1", 16021, 8}); !errors.Is(err, ErrNoNode) {
+		t.Errorf("RegionServer without <parent>/rs = %v, want ErrNoNode", err)
 	}
 }
