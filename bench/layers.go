@@ -138,7 +138,7 @@ func (l *layers) record(rng *mrand.Rand, i int64) *schema.SMS {
 
 // client returns a layer workload's client: records collect until a batch
 // is full, then go out in one call, whose latency is recorded.
-func (l *layers) client(k kind, _ int, rng *mrand.Rand) (client, error) {
+func (l *layers) client(k kind, t int, rng *mrand.Rand) (client, error) {
 	batch := make([]*schema.SMS, 0, l.r.o.batchSize)
 	var send func(ctx context.Context, recs []*schema.SMS) error
 	switch k {
@@ -162,8 +162,8 @@ func (l *layers) client(k kind, _ int, rng *mrand.Rand) (client, error) {
 	}
 	next := l.record
 	if k == kindMutableWrite || k == kindMixedPlainWrite {
-		lag := 2 * int64(cap(batch))
-		next = func(rng *mrand.Rand, i int64) *schema.SMS { return l.mixedRecord(rng, i, lag) }
+		lag, first := 2*int64(cap(batch)), int64(t)*int64(l.r.o.rows)
+		next = func(rng *mrand.Rand, i int64) *schema.SMS { return l.mixedRecord(rng, i, first, lag) }
 	}
 	flush := func(ctx context.Context) error {
 		if len(batch) == 0 {

@@ -86,11 +86,12 @@ func (r *Runner) ensureTable(ctx context.Context, name string, def schema.Defini
 // or 1 are new records; 2 rewrites the record of row i-lag in place (its
 // delivered flag flips); 3 moves the record of row i-lag to another
 // account (its index entry moves). lag is two batches, so a call never
-// writes one row key twice. The first rows have nothing to rewrite yet
-// and are new records.
-func (l *layers) mixedRecord(rng *mrand.Rand, i, lag int64) *schema.SMS {
+// writes one row key twice. A thread's first rows (from first, where its
+// range starts) have nothing of its own to rewrite yet and are new
+// records.
+func (l *layers) mixedRecord(rng *mrand.Rand, i, first, lag int64) *schema.SMS {
 	j := i - lag
-	if i%4 < 2 || j < 0 {
+	if i%4 < 2 || j < first { // rows below first are another thread's
 		return l.record(rng, i)
 	}
 	rec := l.record(rng, j)

@@ -48,10 +48,11 @@ type Repo[T any] struct {
 	indexes   map[string]*Index[T]
 	// cols maps family then qualifier to the strings the schema uses, so
 	// decoding converts no bytes to strings.
-	cols   map[string]map[string]colName
-	recs   sync.Pool // *schema.Record for single-record writes
-	tracer trace.Tracer
-	settle settler // puts after deletes, on a table without index
+	cols     map[string]map[string]colName
+	recs     sync.Pool // *schema.Record for single-record writes
+	tracer   trace.Tracer
+	traceAll bool    // WithTracerProvider given: every write gets a span
+	settle   settler // puts after deletes, on a table without index
 }
 
 type colName struct{ family, qualifier string }
@@ -103,8 +104,9 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	r := &Repo[T]{
 		c: c, t: table, name: tn.String(),
 		batchSize: o.batchSize, conc: o.concurrency, caching: o.caching, unindexed: o.unindexed,
-		cols:   make(map[string]map[string]colName),
-		tracer: newTracer(o.ix.TracerProvider),
+		cols:     make(map[string]map[string]colName),
+		tracer:   newTracer(o.ix.TracerProvider),
+		traceAll: o.ix.TracerProvider != nil,
 	}
 	if len(ixs) > 0 {
 		cfg := o.ix
