@@ -73,7 +73,7 @@ func TestIntegrationModesInsertRefusesAForeignRow(t *testing.T) {
 }
 
 func TestIntegrationModesConcurrentWriters(t *testing.T) {
-	testModesConcurrentWriters(t, itModeBackends(t), 4, 12)
+	testModesConcurrentWriters(t, itModeBackends(t), 4, 50)
 }
 
 func TestIntegrationModesConcurrentInserts(t *testing.T) {

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# test-restart.sh runs TestIntegrationRestart (hbase/restart_integration_test.go)
-# against an HBase of its own: HBase is SIGKILLed and started again, keeping
-# its state, while a client keeps writing; every acknowledged write must be
-# readable afterwards.
+# test-restart.sh runs, against an HBase of its own, the tests that SIGKILL
+# HBase and start it again, keeping its state, under a writing client:
+#
+#   TestIntegrationRestart (hbase/restart_integration_test.go): plain Puts;
+#   every acknowledged write must be readable afterwards.
+#   TestIntegrationIndexRestart (index/restart_integration_test.go): SMS
+#   records written through dao in each write mode (strict, mutable,
+#   insert-only); every acknowledged record must read back through the data
+#   table and through the index, and Check must leave nothing missing,
+#   orphaned or stale.
 #
 # Its instance never touches the shared local HBase: its own state directory
 # ($HBKIT_CACHE/restart-state) and its own ports (ZooKeeper 2381, master
@@ -49,7 +55,20 @@ if [ "${1:-}" = restart ]; then
 fi
 
 start=$SECONDS
+# The index test binary builds while the instance starts (private_hbase_up
+# builds the hbase one).
+itmp=$(mktemp -d)
+go test -race -tags integration -c -o "$itmp/index.test" ./index/ &
+ibuild=$!
+trap 'kill "$ibuild" 2>/dev/null || true; rm -rf "$itmp"' EXIT
 private_hbase_up
+trap 'kill "$ibuild" 2>/dev/null || true; rm -rf "$itmp"; private_hbase_cleanup' EXIT
+wait "$ibuild"
 export HBKIT_RESTART_CMD="'$PWD/tools/test-restart.sh' restart"
+t0=$SECONDS
 (cd hbase && "$tmp/hbase.test" -test.count=1 -test.timeout=6m -test.v -test.run='^TestIntegrationRestart$')
+echo "test-restart: TestIntegrationRestart passed in $((SECONDS - t0))s"
+t0=$SECONDS
+(cd index && "$itmp/index.test" -test.count=1 -test.timeout=6m -test.v -test.run='^TestIntegrationIndexRestart$')
+echo "test-restart: TestIntegrationIndexRestart passed in $((SECONDS - t0))s"
 echo "test-restart: passed in $((SECONDS - start))s"
