@@ -12,6 +12,9 @@ import (
 // hbaseVersion must match <hbase.version> in pom.xml.
 const hbaseVersion = "2.6.4-hadoop3"
 
+// phoenixVersion must match <phoenix.version> in phoenix/pom.xml.
+const phoenixVersion = "5.2.1"
+
 type config struct {
 	toolDir       string // directory holding pom.xml
 	cache         string // cache root, outside the repo
@@ -23,6 +26,10 @@ type config struct {
 	regionServers int
 	heap          string
 	timeout       time.Duration
+	phoenix       bool // Apache Phoenix's server side on the classpath and in hbase-site.xml
+	// zkSession is the ZooKeeper session timeout of the JVM's master
+	// and region servers; 0 keeps HBase's standalone default (10s).
+	zkSession time.Duration
 }
 
 func loadConfig() (*config, error) {
@@ -71,12 +78,36 @@ func loadConfig() (*config, error) {
 		}
 		*p.dst = v
 	}
+	switch v := strings.TrimSpace(os.Getenv("HBKIT_PHOENIX")); v {
+	case "", "0", "false":
+	case "1", "true":
+		cfg.phoenix = true
+	default:
+		return nil, fmt.Errorf("HBKIT_PHOENIX=%q: want 1 or 0", v)
+	}
 	secs, err := envInt("HBKIT_HBASE_TIMEOUT", 180)
 	if err != nil {
 		return nil, err
 	}
 	cfg.timeout = time.Duration(secs) * time.Second
+	zs, err := envInt("HBKIT_ZK_SESSION_TIMEOUT", 0)
+	if err != nil {
+		return nil, err
+	}
+	cfg.zkSession = time.Duration(zs) * time.Second
+	if err := cfg.checkZKSession(); err != nil {
+		return nil, err
+	}
 	return cfg, nil
+}
+
+// checkZKSession checks the session timeout against what the JVM's
+// ZooKeeper server grants: between 2 and 20 ticks (see siteXML).
+func (c *config) checkZKSession() error {
+	if c.zkSession != 0 && (c.zkSession < 4*time.Second || c.zkSession > 10*time.Minute) {
+		return fmt.Errorf("ZooKeeper session timeout %v: want 4s to 10m (HBKIT_ZK_SESSION_TIMEOUT, in seconds, or up -zk-session-timeout)", c.zkSession)
+	}
+	return nil
 }
 
 // findToolDir locates tools/hbase from the working directory or its parents,
@@ -164,6 +195,21 @@ func (c *config) siteXML() string {
 		// 3s); at 1s a cluster shutdown takes about 4s less.
 		{"hbase.regionserver.msginterval", "1000"},
 	}
+	if c.phoenix {
+		props = append(props, phoenixSite...)
+	}
+	if ms := c.zkSession.Milliseconds(); ms > 0 {
+		// Standalone HBase takes its sessions' timeout from this key
+		// (default 10s, whatever zookeeper.session.timeout says). Its
+		// ZooKeeper server grants at most 20 ticks of 2s: lengthen the
+		// tick for longer sessions.
+		props = append(props,
+			[2]string{"zookeeper.session.timeout.localHBaseCluster", strconv.FormatInt(ms, 10)},
+			[2]string{"zookeeper.session.timeout", strconv.FormatInt(ms, 10)})
+		if ms > 40000 {
+			props = append(props, [2]string{"hbase.zookeeper.property.tickTime", strconv.FormatInt((ms+19)/20, 10)})
+		}
+	}
 	var b strings.Builder
 	b.WriteString("<?xml version=\"1.0\"?>\n<!-- written by tools/hbase; changes are overwritten on every start -->\n<configuration>\n")
 	for _, p := range props {
@@ -171,6 +217,23 @@ func (c *config) siteXML() string {
 	}
 	b.WriteString("</configuration>\n")
 	return b.String()
+}
+
+// phoenixSite is what Apache Phoenix 5.2 asks of every region server's
+// hbase-site.xml (and the master's: here they share one JVM). Its clients
+// must agree on phoenix.schema.isNamespaceMappingEnabled.
+var phoenixSite = [][2]string{
+	// WAL entries that carry the index updates of mutable global indexes
+	// through WAL replay; Phoenix refuses CREATE INDEX on a mutable table
+	// without it (ERROR 1029).
+	{"hbase.regionserver.wal.codec", "org.apache.hadoop.hbase.regionserver.wal.IndexedWALEditCodec"},
+	// Separate handler queues for index and metadata RPCs, so that index
+	// writes between region servers cannot deadlock behind data writes.
+	{"hbase.region.server.rpc.scheduler.factory.class", "org.apache.hadoop.hbase.ipc.PhoenixRpcSchedulerFactory"},
+	{"hbase.rpc.controllerfactory.class", "org.apache.hadoop.hbase.ipc.controller.ServerRpcControllerFactory"},
+	// Phoenix tables in HBase's default namespace (SYSTEM.CATALOG, not
+	// SYSTEM:CATALOG); Phoenix's default, stated so clients can match it.
+	{"phoenix.schema.isNamespaceMappingEnabled", "false"},
 }
 
 func (c *config) log4j() string {

@@ -320,3 +320,103 @@ func mustWrite(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestSiteXMLPhoenix: Phoenix's settings are written only with Phoenix on;
+// the default configuration stays plain HBase.
+func TestSiteXMLPhoenix(t *testing.T) {
+	c := testConfig(t)
+	plain := c.siteXML()
+	c.phoenix = true
+	x := c.siteXML()
+	for _, p := range phoenixSite {
+		want := "<name>" + p[0] + "</name><value>" + p[1] + "</value>"
+		if !strings.Contains(x, want) {
+			t.Errorf("hbase-site.xml with Phoenix lacks %s", want)
+		}
+		if strings.Contains(plain, "<name>"+p[0]+"</name>") {
+			t.Errorf("hbase-site.xml without Phoenix sets %s", p[0])
+		}
+	}
+	if !strings.Contains(x, "<name>hbase.regionserver.wal.codec</name><value>org.apache.hadoop.hbase.regionserver.wal.IndexedWALEditCodec</value>") {
+		t.Error("hbase-site.xml with Phoenix lacks the indexed WAL codec")
+	}
+	if !strings.HasPrefix(x, plain[:strings.Index(plain, "</configuration>")]) {
+		t.Error("Phoenix's settings change the plain ones")
+	}
+}
+
+// TestPhoenixPom holds phoenix/pom.xml to this tool: it inherits pom.xml
+// (the same HBase), names phoenixVersion, and brings the server jars and
+// the HBase 2.6 adapter.
+func TestPhoenixPom(t *testing.T) {
+	c := testConfig(t)
+	if got, want := c.pomFile(), filepath.Join(c.toolDir, "pom.xml"); got != want {
+		t.Fatalf("pomFile() = %s, want %s", got, want)
+	}
+	c.phoenix = true
+	b, err := os.ReadFile(c.pomFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pom := string(b)
+	for _, want := range []string{
+		"<artifactId>hbkit-local-hbase</artifactId>",
+		"<relativePath>../pom.xml</relativePath>",
+		"<phoenix.version>" + phoenixVersion + "</phoenix.version>",
+		"<artifactId>phoenix-core-server</artifactId>",
+		"<artifactId>phoenix-hbase-compat-2.6.0</artifactId>",
+	} {
+		if !strings.Contains(pom, want) {
+			t.Errorf("phoenix/pom.xml lacks %s", want)
+		}
+	}
+}
+
+func TestPhoenixEnv(t *testing.T) {
+	for _, tc := range []struct {
+		v       string
+		want    bool
+		wantErr bool
+	}{{"", false, false}, {"0", false, false}, {"1", true, false}, {"true", true, false}, {"yes", false, true}} {
+		t.Run("HBKIT_PHOENIX="+tc.v, func(t *testing.T) {
+			t.Setenv("HBKIT_PHOENIX", tc.v)
+			t.Setenv("HBKIT_CACHE", t.TempDir())
+			c, err := loadConfig()
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("loadConfig: %v", err)
+			}
+			if err == nil && c.phoenix != tc.want {
+				t.Fatalf("phoenix = %v, want %v", c.phoenix, tc.want)
+			}
+		})
+	}
+}
+
+// TestUpWantsPhoenixRunning: up -phoenix on a state directory whose HBase
+// runs without Phoenix fails and leaves that HBase alone; the launch info
+// records Phoenix for status and zk.
+func TestUpWantsPhoenixRunning(t *testing.T) {
+	c := testConfig(t)
+	p := startLookalike(t, c)
+	if err := writeInfo(c, p.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	c.phoenix = true
+	err := up(c, false, false)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "without Phoenix") {
+		t.Fatalf("up -phoenix on a plain HBase: %v; want exit 2 naming Phoenix", err)
+	}
+	if !isOurs(c, p.Process.Pid) {
+		t.Fatal("the running HBase was stopped")
+	}
+	c.phoenix = true
+	if err := writeInfo(c, p.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	c.phoenix = false
+	adoptRunning(c)
+	if !c.phoenix {
+		t.Fatal("the launch info of an HBase with Phoenix does not say so")
+	}
+}

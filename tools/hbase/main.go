@@ -8,7 +8,8 @@
 //
 // Usage:
 //
-//	go run ./tools/hbase up [-rs N] [-fresh]   start and wait until ready (no-op when up)
+//	go run ./tools/hbase up [-rs N] [-fresh] [-phoenix] [-zk-session-timeout D]
+//	                                           start and wait until ready (no-op when up)
 //	go run ./tools/hbase down                  stop what this tool started (no-op when down)
 //	go run ./tools/hbase status                report; exit 0 only when up and ready
 //	go run ./tools/hbase logs [-n N] [-f]      show the server log
@@ -30,6 +31,13 @@
 //	HBKIT_HBASE_HEAP   JVM heap (default 2g)
 //	HBKIT_HBASE_TIMEOUT seconds to wait for readiness (default 180)
 //	HBKIT_M2           local Maven repository (default Maven's ~/.m2/repository)
+//	HBKIT_PHOENIX      1: as up -phoenix, Apache Phoenix's server jars on the
+//	                   classpath (phoenix/pom.xml) and its settings in
+//	                   hbase-site.xml (default 0: plain HBase)
+//	HBKIT_ZK_SESSION_TIMEOUT seconds, as up -zk-session-timeout: the ZooKeeper
+//	                   session timeout of the master and region servers
+//	                   (default: HBase's standalone 10s). A JVM stopped for
+//	                   longer aborts when it resumes (fault tests).
 //
 // The tool only ever signals the process it started: the pid file must name
 // a live process whose command line carries this state directory's marker.
@@ -57,7 +65,14 @@ func main() {
 	case "up":
 		rs := fs.Int("rs", cfg.regionServers, "region servers to start in the JVM")
 		fresh := fs.Bool("fresh", false, "delete the state directory before starting")
+		phoenix := fs.Bool("phoenix", cfg.phoenix, "load Apache Phoenix "+phoenixVersion+" into the region server (HBKIT_PHOENIX=1)")
+		zkSession := fs.Duration("zk-session-timeout", cfg.zkSession, "ZooKeeper session timeout of the master and region servers (0: HBase's 10s; HBKIT_ZK_SESSION_TIMEOUT)")
 		_ = fs.Parse(args)
+		cfg.phoenix = *phoenix
+		cfg.zkSession = *zkSession
+		if err := cfg.checkZKSession(); err != nil {
+			fail(err)
+		}
 		rsExplicit := os.Getenv("RS") != ""
 		fs.Visit(func(f *flag.Flag) { rsExplicit = rsExplicit || f.Name == "rs" })
 		cfg.regionServers = *rs

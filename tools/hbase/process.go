@@ -50,11 +50,15 @@ func isOurs(c *config, pid int) bool {
 
 type launchInfo struct {
 	pid, zkPort, masterPort, rsPort, regionServers int
+	phoenix                                        bool
 }
 
 func writeInfo(c *config, pid int) error {
 	s := fmt.Sprintf("pid=%d\nzk_port=%d\nmaster_port=%d\nrs_port=%d\nregion_servers=%d\nstarted=%s\n",
 		pid, c.zkPort, c.masterPort, c.rsPort, c.regionServers, time.Now().UTC().Format(time.RFC3339))
+	if c.phoenix {
+		s += "phoenix=" + phoenixVersion + "\n"
+	}
 	return os.WriteFile(c.infoFile(), []byte(s), 0o644)
 }
 
@@ -81,6 +85,8 @@ func readInfo(c *config) (launchInfo, bool) {
 			li.rsPort = n
 		case "region_servers":
 			li.regionServers = n
+		case "phoenix":
+			li.phoenix = v != ""
 		}
 	}
 	return li, true
@@ -91,16 +97,21 @@ func readInfo(c *config) (launchInfo, bool) {
 func adoptRunning(c *config) {
 	if li, ok := readInfo(c); ok {
 		c.zkPort, c.masterPort, c.rsPort, c.regionServers = li.zkPort, li.masterPort, li.rsPort, li.regionServers
+		c.phoenix = li.phoenix
 	}
 }
 
 func up(c *config, fresh bool, rsExplicit bool) error {
 	if pid, ok := runningPid(c); ok {
-		want := c.regionServers
+		want, wantPhoenix := c.regionServers, c.phoenix
 		adoptRunning(c)
 		if rsExplicit && want != c.regionServers {
 			return &exitError{2, fmt.Errorf("HBase is already up (pid %d) with %d region server(s), not %d: run make hbase-down first",
 				pid, c.regionServers, want)}
+		}
+		if wantPhoenix && !c.phoenix {
+			return &exitError{2, fmt.Errorf("HBase is already up (pid %d) without Phoenix: stop it first (down), "+
+				"or give this one its own HBKIT_STATE and ports", pid)}
 		}
 		if err := waitReady(c, pid, nil, nil); err != nil {
 			return err
@@ -173,8 +184,12 @@ func up(c *config, fresh bool, rsExplicit bool) error {
 		_ = cmd.Process.Kill()
 		return err
 	}
-	fmt.Printf("hbase: started HBase %s (pid %d, %d region server(s)); waiting for the master...\n",
-		hbaseVersion, pid, c.regionServers)
+	with := ""
+	if c.phoenix {
+		with = " with Phoenix " + phoenixVersion
+	}
+	fmt.Printf("hbase: started HBase %s%s (pid %d, %d region server(s)); waiting for the master...\n",
+		hbaseVersion, with, pid, c.regionServers)
 	if err := waitReady(c, pid, exited, &waitErr); err != nil {
 		// Do not leave a half-started server behind.
 		_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -363,7 +378,11 @@ func status(c *config) error {
 		return &exitError{3, errors.New("not running")}
 	}
 	adoptRunning(c)
-	fmt.Printf("hbase: up, pid %d, %d region server(s), state %s\n", pid, c.regionServers, c.state)
+	with := ""
+	if c.phoenix {
+		with = ", Phoenix " + phoenixVersion
+	}
+	fmt.Printf("hbase: up, pid %d, %d region server(s)%s, state %s\n", pid, c.regionServers, with, c.state)
 	fmt.Printf("  HBKIT_ZK=%s  master=127.0.0.1:%d\n", c.zkAddr(), c.masterPort)
 	r, err := probe(c, 5*time.Second)
 	if err != nil {

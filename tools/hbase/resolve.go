@@ -62,15 +62,35 @@ func javaMajor(out string) (int, error) {
 	return major, nil
 }
 
-// classpath returns HBase's runtime classpath, resolving it with Maven on
-// first use. The result is cached per pom.xml content, and re-resolved when
-// a jar it names has gone (an emptied ~/.m2).
+// pomFile is the pom whose runtime classpath the server runs on: pom.xml,
+// or with Phoenix phoenix/pom.xml, which inherits it.
+func (c *config) pomFile() string {
+	if c.phoenix {
+		return filepath.Join(c.toolDir, "phoenix", "pom.xml")
+	}
+	return filepath.Join(c.toolDir, "pom.xml")
+}
+
+// classpath returns HBase's runtime classpath (with Phoenix's server jars
+// when c.phoenix), resolving it with Maven on first use. The result is
+// cached per pom content, and re-resolved when a jar it names has gone (an
+// emptied ~/.m2).
 func classpath(c *config) (string, error) {
 	pom, err := os.ReadFile(filepath.Join(c.toolDir, "pom.xml"))
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(append(pom, c.m2...))
+	key := append(pom, c.m2...)
+	what := "HBase " + hbaseVersion
+	if c.phoenix {
+		child, err := os.ReadFile(c.pomFile())
+		if err != nil {
+			return "", err
+		}
+		key = append(append(key, 0), child...)
+		what += " with Phoenix " + phoenixVersion
+	}
+	sum := sha256.Sum256(key)
 	cacheFile := filepath.Join(c.cache, "classpath-"+hex.EncodeToString(sum[:8])+".txt")
 	if b, err := os.ReadFile(cacheFile); err == nil {
 		cp := strings.TrimSpace(string(b))
@@ -87,18 +107,18 @@ func classpath(c *config) (string, error) {
 		return "", err
 	}
 	tmp := cacheFile + ".tmp"
-	args := []string{"-B", "-q", "-f", filepath.Join(c.toolDir, "pom.xml"),
+	args := []string{"-B", "-q", "-f", c.pomFile(),
 		"dependency:build-classpath", "-Dmdep.outputFile=" + tmp, "-Dmdep.includeScope=runtime"}
 	if c.m2 != "" {
 		args = append(args, "-Dmaven.repo.local="+c.m2)
 	}
-	fmt.Fprintf(os.Stderr, "hbase: resolving HBase %s from Maven Central (first run only)...\n", hbaseVersion)
+	fmt.Fprintf(os.Stderr, "hbase: resolving %s from Maven Central (first run only)...\n", what)
 	cmd := exec.Command(mvn, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("cannot resolve HBase %s from Maven Central (is it reachable from here?): mvn %v\n%s",
-			hbaseVersion, err, lastLines(out.String(), 15))
+		return "", fmt.Errorf("cannot resolve %s from Maven Central (is it reachable from here?): mvn %v\n%s",
+			what, err, lastLines(out.String(), 15))
 	}
 	b, err := os.ReadFile(tmp)
 	if err != nil {
@@ -107,6 +127,9 @@ func classpath(c *config) (string, error) {
 	cp := strings.TrimSpace(string(b))
 	if !strings.Contains(cp, "hbase-server-"+hbaseVersion) {
 		return "", fmt.Errorf("resolved classpath lacks hbase-server-%s", hbaseVersion)
+	}
+	if c.phoenix && !strings.Contains(cp, "phoenix-core-server-"+phoenixVersion) {
+		return "", fmt.Errorf("resolved classpath lacks phoenix-core-server-%s", phoenixVersion)
 	}
 	if err := os.Rename(tmp, cacheFile); err != nil {
 		return "", err
