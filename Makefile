@@ -4,6 +4,8 @@ GO ?= go
 GOFLAGS ?=
 RS ?=
 export RS
+GOHBASE_SRC ?=
+export GOHBASE_SRC
 
 LAUNCHER := bin/hbase-local
 WITH_HBASE := tools/with-hbase.sh
@@ -30,6 +32,17 @@ unit:
 	$(GO) test $(TEST_FLAGS) ./...
 
 integration: test
+
+## test-gohbase: the gohbase adapter (contrib/gohbase, a Go module of its own,
+## so that the main module never depends on gohbase): vet, then its unit and
+## integration tests against the HBase `make test` uses (tools/with-hbase.sh).
+## gohbase builds from ../shared/third_party/gohbase (the replace in its
+## go.mod); GOHBASE_SRC=DIR builds it from your own checkout instead
+## (tools/gohbase-go.sh).
+.PHONY: test-gohbase
+test-gohbase: $(LAUNCHER)
+	GO=$(GO) tools/gohbase-go.sh vet -tags integration ./...
+	$(WITH_HBASE) env GO=$(GO) tools/gohbase-go.sh test $(TEST_FLAGS) -tags integration ./...
 
 build:
 	$(GO) build ./...
@@ -90,6 +103,18 @@ clean:
 bench-compare: $(LAUNCHER)
 	$(WITH_HBASE) tools/pe/compare.sh
 
+## gohbase and hbkit side by side (tools/gohbasebench, a module of its own):
+## single Put, single Get, Batch of 100 Puts, 100-row scans and full scans
+## with 1, 4 and 32 goroutines, gohbase with its default and a short flush
+## interval, each run a separate process, the sides taking turns, on the
+## HBase `make test` uses. Prints the table of hbkit/gohbase ratios and saves
+## it to bench/results/gohbase.md. ROWS, RUNS, GOROUTINES, WORKLOADS,
+## DURATION and SHORT_FLUSH tune it (make bench-gohbase ROWS=5000 RUNS=3; see
+## tools/gohbasebench/compare.sh); GOHBASE_SRC=DIR builds gohbase from DIR.
+.PHONY: bench-gohbase
+bench-gohbase: $(LAUNCHER)
+	$(WITH_HBASE) env GO=$(GO) tools/gohbasebench/compare.sh
+
 ## Issue-4 scenarios on HBase instances of their own (own state directory and
 ## ports; the shared local HBase is never touched). Each starts fresh and stops.
 ## test-restart: SIGKILL and restart HBase under a writing client; every
@@ -102,6 +127,21 @@ test-restart:
 test-rs3:
 	tools/test-rs3.sh
 
+## test-stall: SIGSTOP the JVM of an HBase of its own while a client with
+## short timeouts calls it, within and past its ZooKeeper session (issue 16):
+## every call returns within its operation timeout, the client recovers.
+.PHONY: test-stall
+test-stall:
+	tools/test-stall.sh
+
+## test-failover: an HBase of its own with three region servers (issue 16):
+## one region server stopped under load (at most 2 meta lookups per region
+## while its regions are reassigned), then the whole HBase restarted; the
+## same client's admin and data calls succeed again.
+.PHONY: test-failover
+test-failover:
+	tools/test-failover.sh
+
 ## The container path (docs/containers.md): HBase in a container through
 ## testcontainers-go. With DOCKER_HOST set, that engine is used; without it,
 ## tools/ci-containers.sh sets up podman and serves its Docker API.
@@ -111,3 +151,13 @@ hbase-image:
 
 test-containers:
 	tools/ci-containers.sh
+
+## Apache Phoenix 5.2.1 and hbkit side by side (docs/phoenix.md): a private
+## HBase with Phoenix loaded, on its own state directory and ports (the shared
+## local HBase is never touched), both sides writing the same SMS messages
+## with an index on (account, day) and querying it, in turns. Prints the
+## table and saves it to bench/results/phoenix.md. PHOENIX_ROWS, THREADS,
+## BATCHES and QUERIES tune it (see tools/phoenix/compare.sh).
+.PHONY: bench-phoenix
+bench-phoenix:
+	tools/phoenix/compare.sh
