@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# compare.sh runs tools/gohbasebench with hbkit's native client and with
+# gohbase, as separate processes taking turns (hbkit, gohbase, gohbase with
+# a short flush interval, hbkit, ...), on the HBase at HBKIT_ZK, and prints
+# a markdown table of hbkit/gohbase ratios (every run's and the median),
+# also saved to bench/results/gohbase.md. It is what `make bench-gohbase`
+# runs (through tools/with-hbase.sh).
+#
+# Settings (environment):
+#   ROWS=20000          rows of 1 KB in the read table (prepared once)
+#   RUNS=2              runs of each side per cell
+#   GOROUTINES="1 4 32" concurrent callers, one client per process
+#   WORKLOADS="put get batch scan100 fullscan"
+#   DURATION=2s         length of each run (fullscan: at least one scan)
+#   SHORT_FLUSH=1ms     gohbase's short flush interval (its default is 20ms)
+#   GOHBASE_SRC=DIR     build gohbase from DIR instead of
+#                       ../shared/third_party/gohbase
+#   OUT=DIR             keep the JSON lines and logs in DIR
+#
+# The tables (gohbasebench_<pid>_<time> and ..._w) are dropped at the end,
+# also on failure or interrupt.
+set -euo pipefail
+cd "$(dirname "$0")"
+root=$(cd ../.. && pwd)
+
+: "${HBKIT_ZK:?HBKIT_ZK must be set (make bench-gohbase sets it)}"
+ROWS=${ROWS:-20000}
+RUNS=${RUNS:-2}
+GOROUTINES=${GOROUTINES:-1 4 32}
+WORKLOADS=${WORKLOADS:-put get batch scan100 fullscan}
+DURATION=${DURATION:-2s}
+SHORT_FLUSH=${SHORT_FLUSH:-1ms}
+GO=${GO:-go}
+out=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/hbkit-bench-gohbase.XXXXXX")}
+mkdir -p "$out" "$root/bench/results"
+bin="$out/gohbasebench"
+jsonl="$out/runs.jsonl"
+: >"$jsonl"
+
+# Build; GOHBASE_SRC as in tools/gohbase-go.sh: a temporary copy of go.mod
+# with the replace pointing there (the committed go.mod stays as it is).
+if [ -n "${GOHBASE_SRC:-}" ]; then
+	src=$(cd "$GOHBASE_SRC" && pwd)
+	[ -f "$src/go.mod" ] || { echo "compare: GOHBASE_SRC=$GOHBASE_SRC has no go.mod" >&2; exit 1; }
+	cp go.mod "$out/go.mod"
+	cp go.sum "$out/go.sum"
+	"$GO" mod edit -modfile="$out/go.mod" -replace "github.com/tsuna/gohbase=$src"
+	echo "compare: building gohbase from $src" >&2
+	"$GO" build -modfile="$out/go.mod" -mod=mod -o "$bin" .
+else
+	src=$(cd ../../../shared/third_party/gohbase && pwd)
+	"$GO" build -o "$bin" .
+fi
+gohbase_rev=$(git -C "$src" rev-parse --short HEAD 2>/dev/null ||
+	{ [ -z "${GOHBASE_SRC:-}" ] && echo "cfe2cb9 (../shared/third_party)"; } || echo "from $src")
+
+table="gohbasebench_$$_$(date +%s)"
+common=(--zk "$HBKIT_ZK" --table "$table" --rows "$ROWS")
+trap '"$bin" "${common[@]}" --teardown || echo "compare: could not drop $table" >&2' EXIT
+
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+t0=$(date +%s)
+echo "compare: preparing $table ($ROWS rows of 1 KB)" >&2
+"$bin" "${common[@]}" --setup
+
+sides=("--client hbkit" "--client gohbase" "--client gohbase --flush-interval $SHORT_FLUSH")
+for w in $WORKLOADS; do
+	for g in $GOROUTINES; do
+		for run in $(seq "$RUNS"); do
+			for s in "${sides[@]}"; do
+				# shellcheck disable=SC2086 # $s is a list of flags
+				line=$("$bin" "${common[@]}" $s --workload "$w" --goroutines "$g" --duration "$DURATION" 2>>"$out/stderr.log") ||
+					echo "compare: run failed: $s $w $g (see $out/stderr.log)" >&2
+				echo "$line" | tee -a "$jsonl" >&2
+			done
+		done
+	done
+done
+secs=$(( $(date +%s) - t0 ))
+
+{
+	echo "Command: \`make bench-gohbase\` (ROWS=$ROWS RUNS=$RUNS GOROUTINES=\"$GOROUTINES\" DURATION=$DURATION SHORT_FLUSH=$SHORT_FLUSH), $started, ${secs}s."
+	echo "hbkit (native client, defaults) vs gohbase $gohbase_rev (defaults: flush interval 20ms; and flush interval $SHORT_FLUSH);"
+	echo "each run a separate process, the sides taking turns, one client per process shared by its goroutines;"
+	echo "throughput in ops/s (fullscan: rows/s); batch = 100 Puts (hbkit Batch, gohbase SendBatch); ratio > 1: hbkit faster."
+	echo "HBase at $HBKIT_ZK (one region server, local, shared with other work; tables of one region);"
+	echo "machine: $(nproc) cores, load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."
+	echo
+	"$bin" --report "$jsonl"
+} | tee "$root/bench/results/gohbase.md"
+echo "runs and logs: $out" >&2

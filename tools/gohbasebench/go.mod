@@ -1,0 +1,38 @@
+module github.com/hbkit/hbkit/tools/gohbasebench
+
+go 1.26.0
+
+require (
+	github.com/hbkit/hbkit v0.0.0
+	github.com/tsuna/gohbase v0.0.0-20260613001017-cfe2cb9e6df3
+)
+
+require (
+	github.com/beorn7/perks v1.0.1 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-logr/logr v1.4.4 // indirect
+	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/go-zookeeper/zk v1.0.4 // indirect
+	github.com/golang/snappy v1.0.0 // indirect
+	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/prometheus/client_golang v1.23.2 // indirect
+	github.com/prometheus/client_model v0.6.2 // indirect
+	github.com/prometheus/common v0.67.5 // indirect
+	github.com/prometheus/procfs v0.20.1 // indirect
+	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
+	go.opentelemetry.io/otel v1.47.0 // indirect
+	go.opentelemetry.io/otel/log v1.47.0 // indirect
+	go.opentelemetry.io/otel/metric v1.47.0 // indirect
+	go.opentelemetry.io/otel/trace v1.47.0 // indirect
+	go.yaml.in/yaml/v2 v2.4.4 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+	modernc.org/b/v2 v2.1.11 // indirect
+)
+
+replace github.com/hbkit/hbkit => ../..
+
+// gohbase does not come from the module proxy here: build against the
+// source in ../shared/third_party/gohbase (GOHBASE_SRC in compare.sh
+// points the build at another checkout).
+replace github.com/tsuna/gohbase => ../../../shared/third_party/gohbase

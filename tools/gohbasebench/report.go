@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// printReport reads the JSON lines of compare.sh (in run order) and prints
+// one markdown row per workload and goroutine count: every run of each
+// side, the ratio hbkit/gohbase of each pair of runs (the k-th run of hbkit
+// with the k-th run of that gohbase setting; the runs alternate), and the
+// median ratio. Throughput is ops/s, except fullscan: rows/s.
+func printReport(w io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	type cell struct {
+		workload   string
+		goroutines int
+	}
+	var (
+		cells []cell
+		sides []string
+		runs  = map[cell]map[string][]float64{}
+		p50   = map[cell]map[string][]float64{}
+	)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(line, "{") {
+			continue
+		}
+		var r result
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return err
+		}
+		c := cell{r.Workload, r.Goroutines}
+		side := r.Client
+		if r.Flush != "" {
+			side += " (flush " + r.Flush + ")"
+		}
+		if runs[c] == nil {
+			cells = append(cells, c)
+			runs[c], p50[c] = map[string][]float64{}, map[string][]float64{}
+		}
+		if !slices.Contains(sides, side) {
+			sides = append(sides, side)
+		}
+		v := r.OpsPerS
+		if r.Workload == "fullscan" {
+			v = r.RowsPerS
+		}
+		if r.Errors > 0 {
+			v = 0
+		}
+		runs[c][side] = append(runs[c][side], v)
+		p50[c][side] = append(p50[c][side], r.P50Ms)
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	var peers []string
+	for _, s := range sides {
+		if s != "hbkit" {
+			peers = append(peers, s)
+		}
+	}
+	fmt.Fprint(w, "| workload | goroutines | hbkit (each run) |")
+	for _, p := range peers {
+		fmt.Fprintf(w, " %s (each run) | hbkit / %s (each run) | median |", p, p)
+	}
+	fmt.Fprint(w, " p50 ms: hbkit |")
+	for _, p := range peers {
+		fmt.Fprintf(w, " %s |", p)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprint(w, "|---|---:|---:|")
+	for range peers {
+		fmt.Fprint(w, "---:|---:|---:|")
+	}
+	fmt.Fprint(w, "---:|")
+	for range peers {
+		fmt.Fprint(w, "---:|")
+	}
+	fmt.Fprintln(w)
+	for _, c := range cells {
+		h := runs[c]["hbkit"]
+		fmt.Fprintf(w, "| %s | %d | %s |", c.workload, c.goroutines, nums(h, "%.0f"))
+		for _, p := range peers {
+			g := runs[c][p]
+			var ratios []float64
+			for i := range min(len(h), len(g)) {
+				if g[i] > 0 {
+					ratios = append(ratios, h[i]/g[i])
+				}
+			}
+			fmt.Fprintf(w, " %s | %s | **%.2f** |", nums(g, "%.0f"), nums(ratios, "%.2f"), median(ratios))
+		}
+		fmt.Fprintf(w, " %.2f |", median(p50[c]["hbkit"]))
+		for _, p := range peers {
+			fmt.Fprintf(w, " %.2f |", median(p50[c][p]))
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+func nums(v []float64, format string) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprintf(format, x)
+	}
+	return strings.Join(s, ", ")
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(v))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
