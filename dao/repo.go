@@ -317,6 +317,9 @@ func (r *Repo[T]) live(res *hbase.Result) bool {
 // fields are ignored) and reports whether it exists. For a salted layout
 // it reads every salt value's row, in one batch.
 func (r *Repo[T]) Get(ctx context.Context, key *T) (*T, bool, error) {
+	if r.salts == 0 {
+		return r.getOne(ctx, key)
+	}
 	ks, err := r.rowKeys(key)
 	if err != nil {
 		return nil, false, err
@@ -352,6 +355,37 @@ func (r *Repo[T]) Get(ctx context.Context, key *T) (*T, bool, error) {
 		return v, true, nil
 	}
 	return nil, false, nil
+}
+
+// getOne reads the one row of key. A pooled record lends its key buffer
+// to the request and its cell slice to decoding; both are done with
+// before it goes back.
+func (r *Repo[T]) getOne(ctx context.Context, key *T) (*T, bool, error) {
+	if key == nil {
+		return nil, false, &ValidationError{Table: r.name, Reason: "nil key record"}
+	}
+	rec := r.recs.Get().(*schema.Record)
+	defer r.recs.Put(rec)
+	k, err := r.t.AppendKey(rec.Data.Key[:0], key)
+	if err != nil {
+		return nil, false, r.invalid(err)
+	}
+	rec.Data.Key = k
+	res, err := r.c.Get(ctx, &hbase.Get{Table: r.name, Row: k})
+	if err != nil {
+		return nil, false, fmt.Errorf("dao: get %q: %w", r.name, err)
+	}
+	if !r.live(res) {
+		return nil, false, nil
+	}
+	v := new(T)
+	cells, err := r.decode(res, rec.Data.Cells[:0], v)
+	clear(cells)
+	rec.Data.Cells = cells[:0]
+	if err != nil {
+		return nil, false, err
+	}
+	return v, true, nil
 }
 
 // decode decodes a result into v, reusing cells as scratch space.
