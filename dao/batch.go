@@ -99,6 +99,15 @@ func (r *Repo[T]) send(ctx context.Context, op writeOp, recs []*schema.Record, r
 // index goes as its own call (Put, Delete, CheckAndMutate), which costs
 // the client less than a Batch of one.
 func (r *Repo[T]) sendVia(ctx context.Context, op writeOp, recs []*schema.Record, results []error, single bool) {
+	rows := make([][]byte, len(recs))
+	for i, rec := range recs {
+		rows[i] = rec.Data.Key
+	}
+	if op == opDelete {
+		defer r.settle.done(rows)
+	} else {
+		r.settle.wait(ctx, rows)
+	}
 	if r.indexed() {
 		iop := index.OpPut
 		switch op {
@@ -127,15 +136,6 @@ func (r *Repo[T]) sendVia(ctx context.Context, op writeOp, recs []*schema.Record
 		default:
 			actions[i] = &hbase.Put{Table: r.name, Row: rec.Data.Key, Values: rec.Data.Values()}
 		}
-	}
-	rows := make([][]byte, len(recs))
-	for i, rec := range recs {
-		rows[i] = rec.Data.Key
-	}
-	if op == opDelete {
-		defer r.settle.done(rows)
-	} else {
-		r.settle.wait(ctx, rows)
 	}
 	if single && len(actions) == 1 {
 		results[0] = r.sendOne(ctx, actions[0])

@@ -456,8 +456,9 @@ func (op writeOp) String() string {
 	return "put"
 }
 
-// settler orders a store's writes of a row after its deletes on a table
-// without index. HBase stamps both with the region server's clock in
+// settler orders a store's writes of a row after its deletes where the
+// server stamps them (tables without index, insert-only tables). HBase
+// stamps both with the region server's clock in
 // milliseconds, and a delete's marker hides every cell of its millisecond,
 // so a record written again right after its delete could vanish. A put of
 // a row this store deleted less than settleTime ago waits until that time
