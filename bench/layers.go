@@ -46,26 +46,12 @@ type layers struct {
 	base            time.Time
 }
 
-// smsDataOnly is the SMS data table without its index: the store daoWrite
-// measures, dao's own cost with no index protocol. Its key, families,
-// columns and check are those of schema.SMSTable (TestSMSDataOnlyRows
-// holds them equal, row for row).
+// smsDataOnly is the SMS data table without its index, under the SMS
+// table's name: the store daoWrite measures, dao's own cost with no index
+// protocol (schema.SMSDataTable; TestSMSDataOnlyRows holds it to
+// schema.SMSTable, row for row).
 func smsDataOnly(st *schema.Table[schema.SMS]) (*schema.Table[schema.SMS], error) {
-	return schema.New(schema.Spec[schema.SMS]{
-		Name:     st.Name().String(),
-		Validate: schema.ValidateSMS,
-		Families: st.Families(),
-		Key:      st.Key(),
-		Splits:   schema.Splits{Regions: schema.SMSRegions},
-		Columns: []schema.Column[schema.SMS]{
-			schema.StringColumn("account", "cf", "a",
-				func(s *schema.SMS) string { return s.Account }, func(s *schema.SMS, v string) { s.Account = v }),
-			schema.StringColumn("content", "cf", "c",
-				func(s *schema.SMS) string { return s.Content }, func(s *schema.SMS, v string) { s.Content = v }),
-			schema.BoolColumn("delivered", "cf", "d",
-				func(s *schema.SMS) bool { return s.Delivered }, func(s *schema.SMS, v bool) { s.Delivered = v }),
-		},
-	})
+	return schema.SMSDataTable(st.Name().String())
 }
 
 // newLayers creates the SMS tables when missing and opens the stores on

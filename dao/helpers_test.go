@@ -253,25 +253,7 @@ type keysRange = keys.KeyRange
 // through the store.
 func plainSMSTable(t testing.TB) *schema.Table[schema.SMS] {
 	t.Helper()
-	sms, err := schema.SMSTable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := schema.New(schema.Spec[schema.SMS]{
-		Name:     schema.SMSTableName,
-		Validate: schema.ValidateSMS,
-		Families: sms.Families(),
-		Key:      sms.Key(),
-		Splits:   schema.Splits{Regions: schema.SMSRegions},
-		Columns: []schema.Column[schema.SMS]{
-			schema.StringColumn("account", "cf", "a",
-				func(s *schema.SMS) string { return s.Account }, func(s *schema.SMS, v string) { s.Account = v }),
-			schema.StringColumn("content", "cf", "c",
-				func(s *schema.SMS) string { return s.Content }, func(s *schema.SMS, v string) { s.Content = v }),
-			schema.BoolColumn("delivered", "cf", "d",
-				func(s *schema.SMS) bool { return s.Delivered }, func(s *schema.SMS, v bool) { s.Delivered = v }),
-		},
-	})
+	tbl, err := schema.SMSDataTable(schema.SMSTableName)
 	if err != nil {
 		t.Fatal(err)
 	}
