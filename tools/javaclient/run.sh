@@ -17,10 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 command -v mvn >/dev/null || { echo "run.sh: needs Maven (mvn)" >&2; exit 1; }
 command -v java >/dev/null || { echo "run.sh: needs java" >&2; exit 1; }
 
-cache=${HBKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hbkit}
-mkdir -p "$cache"
-m2args=()
-[ -n "${HBKIT_M2:-}" ] && m2args=("-Dmaven.repo.local=$HBKIT_M2")
+. "$here/../java-common.sh"
 sum=$( (cat "$here/pom.xml" "$here"/src/main/java/io/hbkit/javaclient/*.java; echo "${HBKIT_M2:-}") | sha256sum | cut -c1-16)
 build="$cache/javaclient-$sum"
 cpfile="$build/classpath.txt"
@@ -44,19 +41,5 @@ rootLogger.level = WARN
 rootLogger.appenderRef.err.ref = ERR
 EOC
 
-# The module flags HBase's bin/hbase adds on JDK 11+ (as tools/pe/run.sh).
-jdk17=(
-	-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
-	--add-modules jdk.unsupported
-	--add-opens java.base/java.io=ALL-UNNAMED
-	--add-opens java.base/java.nio=ALL-UNNAMED
-	--add-opens java.base/sun.nio.ch=ALL-UNNAMED
-	--add-opens java.base/java.lang=ALL-UNNAMED
-	--add-opens java.base/jdk.internal.ref=ALL-UNNAMED
-	--add-opens java.base/java.lang.reflect=ALL-UNNAMED
-	--add-opens java.base/java.util=ALL-UNNAMED
-	--add-opens java.base/java.util.concurrent=ALL-UNNAMED
-	--add-exports java.base/jdk.internal.misc=ALL-UNNAMED
-)
 java "${jdk17[@]}" -Xmx512m -Dlog4j2.configurationFile="$conf/log4j2.properties" \
 	-cp "$build/classes:$(cat "$cpfile")" io.hbkit.javaclient.SeedWriter --zk "${HBKIT_ZK:-127.0.0.1:2181}" "$@"

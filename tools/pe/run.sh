@@ -53,27 +53,8 @@ zkhost=${zk%:*}
 zkport=${zk##*:}
 [ "$zkhost" = "$zk" ] && zkport=2181
 
-cache=${HBKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hbkit}
-mkdir -p "$cache"
-
-# The classpath, resolved once per pom.xml (and local repository).
-m2args=()
-[ -n "${HBKIT_M2:-}" ] && m2args=("-Dmaven.repo.local=$HBKIT_M2")
-sum=$( (cat "$here/pom.xml"; echo "${HBKIT_M2:-}") | sha256sum | cut -c1-16)
-cpfile="$cache/pe-classpath-$sum.txt"
-cp_ok() {
-	[ -s "$cpfile" ] || return 1
-	local IFS=:
-	for j in $(cat "$cpfile"); do [ -e "$j" ] || return 1; done
-}
-if ! cp_ok; then
-	command -v mvn >/dev/null || { echo "run.sh: needs Maven (mvn) to fetch PerformanceEvaluation" >&2; exit 1; }
-	echo "run.sh: resolving PerformanceEvaluation from Maven Central (first run only)..." >&2
-	mvn -B -q -f "$here/pom.xml" dependency:build-classpath \
-		-Dmdep.outputFile="$cpfile.tmp" -Dmdep.includeScope=runtime "${m2args[@]}" >&2
-	mv "$cpfile.tmp" "$cpfile"
-fi
-classpath=$(cat "$cpfile")
+. "$here/../java-common.sh"
+resolve_classpath "$here/pom.xml" pe PerformanceEvaluation
 
 # A configuration directory: hbase-site.xml for the cluster, and a log4j2
 # configuration that prints PE's own report lines bare on stdout and keeps
@@ -106,24 +87,6 @@ logger.pe.level = INFO
 logger.pe.additivity = false
 logger.pe.appenderRef.out.ref = OUT
 EOF
-
-# The module flags HBase's bin/hbase adds on JDK 11+ (as tools/hbase/config.go).
-jdk17=(
-	-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
-	--add-modules jdk.unsupported
-	--add-opens java.base/java.io=ALL-UNNAMED
-	--add-opens java.base/java.nio=ALL-UNNAMED
-	--add-opens java.base/sun.nio.ch=ALL-UNNAMED
-	--add-opens java.base/java.lang=ALL-UNNAMED
-	--add-opens java.base/jdk.internal.ref=ALL-UNNAMED
-	--add-opens java.base/java.lang.reflect=ALL-UNNAMED
-	--add-opens java.base/java.util=ALL-UNNAMED
-	--add-opens java.base/java.util.concurrent=ALL-UNNAMED
-	--add-exports java.base/jdk.internal.misc=ALL-UNNAMED
-	--add-exports java.security.jgss/sun.security.krb5=ALL-UNNAMED
-	--add-exports java.base/sun.net.dns=ALL-UNNAMED
-	--add-exports java.base/sun.net.util=ALL-UNNAMED
-)
 
 if [ -z "$out" ]; then
 	out=$(mktemp -d "${TMPDIR:-/tmp}/hbkit-pe.XXXXXX")

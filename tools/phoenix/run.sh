@@ -21,27 +21,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 zk=${HBKIT_ZK:-127.0.0.1:2181}
 zk=${zk%%,*}
-cache=${HBKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hbkit}
-mkdir -p "$cache"
-
-# The classpath, resolved once per pom.xml (and local repository).
-m2args=()
-[ -n "${HBKIT_M2:-}" ] && m2args=("-Dmaven.repo.local=$HBKIT_M2")
-sum=$( (cat "$here/pom.xml"; echo "${HBKIT_M2:-}") | sha256sum | cut -c1-16)
-cpfile="$cache/phoenix-classpath-$sum.txt"
-cp_ok() {
-	[ -s "$cpfile" ] || return 1
-	local IFS=:
-	for j in $(cat "$cpfile"); do [ -e "$j" ] || return 1; done
-}
-if ! cp_ok; then
-	command -v mvn >/dev/null || { echo "run.sh: needs Maven (mvn) to fetch Phoenix's client" >&2; exit 1; }
-	echo "run.sh: resolving Phoenix's JDBC driver from Maven Central (first run only)..." >&2
-	mvn -B -q -f "$here/pom.xml" dependency:build-classpath \
-		-Dmdep.outputFile="$cpfile.tmp" -Dmdep.includeScope=runtime "${m2args[@]}" >&2
-	mv "$cpfile.tmp" "$cpfile"
-fi
-classpath=$(cat "$cpfile")
+. "$here/../java-common.sh"
+resolve_classpath "$here/pom.xml" phoenix "Phoenix's JDBC driver"
 
 # Bench.java, compiled into the cache.
 src="$here/src/main/java/io/hbkit/phoenix/Bench.java"
@@ -72,24 +53,6 @@ logger.native.level = ERROR
 logger.registry.name = org.apache.hadoop.hbase.client.ZKConnectionRegistry
 logger.registry.level = ERROR
 EOF
-
-# The module flags HBase's bin/hbase adds on JDK 11+ (as tools/hbase/config.go).
-jdk17=(
-	-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
-	--add-modules jdk.unsupported
-	--add-opens java.base/java.io=ALL-UNNAMED
-	--add-opens java.base/java.nio=ALL-UNNAMED
-	--add-opens java.base/sun.nio.ch=ALL-UNNAMED
-	--add-opens java.base/java.lang=ALL-UNNAMED
-	--add-opens java.base/jdk.internal.ref=ALL-UNNAMED
-	--add-opens java.base/java.lang.reflect=ALL-UNNAMED
-	--add-opens java.base/java.util=ALL-UNNAMED
-	--add-opens java.base/java.util.concurrent=ALL-UNNAMED
-	--add-exports java.base/jdk.internal.misc=ALL-UNNAMED
-	--add-exports java.security.jgss/sun.security.krb5=ALL-UNNAMED
-	--add-exports java.base/sun.net.dns=ALL-UNNAMED
-	--add-exports java.base/sun.net.util=ALL-UNNAMED
-)
 
 # Days are UTC days, as hbkit's index takes them.
 java "${jdk17[@]}" -Xmx1g -Duser.timezone=UTC \
