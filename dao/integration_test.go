@@ -206,40 +206,26 @@ func TestIntegrationInsertExists(t *testing.T) {
 	c := itClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	indexed, err := schema.SMSTable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain := plainSMSTable(t)
-	for _, tc := range []struct {
-		name string
-		tbl  *schema.Table[schema.SMS]
-	}{{"indexed", indexed}, {"plain", plain}} {
-		t.Run(tc.name, func(t *testing.T) {
-			r, err := dao.New(c, tc.tbl, itTables(t, c, tc.tbl))
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := &schema.SMS{Mobile: "13812345678", SentAt: t0, Account: "shop", Content: "first"}
-			b := &schema.SMS{Mobile: "13812345678", SentAt: t0, Account: "bank", Content: "second"}
-			if err := r.Insert(ctx, a); err != nil {
-				t.Fatalf("Insert of a new key = %v", err)
-			}
-			if err := r.Insert(ctx, b); !errors.Is(err, dao.ErrExists) {
-				t.Fatalf("Insert of an existing key = %v, want ErrExists", err)
-			}
-			results, err := r.InsertBatch(ctx, []*schema.SMS{b, msg("13812345679", t0, 0)})
-			if !errors.Is(err, dao.ErrExists) || !errors.Is(results[0], dao.ErrExists) || results[1] != nil {
-				t.Errorf("InsertBatch = %v, %v; want record 0 ErrExists, record 1 written", results, err)
-			}
-			if got, ok, err := r.Get(ctx, a); err != nil || !ok || got.Content != "first" || got.Account != "shop" {
-				t.Errorf("Get = %+v, %v, %v; want the first record unchanged", got, ok, err)
-			}
-			if err := r.Flush(ctx); err != nil {
-				t.Error(err)
-			}
-		})
-	}
+	onIndexedAndPlain(t, c, func(t *testing.T, r *dao.Repo[schema.SMS]) {
+		a := &schema.SMS{Mobile: "13812345678", SentAt: t0, Account: "shop", Content: "first"}
+		b := &schema.SMS{Mobile: "13812345678", SentAt: t0, Account: "bank", Content: "second"}
+		if err := r.Insert(ctx, a); err != nil {
+			t.Fatalf("Insert of a new key = %v", err)
+		}
+		if err := r.Insert(ctx, b); !errors.Is(err, dao.ErrExists) {
+			t.Fatalf("Insert of an existing key = %v, want ErrExists", err)
+		}
+		results, err := r.InsertBatch(ctx, []*schema.SMS{b, msg("13812345679", t0, 0)})
+		if !errors.Is(err, dao.ErrExists) || !errors.Is(results[0], dao.ErrExists) || results[1] != nil {
+			t.Errorf("InsertBatch = %v, %v; want record 0 ErrExists, record 1 written", results, err)
+		}
+		if got, ok, err := r.Get(ctx, a); err != nil || !ok || got.Content != "first" || got.Account != "shop" {
+			t.Errorf("Get = %+v, %v, %v; want the first record unchanged", got, ok, err)
+		}
+		if err := r.Flush(ctx); err != nil {
+			t.Error(err)
+		}
+	})
 }
 
 // A deleted record's key is free again: an Insert right after the Delete
@@ -249,43 +235,50 @@ func TestIntegrationInsertAfterDelete(t *testing.T) {
 	c := itClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	onIndexedAndPlain(t, c, func(t *testing.T, r *dao.Repo[schema.SMS]) {
+		const rounds = 30
+		lost := 0
+		for i := range rounds {
+			m := &schema.SMS{Mobile: "13812345678", SentAt: t0.Add(time.Duration(i) * time.Second), Account: "shop", Content: fmt.Sprint("round ", i)}
+			if err := r.Put(ctx, m); err != nil {
+				t.Fatalf("round %d: Put = %v", i, err)
+			}
+			if err := r.Delete(ctx, m); err != nil {
+				t.Fatalf("round %d: Delete = %v", i, err)
+			}
+			if err := r.Insert(ctx, m); err != nil {
+				t.Fatalf("round %d: Insert after Delete = %v, want success", i, err)
+			}
+			if got, ok, err := r.Get(ctx, m); err != nil || !ok || got.Content != m.Content {
+				lost++
+			}
+		}
+		if lost > 0 {
+			t.Errorf("%d of %d records inserted right after a delete are missing, want 0", lost, rounds)
+		}
+		if err := r.Flush(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// onIndexedAndPlain runs test on a store of the SMS table with its index
+// and on one of the data table alone, each on tables of its own.
+func onIndexedAndPlain(t *testing.T, c *hbase.Client, test func(t *testing.T, r *dao.Repo[schema.SMS])) {
 	indexed, err := schema.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := plainSMSTable(t)
 	for _, tc := range []struct {
 		name string
 		tbl  *schema.Table[schema.SMS]
-	}{{"indexed", indexed}, {"plain", plain}} {
+	}{{"indexed", indexed}, {"plain", plainSMSTable(t)}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := dao.New(c, tc.tbl, itTables(t, c, tc.tbl))
 			if err != nil {
 				t.Fatal(err)
 			}
-			const rounds = 30
-			lost := 0
-			for i := range rounds {
-				m := &schema.SMS{Mobile: "13812345678", SentAt: t0.Add(time.Duration(i) * time.Second), Account: "shop", Content: fmt.Sprint("round ", i)}
-				if err := r.Put(ctx, m); err != nil {
-					t.Fatalf("round %d: Put = %v", i, err)
-				}
-				if err := r.Delete(ctx, m); err != nil {
-					t.Fatalf("round %d: Delete = %v", i, err)
-				}
-				if err := r.Insert(ctx, m); err != nil {
-					t.Fatalf("round %d: Insert after Delete = %v, want success", i, err)
-				}
-				if got, ok, err := r.Get(ctx, m); err != nil || !ok || got.Content != m.Content {
-					lost++
-				}
-			}
-			if lost > 0 {
-				t.Errorf("%d of %d records inserted right after a delete are missing, want 0", lost, rounds)
-			}
-			if err := r.Flush(ctx); err != nil {
-				t.Error(err)
-			}
+			test(t, r)
 		})
 	}
 }
