@@ -99,14 +99,10 @@ func (r *Repo[T]) send(ctx context.Context, op writeOp, recs []*schema.Record, r
 // index goes as its own call (Put, Delete, CheckAndMutate), which costs
 // the client less than a Batch of one.
 func (r *Repo[T]) sendVia(ctx context.Context, op writeOp, recs []*schema.Record, results []error, single bool) {
-	rows := make([][]byte, len(recs))
-	for i, rec := range recs {
-		rows[i] = rec.Data.Key
-	}
 	if op == opDelete {
-		defer r.settle.done(rows)
+		defer r.settle.done(recs)
 	} else {
-		r.settle.wait(ctx, rows)
+		r.settle.wait(ctx, recs)
 	}
 	if r.indexed() {
 		iop := index.OpPut

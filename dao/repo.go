@@ -300,7 +300,7 @@ func (r *Repo[T]) deleteSalted(ctx context.Context, key *T) error {
 	if _, err = r.c.Batch(ctx, actions); err != nil {
 		return fmt.Errorf("dao: delete %q: %w", r.name, err)
 	}
-	r.settle.done(ks)
+	r.settle.doneKeys(ks)
 	return nil
 }
 
@@ -476,8 +476,17 @@ type settler struct {
 // same row waits.
 const settleTime = 2 * time.Millisecond
 
-// done records that the rows were deleted (acknowledged now).
-func (s *settler) done(rows [][]byte) {
+// done records that the rows of recs were deleted (acknowledged now).
+func (s *settler) done(recs []*schema.Record) {
+	keys := make([][]byte, len(recs))
+	for i, rec := range recs {
+		keys[i] = rec.Data.Key
+	}
+	s.doneKeys(keys)
+}
+
+// doneKeys records that the rows of keys were deleted (acknowledged now).
+func (s *settler) doneKeys(keys [][]byte) {
 	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -492,22 +501,23 @@ func (s *settler) done(rows [][]byte) {
 		}
 		s.swept = now
 	}
-	for _, k := range rows {
+	for _, k := range keys {
 		s.deleted[string(k)] = now
 	}
 	s.n.Store(int32(len(s.deleted)))
 }
 
 // wait returns once settleTime has passed since the last acknowledged
-// delete of any of rows, or when ctx ends.
-func (s *settler) wait(ctx context.Context, rows [][]byte) {
+// delete of any of the rows of recs, or when ctx ends. With no recent
+// delete it costs one atomic load.
+func (s *settler) wait(ctx context.Context, recs []*schema.Record) {
 	if s.n.Load() == 0 {
 		return
 	}
 	var last time.Time
 	s.mu.Lock()
-	for _, k := range rows {
-		if t, ok := s.deleted[string(k)]; ok && t.After(last) {
+	for _, rec := range recs {
+		if t, ok := s.deleted[string(rec.Data.Key)]; ok && t.After(last) {
 			last = t
 		}
 	}
