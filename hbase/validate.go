@@ -128,6 +128,11 @@ func checkValues(op string, values map[string]map[string][]byte) error {
 	if len(values) == 0 {
 		return invalid(op, "Values", ErrEmptyMutation, "")
 	}
+	if valuesOK(values) {
+		return nil // the common path: no allocation, no sort
+	}
+	// Something is wrong: walk in order, so that the error reported is
+	// the same whatever the map's iteration order.
 	for _, c := range flattenMap(values) {
 		field := fmt.Sprintf("Values[%q][%q]", c.family, c.qualifier)
 		if err := checkFamily(op, field, []byte(c.family)); err != nil {
@@ -143,6 +148,21 @@ func checkValues(op string, values map[string]map[string][]byte) error {
 		}
 	}
 	return nil
+}
+
+// valuesOK reports whether checkValues finds nothing wrong with values.
+func valuesOK(values map[string]map[string][]byte) bool {
+	for f, qs := range values {
+		if len(f) == 0 || len(f) > MaxFamilyLength || len(qs) == 0 {
+			return false
+		}
+		for _, v := range qs {
+			if v == nil {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Validate checks p without sending anything.
@@ -260,7 +280,7 @@ func checkMutations(op, table string, row []byte, muts []Mutation) error {
 		return invalid(op, "Mutations", ErrEmptyMutation, "")
 	}
 	for i, m := range muts {
-		field := fmt.Sprintf("Mutations[%d]", i)
+		field := "Mutations[" + strconv.Itoa(i) + "]"
 		var mt string
 		var mrow []byte
 		var err error

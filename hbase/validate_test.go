@@ -208,3 +208,32 @@ func TestValidateAction(t *testing.T) {
 		t.Errorf("ActionTable = %q, want ns:x", got)
 	}
 }
+
+// A valid write is checked without allocating (it runs for every action
+// of every Batch); an invalid one still names the first bad column in
+// sorted order, whatever the map's iteration order.
+func TestValidateWriteAllocs(t *testing.T) {
+	put := &Put{Table: "t", Row: []byte("r"), Values: map[string]map[string][]byte{
+		"cf": {"a": []byte("1"), "b": []byte("2"), "c": []byte{}}, "cg": {"x": []byte("3")},
+	}}
+	cam := &CheckAndMutate{Table: "t", Row: []byte("r"), Family: []byte("cf"), Qualifier: []byte("a"),
+		Compare: CompareEqual, Mutations: []Mutation{&Put{Values: put.Values}}}
+	for _, a := range []Action{put, cam} {
+		if n := testing.AllocsPerRun(100, func() {
+			if err := ValidateAction(a); err != nil {
+				t.Fatal(err)
+			}
+		}); n > 1 {
+			t.Errorf("ValidateAction(%T) allocated %.0f times, want at most 1", a, n)
+		}
+	}
+	bad := &Put{Table: "t", Row: []byte("r"), Values: map[string]map[string][]byte{
+		"cf": {"a": []byte("1"), "m": nil, "z": nil}, "cg": {"b": nil},
+	}}
+	for range 20 {
+		var ie *InvalidRequestError
+		if err := bad.Validate(); !errors.As(err, &ie) || ie.Field != `Values["cf"]["m"]` {
+			t.Fatalf("Validate = %v, want the first nil value in order, Values[\"cf\"][\"m\"]", err)
+		}
+	}
+}
