@@ -450,6 +450,12 @@ func BenchmarkIntegrationBatchOf100(b *testing.B) {
 			return &hbase.CheckAndMutate{Table: table, Row: row, Family: []byte("cf"), Qualifier: []byte("v"),
 				Compare: hbase.CompareEqual, Mutations: []hbase.Mutation{&hbase.Put{Values: value, Durability: hbase.AsyncWAL}}}
 		}},
+		{"append", func(row []byte) hbase.Action {
+			return &hbase.Append{Table: table, Row: row, Values: value}
+		}},
+		{"increment", func(row []byte) hbase.Action {
+			return &hbase.Increment{Table: table, Row: row, Deltas: map[string]map[string]int64{"cf": {"n": 1}}}
+		}},
 		{"get", func(row []byte) hbase.Action { return &hbase.Get{Table: table, Row: row} }},
 	}
 	for _, k := range kinds {
