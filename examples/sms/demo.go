@@ -137,16 +137,10 @@ func (d *demo) run(ctx context.Context) error {
 		return err
 	}
 	truth := survey(d.work)
-	ld, err := d.load(ctx, truth)
+	ld, base, err := d.load(ctx, truth)
 	if err != nil {
 		return err
 	}
-	base, err := d.baseline(ctx, truth)
-	if err != nil {
-		return err
-	}
-	d.printf("loaded the same messages without the index (table %s, the same inserts) in %s (%s messages/s): with the index, %.2f× that rate\n\n",
-		baselineTable, base.elapsed.Round(10*time.Millisecond), text.Grouped(int64(base.rate())), ld.rate()/base.rate())
 	if err := d.queries(ctx, truth); err != nil {
 		return err
 	}
@@ -217,6 +211,7 @@ func (d *demo) dropTable(ctx context.Context, name string) error {
 type loadStats struct {
 	messages int64
 	elapsed  time.Duration
+	halves   []float64 // messages/s of each half, in order
 }
 
 func (s loadStats) rate() float64 {
@@ -226,65 +221,104 @@ func (s loadStats) rate() float64 {
 	return float64(s.messages) / s.elapsed.Seconds()
 }
 
-// load writes the workload through the SMS store (each message a data
-// row and its index entry, the index protocol's verified dual write), in
-// batches sent by Concurrency workers, and reports progress. It sends
-// with Send, which inserts each message and gives one that finds its row
-// key taken (another message of the same mobile in the same millisecond)
-// the next free unique suffix, so that no message is silently lost.
-func (d *demo) load(ctx context.Context, truth *truth) (loadStats, error) {
+// load writes the workload twice, the same way (Send's inserts, the same
+// batches and workers): through the SMS store, each message a data row and
+// its index entry, and into the SMS data table declared without its index
+// (baselineTable, dropped at the end), the rate the index is measured
+// against. The two loads take turns by halves, with the index, without,
+// without, with, so that neither side alone gets the cold server or the
+// warm one.
+func (d *demo) load(ctx context.Context, truth *truth) (indexed, plain loadStats, err error) {
 	repo, err := d.store()
 	if err != nil {
-		return loadStats{}, err
+		return indexed, plain, err
 	}
-	st, err := d.loadWith(ctx, truth, "loading", repo.Send, repo.Flush)
+	bt, err := schema.SMSDataTable(baselineTable)
 	if err != nil {
-		return loadStats{}, err
-	}
-	d.printf("loaded %s messages in %s (%s messages/s, each a data row and an index entry)\n",
-		text.Grouped(st.messages), st.elapsed.Round(10*time.Millisecond), text.Grouped(int64(st.rate())))
-	return st, nil
-}
-
-// baseline loads the same workload, the same way (Send's inserts, the
-// same batches and workers), into the SMS data table declared without its
-// index, under its own name, and drops it: the rate the index is measured
-// against.
-func (d *demo) baseline(ctx context.Context, truth *truth) (loadStats, error) {
-	t, err := schema.SMSDataTable(baselineTable)
-	if err != nil {
-		return loadStats{}, err
+		return indexed, plain, err
 	}
 	if err := d.dropTable(ctx, baselineTable); err != nil {
-		return loadStats{}, err
+		return indexed, plain, err
 	}
-	if _, err := d.adm.EnsureTables(ctx, t); err != nil {
-		return loadStats{}, fmt.Errorf("sms demo: create %s: %w", baselineTable, err)
+	if _, err := d.adm.EnsureTables(ctx, bt); err != nil {
+		return indexed, plain, fmt.Errorf("sms demo: create %s: %w", baselineTable, err)
 	}
 	defer func() { _ = d.dropTable(context.WithoutCancel(ctx), baselineTable) }()
-	repo, err := dao.New(d.c, t, dao.WithBatchSize(d.cfg.Batch))
+	base, err := dao.New(d.c, bt, dao.WithBatchSize(d.cfg.Batch))
 	if err != nil {
-		return loadStats{}, err
+		return indexed, plain, err
 	}
-	send := func(ctx context.Context, msgs []*schema.SMS) ([]error, error) {
-		return dao.InsertUnique(ctx, repo, msgs, dao.NextSMSSeq)
+	sendBase := func(ctx context.Context, msgs []*schema.SMS) ([]error, error) {
+		return dao.InsertUnique(ctx, base, msgs, dao.NextSMSSeq)
 	}
-	return d.loadWith(ctx, truth, "loading without the index", send, repo.Flush)
+
+	// The messages, generated before the clock starts.
+	msgs := make([]*schema.SMS, 0, truth.messages)
+	for m := range d.work.Records() {
+		cp := *m
+		msgs = append(msgs, &cp)
+	}
+	half := [2][]*schema.SMS{msgs[:len(msgs)/2], msgs[len(msgs)/2:]}
+	phases := []struct {
+		what  string
+		msgs  []*schema.SMS
+		send  func(context.Context, []*schema.SMS) ([]error, error)
+		flush func(context.Context) error
+		into  *loadStats
+	}{
+		{"loading (first half)", half[0], repo.Send, repo.Flush, &indexed},
+		{"loading without the index (first half)", half[0], sendBase, base.Flush, &plain},
+		{"loading without the index (second half)", half[1], sendBase, base.Flush, &plain},
+		{"loading (second half)", half[1], repo.Send, repo.Flush, &indexed},
+	}
+	for _, ph := range phases {
+		if len(ph.msgs) == 0 {
+			continue
+		}
+		st, err := d.loadWith(ctx, ph.what, ph.msgs, ph.send, ph.flush)
+		if err != nil {
+			return indexed, plain, err
+		}
+		ph.into.messages += st.messages
+		ph.into.elapsed += st.elapsed
+		ph.into.halves = append(ph.into.halves, st.rate())
+	}
+	for _, st := range []loadStats{indexed, plain} {
+		if st.messages != truth.messages {
+			return indexed, plain, fmt.Errorf("sms demo: wrote %d messages, the workload has %d", st.messages, truth.messages)
+		}
+	}
+	d.printf("loaded %s messages in %s (%s messages/s, each a data row and an index entry; halves %s and %s)\n",
+		text.Grouped(indexed.messages), indexed.elapsed.Round(10*time.Millisecond), text.Grouped(int64(indexed.rate())),
+		halfRate(indexed, 0), halfRate(indexed, 1))
+	d.printf("loaded the same messages without the index (table %s, the same inserts, taking turns by halves) in %s (%s messages/s; halves %s and %s): with the index, %.2f× that rate\n\n",
+		baselineTable, plain.elapsed.Round(10*time.Millisecond), text.Grouped(int64(plain.rate())),
+		halfRate(plain, 0), halfRate(plain, 1), indexed.rate()/plain.rate())
+	return indexed, plain, nil
 }
 
-// baselineTable is the table the baseline load writes, and drops.
+// halfRate is the rate of a load's half i, or "-" for a workload too
+// small to have two.
+func halfRate(s loadStats, i int) string {
+	if i >= len(s.halves) {
+		return "-"
+	}
+	return text.Grouped(int64(s.halves[i])) + "/s"
+}
+
+// baselineTable is the table the load without the index writes, and drops.
 const baselineTable = "sms_noindex"
 
 // loadWith sends the workload through send in batches from Concurrency
 // workers, reports progress, and flushes at the end.
-func (d *demo) loadWith(ctx context.Context, truth *truth, what string,
+func (d *demo) loadWith(ctx context.Context, what string, msgs []*schema.SMS,
 	sendBatch func(context.Context, []*schema.SMS) ([]error, error), flush func(context.Context) error) (loadStats, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
 	var pr *progress
 	if d.cfg.Progress != nil {
-		pr = newProgress(d.cfg.Progress, d.cfg.TTY, what, d.cfg.Messages, nil)
+		pr = newProgress(d.cfg.Progress, d.cfg.TTY, what, int64(len(msgs)), nil)
 	}
 	batches := make(chan []*schema.SMS, d.cfg.Concurrency)
 	var (
@@ -309,29 +343,29 @@ func (d *demo) loadWith(ctx context.Context, truth *truth, what string,
 		})
 	}
 
+	// Send may change a record (the next free Seq of a message whose key
+	// is taken), and each load starts from the generated messages: it
+	// sends copies, made before the clock starts.
+	var chunks [][]*schema.SMS
+	for lo := 0; lo < len(msgs); lo += d.cfg.Batch {
+		chunk := make([]*schema.SMS, 0, min(d.cfg.Batch, len(msgs)-lo))
+		for _, m := range msgs[lo:min(lo+d.cfg.Batch, len(msgs))] {
+			cp := *m
+			chunk = append(chunk, &cp)
+		}
+		chunks = append(chunks, chunk)
+	}
 	start := time.Now()
 	if pr != nil {
 		pr.begin()
 	}
-	chunk := make([]*schema.SMS, 0, d.cfg.Batch)
-	send := func() bool {
+	for _, chunk := range chunks {
 		select {
 		case batches <- chunk:
-			chunk = make([]*schema.SMS, 0, d.cfg.Batch)
-			return true
+			continue
 		case <-ctx.Done():
-			return false
 		}
-	}
-	for m := range d.work.Records() {
-		cp := *m
-		chunk = append(chunk, &cp)
-		if len(chunk) == d.cfg.Batch && !send() {
-			break
-		}
-	}
-	if len(chunk) > 0 && ctx.Err() == nil {
-		send()
+		break
 	}
 	close(batches)
 	wg.Wait()
@@ -349,8 +383,8 @@ func (d *demo) loadWith(ctx context.Context, truth *truth, what string,
 	if err := context.Cause(ctx); err != nil {
 		return loadStats{}, err
 	}
-	if written != truth.messages {
-		return loadStats{}, fmt.Errorf("sms demo: wrote %d messages, the workload has %d", written, truth.messages)
+	if written != int64(len(msgs)) {
+		return loadStats{}, fmt.Errorf("sms demo: wrote %d messages of %d", written, len(msgs))
 	}
 	return loadStats{messages: written, elapsed: elapsed}, nil
 }

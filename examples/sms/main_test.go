@@ -42,6 +42,7 @@ func TestRunFake(t *testing.T) {
 	f := newFake(t)
 	var out, progress bytes.Buffer
 	cfg := smallConfig()
+	cfg.Batch = 200 // each half of 2,000 in ten batches: a progress line each
 	cfg.Progress = &progress
 	if err := Run(ctx, cfg, f, &out); err != nil {
 		t.Fatalf("Run: %v\noutput:\n%s", err, out.String())
@@ -71,10 +72,12 @@ func TestRunFake(t *testing.T) {
 			t.Errorf("TableExists(%s) = %v, %v after the run; want false, nil", name, ok, err)
 		}
 	}
-	// Not a terminal: one progress line per 10%, for the load and for
-	// the baseline load without the index.
+	// Not a terminal: one progress line per 10% of each half, for the
+	// load and for the baseline load without the index, taking turns.
 	lines := strings.Split(strings.TrimSuffix(progress.String(), "\n"), "\n")
-	for _, what := range []string{"loading: ", "loading without the index: "} {
+	phases := []string{"loading (first half): ", "loading without the index (first half): ",
+		"loading without the index (second half): ", "loading (second half): "}
+	for _, what := range phases {
 		n := 0
 		for _, l := range lines {
 			if strings.HasPrefix(l, what) {
@@ -85,8 +88,14 @@ func TestRunFake(t *testing.T) {
 			t.Errorf("progress printed %d %q lines, want 10:\n%s", n, what, progress.String())
 		}
 	}
-	if len(lines) != 20 {
-		t.Errorf("progress printed %d lines, want 20:\n%s", len(lines), progress.String())
+	if len(lines) != 40 {
+		t.Errorf("progress printed %d lines, want 40:\n%s", len(lines), progress.String())
+	}
+	for i, l := range lines {
+		if want := phases[i/10]; !strings.HasPrefix(l, want) {
+			t.Errorf("progress line %d is %q, want it to start %q (the halves in turn)", i+1, l, want)
+			break
+		}
 	}
 }
 
@@ -195,7 +204,7 @@ func TestQueriesDetectMissingRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := survey(d.work)
-	if _, err := d.load(ctx, tr); err != nil {
+	if _, _, err := d.load(ctx, tr); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.queries(ctx, tr); err != nil {
@@ -308,12 +317,17 @@ func TestRunMainFake(t *testing.T) {
 	if !strings.Contains(out.String(), "in-memory fake") || !strings.Contains(out.String(), "loaded 600 messages") {
 		t.Errorf("output:\n%s", out.String())
 	}
-	// One batch holds the whole load: one progress line for the load, and
-	// one for the same load without the index (the baseline).
+	// One batch holds each half: one progress line per half of the load,
+	// and of the same load without the index (the baseline), in turn.
 	lines := strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n")
-	want := []string{"loading: 100% 600/600, ", "loading without the index: 100% 600/600, "}
-	if len(lines) != len(want) || !strings.HasPrefix(lines[0], want[0]) || !strings.HasPrefix(lines[1], want[1]) {
-		t.Errorf("progress %q, want two lines starting %q", errOut.String(), want)
+	want := []string{"loading (first half): 100% 300/300, ", "loading without the index (first half): 100% 300/300, ",
+		"loading without the index (second half): 100% 300/300, ", "loading (second half): 100% 300/300, "}
+	ok := len(lines) == len(want)
+	for i := 0; ok && i < len(want); i++ {
+		ok = strings.HasPrefix(lines[i], want[i])
+	}
+	if !ok {
+		t.Errorf("progress %q, want four lines starting %q", errOut.String(), want)
 	}
 	if !strings.Contains(out.String(), "without the index (table sms_noindex") {
 		t.Errorf("output has no baseline load:\n%s", out.String())
