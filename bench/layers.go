@@ -127,6 +127,7 @@ func (l *layers) record(rng *mrand.Rand, i int64) *schema.SMS {
 func (l *layers) client(k kind, t int, rng *mrand.Rand) (client, error) {
 	batch := make([]*schema.SMS, 0, l.r.o.batchSize)
 	var send func(ctx context.Context, recs []*schema.SMS) error
+	var floor *mutableFloor
 	switch k {
 	case kindPlainWrite:
 		send = l.plainBatch
@@ -139,6 +140,9 @@ func (l *layers) client(k kind, t int, rng *mrand.Rand) (client, error) {
 		send = l.dualBatch
 	case kindMixedPlainWrite:
 		send = l.mixedPlainBatch
+	case kindMutableFloor:
+		floor = &mutableFloor{l: l}
+		send = floor.batch
 	default: // kindIndexedWrite, kindStrictWrite, kindMutableWrite
 		store := l.indexedStore(k)
 		send = func(ctx context.Context, recs []*schema.SMS) error {
@@ -147,7 +151,7 @@ func (l *layers) client(k kind, t int, rng *mrand.Rand) (client, error) {
 		}
 	}
 	next := l.record
-	if k == kindMutableWrite || k == kindMixedPlainWrite {
+	if k == kindMutableWrite || k == kindMixedPlainWrite || k == kindMutableFloor {
 		lag, first := 2*int64(cap(batch)), int64(t)*int64(l.r.o.rows)
 		next = func(rng *mrand.Rand, i int64) *schema.SMS { return l.mixedRecord(rng, i, first, lag) }
 	}
@@ -160,6 +164,14 @@ func (l *layers) client(k kind, t int, rng *mrand.Rand) (client, error) {
 		return err
 	}
 	finish := flush
+	if floor != nil {
+		finish = func(ctx context.Context) error {
+			if err := flush(ctx); err != nil {
+				return err
+			}
+			return floor.finish(ctx)
+		}
+	}
 	if store := l.indexedStore(k); store != nil {
 		// The index's last writes go out in the background: wait for
 		// them, so that the workload's time includes them.
