@@ -216,11 +216,16 @@
 //     its own (each with a marker at the version that wrote it, so a newer
 //     write under the same key keeps its cells) (the previous value's entry of a moved
 //     record, a deleted record's entry, the entry of a writer it overtook)
-//     and those cells; if a newer write is there, it does nothing, since
-//     the newer one cleans up after it, this write's entry included.
+//     and those cells. If a newer write is there (or a tied one whose
+//     cells won), the newer one cleans up after this one when its own
+//     validation saw this one's history cell; it did not if this write
+//     landed after it validated. So an overtaken write also takes back its
+//     own entries (and history cells) wherever the row's live key differs,
+//     each delete stopping at its own version.
 //   - Concurrent writers: the cells of the newest version win the data
 //     row whatever the arrival order; every older writer's entry is named
-//     by its history cell, which the newest write's validation reads.
+//     by its history cell, which the newest write's validation reads if it
+//     landed first, and which its own validation withdraws otherwise.
 //     Deletes racing updates are writes like any other.
 //   - A writer dying inside its Batch leaves an entry without its row (a
 //     verified orphan: readers delete it when they meet it, Check after

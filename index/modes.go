@@ -319,9 +319,18 @@ func (t *Table[T]) validateMutable(ctx context.Context, gets []hbase.Action) err
 		r := res[i].Result
 		ver := r.Value(fam, []byte(VersionQualifier))
 		nonce := r.Value(fam, []byte(WriterQualifier))
-		if len(ver) < 8 || int64(binary.BigEndian.Uint64(ver)) != w.v ||
-			len(nonce) != 4 || binary.BigEndian.Uint32(nonce) != w.nonce {
-			continue // overtaken, or tied with a writer whose cells won
+		if len(ver) < 8 {
+			continue
+		}
+		if int64(binary.BigEndian.Uint64(ver)) != w.v || len(nonce) != 4 || binary.BigEndian.Uint32(nonce) != w.nonce {
+			// Overtaken, or tied with a writer whose cells won. That
+			// writer cleans up after this one if its validation saw this
+			// one's history cell; it did not if this write landed after
+			// it validated. Either way, withdraw this write's own entries
+			// where the row's live key differs: they can only mislead
+			// index-only counts.
+			acts = append(acts, t.withdrawOvertaken(w, r)...)
+			continue
 		}
 		tomb := len(ver) == 9 && ver[8] == tombstoneFlag
 		for j, s := range t.ixs {
@@ -355,4 +364,29 @@ func (t *Table[T]) validateMutable(ctx context.Context, gets []hbase.Action) err
 	}
 	_, err = t.c.Batch(ctx, acts)
 	return err
+}
+
+// withdrawOvertaken returns the deletes that take back the entries and
+// history cells of mutable write w, which a newer write (or a tied one
+// whose cells won) overtook, where the row's live entry key differs from
+// the one w wrote. Each delete stops at w's version, so cells a newer
+// write put under the same key stay; deleting what the newer write's
+// validation already deleted changes nothing.
+func (t *Table[T]) withdrawOvertaken(w pendingWrite[T], r *hbase.Result) []hbase.Action {
+	if w.it.op != OpPut {
+		return nil // a tombstone wrote no entry
+	}
+	fam := []byte(t.fam)
+	var acts []hbase.Action
+	for j, s := range t.ixs {
+		mine := w.it.enc.Entries[j].Key
+		if bytes.Equal(r.Value(fam, []byte(s.keyQ)), mine) {
+			continue // the live record derives the same entry
+		}
+		acts = append(acts,
+			&hbase.Delete{Table: s.name, Row: mine, Timestamp: w.v, Durability: hbase.AsyncWAL},
+			&hbase.Delete{Table: t.name, Row: w.it.key, Family: fam, Qualifier: s.historyQualifier(w.v, w.nonce),
+				AllVersions: true, Timestamp: w.v, Durability: hbase.AsyncWAL})
+	}
+	return acts
 }

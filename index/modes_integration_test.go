@@ -87,3 +87,7 @@ func TestIntegrationModesTiedWriters(t *testing.T) {
 func TestIntegrationModesRefusedInsertLeavesTheIndex(t *testing.T) {
 	testModesRefusedInsertLeavesTheIndex(t, itModeBackends(t))
 }
+
+func TestIntegrationMutableOvertakenWriteWithdrawsItsEntry(t *testing.T) {
+	testMutableOvertakenWriteWithdrawsItsEntry(t, itModeBackends(t))
+}
