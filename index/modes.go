@@ -261,7 +261,27 @@ func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 		}
 		add(&hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}, it)
 	}
-	written := t.batch(ctx, acts, owner, items, func(it *item[T], err error) { t.failAll([]*item[T]{it}, op, PhaseData, len(items), err) })
+	// The validations earlier writes queued ride along, saving their own
+	// round trip (the verifier's sender leaves its queue to the writers
+	// for a moment before sending it itself).
+	var extra []hbase.Action
+	if t.val != nil {
+		extra = t.val.take(maxPiggyback)
+	}
+	own := len(acts)
+	res, err := t.c.Batch(ctx, append(acts, extra...))
+	if len(extra) > 0 {
+		var xres []hbase.BatchResult
+		if len(res) == own+len(extra) {
+			xres = res[own:]
+		}
+		cleanup, verr := t.validated(extra, xres, err)
+		t.val.settle(len(extra), cleanup, verr)
+	}
+	if len(res) >= own {
+		res = res[:own]
+	}
+	written := t.settle(res, err, owner, items, func(it *item[T], err error) { t.failAll([]*item[T]{it}, op, PhaseData, len(items), err) })
 	for _, it := range written {
 		it.done = true
 	}
@@ -290,27 +310,53 @@ func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 		}
 		return
 	}
-	if err := t.validateMutable(ctx, gets); err != nil {
+	cleanup, err := t.sendValidations(ctx, gets)
+	if err == nil && len(cleanup) > 0 {
+		_, err = t.c.Batch(ctx, cleanup)
+	}
+	if err != nil {
 		t.failAll(written, op, PhaseVerify, len(written), err)
 	}
 }
 
-// validateMutable reads the bookkeeping of the data rows of mutable
-// writes (the Gets queued by writeMutable) and, for each write still the
-// newest of its row, deletes the entries and history cells older writes
-// left. A write a newer one has overtaken does nothing: the newer one
-// cleans up after it, its own entry included.
-func (t *Table[T]) validateMutable(ctx context.Context, gets []hbase.Action) error {
-	ws := make([]pendingWrite[T], len(gets))
-	for i, g := range gets {
-		p, _ := t.pending.LoadAndDelete(g)
-		ws[i], _ = p.(pendingWrite[T])
+// maxPiggyback bounds the queued validations a mutable write sends with
+// its own Batch.
+const maxPiggyback = 1000
+
+// sendValidations is the verifier's send for a mutable table: it sends
+// the validation reads writeMutable queued, with the cleanup earlier
+// validations called for, in one Batch, and returns the cleanup its reads
+// call for (validated).
+func (t *Table[T]) sendValidations(ctx context.Context, acts []hbase.Action) ([]hbase.Action, error) {
+	res, err := t.c.Batch(ctx, acts)
+	return t.validated(acts, res, err)
+}
+
+// validated takes the answers (res, err of their Batch) to acts, a mix of
+// the validation reads writeMutable queued and cleanup deletes, and
+// returns the cleanup the reads call for: for each write still the newest
+// of its row, the entries and history cells older writes left; for a
+// write a newer one has overtaken, its own entries where the row's live
+// key differs (withdrawOvertaken). err is the Batch's.
+func (t *Table[T]) validated(acts []hbase.Action, res []hbase.BatchResult, err error) ([]hbase.Action, error) {
+	ws := make([]pendingWrite[T], len(acts))
+	for i, a := range acts {
+		if g, ok := a.(*hbase.Get); ok {
+			p, _ := t.pending.LoadAndDelete(g)
+			ws[i], _ = p.(pendingWrite[T])
+		}
 	}
-	res, err := t.c.Batch(ctx, gets)
 	if err != nil && !isBatchError(err) {
-		return err
+		return nil, err
 	}
-	var acts []hbase.Action
+	err = nil // a BatchError may be about other actions of the Batch: take this part's own
+	for _, r := range res {
+		if r.Err != nil {
+			err = r.Err
+			break
+		}
+	}
+	var cleanup []hbase.Action
 	fam := []byte(t.fam)
 	for i, w := range ws {
 		if w.it == nil || i >= len(res) || res[i].Err != nil || res[i].Result.Empty() {
@@ -329,7 +375,7 @@ func (t *Table[T]) validateMutable(ctx context.Context, gets []hbase.Action) err
 			// it validated. Either way, withdraw this write's own entries
 			// where the row's live key differs: they can only mislead
 			// index-only counts.
-			acts = append(acts, t.withdrawOvertaken(w, r)...)
+			cleanup = append(cleanup, t.withdrawOvertaken(w, r)...)
 			continue
 		}
 		tomb := len(ver) == 9 && ver[8] == tombstoneFlag
@@ -352,18 +398,14 @@ func (t *Table[T]) validateMutable(ctx context.Context, gets []hbase.Action) err
 					// under this key, rare, may lose its entry to the
 					// marker; Check puts it back.
 					at := int64(binary.BigEndian.Uint64(c.Qualifier[len(prefix):]))
-					acts = append(acts, &hbase.Delete{Table: s.name, Row: bytes.Clone(c.Value), Timestamp: at, Durability: hbase.AsyncWAL})
+					cleanup = append(cleanup, &hbase.Delete{Table: s.name, Row: bytes.Clone(c.Value), Timestamp: at, Durability: hbase.AsyncWAL})
 				}
-				acts = append(acts, &hbase.Delete{Table: t.name, Row: w.it.key, Family: fam, Qualifier: bytes.Clone(c.Qualifier),
+				cleanup = append(cleanup, &hbase.Delete{Table: t.name, Row: w.it.key, Family: fam, Qualifier: bytes.Clone(c.Qualifier),
 					AllVersions: true, Timestamp: w.v, Durability: hbase.AsyncWAL})
 			}
 		}
 	}
-	if len(acts) == 0 {
-		return nil
-	}
-	_, err = t.c.Batch(ctx, acts)
-	return err
+	return cleanup, err
 }
 
 // withdrawOvertaken returns the deletes that take back the entries and

@@ -112,7 +112,8 @@ func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {
 	if o.asyncVerify {
 		tb.ver = newVerifier(tb.sendVerifications)
 		if tb.mode == schema.Mutable {
-			tb.val = newVerifier(tb.validateMutable)
+			tb.val = newVerifier(tb.sendValidations)
+			tb.val.linger = validationLinger
 		}
 	}
 	tb.name = t.Name().String()

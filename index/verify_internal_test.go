@@ -15,10 +15,10 @@ func TestVerifierBackpressure(t *testing.T) {
 	ctx := context.Background()
 	release := make(chan struct{})
 	sent := make(chan int, 10)
-	v := newVerifier(func(ctx context.Context, acts []hbase.Action) error {
+	v := newVerifier(func(ctx context.Context, acts []hbase.Action) ([]hbase.Action, error) {
 		<-release
 		sent <- len(acts)
-		return nil
+		return nil, nil
 	})
 	v.limit = 2
 	two := []hbase.Action{&hbase.Delete{}, &hbase.Delete{}}
@@ -59,5 +59,60 @@ func TestVerifierBackpressure(t *testing.T) {
 	}
 	if total != 6 {
 		t.Fatalf("%d actions sent, want 6 (the timed-out call's never queued)", total)
+	}
+}
+
+// TestVerifierTakeAndDerived: a writer may take the queue while the sender
+// lingers and report it with settle; the actions answers call for
+// (derived, from settle or from a send) are part of the same work, so a
+// flush returns only once they are sent too, and a flush does not wait
+// out the linger.
+func TestVerifierTakeAndDerived(t *testing.T) {
+	ctx := context.Background()
+	var sends [][]hbase.Action
+	cleanup := &hbase.Delete{Table: "t", Row: []byte("derived-by-send")}
+	v := newVerifier(func(ctx context.Context, acts []hbase.Action) ([]hbase.Action, error) {
+		sends = append(sends, acts) // one sender at a time
+		if len(sends) == 1 {
+			return []hbase.Action{cleanup}, nil
+		}
+		return nil, nil
+	})
+	v.linger = time.Hour
+	three := []hbase.Action{&hbase.Get{Row: []byte("a")}, &hbase.Get{Row: []byte("b")}, &hbase.Get{Row: []byte("c")}}
+	if err := v.enqueue(ctx, three); err != nil {
+		t.Fatal(err)
+	}
+	taken := v.take(2)
+	if len(taken) != 2 {
+		t.Fatalf("take(2) = %d actions, want 2", len(taken))
+	}
+	derived := &hbase.Delete{Table: "t", Row: []byte("derived-by-writer")}
+	v.settle(len(taken), []hbase.Action{derived}, nil)
+	start := time.Now()
+	done, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := v.flush(done); err != nil {
+		t.Fatalf("flush: %v (after %v)", err, time.Since(start))
+	}
+	var rows []string
+	for _, s := range sends {
+		for _, a := range s {
+			switch a := a.(type) {
+			case *hbase.Get:
+				rows = append(rows, string(a.Row))
+			case *hbase.Delete:
+				rows = append(rows, string(a.Row))
+			}
+		}
+	}
+	want := []string{"c", "derived-by-writer", "derived-by-send"}
+	if len(rows) != len(want) || rows[0] != want[0] || rows[1] != want[1] || rows[2] != want[2] {
+		t.Fatalf("sent %q in %d sends, want %q (the untaken Get and the writer's derived delete, then the send's)", rows, len(sends), want)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.sent != v.queued || len(v.queue) != 0 {
+		t.Errorf("sent %d of %d queued, %d left on the queue; want all sent", v.sent, v.queued, len(v.queue))
 	}
 }

@@ -410,6 +410,13 @@ func (t *Table[T]) batch(ctx context.Context, acts []hbase.Action, owner, items 
 		return items
 	}
 	res, err := t.c.Batch(ctx, acts)
+	return t.settle(res, err, owner, items, onErr)
+}
+
+// settle is batch's second half: given the answers to acts (res, err of
+// their Batch), it reports each failed item's first error to onErr and
+// returns the items none of whose actions failed.
+func (t *Table[T]) settle(res []hbase.BatchResult, err error, owner, items []*item[T], onErr func(*item[T], error)) []*item[T] {
 	if err != nil && !isBatchError(err) {
 		for _, it := range items {
 			onErr(it, err)
