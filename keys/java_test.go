@@ -193,11 +193,12 @@ func TestJavaBucketAllocs(t *testing.T) {
 	}
 }
 
-// TestJavaHashCodeMatchesJava runs random strings (ASCII, CJK, characters outside
-// the Basic Multilingual Plane) through a JVM and compares the hash code and the
-// three buckets. It needs java on PATH (Java 11+ runs a source file directly), which
-// the local HBase needs too; it skips without it, and in -short mode.
-func TestJavaHashCodeMatchesJava(t *testing.T) {
+// runJava runs the single-file Java program source (its public class named class)
+// with one argument, a file holding lines, and returns the lines it prints, one per
+// input line. It needs java on PATH (Java 11+ runs a source file directly), which the
+// local HBase needs too; it skips without it, and in -short mode.
+func runJava(t *testing.T, class, source string, lines []string) []string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a JVM")
 	}
@@ -205,6 +206,30 @@ func TestJavaHashCodeMatchesJava(t *testing.T) {
 	if err != nil {
 		t.Skip("no java on PATH")
 	}
+	dir := t.TempDir()
+	input := filepath.Join(dir, "in.txt")
+	if err := os.WriteFile(input, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, class+".java")
+	if err := os.WriteFile(src, []byte(source), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(java, src, input).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", java, src, err, out)
+	}
+	got := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(got) != len(lines) {
+		t.Fatalf("java printed %d lines for %d inputs:\n%s", len(got), len(lines), out)
+	}
+	return got
+}
+
+// TestJavaHashCodeMatchesJava runs random strings (ASCII, CJK, characters outside
+// the Basic Multilingual Plane) through a JVM and compares the hash code and the
+// three buckets (runJava: skipped without java or in -short mode).
+func TestJavaHashCodeMatchesJava(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	alphabet := []rune("az09-_ AZ短信é€😀𝄞\u0000\uFFFD")
 	var in []string
@@ -217,28 +242,11 @@ func TestJavaHashCodeMatchesJava(t *testing.T) {
 		in = append(in, b.String())
 	}
 	in = append(in, "polygenelubricants")
-	dir := t.TempDir()
-	input := filepath.Join(dir, "in.txt")
-	var lines strings.Builder
-	for _, s := range in {
-		lines.WriteString(strconv.QuoteToASCII(s))
-		lines.WriteByte('\n')
+	quoted := make([]string, len(in))
+	for i, s := range in {
+		quoted[i] = strconv.QuoteToASCII(s)
 	}
-	if err := os.WriteFile(input, []byte(lines.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	src := filepath.Join(dir, "Hash.java")
-	if err := os.WriteFile(src, []byte(javaHashSource), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(java, src, input).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", java, src, err, out)
-	}
-	got := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(got) != len(in) {
-		t.Fatalf("java printed %d lines for %d strings:\n%s", len(got), len(in), out)
-	}
+	got := runJava(t, "Hash", javaHashSource, quoted)
 	for i, s := range in {
 		var h int32
 		var mask, abs, floorMod int
