@@ -16,7 +16,17 @@
 //   - ordered encodings: Digits and Decimal (fixed-width), Date (yyyyMMdd), Uint64 and
 //     Int64 (big-endian, sign bit flipped), Fixed (padded strings), String (escaped and
 //     terminated, byte order preserved), Unique (a hex suffix against collisions) and
-//     Literal tags.
+//     Literal tags;
+//   - keys Java code already writes: JavaLong, JavaInt and JavaShort (Bytes.toBytes,
+//     plain two's complement: negatives sort after non-negatives, so ranges across
+//     zero are refused with ErrDiscontiguousRange), JavaPartition (seed 003's
+//     Bytes.toBytes(id % n), with its split keys), TrailingString (raw bytes to the end
+//     of the key, a plain byte prefix in ranges) and Joined groups of TextString and
+//     TextInt parts (seed 001's province + "_" + age; ErrDelimiter for a value that
+//     holds the delimiter; decimal text does not sort numerically);
+//   - segments of one's own: Custom binds a Codec (an append and a decode function,
+//     with optional width, order, keyspace and range check) and gets the same
+//     Append, Decode, Parts, Range and Splits support as the built-in ones.
 //
 // Each codec comes as a pair of functions in the style of encoding/binary,
 // AppendX(dst, v) and DecodeX(b) (v, rest, err), and as a Field constructor that binds

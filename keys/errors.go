@@ -30,6 +30,15 @@ var (
 	// ErrTrailingBytes reports a key with bytes left over after its last segment.
 	ErrTrailingBytes = errors.New("keys: trailing bytes after last segment")
 
+	// ErrDelimiter reports a value of a delimiter-joined group (Joined) that contains
+	// the delimiter, or would run into it, so that the key could not be cut apart.
+	ErrDelimiter = errors.New("keys: value contains the delimiter")
+
+	// ErrDiscontiguousRange reports a range whose values are not one range of keys,
+	// such as Java signed integers from a negative to a non-negative value: query
+	// the pieces separately.
+	ErrDiscontiguousRange = errors.New("keys: value range is not one key range")
+
 	// ErrBadConfig reports an invalid segment, layout or split configuration: a width
 	// or bucket count out of range, a duplicate segment name, too many regions.
 	ErrBadConfig = errors.New("keys: invalid configuration")

@@ -292,3 +292,128 @@ func ExampleJavaBucket() {
 	// mask 0 <nil>
 	// floormod 2 <nil>
 }
+
+// A segment of one's own: a UUID as the 16 bytes Java writes with
+// Bytes.add(Bytes.toBytes(u.getMostSignificantBits()), Bytes.toBytes(u.getLeastSignificantBits())),
+// followed by a Java long. The codec's Keyspace (random UUIDs spread evenly over raw
+// bytes) gives the layout its split keys; Range, Parts and Decode work as for the
+// built-in segments.
+func ExampleCustom() {
+	type Event struct {
+		Device [16]byte
+		Seq    int64
+	}
+	uuid := keys.Codec[[16]byte]{
+		Name:   "uuid",
+		Append: func(dst []byte, v [16]byte) ([]byte, error) { return append(dst, v[:]...), nil },
+		Decode: func(b []byte) (v [16]byte, rest []byte, err error) {
+			if len(b) < len(v) {
+				return v, b, fmt.Errorf("want 16 bytes, have %d", len(b))
+			}
+			copy(v[:], b)
+			return v, b[len(v):], nil
+		},
+		Width:    16,
+		Order:    keys.Ascending,
+		Keyspace: keys.Keyspace{Radix: 256, Width: 16, Uniform: true},
+	}
+	l, err := keys.NewLayout(
+		keys.Custom("device", uuid, func(e *Event) [16]byte { return e.Device }, func(e *Event, v [16]byte) { e.Device = v }),
+		keys.JavaLong("seq", func(e *Event) int64 { return e.Seq }, func(e *Event, v int64) { e.Seq = v }),
+	)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	dev := [16]byte{0x9f, 0x1c, 0x3b, 0x42, 0x6e, 0x0d, 0x4a, 0x7b, 0x8c, 0x55, 0x21, 0x90, 0xde, 0xad, 0xbe, 0xef}
+	key, err := l.Append(nil, &Event{Device: dev, Seq: 7})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("key    %x\n", key)
+	seg := l.Segments()[0]
+	fmt.Println("device:", seg.Kind, seg.Codec, seg.Width, seg.Order)
+
+	splits, err := l.Splits(4)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("splits", keys.ShellSplits(splits))
+
+	start, stop, err := l.Range(&Event{Device: dev, Seq: 1}, &Event{Device: dev, Seq: 9}, 2)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("start  %x\nstop   %x\n", start, stop)
+	_, _, err = l.Range(&Event{Device: dev, Seq: -1}, &Event{Device: dev, Seq: 9}, 2)
+	fmt.Println(errors.Is(err, keys.ErrDiscontiguousRange), err)
+
+	var back Event
+	fmt.Println(l.Decode(key, &back), back.Seq, back.Device == dev)
+	err = l.Decode(key[:10], &back)
+	fmt.Println(errors.Is(err, keys.ErrInvalidEncoding), err)
+	// Output:
+	// key    9f1c3b426e0d4a7b8c552190deadbeef0000000000000007
+	// device: custom uuid 16 ascending
+	// splits ['@', "\x80", "\xc0"]
+	// start  9f1c3b426e0d4a7b8c552190deadbeef0000000000000001
+	// stop   9f1c3b426e0d4a7b8c552190deadbeef000000000000000a
+	// true keys: seq: bounds differ in sign: Java's big-endian encoding sorts negatives after non-negatives, so the values between them are two key ranges; scan [lo, -1] and [0, hi] apart
+	// <nil> 7 true
+	// true keys: device: want 16 bytes, have 10
+}
+
+// Seed 001's inverted-index row, province + "_" + age, as Java's string
+// concatenation writes it, and seed 003's partition key with its split keys.
+func ExampleJoined() {
+	type User struct {
+		Province string
+		Age      int64
+	}
+	index, err := keys.NewLayout(keys.Joined("_",
+		keys.TextString("province", func(u *User) string { return u.Province }, func(u *User, v string) { u.Province = v }),
+		keys.TextInt("age", func(u *User) int64 { return u.Age }, func(u *User, v int64) { u.Age = v }),
+	)...)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	key, err := index.Append(nil, &User{Province: "辽宁省", Age: 20})
+	fmt.Printf("%s %x %v\n", key, key, err)
+	var u User
+	fmt.Println(index.Decode([]byte("吉林省_21"), &u), u.Province, u.Age)
+	_, err = index.Append(nil, &User{Province: "辽宁_省", Age: 20})
+	fmt.Println(errors.Is(err, keys.ErrDelimiter), err)
+	// Output:
+	// 辽宁省_20 e8bebde5ae81e79c815f3230 <nil>
+	// <nil> 吉林省 21
+	// true keys: province: contains or runs into the delimiter "_" (value "辽宁_省")
+}
+
+// Seed 003's PartitionRowKeyManager: Bytes.add(Bytes.toBytes(id % 10), Bytes.toBytes(id)),
+// pre-split at Bytes.toBytes((long) i) for i = 1 .. 9.
+func ExampleJavaPartition() {
+	type Row struct{ ID int64 }
+	l, err := keys.NewLayout(
+		keys.JavaPartition("partition", 10, func(r *Row) int64 { return r.ID }, nil),
+		keys.JavaLong("id", func(r *Row) int64 { return r.ID }, func(r *Row, v int64) { r.ID = v }),
+	)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	key, err := l.Append(nil, &Row{ID: 12345})
+	fmt.Printf("%x %v\n", key, err)
+	splits, err := l.Splits(10)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(keys.ShellSplits(splits[:3]), "...", len(splits), "keys")
+	// Output:
+	// 00000000000000050000000000003039 <nil>
+	// ["\x00\x00\x00\x00\x00\x00\x00\x01", "\x00\x00\x00\x00\x00\x00\x00\x02", "\x00\x00\x00\x00\x00\x00\x00\x03"] ... 9 keys
+}

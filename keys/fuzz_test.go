@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -322,6 +323,115 @@ func FuzzJavaBucket(f *testing.F) {
 		}
 		if err != nil || int64(b) != want {
 			t.Fatalf("JavaBucket(%q, %d, %v) = %d, %v; want %d (hash code %d)", s, n, rule, b, err, want, h)
+		}
+	})
+}
+
+func FuzzDecodeJavaInts(f *testing.F) {
+	f.Add([]byte("\xff\xff\xff\xff\xff\xff\xff\xfe"))
+	f.Add([]byte("\x80\x00"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, rest, err := DecodeJavaLong(b)
+		checkDecoded(t, b, rest, err, func() ([]byte, error) { return AppendJavaLong(nil, l), nil })
+		i, rest, err := DecodeJavaInt(b)
+		checkDecoded(t, b, rest, err, func() ([]byte, error) { return AppendJavaInt(nil, i), nil })
+		s, rest, err := DecodeJavaShort(b)
+		checkDecoded(t, b, rest, err, func() ([]byte, error) { return AppendJavaShort(nil, s), nil })
+	})
+}
+
+// FuzzJavaIntOrder checks the NegativesLast order of the Java integers: numeric within
+// a sign, negatives after non-negatives.
+func FuzzJavaIntOrder(f *testing.F) {
+	f.Add(int64(-1), int64(0))
+	f.Add(int64(math.MinInt64), int64(math.MaxInt64))
+	f.Add(int64(3), int64(300))
+	f.Fuzz(func(t *testing.T, a, b int64) {
+		if got, want := bytes.Compare(AppendJavaLong(nil, a), AppendJavaLong(nil, b)), cmpNegativesLast(a, b); got != want {
+			t.Fatalf("long %d vs %d: bytes.Compare = %d, want %d", a, b, got, want)
+		}
+		a32, b32 := int32(a), int32(b)
+		if got, want := bytes.Compare(AppendJavaInt(nil, a32), AppendJavaInt(nil, b32)), cmpNegativesLast(int64(a32), int64(b32)); got != want {
+			t.Fatalf("int %d vs %d: bytes.Compare = %d, want %d", a32, b32, got, want)
+		}
+		a16, b16 := int16(a), int16(b)
+		if got, want := bytes.Compare(AppendJavaShort(nil, a16), AppendJavaShort(nil, b16)), cmpNegativesLast(int64(a16), int64(b16)); got != want {
+			t.Fatalf("short %d vs %d: bytes.Compare = %d, want %d", a16, b16, got, want)
+		}
+	})
+}
+
+// FuzzJoinedDecode decodes arbitrary bytes with seed 001's province_age layout and with
+// a three-part group joined by a two-byte delimiter: never a panic, errors are
+// *keys.Error, and a successful decode re-encodes to the same key.
+func FuzzJoinedDecode(f *testing.F) {
+	f.Add([]byte("辽宁省_20"))
+	f.Add([]byte("_-9223372036854775808"))
+	f.Add([]byte("a::-0::b"))
+	f.Add([]byte("a:::1::b::"))
+	type rec struct {
+		A, B string
+		N    int64
+	}
+	three := mustLayout(f, Joined("::",
+		TextString("a", func(r *rec) string { return r.A }, func(r *rec, v string) { r.A = v }),
+		TextInt("n", func(r *rec) int64 { return r.N }, func(r *rec, v int64) { r.N = v }),
+		TextString("b", func(r *rec) string { return r.B }, func(r *rec, v string) { r.B = v }),
+	)...)
+	seed001 := joinedLayout(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var u user
+		if err := seed001.Decode(b, &u); err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("input %q: error %T, want *keys.Error", b, err)
+			}
+		} else if enc, err := seed001.Append(nil, &u); err != nil || !bytes.Equal(enc, b) {
+			t.Fatalf("input %q: decoded %+v re-encodes to %q, %v", b, u, enc, err)
+		}
+		var r rec
+		if err := three.Decode(b, &r); err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("input %q: error %T, want *keys.Error", b, err)
+			}
+		} else if enc, err := three.Append(nil, &r); err != nil || !bytes.Equal(enc, b) {
+			t.Fatalf("input %q: decoded %+v re-encodes to %q, %v", b, r, enc, err)
+		}
+	})
+}
+
+// FuzzJoinedRoundTrip encodes a string and a number joined by an arbitrary delimiter:
+// either the key decodes to the same values, or the values could not be cut apart
+// again (the delimiter occurs in the text before its own place) and Append reports
+// ErrDelimiter.
+func FuzzJoinedRoundTrip(f *testing.F) {
+	f.Add("辽宁省", int64(20), "_")
+	f.Add("a", int64(1), "aa")
+	f.Add("x", int64(-3), "-")
+	f.Add("", int64(0), "0")
+	f.Fuzz(func(t *testing.T, s string, n int64, sep string) {
+		if sep == "" {
+			return
+		}
+		l := mustLayout(t, Joined(sep,
+			TextString("province", func(u *user) string { return u.Province }, func(u *user, v string) { u.Province = v }),
+			TextInt("age", func(u *user) int64 { return u.Age }, func(u *user, v int64) { u.Age = v }),
+		)...)
+		num := strconv.FormatInt(n, 10)
+		cuttable := strings.Index(s+sep, sep) == len(s) && !strings.Contains(num, sep)
+		key, err := l.Append(nil, &user{Province: s, Age: n})
+		if !cuttable {
+			if !errors.Is(err, ErrDelimiter) {
+				t.Fatalf("%q, %d joined by %q: %q, %v; want ErrDelimiter", s, n, sep, key, err)
+			}
+			return
+		}
+		if err != nil || string(key) != s+sep+num {
+			t.Fatalf("%q, %d joined by %q: %q, %v; want %q", s, n, sep, key, err, s+sep+num)
+		}
+		var u user
+		if err := l.Decode(key, &u); err != nil || u.Province != s || u.Age != n {
+			t.Fatalf("Decode(%q) = %+v, %v", key, u, err)
 		}
 	})
 }

@@ -22,7 +22,11 @@ func TestGoldenKeys(t *testing.T) {
 		out.WriteString("key  " + quoteBytes(key) + "\n")
 		out.WriteString("hex  " + hexString(key) + "\n")
 		for i, p := range parts {
-			out.WriteString("  " + segs[i].Name + " (" + segs[i].Kind.String() + ", " + segs[i].Order.String() + ")  " +
+			kind := segs[i].Kind.String()
+			if segs[i].Codec != "" {
+				kind += " " + segs[i].Codec
+			}
+			out.WriteString("  " + segs[i].Name + " (" + kind + ", " + segs[i].Order.String() + ")  " +
 				quoteBytes(p) + "  " + hexString(p) + "\n")
 		}
 		out.WriteString("\n")
@@ -92,6 +96,61 @@ func TestGoldenKeys(t *testing.T) {
 	}
 	show("seed 004 customer/order: customer + type '2' + escaped order number + signed amount", key, parts, orders.Segments())
 
+	seed001 := joinedLayout(t)
+	u := user{Province: "辽宁省", Age: 20}
+	key, err = seed001.Append(nil, &u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err = seed001.Parts(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	show("seed 001 inverted index row: province + \"_\" + age, as Java concatenates them", key, parts, seed001.Segments())
+
+	part := partitionLayout(t, 10)
+	for _, c := range []struct {
+		name string
+		l    *Layout[partRow]
+	}{
+		{"seed 003 partition key: Bytes.toBytes(id % 10) + Bytes.toBytes(id)", part},
+		{"seed 003 hash key: md5hex(Bytes.toBytes(id))[:8] + Bytes.toBytes(id)", hashLayout(t)},
+	} {
+		key, err = c.l.Append(nil, &partRow{ID: 12345})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts, err = c.l.Parts(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		show(c.name, key, parts, c.l.Segments())
+	}
+
+	type custRow struct {
+		B     byte
+		Long  int64
+		Int   int32
+		Short int16
+		UID   string
+	}
+	javaInts := mustLayout(t,
+		Custom("b", byteCodec, func(r *custRow) byte { return r.B }, nil),
+		JavaLong("long", func(r *custRow) int64 { return r.Long }, nil),
+		JavaInt("int", func(r *custRow) int32 { return r.Int }, nil),
+		JavaShort("short", func(r *custRow) int16 { return r.Short }, nil),
+		TrailingString("uid", func(r *custRow) string { return r.UID }, nil),
+	)
+	key, err = javaInts.Append(nil, &custRow{B: 9, Long: -2, Int: 20, Short: -32768, UID: "u1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err = javaInts.Parts(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	show("custom byte + Java long -2, int 20, short -32768 + trailing uid", key, parts, javaInts.Segments())
+
 	out.WriteString("# split keys\n")
 	for _, c := range []struct {
 		name string
@@ -102,6 +161,8 @@ func TestGoldenKeys(t *testing.T) {
 		{"HexStringSplit(10)", func() ([][]byte, error) { return HexStringSplit(10) }},
 		{"DecimalStringSplit(7)", func() ([][]byte, error) { return DecimalStringSplit(7) }},
 		{"UniformSplit(5)", func() ([][]byte, error) { return UniformSplit(5) }},
+		{"seed 003 partitions, 10 regions", func() ([][]byte, error) { return part.Splits(10) }},
+		{"custom byte keyspace (16 values), 4 regions", func() ([][]byte, error) { return javaInts.Splits(4) }},
 	} {
 		s, err := c.fn()
 		if err != nil {

@@ -8,7 +8,8 @@ import "encoding/binary"
 // integers are written big-endian with the sign bit flipped, which maps math.MinInt64 to
 // 00..00, -1 to 7F..FF, 0 to 80..00 and math.MaxInt64 to FF..FF: byte order is again
 // numeric order. Java's Bytes.toBytes(long) does not flip the sign bit, so its negative
-// numbers sort after its positive ones; these encodings differ from it for signed values.
+// numbers sort after its positive ones; these encodings differ from it for signed values
+// (AppendJavaLong, AppendJavaInt and AppendJavaShort write Java's form).
 
 const (
 	segUint64 = "uint64"

@@ -28,6 +28,14 @@ const (
 	KindString                                  // AppendString, escaped and terminated
 	KindUnique                                  // AppendUnique, hex suffix
 	KindDigits                                  // AppendDigits
+	KindTrailingString                          // raw bytes to the end of the key
+	KindJavaShort                               // AppendJavaShort, Bytes.toBytes(short)
+	KindJavaInt                                 // AppendJavaInt, Bytes.toBytes(int)
+	KindJavaLong                                // AppendJavaLong, Bytes.toBytes(long)
+	KindJavaPartition                           // Bytes.toBytes(id % n), seed 003's partition
+	KindText                                    // a string in a delimiter-joined group
+	KindDecimalText                             // a number as Java's String.valueOf, in a joined group
+	KindCustom                                  // a Codec of the user's own
 )
 
 var kindNames = [...]string{
@@ -49,6 +57,14 @@ var kindNames = [...]string{
 	KindString:                  "string",
 	KindUnique:                  "unique suffix",
 	KindDigits:                  "digits",
+	KindTrailingString:          "trailing string",
+	KindJavaShort:               "java short",
+	KindJavaInt:                 "java int",
+	KindJavaLong:                "java long",
+	KindJavaPartition:           "java partition",
+	KindText:                    "text",
+	KindDecimalText:             "decimal text",
+	KindCustom:                  "custom",
 }
 
 // String returns the name of the kind, such as "reversed digits".
@@ -72,6 +88,11 @@ const (
 	// Unordered: the encoding keeps no useful order of the source value (hashes, salts,
 	// reversed digit strings, whose order is that of the reversed string).
 	Unordered
+	// NegativesLast: ascending among values of one sign, but every negative value
+	// sorts after every non-negative one: Java's Bytes.toBytes of a signed integer,
+	// plain big-endian two's complement. Ranges whose bounds differ in sign are not
+	// one byte range (see Layout.Range).
+	NegativesLast
 )
 
 // String returns "ascending", "descending" or "unordered".
@@ -83,6 +104,8 @@ func (o Order) String() string {
 		return "descending"
 	case Unordered:
 		return "unordered"
+	case NegativesLast:
+		return "negatives last"
 	}
 	return "order(" + itoa(int(o)) + ")"
 }
@@ -117,6 +140,11 @@ type Segment struct {
 	// Decodable reports whether Layout.Decode writes this segment's value back into
 	// the record. Hash and salt segments are checked but cannot be inverted.
 	Decodable bool
+	// Trailing reports a segment that takes the rest of the key (TrailingString, the
+	// last part of Joined, a Codec with Trailing set); it must be the last field.
+	Trailing bool
+	// Codec names the encoding of a KindCustom segment (Codec.Name).
+	Codec string
 }
 
 // Field binds a segment codec to accessor functions on a record type T. Build fields
@@ -137,6 +165,10 @@ type Field[T any] struct {
 	// bucket appends the given bucket value; set only for salt fields, whose value
 	// a reader cannot recompute.
 	bucket func(dst []byte, i int) []byte
+	// rangeCheck, if set, is given the encodings of a range's bounds when this is
+	// the first field in which they differ; it reports a range that is not one byte
+	// range (Java signed integers of different signs).
+	rangeCheck func(a, b []byte) error
 	// err records a configuration error from the constructor, reported by NewLayout.
 	err error
 }
@@ -160,7 +192,9 @@ func (f Field[T]) Segment() Segment { return f.seg }
 //
 // Byte order of keys is field order: keys compare by their first field, then by the
 // second, and so on, each field in its own Order. Variable-length fields (String) are
-// self-delimiting, so this holds for them too.
+// self-delimiting, so this holds for them too. A trailing field (TrailingString, the
+// last part of Joined) is not, and may only come last; the parts of a Joined group
+// before it end at their delimiter, which need not sort below the values' bytes.
 //
 // A Layout is immutable and safe for concurrent use, provided the accessors and any
 // random source given to Salt are.
@@ -170,12 +204,14 @@ func (f Field[T]) Segment() Segment { return f.seg }
 type Layout[T any] struct {
 	fields []Field[T]
 	segs   []Segment
-	width  int // total fixed width, or -1 if some field is variable-length
+	width  int  // total fixed width, or -1 if some field is variable-length
+	checks bool // some field has a rangeCheck
 }
 
 // NewLayout builds a layout from fields, in key order. It reports the first
 // configuration error of a field (wrapping ErrBadConfig), a duplicate or empty field
-// name, a salt field anywhere but first, or an empty field list.
+// name, a salt field anywhere but first, a trailing field anywhere but last, or an
+// empty field list.
 func NewLayout[T any](fields ...Field[T]) (*Layout[T], error) {
 	if len(fields) == 0 {
 		return nil, configError("layout", "no fields")
@@ -203,6 +239,10 @@ func NewLayout[T any](fields ...Field[T]) (*Layout[T], error) {
 		if f.seg.Kind == KindSalt && i != 0 {
 			return nil, configError(name, "a salt field must come first")
 		}
+		if f.seg.Trailing && i != len(fields)-1 {
+			return nil, configError(name, "a trailing "+f.seg.Kind.String()+" field takes the rest of the key and must come last")
+		}
+		l.checks = l.checks || f.rangeCheck != nil
 		l.segs[i] = f.seg
 		if l.width >= 0 {
 			if f.seg.Width == 0 {
@@ -340,6 +380,16 @@ func (l *Layout[T]) PrefixRanges(rec *T, n int) ([]KeyRange, error) {
 // covers every message sent in [t1, t2], both ends included, newest first. For a
 // half-open [t1, t2) pass t2-1 (one millisecond earlier) as the upper instant.
 //
+// A trailing string bounds the range as a plain byte prefix: the range of "u1" to
+// "u1" holds "u1", "u10" and "u1x". Java signed integers (JavaLong, JavaInt,
+// JavaShort; Order NegativesLast) sort negatives after non-negatives: when the first
+// field in which lo and hi differ is one of them and the two values differ in sign,
+// the values between them are two byte ranges, and Range fails with an *Error
+// wrapping ErrDiscontiguousRange rather than return the complement. Scan [lo, -1]
+// and [0, hi] as two ranges instead; the non-negative one comes first in the table.
+// In fields after that first difference, bounds count in byte order, negatives above
+// non-negatives.
+//
 // Fields after the first n play no part. For a salted layout it fails; use Ranges.
 func (l *Layout[T]) Range(lo, hi *T, n int) (start, stop []byte, err error) {
 	rs, err := l.Ranges(lo, hi, n)
@@ -358,6 +408,9 @@ func (l *Layout[T]) Range(lo, hi *T, n int) (start, stop []byte, err error) {
 func (l *Layout[T]) Ranges(lo, hi *T, n int) ([]KeyRange, error) {
 	if n < 0 || n > len(l.fields) {
 		return nil, configError("layout", "prefix length "+itoa(n)+" outside [0, "+itoa(len(l.fields))+"]")
+	}
+	if err := l.checkRange(lo, hi, 0, n); err != nil {
+		return nil, err
 	}
 	salts := 1
 	salted := n >= 1 && l.fields[0].bucket != nil
@@ -393,6 +446,40 @@ func (l *Layout[T]) Ranges(lo, hi *T, n int) ([]KeyRange, error) {
 		out = append(out, KeyRange{Start: a, Stop: PrefixEnd(b)})
 	}
 	return out, nil
+}
+
+// checkRange lets the first field among from .. n-1 whose encodings differ between lo
+// and hi check that the values between them form one byte range (rangeCheck). Salt
+// fields are skipped: both bounds get the same salt.
+func (l *Layout[T]) checkRange(lo, hi *T, from, n int) error {
+	if !l.checks {
+		return nil
+	}
+	var a, b []byte
+	for i := from; i < n; i++ {
+		f := &l.fields[i]
+		if f.bucket != nil {
+			continue
+		}
+		var err error
+		if a, err = f.enc(a[:0], lo); err != nil {
+			return renamed(err, f.seg.Name)
+		}
+		if b, err = f.enc(b[:0], hi); err != nil {
+			return renamed(err, f.seg.Name)
+		}
+		if bytes.Equal(a, b) {
+			continue
+		}
+		if f.rangeCheck == nil {
+			return nil
+		}
+		if err := f.rangeCheck(a, b); err != nil {
+			return renamed(err, f.seg.Name)
+		}
+		return nil
+	}
+	return nil
 }
 
 // PrefixEnd returns the smallest key that is greater than every key starting with

@@ -211,7 +211,8 @@ const maxPrefixDigits = 8
 // leading segment (see Keyspace):
 //
 //   - a bucket or salt with Count buckets: BucketSplits over the buckets (for 10
-//     buckets and 10 regions, '1'..'9'); a one-byte bucket gives single bytes;
+//     buckets and 10 regions, '1'..'9'); a one-byte bucket gives single bytes, a
+//     JavaPartition 8-byte big-endian numbers (seed 003's split keys);
 //   - a uniform segment of Radix digits (reversed digits, md5 hex, md5 bytes): the
 //     shortest prefix of p <= min(Width, 8) digits (7 for raw bytes, so that Radix^p
 //     fits in 64 bits) whose Radix^p values divide evenly into n regions, or the
@@ -235,12 +236,12 @@ func SegmentSplits(seg Segment, n int) ([][]byte, error) {
 		case 10:
 			return BucketSplits(ks.Count, n, ks.Width)
 		case 256:
-			if ks.Width != 1 || ks.Count > 256 || uint64(n) > ks.Count {
+			if ks.Width > 8 || (ks.Width < 8 && ks.Count > 1<<(8*ks.Width)) || uint64(n) > ks.Count {
 				return nil, configError(seg.Name, "regions must be in [1, buckets]")
 			}
 			out := make([][]byte, 0, n-1)
 			for i := 1; i < n; i++ {
-				out = append(out, []byte{byte(cut(uint64(i), ks.Count, uint64(n)))})
+				out = append(out, appendRadix(nil, cut(uint64(i), ks.Count, uint64(n)), 256, ks.Width))
 			}
 			return out, nil
 		}

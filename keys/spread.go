@@ -73,6 +73,9 @@ func (l *Layout[T]) SegmentIndex(name string) int {
 // key whose fields spread .. n-1, as encoded, lie between those of lo and hi (both
 // included) lies in exactly one range; any other key in none.
 //
+// As in Range, bounds that differ first in a Java signed integer of different signs
+// are an *Error wrapping ErrDiscontiguousRange.
+//
 // spread must lie in [0, n], n in [0, Len()]. spread == 0 is Ranges; otherwise a
 // leading Salt is spread like any bucket. More than MaxSpreadRanges ranges, or a spread
 // field that is not Enumerable, is an *Error wrapping ErrBadConfig naming the field.
@@ -86,6 +89,9 @@ func (l *Layout[T]) SpreadRanges(lo, hi *T, spread, n int) ([]KeyRange, error) {
 	}
 	if spread == 0 {
 		return l.Ranges(lo, hi, n)
+	}
+	if err := l.checkRange(lo, hi, spread, n); err != nil {
+		return nil, err
 	}
 	// Field i of combination k has value k / place[i] % count[i], where place[i] is the
 	// product of the counts of the spread fields after it.
