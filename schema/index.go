@@ -150,9 +150,11 @@ func newIndex[T any](t *Table[T], spec IndexSpec[T]) (*Index[T], error) {
 // than literals, salts and hash buckets (derived values). A field F is
 // determined by an index segment computed from F (Source) whose encoding is
 // injective: KindReversedDigits, KindDigits, KindFixed,
-// KindString, KindUnique, KindUint64, KindInt64, KindReversedTimestamp and
-// KindReversedTimestampBinary, decodable or not. Hashes (KindMD5Hex,
-// KindMD5, KindBucket, KindBucketByte) never determine F. A KindDate or a
+// KindString, KindUnique, KindUint64, KindInt64, KindReversedTimestamp,
+// KindReversedTimestampBinary, KindTrailingString, KindText,
+// KindDecimalText, KindJavaLong, KindJavaInt and KindJavaShort, decodable or
+// not. Hashes (KindMD5Hex, KindMD5, KindBucket, KindBucketByte,
+// KindJavaPartition) never determine F. A KindDate or a
 // KindReversedTimeOfDay alone does not either; the two together, both from
 // F, give F to the millisecond (the SMS index's "day" and "time"). A kind
 // not named here (a KindDecimal, often a bucket such as ts % 10) counts
@@ -173,14 +175,16 @@ func (ix *Index[T]) uncoveredKeyFields() []string {
 			continue // cannot happen: newIndex checked every source
 		}
 		switch s.Kind {
-		case keys.KindMD5Hex, keys.KindMD5, keys.KindBucket, keys.KindBucketByte:
+		case keys.KindMD5Hex, keys.KindMD5, keys.KindBucket, keys.KindBucketByte, keys.KindJavaPartition:
 		case keys.KindDate:
 			date[src] = true
 		case keys.KindReversedTimeOfDay:
 			clock[src] = true
 		case keys.KindReversedDigits, keys.KindDigits, keys.KindFixed,
 			keys.KindString, keys.KindUnique, keys.KindUint64, keys.KindInt64,
-			keys.KindReversedTimestamp, keys.KindReversedTimestampBinary:
+			keys.KindReversedTimestamp, keys.KindReversedTimestampBinary,
+			keys.KindTrailingString, keys.KindText, keys.KindDecimalText,
+			keys.KindJavaLong, keys.KindJavaInt, keys.KindJavaShort:
 			covered[src] = true
 		default:
 			if s.Decodable {
@@ -193,7 +197,7 @@ func (ix *Index[T]) uncoveredKeyFields() []string {
 		switch {
 		case !s.Decodable:
 		case s.Kind == keys.KindLiteral, s.Kind == keys.KindSalt,
-			s.Kind == keys.KindBucket, s.Kind == keys.KindBucketByte:
+			s.Kind == keys.KindBucket, s.Kind == keys.KindBucketByte, s.Kind == keys.KindJavaPartition:
 		case covered[s.Name], date[s.Name] && clock[s.Name]:
 		default:
 			missing = append(missing, s.Name)

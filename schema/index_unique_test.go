@@ -42,6 +42,9 @@ var (
 	userProvince = keys.String("province", func(u *User) string { return u.Province }, func(u *User, v string) { u.Province = v })
 	userAge      = keys.Int64("age", func(u *User) int64 { return u.Age }, func(u *User, v int64) { u.Age = v })
 	userUID      = keys.String("uid", func(u *User) string { return u.UID }, func(u *User, v string) { u.UID = v })
+
+	joinedProvince = keys.TextString("province", func(u *User) string { return u.Province }, func(u *User, v string) { u.Province = v })
+	joinedAge      = keys.TextInt("age", func(u *User) int64 { return u.Age }, func(u *User, v int64) { u.Age = v })
 )
 
 // smsSpec is the built-in SMS data key, [mobile][sent][unique], with one
@@ -132,6 +135,17 @@ func TestIndexKeyMustDetermineRecord(t *testing.T) {
 		}, "", ""},
 		{"uid not decodable", func(t *testing.T) error {
 			return newErr(userSpec(t, nil, userProvince, keys.String("uid", func(u *User) string { return u.UID }, nil)))
+		}, "", ""},
+		// The same index as Java writes it: province + "_" + age (+ "_" + uid).
+		{"seed001 joined province_age without uid", func(t *testing.T) error {
+			return newErr(userSpec(t, nil, keys.Joined("_", joinedProvince, joinedAge)...))
+		}, "index user_by_province_age", `key does not determine a record: data-key field "uid" is not in the index key`},
+		{"seed001 joined province_age_uid, uid write-only", func(t *testing.T) error {
+			return newErr(userSpec(t, nil, keys.Joined("_", joinedProvince, joinedAge,
+				keys.TextString("uid", func(u *User) string { return u.UID }, nil))...))
+		}, "", ""},
+		{"uid as a trailing string", func(t *testing.T) error {
+			return newErr(userSpec(t, nil, userProvince, keys.TrailingString("uid", func(u *User) string { return u.UID }, nil)))
 		}, "", ""},
 		{"uid as md5 only", func(t *testing.T) error {
 			return newErr(userSpec(t, map[string]string{"uid_hash": "uid"}, userProvince, userAge, uidMD5))
