@@ -74,13 +74,32 @@ type FileFamily struct {
 //	fixed             a string padded with spaces to Width bytes (keys.Fixed)
 //	reversed_timestamp Long.MAX_VALUE - ms, 19 digits (keys.ReversedTimestamp)
 //	string            a variable-length escaped string (keys.String)
+//	trailing_string   raw bytes to the end of the key; last only (keys.TrailingString)
+//	java_long         Bytes.toBytes(long), 8 bytes (keys.JavaLong)
+//	java_int          Bytes.toBytes(int), 4 bytes (keys.JavaInt)
+//	java_short        Bytes.toBytes(short), 2 bytes (keys.JavaShort)
+//	java_partition    Bytes.toBytes(From % Buckets), seed 003's partition; From
+//	                  names a java_long segment (keys.JavaPartition)
+//	joined            Parts joined by Delimiter, as Java concatenates strings
+//	                  ("辽宁省_20"); the group has no name of its own and comes
+//	                  last (keys.Joined)
 type FileSegment struct {
-	Name    string `json:"name"`
-	Kind    string `json:"kind"`
-	Width   int    `json:"width,omitempty"`
-	Buckets int    `json:"buckets,omitempty"`
-	From    string `json:"from,omitempty"`
-	Rule    string `json:"rule,omitempty"`
+	Name      string     `json:"name"`
+	Kind      string     `json:"kind"`
+	Width     int        `json:"width,omitempty"`
+	Buckets   int        `json:"buckets,omitempty"`
+	From      string     `json:"from,omitempty"`
+	Rule      string     `json:"rule,omitempty"`
+	Delimiter string     `json:"delimiter,omitempty"`
+	Parts     []FilePart `json:"parts,omitempty"`
+}
+
+// FilePart is one part of a joined segment. Kind is "string" (the text as is,
+// keys.TextString) or "int" (a number as Java's String.valueOf writes it,
+// keys.TextInt).
+type FilePart struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
 }
 
 // FileSplits says how the table is pre-split. Set exactly one of Keys,
@@ -177,6 +196,14 @@ func (t FileTable) definition() (schema.Definition, error) {
 	}
 	fields := make([]keys.Field[record], 0, len(segs))
 	for i, s := range segs {
+		if s.Kind == "joined" {
+			fs, err := s.joined()
+			if err != nil {
+				return nil, fmt.Errorf("key[%d]: %w", i, err)
+			}
+			fields = append(fields, fs...)
+			continue
+		}
 		f, err := s.field()
 		if err != nil {
 			return nil, fmt.Errorf("key[%d]: %w", i, err)
@@ -233,8 +260,47 @@ func optionValue(raw json.RawMessage) (string, error) {
 	return "", fmt.Errorf("want a string, an integer or a boolean, got %s", raw)
 }
 
+func (r *record) num(name string) int64 { return r.n[name] }
+func (r *record) setNum(name string, v int64) {
+	if r.n == nil {
+		r.n = map[string]int64{}
+	}
+	r.n[name] = v
+}
+
 // segmentKinds are the kinds a FileSegment may have.
-var segmentKinds = []string{"bucket", "java_bucket", "md5hex", "reversed_digits", "digits", "fixed", "reversed_timestamp", "string"}
+var segmentKinds = []string{"bucket", "java_bucket", "md5hex", "reversed_digits", "digits", "fixed", "reversed_timestamp", "string",
+	"trailing_string", "java_long", "java_int", "java_short", "java_partition", "joined"}
+
+// joined returns the fields of a joined segment, one per part.
+func (s FileSegment) joined() ([]keys.Field[record], error) {
+	switch {
+	case s.Name != "":
+		return nil, fmt.Errorf("segment %q: kind joined takes no name; name its parts", s.Name)
+	case s.Width != 0 || s.Buckets != 0 || s.From != "" || s.Rule != "":
+		return nil, errors.New("kind joined takes only delimiter and parts")
+	case s.Delimiter == "":
+		return nil, errors.New("kind joined needs \"delimiter\", the text between its parts")
+	case len(s.Parts) == 0:
+		return nil, errors.New("kind joined needs \"parts\"")
+	}
+	parts := make([]keys.Text[record], len(s.Parts))
+	for i, p := range s.Parts {
+		name := p.Name
+		if name == "" {
+			return nil, fmt.Errorf("parts[%d] has no name", i)
+		}
+		switch p.Kind {
+		case "string":
+			parts[i] = keys.TextString(name, func(r *record) string { return r.str(name) }, func(r *record, v string) { r.setStr(name, v) })
+		case "int":
+			parts[i] = keys.TextInt(name, func(r *record) int64 { return r.num(name) }, func(r *record, v int64) { r.setNum(name, v) })
+		default:
+			return nil, fmt.Errorf("part %q: unknown kind %q (want string or int)", name, p.Kind)
+		}
+	}
+	return keys.Joined(s.Delimiter, parts...), nil
+}
 
 func (s FileSegment) field() (keys.Field[record], error) {
 	name := s.Name
@@ -243,6 +309,8 @@ func (s FileSegment) field() (keys.Field[record], error) {
 	}
 	get := func(r *record) string { return r.str(name) }
 	set := func(r *record, v string) { r.setStr(name, v) }
+	getNum := func(r *record) int64 { return r.num(name) }
+	setNum := func(r *record, v int64) { r.setNum(name, v) }
 	from := func() (func(*record) string, error) {
 		if s.From == "" {
 			return nil, fmt.Errorf("segment %q: kind %s needs \"from\", the field it hashes", name, s.Kind)
@@ -254,6 +322,8 @@ func (s FileSegment) field() (keys.Field[record], error) {
 		switch {
 		case s.Rule != "" && s.Kind != "java_bucket":
 			return fmt.Errorf("segment %q: kind %s takes no rule", name, s.Kind)
+		case s.Delimiter != "" || len(s.Parts) > 0:
+			return fmt.Errorf("segment %q: kind %s takes no delimiter or parts", name, s.Kind)
 		case !width && s.Width != 0:
 			return fmt.Errorf("segment %q: kind %s takes no width", name, s.Kind)
 		case !buckets && s.Buckets != 0:
@@ -313,19 +383,41 @@ func (s FileSegment) field() (keys.Field[record], error) {
 		if err := noExtra(false, false, false); err != nil {
 			return f, err
 		}
-		f = keys.ReversedTimestamp(name,
-			func(r *record) int64 { return r.n[name] },
-			func(r *record, v int64) {
-				if r.n == nil {
-					r.n = map[string]int64{}
-				}
-				r.n[name] = v
-			})
+		f = keys.ReversedTimestamp(name, getNum, setNum)
 	case "string":
 		if err := noExtra(false, false, false); err != nil {
 			return f, err
 		}
 		f = keys.String(name, get, set)
+	case "trailing_string":
+		if err := noExtra(false, false, false); err != nil {
+			return f, err
+		}
+		f = keys.TrailingString(name, get, set)
+	case "java_long":
+		if err := noExtra(false, false, false); err != nil {
+			return f, err
+		}
+		f = keys.JavaLong(name, getNum, setNum)
+	case "java_int":
+		if err := noExtra(false, false, false); err != nil {
+			return f, err
+		}
+		f = keys.JavaInt(name, func(r *record) int32 { return int32(r.num(name)) }, func(r *record, v int32) { r.setNum(name, int64(v)) })
+	case "java_short":
+		if err := noExtra(false, false, false); err != nil {
+			return f, err
+		}
+		f = keys.JavaShort(name, func(r *record) int16 { return int16(r.num(name)) }, func(r *record, v int16) { r.setNum(name, int64(v)) })
+	case "java_partition":
+		if err := noExtra(false, true, true); err != nil {
+			return f, err
+		}
+		if s.From == "" {
+			return f, fmt.Errorf("segment %q: kind java_partition needs \"from\", the long it takes modulo buckets", name)
+		}
+		src := s.From
+		f = keys.JavaPartition(name, s.Buckets, func(r *record) int64 { return r.num(src) }, setNum)
 	default:
 		return f, fmt.Errorf("segment %q: unknown kind %q (want %s)", name, s.Kind, strings.Join(segmentKinds, ", "))
 	}

@@ -105,6 +105,21 @@ func TestParseSchemaFile(t *testing.T) {
 		{name: "rule on bucket", in: table(`, "key": [{"name": "b", "kind": "bucket", "buckets": 4, "from": "id", "rule": "mask"}]`), err: "takes no rule"},
 		{name: "bucket without from", in: table(`, "key": [{"name": "b", "kind": "bucket", "buckets": 4}]`), err: `needs "from"`},
 		{name: "width on string", in: table(`, "key": [{"name": "s", "kind": "string", "width": 3}]`), err: "takes no width"},
+		{name: "regions from a java partition", in: table(`, "key": [{"name": "p", "kind": "java_partition", "buckets": 4, "from": "id"}, {"name": "id", "kind": "java_long"}], "splits": {"regions": 2}`), splits: []string{"\x00\x00\x00\x00\x00\x00\x00\x02"}},
+		{name: "java partition without from", in: table(`, "key": [{"name": "p", "kind": "java_partition", "buckets": 4}]`), err: `needs "from"`},
+		{name: "java partition without buckets", in: table(`, "key": [{"name": "p", "kind": "java_partition", "from": "id"}]`), err: "partition count"},
+		{name: "width on java long", in: table(`, "key": [{"name": "l", "kind": "java_long", "width": 8}]`), err: "takes no width"},
+		{name: "from on java int", in: table(`, "key": [{"name": "i", "kind": "java_int", "from": "x"}]`), err: "takes no from"},
+		{name: "delimiter on string", in: table(`, "key": [{"name": "s", "kind": "string", "delimiter": "_"}]`), err: "takes no delimiter"},
+		{name: "trailing string not last", in: table(`, "key": [{"name": "u", "kind": "trailing_string"}, {"name": "s", "kind": "java_short"}]`), err: "must come last"},
+		{name: "joined not last", in: table(`, "key": [{"kind": "joined", "delimiter": "_", "parts": [{"name": "a", "kind": "string"}, {"name": "b", "kind": "int"}]}, {"name": "s", "kind": "java_short"}]`), err: "must come last"},
+		{name: "joined with a name", in: table(`, "key": [{"name": "pa", "kind": "joined", "delimiter": "_", "parts": [{"name": "a", "kind": "string"}]}]`), err: "takes no name"},
+		{name: "joined without delimiter", in: table(`, "key": [{"kind": "joined", "parts": [{"name": "a", "kind": "string"}]}]`), err: `needs "delimiter"`},
+		{name: "joined without parts", in: table(`, "key": [{"kind": "joined", "delimiter": "_"}]`), err: `needs "parts"`},
+		{name: "joined with width", in: table(`, "key": [{"kind": "joined", "delimiter": "_", "width": 2, "parts": [{"name": "a", "kind": "string"}]}]`), err: "only delimiter and parts"},
+		{name: "joined part of unknown kind", in: table(`, "key": [{"kind": "joined", "delimiter": "_", "parts": [{"name": "a", "kind": "long"}]}]`), err: `unknown kind "long"`},
+		{name: "joined part without name", in: table(`, "key": [{"kind": "joined", "delimiter": "_", "parts": [{"kind": "int"}]}]`), err: "no name"},
+		{name: "joined part with an unknown field", in: table(`, "key": [{"kind": "joined", "delimiter": "_", "parts": [{"name": "a", "kind": "int", "width": 2}]}]`), err: `unknown field "width"`},
 		{name: "bad width", in: table(`, "key": [{"name": "d", "kind": "digits", "width": 0}]`), err: "key"},
 	}
 	for _, tt := range tests {
@@ -133,5 +148,47 @@ func TestParseSchemaFileTooLarge(t *testing.T) {
 	}
 	if _, err := admin.LoadSchemaFile("testdata/missing.json"); err == nil {
 		t.Error("missing file: no error")
+	}
+}
+
+// TestSchemaFileJavaKeys cuts keys Java code writes (seed 003's partition key,
+// seed 001's province_age row, Java short and int and a trailing uid) with
+// tables declared in a schema file.
+func TestSchemaFileJavaKeys(t *testing.T) {
+	defs, err := admin.LoadSchemaFile("testdata/javakeys.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// calcSplitKeys of seed 003's PartitionRowKeyManager with 10 partitions.
+	splits := defs[0].SplitKeys()
+	if len(splits) != 9 || string(splits[0]) != "\x00\x00\x00\x00\x00\x00\x00\x01" || string(splits[8]) != "\x00\x00\x00\x00\x00\x00\x00\x09" {
+		t.Errorf("split keys %q", splits)
+	}
+	tests := []struct {
+		table int
+		key   string
+		want  string
+	}{
+		// Bytes.add(Bytes.toBytes(12345L % 10), Bytes.toBytes(12345L))
+		{0, "\x00\x00\x00\x00\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x30\x39", `partition="\x00\x00\x00\x00\x00\x00\x00\x05" id="\x00\x00\x00\x00\x00\x0009"`},
+		{1, "辽宁省_20", `province="\xE8\xBE\xBD\xE5\xAE\x81\xE7\x9C\x81_" age="20"`},
+		{2, "\xff\xff\x00\x01\x34\x5bu-42", `shard="\xFF\xFF" day="\x00\x014[" uid="u-42"`},
+	}
+	for _, tt := range tests {
+		parts, err := defs[tt.table].KeyParts([]byte(tt.key))
+		if err != nil {
+			t.Errorf("%s: KeyParts(%q): %v", defs[tt.table].Name(), tt.key, err)
+			continue
+		}
+		got := make([]string, len(parts))
+		for i, p := range parts {
+			got[i] = p.String()
+		}
+		if strings.Join(got, " ") != tt.want {
+			t.Errorf("%s: KeyParts(%q) = %s, want %s", defs[tt.table].Name(), tt.key, strings.Join(got, " "), tt.want)
+		}
+	}
+	if _, err := defs[1].KeyParts([]byte("辽宁省_020")); err == nil {
+		t.Error("KeyParts accepted an age Java never writes (020)")
 	}
 }
