@@ -379,36 +379,24 @@ func (s FileSegment) field() (keys.Field[record], error) {
 			return f, err
 		}
 		f = keys.Fixed(name, s.Width, ' ', get, set)
-	case "reversed_timestamp":
+	case "reversed_timestamp", "string", "trailing_string", "java_long", "java_int", "java_short":
 		if err := noExtra(false, false, false); err != nil {
 			return f, err
 		}
-		f = keys.ReversedTimestamp(name, getNum, setNum)
-	case "string":
-		if err := noExtra(false, false, false); err != nil {
-			return f, err
+		switch s.Kind {
+		case "reversed_timestamp":
+			f = keys.ReversedTimestamp(name, getNum, setNum)
+		case "string":
+			f = keys.String(name, get, set)
+		case "trailing_string":
+			f = keys.TrailingString(name, get, set)
+		case "java_long":
+			f = keys.JavaLong(name, getNum, setNum)
+		case "java_int":
+			f = keys.JavaInt(name, func(r *record) int32 { return int32(r.num(name)) }, func(r *record, v int32) { r.setNum(name, int64(v)) })
+		default:
+			f = keys.JavaShort(name, func(r *record) int16 { return int16(r.num(name)) }, func(r *record, v int16) { r.setNum(name, int64(v)) })
 		}
-		f = keys.String(name, get, set)
-	case "trailing_string":
-		if err := noExtra(false, false, false); err != nil {
-			return f, err
-		}
-		f = keys.TrailingString(name, get, set)
-	case "java_long":
-		if err := noExtra(false, false, false); err != nil {
-			return f, err
-		}
-		f = keys.JavaLong(name, getNum, setNum)
-	case "java_int":
-		if err := noExtra(false, false, false); err != nil {
-			return f, err
-		}
-		f = keys.JavaInt(name, func(r *record) int32 { return int32(r.num(name)) }, func(r *record, v int32) { r.setNum(name, int64(v)) })
-	case "java_short":
-		if err := noExtra(false, false, false); err != nil {
-			return f, err
-		}
-		f = keys.JavaShort(name, func(r *record) int16 { return int16(r.num(name)) }, func(r *record, v int16) { r.setNum(name, int64(v)) })
 	case "java_partition":
 		if err := noExtra(false, true, true); err != nil {
 			return f, err

@@ -28,6 +28,9 @@
 //     with optional width, order, keyspace and range check) and gets the same
 //     Append, Decode, Parts, Range and Splits support as the built-in ones.
 //
+// docs/keys.md in the repository lists every segment kind with its schema-file name,
+// width and order.
+//
 // Each codec comes as a pair of functions in the style of encoding/binary,
 // AppendX(dst, v) and DecodeX(b) (v, rest, err), and as a Field constructor that binds
 // the codec to accessor functions on a record type. A Layout[T] strings fields together:

@@ -85,47 +85,14 @@ func TestGoldenKeys(t *testing.T) {
 		String("order", func(o *order) string { return o.Order }, nil),
 		Int64("amount", func(o *order) int64 { return o.Amount }, nil),
 	)
-	o := order{Customer: 42, Order: "SO\x00-7", Amount: -5}
-	key, err = orders.Append(nil, &o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts, err = orders.Parts(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	show("seed 004 customer/order: customer + type '2' + escaped order number + signed amount", key, parts, orders.Segments())
+	showKey(t, show, "seed 004 customer/order: customer + type '2' + escaped order number + signed amount", orders,
+		&order{Customer: 42, Order: "SO\x00-7", Amount: -5})
 
-	seed001 := joinedLayout(t)
-	u := user{Province: "辽宁省", Age: 20}
-	key, err = seed001.Append(nil, &u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts, err = seed001.Parts(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	show("seed 001 inverted index row: province + \"_\" + age, as Java concatenates them", key, parts, seed001.Segments())
-
+	showKey(t, show, "seed 001 inverted index row: province + \"_\" + age, as Java concatenates them",
+		joinedLayout(t), &user{Province: "辽宁省", Age: 20})
 	part := partitionLayout(t, 10)
-	for _, c := range []struct {
-		name string
-		l    *Layout[partRow]
-	}{
-		{"seed 003 partition key: Bytes.toBytes(id % 10) + Bytes.toBytes(id)", part},
-		{"seed 003 hash key: md5hex(Bytes.toBytes(id))[:8] + Bytes.toBytes(id)", hashLayout(t)},
-	} {
-		key, err = c.l.Append(nil, &partRow{ID: 12345})
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts, err = c.l.Parts(key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		show(c.name, key, parts, c.l.Segments())
-	}
+	showKey(t, show, "seed 003 partition key: Bytes.toBytes(id % 10) + Bytes.toBytes(id)", part, &partRow{ID: 12345})
+	showKey(t, show, "seed 003 hash key: md5hex(Bytes.toBytes(id))[:8] + Bytes.toBytes(id)", hashLayout(t), &partRow{ID: 12345})
 
 	type custRow struct {
 		B     byte
@@ -141,15 +108,8 @@ func TestGoldenKeys(t *testing.T) {
 		JavaShort("short", func(r *custRow) int16 { return r.Short }, nil),
 		TrailingString("uid", func(r *custRow) string { return r.UID }, nil),
 	)
-	key, err = javaInts.Append(nil, &custRow{B: 9, Long: -2, Int: 20, Short: -32768, UID: "u1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts, err = javaInts.Parts(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	show("custom byte + Java long -2, int 20, short -32768 + trailing uid", key, parts, javaInts.Segments())
+	showKey(t, show, "custom byte + Java long -2, int 20, short -32768 + trailing uid", javaInts,
+		&custRow{B: 9, Long: -2, Int: 20, Short: -32768, UID: "u1"})
 
 	out.WriteString("# split keys\n")
 	for _, c := range []struct {
@@ -185,6 +145,20 @@ func TestGoldenKeys(t *testing.T) {
 	if got := out.String(); got != string(want) {
 		t.Errorf("keys differ from %s; if the storage format change is intended, run with -update.\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
+}
+
+// showKey encodes rec with l and shows the key and its parts.
+func showKey[T any](t *testing.T, show func(string, []byte, [][]byte, []Segment), name string, l *Layout[T], rec *T) {
+	t.Helper()
+	key, err := l.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := l.Parts(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	show(name, key, parts, l.Segments())
 }
 
 // quoteBytes renders bytes like HBase's Bytes.toStringBinary: printable ASCII as is,

@@ -35,10 +35,7 @@ func AppendJavaLong(dst []byte, v int64) []byte {
 // DecodeJavaLong reads 8 bytes written by AppendJavaLong (Bytes.toLong). rest aliases
 // b. Errors wrap ErrShortInput.
 func DecodeJavaLong(b []byte) (v int64, rest []byte, err error) {
-	if len(b) < 8 {
-		return 0, b, bytesError(segJavaLong, b, "want 8 bytes", ErrShortInput)
-	}
-	return int64(binary.BigEndian.Uint64(b)), b[8:], nil
+	return decodeJava(segJavaLong, b, 8, func(b []byte) int64 { return int64(binary.BigEndian.Uint64(b)) })
 }
 
 // AppendJavaInt appends v as Bytes.toBytes(int) writes it: 4 bytes, big-endian two's
@@ -50,10 +47,7 @@ func AppendJavaInt(dst []byte, v int32) []byte {
 // DecodeJavaInt reads 4 bytes written by AppendJavaInt (Bytes.toInt). rest aliases b.
 // Errors wrap ErrShortInput.
 func DecodeJavaInt(b []byte) (v int32, rest []byte, err error) {
-	if len(b) < 4 {
-		return 0, b, bytesError(segJavaInt, b, "want 4 bytes", ErrShortInput)
-	}
-	return int32(binary.BigEndian.Uint32(b)), b[4:], nil
+	return decodeJava(segJavaInt, b, 4, func(b []byte) int32 { return int32(binary.BigEndian.Uint32(b)) })
 }
 
 // AppendJavaShort appends v as Bytes.toBytes(short) writes it: 2 bytes, big-endian
@@ -65,10 +59,15 @@ func AppendJavaShort(dst []byte, v int16) []byte {
 // DecodeJavaShort reads 2 bytes written by AppendJavaShort (Bytes.toShort). rest
 // aliases b. Errors wrap ErrShortInput.
 func DecodeJavaShort(b []byte) (v int16, rest []byte, err error) {
-	if len(b) < 2 {
-		return 0, b, bytesError(segJavaShort, b, "want 2 bytes", ErrShortInput)
+	return decodeJava(segJavaShort, b, 2, func(b []byte) int16 { return int16(binary.BigEndian.Uint16(b)) })
+}
+
+// decodeJava reads a Java integer of width bytes with read.
+func decodeJava[V int16 | int32 | int64](seg string, b []byte, width int, read func([]byte) V) (V, []byte, error) {
+	if len(b) < width {
+		return 0, b, bytesError(seg, b, "want "+itoa(width)+" bytes", ErrShortInput)
 	}
-	return int16(binary.BigEndian.Uint16(b)), b[2:], nil
+	return read(b), b[width:], nil
 }
 
 // checkSigns is the range check of the Java integers: bounds whose encodings differ in

@@ -2,6 +2,7 @@ package keys
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"errors"
 	"math"
@@ -81,13 +82,7 @@ func cmpNegativesLast(a, b int64) int {
 		}
 		return -1
 	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(a, b)
 }
 
 func TestJavaIntsProperties(t *testing.T) {
@@ -342,6 +337,10 @@ func TestJavaIntRanges(t *testing.T) {
 		if want := v >= -5 && v <= 5; in != want {
 			t.Errorf("value %d: in the two pieces %v, want %v", v, in, want)
 		}
+	}
+	// Split keys sorted numerically across zero are not sorted as bytes.
+	if err := ValidateSplits([][]byte{AppendJavaLong(nil, -1), AppendJavaLong(nil, 0), AppendJavaLong(nil, 1)}); !errors.Is(err, ErrBadConfig) {
+		t.Errorf("ValidateSplits(-1, 0, 1 as Java longs): %v, want ErrBadConfig", err)
 	}
 	// Round trip through the layout.
 	want := javaRow{Long: math.MinInt64, Int: -7, Short: 300}

@@ -48,29 +48,24 @@ func TestSeed001Key(t *testing.T) {
 		t.Errorf("segments %+v, width %d", segs, l.Width())
 	}
 	// One province: its delimiter is part of the prefix, so 辽宁省会 is not in it.
-	start, stop, err := l.PrefixRange(&u, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []struct {
-		key string
-		in  bool
-	}{{"辽宁省_20", true}, {"辽宁省_-3", true}, {"辽宁省_", true}, {"辽宁省会_20", false}, {"辽宁_20", false}} {
-		if got := (KeyRange{start, stop}).Contains([]byte(k.key)); got != k.in {
-			t.Errorf("PrefixRange(辽宁省) contains %q = %v, want %v", k.key, got, k.in)
-		}
-	}
+	checkPrefixRange(t, l, &u, 1, "辽宁省_20", "辽宁省_-3", "辽宁省_", "-辽宁省会_20", "-辽宁_20")
 	// A last part bounds the range as a byte prefix: age 2 matches 2, 20..29 and 2xx.
-	start, stop, err = l.PrefixRange(&user{Province: "辽宁省", Age: 2}, 2)
+	checkPrefixRange(t, l, &user{Province: "辽宁省", Age: 2}, 2, "辽宁省_2", "辽宁省_20", "辽宁省_299", "-辽宁省_3", "-辽宁省_-2")
+}
+
+// checkPrefixRange checks which keys PrefixRange(rec, n) holds: each of keys, except
+// those written with a leading '-', which it must not hold.
+func checkPrefixRange[T any](t *testing.T, l *Layout[T], rec *T, n int, keys ...string) {
+	t.Helper()
+	start, stop, err := l.PrefixRange(rec, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []struct {
-		key string
-		in  bool
-	}{{"辽宁省_2", true}, {"辽宁省_20", true}, {"辽宁省_299", true}, {"辽宁省_3", false}, {"辽宁省_-2", false}} {
-		if got := (KeyRange{start, stop}).Contains([]byte(k.key)); got != k.in {
-			t.Errorf("PrefixRange(辽宁省, 2) contains %q = %v, want %v", k.key, got, k.in)
+	for _, k := range keys {
+		key, want := strings.CutPrefix(k, "-")
+		want = !want
+		if got := (KeyRange{start, stop}).Contains([]byte(key)); got != want {
+			t.Errorf("PrefixRange(%+v, %d) = [%q, %q) contains %q: %v, want %v", *rec, n, start, stop, key, got, want)
 		}
 	}
 }
@@ -215,21 +210,9 @@ func TestTrailingString(t *testing.T) {
 			t.Errorf("Decode(%q) = %+v, %v", key, back, err)
 		}
 	}
-	// Prefix semantics: the range of u1 holds u1, u10 and u1x, not u2.
-	start, stop, err := l.PrefixRange(&row{UID: "u1"}, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := start[:1]
-	for _, k := range []struct {
-		uid string
-		in  bool
-	}{{"u1", true}, {"u10", true}, {"u1x", true}, {"u2", false}, {"u", false}} {
-		key := append(append([]byte(nil), b...), k.uid...)
-		if got := (KeyRange{start, stop}).Contains(key); got != k.in {
-			t.Errorf("range of u1 contains %q: %v, want %v", key, got, k.in)
-		}
-	}
+	// Prefix semantics: the range of u1 holds u1, u10 and u1x, not u2. The bucket
+	// of u1 is 5.
+	checkPrefixRange(t, l, &row{UID: "u1"}, 2, "5u1", "5u10", "5u1x", "-5u2", "-5u", "-6u1")
 	seg := l.Segments()[1]
 	if seg.Kind != KindTrailingString || !seg.Trailing || seg.Order != Ascending || seg.Width != 0 {
 		t.Errorf("segment %+v", seg)

@@ -240,7 +240,7 @@ func NewLayout[T any](fields ...Field[T]) (*Layout[T], error) {
 			return nil, configError(name, "a salt field must come first")
 		}
 		if f.seg.Trailing && i != len(fields)-1 {
-			return nil, configError(name, "a trailing "+f.seg.Kind.String()+" field takes the rest of the key and must come last")
+			return nil, configError(name, "a "+f.seg.Kind.String()+" segment takes the rest of the key and must come last")
 		}
 		l.checks = l.checks || f.rangeCheck != nil
 		l.segs[i] = f.seg
