@@ -211,7 +211,10 @@
 //     delete). History cells have qualifiers of their own, so they survive
 //     whatever the family's VERSIONS.
 //   - Then a validation read of the row's bookkeeping cells (in the
-//     background unless SyncVerify): if the row's version is still v, the
+//     background unless SyncVerify, and then sent with the next write's
+//     Batch when one comes within 2 ms, its cleanup likewise, so a stream
+//     of writes pays no round trip for its validations): if the row's
+//     version is still v, the
 //     write deletes the entries named by older history cells that are not
 //     its own (each with a marker at the version that wrote it, so a newer
 //     write under the same key keeps its cells) (the previous value's entry of a moved
