@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
@@ -77,15 +78,57 @@ func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 		}
 		return results, &BatchError{Table: r.name, Op: op.String(), Rejected: true, Failed: rejected}
 	}
-	for lo := 0; lo < len(recs); lo += r.batchSize {
-		hi := min(lo+r.batchSize, len(recs))
+	r.sendChunks(ctx, op, rows, results)
+	return results, r.batchError(op.String(), results)
+}
+
+// sendChunks sends rows in chunks of r.batchSize, up to r.writeConc at a
+// time (one after another when a row key repeats across chunks, so that
+// the later record wins), and stores the outcome of rows[i] in
+// results[i]. Chunks not started when ctx ends are ErrNotAttempted.
+func (r *Repo[T]) sendChunks(ctx context.Context, op writeOp, rows []*schema.Record, results []error) {
+	par := r.writeConc
+	if len(rows) <= r.batchSize || par > 1 && !distinctKeys(rows) {
+		par = 1
+	}
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for lo := 0; lo < len(rows); lo += r.batchSize {
+		hi := min(lo+r.batchSize, len(rows))
+		if par == 1 {
+			if err := ctx.Err(); err != nil {
+				fill(results[lo:], fmt.Errorf("%w: %w", ErrNotAttempted, err))
+				return
+			}
+			r.send(ctx, op, rows[lo:hi], results[lo:hi])
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
 		if err := ctx.Err(); err != nil {
 			fill(results[lo:], fmt.Errorf("%w: %w", ErrNotAttempted, err))
-			break
+			return
 		}
-		r.send(ctx, op, rows[lo:hi], results[lo:hi])
+		wg.Go(func() {
+			defer func() { <-sem }()
+			r.send(ctx, op, rows[lo:hi], results[lo:hi])
+		})
 	}
-	return results, r.batchError(op.String(), results)
+}
+
+// distinctKeys reports whether no row key repeats in rows.
+func distinctKeys(rows []*schema.Record) bool {
+	seen := make(map[string]struct{}, len(rows))
+	for _, rec := range rows {
+		if _, dup := seen[string(rec.Data.Key)]; dup {
+			return false
+		}
+		seen[string(rec.Data.Key)] = struct{}{}
+	}
+	return true
 }
 
 // send writes one chunk of encoded records and stores the outcome of

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -109,8 +111,9 @@ func TestPutBatchCancelledBetweenChunks(t *testing.T) {
 	fl := &flaky{Client: f}
 	fl.afterBatch = cancel // the first chunk goes through; the context ends after it
 	// One hbase Batch per chunk is the plain table's path; an indexed
-	// store's is checked in TestIndexedWrites.
-	r := newPlainSMS(t, fl, f, dao.WithBatchSize(3))
+	// store's is checked in TestIndexedWrites. The chunks go one after
+	// another (TestPutBatchChunksInFlight has them in flight together).
+	r := newPlainSMS(t, fl, f, dao.WithBatchSize(3), dao.WithWriteConcurrency(1))
 	results, err := r.PutBatch(ctx, batchOf(7))
 	var be *dao.BatchError
 	if !errors.As(err, &be) {
@@ -169,7 +172,8 @@ func TestIndexedWrites(t *testing.T) {
 	fl := &flaky{Client: f}
 	// The strict protocol's conditional data-row writes are what this
 	// test counts; the SMS schema itself is insert-only.
-	r, err := dao.New(fl, tbl, dao.WithBatchSize(3), dao.WithWriteMode(schema.Strict))
+	// Chunks one after another, so that the Batches come in order.
+	r, err := dao.New(fl, tbl, dao.WithBatchSize(3), dao.WithWriteMode(schema.Strict), dao.WithWriteConcurrency(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,4 +342,84 @@ func TestIndexedWrites(t *testing.T) {
 			}
 		}
 	})
+}
+
+// inFlight counts the Batch calls in progress at once, holding each until
+// want are in progress (or a moment has passed), so that the most it saw
+// is the concurrency the store allows.
+type inFlight struct {
+	dao.Client
+	want     int
+	mu       sync.Mutex
+	now, max int
+	arrived  chan struct{}
+}
+
+func (c *inFlight) Batch(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
+	c.mu.Lock()
+	c.now++
+	c.max = max(c.max, c.now)
+	if c.now >= c.want {
+		close(c.arrived)
+		c.arrived = make(chan struct{})
+	}
+	arrived := c.arrived
+	c.mu.Unlock()
+	select {
+	case <-arrived:
+	case <-time.After(200 * time.Millisecond):
+	}
+	defer func() {
+		c.mu.Lock()
+		c.now--
+		c.mu.Unlock()
+	}()
+	return c.Client.Batch(ctx, acts)
+}
+
+// TestPutBatchChunksInFlight: the chunks of one call go out up to
+// WithWriteConcurrency at a time, and every record lands; a call that
+// repeats a row key in two chunks sends them one after another, so that
+// the later record wins.
+func TestPutBatchChunksInFlight(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(t)
+	c := &inFlight{Client: f, want: 3, arrived: make(chan struct{})}
+	r := newPlainSMS(t, c, f, dao.WithBatchSize(2), dao.WithWriteConcurrency(3))
+	recs := batchOf(10)
+	if _, err := r.PutBatch(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	if c.max != 3 {
+		t.Errorf("at most %d Batches in flight, want 3", c.max)
+	}
+	for i, m := range recs {
+		if _, ok, err := r.Get(ctx, m); err != nil || !ok {
+			t.Errorf("record %d stored = %v, %v", i, ok, err)
+		}
+	}
+
+	c.max = 0
+	first, last := *recs[0], *recs[0]
+	first.Content, last.Content = "first", "last"
+	again := append([]*schema.SMS{&first}, recs[1:9]...)
+	again = append(again, &last) // the same row as the first, four chunks later
+	if _, err := r.PutBatch(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	if c.max != 1 {
+		t.Errorf("%d Batches in flight with a repeated row key, want 1", c.max)
+	}
+	if got, ok, err := r.Get(ctx, &first); err != nil || !ok || got.Content != "last" {
+		t.Errorf("Get = %+v, %v, %v; want the later record", got, ok, err)
+	}
+}
+
+func TestWithWriteConcurrencyBounds(t *testing.T) {
+	f := newFake(t)
+	for _, n := range []int{0, -1, dao.MaxWriteConcurrency + 1} {
+		if _, err := dao.New(f, plainSMSTable(t), dao.WithWriteConcurrency(n)); !errors.Is(err, dao.ErrInvalidOption) {
+			t.Errorf("WithWriteConcurrency(%d): %v, want ErrInvalidOption", n, err)
+		}
+	}
 }

@@ -21,9 +21,14 @@ const (
 	// DefaultScanConcurrency bounds the scans of a merged scan, or of an
 	// index read over several ranges, that fetch rows at the same time.
 	DefaultScanConcurrency = 4
-	// MaxBatchSize and MaxScanConcurrency bound the options.
-	MaxBatchSize       = 100_000
-	MaxScanConcurrency = 1024
+	// DefaultWriteConcurrency bounds the batches of one batch call
+	// (PutBatch, InsertBatch, DeleteBatch) in flight at the same time.
+	DefaultWriteConcurrency = 4
+	// MaxBatchSize, MaxScanConcurrency and MaxWriteConcurrency bound the
+	// options.
+	MaxBatchSize        = 100_000
+	MaxScanConcurrency  = 1024
+	MaxWriteConcurrency = 1024
 )
 
 // Option configures a store (New). Options are applied in order and
@@ -35,6 +40,7 @@ type Option func(*options)
 type options struct {
 	batchSize   int
 	concurrency int
+	writeConc   int
 	caching     int
 	names       map[string]string // declared table name -> name on the cluster
 	namespace   string
@@ -45,7 +51,7 @@ type options struct {
 }
 
 func defaultOptions() options {
-	return options{batchSize: DefaultBatchSize, concurrency: DefaultScanConcurrency}
+	return options{batchSize: DefaultBatchSize, concurrency: DefaultScanConcurrency, writeConc: DefaultWriteConcurrency}
 }
 
 func (o *options) fail(format string, args ...any) {
@@ -64,6 +70,21 @@ func WithBatchSize(n int) Option {
 			o.fail("WithBatchSize(%d): want 1..%d", n, MaxBatchSize)
 		}
 		o.batchSize = n
+	}
+}
+
+// WithWriteConcurrency bounds how many of the batches of one batch call
+// (PutBatch, InsertBatch, DeleteBatch of more than WithBatchSize records)
+// are in flight at the same time (default DefaultWriteConcurrency, at most
+// MaxWriteConcurrency). A call whose records repeat a row key in two
+// batches sends its batches one after another, so that the later record
+// wins, as it does with 1.
+func WithWriteConcurrency(n int) Option {
+	return func(o *options) {
+		if n < 1 || n > MaxWriteConcurrency {
+			o.fail("WithWriteConcurrency(%d): want 1..%d", n, MaxWriteConcurrency)
+		}
+		o.writeConc = n
 	}
 }
 

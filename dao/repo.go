@@ -42,6 +42,7 @@ type Repo[T any] struct {
 	salts     int // salt buckets of a salted layout, 0 otherwise
 	batchSize int
 	conc      int
+	writeConc int
 	caching   int
 	ix        *index.Table[T] // the index protocol; nil when the schema declares no index
 	unindexed bool            // WithUnindexedWrites: data rows only
@@ -103,7 +104,7 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	tn, _ := hbase.ParseTableName(name) // checked by the option
 	r := &Repo[T]{
 		c: c, t: table, name: tn.String(),
-		batchSize: o.batchSize, conc: o.concurrency, caching: o.caching, unindexed: o.unindexed,
+		batchSize: o.batchSize, conc: o.concurrency, writeConc: o.writeConc, caching: o.caching, unindexed: o.unindexed,
 		cols:     make(map[string]map[string]colName),
 		tracer:   newTracer(o.ix.TracerProvider),
 		traceAll: o.ix.TracerProvider != nil,
