@@ -92,10 +92,10 @@ func (r *Runner) newLayers(ctx context.Context) (*layers, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := dao.New(r.data, st, dao.WithTableNames(map[string]string{
+	ix, err := dao.New(r.data, st, append(r.o.modeOptions(), dao.WithTableNames(map[string]string{
 		st.Name().String():    n.indexed,
 		ixDef.Name().String(): n.index,
-	}), dao.WithClock(r.o.now))
+	}), dao.WithClock(r.o.now))...)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/schema"
 )
 
 // PE's defaults (PerformanceEvaluation.TestOptions of HBase 2.6).
@@ -51,7 +53,8 @@ type options struct {
 	seeded     bool
 	durability hbase.Durability
 	now        func() time.Time
-	start      time.Time // zero: the time a layer workload starts
+	start      time.Time         // zero: the time a layer workload starts
+	mode       *schema.WriteMode // indexedWrite's and accountDayQuery's store, if not the schema's
 }
 
 func defaultOptions() options {
@@ -111,6 +114,15 @@ func WithDurability(d hbase.Durability) Option { return func(o *options) { o.dur
 // workloads (tests).
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
+// WithIndexedWriteMode makes indexedWrite write its records, and
+// accountDayQuery read them, through a store in mode instead of the SMS
+// schema's own (insert-only): the same records and tables, so that
+// make bench-phoenix can set hbkit's mutable mode against Phoenix's
+// mutable table.
+func WithIndexedWriteMode(mode schema.WriteMode) Option {
+	return func(o *options) { o.mode = &mode }
+}
+
 // WithStart sets the send time of the layer workloads' first record (row
 // 0; row i is sent i milliseconds later). The default is the time the
 // workload starts, to the second. With WithSeed it makes the records
@@ -160,4 +172,12 @@ func (o *options) validate() error {
 		return fmt.Errorf("%w: nil clock", ErrInvalidOption)
 	}
 	return nil
+}
+
+// modeOptions are the store options WithIndexedWriteMode asks for.
+func (o *options) modeOptions() []dao.Option {
+	if o.mode == nil {
+		return nil
+	}
+	return []dao.Option{dao.WithWriteMode(*o.mode)}
 }

@@ -34,10 +34,10 @@ func (r *Runner) accountDayClients(ctx context.Context) (func(int, *mrand.Rand) 
 			return nil, fmt.Errorf("%w (table %s does not exist: run indexedWrite first)", ErrNoData, t)
 		}
 	}
-	repo, err := dao.NewSMS(r.data, dao.WithTableNames(map[string]string{
+	repo, err := dao.NewSMS(r.data, append(r.o.modeOptions(), dao.WithTableNames(map[string]string{
 		schema.SMSTableName:      n.indexed,
 		schema.SMSIndexTableName: n.index,
-	}))
+	}))...)
 	if err != nil {
 		return nil, err
 	}
