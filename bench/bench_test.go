@@ -267,6 +267,55 @@ func TestPresplit(t *testing.T) {
 	}
 }
 
+// noDescribe is an admin client that cannot describe tables, as the
+// gohbase adapter cannot.
+type noDescribe struct {
+	hbase.AdminClient
+	calls int
+}
+
+var errNoDescribe = errors.New("describe table unsupported")
+
+func (c *noDescribe) DescribeTable(context.Context, string) (hbase.TableDescriptor, error) {
+	c.calls++
+	return hbase.TableDescriptor{}, errNoDescribe
+}
+
+// A Runner checks the PE table once: the writes after the one that
+// created (or checked) it need no DescribeTable; after DropTables the
+// next write creates it again.
+func TestPETableCheckedOnce(t *testing.T) {
+	ctx := context.Background()
+	c := newFake(t)
+	a := &noDescribe{AdminClient: c}
+	r, err := New(c, a, WithSeed(7), WithRows(20), WithThreads(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"sequentialWrite", "randomWrite", "randomRead", "randomWrite"} {
+		if _, err := r.Run(ctx, w); err != nil {
+			t.Fatalf("%s: %v", w, err)
+		}
+	}
+	if err := r.DropTables(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(ctx, "sequentialWrite"); err != nil {
+		t.Fatalf("sequentialWrite after DropTables: %v", err)
+	}
+	if a.calls != 0 {
+		t.Fatalf("%d DescribeTable calls, want 0", a.calls)
+	}
+	// Another Runner finds the table there and must check it.
+	r2, err := New(c, a, WithSeed(7), WithRows(20), WithThreads(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r2.Run(ctx, "randomWrite"); !errors.Is(err, errNoDescribe) || a.calls != 1 {
+		t.Fatalf("write on a table this Runner did not create: %v after %d DescribeTable calls, want errNoDescribe after 1", err, a.calls)
+	}
+}
+
 // countingClient counts Batch calls and their actions.
 type countingClient struct {
 	hbase.DataClient

@@ -96,6 +96,9 @@ type Runner struct {
 	data  hbase.DataClient
 	admin hbase.AdminClient
 	o     options
+	// peReady: this Runner created the PE table, or checked it, so a
+	// later write needs no DescribeTable (which a client may refuse).
+	peReady bool
 }
 
 // New returns a Runner on the clients (usually one *hbase.Client for
@@ -347,7 +350,8 @@ func (r *Runner) splitKeys() [][]byte {
 
 // preparePE is PE's checkTable: a read needs the table; a write creates it
 // when missing and recreates it when its families or (with a presplit)
-// its region count differ from what was asked.
+// its region count differ from what was asked. A table this Runner
+// created or checked is not checked again.
 func (r *Runner) preparePE(ctx context.Context, write bool) error {
 	table := r.o.table
 	exists, err := r.admin.TableExists(ctx, table)
@@ -360,7 +364,7 @@ func (r *Runner) preparePE(ctx context.Context, write bool) error {
 		}
 		return r.createPE(ctx)
 	}
-	if !write {
+	if !write || r.peReady {
 		return nil
 	}
 	desc, err := r.admin.DescribeTable(ctx, table)
@@ -376,6 +380,7 @@ func (r *Runner) preparePE(ctx context.Context, write bool) error {
 		recreate = len(regions) != r.o.presplit
 	}
 	if !recreate {
+		r.peReady = true
 		return nil
 	}
 	if err := dropTable(ctx, r.admin, table); err != nil {
@@ -396,6 +401,7 @@ func (r *Runner) createPE(ctx context.Context) error {
 	if err := r.admin.CreateTable(ctx, desc, r.splitKeys()); err != nil {
 		return fmt.Errorf("bench: create %s: %w", r.o.table, err)
 	}
+	r.peReady = true
 	return nil
 }
 
@@ -429,6 +435,7 @@ func (r *Runner) Tables() []string {
 // DropTables drops every table the workloads use (see Tables), so that the
 // next write workload starts from an empty table.
 func (r *Runner) DropTables(ctx context.Context) error {
+	r.peReady = false
 	for _, t := range r.Tables() {
 		if err := dropTable(ctx, r.admin, t); err != nil {
 			return err
