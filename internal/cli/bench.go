@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/bench"
-	"github.com/hbkit/hbkit/hbase"
 )
 
 const benchUsage = `usage: hbkit bench [--zk ADDR] [--rows N] [--threads T] [--workloads LIST] [flags]
@@ -23,7 +22,7 @@ const benchUsage = `usage: hbkit bench [--zk ADDR] [--rows N] [--threads T] [--w
        hbkit bench --records FILE --seed S --start TIME [--rows N] [--threads T]
 
 Runs the workloads of HBase's PerformanceEvaluation ("hbase pe --nomapred")
-with hbkit's native client, with PE's defaults: table TestTable, family
+with %s, with PE's defaults: table TestTable, family
 info0, column 0, 26-digit keys, 1,000-byte values, 2 MB write buffer, scanner
 caching 30. Each of --threads clients handles --rows rows. Prints rows/s
 (PE's "Avg TPS/QPS") and latency percentiles in microseconds.
@@ -48,6 +47,7 @@ const benchPEWorkloads = "sequentialWrite,randomWrite,randomRead,scan,scanRange1
 
 type benchFlags struct {
 	zk         string
+	table      string
 	rows       int
 	threads    int
 	workloads  string
@@ -64,18 +64,19 @@ type benchFlags struct {
 	records    string
 }
 
-func benchFlagSet(e *env, f *benchFlags) *flag.FlagSet {
+func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit bench", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.Stderr)
 	fs.Usage = func() {
 		var b strings.Builder
 		for _, w := range bench.Workloads() {
 			fmt.Fprintf(&b, "  %-16s %s\n", w.Name, w.Summary)
 		}
-		fmt.Fprintf(e.stderr, benchUsage, strings.TrimRight(b.String(), "\n"))
+		fmt.Fprintf(e.Stderr, benchUsage, e.clientName(), strings.TrimRight(b.String(), "\n"))
 		fs.PrintDefaults()
 	}
 	zkFlag(fs, &f.zk)
+	fs.StringVar(&f.table, "table", bench.DefaultTable, "table `T` of the PE workloads, and prefix of the layer workloads' tables (PE's --table)")
 	fs.IntVar(&f.rows, "rows", bench.DefaultRows, "rows per client thread (PE's --rows)")
 	fs.IntVar(&f.threads, "threads", bench.DefaultThreads, "client threads (PE's nclients)")
 	fs.StringVar(&f.workloads, "workloads", benchPEWorkloads, "comma-separated workloads to run in order, or \"all\"")
@@ -93,12 +94,6 @@ func benchFlagSet(e *env, f *benchFlags) *flag.FlagSet {
 	return fs
 }
 
-// benchClient is what bench needs of a client.
-type benchClient interface {
-	hbase.DataClient
-	hbase.AdminClient
-}
-
 // benchReport is the JSON output of hbkit bench.
 type benchReport struct {
 	Rows    int            `json:"rows_per_thread"`
@@ -106,30 +101,30 @@ type benchReport struct {
 	Results []bench.Result `json:"results"`
 }
 
-func runBench(ctx context.Context, e *env, args []string) error {
-	return runBenchWith(ctx, e, args, connect[benchClient])
+func runBench(ctx context.Context, e *Env, args []string) error {
+	return runBenchWith(ctx, e, args, connectAs(e, func(c Client) Client { return c }))
 }
 
-func runBenchWith(ctx context.Context, e *env, args []string, connect connectFunc[benchClient]) error {
+func runBenchWith(ctx context.Context, e *Env, args []string, connect connectFunc[Client]) error {
 	var f benchFlags
 	fs := benchFlagSet(e, &f)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "hbkit bench: unexpected argument %q\n", fs.Arg(0))
-		return errUsage
+		fmt.Fprintf(e.Stderr, "hbkit bench: unexpected argument %q\n", fs.Arg(0))
+		return ErrUsage
 	}
 	if f.compare != "" {
 		return benchCompare(e, f.compare)
 	}
 	names, err := benchWorkloads(f.workloads)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "hbkit bench: %v\n", err)
-		return errUsage
+		fmt.Fprintf(e.Stderr, "hbkit bench: %v\n", err)
+		return ErrUsage
 	}
 	opts := []bench.Option{
-		bench.WithRows(f.rows), bench.WithThreads(f.threads), bench.WithPresplit(f.presplit),
+		bench.WithTable(f.table), bench.WithRows(f.rows), bench.WithThreads(f.threads), bench.WithPresplit(f.presplit),
 		bench.WithValueSize(f.valueSize), bench.WithBatchSize(f.batch),
 	}
 	if f.seed != 0 {
@@ -138,8 +133,8 @@ func runBenchWith(ctx context.Context, e *env, args []string, connect connectFun
 	if f.start != "" {
 		start, err := time.Parse(time.RFC3339Nano, f.start)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "hbkit bench: --start: %v\n", err)
-			return errUsage
+			fmt.Fprintf(e.Stderr, "hbkit bench: --start: %v\n", err)
+			return ErrUsage
 		}
 		opts = append(opts, bench.WithStart(start))
 	}
@@ -161,8 +156,20 @@ func runBenchWith(ctx context.Context, e *env, args []string, connect connectFun
 			return err
 		}
 		if f.drop {
-			fmt.Fprintf(e.stderr, "hbkit bench: dropped %s (those that existed)\n", strings.Join(r.Tables(), ", "))
+			fmt.Fprintf(e.Stderr, "hbkit bench: dropped %s (those that existed)\n", strings.Join(r.Tables(), ", "))
 			return nil
+		}
+	}
+	if !f.fresh && writesPE(names) {
+		// A PE write checks an existing table first (PE's checkTable).
+		if u := refused(c, "bench", "DescribeTable", "to check the existing table "+f.table+" before writing to it (--fresh drops it first)"); u != nil {
+			exists, err := c.TableExists(ctx, f.table)
+			if err != nil {
+				return err
+			}
+			if exists {
+				return u
+			}
 		}
 	}
 	if f.cpuprofile != "" {
@@ -184,15 +191,25 @@ func runBenchWith(ctx context.Context, e *env, args []string, connect connectFun
 		}
 		report.Results = append(report.Results, res)
 		if !f.json {
-			fmt.Fprintln(e.stdout, res)
+			fmt.Fprintln(e.Stdout, res)
 		}
 	}
 	if f.json {
-		enc := json.NewEncoder(e.stdout)
+		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(report)
 	}
 	return nil
+}
+
+// writesPE reports whether one of the workloads is a PE write.
+func writesPE(names []string) bool {
+	for _, w := range bench.Workloads() {
+		if w.PE != "" && w.Write && slices.Contains(names, w.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 // benchRecords writes the layer workloads' records to path.
@@ -236,7 +253,7 @@ func benchWorkloads(list string) ([]string, error) {
 
 // benchCompare prints the comparison of the PE logs and hbkit reports in
 // dir.
-func benchCompare(e *env, dir string) error {
+func benchCompare(e *Env, dir string) error {
 	logs, err := filepath.Glob(filepath.Join(dir, "pe-*.log"))
 	if err != nil {
 		return err
@@ -286,7 +303,7 @@ func benchCompare(e *env, dir string) error {
 	})
 	cs := bench.Compare(java, ours)
 	if len(cs) > 0 {
-		if err := bench.WriteComparison(e.stdout, cs); err != nil {
+		if err := bench.WriteComparison(e.Stdout, cs); err != nil {
 			return err
 		}
 	}
@@ -295,7 +312,7 @@ func benchCompare(e *env, dir string) error {
 		return err
 	}
 	if layers.Len() > 0 {
-		fmt.Fprintf(e.stdout, "\n%s", layers.String())
+		fmt.Fprintf(e.Stdout, "\n%s", layers.String())
 	}
 	return nil
 }

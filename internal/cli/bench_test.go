@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 
 // fakeBench connects every run to the same in-memory fake and records
 // the ZooKeeper address asked for.
-func fakeBench(t *testing.T) (connectFunc[benchClient], *string) {
+func fakeBench(t *testing.T) (connectFunc[Client], *string) {
 	t.Helper()
 	c, err := fake.New()
 	if err != nil {
@@ -25,16 +25,16 @@ func fakeBench(t *testing.T) (connectFunc[benchClient], *string) {
 	}
 	t.Cleanup(func() { c.Close() })
 	var zk string
-	return func(_ context.Context, addr string) (benchClient, io.Closer, error) {
+	return func(_ context.Context, addr string) (Client, io.Closer, error) {
 		zk = addr
 		return c, io.NopCloser(nil), nil
 	}, &zk
 }
 
-func runBenchTest(t *testing.T, connect connectFunc[benchClient], vars map[string]string, args ...string) (stdout, stderr string, err error) {
+func runBenchTest(t *testing.T, connect connectFunc[Client], vars map[string]string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errw bytes.Buffer
-	e := &env{stdout: &out, stderr: &errw, getenv: func(k string) string { return vars[k] }}
+	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(k string) string { return vars[k] }}
 	err = runBenchWith(context.Background(), e, args, connect)
 	return out.String(), errw.String(), err
 }
@@ -126,7 +126,7 @@ func TestBenchUsageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, _, err := runBenchTest(t, connect, nil, tt.args...); !errors.Is(err, errUsage) {
+			if _, _, err := runBenchTest(t, connect, nil, tt.args...); !errors.Is(err, ErrUsage) {
 				t.Fatalf("got %v, want a usage error", err)
 			}
 		})
@@ -158,7 +158,7 @@ func TestBenchRecords(t *testing.T) {
 	if _, _, err := runBenchTest(t, nil, nil, "--records", path, "--seed", "3"); err == nil {
 		t.Fatal("--records without --start succeeded")
 	}
-	if _, _, err := runBenchTest(t, nil, nil, "--records", path, "--seed", "3", "--start", "yesterday"); !errors.Is(err, errUsage) {
+	if _, _, err := runBenchTest(t, nil, nil, "--records", path, "--seed", "3", "--start", "yesterday"); !errors.Is(err, ErrUsage) {
 		t.Fatalf("--start yesterday: got %v, want a usage error", err)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -45,8 +45,8 @@ type indexChecker interface {
 	IndexTables() []string
 }
 
-func runIndex(ctx context.Context, e *env, args []string) error {
-	return runIndexWith(ctx, e, args, connect[dao.Client])
+func runIndex(ctx context.Context, e *Env, args []string) error {
+	return runIndexWith(ctx, e, args, connectAs(e, func(c Client) dao.Client { return c }))
 }
 
 type indexFlags struct {
@@ -59,9 +59,9 @@ type indexFlags struct {
 	batch      int
 }
 
-func indexFlagSet(e *env, f *indexFlags) *flag.FlagSet {
+func indexFlagSet(e *Env, f *indexFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.Stderr)
 	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME` (sms)")
 	zkFlag(fs, &f.zk)
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "`FILE` to save progress to and resume from")
@@ -72,19 +72,19 @@ func indexFlagSet(e *env, f *indexFlags) *flag.FlagSet {
 	return fs
 }
 
-func runIndexWith(ctx context.Context, e *env, args []string, connect connectFunc[dao.Client]) error {
+func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFunc[dao.Client]) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(e.stderr, indexUsage)
+		fmt.Fprint(e.Stderr, indexUsage)
 		indexFlagSet(e, &indexFlags{}).PrintDefaults()
 		if len(args) == 0 {
-			return errUsage
+			return ErrUsage
 		}
 		return flag.ErrHelp
 	}
 	mode, err := index.ParseMode(args[0])
 	if err != nil {
-		fmt.Fprintf(e.stderr, "hbkit index: unknown subcommand %q\n", args[0])
-		return errUsage
+		fmt.Fprintf(e.Stderr, "hbkit index: unknown subcommand %q\n", args[0])
+		return ErrUsage
 	}
 	var f indexFlags
 	fs := indexFlagSet(e, &f)
@@ -92,8 +92,8 @@ func runIndexWith(ctx context.Context, e *env, args []string, connect connectFun
 		return err
 	}
 	if f.schema == "" || fs.NArg() > 0 {
-		fmt.Fprintln(e.stderr, "hbkit index: --schema is required and no arguments are taken")
-		return errUsage
+		fmt.Fprintln(e.Stderr, "hbkit index: --schema is required and no arguments are taken")
+		return ErrUsage
 	}
 	grace := f.grace
 	if grace == 0 {
@@ -137,10 +137,10 @@ func openIndexed(name string, c dao.Client, opts []dao.Option) (indexChecker, er
 	return nil, fmt.Errorf("schema %q: not a built-in schema with an index (known: sms)", name)
 }
 
-// errDiverged makes verify exit 1 when the index diverges.
-var errDiverged = errors.New("the index diverges from the data table")
+// ErrDiverged makes verify exit 1 when the index diverges.
+var ErrDiverged = errors.New("the index diverges from the data table")
 
-func checkIndex(ctx context.Context, e *env, t indexChecker, mode index.Mode, f indexFlags) error {
+func checkIndex(ctx context.Context, e *Env, t indexChecker, mode index.Mode, f indexFlags) error {
 	var opts []index.CheckOption
 	if f.checkpoint != "" {
 		cp, ok, err := loadCheckpoint(f.checkpoint)
@@ -148,12 +148,12 @@ func checkIndex(ctx context.Context, e *env, t indexChecker, mode index.Mode, f 
 			return err
 		}
 		if ok && !cp.Done {
-			fmt.Fprintf(e.stderr, "resuming %s of %s at pass %d\n", cp.Mode, cp.Table, cp.Pass)
+			fmt.Fprintf(e.Stderr, "resuming %s of %s at pass %d\n", cp.Mode, cp.Table, cp.Pass)
 			opts = append(opts, index.WithResume(cp))
 		}
 		opts = append(opts, index.WithCheckpoint(func(cp index.Checkpoint) error { return saveCheckpoint(f.checkpoint, cp) }))
 	}
-	bar := &progressBar{w: e.stderr}
+	bar := &progressBar{w: e.Stderr}
 	opts = append(opts, index.WithProgress(bar.update))
 	rep, err := t.Check(ctx, mode, opts...)
 	bar.finish()
@@ -168,21 +168,21 @@ func checkIndex(ctx context.Context, e *env, t indexChecker, mode index.Mode, f 
 			Report  index.Report `json:"report"`
 			Clean   bool         `json:"clean"`
 		}{mode.String(), t.Name(), t.IndexTables(), rep, rep.Clean()}
-		enc := json.NewEncoder(e.stdout)
+		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(e.stdout, "%s %s (index %s)\n", mode, t.Name(), strings.Join(t.IndexTables(), ", "))
-		fmt.Fprintf(e.stdout, "  data rows    %d\n  entries      %d\n  missing      %d\n  orphaned     %d\n  stale        %d\n  undecodable  %d\n  tombstones   %d\n",
+		fmt.Fprintf(e.Stdout, "%s %s (index %s)\n", mode, t.Name(), strings.Join(t.IndexTables(), ", "))
+		fmt.Fprintf(e.Stdout, "  data rows    %d\n  entries      %d\n  missing      %d\n  orphaned     %d\n  stale        %d\n  undecodable  %d\n  tombstones   %d\n",
 			rep.DataRows, rep.Entries, rep.Missing, rep.Orphaned, rep.Stale, rep.Undecodable, rep.Tombstones)
 		if mode != index.ModeVerify {
-			fmt.Fprintf(e.stdout, "  repaired     %d\n  skipped      %d\n", rep.Repaired, rep.Skipped)
+			fmt.Fprintf(e.Stdout, "  repaired     %d\n  skipped      %d\n", rep.Repaired, rep.Skipped)
 		}
 	}
 	if mode == index.ModeVerify && !rep.Clean() {
-		return errDiverged
+		return ErrDiverged
 	}
 	return nil
 }

@@ -1,6 +1,6 @@
 //go:build integration
 
-package main
+package cli
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ import (
 
 // hbkit index against the local HBase (make hbase-up):
 //
-//	go test -tags integration -run TestIndexIntegration ./cmd/hbkit/
+//	go test -tags integration -run TestIndexIntegration ./internal/cli/
 func TestIndexIntegration(t *testing.T) {
 	zk := os.Getenv("HBKIT_ZK")
 	if zk == "" {
@@ -94,12 +94,12 @@ func TestIndexIntegration(t *testing.T) {
 
 	cmd := func(args ...string) (string, string, error) {
 		var out, errw bytes.Buffer
-		e := &env{stdout: &out, stderr: &errw, getenv: os.Getenv}
+		e := &Env{Stdout: &out, Stderr: &errw, Getenv: os.Getenv, Connect: ConnectNative}
 		err := runIndex(ctx, e, append(args, "--schema", "sms", "--rename", rename, "--zk", zk, "--grace", "0s", "--batch", "7"))
 		return out.String(), errw.String(), err
 	}
 	out, errOut, err := cmd("verify", "--checkpoint", filepath.Join(t.TempDir(), "cp.json"))
-	if !errors.Is(err, errDiverged) {
+	if !errors.Is(err, ErrDiverged) {
 		t.Fatalf("verify: %v\n%s\n%s", err, out, errOut)
 	}
 	for _, want := range []string{"data rows    40", "entries      40", "missing      1", "orphaned     1"} {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -69,7 +69,7 @@ func indexFixture(t *testing.T, n int) *fake.Client {
 func runIndexCmd(t *testing.T, c *fake.Client, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errw bytes.Buffer
-	e := &env{stdout: &out, stderr: &errw, getenv: func(string) string { return "" }}
+	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }}
 	err = runIndexWith(context.Background(), e, args, func(ctx context.Context, zk string) (dao.Client, io.Closer, error) {
 		if zk != "127.0.0.1:2181" && zk != "zk9:2181" {
 			t.Errorf("zk %q", zk)
@@ -126,7 +126,7 @@ func TestIndexVerifyRepair(t *testing.T) {
 	}
 	dropEntry(t, c)
 	out, errOut, err := runIndexCmd(t, c, "verify", "--schema", "sms", "--json", "--zk", "zk9:2181")
-	if !errors.Is(err, errDiverged) {
+	if !errors.Is(err, ErrDiverged) {
 		t.Fatalf("verify of a diverged index: %v", err)
 	}
 	if rep := decodeReport(t, out); rep.Missing != 1 || rep.Entries != 11 {
@@ -185,9 +185,9 @@ func TestIndexUsage(t *testing.T) {
 		args []string
 		want error
 	}{
-		{"no args", nil, errUsage},
-		{"unknown subcommand", []string{"fix", "--schema", "sms"}, errUsage},
-		{"no schema", []string{"verify"}, errUsage},
+		{"no args", nil, ErrUsage},
+		{"unknown subcommand", []string{"fix", "--schema", "sms"}, ErrUsage},
+		{"no schema", []string{"verify"}, ErrUsage},
 		{"bad rename", []string{"verify", "--schema", "sms", "--rename", "sms"}, nil},
 	}
 	for _, tc := range tests {

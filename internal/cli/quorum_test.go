@@ -1,4 +1,4 @@
-package main
+package cli
 
 import "testing"
 
@@ -12,7 +12,7 @@ func TestQuorum(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := &env{getenv: func(k string) string {
+			e := &Env{Getenv: func(k string) string {
 				if k == "HBKIT_ZK" {
 					return tt.envZK
 				}
@@ -23,7 +23,7 @@ func TestQuorum(t *testing.T) {
 			}
 		})
 	}
-	if got := (&env{}).quorum(""); got != defaultQuorum {
+	if got := (&Env{}).quorum(""); got != defaultQuorum {
 		t.Errorf("quorum without getenv = %q, want %q", got, defaultQuorum)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -50,11 +50,11 @@ type regionsFlags struct {
 	out      outputFlags
 }
 
-func regionsFlagSet(e *env, f *regionsFlags) *flag.FlagSet {
+func regionsFlagSet(e *Env, f *regionsFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit regions", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.Stderr)
 	fs.Usage = func() {
-		fmt.Fprint(e.stderr, regionsUsage)
+		fmt.Fprint(e.Stderr, regionsUsage)
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&f.table, "table", "", "table `T` to measure (\"name\" or \"namespace:name\")")
@@ -67,26 +67,26 @@ func regionsFlagSet(e *env, f *regionsFlags) *flag.FlagSet {
 	return fs
 }
 
-func runRegions(ctx context.Context, e *env, args []string) error {
-	// regions also uses the client as a rowScanner and an
-	// admin.RegionLoader when it implements them, as *hbase.Client does.
-	return runRegionsWith(ctx, e, args, connect[regionsAdmin])
+func runRegions(ctx context.Context, e *Env, args []string) error {
+	// regions also uses the client as a rowScanner, as every Client is,
+	// and as an admin.RegionLoader when it is one, as *hbase.Client is.
+	return runRegionsWith(ctx, e, args, connectAs(e, func(c Client) regionsAdmin { return c }))
 }
 
-func runRegionsWith(ctx context.Context, e *env, args []string, connect connectFunc[regionsAdmin]) error {
+func runRegionsWith(ctx context.Context, e *Env, args []string, connect connectFunc[regionsAdmin]) error {
 	var f regionsFlags
 	fs := regionsFlagSet(e, &f)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "hbkit regions: unexpected argument %q\n", fs.Arg(0))
-		return errUsage
+		fmt.Fprintf(e.Stderr, "hbkit regions: unexpected argument %q\n", fs.Arg(0))
+		return ErrUsage
 	}
 	if f.table == "" {
-		fmt.Fprintln(e.stderr, "hbkit regions: need --table T")
+		fmt.Fprintln(e.Stderr, "hbkit regions: need --table T")
 		fs.Usage()
-		return errUsage
+		return ErrUsage
 	}
 	var cfg sim.Config
 	if f.compare != "" {
@@ -107,9 +107,13 @@ func runRegionsWith(ctx context.Context, e *env, args []string, connect connectF
 	defer closer.Close()
 	scanner, ok := c.(rowScanner)
 	if !ok {
-		return errors.New("this HBase client cannot scan yet: rows per region need a key-only scan")
+		return &UnsupportedError{Command: "regions", Call: "Scan", Need: "to count the rows of each region (a key-only scan)",
+			Err: errors.ErrUnsupported}
 	}
-	loader, _ := c.(admin.RegionLoader)
+	loader, ok := c.(admin.RegionLoader)
+	if !ok {
+		fmt.Fprintf(e.Stderr, "%s regions: no request counts: this client does not report region loads (RegionLoads)\n", e.name())
+	}
 	began := time.Now()
 	r, err := measureRegions(ctx, c, scanner, loader, f.table, f.parallel)
 	if err != nil {

@@ -1,6 +1,6 @@
 //go:build integration
 
-package main
+package cli
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ import (
 // table pre-split like the SMS data table and loaded with the SMS workload
 // has, region by region, the distribution the simulator predicts.
 //
-//	go test -tags integration -run TestRegionsIntegration ./cmd/hbkit/
+//	go test -tags integration -run TestRegionsIntegration ./internal/cli/
 func TestRegionsIntegration(t *testing.T) {
 	zk := os.Getenv("HBKIT_ZK")
 	if zk == "" {
@@ -58,7 +58,7 @@ func TestRegionsIntegration(t *testing.T) {
 
 	// Region servers report request counts every few seconds: wait until
 	// the load shows, so that the comparison covers HBase's counters too.
-	c2, closer, err := connect[regionsAdmin](ctx, zk)
+	c2, closer, err := ConnectNative(ctx, zk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +79,10 @@ func TestRegionsIntegration(t *testing.T) {
 	}
 
 	var out, errw bytes.Buffer
-	e := &env{stdout: &out, stderr: &errw, getenv: func(k string) string { return map[string]string{"HBKIT_ZK": zk}[k] }}
+	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(k string) string { return map[string]string{"HBKIT_ZK": zk}[k] },
+		Connect: ConnectNative}
 	args := []string{"--table", table, "--compare-schema", "sms", "--records", "20000", "--mobiles", "2000", "--days", "7", "--seed", "5", "--json"}
-	if err := runRegionsWith(ctx, e, args, connect[regionsAdmin]); err != nil {
+	if err := runRegions(ctx, e, args); err != nil {
 		t.Fatalf("%v: %s", err, errw.String())
 	}
 	var got struct {

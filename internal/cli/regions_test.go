@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -96,7 +96,7 @@ func (c requestCountingFake) RegionLoads(ctx context.Context, table string) ([]a
 func runRegionsOn(t *testing.T, c regionsAdmin, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errw bytes.Buffer
-	e := &env{stdout: &out, stderr: &errw, getenv: func(string) string { return "" }}
+	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }}
 	connect := func(ctx context.Context, zk string) (regionsAdmin, io.Closer, error) {
 		return c, regionsNopCloser{}, nil
 	}
@@ -165,8 +165,8 @@ func TestRegionsErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := runRegionsOn(t, c); !errors.Is(err, errUsage) {
-		t.Errorf("no --table: got %v, want errUsage", err)
+	if _, _, err := runRegionsOn(t, c); !errors.Is(err, ErrUsage) {
+		t.Errorf("no --table: got %v, want ErrUsage", err)
 	}
 	if _, _, err := runRegionsOn(t, c, "--table", "missing"); !errors.Is(err, hbase.ErrTableNotFound) {
 		t.Errorf("missing table: got %v, want ErrTableNotFound", err)
@@ -176,8 +176,10 @@ func TestRegionsErrors(t *testing.T) {
 	}
 	var adminOnly struct{ regionsAdmin }
 	adminOnly.regionsAdmin = c
-	if _, _, err := runRegionsOn(t, adminOnly, "--table", "sms"); err == nil || !strings.Contains(err.Error(), "cannot scan") {
-		t.Errorf("client without Scan: got %v", err)
+	_, _, err = runRegionsOn(t, adminOnly, "--table", "sms")
+	var u *UnsupportedError
+	if !errors.As(err, &u) || u.Call != "Scan" || !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("client without Scan: got %v, want an *UnsupportedError naming Scan", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -108,11 +108,11 @@ type simulateFlags struct {
 	out       outputFlags
 }
 
-func simulateFlagSet(e *env, f *simulateFlags) *flag.FlagSet {
+func simulateFlagSet(e *Env, f *simulateFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit simulate", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.Stderr)
 	fs.Usage = func() {
-		fmt.Fprint(e.stderr, simulateUsage)
+		fmt.Fprint(e.Stderr, simulateUsage)
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME` whose keys to simulate (see --list)")
@@ -130,26 +130,26 @@ func simulateFlagSet(e *env, f *simulateFlags) *flag.FlagSet {
 	return fs
 }
 
-func runSimulate(ctx context.Context, e *env, args []string) error {
+func runSimulate(ctx context.Context, e *Env, args []string) error {
 	var f simulateFlags
 	fs := simulateFlagSet(e, &f)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "hbkit simulate: unexpected argument %q\n", fs.Arg(0))
-		return errUsage
+		fmt.Fprintf(e.Stderr, "hbkit simulate: unexpected argument %q\n", fs.Arg(0))
+		return ErrUsage
 	}
 	if f.list {
 		for _, n := range sim.BuiltinNames() {
-			fmt.Fprintln(e.stdout, n)
+			fmt.Fprintln(e.Stdout, n)
 		}
 		return nil
 	}
 	if f.schema == "" && f.sample == "" {
-		fmt.Fprintln(e.stderr, "hbkit simulate: need --schema NAME or --sample FILE")
+		fmt.Fprintln(e.Stderr, "hbkit simulate: need --schema NAME or --sample FILE")
 		fs.Usage()
-		return errUsage
+		return ErrUsage
 	}
 	src, err := simulateSource(&f)
 	if err != nil {
@@ -169,7 +169,7 @@ func runSimulate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if !f.out.json {
-		fmt.Fprintf(e.stdout, "\n%d keys in %s (%.1f million keys/s)\n", r.Rows, r.Elapsed.Round(time.Millisecond),
+		fmt.Fprintf(e.Stdout, "\n%d keys in %s (%.1f million keys/s)\n", r.Rows, r.Elapsed.Round(time.Millisecond),
 			float64(r.Rows)/r.Elapsed.Seconds()/1e6)
 	}
 	return nil
@@ -397,9 +397,9 @@ func parseSize(s string) (int64, error) {
 
 // writeReport prints r (and the comparison, if any) as tables or JSON and
 // writes the --svg and --html files.
-func writeReport(e *env, o *outputFlags, r *sim.Report, cmp *sim.Comparison) error {
+func writeReport(e *Env, o *outputFlags, r *sim.Report, cmp *sim.Comparison) error {
 	if o.json {
-		enc := json.NewEncoder(e.stdout)
+		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		if cmp != nil {
 			return enc.Encode(struct {
@@ -411,12 +411,12 @@ func writeReport(e *env, o *outputFlags, r *sim.Report, cmp *sim.Comparison) err
 			return err
 		}
 	} else {
-		if err := r.WriteText(e.stdout); err != nil {
+		if err := r.WriteText(e.Stdout); err != nil {
 			return err
 		}
 		if cmp != nil {
-			fmt.Fprintln(e.stdout)
-			if err := cmp.WriteText(e.stdout); err != nil {
+			fmt.Fprintln(e.Stdout)
+			if err := cmp.WriteText(e.Stdout); err != nil {
 				return err
 			}
 		}

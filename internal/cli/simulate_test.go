@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -18,8 +18,8 @@ import (
 func runCmd(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errw bytes.Buffer
-	e := &env{stdout: &out, stderr: &errw, getenv: func(string) string { return "" }}
-	code = run(context.Background(), e, args)
+	e := Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }}
+	code = Main(context.Background(), e, args)
 	return out.String(), errw.String(), code
 }
 
@@ -213,7 +213,7 @@ func TestParseBinaryKey(t *testing.T) {
 
 func TestSimulateHelp(t *testing.T) {
 	var out, errw bytes.Buffer
-	e := &env{stdout: &out, stderr: &errw, getenv: func(string) string { return "" }}
+	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }}
 	if err := runSimulate(context.Background(), e, []string{"-h"}); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("got %v, want flag.ErrHelp", err)
 	}

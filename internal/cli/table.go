@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hbkit/hbkit/admin"
+	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -37,10 +38,10 @@ with commas for several tables, e.g. --schema sms,sms_index.
 Flags:
 `
 
-func runTable(ctx context.Context, e *env, args []string) error {
-	// *hbase.Client is also an admin.RegionLoader and an admin.RowScanner:
-	// describe reports request counts, and rows with --rows.
-	return runTableWith(ctx, e, args, connect[admin.Client])
+func runTable(ctx context.Context, e *Env, args []string) error {
+	// The Client is also an admin.RowScanner, for describe --rows, and
+	// *hbase.Client an admin.RegionLoader: describe reports request counts.
+	return runTableWith(ctx, e, args, connectAs(e, func(c Client) admin.Client { return c }))
 }
 
 type tableFlags struct {
@@ -53,12 +54,12 @@ type tableFlags struct {
 	grown   bool
 }
 
-func runTableWith(ctx context.Context, e *env, args []string, connect connectFunc[admin.Client]) error {
+func runTableWith(ctx context.Context, e *Env, args []string, connect connectFunc[admin.Client]) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(e.stderr, tableUsage)
+		fmt.Fprint(e.Stderr, tableUsage)
 		tableFlagSet(e, &tableFlags{}).PrintDefaults()
 		if len(args) == 0 {
-			return errUsage
+			return ErrUsage
 		}
 		return flag.ErrHelp
 	}
@@ -69,25 +70,25 @@ func runTableWith(ctx context.Context, e *env, args []string, connect connectFun
 		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "hbkit table %s: unexpected argument %q\n", sub, fs.Arg(0))
-		return errUsage
+		fmt.Fprintf(e.Stderr, "hbkit table %s: unexpected argument %q\n", sub, fs.Arg(0))
+		return ErrUsage
 	}
 	if sub == "list" {
 		for _, n := range schema.BuiltinNames() {
-			fmt.Fprintln(e.stdout, n)
+			fmt.Fprintln(e.Stdout, n)
 		}
 		return nil
 	}
 	switch sub {
 	case "create", "ensure", "describe", "drop", "truncate":
 	default:
-		fmt.Fprintf(e.stderr, "hbkit table: unknown subcommand %q\n", sub)
-		fmt.Fprint(e.stderr, tableUsage)
-		return errUsage
+		fmt.Fprintf(e.Stderr, "hbkit table: unknown subcommand %q\n", sub)
+		fmt.Fprint(e.Stderr, tableUsage)
+		return ErrUsage
 	}
 	if len(f.schemas) == 0 {
-		fmt.Fprintf(e.stderr, "hbkit table %s: --schema is required\n", sub)
-		return errUsage
+		fmt.Fprintf(e.Stderr, "hbkit table %s: --schema is required\n", sub)
+		return ErrUsage
 	}
 	defs, err := loadSchemas(f.schemas)
 	if err != nil {
@@ -101,18 +102,18 @@ func runTableWith(ctx context.Context, e *env, args []string, connect connectFun
 	}
 	if f.dryRun {
 		if sub == "describe" {
-			fmt.Fprintln(e.stderr, "hbkit table describe: --dry-run does not apply; describe only reads")
-			return errUsage
+			fmt.Fprintln(e.Stderr, "hbkit table describe: --dry-run does not apply; describe only reads")
+			return ErrUsage
 		}
-		return printDryRun(e.stdout, sub, defs, plans, f.json)
+		return printDryRun(e.Stdout, sub, defs, plans, f.json)
 	}
 	if (sub == "drop" || sub == "truncate") && !f.yes {
-		fmt.Fprintf(e.stderr, "hbkit table %s: this deletes data; add --yes to %s %s\n", sub, sub, tableNames(plans))
-		return errUsage
+		fmt.Fprintf(e.Stderr, "hbkit table %s: this deletes data; add --yes to %s %s\n", sub, sub, tableNames(plans))
+		return ErrUsage
 	}
 	if f.json && sub != "describe" {
-		fmt.Fprintln(e.stderr, "hbkit table: --json applies to describe and --dry-run")
-		return errUsage
+		fmt.Fprintln(e.Stderr, "hbkit table: --json applies to describe and --dry-run")
+		return ErrUsage
 	}
 
 	zk := e.quorum(f.zk)
@@ -121,6 +122,21 @@ func runTableWith(ctx context.Context, e *env, args []string, connect connectFun
 		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
 	}
 	defer closer.Close()
+	// Calls the job cannot do without, before anything is sent: truncate
+	// would otherwise disable the table, then fail.
+	switch sub {
+	case "describe":
+		if u := refused(c, "table describe", "DescribeTable", "to read the tables' families and options"); u != nil {
+			return u
+		}
+		if _, ok := c.(admin.RegionLoader); !ok {
+			fmt.Fprintf(e.Stderr, "%s table describe: no request counts: this client does not report region loads (RegionLoads)\n", e.name())
+		}
+	case "truncate":
+		if u := refused(c, "table truncate", "TruncateTable", ""); u != nil {
+			return u
+		}
+	}
 	var opts []admin.Option
 	if f.grown {
 		opts = append(opts, admin.WithGrownRegions())
@@ -131,6 +147,9 @@ func runTableWith(ctx context.Context, e *env, args []string, connect connectFun
 	}
 	switch sub {
 	case "create", "ensure":
+		if u := refused(c, "table "+sub, "DescribeTable", "to compare tables with the schema"); u != nil {
+			return createOnly(ctx, e, a, sub, defs, u)
+		}
 		return runEnsure(ctx, e, a, defs)
 	case "describe":
 		return runDescribe(ctx, e, a, defs, f)
@@ -139,22 +158,22 @@ func runTableWith(ctx context.Context, e *env, args []string, connect connectFun
 			if err := a.Drop(ctx, p.Table); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "%s: dropped\n", p.Table)
+			fmt.Fprintf(e.Stdout, "%s: dropped\n", p.Table)
 		}
 	case "truncate":
 		for _, p := range plans {
 			if err := a.Truncate(ctx, p.Table); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "%s: truncated, splits kept\n", p.Table)
+			fmt.Fprintf(e.Stdout, "%s: truncated, splits kept\n", p.Table)
 		}
 	}
 	return nil
 }
 
-func tableFlagSet(e *env, f *tableFlags) *flag.FlagSet {
+func tableFlagSet(e *Env, f *tableFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit table", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.Stderr)
 	fs.Func("schema", "built-in schema `NAME` or JSON schema FILE; repeatable, comma-separated", func(s string) error {
 		for _, p := range strings.Split(s, ",") {
 			if p = strings.TrimSpace(p); p != "" {
@@ -203,25 +222,53 @@ func tableNames(plans []*admin.Plan) string {
 	return strings.Join(names, ", ")
 }
 
-func runEnsure(ctx context.Context, e *env, a *admin.Admin, defs []schema.Definition) error {
+func runEnsure(ctx context.Context, e *Env, a *admin.Admin, defs []schema.Definition) error {
 	res, err := a.EnsureTables(ctx, defs...)
 	for _, r := range res {
 		if r.Err != nil {
-			fmt.Fprintf(e.stdout, "%s: FAILED\n", r.Table)
+			fmt.Fprintf(e.Stdout, "%s: FAILED\n", r.Table)
 			var de *admin.DriftError
 			if errors.As(r.Err, &de) {
 				for _, d := range de.Diffs {
-					fmt.Fprintf(e.stdout, "  drift: %s\n", d)
+					fmt.Fprintf(e.Stdout, "  drift: %s\n", d)
 				}
 				if de.Disabled {
-					fmt.Fprintln(e.stdout, "  the table is also disabled")
+					fmt.Fprintln(e.Stdout, "  the table is also disabled")
 				}
 			}
 			continue
 		}
-		fmt.Fprintf(e.stdout, "%s: %s\n", r.Table, r.Outcome)
+		fmt.Fprintf(e.Stdout, "%s: %s\n", r.Table, r.Outcome)
 	}
 	return err
+}
+
+// createOnly is create over a client that cannot describe tables: it
+// creates the tables that do not exist, pre-split as declared
+// (admin.Create), without reading them back, and fails on those that
+// exist, which it cannot compare with the schema, with an
+// *UnsupportedError (refusal, naming the table).
+func createOnly(ctx context.Context, e *Env, a *admin.Admin, sub string, defs []schema.Definition, refusal *UnsupportedError) error {
+	fmt.Fprintf(e.Stderr, "%s table %s: this client cannot describe tables: those created are not read back, "+
+		"those that exist are not compared with the schema\n", e.name(), sub)
+	var errs []error
+	for _, def := range defs {
+		name := def.Name().String()
+		err := a.Create(ctx, def)
+		if err == nil {
+			fmt.Fprintf(e.Stdout, "%s: created\n", name)
+			continue
+		}
+		fmt.Fprintf(e.Stdout, "%s: FAILED\n", name)
+		if errors.Is(err, hbase.ErrTableExists) {
+			fmt.Fprintln(e.Stdout, "  exists, and cannot be compared with the schema over this client")
+			u := *refusal
+			u.Need = "to compare the existing table " + name + " with the schema"
+			err = &u
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 // keyJSON shows a key readably and in hex.
@@ -310,7 +357,7 @@ type regionJSON struct {
 	MemStoreSizeMB       *uint32 `json:"mem_store_size_mb,omitempty"`
 }
 
-func runDescribe(ctx context.Context, e *env, a *admin.Admin, defs []schema.Definition, f tableFlags) error {
+func runDescribe(ctx context.Context, e *Env, a *admin.Admin, defs []schema.Definition, f tableFlags) error {
 	var opts []admin.DescribeOption
 	if f.rows {
 		opts = append(opts, admin.CountRows())
@@ -335,12 +382,12 @@ func runDescribe(ctx context.Context, e *env, a *admin.Admin, defs []schema.Defi
 			continue
 		}
 		if i > 0 {
-			fmt.Fprintln(e.stdout)
+			fmt.Fprintln(e.Stdout)
 		}
-		printDescription(e.stdout, d, drift)
+		printDescription(e.Stdout, d, drift)
 	}
 	if f.json {
-		enc := json.NewEncoder(e.stdout)
+		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}

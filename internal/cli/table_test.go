@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -44,7 +44,7 @@ func newTableHarness(t *testing.T) *tableHarness {
 
 func (h *tableHarness) run(vars map[string]string, args ...string) (stdout, stderr string, err error) {
 	var out, errw bytes.Buffer
-	e := &env{stdout: &out, stderr: &errw, getenv: func(k string) string { return vars[k] }}
+	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(k string) string { return vars[k] }}
 	err = runTableWith(context.Background(), e, args, h.connect)
 	return out.String(), errw.String(), err
 }
@@ -143,7 +143,7 @@ func TestTableCreateDescribeDrop(t *testing.T) {
 		t.Errorf("describe --json = %+v", desc)
 	}
 
-	if _, stderr, err := h.run(nil, "drop", "--schema", "sms"); !errors.Is(err, errUsage) || !strings.Contains(stderr, "--yes") {
+	if _, stderr, err := h.run(nil, "drop", "--schema", "sms"); !errors.Is(err, ErrUsage) || !strings.Contains(stderr, "--yes") {
 		t.Errorf("drop without --yes: %v, %q", err, stderr)
 	}
 	if out, _, err = h.run(nil, "truncate", "--schema", "sms", "--yes"); err != nil || out != "sms: truncated, splits kept\n" {
@@ -192,15 +192,15 @@ func TestTableUsageErrors(t *testing.T) {
 		want error  // errors.Is target
 		msg  string // in stderr or the error
 	}{
-		{"no subcommand", nil, errUsage, "usage: hbkit table"},
+		{"no subcommand", nil, ErrUsage, "usage: hbkit table"},
 		{"help", []string{"--help"}, nil, "usage: hbkit table"},
-		{"unknown subcommand", []string{"alter", "--schema", "sms"}, errUsage, `unknown subcommand "alter"`},
-		{"no schema", []string{"create"}, errUsage, "--schema is required"},
+		{"unknown subcommand", []string{"alter", "--schema", "sms"}, ErrUsage, `unknown subcommand "alter"`},
+		{"no schema", []string{"create"}, ErrUsage, "--schema is required"},
 		{"unknown schema", []string{"create", "--schema", "nope"}, nil, "neither a built-in schema"},
 		{"bad schema file", []string{"create", "--schema", "testdata_bad.json", "--dry-run"}, nil, "neither a built-in"},
-		{"extra argument", []string{"create", "--schema", "sms", "extra"}, errUsage, `unexpected argument "extra"`},
-		{"json on create", []string{"create", "--schema", "sms", "--json"}, errUsage, "--json applies"},
-		{"dry-run describe", []string{"describe", "--schema", "sms", "--dry-run"}, errUsage, "does not apply"},
+		{"extra argument", []string{"create", "--schema", "sms", "extra"}, ErrUsage, `unexpected argument "extra"`},
+		{"json on create", []string{"create", "--schema", "sms", "--json"}, ErrUsage, "--json applies"},
+		{"dry-run describe", []string{"describe", "--schema", "sms", "--dry-run"}, ErrUsage, "does not apply"},
 		{"unknown flag", []string{"create", "--colour"}, nil, "flag provided but not defined"},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,29 @@
+// Command hbkit is the command line of hbkit: tables from schemas, index
+// verification and repair, region-distribution simulation and benchmarks.
+//
+// Usage:
+//
+//	hbkit <command> [flags]
+//
+// Run "hbkit help" for the list of commands. Commands that talk to HBase
+// find it through --zk or the HBKIT_ZK environment variable
+// (host:port[,host:port...]) and use hbkit's native client. The commands
+// themselves live in internal/cli; contrib/gohbase's hbkit-gohbase runs
+// them over a gohbase client.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hbkit/hbkit/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Connect: cli.ConnectNative}
+	os.Exit(cli.Main(ctx, e, os.Args[1:]))
+}
