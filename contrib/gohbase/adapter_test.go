@@ -211,6 +211,38 @@ func TestUnsupportedError(t *testing.T) {
 	}
 }
 
+// Unsupported names, without sending anything, the calls the Client
+// refuses whatever their arguments, with the error each returns.
+func TestUnsupportedNamesRefusedCalls(t *testing.T) {
+	c, st := newStub(t)
+	ctx := context.Background()
+	refused := map[string]error{
+		"CreateNamespace": c.CreateNamespace(ctx, "ns"),
+		"DeleteNamespace": c.DeleteNamespace(ctx, "ns"),
+		"ListNamespaces":  second(c.ListNamespaces(ctx)),
+		"TruncateTable":   c.TruncateTable(ctx, "t", true),
+		"ModifyTable":     c.ModifyTable(ctx, hbase.TableDescriptor{Name: "t"}),
+		"DescribeTable":   second(c.DescribeTable(ctx, "t")),
+		"SplitRegion":     c.SplitRegion(ctx, "t", []byte("k")),
+	}
+	for method, want := range refused {
+		got := c.Unsupported(method)
+		var ue *UnsupportedError
+		if !errors.As(got, &ue) || !errors.Is(got, errors.ErrUnsupported) || got.Error() != want.Error() {
+			t.Errorf("Unsupported(%q) = %v, want the call's own *UnsupportedError %v", method, got, want)
+		}
+	}
+	for _, method := range []string{"Get", "Put", "Delete", "Increment", "Append", "CheckAndMutate", "MutateRow", "Scan", "Batch",
+		"CreateTable", "DeleteTable", "EnableTable", "DisableTable", "TableExists", "IsTableEnabled", "ListTables", "TableRegions"} {
+		if err := c.Unsupported(method); err != nil {
+			t.Errorf("Unsupported(%q) = %v, want nil: the adapter makes that call", method, err)
+		}
+	}
+	if len(st.batches)+len(st.cams)+len(st.gets)+len(st.scans) != 0 {
+		t.Error("Unsupported sent calls to gohbase")
+	}
+}
+
 // mutation returns the MutationProto gohbase would send for m.
 func mutation(t *testing.T, m *hrpc.Mutate) *pb.MutationProto {
 	t.Helper()

@@ -388,3 +388,33 @@ func (c *Client) DescribeTable(ctx context.Context, table string) (hbase.TableDe
 func (c *Client) SplitRegion(ctx context.Context, table string, splitKey []byte) error {
 	return unsupported("split region", "gohbase's AdminClient has no SplitRegion")
 }
+
+// Unsupported returns the error that the Client's method named method (as
+// in hbase.AdminClient and hbase.DataClient: "DescribeTable",
+// "TruncateTable", ...) returns whatever its arguments, an
+// *UnsupportedError, or nil when the Client makes that call, if perhaps
+// not in every form (README.md lists them). It sends nothing: hbkit's
+// commands ask it before starting a job they could not finish.
+func (c *Client) Unsupported(method string) error {
+	// These methods refuse before looking at their arguments.
+	ctx := context.Background()
+	switch method {
+	case "CreateNamespace":
+		return c.CreateNamespace(ctx, "")
+	case "DeleteNamespace":
+		return c.DeleteNamespace(ctx, "")
+	case "ListNamespaces":
+		_, err := c.ListNamespaces(ctx)
+		return err
+	case "TruncateTable":
+		return c.TruncateTable(ctx, "", true)
+	case "ModifyTable":
+		return c.ModifyTable(ctx, hbase.TableDescriptor{})
+	case "DescribeTable":
+		_, err := c.DescribeTable(ctx, "")
+		return err
+	case "SplitRegion":
+		return c.SplitRegion(ctx, "", nil)
+	}
+	return nil
+}
