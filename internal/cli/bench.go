@@ -112,7 +112,7 @@ func runBenchWith(ctx context.Context, e *Env, args []string, connect connectFun
 		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.Stderr, "hbkit bench: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(e.Stderr, "%s bench: unexpected argument %q\n", e.name(), fs.Arg(0))
 		return ErrUsage
 	}
 	if f.compare != "" {
@@ -120,7 +120,7 @@ func runBenchWith(ctx context.Context, e *Env, args []string, connect connectFun
 	}
 	names, err := benchWorkloads(f.workloads)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "hbkit bench: %v\n", err)
+		fmt.Fprintf(e.Stderr, "%s bench: %v\n", e.name(), err)
 		return ErrUsage
 	}
 	opts := []bench.Option{
@@ -133,7 +133,7 @@ func runBenchWith(ctx context.Context, e *Env, args []string, connect connectFun
 	if f.start != "" {
 		start, err := time.Parse(time.RFC3339Nano, f.start)
 		if err != nil {
-			fmt.Fprintf(e.Stderr, "hbkit bench: --start: %v\n", err)
+			fmt.Fprintf(e.Stderr, "%s bench: --start: %v\n", e.name(), err)
 			return ErrUsage
 		}
 		opts = append(opts, bench.WithStart(start))
@@ -156,7 +156,7 @@ func runBenchWith(ctx context.Context, e *Env, args []string, connect connectFun
 			return err
 		}
 		if f.drop {
-			fmt.Fprintf(e.Stderr, "hbkit bench: dropped %s (those that existed)\n", strings.Join(r.Tables(), ", "))
+			fmt.Fprintf(e.Stderr, "%s bench: dropped %s (those that existed)\n", e.name(), strings.Join(r.Tables(), ", "))
 			return nil
 		}
 	}

@@ -83,7 +83,7 @@ func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFun
 	}
 	mode, err := index.ParseMode(args[0])
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "hbkit index: unknown subcommand %q\n", args[0])
+		fmt.Fprintf(e.Stderr, "%s index: unknown subcommand %q\n", e.name(), args[0])
 		return ErrUsage
 	}
 	var f indexFlags
@@ -92,7 +92,7 @@ func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFun
 		return err
 	}
 	if f.schema == "" || fs.NArg() > 0 {
-		fmt.Fprintln(e.Stderr, "hbkit index: --schema is required and no arguments are taken")
+		fmt.Fprintf(e.Stderr, "%s index: --schema is required and no arguments are taken\n", e.name())
 		return ErrUsage
 	}
 	grace := f.grace

@@ -171,6 +171,8 @@ func TestMainExitStatus(t *testing.T) {
 			[]string{"help"}, 0, "dao/index writes) with x 1.0:", ""},
 		{"unknown command", func(out, errw io.Writer) Env { return limitedEnv(c, out, errw) },
 			[]string{"nope"}, 2, "", `hbkit-x: unknown command "nope"`},
+		{"a command's usage error names the program", func(out, errw io.Writer) Env { return limitedEnv(c, out, errw) },
+			[]string{"regions"}, 2, "", "hbkit-x regions: need --table T"},
 		{"unsupported", func(out, errw io.Writer) Env { return limitedEnv(c, out, errw) },
 			[]string{"table", "describe", "--schema", "sms"}, 1, "",
 			"hbkit-x table: table describe needs DescribeTable to read the tables' families and options, which this client cannot do: DescribeTable: limited fake: unsupported operation\n"},

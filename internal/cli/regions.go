@@ -80,11 +80,11 @@ func runRegionsWith(ctx context.Context, e *Env, args []string, connect connectF
 		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.Stderr, "hbkit regions: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(e.Stderr, "%s regions: unexpected argument %q\n", e.name(), fs.Arg(0))
 		return ErrUsage
 	}
 	if f.table == "" {
-		fmt.Fprintln(e.Stderr, "hbkit regions: need --table T")
+		fmt.Fprintf(e.Stderr, "%s regions: need --table T\n", e.name())
 		fs.Usage()
 		return ErrUsage
 	}

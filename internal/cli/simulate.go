@@ -137,7 +137,7 @@ func runSimulate(ctx context.Context, e *Env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.Stderr, "hbkit simulate: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(e.Stderr, "%s simulate: unexpected argument %q\n", e.name(), fs.Arg(0))
 		return ErrUsage
 	}
 	if f.list {
@@ -147,7 +147,7 @@ func runSimulate(ctx context.Context, e *Env, args []string) error {
 		return nil
 	}
 	if f.schema == "" && f.sample == "" {
-		fmt.Fprintln(e.Stderr, "hbkit simulate: need --schema NAME or --sample FILE")
+		fmt.Fprintf(e.Stderr, "%s simulate: need --schema NAME or --sample FILE\n", e.name())
 		fs.Usage()
 		return ErrUsage
 	}

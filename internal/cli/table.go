@@ -70,7 +70,7 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.Stderr, "hbkit table %s: unexpected argument %q\n", sub, fs.Arg(0))
+		fmt.Fprintf(e.Stderr, "%s table %s: unexpected argument %q\n", e.name(), sub, fs.Arg(0))
 		return ErrUsage
 	}
 	if sub == "list" {
@@ -82,12 +82,12 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 	switch sub {
 	case "create", "ensure", "describe", "drop", "truncate":
 	default:
-		fmt.Fprintf(e.Stderr, "hbkit table: unknown subcommand %q\n", sub)
+		fmt.Fprintf(e.Stderr, "%s table: unknown subcommand %q\n", e.name(), sub)
 		fmt.Fprint(e.Stderr, tableUsage)
 		return ErrUsage
 	}
 	if len(f.schemas) == 0 {
-		fmt.Fprintf(e.Stderr, "hbkit table %s: --schema is required\n", sub)
+		fmt.Fprintf(e.Stderr, "%s table %s: --schema is required\n", e.name(), sub)
 		return ErrUsage
 	}
 	defs, err := loadSchemas(f.schemas)
@@ -102,17 +102,17 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 	}
 	if f.dryRun {
 		if sub == "describe" {
-			fmt.Fprintln(e.Stderr, "hbkit table describe: --dry-run does not apply; describe only reads")
+			fmt.Fprintf(e.Stderr, "%s table describe: --dry-run does not apply; describe only reads\n", e.name())
 			return ErrUsage
 		}
 		return printDryRun(e.Stdout, sub, defs, plans, f.json)
 	}
 	if (sub == "drop" || sub == "truncate") && !f.yes {
-		fmt.Fprintf(e.Stderr, "hbkit table %s: this deletes data; add --yes to %s %s\n", sub, sub, tableNames(plans))
+		fmt.Fprintf(e.Stderr, "%s table %s: this deletes data; add --yes to %s %s\n", e.name(), sub, sub, tableNames(plans))
 		return ErrUsage
 	}
 	if f.json && sub != "describe" {
-		fmt.Fprintln(e.Stderr, "hbkit table: --json applies to describe and --dry-run")
+		fmt.Fprintf(e.Stderr, "%s table: --json applies to describe and --dry-run\n", e.name())
 		return ErrUsage
 	}
 
