@@ -24,9 +24,14 @@
 // mutations applied atomically (MutateRow, CheckAndMutate) go as one
 // atomic region action through gohbase's SendRPC, which gohbase's own
 // client has but a wrapper implementing only gohbase.Client may not.
-// README.md has the full table. Calls gohbase answers with an error return
-// an *Error, which errors.Is matches against hbase's sentinels where HBase
-// names the failure (hbase.ErrTableNotFound, hbase.ErrNoSuchFamily, ...).
+// README.md has the full table; Client.Unsupported names the calls
+// refused whatever their arguments, so that a job can fail before it
+// starts. Calls gohbase answers with an error return an *Error, which
+// errors.Is matches against hbase's sentinels where HBase names the
+// failure (hbase.ErrTableNotFound, hbase.ErrNoSuchFamily, ...).
+//
+// cmd/hbkit-gohbase runs hbkit's commands (table, index, regions, bench,
+// ...) over the adapter.
 //
 // What stays gohbase's: it retries transient failures until the call's
 // context ends (there is no other bound, so give every call a deadline), a
