@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/bench"
+	"github.com/hbkit/hbkit/schema"
 )
 
 const benchUsage = `usage: hbkit bench [--zk ADDR] [--rows N] [--threads T] [--workloads LIST] [flags]
@@ -62,6 +63,7 @@ type benchFlags struct {
 	cpuprofile string
 	start      string
 	records    string
+	writeMode  string
 }
 
 func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
@@ -91,14 +93,17 @@ func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the workloads to `FILE`")
 	fs.StringVar(&f.start, "start", "", "send `TIME` (RFC 3339) of the layer workloads' first record (default: when each starts)")
 	fs.StringVar(&f.records, "records", "", "write the layer workloads' records to `FILE` and exit")
+	fs.StringVar(&f.writeMode, "write-mode", "", "write indexedWrite's records, and read them in accountDayQuery, through a store in `MODE` (strict, mutable, insert-only) instead of the SMS schema's own (insert-only)")
 	return fs
 }
 
 // benchReport is the JSON output of hbkit bench.
 type benchReport struct {
-	Rows    int            `json:"rows_per_thread"`
-	Threads int            `json:"threads"`
-	Results []bench.Result `json:"results"`
+	Rows    int `json:"rows_per_thread"`
+	Threads int `json:"threads"`
+	// WriteMode is --write-mode, when given.
+	WriteMode string         `json:"write_mode,omitempty"`
+	Results   []bench.Result `json:"results"`
 }
 
 func runBench(ctx context.Context, e *Env, args []string) error {
@@ -137,6 +142,14 @@ func runBenchWith(ctx context.Context, e *Env, args []string, connect connectFun
 			return ErrUsage
 		}
 		opts = append(opts, bench.WithStart(start))
+	}
+	if f.writeMode != "" {
+		mode, err := schema.ParseWriteMode(f.writeMode)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "%s bench: --write-mode: %v\n", e.name(), err)
+			return ErrUsage
+		}
+		opts = append(opts, bench.WithIndexedWriteMode(mode))
 	}
 	if f.records != "" {
 		return benchRecords(f.records, opts)
@@ -183,7 +196,7 @@ func runBenchWith(ctx context.Context, e *Env, args []string, connect connectFun
 		}
 		defer pprof.StopCPUProfile()
 	}
-	report := benchReport{Rows: f.rows, Threads: f.threads}
+	report := benchReport{Rows: f.rows, Threads: f.threads, WriteMode: f.writeMode}
 	for _, name := range names {
 		res, err := r.Run(ctx, name)
 		if err != nil {

@@ -123,6 +123,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		{"unknown workload", []string{"--workloads", "sequentialWrite,nope"}},
 		{"empty workloads", []string{"--workloads", ","}},
 		{"extra argument", []string{"now"}},
+		{"unknown write mode", []string{"--workloads", "indexedWrite", "--write-mode", "sometimes"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

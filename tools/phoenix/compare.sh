@@ -34,6 +34,10 @@
 #   HBKIT_IMMUTABLE_WORKLOAD=indexedWrite  and for the immutable kind (it
 #                       must write indexedWrite's tables and records, which
 #                       accountDayQuery reads and the file holds)
+#   HBKIT_MUTABLE_MODE=mutable             the write mode of hbkit's store
+#   HBKIT_IMMUTABLE_MODE=                  for each kind (hbkit bench
+#                       --write-mode); empty: the SMS schema's own,
+#                       insert-only, which is what IMMUTABLE_ROWS declares
 #   OUT=DIR             keep the records, logs and JSON reports in DIR
 #                       (default: a temporary directory, removed on success)
 #   HBKIT_PHOENIX_STATE, HBKIT_PHOENIX_ZK_PORT (23181),
@@ -55,6 +59,12 @@ declare -A hbkit_workload=(
 	[mutable]=${HBKIT_MUTABLE_WORKLOAD:-indexedWrite}
 	[immutable]=${HBKIT_IMMUTABLE_WORKLOAD:-indexedWrite}
 )
+declare -A hbkit_mode=(
+	[mutable]=${HBKIT_MUTABLE_MODE-mutable}
+	[immutable]=${HBKIT_IMMUTABLE_MODE-}
+)
+# mode_flag KIND: the --write-mode flag of hbkit's store for that kind.
+mode_flag() { [ -n "${hbkit_mode[$1]}" ] && echo "--write-mode=${hbkit_mode[$1]}" || true; }
 
 cache="${HBKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hbkit}"
 export HBKIT_STATE="${HBKIT_PHOENIX_STATE:-$cache/phoenix-state}"
@@ -116,11 +126,11 @@ hbkit_round() { # kind batch threads
 	local s0=$SECONDS
 	"$hbkit" bench --drop-tables 2>/dev/null
 	"$hbkit" bench --rows "$ROWS" --threads "$t" --batch "$b" --seed "$SEED" --start "$start" \
-		--workloads "$w" --json >"$out/hbkit-$kind-b$b-t$t-write.json"
+		--workloads "$w" $(mode_flag "$kind") --json >"$out/hbkit-$kind-b$b-t$t-write.json"
 	"$hbkit" bench --rows "$QUERIES" --threads 1 --start "$start" \
-		--workloads accountDayQuery --json >"$out/hbkit-$kind-b$b-t$t-query.json"
+		--workloads accountDayQuery $(mode_flag "$kind") --json >"$out/hbkit-$kind-b$b-t$t-query.json"
 	"$hbkit" bench --drop-tables 2>/dev/null
-	echo "-- hbkit: $w ($kind), batch $b, $t thread(s): $((SECONDS - s0))s" >&2
+	echo "-- hbkit: $w ${hbkit_mode[$kind]:-insert-only} ($kind), batch $b, $t thread(s): $((SECONDS - s0))s" >&2
 }
 
 if [ "$WARMUP_ROWS" -gt 0 ]; then
@@ -133,8 +143,8 @@ if [ "$WARMUP_ROWS" -gt 0 ]; then
 	for kind in mutable immutable; do
 		"$hbkit" bench --drop-tables 2>/dev/null
 		"$hbkit" bench --rows "$WARMUP_ROWS" --seed "$SEED" --start "$start" \
-			--workloads "${hbkit_workload[$kind]}" >>"$out/warmup-hbkit.log"
-		"$hbkit" bench --rows 20 --start "$start" --workloads accountDayQuery >>"$out/warmup-hbkit.log"
+			--workloads "${hbkit_workload[$kind]}" $(mode_flag "$kind") >>"$out/warmup-hbkit.log"
+		"$hbkit" bench --rows 20 --start "$start" --workloads accountDayQuery $(mode_flag "$kind") >>"$out/warmup-hbkit.log"
 	done
 	"$hbkit" bench --drop-tables 2>/dev/null
 	rm -f "$rec"

@@ -54,7 +54,8 @@ type phoenixResult struct {
 
 // hbkitReport is what hbkit bench --json writes.
 type hbkitReport struct {
-	Results []bench.Result `json:"results"`
+	WriteMode string         `json:"write_mode"` // hbkit bench --write-mode, if given
+	Results   []bench.Result `json:"results"`
 }
 
 type key struct {
@@ -153,7 +154,11 @@ func decode(side string, data []byte) (*bench.Result, string, int64, error) {
 	if len(h.Results) != 1 {
 		return nil, "", 0, errors.New("want one result")
 	}
-	return &h.Results[0], h.Results[0].Workload, 0, nil
+	workload := h.Results[0].Workload
+	if h.WriteMode != "" {
+		workload += " (" + h.WriteMode + ")"
+	}
+	return &h.Results[0], workload, 0, nil
 }
 
 func write(w io.Writer, rounds []*round) error {
