@@ -74,7 +74,7 @@ func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
 		for _, w := range bench.Workloads() {
 			fmt.Fprintf(&b, "  %-16s %s\n", w.Name, w.Summary)
 		}
-		fmt.Fprintf(e.Stderr, benchUsage, e.clientName(), strings.TrimRight(b.String(), "\n"))
+		e.usage(fmt.Sprintf(benchUsage, e.clientName(), strings.TrimRight(b.String(), "\n")))
 		fs.PrintDefaults()
 	}
 	zkFlag(fs, &f.zk)

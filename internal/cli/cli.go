@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
@@ -47,6 +48,15 @@ func (e *Env) name() string {
 		return "hbkit"
 	}
 	return e.Name
+}
+
+// usage prints a command's usage text, which names the program "hbkit",
+// under the program's own name.
+func (e *Env) usage(text string) {
+	if n := e.name(); n != "hbkit" {
+		text = strings.ReplaceAll(text, "hbkit ", n+" ")
+	}
+	fmt.Fprint(e.Stderr, text)
 }
 
 // clientName names the client in help texts.

@@ -74,7 +74,7 @@ func indexFlagSet(e *Env, f *indexFlags) *flag.FlagSet {
 
 func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFunc[dao.Client]) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(e.Stderr, indexUsage)
+		e.usage(indexUsage)
 		indexFlagSet(e, &indexFlags{}).PrintDefaults()
 		if len(args) == 0 {
 			return ErrUsage

@@ -189,3 +189,14 @@ func TestMainExitStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageNamesTheProgram: a command's usage text names the program it
+// runs in (hbkit-gohbase prints "usage: hbkit-gohbase table ...").
+func TestUsageNamesTheProgram(t *testing.T) {
+	for _, cmd := range []string{"table", "index", "regions", "simulate", "bench"} {
+		_, stderr, err := runLimited(nil, cmd, "-h")
+		if err == nil || !strings.Contains(stderr, "usage: hbkit-x "+cmd) || strings.Contains(stderr, "usage: hbkit "+cmd) {
+			t.Errorf("%s -h: %v, stderr:\n%s\nwant the usage under the name hbkit-x", cmd, err, stderr)
+		}
+	}
+}

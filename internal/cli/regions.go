@@ -54,7 +54,7 @@ func regionsFlagSet(e *Env, f *regionsFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit regions", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
 	fs.Usage = func() {
-		fmt.Fprint(e.Stderr, regionsUsage)
+		e.usage(regionsUsage)
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&f.table, "table", "", "table `T` to measure (\"name\" or \"namespace:name\")")

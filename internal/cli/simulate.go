@@ -112,7 +112,7 @@ func simulateFlagSet(e *Env, f *simulateFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit simulate", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
 	fs.Usage = func() {
-		fmt.Fprint(e.Stderr, simulateUsage)
+		e.usage(simulateUsage)
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME` whose keys to simulate (see --list)")

@@ -56,7 +56,7 @@ type tableFlags struct {
 
 func runTableWith(ctx context.Context, e *Env, args []string, connect connectFunc[admin.Client]) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(e.Stderr, tableUsage)
+		e.usage(tableUsage)
 		tableFlagSet(e, &tableFlags{}).PrintDefaults()
 		if len(args) == 0 {
 			return ErrUsage
@@ -83,7 +83,7 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 	case "create", "ensure", "describe", "drop", "truncate":
 	default:
 		fmt.Fprintf(e.Stderr, "%s table: unknown subcommand %q\n", e.name(), sub)
-		fmt.Fprint(e.Stderr, tableUsage)
+		e.usage(tableUsage)
 		return ErrUsage
 	}
 	if len(f.schemas) == 0 {
