@@ -21,7 +21,7 @@
 //	HBKIT_GOHBASE_CONNECT_TIMEOUT    bound of the first call, a Go duration (default 30s)
 //
 // gohbase's own log goes to stderr from level WARN. What gohbase cannot do
-// (describe or truncate a table, report request counts) fails with a
+// (describe or truncate a table) fails with a
 // *cli.UnsupportedError naming the call, before anything is changed;
 // contrib/gohbase/README.md lists which commands and flags work.
 package main

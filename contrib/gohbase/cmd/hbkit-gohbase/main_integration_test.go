@@ -25,7 +25,6 @@ func TestIntegrationCommands(t *testing.T) {
 		Unsupported: map[string]bool{
 			"DescribeTable": true, // gohbase's AdminClient cannot read table descriptors
 			"TruncateTable": true, // nor truncate
-			"RegionLoads":   true, // the adapter reports no per-region request counts
 		},
 	}
 	t.Run("Tables", func(t *testing.T) { clitest.Tables(t, h) })
