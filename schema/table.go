@@ -34,6 +34,10 @@ type Spec[T any] struct {
 	// Writes says how records are written when the table has indexes:
 	// Strict (the zero value), Mutable or InsertOnly. See WriteMode.
 	Writes WriteMode
+	// UIDs declares the key fields that hold ids a UID table assigns to
+	// names of the record (see UID). A store of such a table needs the
+	// UID table (dao.WithUIDs).
+	UIDs []UID[T]
 }
 
 // Table is a validated table declaration for records of type T. It is
@@ -50,6 +54,7 @@ type Table[T any] struct {
 	validate func(*T) error
 	writes   WriteMode
 	required [][]ColumnInfo // per index: the columns its key is computed from
+	uids     []UID[T]
 }
 
 // New validates spec and returns the table it declares. Errors are *Error
@@ -73,6 +78,10 @@ func New[T any](spec Spec[T]) (*Table[T], error) {
 	if spec.Key == nil {
 		return fail(&Error{Field: "key", Reason: "no row-key layout", Kind: ErrInvalidTable})
 	}
+	if err := validateUIDs(spec.Key, spec.UIDs); err != nil {
+		return fail(err)
+	}
+	t.uids = slices.Clone(spec.UIDs)
 	seen := make(map[string]bool)
 	for _, s := range spec.Key.Segments() {
 		if !s.Decodable || s.Kind == keys.KindLiteral {
