@@ -58,10 +58,12 @@ func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 	rows := make([]*schema.Record, len(recs))
 	var rejected []ItemError
 	for i, v := range recs {
-		var err error
-		if op == opDelete {
+		err := r.setIDs(ctx, v, op != opDelete)
+		switch {
+		case err != nil:
+		case op == opDelete:
 			err = r.encodeKey(v, &encoded[i])
-		} else {
+		default:
 			err = r.encode(v, &encoded[i])
 		}
 		if err != nil {

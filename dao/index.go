@@ -61,20 +61,31 @@ func (x *Index[T]) plan(q Query[T]) (*plan, error) {
 // An error is yielded once, as the last element, with a nil record.
 func (x *Index[T]) Find(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
+		if err := x.r.setQueryIDs(ctx, q); err != nil {
+			yield(nil, err)
+			return
+		}
 		p, err := x.plan(q)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
 		stopped := false
+		var nerr error
 		err = x.find(ctx, p, func(_ []byte, rec *T) bool {
 			v := *rec
+			if nerr = x.r.setNames(ctx, &v); nerr != nil {
+				return false
+			}
 			if !yield(&v, nil) {
 				stopped = true
 				return false
 			}
 			return true
 		})
+		if err == nil {
+			err = nerr
+		}
 		if err != nil && !stopped {
 			yield(nil, fmt.Errorf("dao: index %q: %w", x.name, err))
 		}
@@ -113,6 +124,9 @@ func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) ([]*T, Token,
 		return nil, "", &QueryError{Table: x.name, Field: "size", Reason: "page size must be at least 1"}
 	}
 	q.Limit = 0
+	if err := x.r.setQueryIDs(ctx, q); err != nil {
+		return nil, "", err
+	}
 	p, err := x.plan(q)
 	if err != nil {
 		return nil, "", err
@@ -121,16 +135,23 @@ func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) ([]*T, Token,
 	out := make([]*T, 0, size)
 	var last []byte
 	more := false
+	var nerr error
 	err = x.find(ctx, p, func(key []byte, rec *T) bool {
 		if len(out) == size {
 			more = true
 			return false
 		}
 		v := *rec
+		if nerr = x.r.setNames(ctx, &v); nerr != nil {
+			return false
+		}
 		out = append(out, &v)
 		last = key
 		return true
 	})
+	if err == nil {
+		err = nerr
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("dao: index %q: %w", x.name, err)
 	}

@@ -47,6 +47,7 @@ type options struct {
 	unindexed   bool
 	protocol    []string // names of the index-protocol options given
 	ix          index.Config
+	uids        *UIDs
 	err         error // the first option that could not be applied
 }
 
@@ -250,6 +251,24 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 			o.fail("WithTracerProvider(nil)")
 		}
 		o.ix.TracerProvider = tp
+	}
+}
+
+// WithUIDs gives a store the UID table its schema's UID fields
+// (schema.Spec.UIDs) take their ids from: writes set each id from its
+// name, assigning new names an id (UIDs.ID); Get, Delete and queries set
+// the ids of the names they are given, without assigning (an unknown name
+// gets id 0, which no row holds); reads set each name from its id. A
+// record's empty name leaves its id as it is for keys, and is an invalid
+// record for writes. New requires it for a table that declares UID fields,
+// refuses it for one that does not, and checks that the table has each
+// kind at the declared width.
+func WithUIDs(u *UIDs) Option {
+	return func(o *options) {
+		if u == nil {
+			o.fail("WithUIDs(nil)")
+		}
+		o.uids = u
 	}
 }
 

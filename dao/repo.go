@@ -54,6 +54,8 @@ type Repo[T any] struct {
 	tracer   trace.Tracer
 	traceAll bool    // WithTracerProvider given: every write gets a span
 	settle   settler // puts after deletes, on a table without index
+	uids     *UIDs   // WithUIDs; nil when the schema declares no UID field
+	uidDecls []schema.UID[T]
 }
 
 type colName struct{ family, qualifier string }
@@ -101,11 +103,25 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	if err != nil {
 		return nil, err
 	}
+	uidDecls := table.UIDs()
+	switch {
+	case len(uidDecls) > 0 && o.uids == nil:
+		return nil, fmt.Errorf("%w: table %s declares UID fields: give WithUIDs", ErrInvalidOption, table.Name())
+	case len(uidDecls) == 0 && o.uids != nil:
+		return nil, fmt.Errorf("%w: WithUIDs: table %s declares no UID field", ErrInvalidOption, table.Name())
+	}
+	for _, d := range uidDecls {
+		if w, ok := o.uids.Width(d.Kind); !ok || w != d.Width {
+			return nil, fmt.Errorf("%w: WithUIDs: UID field %s of table %s wants kind %q of width %d; the UID table has width %d",
+				ErrInvalidOption, d.Segment, table.Name(), d.Kind, d.Width, w)
+		}
+	}
 	tn, _ := hbase.ParseTableName(name) // checked by the option
 	r := &Repo[T]{
 		c: c, t: table, name: tn.String(),
 		batchSize: o.batchSize, conc: o.concurrency, writeConc: o.writeConc, caching: o.caching, unindexed: o.unindexed,
 		cols:     make(map[string]map[string]colName),
+		uids:     o.uids, uidDecls: uidDecls,
 		tracer:   newTracer(o.ix.TracerProvider),
 		traceAll: o.ix.TracerProvider != nil,
 	}
@@ -234,6 +250,9 @@ func (r *Repo[T]) Insert(ctx context.Context, v *T) error {
 // under every salt value.
 func (r *Repo[T]) Delete(ctx context.Context, key *T) error {
 	if r.salts > 0 && !r.indexed() {
+		if err := r.setIDs(ctx, key, false); err != nil {
+			return err
+		}
 		return r.deleteSalted(ctx, key)
 	}
 	return r.one(ctx, opDelete, key)
@@ -248,6 +267,9 @@ func (r *Repo[T]) one(ctx context.Context, op writeOp, v *T) (err error) {
 		// The index protocol's background verification (WithAsyncVerify)
 		// still points into rec after the write returns: no reuse then.
 		defer r.recs.Put(rec)
+	}
+	if err = r.setIDs(ctx, v, op != opDelete); err != nil {
+		return err
 	}
 	if op == opDelete {
 		err = r.encodeKey(v, rec)
@@ -318,8 +340,18 @@ func (r *Repo[T]) live(res *hbase.Result) bool {
 // fields are ignored) and reports whether it exists. For a salted layout
 // it reads every salt value's row, in one batch.
 func (r *Repo[T]) Get(ctx context.Context, key *T) (*T, bool, error) {
+	if err := r.setIDs(ctx, key, false); err != nil {
+		return nil, false, err
+	}
 	if r.salts == 0 {
-		return r.getOne(ctx, key)
+		v, ok, err := r.getOne(ctx, key)
+		if ok {
+			err = r.setNames(ctx, v)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		return v, ok, nil
 	}
 	ks, err := r.rowKeys(key)
 	if err != nil {
@@ -351,6 +383,9 @@ func (r *Repo[T]) Get(ctx context.Context, key *T) (*T, bool, error) {
 		}
 		v := new(T)
 		if _, err := r.decode(res, nil, v); err != nil {
+			return nil, false, err
+		}
+		if err := r.setNames(ctx, v); err != nil {
 			return nil, false, err
 		}
 		return v, true, nil

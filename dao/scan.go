@@ -43,12 +43,19 @@ func Collect[T any](seq iter.Seq2[*T, error]) ([]T, error) {
 //	}
 func (r *Repo[T]) Scan(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
+		if err := r.setQueryIDs(ctx, q); err != nil {
+			yield(nil, err)
+			return
+		}
 		p, err := r.plan(q)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
 		for it, err := range r.items(ctx, p) {
+			if err == nil {
+				err = r.setNames(ctx, it.v)
+			}
 			if !yield(it.v, err) || err != nil {
 				return
 			}
@@ -66,6 +73,9 @@ func (r *Repo[T]) Page(ctx context.Context, q Query[T], size int) ([]*T, Token, 
 		return nil, "", &QueryError{Table: r.name, Field: "size", Reason: "page size must be at least 1"}
 	}
 	q.Limit = 0
+	if err := r.setQueryIDs(ctx, q); err != nil {
+		return nil, "", err
+	}
 	p, err := r.plan(q)
 	if err != nil {
 		return nil, "", err
@@ -81,6 +91,9 @@ func (r *Repo[T]) Page(ctx context.Context, q Query[T], size int) ([]*T, Token, 
 		if len(out) == size {
 			more = true
 			break
+		}
+		if err := r.setNames(ctx, it.v); err != nil {
+			return nil, "", err
 		}
 		out = append(out, it.v)
 		last = it.key
