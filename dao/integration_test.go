@@ -46,7 +46,13 @@ func itClient(t testing.TB) *hbase.Client {
 // name, and drops it when the test ends.
 func itTable(t testing.TB, c *hbase.Client, d schema.Definition) string {
 	t.Helper()
-	name := itNames(d.Name().Qualifier)
+	return itTableNamed(t, c, d, itNames(d.Name().Qualifier))
+}
+
+// itTableNamed creates the table of d as name and drops it when the test
+// ends.
+func itTableNamed(t testing.TB, c *hbase.Client, d schema.Definition, name string) string {
+	t.Helper()
 	desc := hbase.TableDescriptor{Name: name}
 	for _, f := range d.Families() {
 		attrs := f.Attributes()
