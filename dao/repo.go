@@ -120,8 +120,8 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	r := &Repo[T]{
 		c: c, t: table, name: tn.String(),
 		batchSize: o.batchSize, conc: o.concurrency, writeConc: o.writeConc, caching: o.caching, unindexed: o.unindexed,
-		cols:     make(map[string]map[string]colName),
-		uids:     o.uids, uidDecls: uidDecls,
+		cols: make(map[string]map[string]colName),
+		uids: o.uids, uidDecls: uidDecls,
 		tracer:   newTracer(o.ix.TracerProvider),
 		traceAll: o.ix.TracerProvider != nil,
 	}
