@@ -419,10 +419,3 @@ func makeRoom[K comparable, V any](m map[K]V, max int) {
 		delete(m, k)
 	}
 }
-
-// cached returns the number of names and of ids in the cache (tests).
-func (u *UIDs) cached() (names, ids int) {
-	u.cache.mu.Lock()
-	defer u.cache.mu.Unlock()
-	return len(u.cache.ids), len(u.cache.names)
-}
