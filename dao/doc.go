@@ -47,6 +47,16 @@
 // CountPerDay, and Send, which never loses a message to another one of
 // the same mobile and millisecond.
 //
+// # UID tables
+//
+// NewUIDs opens a UID table (seed 004's LOG_TYPES): names of each kind
+// mapped to fixed-width ids, assigned on first use by an Increment and two
+// conditional writes, so two writers never get two ids for one name, and
+// cached both ways. A schema whose key holds ids (schema.Spec.UIDs, such
+// as schema.LogDataUID) is stored with WithUIDs: writes set the ids from
+// the names, reads set the names from the ids. docs/uids.md has the
+// protocol, what a lost race leaves (UIDs.Check reports it) and numbers.
+//
 // # Options
 //
 // One set of options serves the data and index tables: names
@@ -69,7 +79,8 @@
 //
 // Errors wrap this package's sentinels (ErrInvalidRecord, ErrExists,
 // ErrInvalidQuery, ErrInvalidToken, ErrTokenMismatch, ErrNotAttempted,
-// ErrDecode, ErrInvalidOption, ErrUnknownIndex, ErrNoIndex) or the error
+// ErrDecode, ErrInvalidOption, ErrUnknownIndex, ErrNoIndex, and for UID tables
+// ErrInvalidUID, ErrUIDExhausted, ErrUIDNotFound, ErrUIDConflict) or the error
 // of the hbase call or of the index protocol (*index.StepError), so
 // callers use errors.Is and errors.As. Messages name tables, fields and
 // reasons, never row keys or values: keys hold phone numbers.
