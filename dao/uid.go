@@ -384,30 +384,24 @@ func (c *uidCache) name(kind string, id uint64) (string, bool) {
 	return name, ok
 }
 
-func (c *uidCache) put(kind, name string, id uint64) {
-	if c.max == 0 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ids == nil {
-		c.ids = make(map[uidNameKey]uint64)
-	}
-	makeRoom(c.ids, c.max)
-	c.ids[uidNameKey{kind, name}] = id
-}
+func (c *uidCache) put(kind, name string, id uint64) { cachePut(c, &c.ids, uidNameKey{kind, name}, id) }
 
 func (c *uidCache) putName(kind string, id uint64, name string) {
+	cachePut(c, &c.names, uidIDKey{kind, id}, name)
+}
+
+// cachePut stores k → v in *m, one of c's maps, making room first.
+func cachePut[K comparable, V any](c *uidCache, m *map[K]V, k K, v V) {
 	if c.max == 0 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.names == nil {
-		c.names = make(map[uidIDKey]string)
+	if *m == nil {
+		*m = make(map[K]V)
 	}
-	makeRoom(c.names, c.max)
-	c.names[uidIDKey{kind, id}] = name
+	makeRoom(*m, c.max)
+	(*m)[k] = v
 }
 
 // makeRoom deletes an arbitrary entry of m when it holds max or more.
