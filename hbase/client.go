@@ -29,6 +29,10 @@ import (
 // is bounded by WithRPCTimeout, and a connection whose server stops
 // answering is closed and replaced.
 type Client struct {
+	// scannerClosed, set by tests before the first scan, learns each
+	// scanner whose close call (closeScanner) has returned.
+	scannerClosed func(id uint64)
+
 	opts    options
 	zk      coordinator
 	pool    *rpc.Pool

@@ -488,6 +488,9 @@ func (s *scanner) call(actx context.Context, addr string, req *pb.ScanRequest) (
 // scanCloseTimeout. A scanner busy with a call the client gave up on
 // answers LeaseException until that call ends: the close is retried.
 func (c *Client) closeScanner(addr string, id uint64) {
+	if c.scannerClosed != nil {
+		defer c.scannerClosed(id)
+	}
 	if c.closed.Load() {
 		return
 	}

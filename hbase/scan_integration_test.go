@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -29,9 +30,10 @@ import (
 // scanIT is a client whose connections record the scan requests they
 // send.
 type scanIT struct {
-	c   *Client
-	mu  sync.Mutex
-	req []*pb.ScanRequest // every ScanRequest sent, in order
+	c      *Client
+	mu     sync.Mutex
+	req    []*pb.ScanRequest // every ScanRequest sent, in order
+	closed []uint64          // scanners whose close call returned (Client.scannerClosed)
 }
 
 func newScanIT(t *testing.T, opts ...Option) *scanIT {
@@ -56,6 +58,11 @@ func newScanIT(t *testing.T, opts ...Option) *scanIT {
 		t.Fatalf("New(%s): %v", zkq, err)
 	}
 	t.Cleanup(func() { c.Close() })
+	c.scannerClosed = func(id uint64) {
+		it.mu.Lock()
+		defer it.mu.Unlock()
+		it.closed = append(it.closed, id)
+	}
 	it.c = c
 	return it
 }
@@ -74,13 +81,20 @@ func (it *scanIT) closes() []uint64 {
 }
 
 // waitClose waits (bounded) for a close request of a scanner not in
-// before, and returns its id.
+// before, and for that close call to return (the server may still be
+// working on a request merely sent), and returns the scanner's id.
 func (it *scanIT) waitClose(t *testing.T, before int) uint64 {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if ids := it.closes(); len(ids) > before {
-			return ids[before]
+			id := ids[before]
+			it.mu.Lock()
+			done := slices.Contains(it.closed, id)
+			it.mu.Unlock()
+			if done {
+				return id
+			}
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("no close request sent")
