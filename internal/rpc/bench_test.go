@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
@@ -82,4 +83,19 @@ func BenchmarkCall(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkReadFrame reads a frame the size of a scan response of the
+// default MaxResultSize (2 MiB and one 1 KB row).
+func BenchmarkReadFrame(b *testing.B) {
+	frame := frameOf(make([]byte, 2<<20+1100))
+	r := bytes.NewReader(frame)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(frame)))
+	for b.Loop() {
+		r.Reset(frame)
+		if _, err := ReadFrame(r, DefaultMaxFrameSize); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

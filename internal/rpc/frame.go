@@ -90,12 +90,20 @@ func AppendRequest(dst []byte, hdr *pb.RequestHeader, param proto.Message) ([]by
 	return dst, nil
 }
 
+// frameUpFront is the largest frame body allocated whole as soon as its
+// length is read. A longer one grows, doubling, as its bytes arrive, so a
+// bogus length costs at most this much memory before the read fails. It is
+// well above a scan response of the default MaxResultSize (2 MiB plus one
+// row), which then costs one allocation and no copy.
+const frameUpFront = 8 << 20
+
 // ReadFrame reads one frame (int32 BE length, then that many bytes) from r
 // and returns its body. A frame longer than maxSize fails with
-// ErrFrameTooLarge; memory for large frames is grown as bytes arrive, so a
-// bogus length does not allocate maxSize up front. A clean EOF before the
-// first byte returns io.EOF; a partial frame returns io.ErrUnexpectedEOF.
-// The result is freshly allocated and does not alias any buffer of r.
+// ErrFrameTooLarge; memory for frames above frameUpFront is grown as bytes
+// arrive, so a bogus length does not allocate maxSize up front. A clean EOF
+// before the first byte returns io.EOF; a partial frame returns
+// io.ErrUnexpectedEOF. The result is freshly allocated and does not alias
+// any buffer of r.
 func ReadFrame(r io.Reader, maxSize int) ([]byte, error) {
 	var lb [4]byte
 	if _, err := io.ReadFull(r, lb[:]); err != nil {
@@ -105,21 +113,23 @@ func ReadFrame(r io.Reader, maxSize int) ([]byte, error) {
 	if n > math.MaxInt32 || int64(n) > int64(maxSize) {
 		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrFrameTooLarge, n, maxSize)
 	}
-	const chunk = 1 << 20
-	if n <= chunk {
+	if n <= frameUpFront {
 		b := make([]byte, n)
 		if _, err := io.ReadFull(r, b); err != nil {
 			return nil, noEOF(err)
 		}
 		return b, nil
 	}
-	b := make([]byte, 0, chunk)
+	b := make([]byte, 0, frameUpFront)
 	for len(b) < int(n) {
 		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
+			// Double (append grows large slices by only a quarter,
+			// copying the frame many times over).
+			nb := make([]byte, len(b), min(2*cap(b), int(n)))
+			copy(nb, b)
+			b = nb
 		}
-		end := min(cap(b), int(n))
-		m, err := io.ReadFull(r, b[len(b):end])
+		m, err := io.ReadFull(r, b[len(b):cap(b)])
 		b = b[:len(b)+m]
 		if err != nil {
 			return nil, noEOF(err)

@@ -98,7 +98,8 @@ func frameOf(b []byte) []byte {
 }
 
 func TestReadFrame(t *testing.T) {
-	big := bytes.Repeat([]byte{0xab}, 3<<20) // exercises the growing path
+	mid := bytes.Repeat([]byte{0xcd}, 3<<20)             // one allocation
+	big := bytes.Repeat([]byte{0xab}, 2*frameUpFront+17) // exercises the growing path
 	tests := []struct {
 		name    string
 		in      []byte
@@ -108,14 +109,17 @@ func TestReadFrame(t *testing.T) {
 	}{
 		{"empty frame", frameOf(nil), 16, []byte{}, nil},
 		{"small", frameOf([]byte("abc")), 16, []byte("abc"), nil},
-		{"large", frameOf(big), 4 << 20, big, nil},
+		{"mid", frameOf(mid), 4 << 20, mid, nil},
+		{"large", frameOf(big), 4 * frameUpFront, big, nil},
+		{"large at limit", frameOf(big), len(big), big, nil},
 		{"at limit", frameOf([]byte("abcd")), 4, []byte("abcd"), nil},
 		{"over limit", frameOf([]byte("abcde")), 4, nil, ErrFrameTooLarge},
 		{"negative length", []byte{0xff, 0xff, 0xff, 0xff}, DefaultMaxFrameSize, nil, ErrFrameTooLarge},
 		{"clean EOF", nil, 16, nil, io.EOF},
 		{"short length", []byte{0, 0}, 16, nil, io.ErrUnexpectedEOF},
 		{"short body", []byte{0, 0, 0, 4, 'a'}, 16, nil, io.ErrUnexpectedEOF},
-		{"short large body", frameOf(big)[:2<<20], 4 << 20, nil, io.ErrUnexpectedEOF},
+		{"short mid body", frameOf(mid)[:2<<20], 4 << 20, nil, io.ErrUnexpectedEOF},
+		{"short large body", frameOf(big)[:frameUpFront+3<<20], 4 * frameUpFront, nil, io.ErrUnexpectedEOF},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
