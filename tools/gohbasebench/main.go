@@ -29,6 +29,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -95,6 +96,7 @@ func main() {
 	setup := flag.Bool("setup", false, "create <table> with --rows rows of 1 KB and an empty <table>_w, then exit")
 	teardown := flag.Bool("teardown", false, "drop <table> and <table>_w, then exit")
 	report := flag.String("report", "", "print the markdown ratio table of a file of JSON lines, then exit")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured runs (not the warm-up) to this file")
 	flag.Parse()
 
 	if *report != "" {
@@ -156,6 +158,16 @@ func main() {
 		firstErr  error
 		wg        sync.WaitGroup
 	)
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fatal(err)
+		}
+		defer f.Close()
+	}
 	start := time.Now()
 	deadline := start.Add(*duration)
 	for g := range *goroutines {
@@ -189,6 +201,9 @@ func main() {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	if *cpuprofile != "" {
+		pprof.StopCPUProfile()
+	}
 	if firstErr != nil {
 		fmt.Fprintf(os.Stderr, "gohbasebench: %d errors, first: %v\n", nerr.Load(), firstErr)
 	}
