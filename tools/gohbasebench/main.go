@@ -34,6 +34,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/hbkit/hbkit/hbase"
@@ -62,6 +63,9 @@ type result struct {
 	P50Ms      float64 `json:"p50_ms"`
 	P99Ms      float64 `json:"p99_ms"`
 	Errors     int64   `json:"errors"`
+	// CPUS is the CPU time (user and system) the process spent in the
+	// measured runs: what the client costs, whatever else the machine runs.
+	CPUS float64 `json:"cpu_s"`
 }
 
 // side is one client under test. Every call returns the number of rows it
@@ -168,6 +172,7 @@ func main() {
 		}
 		defer f.Close()
 	}
+	cpu0 := cpuTime()
 	start := time.Now()
 	deadline := start.Add(*duration)
 	for g := range *goroutines {
@@ -201,6 +206,7 @@ func main() {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	res.CPUS = (cpuTime() - cpu0).Seconds()
 	if *cpuprofile != "" {
 		pprof.StopCPUProfile()
 	}
@@ -217,6 +223,15 @@ func main() {
 	if res.Errors > 0 {
 		os.Exit(1)
 	}
+}
+
+// cpuTime returns the user and system CPU time of the process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func pct(sorted []time.Duration, q float64) float64 {
