@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strings"
 	"time"
@@ -51,9 +52,12 @@ const (
 	// DefaultRPCTimeout bounds one RPC: see WithRPCTimeout.
 	DefaultRPCTimeout = 10 * time.Second
 	// DefaultRetryBudget is the former name of DefaultOperationTimeout.
-	DefaultRetryBudget       = DefaultOperationTimeout
-	DefaultMaxRetries        = 15
-	DefaultScanCaching       = 1000
+	DefaultRetryBudget = DefaultOperationTimeout
+	DefaultMaxRetries  = 15
+	// DefaultScanCaching leaves the rows per scan RPC unbounded, so
+	// DefaultScanMaxResultSize decides (the defaults of HBase's Java
+	// client and of gohbase).
+	DefaultScanCaching       = math.MaxInt32
 	DefaultScanMaxResultSize = 2 << 20
 	defaultBackoffBase       = 100 * time.Millisecond
 	defaultBackoffMax        = 10 * time.Second
