@@ -48,6 +48,10 @@ type Client struct {
 	masterAddr string // cached active master "host:port"; "" to re-read ZooKeeper
 	metaAddr   string // cached hbase:meta server; "" to re-read ZooKeeper
 
+	// writeQueues holds a *writeQueue per region server address
+	// (coalesce.go).
+	writeQueues sync.Map
+
 	closed    atomic.Bool
 	done      chan struct{} // closed by Close: stops background scanner renewals
 	closeOnce sync.Once

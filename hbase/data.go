@@ -175,7 +175,7 @@ func (c *Client) Put(ctx context.Context, p *Put) (err error) {
 	ctx, sp := c.startOp(ctx, "put", p.Table)
 	defer func() { sp.end(ctx, err) }()
 	table := canonicalTable(p.Table)
-	_, _, err = c.mutate(ctx, table, p.Row, putToPB(p, p.Row), nil, false)
+	err = c.writeRow(ctx, table, p.Row, putToPB(p, p.Row))
 	return opErr("put", table, err)
 }
 
@@ -190,7 +190,12 @@ func (c *Client) Delete(ctx context.Context, d *Delete) (err error) {
 	ctx, sp := c.startOp(ctx, "delete", d.Table)
 	defer func() { sp.end(ctx, err) }()
 	table := canonicalTable(d.Table)
-	_, _, err = c.mutate(ctx, table, d.Row, deleteToPB(d, d.Row), nil, false)
+	m := deleteToPB(d, d.Row)
+	if mutationIdempotent(m) {
+		err = c.writeRow(ctx, table, d.Row, m)
+	} else {
+		_, _, err = c.mutate(ctx, table, d.Row, m, nil, false)
+	}
 	return opErr("delete", table, err)
 }
 

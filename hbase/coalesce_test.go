@@ -1,0 +1,267 @@
+package hbase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hbkit/hbkit/internal/pb"
+)
+
+// fillInFlight sends maxWritesInFlight Puts (rows a0, a1, ...) that the
+// fake holds until release is called, and returns once they are all on
+// the server: from then on, Puts queue. wait returns their errors.
+func fillInFlight(t *testing.T, fc *fakeCluster, c *Client) (release func(), wait func() []error) {
+	t.Helper()
+	arrived := make(chan struct{}, maxWritesInFlight)
+	hold := make(chan struct{})
+	var held atomic.Int32
+	fc.set(func() {
+		fc.hook = func(addr, method string, req proto.Message) *pb.ExceptionResponse {
+			if method == "Mutate" && held.Add(1) <= maxWritesInFlight {
+				arrived <- struct{}{}
+				<-hold
+			}
+			return nil
+		}
+	})
+	errs := make(chan error, maxWritesInFlight)
+	for i := range maxWritesInFlight {
+		go func() { errs <- c.Put(testCtx(t), tput(fmt.Sprintf("a%d", i), "v")) }()
+	}
+	for range maxWritesInFlight {
+		<-arrived
+	}
+	return func() { close(hold) }, func() []error {
+		var out []error
+		for range maxWritesInFlight {
+			out = append(out, <-errs)
+		}
+		return out
+	}
+}
+
+// inFlightRows are the rows fillInFlight writes.
+func inFlightRows() []string {
+	var rows []string
+	for i := range maxWritesInFlight {
+		rows = append(rows, fmt.Sprintf("a%d", i))
+	}
+	return rows
+}
+
+// waitQueued waits until n writes wait in the queue of addr.
+func waitQueued(t *testing.T, c *Client, addr string, n int) {
+	t.Helper()
+	q := c.writeQueue(addr)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		q.mu.Lock()
+		got := len(q.waiting)
+		q.mu.Unlock()
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writes queued for %s, want %d", got, addr, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// multiRows returns, per Multi the fake received, the rows of its
+// mutations in request order.
+func (fc *fakeCluster) multiRows() [][]string {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	var out [][]string
+	for _, c := range fc.calls {
+		mr, ok := c.req.(*pb.MultiRequest)
+		if !ok {
+			continue
+		}
+		var rows []string
+		for _, ra := range mr.GetRegionAction() {
+			for _, a := range ra.GetAction() {
+				rows = append(rows, string(a.GetMutation().GetRow()))
+			}
+		}
+		out = append(out, rows)
+	}
+	return out
+}
+
+// TestPutsCoalesceWhileServerBusy: Puts to a server with
+// maxWritesInFlight writes in flight wait, then go together as one Multi
+// (grouped by region), each caller getting its own outcome; an idle
+// client sends a Mutate.
+func TestPutsCoalesceWhileServerBusy(t *testing.T) {
+	fc := newFakeCluster(t, []string{"m"}, 1) // two regions, one server
+	c := fc.client()
+	ctx := testCtx(t)
+
+	if err := c.Put(ctx, tput("idle", "v")); err != nil {
+		t.Fatal(err)
+	}
+	if n, m := fc.count("rs1:16020", "Mutate"), len(fc.multiRows()); n != 1 || m != 0 {
+		t.Fatalf("idle Put: %d Mutates, %d Multis; want 1, 0", n, m)
+	}
+
+	release, inFlight := fillInFlight(t, fc, c)
+	rows := []string{"b", "c", "n", "o", "nofamily"}
+	errs := make([]error, len(rows))
+	var wg sync.WaitGroup
+	for i, r := range rows {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := tput(r, "v"+r)
+			if r == "nofamily" {
+				p = &Put{Table: "t", Row: []byte(r), Values: map[string]map[string][]byte{"nope": {"q": {}}}}
+			}
+			errs[i] = c.Put(ctx, p)
+		}()
+	}
+	waitQueued(t, c, "rs1:16020", len(rows))
+	release()
+	wg.Wait()
+	for i, err := range inFlight() {
+		if err != nil {
+			t.Errorf("Put in flight %d: %v", i, err)
+		}
+	}
+	for i, r := range rows {
+		switch {
+		case r == "nofamily":
+			if !errors.Is(errs[i], ErrNoSuchFamily) || IsRetryable(errs[i]) {
+				t.Errorf("Put %s: %v, want ErrNoSuchFamily, not retryable", r, errs[i])
+			}
+		case errs[i] != nil:
+			t.Errorf("Put %s: %v", r, errs[i])
+		}
+	}
+	multis := fc.multiRows()
+	if len(multis) != 1 {
+		t.Fatalf("Multis %q, want one", multis)
+	}
+	got := slices.Clone(multis[0])
+	slices.Sort(got)
+	want := slices.Clone(rows)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("Multi rows %q, want %q", got, want)
+	}
+	if n, want := fc.count("rs1:16020", "Mutate"), 1+maxWritesInFlight; n != want {
+		t.Errorf("%d Mutates, want %d (idle, those in flight)", n, want)
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	for _, r := range slices.Concat(rows[:4], inFlightRows(), []string{"idle"}) {
+		if _, ok := fc.rows[r]; !ok {
+			t.Errorf("row %s not written", r)
+		}
+	}
+}
+
+// TestCoalescedWriteRetriesPerCaller: an action of the Multi that fails
+// with a retryable error is retried by its caller alone; the others
+// return at once.
+func TestCoalescedWriteRetriesPerCaller(t *testing.T) {
+	fc := newFakeCluster(t, nil, 1)
+	c := fc.client()
+	ctx := testCtx(t)
+	var busyOnce atomic.Bool
+	fc.set(func() {
+		fc.actionHook = func(addr string, reg *fakeRegion, a *pb.Action) *pb.NameBytesPair {
+			if string(a.GetMutation().GetRow()) == "c" && busyOnce.CompareAndSwap(false, true) {
+				return &pb.NameBytesPair{Name: proto.String(excRegionTooBusy), Value: []byte("busy")}
+			}
+			return nil
+		}
+	})
+	release, inFlight := fillInFlight(t, fc, c)
+	defer inFlight()
+	rows := []string{"b", "c", "d"}
+	errs := make([]error, len(rows))
+	var wg sync.WaitGroup
+	for i, r := range rows {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.Put(ctx, tput(r, "v"))
+		}()
+	}
+	waitQueued(t, c, "rs1:16020", len(rows))
+	release()
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("Put %s: %v", rows[i], err)
+		}
+	}
+	if !busyOnce.Load() {
+		t.Fatal("the action of row c never failed")
+	}
+	// c was sent twice: in the Multi, then alone.
+	sent := map[string]int{}
+	for _, m := range fc.multiRows() {
+		for _, r := range m {
+			sent[r]++
+		}
+	}
+	fc.mu.Lock()
+	for _, call := range fc.calls {
+		if mr, ok := call.req.(*pb.MutateRequest); ok {
+			sent[string(mr.GetMutation().GetRow())]++
+		}
+	}
+	fc.mu.Unlock()
+	want := map[string]int{"b": 1, "c": 2, "d": 1}
+	for _, r := range inFlightRows() {
+		want[r] = 1
+	}
+	if fmt.Sprint(sent) != fmt.Sprint(want) {
+		t.Errorf("sent %v, want %v", sent, want)
+	}
+}
+
+// TestQueuedWriteCancelled: a caller whose context ends while its write
+// waits in the queue gets the context's error, and its write is never
+// sent; the others go on.
+func TestQueuedWriteCancelled(t *testing.T) {
+	fc := newFakeCluster(t, nil, 1)
+	c := fc.client()
+	ctx := testCtx(t)
+	release, inFlight := fillInFlight(t, fc, c)
+	defer inFlight()
+	cctx, cancel := context.WithCancel(ctx)
+	gone := make(chan error, 1)
+	go func() { gone <- c.Put(cctx, tput("gone", "v")) }()
+	waitQueued(t, c, "rs1:16020", 1)
+	kept := make(chan error, 1)
+	go func() { kept <- c.Put(ctx, tput("kept", "v")) }()
+	waitQueued(t, c, "rs1:16020", 2)
+	cancel()
+	if err := <-gone; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Put: %v, want context.Canceled", err)
+	}
+	release()
+	if err := <-kept; err != nil {
+		t.Errorf("Put kept: %v", err)
+	}
+	if m := fc.multiRows(); len(m) != 1 || !slices.Equal(m[0], []string{"kept"}) {
+		t.Errorf("Multis %q, want one with kept only", m)
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if _, ok := fc.rows["gone"]; ok {
+		t.Error("the cancelled write was applied")
+	}
+}
