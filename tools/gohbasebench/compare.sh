@@ -16,6 +16,7 @@
 #   GOHBASE_SRC=DIR     build gohbase from DIR instead of
 #                       ../shared/third_party/gohbase
 #   OUT=DIR             keep the JSON lines and logs in DIR
+#   TABLE_PREFIX=P      name the tables P<table> (e.g. scan_ on a shared HBase)
 #
 # The tables (gohbasebench_<pid>_<time> and ..._w) are dropped at the end,
 # also on failure or interrupt.
@@ -54,7 +55,7 @@ fi
 gohbase_rev=$(git -C "$src" rev-parse --short HEAD 2>/dev/null ||
 	{ [ -z "${GOHBASE_SRC:-}" ] && echo "cfe2cb9 (../shared/third_party)"; } || echo "from $src")
 
-table="gohbasebench_$$_$(date +%s)"
+table="${TABLE_PREFIX:-}gohbasebench_$$_$(date +%s)"
 common=(--zk "$HBKIT_ZK" --table "$table" --rows "$ROWS")
 trap '"$bin" "${common[@]}" --teardown || echo "compare: could not drop $table" >&2' EXIT
 
