@@ -32,8 +32,7 @@ const (
 
 // Scan opens a scanner. The first batch of rows is fetched before Scan
 // returns, so errors such as a missing table or family are reported here.
-// While the caller reads a batch, the next one is fetched in the background
-// (one batch ahead, no more). The scanner uses ctx for the whole scan.
+// The scanner uses ctx for the whole scan.
 func (c *Client) Scan(ctx context.Context, s *Scan) (_ Scanner, err error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -109,37 +108,20 @@ type scanner struct {
 	lastCell Cell   // last cell of curRow handed out, when handed
 	slab     []Result
 
-	// mu serializes RPCs on the open scanner: fetches and the lease
-	// renewal.
+	// mu serializes RPCs on the open scanner: Next and the lease renewal.
 	mu        sync.Mutex
 	reg       *region // region of the open scanner
 	scannerID *uint64 // nil: no open server-side scanner
 	renew     *time.Timer
 
-	buf        []*Result // rows fetched, not yet given to the consumer
-	finished   bool      // no more rows to fetch
-	heartbeats int       // heartbeat answers received
-	partials   int       // partial results received
-
-	// Everything above belongs to fetch, which runs either on the
-	// consumer's goroutine (Scan, Next) or, for the response after the
-	// one being read, on ahead's; the consumer touches it only while no
-	// fetch runs ahead. Everything below belongs to the consumer.
-	ahead *aheadFetch
-
-	ready  []*Result // rows Next hands out
-	result *Result
-	err    error
-	closed bool
-	ended  bool // span ended
-}
-
-// aheadFetch is a fetch of the next response running while the consumer
-// reads the current one.
-type aheadFetch struct {
-	done   chan struct{} // closed when the fetch returned
-	cancel context.CancelFunc
-	err    error // set before done is closed
+	buf        []*Result
+	finished   bool // no more rows to fetch
+	result     *Result
+	err        error
+	closed     bool
+	ended      bool // span ended
+	heartbeats int  // heartbeat answers received
+	partials   int  // partial results received
 }
 
 func (c *Client) newScanner(ctx context.Context, s *Scan, sp *op) (*scanner, error) {
@@ -212,91 +194,43 @@ func (s *scanner) Next() bool {
 		s.finish(opErr("scan", s.table, err))
 		return false
 	}
-	if len(s.ready) == 0 && !s.fill() {
+	if len(s.buf) == 0 && !s.fill() {
 		return false
 	}
-	s.result = s.ready[0]
-	s.ready[0] = nil
-	s.ready = s.ready[1:]
+	s.result = s.buf[0]
+	s.buf[0] = nil
+	s.buf = s.buf[1:]
 	return true
 }
 
 // limitReached reports whether Limit rows were completed.
 func (s *scanner) limitReached() bool { return s.limit > 0 && s.rowsDone >= s.limit }
 
-// fill fetches rows until ready holds some, reporting whether it does.
-// At the end of the scan or on error it finishes the scanner. When rows
-// came and more may follow, it starts fetching the next response in the
-// background (fetchAhead), so that the server works on it while the
-// consumer reads these.
+// fill fetches rows until buf holds some, reporting whether it does. At
+// the end of the scan or on error it finishes the scanner.
 func (s *scanner) fill() bool {
-	for len(s.ready) == 0 {
-		var err error
-		if a := s.ahead; a != nil {
-			s.ahead = nil
-			<-a.done
-			a.cancel()
-			err = a.err
-		} else {
-			if s.finished || s.limitReached() {
-				s.finish(nil)
-				return false
-			}
-			if err := s.ctx.Err(); err != nil {
-				s.finish(err)
-				return false
-			}
-			err = s.fetch(s.ctx)
+	for len(s.buf) == 0 {
+		if s.finished || s.limitReached() {
+			s.finish(nil)
+			return false
 		}
-		s.ready, s.buf = s.buf, nil
-		if err != nil {
+		if err := s.ctx.Err(); err != nil {
+			s.finish(err)
+			return false
+		}
+		if err := s.fetch(); err != nil {
 			s.finish(err)
 			return false
 		}
 	}
-	s.fetchAhead()
 	return true
 }
 
-// fetchAhead starts fetching the next response on a goroutine of its
-// own, unless the scan has fetched all it will. At most one response is
-// fetched ahead: the memory held is that of two responses (see
-// MaxResultSize).
-func (s *scanner) fetchAhead() {
-	if s.ahead != nil || s.finished || s.limitReached() {
-		return
-	}
-	ctx, cancel := context.WithCancel(s.ctx)
-	a := &aheadFetch{done: make(chan struct{}), cancel: cancel}
-	s.ahead = a
-	go func() {
-		defer close(a.done)
-		a.err = s.fetch(ctx)
-	}()
-}
-
-// stopAhead cancels the fetch running ahead, if any, waits for it to
-// return and drops what it fetched. A scan call it abandons closes the
-// scanner its answer leaves open (see call); one that completed leaves
-// its scanner to closeServer.
-func (s *scanner) stopAhead() {
-	a := s.ahead
-	if a == nil {
-		return
-	}
-	s.ahead = nil
-	a.cancel()
-	<-a.done
-	s.buf = nil
-}
-
 // fetch makes one scan RPC, opening a scanner on the next region if none
-// is open, with retries: one operation, bounded by the operation timeout
-// and by ctx (the scan's context, or one derived from it for a fetch
-// running ahead).
-func (s *scanner) fetch(ctx context.Context) error {
+// is open, with retries: one operation, bounded by the operation timeout.
+func (s *scanner) fetch() error {
 	c := s.c
-	ctx, cancel := c.operationContext(ctx)
+	ctx, cancel := c.operationContext(s.ctx)
 	defer cancel()
 	rt := c.newRetrier(func(reason string) { s.sp.retried(s.ctx, reason) })
 	for {
@@ -745,7 +679,6 @@ func (s *scanner) renewLease() {
 // finish ends the scan: records err, closes the server-side scanner and
 // ends the span.
 func (s *scanner) finish(err error) {
-	s.stopAhead()
 	if err != nil && s.err == nil {
 		s.err = err
 	}
@@ -782,7 +715,6 @@ func (s *scanner) Close() error {
 	}
 	s.finish(nil)
 	s.closed = true
-	s.ready = nil
 	s.buf = nil
 	s.acc = nil
 	s.slab = nil

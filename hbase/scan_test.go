@@ -474,9 +474,7 @@ func TestScanKeepsReadPoint(t *testing.T) {
 
 // TestScanCancelledDuringCallClosesScanner cancels the scan while a call
 // (an open, then a next) is on the server: the scanner that call leaves
-// open is closed once it answers. The next is the one fetched ahead
-// while the consumer reads the open's rows; the cancel comes after the
-// consumer read them.
+// open is closed once it answers.
 func TestScanCancelledDuringCallClosesScanner(t *testing.T) {
 	for _, during := range []string{"open", "next"} {
 		t.Run(during, func(t *testing.T) {
@@ -501,16 +499,12 @@ func TestScanCancelledDuringCallClosesScanner(t *testing.T) {
 			c := fc.client()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			consumed := make(chan struct{})
 			go func() {
 				<-entered
-				if during == "next" {
-					<-consumed
-				}
 				cancel()
 			}()
-			gate.Store(true)
 			if during == "open" {
+				gate.Store(true)
 				if _, err := c.Scan(ctx, &Scan{Table: "t", Caching: 5}); !errors.Is(err, context.Canceled) {
 					t.Fatalf("Scan = %v, want context.Canceled", err)
 				}
@@ -519,11 +513,10 @@ func TestScanCancelledDuringCallClosesScanner(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				gate.Store(true)
 				n := 0
 				for sc.Next() {
-					if n++; n == 5 {
-						close(consumed)
-					}
+					n++
 				}
 				if n != 5 || !errors.Is(sc.Err(), context.Canceled) {
 					t.Fatalf("%d rows, Err() = %v; want 5, context.Canceled", n, sc.Err())
@@ -539,17 +532,9 @@ func TestScanCancelledDuringCallClosesScanner(t *testing.T) {
 	}
 }
 
-// waitAhead waits until the response sc fetches ahead (if any) is in:
-// then no call of sc is on the server.
-func waitAhead(sc Scanner) {
-	if a := sc.(*scanner).ahead; a != nil {
-		<-a.done
-	}
-}
-
 // TestScanCancelledBetweenCallsClosesScanner: the context ends while no
-// call is on the server (the response fetched ahead is in); Next and
-// Close close the scanner with a context of their own.
+// call is on the server; Next and Close close the scanner with a context
+// of their own.
 func TestScanCancelledBetweenCallsClosesScanner(t *testing.T) {
 	fc := newFakeCluster(t, nil, 1)
 	fc.load(fakeRows(20)...)
@@ -558,7 +543,6 @@ func TestScanCancelledBetweenCallsClosesScanner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitAhead(sc)
 	if fc.openScanners() != 1 {
 		t.Fatalf("%d scanners open, want 1", fc.openScanners())
 	}
@@ -592,122 +576,4 @@ func TestScanErrorClosesOldScanner(t *testing.T) {
 		t.Fatalf("rows %v, want %v", got, rows)
 	}
 	fc.waitNoScanners(t, 1)
-}
-
-// nexts counts the scan calls on open scanners (not opens, not closes)
-// the fake received.
-func (fc *fakeCluster) nexts() int {
-	n := 0
-	for _, r := range fc.userScans() {
-		if r.ScannerId != nil && !r.GetCloseScanner() && !r.GetRenew() {
-			n++
-		}
-	}
-	return n
-}
-
-// TestScanFetchesOneAhead: while the consumer reads a response, the next
-// one is fetched, and only that one.
-func TestScanFetchesOneAhead(t *testing.T) {
-	fc := newFakeCluster(t, nil, 1)
-	rows := fakeRows(20)
-	fc.load(rows...)
-	sc, err := fc.client().Scan(testCtx(t), &Scan{Table: "t", Caching: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sc.Close()
-	var got []string
-	for i := range 4 {
-		for j := range 5 {
-			if !sc.Next() {
-				t.Fatalf("row %d: %v", len(got), sc.Err())
-			}
-			got = append(got, string(sc.Result().Row()))
-			// Taking the first row of a response started the fetch of
-			// the next one; the consumer then reads at its own pace. The
-			// fourth response says the scan is over: nothing follows it.
-			waitAhead(sc)
-			if n, want := fc.nexts(), min(i+1, 3); n != want {
-				t.Fatalf("after %d rows (%d of response %d): %d nexts sent, want %d", len(got), j+1, i+1, n, want)
-			}
-		}
-	}
-	if sc.Next() || sc.Err() != nil {
-		t.Fatalf("Next after the last row: Err() = %v", sc.Err())
-	}
-	if !slices.Equal(got, rows) {
-		t.Errorf("rows %v, want %v", got, rows)
-	}
-	if n := fc.nexts(); n != 3 {
-		t.Errorf("%d nexts, want 3", n)
-	}
-	if n := fc.openScanners(); n != 0 {
-		t.Errorf("%d scanners open at the end", n)
-	}
-}
-
-// TestScanCloseStopsFetchAhead: a consumer that stops early, while the
-// response fetched ahead is on the server or after it came, leaves no
-// scanner open, and Close does not wait for the server.
-func TestScanCloseStopsFetchAhead(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		onServer bool
-	}{{"call on the server", true}, {"answer in", false}} {
-		t.Run(tc.name, func(t *testing.T) {
-			fc := newFakeCluster(t, nil, 1)
-			fc.load(fakeRows(20)...)
-			entered := make(chan struct{}, 1)
-			release := make(chan struct{})
-			fc.set(func() {
-				fc.hook = func(addr, method string, req proto.Message) *pb.ExceptionResponse {
-					sr, ok := req.(*pb.ScanRequest)
-					if ok && tc.onServer && sr.ScannerId != nil && !sr.GetCloseScanner() {
-						entered <- struct{}{}
-						<-release
-					}
-					return nil
-				}
-			})
-			defer close(release)
-			sc, err := fc.client().Scan(testCtx(t), &Scan{Table: "t", Caching: 5})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !sc.Next() {
-				t.Fatal(sc.Err())
-			}
-			if tc.onServer {
-				<-entered
-			} else {
-				waitAhead(sc)
-			}
-			done := make(chan struct{})
-			go func() {
-				sc.Close()
-				close(done)
-			}()
-			select {
-			case <-done:
-			case <-time.After(5 * time.Second):
-				t.Fatal("Close waits for the call fetched ahead")
-			}
-			if sc.Err() != nil {
-				t.Errorf("Err() = %v after Close, want nil", sc.Err())
-			}
-			if !tc.onServer {
-				// The scanner was closed before Close returned.
-				if n := fc.openScanners(); n != 0 {
-					t.Errorf("%d scanners open after Close", n)
-				}
-			} else {
-				release <- struct{}{} // the server answers the abandoned call
-			}
-			fc.waitNoScanners(t, 1)
-			if n := fc.closeRequests(); n != 1 {
-				t.Errorf("%d close requests, want 1", n)
-			}
-		})
-	}
 }
