@@ -15,6 +15,25 @@ import (
 	"github.com/hbkit/hbkit/internal/pb"
 )
 
+// putConcurrently starts one Put per p, each on its own goroutine, and
+// returns a function that waits for them and returns their errors in
+// order.
+func putConcurrently(ctx context.Context, c *Client, ps ...*Put) (wait func() []error) {
+	errs := make([]error, len(ps))
+	var wg sync.WaitGroup
+	for i, p := range ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.Put(ctx, p)
+		}()
+	}
+	return func() []error {
+		wg.Wait()
+		return errs
+	}
+}
+
 // fillInFlight sends maxWritesInFlight Puts (rows a0, a1, ...) that the
 // fake holds until release is called, and returns once they are all on
 // the server: from then on, Puts queue. wait returns their errors.
@@ -32,20 +51,15 @@ func fillInFlight(t *testing.T, fc *fakeCluster, c *Client) (release func(), wai
 			return nil
 		}
 	})
-	errs := make(chan error, maxWritesInFlight)
-	for i := range maxWritesInFlight {
-		go func() { errs <- c.Put(testCtx(t), tput(fmt.Sprintf("a%d", i), "v")) }()
+	var ps []*Put
+	for _, r := range inFlightRows() {
+		ps = append(ps, tput(r, "v"))
 	}
+	wait = putConcurrently(testCtx(t), c, ps...)
 	for range maxWritesInFlight {
 		<-arrived
 	}
-	return func() { close(hold) }, func() []error {
-		var out []error
-		for range maxWritesInFlight {
-			out = append(out, <-errs)
-		}
-		return out
-	}
+	return func() { close(hold) }, wait
 }
 
 // inFlightRows are the rows fillInFlight writes.
@@ -116,22 +130,15 @@ func TestPutsCoalesceWhileServerBusy(t *testing.T) {
 
 	release, inFlight := fillInFlight(t, fc, c)
 	rows := []string{"b", "c", "n", "o", "nofamily"}
-	errs := make([]error, len(rows))
-	var wg sync.WaitGroup
-	for i, r := range rows {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p := tput(r, "v"+r)
-			if r == "nofamily" {
-				p = &Put{Table: "t", Row: []byte(r), Values: map[string]map[string][]byte{"nope": {"q": {}}}}
-			}
-			errs[i] = c.Put(ctx, p)
-		}()
+	var ps []*Put
+	for _, r := range rows[:4] {
+		ps = append(ps, tput(r, "v"+r))
 	}
+	ps = append(ps, &Put{Table: "t", Row: []byte("nofamily"), Values: map[string]map[string][]byte{"nope": {"q": {}}}})
+	queued := putConcurrently(ctx, c, ps...)
 	waitQueued(t, c, "rs1:16020", len(rows))
 	release()
-	wg.Wait()
+	errs := queued()
 	for i, err := range inFlight() {
 		if err != nil {
 			t.Errorf("Put in flight %d: %v", i, err)
@@ -189,19 +196,10 @@ func TestCoalescedWriteRetriesPerCaller(t *testing.T) {
 	release, inFlight := fillInFlight(t, fc, c)
 	defer inFlight()
 	rows := []string{"b", "c", "d"}
-	errs := make([]error, len(rows))
-	var wg sync.WaitGroup
-	for i, r := range rows {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = c.Put(ctx, tput(r, "v"))
-		}()
-	}
+	queued := putConcurrently(ctx, c, tput("b", "v"), tput("c", "v"), tput("d", "v"))
 	waitQueued(t, c, "rs1:16020", len(rows))
 	release()
-	wg.Wait()
-	for i, err := range errs {
+	for i, err := range queued() {
 		if err != nil {
 			t.Errorf("Put %s: %v", rows[i], err)
 		}
