@@ -59,6 +59,22 @@ func (e *Env) usage(text string) {
 	fmt.Fprint(e.Stderr, text)
 }
 
+// subcommandHelp answers a command that takes a subcommand first (table,
+// index) when args hold none or ask for help (-h, --help, help): it prints
+// the usage text and the flags of fs, and returns ErrUsage (no argument)
+// or flag.ErrHelp. It returns nil when args name a subcommand.
+func (e *Env) subcommandHelp(args []string, usage string, fs *flag.FlagSet) error {
+	if len(args) > 0 && args[0] != "-h" && args[0] != "--help" && args[0] != "help" {
+		return nil
+	}
+	e.usage(usage)
+	fs.PrintDefaults()
+	if len(args) == 0 {
+		return ErrUsage
+	}
+	return flag.ErrHelp
+}
+
 // clientName names the client in help texts.
 func (e *Env) clientName() string {
 	if e.Over == "" {

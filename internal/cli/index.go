@@ -73,13 +73,8 @@ func indexFlagSet(e *Env, f *indexFlags) *flag.FlagSet {
 }
 
 func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFunc[dao.Client]) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		e.usage(indexUsage)
-		indexFlagSet(e, &indexFlags{}).PrintDefaults()
-		if len(args) == 0 {
-			return ErrUsage
-		}
-		return flag.ErrHelp
+	if err := e.subcommandHelp(args, indexUsage, indexFlagSet(e, &indexFlags{})); err != nil {
+		return err
 	}
 	mode, err := index.ParseMode(args[0])
 	if err != nil {

@@ -55,13 +55,8 @@ type tableFlags struct {
 }
 
 func runTableWith(ctx context.Context, e *Env, args []string, connect connectFunc[admin.Client]) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		e.usage(tableUsage)
-		tableFlagSet(e, &tableFlags{}).PrintDefaults()
-		if len(args) == 0 {
-			return ErrUsage
-		}
-		return flag.ErrHelp
+	if err := e.subcommandHelp(args, tableUsage, tableFlagSet(e, &tableFlags{})); err != nil {
+		return err
 	}
 	sub := args[0]
 	var f tableFlags
