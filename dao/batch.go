@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"sync"
 
 	"github.com/hbkit/hbkit/hbase"
@@ -93,7 +94,10 @@ func (r *Repo[T]) sendChunks(ctx context.Context, op writeOp, rows []*schema.Rec
 	if len(rows) <= r.batchSize || par > 1 && !distinctKeys(rows) {
 		par = 1
 	}
-	sem := make(chan struct{}, par)
+	var sem chan struct{}
+	if par > 1 {
+		sem = make(chan struct{}, par)
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for lo := 0; lo < len(rows); lo += r.batchSize {
@@ -121,14 +125,18 @@ func (r *Repo[T]) sendChunks(ctx context.Context, op writeOp, rows []*schema.Rec
 	}
 }
 
-// distinctKeys reports whether no row key repeats in rows.
+// distinctKeys reports whether no row key repeats in rows. It compares
+// hashes, so that it copies no key: a collision only takes the call to
+// the one-after-another path, which is right for any rows.
 func distinctKeys(rows []*schema.Record) bool {
-	seen := make(map[string]struct{}, len(rows))
+	seed := maphash.MakeSeed()
+	seen := make(map[uint64]struct{}, len(rows))
 	for _, rec := range rows {
-		if _, dup := seen[string(rec.Data.Key)]; dup {
+		h := maphash.Bytes(seed, rec.Data.Key)
+		if _, dup := seen[h]; dup {
 			return false
 		}
-		seen[string(rec.Data.Key)] = struct{}{}
+		seen[h] = struct{}{}
 	}
 	return true
 }
