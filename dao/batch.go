@@ -60,6 +60,14 @@ func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 	var rejected []ItemError
 	for i, v := range recs {
 		err := r.setIDs(ctx, v, op != opDelete)
+		var ve *ValidationError
+		if err != nil && !errors.As(err, &ve) {
+			// The UID table failed (not the record): nothing is written,
+			// but ids of earlier records may have been assigned.
+			fill(results, ErrNotAttempted)
+			results[i] = err
+			return results, &BatchError{Table: r.name, Op: op.String(), Failed: []ItemError{{Index: i, Err: err}}}
+		}
 		switch {
 		case err != nil:
 		case op == opDelete:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -182,4 +183,37 @@ func ExampleNewUIDs() {
 	// 0000010002800001a207a23a50  myserver1.mycompany.com  e1  09:00:02  ping
 	// 0000020002800001a207a23668  a  e1  09:00:01  short names
 	// host a: 2  event 2: e1
+}
+
+// failingIncrements is a UID client whose counters cannot be incremented.
+type failingIncrements struct{ dao.UIDClient }
+
+func (failingIncrements) Increment(context.Context, *hbase.Increment) (*hbase.Result, error) {
+	return nil, errInjected
+}
+
+// TestUIDStoreBatchWhenTheUIDTableFails: a batch whose ids cannot be
+// assigned writes nothing and fails as the UID table's failure, not as a
+// rejection of invalid records.
+func TestUIDStoreBatchWhenTheUIDTableFails(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(t)
+	u, err := dao.NewUIDs(failingIncrements{f}, schema.LogTypesName, logKinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	createTable(t, f, u.Table())
+	r := logUIDStore(t, f, u)
+	createTables(t, f, r.Table())
+	results, err := r.PutBatch(ctx, []*schema.UIDLogEvent{uidEvent("h", "e", t0, "one"), uidEvent("h", "e", t0.Add(time.Second), "two")})
+	var be *dao.BatchError
+	if !errors.As(err, &be) || be.Rejected || !errors.Is(err, errInjected) || errors.Is(err, dao.ErrInvalidRecord) {
+		t.Fatalf("PutBatch = %v, want a *BatchError, not a rejection, wrapping the UID table's failure", err)
+	}
+	if !errors.Is(results[0], errInjected) || !errors.Is(results[1], dao.ErrNotAttempted) {
+		t.Errorf("results %v, want the failure, then ErrNotAttempted", results)
+	}
+	if keys := rawKeys(t, f, schema.LogDataUIDName); len(keys) != 0 {
+		t.Errorf("%d rows written", len(keys))
+	}
 }
