@@ -171,6 +171,9 @@ func (x *Index[T]) Count(ctx context.Context, q Query[T], by string) (map[string
 	if q.Limit != 0 || q.Resume != "" {
 		return nil, &QueryError{Table: x.name, Field: "Limit", Reason: "a count takes no limit or resume token"}
 	}
+	if err := x.r.setQueryIDs(ctx, q); err != nil {
+		return nil, err
+	}
 	p, err := x.plan(q)
 	if err != nil {
 		return nil, err
@@ -183,6 +186,9 @@ func (x *Index[T]) Count(ctx context.Context, q Query[T], by string) (map[string
 func (x *Index[T]) CountRanges(ctx context.Context, qs []Query[T], by string) (map[string]int64, error) {
 	var ranges []keys.KeyRange
 	for _, q := range qs {
+		if err := x.r.setQueryIDs(ctx, q); err != nil {
+			return nil, err
+		}
 		p, err := x.plan(q)
 		if err != nil {
 			return nil, err
