@@ -20,8 +20,9 @@ type Codec[V any] struct {
 	// Decode reads one value from the front of b and returns the rest. Required.
 	Decode func(b []byte) (v V, rest []byte, err error)
 	// Width is the encoded width in bytes, or 0 when it varies. A fixed-width codec
-	// that writes or reads another number of bytes is an error (ErrWidth,
-	// ErrInvalidEncoding), never a misaligned key.
+	// that writes another number of bytes is an error wrapping ErrBadConfig, one that
+	// reads another number an error wrapping ErrInvalidEncoding; never a misaligned
+	// key.
 	Width int
 	// Trailing says Decode takes the rest of the key (there is no terminator): the
 	// field must come last, and Decode must leave nothing.
@@ -35,7 +36,9 @@ type Codec[V any] struct {
 	// encodings of the two bounds (in the caller's order) when this is the first field
 	// in which they differ. It returns an error, ideally wrapping
 	// ErrDiscontiguousRange, when the values between them are not the keys between
-	// the encodings, such as two's complement integers of different signs.
+	// the encodings, such as two's complement integers of different signs. A codec of
+	// Order NegativesLast without one gets the Java integers' check: bounds whose
+	// first bytes differ in the top bit are refused.
 	CheckRange func(lo, hi []byte) error
 }
 

@@ -158,3 +158,24 @@ func TestCustomMisbehaving(t *testing.T) {
 		t.Errorf("zero order gives %v, want unordered", o)
 	}
 }
+
+// TestCustomNegativesLast: a codec that declares Order NegativesLast (here Java's
+// long, written by hand) and no CheckRange gets the Java integers' check, so a range
+// across zero is refused instead of read as the keys between the encodings.
+func TestCustomNegativesLast(t *testing.T) {
+	long := Codec[int64]{
+		Name:   "long",
+		Append: func(dst []byte, v int64) ([]byte, error) { return AppendJavaLong(dst, v), nil },
+		Decode: DecodeJavaLong,
+		Width:  8,
+		Order:  NegativesLast,
+	}
+	type rec struct{ N int64 }
+	l := mustLayout(t, Custom("n", long, func(r *rec) int64 { return r.N }, func(r *rec, v int64) { r.N = v }))
+	if _, _, err := l.Range(&rec{N: -5}, &rec{N: 5}, 1); !errors.Is(err, ErrDiscontiguousRange) {
+		t.Errorf("Range -5..5: %v, want ErrDiscontiguousRange", err)
+	}
+	if _, _, err := l.Range(&rec{N: 2}, &rec{N: 5}, 1); err != nil {
+		t.Errorf("Range 2..5: %v", err)
+	}
+}

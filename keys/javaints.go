@@ -70,10 +70,11 @@ func decodeJava[V int16 | int32 | int64](seg string, b []byte, width int, read f
 	return read(b), b[width:], nil
 }
 
-// checkSigns is the range check of the Java integers: bounds whose encodings differ in
-// the sign bit hold the values across zero, which are two byte ranges.
+// checkSigns is the range check of every field of Order NegativesLast (NewLayout sets
+// it): bounds whose encodings differ in the sign bit hold the values across zero, which
+// are two byte ranges.
 func checkSigns(a, b []byte) error {
-	if (a[0]^b[0])&0x80 == 0 {
+	if len(a) == 0 || len(b) == 0 || (a[0]^b[0])&0x80 == 0 {
 		return nil
 	}
 	return &Error{
@@ -99,7 +100,6 @@ func javaIntField[T any, V int16 | int32 | int64](name string, kind Kind, width 
 			}
 			return rest, err
 		},
-		rangeCheck: checkSigns,
 	}
 }
 

@@ -242,7 +242,12 @@ func NewLayout[T any](fields ...Field[T]) (*Layout[T], error) {
 		if f.seg.Trailing && i != len(fields)-1 {
 			return nil, configError(name, "a "+f.seg.Kind.String()+" segment takes the rest of the key and must come last")
 		}
-		l.checks = l.checks || f.rangeCheck != nil
+		if f.rangeCheck == nil && f.seg.Order == NegativesLast {
+			// Every field that sorts negatives last (the Java integers, and
+			// a Codec declaring that order) has the same hole at zero.
+			l.fields[i].rangeCheck = checkSigns
+		}
+		l.checks = l.checks || l.fields[i].rangeCheck != nil
 		l.segs[i] = f.seg
 		if l.width >= 0 {
 			if f.seg.Width == 0 {
