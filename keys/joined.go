@@ -2,6 +2,7 @@ package keys
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 )
 
@@ -98,19 +99,17 @@ func parseJavaDecimal(name string, b []byte) (int64, error) {
 		digits = digits[1:]
 	}
 	switch {
-	case len(digits) == 0:
+	case len(digits) == 0 || digits[0] == '+' || digits[0] == '-':
 		return 0, bytesError(name, b, "want a decimal number", ErrInvalidEncoding)
 	case digits[0] == '0' && len(b) > 1:
 		return 0, bytesError(name, b, "leading zero, which String.valueOf never writes", ErrInvalidEncoding)
 	}
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, bytesError(name, b, "want a decimal number", ErrInvalidEncoding)
-		}
-	}
 	v, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
+	switch {
+	case errors.Is(err, strconv.ErrRange):
 		return 0, bytesError(name, b, "outside the range of a Java long", ErrInvalidEncoding)
+	case err != nil:
+		return 0, bytesError(name, b, "want a decimal number", ErrInvalidEncoding)
 	}
 	return v, nil
 }
@@ -179,7 +178,7 @@ func joinedField[T any](p Text[T], sep []byte, last bool) Field[T] {
 			// The first sep must be the one after the text: not inside it, and not
 			// starting in it and ending in the appended sep.
 			if i := bytes.Index(out[len(dst):], sep); i >= 0 && i < len(text) {
-				return dst, newError(name, string(out[len(dst):len(dst)+len(text)]),
+				return dst, newError(name, string(text),
 					"contains or runs into the delimiter "+strconv.Quote(string(sep)), ErrDelimiter)
 			}
 			return out, nil
