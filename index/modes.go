@@ -264,19 +264,21 @@ func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 	// The validations earlier writes queued ride along, saving their own
 	// round trip (the verifier's sender leaves its queue to the writers
 	// for a moment before sending it itself).
-	var extra []hbase.Action
+	var extra takenWork
 	if t.val != nil {
 		extra = t.val.take(maxPiggyback)
 	}
 	own := len(acts)
-	res, err := t.c.Batch(ctx, append(acts, extra...))
-	if len(extra) > 0 {
-		var xres []hbase.BatchResult
-		if len(res) == own+len(extra) {
-			xres = res[own:]
+	res, err := t.c.Batch(ctx, append(acts, extra.acts...))
+	if len(extra.acts) > 0 {
+		if err != nil && !isBatchError(err) || len(res) != own+len(extra.acts) {
+			// This write's call failed as a whole (its context, say): the
+			// validations it carried are not this caller's to lose.
+			t.val.putBack(extra)
+		} else {
+			cleanup, verr := t.validated(extra.acts, res[own:], err)
+			t.val.settle(extra, cleanup, verr)
 		}
-		cleanup, verr := t.validated(extra, xres, err)
-		t.val.settle(len(extra), cleanup, verr)
 	}
 	if len(res) >= own {
 		res = res[:own]

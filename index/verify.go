@@ -26,106 +26,168 @@ const (
 // the background, so that a write returns once its data row is written.
 // One sender runs while there is work; it sends everything queued in one
 // Batch, so the writes of concurrent calls share round trips. A writer may
-// also take the queue and send it with its own writes (take, settle),
-// saving the round trip altogether.
+// also take the queue and send it with its own writes (take, then settle
+// or putBack), saving the round trip altogether.
+//
+// Each enqueue is a job; a flush waits for every job enqueued before it,
+// including the actions their answers call for (derived work, such as a
+// validation's cleanup), whoever sends them and in whatever order.
 type verifier struct {
-	// send sends acts and returns the actions their answers call for
-	// (a validation's cleanup), which go back on the queue as part of
-	// the same work: a flush waits for them too.
+	// send sends acts and returns the actions their answers call for,
+	// which go back on the queue as part of the same work.
 	send  func(ctx context.Context, acts []hbase.Action) (derived []hbase.Action, err error)
 	limit int // queued actions beyond which enqueue waits
 	// linger is how long the sender leaves a fresh queue for a writer to
 	// take and send with its own writes; a flush or a full queue cuts it
-	// short. Zero sends at once.
+	// short (kick). Zero sends at once.
 	linger time.Duration
+	kick   chan struct{} // a token (buffer 1) ends the sender's linger
 
-	mu    sync.Mutex
-	queue []hbase.Action
-	// queued counts actions ever enqueued; sent counts those sent, less
-	// the derived actions they put back on the queue, so that sent
-	// reaches a flush's target only once the derived ones are sent too.
-	queued, sent int64
-	running      bool          // a sender goroutine runs
-	progress     chan struct{} // closed and replaced after each send and when the queue is taken
-	hurry        chan struct{} // closed when a flush or a full queue wants the sender not to linger
-	err          error         // first failure since the last flush
+	mu       sync.Mutex
+	queue    []queued
+	jobs     []*verifyJob  // jobs with work outstanding, oldest first
+	seq      uint64        // the last job's number
+	waiters  int           // flushes waiting: new work is sent without lingering
+	running  bool          // a sender goroutine runs
+	progress chan struct{} // closed and replaced after each send and when the queue is taken
+	err      error         // first failure since the last flush
+}
+
+// verifyJob is one enqueue: its number, and its actions (with the work
+// derived from them) not yet sent.
+type verifyJob struct {
+	seq  uint64
+	open int
+}
+
+// queued is an action on the queue and the job it belongs to.
+type queued struct {
+	act hbase.Action
+	job *verifyJob
+}
+
+// takenWork is what take hands a writer: the actions, and their jobs.
+type takenWork struct {
+	acts    []hbase.Action
+	entries []queued
 }
 
 func newVerifier(send func(ctx context.Context, acts []hbase.Action) ([]hbase.Action, error)) *verifier {
-	return &verifier{send: send, limit: maxQueuedVerifications, progress: make(chan struct{}), hurry: make(chan struct{})}
+	return &verifier{send: send, limit: maxQueuedVerifications, progress: make(chan struct{}), kick: make(chan struct{}, 1)}
 }
 
-// enqueue queues acts, waiting for room while the queue is full.
+// enqueue queues acts as a new job, waiting for room while the queue is
+// full.
 func (v *verifier) enqueue(ctx context.Context, acts []hbase.Action) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if err := v.waitLocked(ctx, func() bool { return len(v.queue) < v.limit }); err != nil {
 		return err
 	}
-	v.queued += int64(len(acts))
-	v.appendLocked(acts)
+	if len(acts) == 0 {
+		return nil
+	}
+	v.seq++
+	j := &verifyJob{seq: v.seq, open: len(acts)}
+	v.jobs = append(v.jobs, j)
+	v.appendLocked(j, acts)
 	return nil
 }
 
-// appendLocked puts acts on the queue and makes sure a sender runs; v.mu
-// is held.
-func (v *verifier) appendLocked(acts []hbase.Action) {
-	if len(acts) == 0 {
-		return
+// appendLocked puts acts of job j on the queue and makes sure a sender
+// runs; v.mu is held.
+func (v *verifier) appendLocked(j *verifyJob, acts []hbase.Action) {
+	for _, a := range acts {
+		v.queue = append(v.queue, queued{a, j})
 	}
-	v.queue = append(v.queue, acts...)
-	if len(v.queue) >= v.limit {
-		v.hurryLocked()
+	if len(v.queue) >= v.limit || v.waiters > 0 {
+		v.hurry()
 	}
-	if !v.running {
+	v.startLocked()
+}
+
+func (v *verifier) startLocked() {
+	if !v.running && len(v.queue) > 0 {
 		v.running = true
 		go v.run()
 	}
 }
 
+// hurry ends the sender's linger, now or at its next one.
+func (v *verifier) hurry() {
+	select {
+	case v.kick <- struct{}{}:
+	default:
+	}
+}
+
 // take removes up to max queued actions for a writer to send with its own
-// Batch; the writer must report their outcome with settle.
-func (v *verifier) take(max int) []hbase.Action {
+// Batch; the writer must report their outcome with settle, or give them
+// back with putBack.
+func (v *verifier) take(max int) takenWork {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	n := min(max, len(v.queue))
 	if n == 0 {
-		return nil
+		return takenWork{}
 	}
-	acts := v.queue[:n:n]
+	w := takenWork{entries: v.queue[:n:n], acts: make([]hbase.Action, n)}
+	for i, e := range w.entries {
+		w.acts[i] = e.act
+	}
 	v.queue = v.queue[n:]
 	v.signal()
-	return acts
+	return w
 }
 
-// settle records the outcome of n actions from take: the actions their
-// answers call for (queued as part of the same work) and err, the first
-// failure among them, if any.
-func (v *verifier) settle(n int, derived []hbase.Action, err error) {
-	if n == 0 {
+// settle records the outcome of work from take: the actions their answers
+// call for and err, the first failure among them, if any.
+func (v *verifier) settle(w takenWork, derived []hbase.Action, err error) {
+	if len(w.entries) == 0 {
 		return
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.doneLocked(n, derived, err)
+	v.doneLocked(w.entries, derived, err)
 }
 
-func (v *verifier) doneLocked(n int, derived []hbase.Action, err error) {
-	v.appendLocked(derived)
-	v.sent += int64(n - len(derived))
+// putBack returns work from take that was not sent, or whose answers were
+// lost, to the front of the queue, for the sender to send under its own
+// context.
+func (v *verifier) putBack(w takenWork) {
+	if len(w.entries) == 0 {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.queue = append(w.entries, v.queue...)
+	v.startLocked()
+	v.signal()
+}
+
+// doneLocked records that entries were sent: derived goes on the queue as
+// work of the oldest job among them (every flush that waits for any of
+// them waits for that one), and jobs with nothing left are done; v.mu is
+// held.
+func (v *verifier) doneLocked(entries []queued, derived []hbase.Action, err error) {
+	oldest := entries[0].job
+	for _, e := range entries {
+		e.job.open--
+		if e.job.seq < oldest.seq {
+			oldest = e.job
+		}
+	}
+	if len(derived) > 0 {
+		oldest.open += len(derived)
+		v.appendLocked(oldest, derived)
+	}
+	for len(v.jobs) > 0 && v.jobs[0].open == 0 {
+		v.jobs = v.jobs[1:]
+	}
 	if err != nil && v.err == nil {
 		v.err = err
 	}
 	v.signal()
-}
-
-// hurryLocked tells a lingering sender to send now; v.mu is held.
-func (v *verifier) hurryLocked() {
-	select {
-	case <-v.hurry:
-	default:
-		close(v.hurry)
-	}
 }
 
 // run sends the queue until it finds it empty, first leaving it to the
@@ -133,25 +195,17 @@ func (v *verifier) hurryLocked() {
 func (v *verifier) run() {
 	for {
 		if v.linger > 0 {
-			v.mu.Lock()
-			hurry := v.hurry
-			v.mu.Unlock()
 			t := time.NewTimer(v.linger)
 			select {
 			case <-t.C:
-			case <-hurry:
+			case <-v.kick:
 				t.Stop()
 			}
 		}
 		v.mu.Lock()
-		select {
-		case <-v.hurry:
-			v.hurry = make(chan struct{})
-		default:
-		}
-		acts := v.queue
+		entries := v.queue
 		v.queue = nil
-		if len(acts) == 0 {
+		if len(entries) == 0 {
 			v.running = false
 			v.mu.Unlock()
 			return
@@ -159,12 +213,16 @@ func (v *verifier) run() {
 		v.signal()
 		v.mu.Unlock()
 
+		acts := make([]hbase.Action, len(entries))
+		for i, e := range entries {
+			acts[i] = e.act
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
 		derived, err := v.send(ctx, acts)
 		cancel()
 
 		v.mu.Lock()
-		v.doneLocked(len(acts), derived, err)
+		v.doneLocked(entries, derived, err)
 		v.mu.Unlock()
 	}
 }
@@ -175,18 +233,16 @@ func (v *verifier) signal() {
 	v.progress = make(chan struct{})
 }
 
-// wait waits until everything queued before the call has been sent.
+// wait waits until every job enqueued before the call, with the work
+// derived from it, has been sent.
 func (v *verifier) wait(ctx context.Context) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	target := v.queued
-	return v.waitLocked(ctx, func() bool {
-		if v.sent >= target {
-			return true
-		}
-		v.hurryLocked() // again after each send: derived work may linger
-		return false
-	})
+	target := v.seq
+	v.waiters++
+	defer func() { v.waiters-- }()
+	v.hurry()
+	return v.waitLocked(ctx, func() bool { return len(v.jobs) == 0 || v.jobs[0].seq > target })
 }
 
 // flush waits as wait does, then returns and clears the first failure

@@ -84,11 +84,11 @@ func TestVerifierTakeAndDerived(t *testing.T) {
 		t.Fatal(err)
 	}
 	taken := v.take(2)
-	if len(taken) != 2 {
-		t.Fatalf("take(2) = %d actions, want 2", len(taken))
+	if len(taken.acts) != 2 {
+		t.Fatalf("take(2) = %d actions, want 2", len(taken.acts))
 	}
 	derived := &hbase.Delete{Table: "t", Row: []byte("derived-by-writer")}
-	v.settle(len(taken), []hbase.Action{derived}, nil)
+	v.settle(taken, []hbase.Action{derived}, nil)
 	start := time.Now()
 	done, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -112,7 +112,64 @@ func TestVerifierTakeAndDerived(t *testing.T) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.sent != v.queued || len(v.queue) != 0 {
-		t.Errorf("sent %d of %d queued, %d left on the queue; want all sent", v.sent, v.queued, len(v.queue))
+	if len(v.jobs) != 0 || len(v.queue) != 0 {
+		t.Errorf("%d jobs open, %d actions left on the queue; want all sent", len(v.jobs), len(v.queue))
+	}
+}
+
+// TestVerifierFlushWaitsForTakenWork: a flush waits for the actions a
+// writer took before it, even when later work is sent first (sends
+// complete in any order), and for what their answers call for; work a
+// writer gives back is sent by the sender.
+func TestVerifierFlushWaitsForTakenWork(t *testing.T) {
+	ctx := context.Background()
+	sent := make(chan []hbase.Action, 10)
+	v := newVerifier(func(ctx context.Context, acts []hbase.Action) ([]hbase.Action, error) {
+		sent <- acts
+		return nil, nil
+	})
+	v.linger = time.Hour
+	get := func(row string) hbase.Action { return &hbase.Get{Row: []byte(row)} }
+	if err := v.enqueue(ctx, []hbase.Action{get("a"), get("b"), get("c")}); err != nil {
+		t.Fatal(err)
+	}
+	taken := v.take(10)
+	flushed := make(chan error, 1)
+	go func() { flushed <- v.flush(ctx) }()
+	if err := v.enqueue(ctx, []hbase.Action{get("d"), get("e"), get("f")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-sent; len(got) != 3 { // the later job, sent by the hurried sender
+		t.Fatalf("the sender sent %d actions, want 3", len(got))
+	}
+	select {
+	case err := <-flushed:
+		t.Fatalf("flush returned (%v) while a job enqueued before it was taken and not settled", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	cleanup := &hbase.Delete{Row: []byte("cleanup")}
+	v.settle(taken, []hbase.Action{cleanup}, nil)
+	select {
+	case err := <-flushed:
+		t.Fatalf("flush returned (%v) before the taken work's cleanup was sent", err)
+	case got := <-sent:
+		if len(got) != 1 || got[0] != cleanup {
+			t.Fatalf("sent %v, want the cleanup", got)
+		}
+	}
+	if err := <-flushed; err != nil {
+		t.Fatal(err)
+	}
+
+	// Work given back goes out through the sender, and a flush waits for it.
+	if err := v.enqueue(ctx, []hbase.Action{get("g")}); err != nil {
+		t.Fatal(err)
+	}
+	v.putBack(v.take(10))
+	if err := v.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-sent; len(got) != 1 || string(got[0].(*hbase.Get).Row) != "g" {
+		t.Fatalf("sent %v, want the Get given back", got)
 	}
 }
