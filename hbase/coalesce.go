@@ -67,7 +67,7 @@ func (c *Client) writeRow(ctx context.Context, table string, row []byte, m *pb.M
 		}
 		w := &queuedWrite{
 			it: &batchItem{table: table, row: row, reg: r, idempotent: true,
-				pa: &pb.Action{Index: proto.Uint32(0), Mutation: m}},
+				pa: &pb.Action{Mutation: m}}, // Index: set by sendWriteMulti
 			done: make(chan error, 1),
 		}
 		q.waiting = append(q.waiting, w)
@@ -136,11 +136,9 @@ func (c *Client) sendWriteMulti(addr string, ws []*queuedWrite) {
 	defer cancel()
 	mr := &multiReq{addr: addr, n: len(ws)}
 	groupOf := make(map[*region]*regionGroup)
-	byItem := make(map[*batchItem]*queuedWrite, len(ws))
 	for i, w := range ws {
 		w.it.idx = i
 		w.it.pa.Index = proto.Uint32(uint32(i))
-		byItem[w.it] = w
 		g := groupOf[w.it.reg]
 		if g == nil {
 			g = &regionGroup{reg: w.it.reg}
@@ -150,6 +148,6 @@ func (c *Client) sendWriteMulti(addr string, ws []*queuedWrite) {
 		g.items = append(g.items, w.it)
 	}
 	for _, o := range c.sendMulti(ctx, mr) {
-		byItem[o.it].done <- o.err
+		ws[o.it.idx].done <- o.err
 	}
 }
