@@ -7,12 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hbkit/hbkit/admin"
-	hbgohbase "github.com/hbkit/hbkit/contrib/gohbase"
 	"github.com/hbkit/hbkit/hbase"
 )
-
-var _ admin.RegionLoader = (*hbgohbase.Client)(nil)
 
 // TestIntegrationRegionLoads: the adapter reads every region's load from
 // the cluster status, as the native client does: after 200 puts into a

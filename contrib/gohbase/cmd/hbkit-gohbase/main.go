@@ -41,6 +41,7 @@ import (
 
 	"github.com/tsuna/gohbase"
 
+	"github.com/hbkit/hbkit/admin"
 	hbgohbase "github.com/hbkit/hbkit/contrib/gohbase"
 	"github.com/hbkit/hbkit/internal/cli"
 )
@@ -48,6 +49,9 @@ import (
 var (
 	_ cli.Client  = (*hbgohbase.Client)(nil)
 	_ cli.Limited = (*hbgohbase.Client)(nil)
+	// regions and describe find request counts through it: a client
+	// losing it would drop them (with a note on stderr).
+	_ admin.RegionLoader = (*hbgohbase.Client)(nil)
 )
 
 func main() {
