@@ -212,19 +212,32 @@ func (l *layers) plainBatch(ctx context.Context, recs []*schema.SMS) error {
 // dualBatch writes each record's data row and index entry as plain puts
 // in one Batch, with no protocol: the least any indexed write costs.
 func (l *layers) dualBatch(ctx context.Context, recs []*schema.SMS) error {
-	actions := make([]hbase.Action, 0, 2*len(recs))
+	actions, err := l.dualActions(make([]hbase.Action, 0, 2*len(recs)), recs, l.names.dual, l.names.dualIndex, nil)
+	if err != nil {
+		return err
+	}
+	_, err = l.r.data.Batch(ctx, actions)
+	return err
+}
+
+// dualActions appends to dst each record's index entry and data row as
+// plain puts into the tables index and data, and calls row, if set, with
+// each data row key.
+func (l *layers) dualActions(dst []hbase.Action, recs []*schema.SMS, data, index string, row func(key []byte)) ([]hbase.Action, error) {
 	for _, rec := range recs {
-		var row, entry schema.Row
-		if err := l.st.EncodeRow(&row, rec); err != nil {
-			return err
+		var r, entry schema.Row
+		if err := l.st.EncodeRow(&r, rec); err != nil {
+			return dst, err
 		}
 		if err := l.ixDef.EncodeEntry(&entry, rec); err != nil {
-			return err
+			return dst, err
 		}
-		actions = append(actions, rowPut(l.names.dualIndex, &entry), rowPut(l.names.dual, &row))
+		dst = append(dst, rowPut(index, &entry), rowPut(data, &r))
+		if row != nil {
+			row(r.Key)
+		}
 	}
-	_, err := l.r.data.Batch(ctx, actions)
-	return err
+	return dst, nil
 }
 
 // rowPut is the plain Put of an encoded row.

@@ -136,18 +136,13 @@ func (f *mutableFloor) batch(ctx context.Context, recs []*schema.SMS) error {
 	actions := make([]hbase.Action, 0, 2*len(recs)+len(f.gets))
 	actions = append(actions, f.gets...)
 	f.gets = f.gets[:0]
-	for _, rec := range recs {
-		var row, entry schema.Row
-		if err := f.l.st.EncodeRow(&row, rec); err != nil {
-			return err
-		}
-		if err := f.l.ixDef.EncodeEntry(&entry, rec); err != nil {
-			return err
-		}
-		actions = append(actions, rowPut(n.floorIndex, &entry), rowPut(n.floor, &row))
-		f.gets = append(f.gets, &hbase.Get{Table: n.floor, Row: row.Key})
+	actions, err := f.l.dualActions(actions, recs, n.floor, n.floorIndex, func(key []byte) {
+		f.gets = append(f.gets, &hbase.Get{Table: n.floor, Row: key})
+	})
+	if err != nil {
+		return err
 	}
-	_, err := f.l.r.data.Batch(ctx, actions)
+	_, err = f.l.r.data.Batch(ctx, actions)
 	return err
 }
 
