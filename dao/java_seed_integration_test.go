@@ -142,6 +142,45 @@ func table2(t testing.TB) *schema.Table[provinceAge] {
 	return tbl
 }
 
+// generatedRow is a row of seed 003's HashRowKeyGenerator: its key hashes
+// the low 4 bytes of the id and of a clock (Millis) that the row does not
+// hold, so a key is computed from both and decodes to the id alone.
+type generatedRow struct {
+	ID     int64
+	Millis int64
+	Name   string
+}
+
+// hashGeneratorTable declares HashRowKeyGenerator's key,
+// Bytes.add(MD5Hash.getMD5AsHex(Bytes.add(lowU, lowT)).substring(0, 8).getBytes(), Bytes.toBytes(id))
+// with lowU and lowT the last 4 bytes of Bytes.toBytes(id) and of
+// Bytes.toBytes(time).
+func hashGeneratorTable(t testing.TB) *schema.Table[generatedRow] {
+	t.Helper()
+	key, err := keys.NewLayout(
+		keys.MD5Hex("hash", 8, func(r *generatedRow) string {
+			low := keys.AppendJavaLong(nil, r.ID)[4:]
+			return string(append(low, keys.AppendJavaLong(nil, r.Millis)[4:]...))
+		}),
+		keys.JavaLong("id", func(r *generatedRow) int64 { return r.ID }, func(r *generatedRow, v int64) { r.ID = v }),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := schema.New(schema.Spec[generatedRow]{
+		Name:     "hash_generator_table",
+		Families: []schema.Family{{Name: "info", Versions: 1}},
+		Key:      key,
+		Columns: []schema.Column[generatedRow]{
+			schema.StringColumn("name", "info", "name", func(r *generatedRow) string { return r.Name }, func(r *generatedRow, v string) { r.Name = v }),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
 // javaRow is one line of SeedKeysWriter's manifest.
 type javaRow struct {
 	Kind       string   `json:"kind"`
@@ -156,6 +195,7 @@ type javaRow struct {
 	Age        int64    `json:"age"`
 	UIDs       []string `json:"uids"`
 	Value      string   `json:"value"` // hex
+	Time       int64    `json:"time"`  // ms
 }
 
 func (j javaRow) key(t testing.TB) []byte {
@@ -178,7 +218,7 @@ func (j javaRow) record() seedRow {
 
 // runSeedKeysWriter runs SeedKeysWriter on the three tables and returns
 // its manifest, by kind.
-func runSeedKeysWriter(t *testing.T, hash, partition, index string, count int) map[string][]javaRow {
+func runSeedKeysWriter(t *testing.T, hash, partition, index, generator string, count int) map[string][]javaRow {
 	t.Helper()
 	for _, tool := range []string{"mvn", "java", "bash"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -190,7 +230,7 @@ func runSeedKeysWriter(t *testing.T, hash, partition, index string, count int) m
 	cmd := exec.CommandContext(ctx, "bash", filepath.Join("..", "tools", "javaclient", "run.sh"),
 		"--class", "SeedKeysWriter", "--zk", javaSeedZK(),
 		"--hash", hash, "--partition", partition, "--partitions", strconv.Itoa(seedPartitions),
-		"--index", index, "--count", strconv.Itoa(count))
+		"--index", index, "--generator", generator, "--count", strconv.Itoa(count))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -283,7 +323,9 @@ func TestIntegrationJavaSeedKeys(t *testing.T) {
 	hashName := itTableNamed(t, c, hashTbl, javaSeedNames("hash"))
 	partName := itTableNamed(t, c, partTbl, javaSeedNames("partition"))
 	idxName := itTableNamed(t, c, idxTbl, javaSeedNames("table2"))
-	manifest := runSeedKeysWriter(t, hashName, partName, idxName, 60)
+	genTbl := hashGeneratorTable(t)
+	genName := itTableNamed(t, c, genTbl, javaSeedNames("generator"))
+	manifest := runSeedKeysWriter(t, hashName, partName, idxName, genName, 60)
 
 	hashRepo, err := dao.New(c, hashTbl, dao.WithTableNames(map[string]string{"hash_split_table": hashName}))
 	if err != nil {
@@ -294,6 +336,10 @@ func TestIntegrationJavaSeedKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	idxRepo, err := dao.New(c, idxTbl, dao.WithTableNames(map[string]string{"table2": idxName}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	genRepo, err := dao.New(c, genTbl, dao.WithTableNames(map[string]string{"hash_generator_table": genName}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,6 +388,47 @@ func TestIntegrationJavaSeedKeys(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("partition %d: read ids %v, Java wrote %v", p, got, want)
 			}
+		}
+	})
+
+	t.Run("hash generator", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		rows := manifest["hash_generator"]
+		if len(rows) == 0 {
+			t.Fatal("SeedKeysWriter wrote no generated rows")
+		}
+		want := map[int64]string{}
+		for _, j := range rows {
+			want[j.ID] = j.Name
+			rec := generatedRow{ID: j.ID, Millis: j.Time, Name: j.Name}
+			k, err := genTbl.AppendKey(nil, &rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(k, j.key(t)) {
+				t.Errorf("id %d at %d: hbkit's key %x, Java's %x", j.ID, j.Time, k, j.key(t))
+			}
+			// The id and the time find the row; the id alone cannot.
+			if got, ok, err := genRepo.Get(ctx, &generatedRow{ID: j.ID, Millis: j.Time}); err != nil || !ok || got.ID != j.ID || got.Name != j.Name {
+				t.Errorf("Get(id %d at %d) = %+v, %v, %v", j.ID, j.Time, got, ok, err)
+			}
+		}
+		if _, ok, err := genRepo.Get(ctx, &generatedRow{ID: rows[0].ID}); ok || err != nil {
+			t.Errorf("Get(id %d) without the time = %v, %v: want no row", rows[0].ID, ok, err)
+		}
+		n := 0
+		for got, err := range genRepo.Scan(ctx, dao.Query[generatedRow]{}) {
+			if err != nil {
+				t.Fatalf("Scan: %v", err)
+			}
+			n++
+			if name, ok := want[got.ID]; !ok || got.Name != name || got.Millis != 0 {
+				t.Errorf("Scan decoded %+v; Java wrote id %d named %q (%v)", *got, got.ID, name, ok)
+			}
+		}
+		if n != len(rows) {
+			t.Errorf("Scan read %d rows, Java wrote %d", n, len(rows))
 		}
 	})
 

@@ -10,7 +10,8 @@
 # per message written (see SeedWriter.java).
 #
 #   tools/javaclient/run.sh --class SeedKeysWriter --hash TABLE \
-#       --partition TABLE --partitions P --index TABLE --count N
+#       --partition TABLE --partitions P --index TABLE --count N \
+#       [--generator TABLE]
 #
 # runs another program of the module instead: SeedKeysWriter writes rows
 # keyed as seeds 003 and 001 key them (see SeedKeysWriter.java). The first

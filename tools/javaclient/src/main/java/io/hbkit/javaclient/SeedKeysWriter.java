@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
@@ -29,7 +30,9 @@ import org.apache.hadoop.hbase.util.MD5Hash;
  *       counted up from 1 as the seed's manager does, plus 0 and the largest
  *       longs (a negative id would give a negative partition);
  *   <li>--index: seed 001's inverted index table2: row province + "_" + age,
- *       family user, one column per uid, value 1 ({@code Bytes.toBytes(1)}).
+ *       family user, one column per uid, value 1 ({@code Bytes.toBytes(1)});
+ *   <li>--generator (optional): seed 003's HashRowKeyGenerator, whose hash is
+ *       of the low bytes of the id and of a clock; its rows hold only a name.
  * </ul>
  *
  * <p>Rows of the hash and partition tables carry, in family info: name =
@@ -37,11 +40,12 @@ import org.apache.hadoop.hbase.util.MD5Hash;
  * Bytes.toBytes(int), rank = Bytes.toBytes(short).
  *
  * <p>Usage: {@code SeedKeysWriter --zk host:port --hash TABLE --partition
- * TABLE --partitions P --index TABLE --count N}. It prints a manifest, one
- * JSON object a line: kind (hash, partition or province_age), key (the row
- * key's hex), and the fields it used: id, name, score, level, rank (and
- * partitions) for the first two; province, age, uids and value (hex) for the
- * third.
+ * TABLE --partitions P --index TABLE --count N [--generator TABLE]}. It
+ * prints a manifest, one JSON object a line: kind (hash, partition,
+ * province_age or hash_generator), key (the row key's hex), and the fields
+ * it used: id, name, score, level, rank (and partitions) for the first two;
+ * province, age, uids and value (hex) for the third; id, time (ms) and name
+ * for the generator's.
  */
 public final class SeedKeysWriter {
   private static final byte[] INFO = Bytes.toBytes("info");
@@ -56,6 +60,38 @@ public final class SeedKeysWriter {
     byte[] rowkey = Bytes.add(MD5Hash.getMD5AsHex(Bytes.toBytes(currentId)).substring(0, 8).getBytes(),
         Bytes.toBytes(currentId));
     return rowkey;
+  }
+
+  /**
+   * Seed 003's HashRowKeyGenerator, as the post writes it: the hash is of the
+   * low 4 bytes of the id and of a clock that advances by a random step, so
+   * the key cannot be computed from the id alone. The getters are not in the
+   * seed: they report the id and time the last key was built from.
+   */
+  static final class HashRowKeyGenerator {
+    private long currentId = 1;
+    private long currentTime = System.currentTimeMillis();
+    private Random random = new Random();
+
+    public byte[] nextId() {
+      try {
+        currentTime += random.nextInt(1000);
+        byte[] lowT = Bytes.copy(Bytes.toBytes(currentTime), 4, 4);
+        byte[] lowU = Bytes.copy(Bytes.toBytes(currentId), 4, 4);
+        return Bytes.add(MD5Hash.getMD5AsHex(Bytes.add(lowU, lowT)).substring(0, 8).getBytes(),
+            Bytes.toBytes(currentId));
+      } finally {
+        currentId++;
+      }
+    }
+
+    long lastId() {
+      return currentId - 1;
+    }
+
+    long lastTime() {
+      return currentTime;
+    }
   }
 
   /** Seed 003's PartitionRowKeyManager key generation, as the post writes it, with a settable first id. */
@@ -119,6 +155,7 @@ public final class SeedKeysWriter {
     String hashTable = null;
     String partitionTable = null;
     String indexTable = null;
+    String generatorTable = null;
     int partitions = 10;
     int count = -1;
     for (int i = 0; i < args.length; i++) {
@@ -133,6 +170,7 @@ public final class SeedKeysWriter {
         case "--partition": partitionTable = v; break;
         case "--partitions": partitions = Integer.parseInt(v); break;
         case "--index": indexTable = v; break;
+        case "--generator": generatorTable = v; break;
         case "--count": count = Integer.parseInt(v); break;
         default: usage("unknown flag " + a);
       }
@@ -218,6 +256,20 @@ public final class SeedKeysWriter {
             + ",\"age\":" + f[1] + ",\"uids\":[" + uids + "],\"value\":\"" + Bytes.toHex(one) + "\"}");
       }
       it.put(puts);
+
+      if (generatorTable != null) {
+        try (Table gt = conn.getTable(TableName.valueOf(generatorTable))) {
+          puts.clear();
+          HashRowKeyGenerator gen = new HashRowKeyGenerator();
+          for (int i = 0; i < count; i++) {
+            byte[] key = gen.nextId();
+            puts.add(new Put(key).addColumn(INFO, Bytes.toBytes("name"), Bytes.toBytes("generated " + gen.lastId())));
+            manifest.add("{\"kind\":\"hash_generator\",\"key\":\"" + Bytes.toHex(key) + "\",\"id\":" + gen.lastId()
+                + ",\"time\":" + gen.lastTime() + ",\"name\":" + quote("generated " + gen.lastId()) + "}");
+          }
+          gt.put(puts);
+        }
+      }
     }
     for (String line : manifest) {
       out.println(line);
@@ -243,7 +295,7 @@ public final class SeedKeysWriter {
   private static void usage(String why) {
     System.err.println("SeedKeysWriter: " + why);
     System.err.println("usage: SeedKeysWriter --zk host:port --hash TABLE --partition TABLE --partitions P"
-        + " --index TABLE --count N");
+        + " --index TABLE --count N [--generator TABLE]");
     System.exit(2);
   }
 }
