@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -33,13 +35,15 @@ type Wide[T any] struct {
 	uids      *UIDs
 	uidDecls  []schema.UID[T]
 	settle    settler
+	tracer    trace.Tracer
+	traceAll  bool // WithTracerProvider given: every write gets a span
 }
 
 // NewWide returns the store of the wide table t on client c. It takes the
 // options of New that apply to a table without index: WithTableNames (for
 // t's name), WithNamespace, WithBatchSize (rows per Batch call, and cells
-// per Result of a scan), WithScanCaching and WithUIDs (required when t
-// declares UID fields). Index-protocol options are refused with
+// per Result of a scan), WithScanCaching, WithTracerProvider (spans of
+// writes, as for New) and WithUIDs (required when t declares UID fields). Index-protocol options are refused with
 // ErrInvalidOption.
 func NewWide[T any](c Client, t *schema.WideTable[T], opts ...Option) (*Wide[T], error) {
 	if c == nil || isNilPointer(c) {
@@ -62,8 +66,6 @@ func NewWide[T any](c Client, t *schema.WideTable[T], opts ...Option) (*Wide[T],
 		return nil, fmt.Errorf("%w: %s: wide table %s has no index", ErrInvalidOption, o.protocol[0], t.Name())
 	case o.unindexed:
 		return nil, fmt.Errorf("%w: WithUnindexedWrites: wide table %s has no index", ErrInvalidOption, t.Name())
-	case o.ix.TracerProvider != nil:
-		return nil, fmt.Errorf("%w: WithTracerProvider: the wide store records no spans yet", ErrInvalidOption)
 	}
 	for from := range o.names {
 		if from != t.Name().String() {
@@ -82,6 +84,7 @@ func NewWide[T any](c Client, t *schema.WideTable[T], opts ...Option) (*Wide[T],
 	return &Wide[T]{
 		c: c, t: t, name: tn.String(), family: []byte(t.Family()),
 		batchSize: o.batchSize, caching: o.caching, uids: o.uids, uidDecls: decls,
+		tracer: newTracer(o.ix.TracerProvider), traceAll: o.ix.TracerProvider != nil,
 	}, nil
 }
 
@@ -128,7 +131,9 @@ func (w *Wide[T]) encode(ctx context.Context, v *T, c *schema.WideCell, value bo
 // Put writes the cell of v, replacing the cell of a record with the same
 // key fields: one hbase Put of one cell. An invalid record is a
 // *ValidationError and nothing is written.
-func (w *Wide[T]) Put(ctx context.Context, v *T) error {
+func (w *Wide[T]) Put(ctx context.Context, v *T) (err error) {
+	ctx, span := writeSpan(ctx, w.tracer, w.traceAll, opPut, w.name, 1)
+	defer func() { end(span, err) }()
 	var c schema.WideCell
 	if err := w.encode(ctx, v, &c, true); err != nil {
 		return err
@@ -146,7 +151,9 @@ func (w *Wide[T]) Put(ctx context.Context, v *T) error {
 // Delete removes the cell of the record whose key fields are those of key
 // (its value is ignored): one hbase Delete of the column, every version.
 // Deleting a missing record is not an error.
-func (w *Wide[T]) Delete(ctx context.Context, key *T) error {
+func (w *Wide[T]) Delete(ctx context.Context, key *T) (err error) {
+	ctx, span := writeSpan(ctx, w.tracer, w.traceAll, opDelete, w.name, 1)
+	defer func() { end(span, err) }()
 	var c schema.WideCell
 	if err := w.encode(ctx, key, &c, false); err != nil {
 		return err
@@ -215,7 +222,9 @@ type wideRow struct {
 	records []int
 }
 
-func (w *Wide[T]) batch(ctx context.Context, op writeOp, recs []*T) ([]error, error) {
+func (w *Wide[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, err error) {
+	ctx, span := writeSpan(ctx, w.tracer, w.traceAll, op, w.name, len(recs))
+	defer func() { end(span, err) }()
 	results := make([]error, len(recs))
 	cells := make([]schema.WideCell, len(recs))
 	var rejected []ItemError

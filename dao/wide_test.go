@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
@@ -450,5 +453,43 @@ func TestWideQueryErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Writes of the wide store get spans named "{op} {table}", errors marked.
+func TestWideSpans(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(t)
+	u, err := dao.NewUIDs(f, schema.LogTypesName, logKinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	createTable(t, f, u.Table())
+	rec := tracetest.NewSpanRecorder()
+	w := newWideStore(t, f, u, dao.WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))))
+	createTable(t, f, w.Table())
+	e := wideEvent("a", "login", wideStart, "m")
+	if err := w.Put(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.PutBatch(ctx, []*schema.UIDLogEvent{e}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.DeleteBatch(ctx, []*schema.UIDLogEvent{e}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Delete(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Put(ctx, wideEvent("", "login", 0, "")); !errors.Is(err, dao.ErrInvalidRecord) {
+		t.Fatalf("a record without host: got %v, want ErrInvalidRecord", err)
+	}
+	var names []string
+	for _, sp := range rec.Ended() {
+		names = append(names, sp.Name()+" "+sp.Status().Code.String())
+	}
+	want := []string{"put log_data_wide Unset", "put log_data_wide Unset", "delete log_data_wide Unset", "delete log_data_wide Unset", "put log_data_wide Error"}
+	if !slices.Equal(names, want) {
+		t.Errorf("spans %v, want %v", names, want)
 	}
 }
