@@ -6,12 +6,14 @@
 //
 // Usage:
 //
-//	go run ./examples/logwide [--events 20000] [--fake] [--keep]
+//	go run ./examples/logwide [--events 20000] [--fake] [--keep] [--namespace NS]
 //
 // It uses the HBase at --zk (default $HBKIT_ZK, else 127.0.0.1:2181), or
 // the in-memory fake with --fake. The tables log_types and log_data_wide
 // are recreated at the start and dropped at the end unless --keep is
-// given. Every answer is checked against what was written.
+// given; with --namespace they live in namespace NS, created if missing
+// and dropped with its tables at the end. Every answer is checked against
+// what was written.
 package main
 
 import (
@@ -24,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hbkit/hbkit/examples/internal/nsclient"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 )
@@ -51,6 +54,7 @@ func runMain(ctx context.Context, args []string, getenv func(string) string, std
 	fs.IntVar(&cfg.Events, "events", cfg.Events, "log events to generate")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the generator")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the tables at the end")
+	ns := fs.String("namespace", "", "run in this namespace (created, then dropped with its tables unless --keep)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -74,6 +78,19 @@ func runMain(ctx context.Context, args []string, getenv func(string) string, std
 		}
 		defer hc.Close()
 		c = hc
+	}
+	if *ns != "" {
+		nc, cleanup, err := nsclient.Setup(ctx, c, *ns)
+		if err != nil {
+			return fmt.Errorf("namespace %s: %w", *ns, err)
+		}
+		if err := Run(ctx, cfg, nc, stdout); err != nil {
+			return err
+		}
+		if cfg.Keep {
+			return nil
+		}
+		return cleanup(ctx)
 	}
 	return Run(ctx, cfg, c, stdout)
 }
