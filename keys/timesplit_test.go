@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -263,4 +267,42 @@ func FuzzDecodeTimeSplit(f *testing.F) {
 		off, rest, err := DecodeTimeOffset(in, span)
 		checkDecoded(t, in, rest, err, func() ([]byte, error) { return AppendTimeOffset(nil, off, span) })
 	})
+}
+
+// TestGoldenTimeSplit pins the bytes of the time segments: instants around
+// range edges, before the epoch, for three spans, the base and the offset
+// each readably and in hex. Refresh with -update only for an intended
+// change (a data migration).
+func TestGoldenTimeSplit(t *testing.T) {
+	var out strings.Builder
+	for _, span := range []time.Duration{time.Second, 5 * time.Minute, 24 * time.Hour} {
+		ms := span.Milliseconds()
+		fmt.Fprintf(&out, "# span %s: offset width %d\n", span, TimeOffsetWidth(ms))
+		for _, at := range []int64{1503382954000, 1503382954000 - 1503382954000%ms, 1503382954000 - 1503382954000%ms - 1, 0, -1} {
+			base, err := AppendTimeBase(nil, at, ms)
+			if err != nil {
+				t.Fatal(err)
+			}
+			off, err := AppendTimeOffset(nil, at, ms)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&out, "%-14d base %s %s  offset %s %s\n", at, quoteBytes(base), hexString(base), quoteBytes(off), hexString(off))
+		}
+		out.WriteString("\n")
+	}
+	path := filepath.Join("testdata", "timesplit.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != out.String() {
+		t.Errorf("time split bytes changed (a data migration):\ngot:\n%s\nwant:\n%s", out.String(), want)
+	}
 }
