@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 
@@ -248,20 +249,14 @@ type WideCell struct {
 
 // EncodeCell checks v (WideSpec.Validate) and encodes its cell into c,
 // reusing c's buffer. On error c is left empty; the error is a *Error
-// (ErrInvalidKey, or ErrInvalidValue wrapping the validator's error).
+// (ErrInvalidKey, or ErrInvalidRecord from the check).
 func (t *WideTable[T]) EncodeCell(c *WideCell, v *T) error {
 	if err := t.EncodeKey(c, v); err != nil {
 		return err
 	}
-	if t.validate != nil {
-		if err := t.validate(v); err != nil {
-			*c = WideCell{buf: c.buf[:0]}
-			field, reason := "", "record refused by the validator"
-			if se, ok := err.(*Error); ok {
-				field, reason = se.Field, se.Reason
-			}
-			return &Error{Table: t.name.String(), Field: field, Reason: reason, Kind: ErrInvalidValue, Err: err}
-		}
+	if err := t.Check(v); err != nil {
+		*c = WideCell{buf: c.buf[:0]}
+		return err
 	}
 	start := len(c.buf)
 	buf, _ := t.value.Append(c.buf, v)
@@ -271,6 +266,25 @@ func (t *WideTable[T]) EncodeCell(c *WideCell, v *T) error {
 		c.Value = []byte{}
 	}
 	return nil
+}
+
+// Check runs WideSpec.Validate on v, if there is one, as Table.Check
+// does: its error is a *Error with Kind ErrInvalidRecord naming the field
+// the check named.
+func (t *WideTable[T]) Check(v *T) error {
+	if t.validate == nil {
+		return nil
+	}
+	err := t.validate(v)
+	if err == nil {
+		return nil
+	}
+	e := &Error{Table: t.name.String(), Reason: "rejected by the table's check", Kind: ErrInvalidRecord, Err: err}
+	var se *Error
+	if errors.As(err, &se) && se.Kind == ErrInvalidRecord && se.Err == nil {
+		e.Field, e.Reason, e.Err = se.Field, se.Reason, nil
+	}
+	return e
 }
 
 // EncodeKey encodes the row key and qualifier of v into c (deletes and

@@ -220,3 +220,35 @@ func FuzzWideDecodeCell(f *testing.F) {
 		}
 	})
 }
+
+func TestWideValidate(t *testing.T) {
+	span := time.Minute
+	w, err := NewWide(WideSpec[point]{
+		Name: "points", Families: []Family{{Name: "d"}},
+		Key:       layout(t, keys.String("series", pointSeries, setPointSeries), keys.TimeBase("at", span, pointAt, setPointAt)),
+		Qualifier: layout(t, keys.TimeOffset("at", span, pointAt, setPointAt)),
+		Value:     pointValue(),
+		Validate: func(p *point) error {
+			if p.Value == "" {
+				return Invalid("value", "empty")
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c WideCell
+	err = w.EncodeCell(&c, &point{Series: "s", At: 1})
+	var se *Error
+	if !errors.As(err, &se) || !errors.Is(err, ErrInvalidRecord) || se.Field != "value" || c.Row != nil {
+		t.Errorf("got %v, row %x; want ErrInvalidRecord on field value and an empty cell", err, c.Row)
+	}
+	if err := w.EncodeCell(&c, &point{Series: "s", At: 61_001, Value: "v"}); err != nil || len(c.Value) != 1 {
+		t.Errorf("a valid record: %v, value %q", err, c.Value)
+	}
+	// Deletes and reads encode the key without the check.
+	if err := w.EncodeKey(&c, &point{Series: "s", At: 1}); err != nil || c.Value != nil {
+		t.Errorf("EncodeKey: %v, value %q", err, c.Value)
+	}
+}
