@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"strconv"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -31,6 +32,7 @@ type Wide[T any] struct {
 	name      string
 	family    []byte
 	batchSize int
+	writeConc int
 	caching   int
 	uids      *UIDs
 	uidDecls  []schema.UID[T]
@@ -42,7 +44,8 @@ type Wide[T any] struct {
 // NewWide returns the store of the wide table t on client c. It takes the
 // options of New that apply to a table without index: WithTableNames (for
 // t's name), WithNamespace, WithBatchSize (rows per Batch call, and cells
-// per Result of a scan), WithScanCaching, WithTracerProvider (spans of
+// per Result of a scan), WithWriteConcurrency (Batch calls of one batch in
+// flight), WithScanCaching, WithTracerProvider (spans of
 // writes, as for New) and WithUIDs (required when t declares UID fields). Index-protocol options are refused with
 // ErrInvalidOption.
 func NewWide[T any](c Client, t *schema.WideTable[T], opts ...Option) (*Wide[T], error) {
@@ -83,7 +86,7 @@ func NewWide[T any](c Client, t *schema.WideTable[T], opts ...Option) (*Wide[T],
 	tn, _ := hbase.ParseTableName(name) // checked by the option
 	return &Wide[T]{
 		c: c, t: t, name: tn.String(), family: []byte(t.Family()),
-		batchSize: o.batchSize, caching: o.caching, uids: o.uids, uidDecls: decls,
+		batchSize: o.batchSize, writeConc: o.writeConc, caching: o.caching, uids: o.uids, uidDecls: decls,
 		tracer: newTracer(o.ix.TracerProvider), traceAll: o.ix.TracerProvider != nil,
 	}, nil
 }
@@ -201,7 +204,9 @@ func (w *Wide[T]) decode(ctx context.Context, cell hbase.Cell, v *T) error {
 // Rejected set, the others' results ErrNotAttempted). The cells are then
 // grouped by row, one hbase Put per row holding all its cells (a later
 // record of the batch with the same key fields wins), and the Puts go in
-// one hbase Batch per WithBatchSize rows. A row's Put is atomic in HBase;
+// one hbase Batch per WithBatchSize rows, WithWriteConcurrency of them in
+// flight. If ctx ends between Batch calls, the records not sent have
+// results wrapping ErrNotAttempted. A row's Put is atomic in HBase;
 // the batch is not: a failed row fails each of its records, listed once
 // in the *BatchError, and the other rows are written.
 func (w *Wide[T]) PutBatch(ctx context.Context, recs []*T) ([]error, error) {
@@ -213,6 +218,41 @@ func (w *Wide[T]) PutBatch(ctx context.Context, recs []*T) ([]error, error) {
 // cell, WithBatchSize of them per hbase Batch.
 func (w *Wide[T]) DeleteBatch(ctx context.Context, keys []*T) ([]error, error) {
 	return w.batch(ctx, opDelete, keys)
+}
+
+// send sends the actions of chunk in one Batch call and sets the results
+// of their records. Each record belongs to one row, so concurrent sends
+// write disjoint results.
+func (w *Wide[T]) send(ctx context.Context, op writeOp, chunk []*wideRow, results []error) {
+	actions := make([]hbase.Action, len(chunk))
+	keys := make([][]byte, len(chunk))
+	for j, r := range chunk {
+		actions[j], keys[j] = r.action, r.row
+	}
+	if op == opPut {
+		w.settle.waitKeys(ctx, keys)
+	}
+	brs, err := w.c.Batch(ctx, actions)
+	var done [][]byte
+	for j, r := range chunk {
+		rerr := err
+		if rerr == nil && j < len(brs) {
+			rerr = brs[j].Err
+		} else if rerr == nil {
+			rerr = errors.New("no result for the row")
+		}
+		if rerr != nil {
+			rerr = fmt.Errorf("dao: %s %q: %w", op, w.name, rerr)
+		} else {
+			done = append(done, r.row)
+		}
+		for _, i := range r.records {
+			results[i] = rerr
+		}
+	}
+	if op == opDelete && len(done) > 0 {
+		w.settle.doneKeys(done)
+	}
 }
 
 // wideRow is the action of one row of a batch and the records it carries.
@@ -272,8 +312,21 @@ func (w *Wide[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 				action: &hbase.Delete{Table: w.name, Row: c.Row, Family: w.family, Qualifier: c.Qualifier, AllVersions: true}})
 		}
 	}
+	// Rows are distinct within a put batch and deletes are idempotent, so
+	// chunks may go in any order: up to WithWriteConcurrency at a time.
+	var wg sync.WaitGroup
+	var sem chan struct{}
+	if w.writeConc > 1 && len(rows) > w.batchSize {
+		sem = make(chan struct{}, w.writeConc)
+	}
 	for start := 0; start < len(rows); start += w.batchSize {
 		chunk := rows[start:min(start+w.batchSize, len(rows))]
+		if sem != nil {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+			}
+		}
 		if err := ctx.Err(); err != nil {
 			for _, r := range rows[start:] {
 				for _, i := range r.records {
@@ -282,36 +335,18 @@ func (w *Wide[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 			}
 			break
 		}
-		actions := make([]hbase.Action, len(chunk))
-		keys := make([][]byte, len(chunk))
-		for j, r := range chunk {
-			actions[j], keys[j] = r.action, r.row
+		if sem == nil {
+			w.send(ctx, op, chunk, results)
+			continue
 		}
-		if op == opPut {
-			w.settle.waitKeys(ctx, keys)
-		}
-		brs, err := w.c.Batch(ctx, actions)
-		var done [][]byte
-		for j, r := range chunk {
-			rerr := err
-			if rerr == nil && j < len(brs) {
-				rerr = brs[j].Err
-			} else if rerr == nil {
-				rerr = errors.New("no result for the row")
-			}
-			if rerr != nil {
-				rerr = fmt.Errorf("dao: %s %q: %w", op, w.name, rerr)
-			} else {
-				done = append(done, r.row)
-			}
-			for _, i := range r.records {
-				results[i] = rerr
-			}
-		}
-		if op == opDelete && len(done) > 0 {
-			w.settle.doneKeys(done)
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			w.send(ctx, op, chunk, results)
+		}()
 	}
+	wg.Wait()
 	var failed []ItemError
 	for i, err := range results {
 		if err != nil {
