@@ -80,7 +80,10 @@ func probe(c *config, timeout time.Duration) (probeResult, error) {
 	if !logHas(c, readyLine) {
 		return r, errors.New("master still initialising")
 	}
-	conn, err := rpc.Dial(ctx, b.Master.Server.Addr(), "MasterService")
+	if c.kerberos.enabled() && c.rpcOptions() == nil {
+		return r, nil
+	}
+	conn, err := rpc.Dial(ctx, b.Master.Server.Addr(), "MasterService", c.rpcOptions()...)
 	if err != nil {
 		return r, fmt.Errorf("master RPC: %w", err)
 	}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hbkit/hbkit/internal/rpc"
+)
+
+// kerberos holds what a Kerberized instance needs (tools/secure-hbase.sh
+// sets it up: the KDC, the principals and the keytabs). The zero value is
+// the plain, SIMPLE-authentication HBase.
+type kerberos struct {
+	krb5Conf   string // krb5.conf naming the realm and its KDC
+	keytab     string // keytab holding principal's keys
+	principal  string // the master's and region servers' principal, e.g. hbase/localhost@HBKIT.LOCAL
+	protection string // hbase.rpc.protection: authentication, integrity or privacy
+}
+
+func (k kerberos) enabled() bool { return k.keytab != "" }
+
+// loadKerberos reads HBKIT_HBASE_KEYTAB, HBKIT_HBASE_PRINCIPAL,
+// HBKIT_KRB5_CONF and HBKIT_RPC_PROTECTION. Without a keytab the instance
+// is plain; with one, the principal and krb5.conf are required.
+func loadKerberos() (kerberos, error) {
+	k := kerberos{
+		krb5Conf:   strings.TrimSpace(os.Getenv("HBKIT_KRB5_CONF")),
+		keytab:     strings.TrimSpace(os.Getenv("HBKIT_HBASE_KEYTAB")),
+		principal:  strings.TrimSpace(os.Getenv("HBKIT_HBASE_PRINCIPAL")),
+		protection: envOr("HBKIT_RPC_PROTECTION", "authentication"),
+	}
+	if !k.enabled() {
+		return kerberos{}, nil
+	}
+	if k.principal == "" || k.krb5Conf == "" {
+		return kerberos{}, fmt.Errorf("HBKIT_HBASE_KEYTAB is set: HBKIT_HBASE_PRINCIPAL and HBKIT_KRB5_CONF are needed too")
+	}
+	switch k.protection {
+	case "authentication", "integrity", "privacy":
+	default:
+		return kerberos{}, fmt.Errorf("HBKIT_RPC_PROTECTION=%q: want authentication, integrity or privacy", k.protection)
+	}
+	for _, p := range []*string{&k.krb5Conf, &k.keytab} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return kerberos{}, err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return kerberos{}, fmt.Errorf("kerberos: %w", err)
+		}
+		*p = abs
+	}
+	return k, nil
+}
+
+// site is what hbase-site.xml needs for Kerberos: the master and region
+// servers log in from the keytab and accept only Kerberos (SASL GSSAPI)
+// clients. ZooKeeper stays unauthenticated: without a JAAS "Client"
+// section HBase does not put ACLs on its znodes.
+func (k kerberos) site() [][2]string {
+	if !k.enabled() {
+		return nil
+	}
+	return [][2]string{
+		{"hbase.security.authentication", "kerberos"},
+		{"hadoop.security.authentication", "kerberos"},
+		{"hbase.master.keytab.file", k.keytab},
+		{"hbase.master.kerberos.principal", k.principal},
+		{"hbase.regionserver.keytab.file", k.keytab},
+		{"hbase.regionserver.kerberos.principal", k.principal},
+		{"hbase.rpc.protection", k.protection},
+		// A SIMPLE client is refused, never let in as an unauthenticated user.
+		{"hbase.ipc.server.fallback-to-simple-auth-allowed", "false"},
+	}
+}
+
+// jvmFlags points the JVM's Kerberos at our krb5.conf.
+func (k kerberos) jvmFlags() []string {
+	if !k.enabled() {
+		return nil
+	}
+	return []string{"-Djava.security.krb5.conf=" + k.krb5Conf}
+}
+
+// rpcOptions are the options of the launcher's own RPCs to the master.
+func (c *config) rpcOptions() []rpc.Option { return nil }
+
+// writeCoreSite writes core-site.xml, or removes a stale one: Hadoop's
+// UserGroupInformation reads hadoop.security.authentication from
+// core-site.xml only, never from hbase-site.xml, and without it the master
+// and region servers skip their keytab login and call each other as SIMPLE
+// users.
+func (c *config) writeCoreSite() error {
+	p := filepath.Join(c.confDir(), "core-site.xml")
+	if !c.kerberos.enabled() {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		return nil
+	}
+	s := "<?xml version=\"1.0\"?>\n<!-- written by tools/hbase; changes are overwritten on every start -->\n<configuration>\n" +
+		"  <property><name>hadoop.security.authentication</name><value>kerberos</value></property>\n" +
+		"</configuration>\n"
+	return os.WriteFile(p, []byte(s), 0o644)
+}
