@@ -123,8 +123,8 @@ CONF
 
 up() {
 	install_krb5
-	"$launcher" down >/dev/null 2>&1 || true
-	stop_kdc
+	go build -o "$launcher" ./tools/hbase
+	down >/dev/null
 	rm -rf "$kdc" "$dir/keytabs" "$dir/secure.env"
 	write_conf
 	kdb5_util -r "$realm" create -s -P "hbkit-$RANDOM$RANDOM" >/dev/null
@@ -143,7 +143,6 @@ up() {
 	export HBKIT_KRB5_CONF="$KRB5_CONFIG"
 	export HBKIT_HBASE_KEYTAB="$dir/keytabs/hbase.keytab"
 	export HBKIT_HBASE_PRINCIPAL="$server_principal"
-	go build -o "$launcher" ./tools/hbase
 	"$launcher" up -fresh
 	cat >"$dir/secure.env" <<ENV
 # written by tools/secure-hbase.sh up; source it
@@ -160,9 +159,13 @@ ENV
 }
 
 down() {
+	local prot
 	if [ -f "$dir/keytabs/hbase.keytab" ]; then
+		# The launcher's Shutdown RPC authenticates as HBase itself, with
+		# the protection the running instance was started with.
+		prot=$(sed -n 's/^export HBKIT_RPC_PROTECTION=//p' "$dir/secure.env" 2>/dev/null)
 		HBKIT_KRB5_CONF="$KRB5_CONFIG" HBKIT_HBASE_KEYTAB="$dir/keytabs/hbase.keytab" \
-			HBKIT_HBASE_PRINCIPAL="$server_principal" "$launcher" down
+			HBKIT_HBASE_PRINCIPAL="$server_principal" HBKIT_RPC_PROTECTION="${prot:-authentication}" "$launcher" down
 	fi
 	stop_kdc
 	echo "secure-hbase: down"

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jcmturner/gokrb5/v8/client"
 )
 
 // hbaseVersion must match <hbase.version> in pom.xml.
@@ -30,7 +32,8 @@ type config struct {
 	// zkSession is the ZooKeeper session timeout of the JVM's master
 	// and region servers; 0 keeps HBase's standalone default (10s).
 	zkSession time.Duration
-	kerberos  kerberos // Kerberos authentication (secure.go); zero: SIMPLE
+	kerberos  kerberos       // Kerberos authentication (secure.go); zero: SIMPLE
+	krbClient *client.Client // the launcher's own Kerberos login, made on first use
 }
 
 func loadConfig() (*config, error) {

@@ -341,7 +341,12 @@ func stopByMaster(c *config, pid int) bool {
 		return false
 	}
 	wait := 60 * time.Second
-	if err := shutdownCluster(li.masterPort, 10*time.Second); err != nil {
+	opts, err := c.rpcOptions()
+	if err != nil {
+		fmt.Printf("hbase: %v\n", err)
+		return false
+	}
+	if err := shutdownCluster(li.masterPort, 10*time.Second, opts...); err != nil {
 		var dial *dialError
 		var refused *rpc.RemoteError
 		switch {

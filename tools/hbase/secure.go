@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jcmturner/gokrb5/v8/client"
+	krbconfig "github.com/jcmturner/gokrb5/v8/config"
+	"github.com/jcmturner/gokrb5/v8/keytab"
+
 	"github.com/hbkit/hbkit/internal/rpc"
 )
 
@@ -84,8 +88,32 @@ func (k kerberos) jvmFlags() []string {
 	return []string{"-Djava.security.krb5.conf=" + k.krb5Conf}
 }
 
-// rpcOptions are the options of the launcher's own RPCs to the master.
-func (c *config) rpcOptions() []rpc.Option { return nil }
+// rpcOptions are the options of the launcher's own RPCs to the master
+// (the readiness probe, the Shutdown request). A Kerberized instance is
+// called as its own principal, from its keytab.
+func (c *config) rpcOptions() ([]rpc.Option, error) {
+	k := c.kerberos
+	if !k.enabled() {
+		return nil, nil
+	}
+	if c.krbClient == nil {
+		cfg, err := krbconfig.Load(k.krb5Conf)
+		if err != nil {
+			return nil, fmt.Errorf("kerberos: %s: %w", k.krb5Conf, err)
+		}
+		kt, err := keytab.Load(k.keytab)
+		if err != nil {
+			return nil, fmt.Errorf("kerberos: %s: %w", k.keytab, err)
+		}
+		user, realm, _ := strings.Cut(k.principal, "@")
+		c.krbClient = client.NewWithKeytab(user, realm, kt, cfg, client.DisablePAFXFAST(true))
+	}
+	prot, err := rpc.ParseProtection(k.protection)
+	if err != nil {
+		return nil, err
+	}
+	return []rpc.Option{rpc.WithKerberos(rpc.Kerberos{Client: c.krbClient, ServerPrincipal: k.principal, Protection: prot})}, nil
+}
 
 // writeCoreSite writes core-site.xml, or removes a stale one: Hadoop's
 // UserGroupInformation reads hadoop.security.authentication from
