@@ -101,7 +101,7 @@ var (
 	// error: wrong principal, clock skew, a key it cannot decrypt with).
 	ErrAuthRefused = errors.New("rpc: kerberos: server refused authentication")
 	// ErrServerNotSecured: the server does not speak Kerberos (it asked
-	// to fall back to SIMPLE, or closed the connection at once).
+	// to fall back to SIMPLE).
 	ErrServerNotSecured = errors.New("rpc: kerberos: server does not accept kerberos")
 	// ErrProtectionMismatch: the server does not offer the quality of
 	// protection asked for.
@@ -133,6 +133,19 @@ func (e *AuthError) Error() string {
 }
 
 func (e *AuthError) Unwrap() error { return e.Err }
+
+// Retryable reports whether a new connection may succeed: not when the
+// handshake failed for one of the reasons above (credentials, principal,
+// protection, a server refusing or not speaking Kerberos), only when the
+// connection broke during it.
+func (e *AuthError) Retryable() bool {
+	for _, s := range []error{ErrNoCredentials, ErrServiceTicket, ErrAuthRefused, ErrServerNotSecured, ErrProtectionMismatch, ErrBadToken} {
+		if errors.Is(e.Err, s) {
+			return false
+		}
+	}
+	return true
+}
 
 // WithKerberos authenticates every connection with SASL GSSAPI (HBase's
 // KERBEROS auth method) instead of SIMPLE. The ConnectionHeader then
@@ -350,10 +363,7 @@ const maxSASLToken = 1 << 20
 func readSASLChallenge(r io.Reader) ([]byte, error) {
 	var b [4]byte
 	if _, err := io.ReadFull(r, b[:]); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
-			return nil, &AuthError{Err: fmt.Errorf("%w: connection closed during the handshake", ErrServerNotSecured)}
-		}
-		return nil, err
+		return nil, noEOF(err)
 	}
 	if status := int32(binary.BigEndian.Uint32(b[:])); status != 0 {
 		class, err := readSASLString(r)
