@@ -122,4 +122,3 @@ func TestIntegrationKerberosAgainstPlain(t *testing.T) {
 	}
 	t.Logf("plain server: %v", err)
 }
-
