@@ -419,6 +419,9 @@ type gssContext struct {
 	key     types.EncryptionKey
 	et      etype.EType
 	sendSeq uint64
+	// acceptor is set for the server's side (tests only): it wraps as
+	// the acceptor and unwraps the initiator's tokens.
+	acceptor bool
 }
 
 // Key usages of RFC 4121 2.
@@ -458,30 +461,35 @@ func (g *gssContext) header(flags byte, ec, rrc uint16, seq uint64) []byte {
 func (g *gssContext) wrap(payload []byte, conf bool) ([]byte, error) {
 	seq := g.sendSeq
 	g.sendSeq++
+	usage, flags := uint32(usageInitiatorSeal), byte(0)
+	if g.acceptor {
+		usage, flags = usageAcceptorSeal, flagSentByAcceptor
+	}
 	if conf {
 		// E(payload | header with EC = RRC = 0); no filler.
 		plain := make([]byte, 0, len(payload)+wrapHeaderLen)
 		plain = append(plain, payload...)
-		plain = append(plain, g.header(flagSealed, 0, 0, seq)...)
-		_, ct, err := g.et.EncryptMessage(g.key.KeyValue, plain, usageInitiatorSeal)
+		plain = append(plain, g.header(flags|flagSealed, 0, 0, seq)...)
+		_, ct, err := g.et.EncryptMessage(g.key.KeyValue, plain, usage)
 		if err != nil {
 			return nil, err
 		}
-		return append(g.header(flagSealed, 0, 0, seq), ct...), nil
+		return append(g.header(flags|flagSealed, 0, 0, seq), ct...), nil
 	}
 	sumIn := make([]byte, 0, len(payload)+wrapHeaderLen)
 	sumIn = append(sumIn, payload...)
-	sumIn = append(sumIn, g.header(0, 0, 0, seq)...)
-	sum, err := g.et.GetChecksumHash(g.key.KeyValue, sumIn, usageInitiatorSeal)
+	sumIn = append(sumIn, g.header(flags, 0, 0, seq)...)
+	sum, err := g.et.GetChecksumHash(g.key.KeyValue, sumIn, usage)
 	if err != nil {
 		return nil, err
 	}
-	tok := g.header(0, uint16(len(sum)), 0, seq)
+	tok := g.header(flags, uint16(len(sum)), 0, seq)
 	tok = append(tok, payload...)
 	return append(tok, sum...), nil
 }
 
-// unwrap checks an acceptor Wrap token and returns its payload.
+// unwrap checks a Wrap token of the peer and returns its payload. The
+// result aliases tok for tokens with a checksum only.
 func (g *gssContext) unwrap(tok []byte) ([]byte, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrBadToken}, args...)...)
@@ -490,8 +498,12 @@ func (g *gssContext) unwrap(tok []byte) ([]byte, error) {
 		return nil, bad("not a wrap token")
 	}
 	flags := tok[2]
-	if flags&flagSentByAcceptor == 0 {
-		return nil, bad("wrap token not sent by the acceptor")
+	usage := uint32(usageAcceptorSeal)
+	if g.acceptor {
+		usage = usageInitiatorSeal
+	}
+	if (flags&flagSentByAcceptor != 0) == g.acceptor {
+		return nil, bad("wrap token sent by the wrong side")
 	}
 	if flags&flagAcceptorSubkey != 0 {
 		return nil, bad("wrap token under an acceptor subkey, none was negotiated")
@@ -508,7 +520,10 @@ func (g *gssContext) unwrap(tok []byte) ([]byte, error) {
 		body = append(rot, body[:rrc]...)
 	}
 	if flags&flagSealed != 0 {
-		plain, err := g.et.DecryptMessage(g.key.KeyValue, body, usageAcceptorSeal)
+		if len(body) < g.et.GetConfounderByteSize()+g.et.GetHMACBitLength()/8+wrapHeaderLen {
+			return nil, bad("sealed token too short")
+		}
+		plain, err := g.decrypt(body, usage)
 		if err != nil {
 			return nil, bad("%v", err)
 		}
@@ -529,7 +544,7 @@ func (g *gssContext) unwrap(tok []byte) ([]byte, error) {
 	sumIn := make([]byte, 0, len(payload)+wrapHeaderLen)
 	sumIn = append(sumIn, payload...)
 	sumIn = append(sumIn, g.header(flags, 0, 0, seq)...)
-	want, err := g.et.GetChecksumHash(g.key.KeyValue, sumIn, usageAcceptorSeal)
+	want, err := g.et.GetChecksumHash(g.key.KeyValue, sumIn, usage)
 	if err != nil {
 		return nil, bad("%v", err)
 	}
@@ -537,6 +552,17 @@ func (g *gssContext) unwrap(tok []byte) ([]byte, error) {
 		return nil, bad("checksum mismatch")
 	}
 	return payload, nil
+}
+
+// decrypt is DecryptMessage, turning a panic of the library on hostile
+// input into an error.
+func (g *gssContext) decrypt(body []byte, usage uint32) (plain []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("decrypt: %v", r)
+		}
+	}()
+	return g.et.DecryptMessage(g.key.KeyValue, body, usage)
 }
 
 // saslConn carries the connection's bytes in length-prefixed Wrap tokens
