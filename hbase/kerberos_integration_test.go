@@ -5,6 +5,8 @@ package hbase_test
 import (
 	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -121,4 +123,58 @@ func TestIntegrationKerberosAgainstPlain(t *testing.T) {
 		t.Fatalf("ListTables: got %v, want ErrKerberosServerNotSecured", err)
 	}
 	t.Logf("plain server: %v", err)
+}
+
+// kinit writes a credentials cache for the client principal from its
+// keytab with MIT's kinit, the ticket valid for lifetime.
+func kinit(t *testing.T, k hbase.Kerberos, lifetime string) string {
+	t.Helper()
+	bin, err := exec.LookPath("kinit")
+	if err != nil {
+		t.Skip("no kinit (Debian's krb5-user)")
+	}
+	cc := filepath.Join(t.TempDir(), "ccache")
+	cmd := exec.Command(bin, "-c", "FILE:"+cc, "-l", lifetime, "-k", "-t", k.Keytab, k.Principal)
+	cmd.Env = append(os.Environ(), "KRB5_CONFIG="+k.Krb5Conf)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kinit: %v\n%s", err, out)
+	}
+	return cc
+}
+
+// TestIntegrationKerberosCCache: a client from a credentials cache
+// (what kinit writes) writes and reads; one from a cache whose ticket has
+// expired is refused with ErrKerberosNoCredentials and writes nothing.
+func TestIntegrationKerberosCCache(t *testing.T) {
+	k := kerberosFromEnv(t)
+	good := itClient(t, hbase.WithKerberos(k))
+	table := itTable(t, good, "krbccache", nil)
+
+	fromCache := k
+	fromCache.Keytab = ""
+	fromCache.CCache = kinit(t, k, "1h")
+	c := itClient(t, hbase.WithKerberos(fromCache))
+	ctx := itCtx(t, 30*time.Second)
+	put := &hbase.Put{Table: table, Row: []byte("ccache"), Values: map[string]map[string][]byte{"cf": {"q": []byte("from a credentials cache")}}}
+	if err := c.Put(ctx, put); err != nil {
+		t.Fatalf("Put from a credentials cache: %v", err)
+	}
+	r, err := c.Get(ctx, &hbase.Get{Table: table, Row: []byte("ccache")})
+	if err != nil || string(r.Value([]byte("cf"), []byte("q"))) != "from a credentials cache" {
+		t.Fatalf("Get from a credentials cache: %v, %v", r, err)
+	}
+
+	expired := k
+	expired.Keytab = ""
+	expired.CCache = kinit(t, k, "1s")
+	time.Sleep(3 * time.Second)
+	c = itClient(t, hbase.WithKerberos(expired))
+	err = c.Put(ctx, &hbase.Put{Table: table, Row: []byte("expired"), Values: map[string]map[string][]byte{"cf": {"q": []byte("x")}}})
+	if !errors.Is(err, hbase.ErrKerberosNoCredentials) || hbase.IsRetryable(err) {
+		t.Fatalf("Put with an expired ticket: got %v, want ErrKerberosNoCredentials, not retryable", err)
+	}
+	t.Logf("expired ticket: %v", err)
+	if r, err := good.Get(ctx, &hbase.Get{Table: table, Row: []byte("expired")}); err != nil || !r.Empty() {
+		t.Fatalf("after the refused Put: %v, %v", r, err)
+	}
 }
