@@ -14,7 +14,9 @@
 # Settings (environment): HBKIT_RPC_PROTECTION (authentication, integrity
 # or privacy; default authentication), HBKIT_SECURE_ZK_PORT (2581),
 # HBKIT_SECURE_MASTER_PORT (16400), HBKIT_SECURE_RS_PORT (16420),
-# HBKIT_SECURE_KDC_PORT (18588). `up` always starts from an empty HBase and a
+# HBKIT_SECURE_KDC_PORT (18588), HBKIT_SECURE_ZK_SASL=1 (ZooKeeper
+# authenticates HBase with SASL too, and HBase puts ACLs on its znodes;
+# default 0: ZooKeeper without SASL). `up` always starts from an empty HBase and a
 # new realm; secure.env (shell syntax) holds the client's principal, keytab,
 # krb5.conf, the server principal and HBKIT_ZK.
 set -euo pipefail
@@ -131,7 +133,7 @@ up() {
 	krb5kdc -P "$kdc/krb5kdc.pid"
 	for _ in $(seq 50); do [ -s "$kdc/krb5kdc.pid" ] && break; sleep 0.1; done
 	kdc_pid >/dev/null || { echo "secure-hbase: the KDC did not start; see $kdc/kdc.log" >&2; exit 1; }
-	for p in "$server_principal" "$client_principal"; do
+	for p in "$server_principal" "$client_principal" "zookeeper/localhost@$realm"; do
 		kadmin.local -r "$realm" -q "addprinc -randkey $p" >/dev/null
 	done
 	kadmin.local -r "$realm" -q "ktadd -k $dir/keytabs/hbase.keytab $server_principal" >/dev/null
@@ -139,7 +141,25 @@ up() {
 	# A principal the KDC knows but whose keys no keytab holds, for the
 	# refusal tests.
 	kadmin.local -r "$realm" -q "addprinc -randkey nokeytab@$realm" >/dev/null
+	kadmin.local -r "$realm" -q "ktadd -k $dir/keytabs/zookeeper.keytab zookeeper/localhost@$realm" >/dev/null
 	chmod 600 "$dir"/keytabs/*.keytab
+	if [ "${HBKIT_SECURE_ZK_SASL:-0}" = 1 ]; then
+		cat >"$dir/jaas.conf" <<JAAS
+Server {
+	com.sun.security.auth.module.Krb5LoginModule required
+	useKeyTab=true keyTab="$dir/keytabs/zookeeper.keytab" storeKey=true useTicketCache=false
+	principal="zookeeper/localhost@$realm";
+};
+Client {
+	com.sun.security.auth.module.Krb5LoginModule required
+	useKeyTab=true keyTab="$dir/keytabs/hbase.keytab" storeKey=true useTicketCache=false
+	principal="$server_principal";
+};
+JAAS
+		export HBKIT_ZK_JAAS="$dir/jaas.conf"
+	else
+		rm -f "$dir/jaas.conf"
+	fi
 	export HBKIT_KRB5_CONF="$KRB5_CONFIG"
 	export HBKIT_HBASE_KEYTAB="$dir/keytabs/hbase.keytab"
 	export HBKIT_HBASE_PRINCIPAL="$server_principal"

@@ -5,11 +5,14 @@
 # conformance suite over Kerberos, the refusals with their typed errors,
 # a Kerberos client against a plain HBase when HBKIT_PLAIN_ZK is set), and
 # stops it at exit. HBKIT_RPC_PROTECTION picks the quality of protection
-# (default privacy: every frame encrypted). The plain local HBase is
-# never touched.
+# (default privacy: every frame encrypted); HBKIT_SECURE_ZK_SASL (default
+# 1 here) has ZooKeeper authenticate HBase with SASL, so that HBase puts
+# ACLs on its znodes and hbkit reads them unauthenticated, as on a real
+# secured cluster. The plain local HBase is never touched.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HBKIT_RPC_PROTECTION="${HBKIT_RPC_PROTECTION:-privacy}"
+export HBKIT_SECURE_ZK_SASL="${HBKIT_SECURE_ZK_SASL:-1}"
 trap 'tools/secure-hbase.sh down' EXIT
 tools/secure-hbase.sh up
 tools/secure/check.sh

@@ -21,6 +21,11 @@ type kerberos struct {
 	keytab     string // keytab holding principal's keys
 	principal  string // the master's and region servers' principal, e.g. hbase/localhost@HBKIT.LOCAL
 	protection string // hbase.rpc.protection: authentication, integrity or privacy
+	// jaas, when set, is a JAAS file with a "Server" section (the
+	// embedded ZooKeeper's principal) and a "Client" section (HBase's, to
+	// ZooKeeper): ZooKeeper then authenticates HBase with SASL and HBase
+	// puts ACLs on its znodes.
+	jaas string
 }
 
 func (k kerberos) enabled() bool { return k.keytab != "" }
@@ -34,6 +39,7 @@ func loadKerberos() (kerberos, error) {
 		keytab:     strings.TrimSpace(os.Getenv("HBKIT_HBASE_KEYTAB")),
 		principal:  strings.TrimSpace(os.Getenv("HBKIT_HBASE_PRINCIPAL")),
 		protection: envOr("HBKIT_RPC_PROTECTION", "authentication"),
+		jaas:       strings.TrimSpace(os.Getenv("HBKIT_ZK_JAAS")),
 	}
 	if !k.enabled() {
 		return kerberos{}, nil
@@ -46,7 +52,10 @@ func loadKerberos() (kerberos, error) {
 	default:
 		return kerberos{}, fmt.Errorf("HBKIT_RPC_PROTECTION=%q: want authentication, integrity or privacy", k.protection)
 	}
-	for _, p := range []*string{&k.krb5Conf, &k.keytab} {
+	for _, p := range []*string{&k.krb5Conf, &k.keytab, &k.jaas} {
+		if *p == "" {
+			continue
+		}
 		abs, err := filepath.Abs(*p)
 		if err != nil {
 			return kerberos{}, err
@@ -85,7 +94,27 @@ func (k kerberos) jvmFlags() []string {
 	if !k.enabled() {
 		return nil
 	}
-	return []string{"-Djava.security.krb5.conf=" + k.krb5Conf}
+	flags := []string{"-Djava.security.krb5.conf=" + k.krb5Conf}
+	if k.jaas != "" {
+		flags = append(flags,
+			"-Djava.security.auth.login.config="+k.jaas,
+			// The embedded ZooKeeper accepts SASL (it does not
+			// require it: unauthenticated clients still connect and
+			// read what the ACLs let everyone read).
+			"-Dzookeeper.authProvider.1=org.apache.zookeeper.server.auth.SASLAuthenticationProvider",
+			"-Dzookeeper.kerberos.removeHostFromPrincipal=true",
+			"-Dzookeeper.kerberos.removeRealmFromPrincipal=true",
+			// HBase's ZooKeeper client asks for zookeeper/localhost,
+			// whatever 127.0.0.1 resolves to.
+			"-Dzookeeper.server.principal=zookeeper/localhost@"+realmOf(k.principal),
+		)
+	}
+	return flags
+}
+
+func realmOf(principal string) string {
+	_, realm, _ := strings.Cut(principal, "@")
+	return realm
 }
 
 // rpcOptions are the options of the launcher's own RPCs to the master
