@@ -10,6 +10,14 @@ env_file=$(tools/secure-hbase.sh env)
 set -a
 . "$env_file"
 set +a
+if ! command -v javac >/dev/null; then
+	# The JRE that runs HBase has no compiler.
+	echo "check.sh: apt-get install openjdk-17-jdk-headless (for javac)" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends openjdk-17-jdk-headless >/dev/null
+fi
+[ -x bin/hbase-local ] || go build -o bin/hbase-local ./tools/hbase
 cp=$(bin/hbase-local classpath)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
