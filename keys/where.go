@@ -6,7 +6,7 @@ import "strconv"
 // SpreadRanges(lo, hi, spread, n): first the leading segments to spread (computed
 // from fields the names leave out, not decodable, and Enumerable, such as a hash
 // bucket of a field the query does not know), then the segments the names give, up to
-// the first one they do not. A segment is given by a name equal to its own, or to the
+// the first one they do not; literals are fixed by any query. A segment is given by a name equal to its own, or to the
 // field source returns for it ("" when it is computed from none); source may be nil.
 // Every name must be used by that prefix; otherwise, or with no name at all, Where
 // returns an *Error naming the field and wrapping ErrBadConfig.
@@ -31,6 +31,9 @@ func (l *Layout[T]) Where(names []string, source func(segment string) string) (s
 	}
 	used := make(map[string]bool)
 	for n = spread; n < len(segs); n++ {
+		if segs[n].Kind == KindLiteral {
+			continue // constant: any query fixes it
+		}
 		name := given(segs[n])
 		if name == "" {
 			break
