@@ -204,6 +204,7 @@ type ColumnInfo struct {
 	Name      string
 	Family    string
 	Qualifier string
+	Type      ColumnType // how the cell encodes the value
 }
 
 // Columns describes the columns in declaration order.
@@ -212,7 +213,7 @@ func (t *Table[T]) Columns() []ColumnInfo { return columnInfos(t.columns) }
 func columnInfos[T any](cs []Column[T]) []ColumnInfo {
 	out := make([]ColumnInfo, len(cs))
 	for i, c := range cs {
-		out[i] = ColumnInfo{Name: c.Name, Family: c.Family, Qualifier: c.Qualifier}
+		out[i] = ColumnInfo{Name: c.Name, Family: c.Family, Qualifier: c.Qualifier, Type: c.Type}
 	}
 	return out
 }
