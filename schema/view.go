@@ -90,6 +90,9 @@ type SegmentView struct {
 	// fields (Derived) show their encoded value: a hash's hex, a bucket's number.
 	Value   any
 	Derived bool
+	// From is the record field a derived segment is computed from, when the
+	// schema says (an index's From); empty otherwise.
+	From string
 }
 
 // CellView is one cell of a row.
@@ -103,7 +106,7 @@ type CellView struct {
 }
 
 // viewRow is ViewRow over a layout and the columns of a table or index.
-func viewRow[T any](table string, l *keys.Layout[T], isField func(string) bool, cols []ColumnInfo, key []byte, cells []Cell) (RowView, error) {
+func viewRow[T any](table string, l *keys.Layout[T], source func(string) string, cols []ColumnInfo, key []byte, cells []Cell) (RowView, error) {
 	v := RowView{Key: key, Cells: make([]CellView, 0, len(cells))}
 	for _, c := range cells {
 		cv := CellView{Cell: c, Column: ColumnInfo{Family: c.Family, Qualifier: c.Qualifier}}
@@ -125,8 +128,11 @@ func viewRow[T any](table string, l *keys.Layout[T], isField func(string) bool, 
 		if verr != nil {
 			return v, keyError(table, verr)
 		}
-		v.Segments = append(v.Segments, SegmentView{Segment: segs[i], Bytes: b, Value: val,
-			Derived: segs[i].Kind != keys.KindLiteral && !isField(segs[i].Name)})
+		sv := SegmentView{Segment: segs[i], Bytes: b, Value: val}
+		if src := source(segs[i].Name); segs[i].Kind != keys.KindLiteral && src != segs[i].Name {
+			sv.Derived, sv.From = true, src
+		}
+		v.Segments = append(v.Segments, sv)
 	}
 	if err != nil {
 		return v, keyError(table, err)
@@ -148,7 +154,7 @@ func withField(err error, table string, c ColumnInfo) error {
 
 // ViewRow decodes a row of the table without the record type.
 func (t *Table[T]) ViewRow(key []byte, cells []Cell) (RowView, error) {
-	return viewRow(t.name.String(), t.key, t.HasField, t.Columns(), key, cells)
+	return viewRow(t.name.String(), t.key, t.source, t.Columns(), key, cells)
 }
 
 // ViewRow decodes an index entry without the record type. The cell holding the
@@ -158,7 +164,7 @@ func (ix *Index[T]) ViewRow(key []byte, cells []Cell) (RowView, error) {
 	if ix.rowKeyQ != "" {
 		cols = append(cols, ColumnInfo{Name: "row key", Family: ix.family, Qualifier: ix.rowKeyQ, Type: ColumnBytes})
 	}
-	return viewRow(ix.name.String(), ix.key, func(s string) bool { _, ok := ix.from[s]; return !ok && ix.table.HasField(s) }, cols, key, cells)
+	return viewRow(ix.name.String(), ix.key, ix.source, cols, key, cells)
 }
 
 // setText sets the field of rec named field from its text: a decodable key field
