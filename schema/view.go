@@ -199,13 +199,32 @@ func (t *Table[T]) setText(rec *T, f FieldText) error {
 	return &Error{Table: table, Field: f.Field, Reason: "not a field of the table (known: " + strings.Join(t.fields, ", ") + ")", Kind: ErrUnknownField}
 }
 
-// source is the field a key segment of the table holds: its name when it is a
-// field, else none.
+// source is the field a key segment of the table holds or is computed from:
+// Spec.From, else its name when it is a field, else none.
 func (t *Table[T]) source(segment string) string {
+	if src, ok := t.from[segment]; ok {
+		return src
+	}
 	if t.HasField(segment) {
 		return segment
 	}
 	return ""
+}
+
+// keyFrom checks Spec.From against the key's segments and the table's
+// fields, and returns a copy.
+func keyFrom[T any](l *keys.Layout[T], from map[string]string, fields map[string]bool) (map[string]string, error) {
+	out := make(map[string]string, len(from))
+	for seg, src := range from {
+		switch {
+		case l.SegmentIndex(seg) < 0:
+			return nil, &Error{Field: "From " + seg, Reason: "not a segment of the key", Kind: ErrUnknownField}
+		case !fields[src]:
+			return nil, &Error{Field: "From " + seg, Value: src, Reason: "computed from a field the table does not declare", Kind: ErrUnknownField}
+		}
+		out[seg] = src
+	}
+	return out, nil
 }
 
 // RowKeys returns the row key of the record whose key fields are given as text.

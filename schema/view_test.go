@@ -157,3 +157,50 @@ func TestAsViewerRenamed(t *testing.T) {
 		t.Fatalf("AsViewer(Renamed): got %v, %v", v, ok)
 	}
 }
+
+// Spec.From: a hash computed from a field is computed from the value a
+// read gives, so one range serves it; New checks the mapping.
+func TestSpecFrom(t *testing.T) {
+	tb, err := schema.TestTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := schema.User{UID: "u42"}
+	start, stop, err := tb.Key().PrefixRange(&u, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := tb.KeyRanges(schema.TextQuery{Eq: []schema.FieldText{{Field: "uid", Text: "u42"}}})
+	if err != nil || len(rs) != 1 || !bytes.Equal(rs[0].Start, start) || !bytes.Equal(rs[0].Stop, stop) {
+		t.Errorf("eq uid: got %q, %v; want [%q, %q)", rs, err, start, stop)
+	}
+	md5, err := schema.LogDataMD5()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err = md5.KeyRanges(schema.TextQuery{Eq: []schema.FieldText{{Field: "host", Text: "web1"}, {Field: "event", Text: "login"}}})
+	if err != nil || len(rs) != 1 || len(rs[0].Start) != 32 {
+		t.Errorf("LogDataMD5 eq host, event: got %q, %v; want one range on both hashes", rs, err)
+	}
+
+	layout, err := keys.NewLayout(
+		keys.MD5Hex("h", 4, func(u *schema.User) string { return u.UID }),
+		keys.String("uid", func(u *schema.User) string { return u.UID }, func(u *schema.User, v string) { u.UID = v }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		from map[string]string
+		want error
+	}{
+		{"fine", map[string]string{"h": "uid"}, nil},
+		{"no such segment", map[string]string{"x": "uid"}, schema.ErrUnknownField},
+		{"no such field", map[string]string{"h": "name"}, schema.ErrUnknownField},
+	} {
+		_, err := schema.New(schema.Spec[schema.User]{Name: "t", Families: []schema.Family{{Name: "f"}}, Key: layout, From: c.from})
+		if !errors.Is(err, c.want) && (c.want != nil || err != nil) {
+			t.Errorf("%s: got %v, want %v", c.name, err, c.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
@@ -278,5 +280,45 @@ func TestViewBadInput(t *testing.T) {
 				t.Errorf("got %v, want an *InputError wrapping a *schema.Error of kind %v", err, tc.kind)
 			}
 		})
+	}
+}
+
+// A table declared in a schema file, with typed columns and a bucket
+// computed from the uid: --eq uid computes the bucket, and the columns
+// read back typed.
+func TestScanSchemaFile(t *testing.T) {
+	const file = "../../admin/testdata/columns.json"
+	ctx := context.Background()
+	c, err := fake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := admin.LoadSchemaFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := admin.New(c)
+	if _, err := a.EnsureTables(ctx, defs...); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := schema.AsViewer(defs[0])
+	for i, uid := range []string{"u1", "u2", "u3"} {
+		k, err := v.RowKeys([]schema.FieldText{{Field: "uid", Text: uid}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		age, _ := schema.ColumnInt64.AppendText(nil, fmt.Sprint(20+i))
+		if err := c.Put(ctx, &hbase.Put{Table: "users", Row: k[0], Values: map[string]map[string][]byte{"u": {"n": []byte("用户" + uid), "a": age}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, schemaArg := range []string{file, file + "#users"} {
+		rows := scanJSON(t, c, "--schema", schemaArg, "--eq", "uid=u2")
+		if len(rows) != 1 || rows[0].Key["uid"] != "u2" || rows[0].Columns["name"] != "用户u2" || rows[0].Columns["age"] != float64(21) {
+			t.Errorf("--schema %s --eq uid=u2: got %+v", schemaArg, rows)
+		}
+	}
+	if code, _, errOut, _ := runViewOn(t, c, "scan", "--schema", file+"#nope"); code != 2 || !strings.Contains(errOut, `no table "nope"`) {
+		t.Errorf("FILE#nope: exit %d, %q; want 2 naming the table", code, errOut)
 	}
 }
