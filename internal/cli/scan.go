@@ -283,17 +283,14 @@ func runView(ctx context.Context, e *Env, cmd string, args []string, connect con
 		return err
 	}
 	if p.skipped > 0 {
-		fmt.Fprintf(e.Stderr, "%s scan: %d rows read and left out for their %s, which the key range cannot fix\n",
-			e.name(), p.skipped, strings.Join(slices.Sorted(maps.Keys(p.want)), ", "))
+		fmt.Fprintf(e.Stderr, "%s scan: %s read and left out for their %s, which the key range cannot fix\n",
+			e.name(), rowCount(p.skipped), strings.Join(slices.Sorted(maps.Keys(p.want)), ", "))
 	}
 	if !f.json {
-		switch {
-		case more:
-			fmt.Fprintf(e.Stdout, "%d rows; --limit %d reached, more follow\n", n, f.limit)
-		case n == 1:
-			fmt.Fprintln(e.Stdout, "1 row")
-		default:
-			fmt.Fprintf(e.Stdout, "%d rows\n", n)
+		if more {
+			fmt.Fprintf(e.Stdout, "%s; --limit %d reached, more follow\n", rowCount(n), f.limit)
+		} else {
+			fmt.Fprintln(e.Stdout, rowCount(n))
 		}
 	}
 	return nil
@@ -551,6 +548,13 @@ func (p *rowPrinter) printJSON(rv schema.RowView, keyErr error) error {
 	}
 	_, err = fmt.Fprintf(p.w, "%s\n", b)
 	return err
+}
+
+func rowCount(n int) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return strconv.Itoa(n) + " rows"
 }
 
 // formatValue renders a decoded value for the text output.
