@@ -24,8 +24,9 @@ const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
 //   - string for digit strings (reversed ones put back in order), fixed strings (pad
 //     removed), strings, trailing strings, text parts, literals, and the hex of MD5Hex
 //     and MD5 segments, which cannot be inverted;
-//   - time.Time (UTC) for reversed timestamps; string "yyyy-MM-dd" for dates and
-//     "HH:mm:ss.SSS" for times of day;
+//   - time.Time (UTC) for reversed timestamps and time bases; string "yyyy-MM-dd"
+//     for dates, "HH:mm:ss.SSS" for times of day, a Go duration ("1m30s") for time
+//     offsets;
 //   - uint64 for decimal, uint64 and unique segments and for buckets and salts;
 //     int64 for int64, the Java integers, Java partitions and decimal text;
 //   - []byte (a copy) for custom segments, whose codec this package cannot call
@@ -117,6 +118,12 @@ func (s Segment) value(b []byte) (any, error) {
 			return text, nil
 		}
 		return parseJavaDecimal(s.Name, []byte(text))
+	case KindTimeBase:
+		ms, rest, err := DecodeTimeBase(b, s.Span.Milliseconds())
+		return time.UnixMilli(ms).UTC(), whole(rest, err)
+	case KindTimeOffset:
+		ms, rest, err := DecodeTimeOffset(b, s.Span.Milliseconds())
+		return (time.Duration(ms) * time.Millisecond).String(), whole(rest, err)
 	case KindCustom:
 		return append([]byte(nil), b...), nil
 	}
@@ -136,7 +143,8 @@ func formatClock(d time.Duration) string {
 // The text is what Value prints, or an equivalent form: digits, numbers in decimal,
 // times as RFC 3339 (TimeLayout; without a zone they are UTC), a date alone (midnight
 // UTC) or Unix milliseconds, dates as yyyy-MM-dd or yyyyMMdd, times of day as
-// HH:mm:ss[.SSS]. A segment computed from another field (a hash, a bucket, a
+// HH:mm:ss[.SSS], time offsets as Go durations; a time base takes any time of its
+// range. A segment computed from another field (a hash, a bucket, a
 // partition) takes its own encoded value: the hex digits, the bucket number. Literal
 // and custom segments take no text (ErrBadConfig).
 func (s Segment) AppendText(dst []byte, text string) ([]byte, error) {
@@ -247,6 +255,18 @@ func (s Segment) appendText(dst []byte, text string) ([]byte, error) {
 			}
 		}
 		return AppendJavaLong(dst, v), nil
+	case KindTimeBase:
+		t, ok := ParseTime(text)
+		if !ok {
+			return bad("a time: RFC 3339, yyyy-MM-dd or Unix milliseconds")
+		}
+		return AppendTimeBase(dst, t.UnixMilli(), s.Span.Milliseconds())
+	case KindTimeOffset:
+		d, err := time.ParseDuration(text)
+		if err != nil || d < 0 || d >= s.Span {
+			return bad("a duration in [0, " + s.Span.String() + ") such as 1m30s")
+		}
+		return AppendTimeOffset(dst, d.Milliseconds(), s.Span.Milliseconds())
 	case KindString:
 		return AppendString(dst, text), nil
 	case KindTrailingString:

@@ -60,6 +60,9 @@ func TestSegmentTextRoundTrip(t *testing.T) {
 		{"java int", JavaInt("f", func(r *textRec) int32 { return r.I3 }, func(r *textRec, v int32) { r.I3 = v }), textRec{I3: 1 << 20}, "1048576", nil},
 		{"java long", JavaLong("f", i, setI), textRec{I: -1}, "-1", nil},
 		{"java partition", JavaPartition("f", 10, i, setI), textRec{I: 7}, "7", nil},
+		{"time base", TimeBase("f", time.Hour, func(r *textRec) int64 { return r.T.UnixMilli() },
+			func(r *textRec, ms int64) { r.T = time.UnixMilli(ms).UTC() }), textRec{T: at.Truncate(time.Hour)}, "2026-11-23T10:00:00.000Z", nil},
+		{"time offset", TimeOffset("f", time.Hour, i, setI), textRec{I: 90_500}, "1m30.5s", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l, err := NewLayout(append([]Field[textRec]{c.field}, c.extras...)...)

@@ -335,6 +335,12 @@ func scanRanges(ctx context.Context, c viewClient, table string, ranges []keys.K
 	return n, false, nil
 }
 
+// argError is an argument that names no table: a usage error.
+type argError string
+
+func (e argError) Error() string { return string(e) }
+func (e argError) Unwrap() error { return ErrUsage }
+
 // loadViewer resolves --schema (NAME, FILE or FILE#TABLE) and --table.
 // An argument that names no one table wraps ErrUsage.
 func loadViewer(name, table string) (schema.Viewer, error) {
@@ -352,23 +358,23 @@ func loadViewer(name, table string) (schema.Viewer, error) {
 			}
 		}
 		if d == nil {
-			return nil, fmt.Errorf("%w: --schema %s: no table %q in %s (it declares %s)", ErrUsage, name, pick, file, defNames(defs))
+			return nil, argError(fmt.Sprintf("--schema %s: no table %q in %s (it declares %s)", name, pick, file, defNames(defs)))
 		}
 	case len(defs) == 1:
 		d = defs[0]
 	default:
-		return nil, fmt.Errorf("%w: --schema %s declares %s: pick one with --schema %s#TABLE", ErrUsage, name, defNames(defs), name)
+		return nil, argError(fmt.Sprintf("--schema %s declares %s: pick one with --schema %s#TABLE", name, defNames(defs), name))
 	}
 	if table != "" {
 		tn, err := schema.ParseTableName(table)
 		if err != nil {
-			return nil, fmt.Errorf("%w: --table: %v", ErrUsage, err)
+			return nil, argError("--table: " + err.Error())
 		}
 		d = schema.Renamed(d, tn)
 	}
 	v, ok := schema.AsViewer(d)
 	if !ok {
-		return nil, fmt.Errorf("%w: table %s of --schema %s cannot be read without its record type", ErrUsage, d.Name(), name)
+		return nil, argError(fmt.Sprintf("table %s of --schema %s cannot be read without its record type (it is no schema.Viewer)", d.Name(), name))
 	}
 	return v, nil
 }
