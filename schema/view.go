@@ -2,6 +2,7 @@ package schema
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hbkit/hbkit/keys"
@@ -103,6 +104,9 @@ type CellView struct {
 	Cell
 	Value any   // decoded by Column.Type; nil when Err is set
 	Err   error // a value the column's type does not accept
+	// QualifierParts is, in a wide table, the qualifier cut into the key
+	// fields it holds (WideTable.Qualifier); nil in other tables.
+	QualifierParts []SegmentView
 }
 
 // viewRow is ViewRow over a layout and the columns of a table or index.
@@ -124,7 +128,7 @@ func viewRow[T any](table string, l *keys.Layout[T], source func(string) string,
 	segs := l.Segments()
 	parts, err := l.Parts(key)
 	for i, b := range parts {
-		val, verr := segs[i].Value(b)
+		val, verr := SegmentValue(segs[i], b)
 		if verr != nil {
 			return v, keyError(table, verr)
 		}
@@ -174,7 +178,7 @@ func (t *Table[T]) setText(rec *T, f FieldText) error {
 	table := t.name.String()
 	if i := t.key.SegmentIndex(f.Field); i >= 0 && t.HasField(f.Field) {
 		seg := t.key.Segments()[i]
-		b, err := seg.AppendText(nil, f.Text)
+		b, err := AppendSegmentText(nil, seg, f.Text)
 		if err != nil {
 			return keyError(table, err)
 		}
@@ -399,4 +403,30 @@ func keyRanges[T any](table string, l *keys.Layout[T], set setTextFunc[T], sourc
 		}
 	}
 	return out, nil
+}
+
+// SegmentValue is keys.Segment.Value, which also reads the ids of UID
+// segments (UID.Field, a custom codec named "uid") as uint64.
+func SegmentValue(s keys.Segment, b []byte) (any, error) {
+	if s.Kind == keys.KindCustom && s.Codec == "uid" {
+		id, rest, err := DecodeUID(b, s.Width)
+		if err == nil && len(rest) != 0 {
+			err = &Error{Field: s.Name, Reason: "bytes after the id", Kind: ErrInvalidKey}
+		}
+		return id, err
+	}
+	return s.Value(b)
+}
+
+// AppendSegmentText is keys.Segment.AppendText, which also takes the ids
+// of UID segments in decimal.
+func AppendSegmentText(dst []byte, s keys.Segment, text string) ([]byte, error) {
+	if s.Kind == keys.KindCustom && s.Codec == "uid" {
+		id, err := strconv.ParseUint(text, 10, 64)
+		if err != nil {
+			return dst, &Error{Field: s.Name, Value: text, Reason: "want a decimal id", Kind: ErrInvalidKey}
+		}
+		return AppendUID(dst, id, s.Width)
+	}
+	return s.AppendText(dst, text)
 }

@@ -420,7 +420,7 @@ func wantSegments(v schema.Viewer, eq []schema.FieldText) map[string][]byte {
 			if f.Field != s.Name {
 				continue
 			}
-			if b, err := s.AppendText(nil, f.Text); err == nil {
+			if b, err := schema.AppendSegmentText(nil, s, f.Text); err == nil {
 				want[s.Name] = b
 			}
 		}
@@ -437,6 +437,31 @@ type rowJSON struct {
 	Other   map[string]string `json:"other,omitempty"`
 	Errors  map[string]string `json:"errors,omitempty"`
 	Raw     *rawJSON          `json:"raw,omitempty"`
+	// Cells are a wide table's cells, one record each.
+	Cells []cellJSON `json:"cells,omitempty"`
+}
+
+// cellJSON is one cell of a wide table: the key fields its qualifier
+// holds and its value.
+type cellJSON struct {
+	Qualifier map[string]any `json:"qualifier"`
+	Value     any            `json:"value"`
+	Error     string         `json:"error,omitempty"`
+	Raw       string         `json:"raw,omitempty"` // qualifier and value, as the shell prints them
+}
+
+// wideName shows a wide cell's qualifier fields: [ts=1m30.5s].
+func wideName(parts []schema.SegmentView) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, q := range parts {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(q.Name + "=" + formatValue(q.Value))
+	}
+	b.WriteByte(']')
+	return b.String()
 }
 
 type rawJSON struct {
@@ -490,6 +515,9 @@ func (p *rowPrinter) print(v schema.Viewer, key []byte, res *hbase.Result) error
 	for _, c := range rv.Cells {
 		name := c.Column.Name
 		note := c.Family + ":" + c.Qualifier
+		if c.QualifierParts != nil {
+			name, note = name+wideName(c.QualifierParts), c.Family
+		}
 		value := formatValue(c.Value)
 		switch {
 		case c.Err != nil:
@@ -528,6 +556,20 @@ func (p *rowPrinter) printJSON(rv schema.RowView, keyErr error) error {
 	}
 	for _, c := range rv.Cells {
 		name := c.Column.Name
+		if c.QualifierParts != nil {
+			cj := cellJSON{Qualifier: map[string]any{}, Value: jsonValue(c.Value)}
+			for _, q := range c.QualifierParts {
+				cj.Qualifier[q.Name] = jsonValue(q.Value)
+			}
+			if c.Err != nil {
+				cj.Error = c.Err.Error()
+			}
+			if p.raw {
+				cj.Raw = schema.QuoteKey([]byte(c.Qualifier)) + " " + schema.QuoteKey(c.Cell.Value)
+			}
+			j.Cells = append(j.Cells, cj)
+			continue
+		}
 		if name == "" {
 			if j.Other == nil {
 				j.Other = map[string]string{}

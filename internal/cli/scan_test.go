@@ -322,3 +322,45 @@ func TestScanSchemaFile(t *testing.T) {
 		t.Errorf("FILE#nope: exit %d, %q; want 2 naming the table", code, errOut)
 	}
 }
+
+// A wide table (rows as columns): each cell shows the key fields its
+// qualifier holds and its value.
+func TestScanWide(t *testing.T) {
+	ctx := context.Background()
+	c, err := fake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := schema.LogDataWide()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := admin.New(c)
+	if _, err := a.EnsureTables(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 23, 10, 1, 30, 500e6, time.UTC)
+	for i, msg := range []string{"login ok", "login failed"} {
+		e := schema.UIDLogEvent{LogEvent: schema.LogEvent{Host: "web1", Event: "login", At: at.Add(time.Duration(i) * time.Second), Message: msg}, HostID: 3, EventID: 7}
+		var cell schema.WideCell
+		if err := w.EncodeCell(&cell, &e); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Put(ctx, &hbase.Put{Table: w.Name().String(), Row: cell.Row, Values: map[string]map[string][]byte{w.Family(): {string(cell.Qualifier): cell.Value}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := scanJSON(t, c, "--schema", "log_data_wide", "--eq", "host_id=3")
+	if len(rows) != 1 || len(rows[0].Cells) != 2 || rows[0].Key["host_id"] != float64(3) {
+		t.Fatalf("got %+v, want one row of host 3 with two cells", rows)
+	}
+	for i, want := range []string{"1m30.5s", "1m31.5s"} {
+		if c := rows[0].Cells[i]; c.Qualifier["ts"] != want || c.Value != []string{"login ok", "login failed"}[i] {
+			t.Errorf("cell %d: %+v, want offset %s", i, c, want)
+		}
+	}
+	code, out, _, _ := runViewOn(t, c, "scan", "--schema", "log_data_wide")
+	if code != 0 || !strings.Contains(out, "  message[ts=1m30.5s]  login ok") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
+}
