@@ -58,6 +58,9 @@ each one's bytes in that form. --json prints one JSON object per row:
 {column: value}, "other": {"family:qualifier": bytes}, "errors": {name:
 reason}, "raw": {"key": {...}, "columns": {...}}} (times as RFC 3339 strings,
 bytes in the shell's form; "other", "errors" and "raw" only when not empty).
+A wide table's row (rows as columns) lists its cells, one record each:
+"cells": [{"qualifier": {field: value}, "value"}]; in text, one line per
+cell named by its qualifier's fields, such as message[ts=1m30.5s].
 
 Flags:
 `
