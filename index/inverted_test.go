@@ -427,8 +427,14 @@ func testInvertedConcurrentWriters(t *testing.T, b userBackend, mode schema.Writ
 }
 
 func TestInvertedRepairAndRebuild(t *testing.T) {
+	testInvertedRepairAndRebuild(t, newFakeUsers(t))
+}
+
+// testInvertedRepairAndRebuild damages the index by hand (a lost cell, a
+// cell of no user, a cell in the wrong row): verify counts each, repair
+// fixes them, and verify is then clean.
+func testInvertedRepairAndRebuild(t *testing.T, b userBackend) {
 	ctx := context.Background()
-	b := newFakeUsers(t)
 	r := b.users(t, schema.Strict)
 	users := []*schema.User{
 		{UID: "a1", Province: provinces[0], Age: 20},
@@ -486,8 +492,11 @@ func TestInvertedRepairAndRebuild(t *testing.T) {
 // writes it: value 1, no status. Lookups check each such cell against its
 // data row, counts too, and repair leaves them alone when they agree.
 func TestInvertedForeignCells(t *testing.T) {
+	testInvertedForeignCells(t, newFakeUsers(t))
+}
+
+func testInvertedForeignCells(t *testing.T, b userBackend) {
 	ctx := context.Background()
-	b := newFakeUsers(t)
 	r := b.users(t, schema.Strict, dao.WithUnindexedWrites())
 	u := &schema.User{UID: "j1", Province: provinces[0], Age: 20, Gender: "f"}
 	if err := r.Put(ctx, u); err != nil { // the data row only, as another client writes it
