@@ -53,6 +53,9 @@ func (x *Index[T]) plan(q Query[T]) (*plan, error) {
 	case q.MergeSkip != 0:
 		return nil, &QueryError{Table: x.name, Field: "MergeSkip", Reason: "index reads run in index-key order only"}
 	}
+	if x.ix.Inverted() && q.Resume != "" {
+		return x.planCells(q)
+	}
 	return planQuery(x.name, x.ix.Key(), x.source, q)
 }
 
@@ -104,6 +107,9 @@ func (x *Index[T]) find(ctx context.Context, p *plan, fn func(key []byte, rec *T
 		if err := ctx.Err(); err != nil {
 			return false
 		}
+		if p.afterCell != nil && x.returned(p, key, rec) {
+			return true
+		}
 		n++
 		if !fn(key, rec) {
 			return false
@@ -146,7 +152,7 @@ func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) ([]*T, Token,
 			return false
 		}
 		out = append(out, &v)
-		last = key
+		last = x.position(key, rec)
 		return true
 	})
 	if err == nil {
@@ -157,6 +163,9 @@ func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) ([]*T, Token,
 	}
 	if !more {
 		return out, "", nil
+	}
+	if x.ix.Inverted() {
+		return out, p.cellToken(last), nil
 	}
 	return out, p.token(last), nil
 }

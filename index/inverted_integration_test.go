@@ -59,3 +59,9 @@ func TestIntegrationInvertedRepair(t *testing.T) {
 	testInvertedRepairAndRebuild(t, itUserTables(t, c))
 	testInvertedForeignCells(t, itUserTables(t, c))
 }
+
+// TestIntegrationInvertedPages pages through rows of many users, and lists
+// them from the index alone.
+func TestIntegrationInvertedPages(t *testing.T) {
+	testInvertedPagesAndKeys(t, itUserTables(t, itConnect(t)))
+}
