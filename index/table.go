@@ -86,7 +86,8 @@ type ixState[T any] struct {
 }
 
 // New returns the engine serving t and all of its indexes through c.
-// Every index must carry the data row key (IndexSpec.RowKeyQualifier),
+// Every index must carry the data row key (IndexSpec.RowKeyQualifier) or
+// be inverted (IndexSpec.Qualifier),
 // and no column may use the reserved qualifiers. Applications open a
 // dao store instead, which calls New when the schema declares indexes.
 func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {

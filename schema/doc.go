@@ -20,7 +20,9 @@
 //   - Column[T]: one field to one cell, with Append/Set functions
 //     (StringColumn, Int64Column, TimeColumn, … build the common ones);
 //   - IndexSpec[T]: an index table keyed by its own layout over the same
-//     record, checked against the table's fields.
+//     record, checked against the table's fields; one row per record, or,
+//     with a Qualifier layout, inverted: one cell per record in the row of
+//     its value (seed 001's province_age index, TestTable).
 //
 // Table.EncodeRow and Index.EncodeEntry write a record into a reusable Row
 // (row key and cells) without allocating once the Row has grown;
