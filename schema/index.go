@@ -148,7 +148,7 @@ func newIndex[T any](t *Table[T], spec IndexSpec[T]) (*Index[T], error) {
 			return fail(err)
 		}
 	} else if missing := ix.uncoveredKeyFields(segs); len(missing) > 0 {
-		return bad("", "key does not determine a record: "+missingFields(missing), ErrIndexNotUnique)
+		return bad("", "key does not determine a record: "+missingFields(missing, "index key"), ErrIndexNotUnique)
 	}
 	return ix, nil
 }
@@ -217,16 +217,17 @@ func (ix *Index[T]) uncoveredKeyFields(segs []keys.Segment) []string {
 	return missing
 }
 
-// missingFields says which data-key fields an index key lacks.
-func missingFields(fs []string) string {
+// missingFields says which data-key fields an index key (or an inverted
+// entry's qualifier: where) lacks.
+func missingFields(fs []string, where string) string {
 	if len(fs) == 1 {
-		return "data-key field " + strconv.Quote(fs[0]) + " is not in the index key"
+		return "data-key field " + strconv.Quote(fs[0]) + " is not in the " + where
 	}
 	q := make([]string, len(fs))
 	for i, f := range fs {
 		q[i] = strconv.Quote(f)
 	}
-	return "data-key fields " + strings.Join(q, ", ") + " are not in the index key"
+	return "data-key fields " + strings.Join(q, ", ") + " are not in the " + where
 }
 
 func joinField(prefix, field string) string {

@@ -45,7 +45,7 @@ func (ix *Index[T]) setInverted(spec IndexSpec[T]) error {
 	}
 	ix.qual = spec.Qualifier
 	if missing := ix.uncoveredKeyFields(segs); len(missing) > 0 {
-		return bad("qualifier", "does not determine a record: "+missingFields(missing), ErrIndexNotUnique)
+		return bad("qualifier", "does not determine a record: "+missingFields(missing, "qualifier"), ErrIndexNotUnique)
 	}
 	return nil
 }
