@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/schema"
 )
 
 // Seed 001's inverted index on a real HBase:
@@ -64,4 +65,16 @@ func TestIntegrationInvertedRepair(t *testing.T) {
 // them from the index alone.
 func TestIntegrationInvertedPages(t *testing.T) {
 	testInvertedPagesAndKeys(t, itUserTables(t, itConnect(t)))
+}
+
+// TestIntegrationInvertedPartialBatches kills writers inside their
+// Batches (testInvertedSurvivePartialBatches) on HBase, one pair of tables
+// per write mode.
+func TestIntegrationInvertedPartialBatches(t *testing.T) {
+	c := itConnect(t)
+	bs := map[schema.WriteMode]userBackend{}
+	for _, mc := range modeCases {
+		bs[mc.mode] = itUserTables(t, c)
+	}
+	testInvertedSurvivePartialBatches(t, func(_ testing.TB, mode schema.WriteMode) userBackend { return bs[mode] })
 }
