@@ -78,3 +78,16 @@ func TestIntegrationInvertedPartialBatches(t *testing.T) {
 	}
 	testInvertedSurvivePartialBatches(t, func(_ testing.TB, mode schema.WriteMode) userBackend { return bs[mode] })
 }
+
+// TestIntegrationInvertedInserts races inserters of one uid with different
+// values, and refuses inserts of a taken uid, on HBase.
+func TestIntegrationInvertedInserts(t *testing.T) {
+	c := itConnect(t)
+	bs := map[schema.WriteMode]userBackend{}
+	for _, mc := range modeCases {
+		bs[mc.mode] = itUserTables(t, c)
+	}
+	backends := func(_ testing.TB, mode schema.WriteMode) userBackend { return bs[mode] }
+	testInvertedConcurrentInserts(t, backends, 8, 4)
+	testInvertedRefusedInsertLeavesTheIndex(t, backends)
+}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -722,5 +723,114 @@ func testInvertedSurvivePartialBatches(t *testing.T, backends func(testing.TB, s
 				}
 			}
 		}
+	}
+}
+
+func TestInvertedConcurrentInserts(t *testing.T) {
+	testInvertedConcurrentInserts(t, func(t testing.TB, _ schema.WriteMode) userBackend { return newFakeUsers(t) }, 8, 4)
+}
+
+// testInvertedConcurrentInserts has inserters race to insert one uid with
+// different values (so different rows), in every mode: exactly one wins,
+// the others get ErrExists, and after repair the index holds the winner's
+// cell only. An insert that loses right away (insert-only mode, whose
+// cells go out with the conditional write) withdraws its cell itself:
+// then verify is clean before any repair.
+func testInvertedConcurrentInserts(t *testing.T, backends func(testing.TB, schema.WriteMode) userBackend, inserters, uids int) {
+	ctx := context.Background()
+	ages := []int64{20, 21}
+	for _, mc := range modeCases {
+		t.Run(mc.mode.String(), func(t *testing.T) {
+			b := backends(t, mc.mode)
+			for k := range uids {
+				repos := make([]*dao.Repo[schema.User], inserters)
+				recs := make([]*schema.User, inserters)
+				for i := range repos {
+					repos[i] = b.users(t, mc.mode)
+					recs[i] = &schema.User{UID: fmt.Sprintf("ci-%d", k), Province: provinces[i%len(provinces)], Age: ages[i%2], Gender: "f"}
+				}
+				errs := make([]error, inserters)
+				start := make(chan struct{})
+				var wg sync.WaitGroup
+				for i := range inserters {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						<-start
+						errs[i] = repos[i].Insert(ctx, recs[i])
+					}()
+				}
+				close(start)
+				wg.Wait()
+				var won []int
+				for i, err := range errs {
+					switch {
+					case err == nil:
+						won = append(won, i)
+					case !errors.Is(err, dao.ErrExists):
+						t.Errorf("uid %d, inserter %d: %v, want nil or ErrExists", k, i, err)
+					}
+				}
+				if len(won) != 1 {
+					t.Fatalf("uid %d: inserters %v succeeded, want exactly one (errors %v)", k, won, errs)
+				}
+				for _, r := range repos {
+					if err := r.Flush(ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+				w := recs[won[0]]
+				if got, ok, err := repos[0].Get(ctx, w); err != nil || !ok || *got != *w {
+					t.Fatalf("uid %d: the data table holds %+v (%v, %v), want the winner %+v", k, got, ok, err, w)
+				}
+			}
+			r := b.users(t, mc.mode)
+			assertIndexSound(t, r, ages)
+			if mc.mode == schema.InsertOnly {
+				assertUsersClean(t, r)
+			}
+			later := &clock{}
+			later.advance(2 * time.Minute) // past the grace period
+			if _, err := b.users(t, mc.mode, dao.WithClock(later.now)).Check(ctx, index.ModeRepair); err != nil {
+				t.Fatal(err)
+			}
+			assertUsersClean(t, r)
+			assertIndexMatches(t, r, ages, false)
+		})
+	}
+}
+
+func TestInvertedRefusedInsertLeavesTheIndex(t *testing.T) {
+	testInvertedRefusedInsertLeavesTheIndex(t, func(t testing.TB, _ schema.WriteMode) userBackend { return newFakeUsers(t) })
+}
+
+// testInvertedRefusedInsertLeavesTheIndex inserts a uid taken by a user
+// of another value and of the same value: ErrExists, and the index still
+// holds exactly the first user's cell, with no repair.
+func testInvertedRefusedInsertLeavesTheIndex(t *testing.T, backends func(testing.TB, schema.WriteMode) userBackend) {
+	ctx := context.Background()
+	for i, mc := range modeCases {
+		t.Run(mc.mode.String(), func(t *testing.T) {
+			b := backends(t, mc.mode)
+			u := &schema.User{UID: fmt.Sprintf("refused-%d", i), Province: provinces[0], Age: 20, Gender: "f"}
+			first := b.users(t, mc.mode)
+			if err := first.Insert(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+			if err := first.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for _, again := range []schema.User{{UID: u.UID, Province: provinces[1], Age: 21}, {UID: u.UID, Province: provinces[0], Age: 20, Gender: "m"}} {
+				s := b.users(t, mc.mode)
+				if err := s.Insert(ctx, &again); !errors.Is(err, dao.ErrExists) {
+					t.Fatalf("second insert of %+v: %v, want ErrExists", again, err)
+				}
+				if err := s.Flush(ctx); err != nil {
+					t.Fatal(err)
+				}
+				assertUsersClean(t, s)
+				assertIndexMatches(t, s, []int64{20, 21}, false)
+			}
+		})
 	}
 }
