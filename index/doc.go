@@ -282,8 +282,8 @@
 // above. Find checks each cell's data row (it must derive both the row and
 // the qualifier); Keys lists records' keys from the index as Count counts
 // them. Check's first pass reads each record's own cell (a Get of one
-// column), its second pass every cell; a resumed second pass reads its
-// last row again, since a batch may end inside a row. A cell without a
+// column), its second pass every cell; as a batch may end inside a row,
+// its checkpoint holds the last cell too (Checkpoint.AfterCell). A cell without a
 // status, as another client writes it, is judged against its data row.
 //
 // Costs: a write touches one cell, whatever the row holds; a read of a

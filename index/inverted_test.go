@@ -834,3 +834,61 @@ func testInvertedRefusedInsertLeavesTheIndex(t *testing.T, backends func(testing
 		})
 	}
 }
+
+// TestInvertedCheckResumesInsideARow stops a Check whose batches end
+// inside index rows, after each of its checkpoints in turn, and resumes
+// it: each resumed run reports what an uninterrupted one does, every cell
+// counted once.
+func TestInvertedCheckResumesInsideARow(t *testing.T) {
+	ctx := context.Background()
+	b := newFakeUsers(t)
+	r := b.users(t, schema.Strict, dao.WithBatchSize(2))
+	var users []*schema.User
+	for n := range 7 {
+		users = append(users, &schema.User{UID: fmt.Sprintf("cp%d", n), Province: provinces[0], Age: 20 + int64(n%2)})
+	}
+	if _, err := r.PutBatch(ctx, users); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Two cells of no user, in the middle of a row: orphans, counted once.
+	status := append([]byte{'v'}, make([]byte, 8)...)
+	p := &hbase.Put{Table: b.index, Row: []byte(provinces[0] + "_20"), Values: map[string]map[string][]byte{"user": {"cp2x": status, "cp4x": status}}}
+	if _, err := b.c.Batch(ctx, []hbase.Action{p}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := r.Check(ctx, index.ModeVerify)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Entries != 9 || want.Orphaned != 2 || want.DataRows != 7 {
+		t.Fatalf("uninterrupted verify: %+v, want 7 rows, 9 entries, 2 orphaned", want)
+	}
+	errStopped := errors.New("stopped")
+	for stopAt := 1; ; stopAt++ {
+		var saved index.Checkpoint
+		n := 0
+		_, err := r.Check(ctx, index.ModeVerify, index.WithCheckpoint(func(cp index.Checkpoint) error {
+			if n++; n == stopAt {
+				saved = cp
+				return errStopped
+			}
+			return nil
+		}))
+		if err == nil {
+			break // no checkpoint left to stop at
+		}
+		if !errors.Is(err, errStopped) {
+			t.Fatal(err)
+		}
+		got, err := r.Check(ctx, index.ModeVerify, index.WithResume(saved))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("stopped at checkpoint %d (pass %d, after %q cell %q), resumed: %+v, want %+v", stopAt, saved.Pass, saved.After, saved.AfterCell, got, want)
+		}
+	}
+}
