@@ -85,15 +85,15 @@ type Progress struct {
 // Checkpoint is where a Check stopped: resume it with WithResume. It is
 // plain data, meant to be stored as JSON between runs.
 type Checkpoint struct {
-	Table  string `json:"table"`  // data table on the cluster
-	Mode   string `json:"mode"`   // "verify", "repair" or "rebuild"
-	Pass   int    `json:"pass"`   // pass in progress
-	After  []byte `json:"after"`  // last row key processed in that pass
+	Table string `json:"table"` // data table on the cluster
+	Mode  string `json:"mode"`  // "verify", "repair" or "rebuild"
+	Pass  int    `json:"pass"`  // pass in progress
+	After []byte `json:"after"` // last row key processed in that pass
 	// AfterCell, in the pass of an inverted index, is the qualifier of the
 	// last cell processed in row After: a batch may end inside a row.
 	AfterCell []byte `json:"after_cell,omitempty"`
-	Report Report `json:"report"` // totals up to After
-	Done   bool   `json:"done"`   // the run completed
+	Report    Report `json:"report"` // totals up to After
+	Done      bool   `json:"done"`   // the run completed
 }
 
 // CheckOption configures one Check.
