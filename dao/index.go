@@ -164,9 +164,6 @@ func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) ([]*T, Token,
 	if !more {
 		return out, "", nil
 	}
-	if x.ix.Inverted() {
-		return out, p.cellToken(last), nil
-	}
 	return out, p.token(last), nil
 }
 

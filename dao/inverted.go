@@ -44,9 +44,6 @@ func splitPosition(pos []byte) (row, qual []byte, ok bool) {
 	return pos[: end-n : end-n], pos[end-n : end : end], true
 }
 
-// cellToken is plan.token for a position of an inverted index.
-func (p *plan) cellToken(pos []byte) Token { return p.token(pos) }
-
 // planCells plans q, which resumes a page of an inverted index: the
 // token's row is read again (plan.resumed), and returned skips its cells
 // up to the token's.
