@@ -53,10 +53,18 @@ func (x *Index[T]) plan(q Query[T]) (*plan, error) {
 	case q.MergeSkip != 0:
 		return nil, &QueryError{Table: x.name, Field: "MergeSkip", Reason: "index reads run in index-key order only"}
 	}
+	var p *plan
+	var err error
 	if x.ix.Inverted() && q.Resume != "" {
-		return x.planCells(q)
+		p, err = x.planCells(q)
+	} else {
+		p, err = planQuery(x.name, x.ix.Key(), x.source, q)
 	}
-	return planQuery(x.name, x.ix.Key(), x.source, q)
+	if err != nil {
+		return nil, err
+	}
+	exactRows(x.ix.Key(), x.source, q, p)
+	return p, nil
 }
 
 // Find returns an iterator over the records q selects through the index,

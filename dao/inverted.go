@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
+
+	"github.com/hbkit/hbkit/keys"
 )
 
 // Pages of an inverted index (schema.Index.Inverted). Many records share
@@ -139,6 +141,35 @@ func (x *Index[T]) Keys(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 		}
 		if err != nil && !stopped {
 			yield(nil, fmt.Errorf("dao: index %q: %w", x.name, err))
+		}
+	}
+}
+
+// exactRows narrows the ranges of p, planned from q over layout, to single
+// rows where q fixes every key field to one value and the key's last
+// segment is trailing (no terminator: the last part of keys.Joined, a
+// TrailingString). There a prefix range would also match longer values:
+// Eq on province 辽宁省 and age 2 would read the rows 辽宁省_20 … 辽宁省_29 too,
+// and count their records as age 2.
+func exactRows[T any](layout *keys.Layout[T], source func(string) string, q Query[T], p *plan) {
+	segs := layout.Segments()
+	if len(segs) == 0 || !segs[len(segs)-1].Trailing || q.Lo == nil || q.Hi != nil && q.Hi != q.Lo {
+		return
+	}
+	n := q.Fields
+	if q.Where != nil {
+		_, w, err := wherePrefix(layout, source, q.Where)
+		if err != nil {
+			return
+		}
+		n = w
+	}
+	if n != len(segs) {
+		return
+	}
+	for i, kr := range p.ranges {
+		if end := keys.PrefixEnd(kr.Start); kr.Stop != nil && bytes.Equal(kr.Stop, end) {
+			p.ranges[i].Stop = append(bytes.Clone(kr.Start), 0)
 		}
 	}
 }

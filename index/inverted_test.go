@@ -892,3 +892,51 @@ func TestInvertedCheckResumesInsideARow(t *testing.T) {
 		}
 	}
 }
+
+// TestInvertedEqReadsOneRow: the age is the key's last part, written
+// without terminator, so the row of age 2 is a prefix of the rows of ages
+// 20 to 29. A query fixing province and age reads its row alone.
+func TestInvertedEqReadsOneRow(t *testing.T) {
+	ctx := context.Background()
+	b := newFakeUsers(t)
+	r := b.users(t, schema.Strict)
+	for _, u := range []*schema.User{
+		{UID: "a2", Province: provinces[0], Age: 2},
+		{UID: "a20", Province: provinces[0], Age: 20},
+		{UID: "a25", Province: provinces[0], Age: 25},
+	} {
+		if err := r.Put(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	uids, n := lookup(t, r, valueKey{provinces[0], 2})
+	if !slices.Equal(uids, []string{"a2"}) || n != 1 {
+		t.Fatalf("age 2: %v, count %d; want [a2], 1", uids, n)
+	}
+	x, err := r.Index(schema.TestTableIndexName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for u, err := range x.Keys(ctx, dao.Eq(&schema.User{Province: provinces[0], Age: 2}, "province", "age")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, u.UID)
+	}
+	if !slices.Equal(keys, []string{"a2"}) {
+		t.Fatalf("Keys of age 2: %v, want [a2]", keys)
+	}
+	// A range over the age keeps the byte-prefix meaning of keys.Joined's
+	// last part (docs/keys.md): 2 to 2 is the rows 2, 20 … 29.
+	counts, err := x.Count(ctx, dao.Range(&schema.User{Province: provinces[0], Age: 2}, &schema.User{Province: provinces[0], Age: 3}, "province", "age"), "age")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts["2"] != 1 || counts["20"] != 1 || counts["25"] != 1 {
+		t.Fatalf("Range 2..3 by age: %v, want 2, 20 and 25 once each", counts)
+	}
+}
