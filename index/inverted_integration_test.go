@@ -64,7 +64,9 @@ func TestIntegrationInvertedRepair(t *testing.T) {
 // TestIntegrationInvertedPages pages through rows of many users, and lists
 // them from the index alone.
 func TestIntegrationInvertedPages(t *testing.T) {
-	testInvertedPagesAndKeys(t, itUserTables(t, itConnect(t)))
+	c := itConnect(t)
+	testInvertedPagesAndKeys(t, itUserTables(t, c))
+	testInvertedEqReadsOneRow(t, itUserTables(t, c))
 }
 
 // TestIntegrationInvertedPartialBatches kills writers inside their

@@ -897,8 +897,11 @@ func TestInvertedCheckResumesInsideARow(t *testing.T) {
 // without terminator, so the row of age 2 is a prefix of the rows of ages
 // 20 to 29. A query fixing province and age reads its row alone.
 func TestInvertedEqReadsOneRow(t *testing.T) {
+	testInvertedEqReadsOneRow(t, newFakeUsers(t))
+}
+
+func testInvertedEqReadsOneRow(t *testing.T, b userBackend) {
 	ctx := context.Background()
-	b := newFakeUsers(t)
 	r := b.users(t, schema.Strict)
 	for _, u := range []*schema.User{
 		{UID: "a2", Province: provinces[0], Age: 2},
