@@ -59,6 +59,16 @@
 // the names, reads set the names from the ids. docs/uids.md has the
 // protocol, what a lost race leaves (UIDs.Check reports it) and numbers.
 //
+// # Wide tables
+//
+// NewWide opens the store of a wide table (schema.WideTable, seed 004's
+// LOG_DATA on steroids): a record is one cell. Put and PutBatch add or
+// replace cells (one hbase Put per row of a batch), Delete and DeleteBatch
+// remove them, Get reads one, Scan reads a WideQuery's key range in key
+// order (time order within a series), trimmed to its bounds, and Counts
+// and CountRow count a row's columns from its keys alone. UID fields work
+// as for New (WithUIDs). docs/wide-rows.md has the guarantees.
+//
 // # Options
 //
 // One set of options serves the data and index tables: names

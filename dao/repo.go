@@ -104,17 +104,8 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 		return nil, err
 	}
 	uidDecls := table.UIDs()
-	switch {
-	case len(uidDecls) > 0 && o.uids == nil:
-		return nil, fmt.Errorf("%w: table %s declares UID fields: give WithUIDs", ErrInvalidOption, table.Name())
-	case len(uidDecls) == 0 && o.uids != nil:
-		return nil, fmt.Errorf("%w: WithUIDs: table %s declares no UID field", ErrInvalidOption, table.Name())
-	}
-	for _, d := range uidDecls {
-		if w, ok := o.uids.Width(d.Kind); !ok || w != d.Width {
-			return nil, fmt.Errorf("%w: WithUIDs: UID field %s of table %s wants kind %q of width %d; the UID table has width %d",
-				ErrInvalidOption, d.Segment, table.Name(), d.Kind, d.Width, w)
-		}
+	if err := checkUIDOption(o.uids, uidDecls, table.Name()); err != nil {
+		return nil, err
 	}
 	tn, _ := hbase.ParseTableName(name) // checked by the option
 	r := &Repo[T]{
@@ -550,22 +541,11 @@ func (s *settler) wait(ctx context.Context, recs []*schema.Record) {
 	if s.n.Load() == 0 {
 		return
 	}
-	var last time.Time
-	s.mu.Lock()
-	for _, rec := range recs {
-		if t, ok := s.deleted[string(rec.Data.Key)]; ok && t.After(last) {
-			last = t
-		}
+	keys := make([][]byte, len(recs))
+	for i, rec := range recs {
+		keys[i] = rec.Data.Key
 	}
-	s.mu.Unlock()
-	if d := settleTime - time.Since(last); !last.IsZero() && d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-		}
-	}
+	s.waitKeys(ctx, keys)
 }
 
 // Tables returns the store's tables as they are on the cluster, under the

@@ -35,14 +35,19 @@ func newTracer(tp trace.TracerProvider) trace.Tracer {
 // time (BenchmarkOverheadFake) for spans a program that never set a
 // provider throws away.
 func (r *Repo[T]) span(ctx context.Context, op writeOp, records int) (context.Context, trace.Span) {
-	if !r.traceAll && !trace.SpanContextFromContext(ctx).IsValid() {
+	return writeSpan(ctx, r.tracer, r.traceAll, op, r.name, records)
+}
+
+// writeSpan starts the span of a write of a store (Repo, Wide) on table.
+func writeSpan(ctx context.Context, tracer trace.Tracer, traceAll bool, op writeOp, table string, records int) (context.Context, trace.Span) {
+	if !traceAll && !trace.SpanContextFromContext(ctx).IsValid() {
 		return ctx, noSpan
 	}
-	ctx, span := r.tracer.Start(ctx, op.String()+" "+r.name, trace.WithSpanKind(trace.SpanKindInternal))
+	ctx, span := tracer.Start(ctx, op.String()+" "+table, trace.WithSpanKind(trace.SpanKindInternal))
 	if span.IsRecording() {
 		span.SetAttributes(
 			attribute.String("db.system.name", "hbase"),
-			attribute.String("db.collection.name", r.name),
+			attribute.String("db.collection.name", table),
 			attribute.String("db.operation.name", op.String()),
 			attribute.Int("db.operation.batch.size", records))
 	}

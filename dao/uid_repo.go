@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/hbkit/hbkit/schema"
 )
 
 // setIDs sets the id of each UID field of v from its name (WithUIDs):
@@ -11,10 +13,16 @@ import (
 // an unknown name gets id 0, which no row holds, and an empty name leaves
 // the id as it is. Bad input is a *ValidationError.
 func (r *Repo[T]) setIDs(ctx context.Context, v *T, assign bool) error {
-	if r.uids == nil || v == nil {
+	return setUIDs(ctx, r.uids, r.uidDecls, r.name, v, assign)
+}
+
+// setUIDs is setIDs for any store of a table named table: the data store
+// and the wide store (Wide) share it.
+func setUIDs[T any](ctx context.Context, uids *UIDs, decls []schema.UID[T], table string, v *T, assign bool) error {
+	if uids == nil || v == nil {
 		return nil
 	}
-	for _, d := range r.uidDecls {
+	for _, d := range decls {
 		name := d.Name(v)
 		if name == "" && !assign {
 			continue
@@ -22,16 +30,16 @@ func (r *Repo[T]) setIDs(ctx context.Context, v *T, assign bool) error {
 		var id uint64
 		var err error
 		if assign {
-			id, err = r.uids.ID(ctx, d.Kind, name)
+			id, err = uids.ID(ctx, d.Kind, name)
 		} else {
-			id, _, err = r.uids.Lookup(ctx, d.Kind, name)
+			id, _, err = uids.Lookup(ctx, d.Kind, name)
 		}
 		if err != nil {
 			var ue *UIDError
 			if errors.As(err, &ue) && errors.Is(err, ErrInvalidUID) {
-				return &ValidationError{Table: r.name, Field: d.Segment, Reason: ue.Reason, Err: err}
+				return &ValidationError{Table: table, Field: d.Segment, Reason: ue.Reason, Err: err}
 			}
-			return fmt.Errorf("dao: table %q: uid of %s: %w", r.name, d.Segment, err)
+			return fmt.Errorf("dao: table %q: uid of %s: %w", table, d.Segment, err)
 		}
 		d.SetID(v, id)
 	}
@@ -41,17 +49,22 @@ func (r *Repo[T]) setIDs(ctx context.Context, v *T, assign bool) error {
 // setNames sets the name of each UID field of v from its id, after a read.
 // An id without a name is a *DecodeError.
 func (r *Repo[T]) setNames(ctx context.Context, v *T) error {
-	if r.uids == nil || v == nil {
+	return setUIDNames(ctx, r.uids, r.uidDecls, r.name, v)
+}
+
+// setUIDNames is setNames for any store of a table named table.
+func setUIDNames[T any](ctx context.Context, uids *UIDs, decls []schema.UID[T], table string, v *T) error {
+	if uids == nil || v == nil {
 		return nil
 	}
-	for _, d := range r.uidDecls {
-		name, err := r.uids.Name(ctx, d.Kind, d.ID(v))
+	for _, d := range decls {
+		name, err := uids.Name(ctx, d.Kind, d.ID(v))
 		if err != nil {
 			var ue *UIDError
 			if errors.As(err, &ue) {
-				return &DecodeError{Table: r.name, Field: d.Segment, Reason: ue.Reason, Err: err}
+				return &DecodeError{Table: table, Field: d.Segment, Reason: ue.Reason, Err: err}
 			}
-			return fmt.Errorf("dao: table %q: name of %s: %w", r.name, d.Segment, err)
+			return fmt.Errorf("dao: table %q: name of %s: %w", table, d.Segment, err)
 		}
 		d.SetName(v, name)
 	}
@@ -65,6 +78,25 @@ func (r *Repo[T]) setQueryIDs(ctx context.Context, q Query[T]) error {
 	}
 	if q.Hi != q.Lo {
 		return r.setIDs(ctx, q.Hi, false)
+	}
+	return nil
+}
+
+// checkUIDOption checks WithUIDs against the UID fields a table declares:
+// required when it declares some, refused when it declares none, and the
+// UID table must have each kind at the declared width.
+func checkUIDOption[T any](uids *UIDs, decls []schema.UID[T], table schema.TableName) error {
+	switch {
+	case len(decls) > 0 && uids == nil:
+		return fmt.Errorf("%w: table %s declares UID fields: give WithUIDs", ErrInvalidOption, table)
+	case len(decls) == 0 && uids != nil:
+		return fmt.Errorf("%w: WithUIDs: table %s declares no UID field", ErrInvalidOption, table)
+	}
+	for _, d := range decls {
+		if w, ok := uids.Width(d.Kind); !ok || w != d.Width {
+			return fmt.Errorf("%w: WithUIDs: UID field %s of table %s wants kind %q of width %d; the UID table has width %d",
+				ErrInvalidOption, d.Segment, table, d.Kind, d.Width, w)
+		}
 	}
 	return nil
 }

@@ -99,6 +99,13 @@ func New(ctx context.Context, zkQuorum string, opts ...Option) (*Client, error) 
 		// A server that stops reading stalls writes: bound them too.
 		rpcOpts = append(rpcOpts, rpc.WithWriteTimeout(o.rpcTimeout))
 	}
+	if o.kerberos != nil {
+		ko, err := o.kerberos.rpcOption()
+		if err != nil {
+			return nil, err
+		}
+		rpcOpts = append(rpcOpts, ko)
+	}
 	pool, err := rpc.NewPool(rpcOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("hbase: %w", err)

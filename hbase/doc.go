@@ -15,6 +15,14 @@
 // schema, admin, index and dao add those layers on top. Code that only
 // needs to encode keys should use package keys, not this one.
 //
+// # Secured clusters
+//
+// [WithKerberos] authenticates with Kerberos (SASL GSSAPI) from a keytab
+// or a credentials cache, with the quality of protection of HBase's
+// hbase.rpc.protection; SIMPLE authentication stays the default. A failed
+// handshake is an [*AuthError] wrapping one of the ErrKerberos* errors,
+// and is not retried. See docs/security.md.
+//
 // # Requests
 //
 // Every call takes a context first and a request struct ([Get], [Put],

@@ -33,6 +33,8 @@ type options struct {
 	scanMaxResultSize int64
 	scannerLease      time.Duration
 
+	kerberos *Kerberos // WithKerberos; nil: SIMPLE
+
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
 

@@ -27,6 +27,10 @@
 //   - segments of one's own: Custom binds a Codec (an append and a decode function,
 //     with optional width, order, keyspace and range check) and gets the same
 //     Append, Decode, Parts, Range and Splits support as the built-in ones.
+//   - wide rows: TimeBase and TimeOffset split one timestamp into the start of its
+//     range (a span such as five minutes) for the row key and the offset in it for
+//     the column qualifier; base then offset sorts as time, and decoding both
+//     restores the timestamp (docs/wide-rows.md).
 //
 // docs/keys.md in the repository lists every segment kind with its schema-file name,
 // width and order.

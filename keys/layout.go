@@ -2,6 +2,7 @@ package keys
 
 import (
 	"bytes"
+	"time"
 )
 
 // Kind names the codec of a segment.
@@ -36,6 +37,8 @@ const (
 	KindText                                    // a string in a delimiter-joined group
 	KindDecimalText                             // a number as Java's String.valueOf, in a joined group
 	KindCustom                                  // a Codec of the user's own
+	KindTimeBase                                // AppendTimeBase, start of a time range (wide rows)
+	KindTimeOffset                              // AppendTimeOffset, offset inside a time range (wide rows)
 )
 
 var kindNames = [...]string{
@@ -65,6 +68,8 @@ var kindNames = [...]string{
 	KindText:                    "text",
 	KindDecimalText:             "decimal text",
 	KindCustom:                  "custom",
+	KindTimeBase:                "time base",
+	KindTimeOffset:              "time offset",
 }
 
 // String returns the name of the kind, such as "reversed digits".
@@ -145,6 +150,9 @@ type Segment struct {
 	Trailing bool
 	// Codec names the encoding of a KindCustom segment (Codec.Name).
 	Codec string
+	// Span is the length of the time range of a KindTimeBase or KindTimeOffset
+	// segment (TimeBase, TimeOffset); zero for other kinds.
+	Span time.Duration
 }
 
 // Field binds a segment codec to accessor functions on a record type T. Build fields

@@ -8,7 +8,7 @@ import (
 
 // Definition is the view of a table declaration that does not depend on
 // the record type: what admin needs to create and check a table, and what
-// the CLI prints. *Table[T] and *Index[T] implement it.
+// the CLI prints. *Table[T], *Index[T] and *WideTable[T] implement it.
 type Definition interface {
 	Name() TableName
 	Families() []Family
@@ -35,6 +35,7 @@ func builtins() []func() ([]Definition, error) {
 		defs(LogDataMD5),
 		defs(CustomerOrderTable),
 		defs(OrderMD5Table),
+		wideDefs(LogDataWide),
 	}
 }
 

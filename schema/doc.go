@@ -24,6 +24,14 @@
 //     with a Qualifier layout, inverted: one cell per record in the row of
 //     its value (seed 001's province_age index, TestTable).
 //
+// A WideSpec[T] declares a wide table instead ("rows as columns", seed
+// 004's LOG_DATA on steroids): each record is one cell, its row key from
+// one layout and its column qualifier from another, typically with a
+// timestamp split by keys.TimeBase and keys.TimeOffset. NewWide checks
+// that the two layouts together give back every key field and returns an
+// immutable *WideTable[T], a Definition like the others; EncodeCell and
+// DecodeCell map a record to its cell and back.
+//
 // Table.EncodeRow and Index.EncodeEntry write a record into a reusable Row
 // (row key and cells) without allocating once the Row has grown;
 // Table.DecodeRow and Index.DecodeEntry read it back. Definition is the

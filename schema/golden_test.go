@@ -37,7 +37,10 @@ func (w *goldenWriter) header(d Definition) {
 	for _, c := range d.Columns() {
 		fmt.Fprintf(&w.Buffer, "column %s %s:%s\n", c.Name, c.Family, c.Qualifier)
 	}
-	if q, ok := d.(interface{ QualifierSegments() []keys.Segment }); ok {
+	if q, ok := d.(interface {
+		Inverted() bool
+		QualifierSegments() []keys.Segment
+	}); ok && q.Inverted() {
 		for _, s := range q.QualifierSegments() {
 			fmt.Fprintf(&w.Buffer, "qualifier segment %s kind=%q width=%d order=%s decodable=%t\n", s.Name, s.Kind, s.Width, s.Order, s.Decodable)
 		}

@@ -29,6 +29,7 @@ const NaiveSMSRegions = schema.SMSRegions
 //     by NaiveSMSSplits over the workload's window;
 //   - TestTable, TestTable_province_age: UserWorkload;
 //   - log_data_bucketed, log_data_by_host, log_data_md5: LogWorkload;
+//   - log_data_wide: LogWorkload, one cell per event (FromLogWide);
 //   - customer_order: CustomerWorkload; order_md5: OrderWorkload.
 //
 // An unknown name is a *ConfigError.
@@ -90,6 +91,16 @@ func Builtin(name string, cfg Config) (Source, error) {
 			return nil, err
 		}
 		return FromTable(t, w, func(e *schema.LogEvent) int64 { return e.At.UnixMilli() }), nil
+	case schema.LogDataWideName:
+		w, err := NewLogWorkload(cfg)
+		if err != nil {
+			return nil, err
+		}
+		t, err := schema.LogDataWide()
+		if err != nil {
+			return nil, err
+		}
+		return FromLogWide(t, w), nil
 	case schema.CustomerOrderName:
 		w, err := NewCustomerWorkload(cfg)
 		if err != nil {

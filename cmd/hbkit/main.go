@@ -24,6 +24,6 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e := cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Connect: cli.ConnectNative}
+	e := cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Connect: cli.ConnectNativeEnv(os.Getenv)}
 	os.Exit(cli.Main(ctx, e, os.Args[1:]))
 }

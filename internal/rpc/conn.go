@@ -80,13 +80,29 @@ func dial(ctx context.Context, addr, service string, o *options) (*Conn, error) 
 	if service == "" {
 		return nil, errors.New("rpc: empty service name")
 	}
-	hs, err := AppendHandshake(nil, o.connectionHeader(service))
+	var hs []byte
+	var err error
+	if o.kerberos == nil {
+		hs, err = AppendHandshake(nil, o.connectionHeader(service))
+	} else {
+		hs, err = appendConnectionHeader(nil, o.connectionHeader(service), 0)
+	}
 	if err != nil {
 		return nil, err
 	}
 	nc, err := o.dial(ctx, "tcp", addr)
 	if err != nil {
 		return nil, &ConnError{Addr: addr, Service: service, Err: err}
+	}
+	if o.kerberos != nil {
+		// The SASL exchange first; the ConnectionHeader then goes over
+		// the connection it returns (wrapped for integrity or privacy).
+		sc, err := o.kerberos.saslHandshake(ctx, nc, addr, o.maxFrameSize)
+		if err != nil {
+			nc.Close()
+			return nil, &ConnError{Addr: addr, Service: service, Err: err}
+		}
+		nc = sc
 	}
 	// The handshake is one small write; bound it by ctx.
 	stop := context.AfterFunc(ctx, func() { nc.SetWriteDeadline(time.Unix(1, 0)) })

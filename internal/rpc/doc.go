@@ -66,6 +66,17 @@
 // Server exceptions for one call are *RemoteError values carrying the Java
 // class name: dispatch on Class with errors.As, never on the message.
 //
+// # Kerberos
+//
+// WithKerberos replaces SIMPLE authentication with SASL GSSAPI (HBase's
+// KERBEROS auth method, preamble byte 81): a GSS-API initial token with
+// the AP-REQ for the server's principal, then the RFC 4752 security-layer
+// exchange, then the ConnectionHeader. With integrity or privacy every
+// byte after the handshake travels in length-prefixed RFC 4121 Wrap
+// tokens. A failed handshake is an *AuthError wrapping one of the Err*
+// sentinels of sasl.go, inside the dial's *ConnError, and is not
+// retryable. docs/security.md has the protocol and the local realm.
+//
 // # Frames
 //
 // AppendRequest, ReadFrame and DecodeResponse expose the framing for tests

@@ -117,8 +117,13 @@ func (e *ConnError) Unwrap() error { return e.Err }
 // Retryable reports whether the failed call may be retried on a new
 // connection. It is false only when the server said the connection attempt
 // itself can never succeed (a fatal exception marked do-not-retry, such as
-// an unsupported codec or a denied user).
+// an unsupported codec or a denied user, or a failed Kerberos handshake:
+// see AuthError.Retryable).
 func (e *ConnError) Retryable() bool {
+	var ae *AuthError
+	if errors.As(e.Err, &ae) {
+		return ae.Retryable()
+	}
 	var re *RemoteError
 	if errors.As(e.Err, &re) {
 		return !re.DoNotRetry

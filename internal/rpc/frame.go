@@ -40,8 +40,19 @@ func AppendHandshake(dst []byte, hdr *pb.ConnectionHeader) ([]byte, error) {
 	if n > DefaultMaxFrameSize {
 		return dst, fmt.Errorf("rpc: connection header of %d bytes: %w", n, ErrFrameTooLarge)
 	}
-	start := len(dst)
 	dst = append(dst, preamble[:]...)
+	return appendConnectionHeader(dst, hdr, len(dst)-len(preamble))
+}
+
+// appendConnectionHeader appends the ConnectionHeader alone (int32 BE
+// length, then the message): after a SASL handshake it follows the
+// handshake instead of the SIMPLE preamble. On error dst[:start] is
+// returned.
+func appendConnectionHeader(dst []byte, hdr *pb.ConnectionHeader, start int) ([]byte, error) {
+	n := proto.Size(hdr)
+	if n > DefaultMaxFrameSize {
+		return dst[:start], fmt.Errorf("rpc: connection header of %d bytes: %w", n, ErrFrameTooLarge)
+	}
 	dst = binary.BigEndian.AppendUint32(dst, uint32(n))
 	out, err := marshalOpts.MarshalAppend(dst, hdr)
 	if err != nil {

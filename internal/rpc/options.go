@@ -46,6 +46,7 @@ type options struct {
 	maxFrameSize int
 	writeTimeout time.Duration
 	codec        string
+	kerberos     *Kerberos // WithKerberos; nil: SIMPLE
 }
 
 func defaultOptions() options {
@@ -65,6 +66,16 @@ func (o *options) validate() error {
 	}
 	if o.writeTimeout < 0 {
 		return fmt.Errorf("rpc: negative write timeout %v", o.writeTimeout)
+	}
+	if o.kerberos != nil {
+		if err := o.kerberos.validate(); err != nil {
+			return err
+		}
+		if o.user == "" {
+			// HBase takes an effective user other than the
+			// authenticated principal as a proxy-user request.
+			o.user = o.kerberos.userName()
+		}
 	}
 	if o.user == "" {
 		o.user = currentUser()

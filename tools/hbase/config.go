@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jcmturner/gokrb5/v8/client"
 )
 
 // hbaseVersion must match <hbase.version> in pom.xml.
@@ -30,6 +32,8 @@ type config struct {
 	// zkSession is the ZooKeeper session timeout of the JVM's master
 	// and region servers; 0 keeps HBase's standalone default (10s).
 	zkSession time.Duration
+	kerberos  kerberos       // Kerberos authentication (secure.go); zero: SIMPLE
+	krbClient *client.Client // the launcher's own Kerberos login, made on first use
 }
 
 func loadConfig() (*config, error) {
@@ -96,6 +100,9 @@ func loadConfig() (*config, error) {
 	}
 	cfg.zkSession = time.Duration(zs) * time.Second
 	if err := cfg.checkZKSession(); err != nil {
+		return nil, err
+	}
+	if cfg.kerberos, err = loadKerberos(); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -198,6 +205,7 @@ func (c *config) siteXML() string {
 	if c.phoenix {
 		props = append(props, phoenixSite...)
 	}
+	props = append(props, c.kerberos.site()...)
 	if ms := c.zkSession.Milliseconds(); ms > 0 {
 		// Standalone HBase takes its sessions' timeout from this key
 		// (default 10s, whatever zookeeper.session.timeout says). Its

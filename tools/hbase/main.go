@@ -38,6 +38,14 @@
 //	                   session timeout of the master and region servers
 //	                   (default: HBase's standalone 10s). A JVM stopped for
 //	                   longer aborts when it resumes (fault tests).
+//	HBKIT_HBASE_KEYTAB, HBKIT_HBASE_PRINCIPAL, HBKIT_KRB5_CONF
+//	                   a Kerberized HBase: the master's and region servers'
+//	                   keytab and principal, and the krb5.conf of their realm
+//	                   (tools/secure-hbase.sh sets them; docs/security.md)
+//	HBKIT_RPC_PROTECTION hbase.rpc.protection of a Kerberized HBase:
+//	                   authentication (default), integrity or privacy
+//	HBKIT_ZK_JAAS      a JAAS file: the embedded ZooKeeper authenticates
+//	                   HBase with SASL, and HBase puts ACLs on its znodes
 //
 // The tool only ever signals the process it started: the pid file must name
 // a live process whose command line carries this state directory's marker.

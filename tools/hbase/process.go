@@ -144,6 +144,9 @@ func up(c *config, fresh bool, rsExplicit bool) error {
 	if err := os.WriteFile(filepath.Join(c.confDir(), "log4j2.properties"), []byte(c.log4j()), 0o644); err != nil {
 		return err
 	}
+	if err := c.writeCoreSite(); err != nil {
+		return err
+	}
 	// A fresh log per start, so readiness checks read only this run.
 	_ = os.Remove(c.logFile())
 	out, err := os.Create(c.outFile())
@@ -157,6 +160,7 @@ func up(c *config, fresh bool, rsExplicit bool) error {
 		"-Dlog4j2.configurationFile=" + filepath.Join(c.confDir(), "log4j2.properties"),
 	}
 	args = append(args, jdk17Flags...)
+	args = append(args, c.kerberos.jvmFlags()...)
 	args = append(args, "-cp", c.confDir()+string(os.PathListSeparator)+cp,
 		"org.apache.hadoop.hbase.master.HMaster", "start")
 	if c.regionServers > 1 {
@@ -337,7 +341,12 @@ func stopByMaster(c *config, pid int) bool {
 		return false
 	}
 	wait := 60 * time.Second
-	if err := shutdownCluster(li.masterPort, 10*time.Second); err != nil {
+	opts, err := c.rpcOptions()
+	if err != nil {
+		fmt.Printf("hbase: %v\n", err)
+		return false
+	}
+	if err := shutdownCluster(li.masterPort, 10*time.Second, opts...); err != nil {
 		var dial *dialError
 		var refused *rpc.RemoteError
 		switch {

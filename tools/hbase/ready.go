@@ -80,7 +80,11 @@ func probe(c *config, timeout time.Duration) (probeResult, error) {
 	if !logHas(c, readyLine) {
 		return r, errors.New("master still initialising")
 	}
-	conn, err := rpc.Dial(ctx, b.Master.Server.Addr(), "MasterService")
+	opts, err := c.rpcOptions()
+	if err != nil {
+		return r, err
+	}
+	conn, err := rpc.Dial(ctx, b.Master.Server.Addr(), "MasterService", opts...)
 	if err != nil {
 		return r, fmt.Errorf("master RPC: %w", err)
 	}
@@ -104,10 +108,10 @@ func (e *dialError) Unwrap() error { return e.err }
 // shutdownCluster asks the master on 127.0.0.1:port to stop the whole
 // cluster. A *dialError means the request was never sent; an
 // *rpc.RemoteError, that the master refused it.
-func shutdownCluster(port int, timeout time.Duration) error {
+func shutdownCluster(port int, timeout time.Duration, opts ...rpc.Option) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	conn, err := rpc.Dial(ctx, fmt.Sprintf("127.0.0.1:%d", port), "MasterService")
+	conn, err := rpc.Dial(ctx, fmt.Sprintf("127.0.0.1:%d", port), "MasterService", opts...)
 	if err != nil {
 		return &dialError{err}
 	}

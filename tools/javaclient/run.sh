@@ -7,11 +7,24 @@
 #       [--stale K] [--orphan K] [--missing K] [--batch B]
 #
 # The tables must exist (hbkit's SMS schema: family cf). It prints one line
-# per message written (see SeedWriter.java). The first run resolves
+# per message written (see SeedWriter.java).
+#
+#   tools/javaclient/run.sh --class SeedKeysWriter --hash TABLE \
+#       --partition TABLE --partitions P --index TABLE --count N \
+#       [--generator TABLE]
+#
+# runs another program of the module instead: SeedKeysWriter writes rows
+# keyed as seeds 003 and 001 key them (see SeedKeysWriter.java). The first
+# run resolves
 # hbase-client from Maven Central into the local Maven repository (~/.m2,
 # or $HBKIT_M2); classes and classpath are kept in
 # ${HBKIT_CACHE:-~/.cache/hbkit}, keyed by the sources.
 set -euo pipefail
+main=SeedWriter
+if [ "${1:-}" = "--class" ]; then
+	main=${2:?run.sh: --class needs a class name}
+	shift 2
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 
 command -v mvn >/dev/null || { echo "run.sh: needs Maven (mvn)" >&2; exit 1; }
@@ -22,7 +35,7 @@ sum=$( (cat "$here/pom.xml" "$here"/src/main/java/io/hbkit/javaclient/*.java; ec
 build="$cache/javaclient-$sum"
 cpfile="$build/classpath.txt"
 if [ ! -s "$cpfile" ] || [ ! -d "$build/classes" ]; then
-	echo "run.sh: building SeedWriter with Maven (first run per source change)..." >&2
+	echo "run.sh: building tools/javaclient with Maven (first run per source change)..." >&2
 	mvn -B -q -f "$here/pom.xml" "-Dhbkit.build=$build" compile dependency:build-classpath \
 		-Dmdep.outputFile="$cpfile.tmp" -Dmdep.includeScope=runtime "${m2args[@]}" >&2
 	mv "$cpfile.tmp" "$cpfile"
@@ -42,4 +55,4 @@ rootLogger.appenderRef.err.ref = ERR
 EOC
 
 java "${jdk17[@]}" -Xmx512m -Dlog4j2.configurationFile="$conf/log4j2.properties" \
-	-cp "$build/classes:$(cat "$cpfile")" io.hbkit.javaclient.SeedWriter --zk "${HBKIT_ZK:-127.0.0.1:2181}" "$@"
+	-cp "$build/classes:$(cat "$cpfile")" "io.hbkit.javaclient.$main" --zk "${HBKIT_ZK:-127.0.0.1:2181}" "$@"
