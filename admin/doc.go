@@ -63,7 +63,9 @@
 // key segment ("regions" alone, as schema.Splits.Regions does), or
 // computed by an algorithm (HexStringSplit, DecimalStringSplit,
 // UniformSplit, BucketSplit with "buckets", DecimalPrefixSplit with
-// "width"). Seed 001's table:
+// "width"). Optional "columns" declare cells with their types ("string",
+// "int64", "float64", "bool", "time", "bytes"), which hbkit get and scan
+// decode. Seed 001's table:
 //
 //	{
 //	  "tables": [{
@@ -75,7 +77,8 @@
 //	    "key": [
 //	      {"name": "uid_md5", "kind": "md5hex", "width": 6, "from": "uid"},
 //	      {"name": "uid", "kind": "string"}],
-//	    "splits": {"regions": 16}
+//	    "splits": {"regions": 16},
+//	    "columns": [{"name": "name", "family": "CF1", "qualifier": "n", "type": "string"}]
 //	  }]
 //	}
 //

@@ -51,6 +51,20 @@ type FileTable struct {
 	// named "row".
 	Key    []FileSegment `json:"key,omitempty"`
 	Splits *FileSplits   `json:"splits,omitempty"`
+	// Columns declares the cells of a row and how each encodes its value,
+	// so that hbkit get and scan decode them; optional.
+	Columns []FileColumn `json:"columns,omitempty"`
+}
+
+// FileColumn declares one column: a field name unique among the table's
+// fields, its family and qualifier, and its type: "string", "int64",
+// "float64", "bool", "time" (Unix milliseconds as Bytes.toBytes(long)) or
+// "bytes" (the default), as schema.ColumnType names them.
+type FileColumn struct {
+	Name      string `json:"name"`
+	Family    string `json:"family"`
+	Qualifier string `json:"qualifier"`
+	Type      string `json:"type,omitempty"`
 }
 
 // FileFamily declares one column family. Options are keyed by HBase's
@@ -166,11 +180,13 @@ func ParseSchemaFile(r io.Reader) ([]schema.Definition, error) {
 }
 
 // record is the record type of a file-declared table: string and integer
-// fields by name. Admin never encodes records; the layout exists so that
-// split keys can be cut from it and keys can be cut into parts.
+// key fields and encoded cells by name. Admin never encodes records; the
+// layout exists so that split keys can be cut from it and keys can be cut
+// into parts, and the columns so that rows can be read (schema.Viewer).
 type record struct {
 	s map[string]string
 	n map[string]int64
+	c map[string][]byte
 }
 
 func (r *record) str(name string) string { return r.s[name] }
@@ -195,7 +211,11 @@ func (t FileTable) definition() (schema.Definition, error) {
 		segs = []FileSegment{{Name: "row", Kind: "string"}}
 	}
 	fields := make([]keys.Field[record], 0, len(segs))
+	from := map[string]string{}
 	for i, s := range segs {
+		if s.From != "" {
+			from[s.Name] = s.From
+		}
 		if s.Kind == "joined" {
 			fs, err := s.joined()
 			if err != nil {
@@ -218,7 +238,51 @@ func (t FileTable) definition() (schema.Definition, error) {
 	if err != nil {
 		return nil, fmt.Errorf("splits: %w", err)
 	}
-	return schema.New(schema.Spec[record]{Name: t.Name, Families: fams, Key: layout, Splits: splits})
+	cols := make([]schema.Column[record], len(t.Columns))
+	for i, fc := range t.Columns {
+		if cols[i], err = fc.column(); err != nil {
+			return nil, fmt.Errorf("columns[%d]: %w", i, err)
+		}
+	}
+	// A segment computed from a field the table declares (a key field or
+	// a column) is computed from the value a read gives; "from" may also
+	// name a field the file does not declare, which only writers know.
+	for seg, src := range from {
+		i := layout.SegmentIndex(src)
+		declared := i >= 0 && src != seg && layout.Segments()[i].Decodable ||
+			slices.ContainsFunc(t.Columns, func(c FileColumn) bool { return c.Name == src })
+		if !declared {
+			delete(from, seg)
+		}
+	}
+	return schema.New(schema.Spec[record]{Name: t.Name, Families: fams, Key: layout, Splits: splits, Columns: cols, From: from})
+}
+
+// column maps a cell to the record's cell values, as is: its type only
+// says how to read it.
+func (fc FileColumn) column() (schema.Column[record], error) {
+	typ := schema.ColumnBytes
+	if fc.Type != "" {
+		var err error
+		if typ, err = schema.ParseColumnType(fc.Type); err != nil {
+			return schema.Column[record]{}, fmt.Errorf("column %q: %w", fc.Name, err)
+		}
+	}
+	name := fc.Name
+	return schema.Column[record]{
+		Name: name, Family: fc.Family, Qualifier: fc.Qualifier, Type: typ,
+		Append: func(dst []byte, r *record) ([]byte, bool) {
+			v, ok := r.c[name]
+			return append(dst, v...), ok
+		},
+		Set: func(r *record, v []byte) error {
+			if r.c == nil {
+				r.c = map[string][]byte{}
+			}
+			r.c[name] = bytes.Clone(v)
+			return nil
+		},
+	}, nil
 }
 
 func (ff FileFamily) family() (schema.Family, error) {

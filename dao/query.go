@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -183,9 +182,10 @@ func planQuery[T any](name string, layout *keys.Layout[T], source func(string) s
 		if hi == nil {
 			hi = q.Lo
 		}
-		spread, n, err := wherePrefix(layout, source, q.Where)
+		spread, n, err := layout.Where(q.Where, source)
 		if err != nil {
-			return bad("Where", err.Error(), nil)
+			_, reason := describe(err)
+			return bad("Where", reason, nil)
 		}
 		rs, err := layout.SpreadRanges(q.Lo, hi, spread, n)
 		if err != nil {
@@ -394,44 +394,4 @@ func mergeCmp(a, b []byte, skip int) int {
 		}
 	}
 	return bytes.Compare(a, b)
-}
-
-// wherePrefix finds the key prefix a Where query fixes: its leading
-// buckets to spread (segments computed from fields not named, whose values
-// can be enumerated), then the segments the names give. Every name must be
-// used by that prefix.
-func wherePrefix[T any](layout *keys.Layout[T], source func(string) string, names []string) (spread, n int, err error) {
-	if len(names) == 0 {
-		return 0, 0, errors.New("no field named")
-	}
-	segs := layout.Segments()
-	given := func(s keys.Segment) string {
-		for _, name := range names {
-			if name == s.Name || name != "" && name == source(s.Name) {
-				return name
-			}
-		}
-		return ""
-	}
-	for spread < len(segs) && given(segs[spread]) == "" && !segs[spread].Decodable && segs[spread].Enumerable() {
-		spread++
-	}
-	used := make(map[string]bool)
-	for n = spread; n < len(segs); n++ {
-		name := given(segs[n])
-		if name == "" {
-			break
-		}
-		used[name] = true
-	}
-	for _, name := range names {
-		if used[name] {
-			continue
-		}
-		if n < len(segs) {
-			return 0, 0, fmt.Errorf("field %q is not in the key prefix the query fixes: key segment %q before it is neither named nor a bucket", name, segs[n].Name)
-		}
-		return 0, 0, fmt.Errorf("field %q is not a key field", name)
-	}
-	return spread, n, nil
 }

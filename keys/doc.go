@@ -41,8 +41,12 @@
 // it encodes a record into a key, decodes a key into a record, builds [start, stop)
 // ranges for prefixes and value ranges (Range documents the inclusivity, which matters
 // for reversed timestamps; SpreadRanges adds one range per value of leading buckets a
-// query cannot compute), cuts a key into its Parts, and describes its Segments for
-// tooling. Every codec documents its ordering invariant, and tests check it.
+// query cannot compute; Where finds the prefix a query naming fields fixes), cuts a key
+// into its Parts, and describes its Segments for tooling. A Segment turns its bytes
+// into a value (Segment.Value) and a value typed as text into bytes
+// (Segment.AppendText), which Layout.DecodeField stores into a record: how tools that
+// know a table only by its segments read and query it. Every codec documents its
+// ordering invariant, and tests check it.
 //
 // A minimal use, the seed SMS data key [reversed mobile][reversed timestamp]:
 //

@@ -377,7 +377,7 @@ func Fixed[T any](name string, width int, pad byte, get func(*T) string, set fun
 		return badField[T](name, KindFixed, "nil getter")
 	}
 	return Field[T]{
-		seg: Segment{Name: name, Kind: KindFixed, Width: width, Order: Ascending, Decodable: set != nil},
+		seg: Segment{Name: name, Kind: KindFixed, Width: width, Order: Ascending, Decodable: set != nil, Pad: pad},
 		enc: func(dst []byte, rec *T) ([]byte, error) { return AppendFixed(dst, get(rec), width, pad) },
 		dec: func(b []byte, rec *T) ([]byte, error) {
 			if set == nil {

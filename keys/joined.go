@@ -167,8 +167,12 @@ func joinedField[T any](p Text[T], sep []byte, last bool) Field[T] {
 	if last && p.kind == KindText {
 		order = Ascending
 	}
+	delim := string(sep)
+	if last {
+		delim = ""
+	}
 	return Field[T]{
-		seg: Segment{Name: name, Kind: p.kind, Order: order, Decodable: p.decodable, Trailing: last},
+		seg: Segment{Name: name, Kind: p.kind, Order: order, Decodable: p.decodable, Trailing: last, Delimiter: delim},
 		enc: func(dst []byte, rec *T) ([]byte, error) {
 			out := p.app(dst, rec)
 			text := out[len(dst):]

@@ -153,6 +153,11 @@ type Segment struct {
 	// Span is the length of the time range of a KindTimeBase or KindTimeOffset
 	// segment (TimeBase, TimeOffset); zero for other kinds.
 	Span time.Duration
+	// Pad is the padding byte of a KindFixed segment.
+	Pad byte
+	// Delimiter is the text that ends a part of a Joined group other than the
+	// last; its bytes (Layout.Parts) include it.
+	Delimiter string
 }
 
 // Field binds a segment codec to accessor functions on a record type T. Build fields

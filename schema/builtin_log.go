@@ -78,6 +78,7 @@ func LogDataBucketed() (*Table[LogEvent], error) {
 		Name:     LogDataBucketedName,
 		Families: logFamilies(),
 		Key:      key,
+		From:     map[string]string{"bucket": "ts"},
 		Splits:   Splits{Keys: splits},
 		Columns:  []Column[LogEvent]{logMessageColumn()},
 	})
@@ -123,6 +124,7 @@ func LogDataMD5() (*Table[LogEvent], error) {
 		Name:     LogDataMD5Name,
 		Families: logFamilies(),
 		Key:      key,
+		From:     map[string]string{"host_md5": "host", "event_md5": "event"},
 		Splits:   Splits{Regions: LogDataMD5Regions},
 		Columns: []Column[LogEvent]{
 			StringColumn("host", "l", "h", logHost, setLogHost),

@@ -99,6 +99,7 @@ func CustomerOrderTable() (*Table[CustomerOrder], error) {
 		Name:     CustomerOrderName,
 		Families: []Family{{Name: f, BloomFilter: BloomRow, Versions: 1, Compression: CompressionSnappy}},
 		Key:      key,
+		From:     map[string]string{"customer_hash": "customer"},
 		Splits:   Splits{Regions: CustomerOrderRegions},
 		Columns: []Column[CustomerOrder]{
 			StringColumn("name", f, "name", func(c *CustomerOrder) string { return c.Name }, func(c *CustomerOrder, v string) { c.Name = v }),
@@ -150,6 +151,7 @@ func OrderMD5Table() (*Table[Order], error) {
 		Name:     OrderMD5Name,
 		Families: []Family{{Name: f, BloomFilter: BloomRow, Versions: 1, Compression: CompressionSnappy}},
 		Key:      key,
+		From:     map[string]string{"customer_md5": "customer", "order_md5": "order"},
 		Splits:   Splits{Regions: OrderMD5Regions},
 		Columns: []Column[Order]{
 			StringColumn("customer", f, "c", customer, func(o *Order, v string) { o.CustomerNumber = v }),

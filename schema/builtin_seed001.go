@@ -76,6 +76,7 @@ func TestTable() (*Table[User], error) {
 		Name:     TestTableName,
 		Families: []Family{TestTableFamily()},
 		Key:      key,
+		From:     map[string]string{"uid_md5": "uid"},
 		Splits:   Splits{Regions: TestTableRegions},
 		Columns: []Column[User]{
 			StringColumn("province", "CF1", "province", func(u *User) string { return u.Province }, func(u *User, v string) { u.Province = v }),

@@ -36,13 +36,17 @@ type Column[T any] struct {
 	// buffer: copy what must outlive the call. Errors are wrapped in a
 	// *Error with Kind ErrInvalidValue.
 	Set func(v *T, value []byte) error
+	// Type says how Append encodes the value, so that tools read cells
+	// without the record type (RowView); the constructors set it. The
+	// zero value, ColumnBytes, shows cells as bytes.
+	Type ColumnType
 }
 
 // StringColumn returns a column holding a string field as its UTF-8 bytes
 // (HBase's Bytes.toBytes(String)). An empty string writes no cell.
 func StringColumn[T any](name, family, qualifier string, get func(*T) string, set func(*T, string)) Column[T] {
 	return Column[T]{
-		Name: name, Family: family, Qualifier: qualifier,
+		Name: name, Family: family, Qualifier: qualifier, Type: ColumnString,
 		Append: func(dst []byte, v *T) ([]byte, bool) {
 			s := get(v)
 			if s == "" {
@@ -58,7 +62,7 @@ func StringColumn[T any](name, family, qualifier string, get func(*T) string, se
 // empty slice writes no cell. Set copies the value.
 func BytesColumn[T any](name, family, qualifier string, get func(*T) []byte, set func(*T, []byte)) Column[T] {
 	return Column[T]{
-		Name: name, Family: family, Qualifier: qualifier,
+		Name: name, Family: family, Qualifier: qualifier, Type: ColumnBytes,
 		Append: func(dst []byte, v *T) ([]byte, bool) {
 			b := get(v)
 			if len(b) == 0 {
@@ -75,7 +79,7 @@ func BytesColumn[T any](name, family, qualifier string, get func(*T) []byte, set
 // Java readers agree with it. A zero value is written, not omitted.
 func Int64Column[T any](name, family, qualifier string, get func(*T) int64, set func(*T, int64)) Column[T] {
 	return Column[T]{
-		Name: name, Family: family, Qualifier: qualifier,
+		Name: name, Family: family, Qualifier: qualifier, Type: ColumnInt64,
 		Append: func(dst []byte, v *T) ([]byte, bool) {
 			return binary.BigEndian.AppendUint64(dst, uint64(get(v))), true
 		},
@@ -93,7 +97,7 @@ func Int64Column[T any](name, family, qualifier string, get func(*T) int64, set 
 // bytes of its IEEE 754 bits (HBase's Bytes.toBytes(double)).
 func Float64Column[T any](name, family, qualifier string, get func(*T) float64, set func(*T, float64)) Column[T] {
 	return Column[T]{
-		Name: name, Family: family, Qualifier: qualifier,
+		Name: name, Family: family, Qualifier: qualifier, Type: ColumnFloat64,
 		Append: func(dst []byte, v *T) ([]byte, bool) {
 			return binary.BigEndian.AppendUint64(dst, math.Float64bits(get(v))), true
 		},
@@ -112,7 +116,7 @@ func Float64Column[T any](name, family, qualifier string, get func(*T) float64, 
 // reads as true, as in Bytes.toBoolean.
 func BoolColumn[T any](name, family, qualifier string, get func(*T) bool, set func(*T, bool)) Column[T] {
 	return Column[T]{
-		Name: name, Family: family, Qualifier: qualifier,
+		Name: name, Family: family, Qualifier: qualifier, Type: ColumnBool,
 		Append: func(dst []byte, v *T) ([]byte, bool) {
 			if get(v) {
 				return append(dst, 0xff), true
@@ -135,7 +139,7 @@ func BoolColumn[T any](name, family, qualifier string, get func(*T) bool, set fu
 // millisecond.
 func TimeColumn[T any](name, family, qualifier string, get func(*T) time.Time, set func(*T, time.Time)) Column[T] {
 	return Column[T]{
-		Name: name, Family: family, Qualifier: qualifier,
+		Name: name, Family: family, Qualifier: qualifier, Type: ColumnTime,
 		Append: func(dst []byte, v *T) ([]byte, bool) {
 			t := get(v)
 			if t.IsZero() {

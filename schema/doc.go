@@ -36,7 +36,12 @@
 // (row key and cells) without allocating once the Row has grown;
 // Table.DecodeRow and Index.DecodeEntry read it back. Definition is the
 // record-independent view that admin and the CLI use; ShellCreate prints
-// it as an HBase shell create command.
+// it as an HBase shell create command. Viewer (Table and Index implement
+// it; AsViewer) goes further without the record type: it decodes a row
+// into named segment values and typed cells (Column.Type), and builds row
+// keys and key ranges from field values given as text, computing hashes
+// and buckets from the fields they come from (Spec.From, IndexSpec.From);
+// hbkit get and scan are built on it.
 //
 // # Who should use it
 //

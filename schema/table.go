@@ -38,6 +38,11 @@ type Spec[T any] struct {
 	// names of the record (see UID). A store of such a table needs the
 	// UID table (dao.WithUIDs).
 	UIDs []UID[T]
+	// From maps a key segment computed from a record field (a hash or a
+	// bucket of it) to that field, as IndexSpec.From does, so that reads
+	// by field value (Viewer) compute the segment from the value given.
+	// Optional; New checks that each segment and field exists.
+	From map[string]string
 }
 
 // Table is a validated table declaration for records of type T. It is
@@ -55,6 +60,7 @@ type Table[T any] struct {
 	writes   WriteMode
 	required [][]ColumnInfo // per index: the columns its key is computed from
 	uids     []UID[T]
+	from     map[string]string // Spec.From
 }
 
 // New validates spec and returns the table it declares. Errors are *Error
@@ -120,6 +126,9 @@ func New[T any](spec Spec[T]) (*Table[T], error) {
 		t.fields = append(t.fields, c.Name)
 	}
 	t.columns = slices.Clone(spec.Columns)
+	if t.from, err = keyFrom(spec.Key, spec.From, seen); err != nil {
+		return fail(err)
+	}
 
 	if t.splits, err = spec.Splits.compute(segmentsOf(spec.Key)); err != nil {
 		return fail(err)
@@ -204,6 +213,7 @@ type ColumnInfo struct {
 	Name      string
 	Family    string
 	Qualifier string
+	Type      ColumnType // how the cell encodes the value
 }
 
 // Columns describes the columns in declaration order.
@@ -212,7 +222,7 @@ func (t *Table[T]) Columns() []ColumnInfo { return columnInfos(t.columns) }
 func columnInfos[T any](cs []Column[T]) []ColumnInfo {
 	out := make([]ColumnInfo, len(cs))
 	for i, c := range cs {
-		out[i] = ColumnInfo{Name: c.Name, Family: c.Family, Qualifier: c.Qualifier}
+		out[i] = ColumnInfo{Name: c.Name, Family: c.Family, Qualifier: c.Qualifier, Type: c.Type}
 	}
 	return out
 }

@@ -98,6 +98,8 @@ func commands(e *Env) []command {
 		{"simulate", "predict how a key design spreads writes over regions and servers", runSimulate},
 		{"regions", "measure rows and requests per region of a live table", runRegions},
 		{"index", "verify, repair or rebuild index tables against their data table", runIndex},
+		{"get", "read one row by its key fields: named segments and typed columns", runGet},
+		{"scan", "read rows by field values: named segments and typed columns", runScan},
 		{"bench", "run PE's workloads (and dao/index writes) with " + e.clientName() + ": rows/s and latency", runBench},
 	}
 }

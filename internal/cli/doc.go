@@ -1,5 +1,5 @@
-// Package cli is hbkit's command line: the table, index, simulate,
-// regions, bench and version commands, their flags, output and exit
+// Package cli is hbkit's command line: the table, index, get, scan,
+// simulate, regions, bench and version commands, their flags, output and exit
 // statuses, run by Main over any HBase client that implements Client.
 //
 // cmd/hbkit runs it over hbkit's native client (ConnectNative);
