@@ -158,7 +158,7 @@ func exactRows[T any](layout *keys.Layout[T], source func(string) string, q Quer
 	}
 	n := q.Fields
 	if q.Where != nil {
-		_, w, err := wherePrefix(layout, source, q.Where)
+		_, w, err := layout.Where(q.Where, source)
 		if err != nil {
 			return
 		}
