@@ -109,3 +109,27 @@ func TestInvertedEntryRoundTrip(t *testing.T) {
 		t.Fatalf("DataKeyOf on a row-per-entry index: got %v, want ErrInvalidTable", err)
 	}
 }
+
+// TestInvertedViewRow: hbkit get and scan show an inverted row's cells as
+// its entries, each qualifier cut into the key fields it holds.
+func TestInvertedViewRow(t *testing.T) {
+	tbl, err := TestTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, _ := tbl.Index(TestTableIndexName)
+	status := []byte("v\x00\x00\x00\x00\x00\x00\x00\x01")
+	v, err := ix.ViewRow([]byte("辽宁省_20"), []Cell{{Family: "user", Qualifier: "10001", Value: status}, {Family: "user", Qualifier: "10002", Value: []byte("1")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Segments) != 2 || len(v.Cells) != 2 {
+		t.Fatalf("view: %d segments, %d cells; want 2 and 2", len(v.Segments), len(v.Cells))
+	}
+	for i, uid := range []string{"10001", "10002"} {
+		c := v.Cells[i]
+		if c.Column.Name != "entry" || c.Err != nil || len(c.QualifierParts) != 1 || c.QualifierParts[0].Segment.Name != "uid" || string(c.QualifierParts[0].Bytes) != uid {
+			t.Errorf("cell %d: %+v, want an entry of uid %s", i, c, uid)
+		}
+	}
+}
