@@ -40,7 +40,9 @@
 //     left behind when the loop ends or ctx is cancelled.
 //   - Index(name) reads through an index: Find, Page and Count of the same
 //     typed queries. Every record returned is the data row's, checked
-//     against its entry.
+//     against its entry. Keys lists the records' key fields from the index
+//     alone, as Count counts them. An inverted index (seed 001's
+//     province_age, one cell per record) is read the same way.
 //
 // SMSRepo is the seed-000 SMS store (schema.SMSTable) with the seed's
 // queries as calls: Messages, Latest, MessagesOfAccountOnDate and

@@ -53,7 +53,18 @@ func (x *Index[T]) plan(q Query[T]) (*plan, error) {
 	case q.MergeSkip != 0:
 		return nil, &QueryError{Table: x.name, Field: "MergeSkip", Reason: "index reads run in index-key order only"}
 	}
-	return planQuery(x.name, x.ix.Key(), x.source, q)
+	var p *plan
+	var err error
+	if x.ix.Inverted() && q.Resume != "" {
+		p, err = x.planCells(q)
+	} else {
+		p, err = planQuery(x.name, x.ix.Key(), x.source, q)
+	}
+	if err != nil {
+		return nil, err
+	}
+	exactRows(x.ix.Key(), x.source, q, p)
+	return p, nil
 }
 
 // Find returns an iterator over the records q selects through the index,
@@ -104,6 +115,9 @@ func (x *Index[T]) find(ctx context.Context, p *plan, fn func(key []byte, rec *T
 		if err := ctx.Err(); err != nil {
 			return false
 		}
+		if p.afterCell != nil && x.returned(p, key, rec) {
+			return true
+		}
 		n++
 		if !fn(key, rec) {
 			return false
@@ -146,7 +160,7 @@ func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) ([]*T, Token,
 			return false
 		}
 		out = append(out, &v)
-		last = key
+		last = x.position(key, rec)
 		return true
 	})
 	if err == nil {

@@ -127,6 +127,10 @@ type plan struct {
 	limit    int
 	fp       uint64
 	after    []byte // last key already returned, nil at the start
+	// afterCell, for an inverted index, is the qualifier of the last
+	// record returned, in row after: that row is read again, from the
+	// next cell (see dao/inverted.go).
+	afterCell []byte
 }
 
 func (r *Repo[T]) plan(q Query[T]) (*plan, error) {
@@ -315,6 +319,9 @@ func (p *plan) resumed() []keys.KeyRange {
 	}
 	last := p.after
 	next := func(k []byte) []byte { return append(bytes.Clone(k), 0) } // smallest key > k
+	if p.afterCell != nil {
+		next = bytes.Clone // the row of the last record holds more
+	}
 	out := make([]keys.KeyRange, 0, len(p.ranges))
 	for _, kr := range p.ranges {
 		lo, hi := kr.Start, kr.Stop

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -84,12 +85,15 @@ type Progress struct {
 // Checkpoint is where a Check stopped: resume it with WithResume. It is
 // plain data, meant to be stored as JSON between runs.
 type Checkpoint struct {
-	Table  string `json:"table"`  // data table on the cluster
-	Mode   string `json:"mode"`   // "verify", "repair" or "rebuild"
-	Pass   int    `json:"pass"`   // pass in progress
-	After  []byte `json:"after"`  // last row key processed in that pass
-	Report Report `json:"report"` // totals up to After
-	Done   bool   `json:"done"`   // the run completed
+	Table string `json:"table"` // data table on the cluster
+	Mode  string `json:"mode"`  // "verify", "repair" or "rebuild"
+	Pass  int    `json:"pass"`  // pass in progress
+	After []byte `json:"after"` // last row key processed in that pass
+	// AfterCell, in the pass of an inverted index, is the qualifier of the
+	// last cell processed in row After: a batch may end inside a row.
+	AfterCell []byte `json:"after_cell,omitempty"`
+	Report    Report `json:"report"` // totals up to After
+	Done      bool   `json:"done"`   // the run completed
 }
 
 // CheckOption configures one Check.
@@ -161,13 +165,16 @@ func (t *Table[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (r
 		cp = r
 	}
 	passes := 1 + len(t.ixs)
-	for ; cp.Pass <= passes; cp.Pass, cp.After = cp.Pass+1, nil {
+	for ; cp.Pass <= passes; cp.Pass, cp.After, cp.AfterCell = cp.Pass+1, nil, nil {
 		var start []byte
 		if cp.After != nil {
 			start = append(bytes.Clone(cp.After), 0)
+			if cp.AfterCell != nil {
+				start = bytes.Clone(cp.After) // the rest of the row (checkIndex skips what was done)
+			}
 		}
-		step := func(last []byte, table string, splits [][]byte) error {
-			cp.After = bytes.Clone(last)
+		step := func(last, lastCell []byte, table string, splits [][]byte) error {
+			cp.After, cp.AfterCell = bytes.Clone(last), bytes.Clone(lastCell)
 			if o.progress != nil {
 				o.progress(Progress{Mode: mode, Pass: cp.Pass, Passes: passes, Table: table,
 					Fraction: (float64(cp.Pass-1) + regionFraction(last, splits)) / float64(passes), Report: cp.Report})
@@ -180,19 +187,19 @@ func (t *Table[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (r
 		var err error
 		if cp.Pass == 1 {
 			err = t.checkData(ctx, mode, start, &cp.Report, func(last []byte) error {
-				return step(last, t.name, t.t.SplitKeys())
+				return step(last, nil, t.name, t.t.SplitKeys())
 			})
 		} else {
 			s := t.ixs[cp.Pass-2]
-			err = t.checkIndex(ctx, mode, cp.Pass-2, start, &cp.Report, func(last []byte) error {
-				return step(last, s.name, s.ix.SplitKeys())
+			err = t.checkIndex(ctx, mode, cp.Pass-2, start, cp.AfterCell, &cp.Report, func(last, lastCell []byte) error {
+				return step(last, lastCell, s.name, s.ix.SplitKeys())
 			})
 		}
 		if err != nil {
 			return cp.Report, err
 		}
 	}
-	cp.Done, cp.Pass, cp.After = true, passes, nil
+	cp.Done, cp.Pass, cp.After, cp.AfterCell = true, passes, nil, nil
 	if o.progress != nil {
 		last := t.name
 		if len(t.ixs) > 0 {
@@ -285,7 +292,14 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 		}
 		live = append(live, row{d, enc})
 		for i, s := range t.ixs {
-			gets = append(gets, &hbase.Get{Table: s.name, Row: enc.Entries[i].Key, Families: [][]byte{[]byte(s.fam)}})
+			g := &hbase.Get{Table: s.name, Row: enc.Entries[i].Key, Families: [][]byte{[]byte(s.fam)}}
+			if s.inv {
+				// This record's cell only, not the row of every record
+				// sharing its value.
+				g.Families = nil
+				g.Columns = []hbase.Column{{Family: []byte(s.fam), Qualifier: []byte(enc.Entries[i].Cells[0].Qualifier)}}
+			}
+			gets = append(gets, g)
 		}
 	}
 	// A tombstone purge is skipped when the record was written again meanwhile.
@@ -306,9 +320,12 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 		ours := false   // an entry with a status is missing or stale: the protocol fixes it
 		for i, s := range t.ixs {
 			got := res[j*len(t.ixs)+i].Result
-			e := s.parseEntry(got)
+			var e *entry
+			if es := s.parseEntries(got); len(es) > 0 {
+				e = es[0]
+			}
 			switch {
-			case got.Empty():
+			case got.Empty() || e == nil:
 				rep.Missing++
 				stray = append(stray, i)
 			case e.rawState == nil && !t.judge(i, e, r.d).stale:
@@ -332,7 +349,11 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 			}
 		default:
 			v := r.d.version
-			fix = append(fix, &item[T]{op: OpPut, key: r.enc.Data.Key, enc: r.enc, expect: &v})
+			quals, err := t.qualifiers(r.enc.Data.Key, r.enc)
+			if err != nil {
+				return err
+			}
+			fix = append(fix, &item[T]{op: OpPut, key: r.enc.Data.Key, enc: r.enc, expect: &v, quals: quals})
 		}
 	}
 	if err := t.sendConditional(ctx, foreign, rep); err != nil {
@@ -357,9 +378,17 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 
 // checkIndex is pass 2+i: every entry of index i must belong to a data
 // row that derives exactly its key.
-func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start []byte, rep *Report, done func(last []byte) error) error {
+func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip []byte, rep *Report, done func(last, lastCell []byte) error) error {
 	s := t.ixs[i]
 	return t.scanEntries(ctx, s, []keys.KeyRange{{Start: start}}, nil, func(es []*entry) error {
+		if skip != nil {
+			// A resumed pass of an inverted index: row start's cells up to
+			// skip were checked before.
+			es = slices.DeleteFunc(es, func(e *entry) bool { return bytes.Equal(e.key, start) && bytes.Compare(e.qual, skip) <= 0 })
+			if len(es) == 0 {
+				return nil
+			}
+		}
 		ds, err := t.dataRows(ctx, es)
 		if err != nil {
 			return err
@@ -386,7 +415,8 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start []byt
 			}
 		}
 		rep.Repaired += int64(t.applyRepairs(ctx, fixes, cams))
-		return done(es[len(es)-1].key)
+		last := es[len(es)-1]
+		return done(last.key, last.qual)
 	})
 }
 
@@ -426,8 +456,12 @@ func (t *Table[T]) foreignEntryFix(i int, want *schema.Row) *hbase.CheckAndMutat
 				Qualifier: []byte(c.Qualifier), AllVersions: true})
 		}
 	}
+	q := []byte(StatusQualifier)
+	if s.inv {
+		q = []byte(want.Cells[0].Qualifier) // the cell itself, absent
+	}
 	return &hbase.CheckAndMutate{
-		Table: s.name, Row: want.Key, Family: []byte(s.fam), Qualifier: []byte(StatusQualifier),
+		Table: s.name, Row: want.Key, Family: []byte(s.fam), Qualifier: q,
 		Compare: hbase.CompareEqual, Mutations: muts,
 	}
 }

@@ -250,6 +250,48 @@
 // cannot belong to a write in flight) and stale entries, so repair
 // converges to exactly the data table once writes stop.
 //
+// # Inverted indexes
+//
+// An inverted index (schema.Index.Inverted; seed 001's province_age
+// index, schema.TestTable) holds one entry per record as one cell: row
+// the index key (辽宁省_20), qualifier a layout of the record's key
+// fields (the uid). The protocol above is the same, with the entry's
+// address being its row and qualifier instead of its row alone:
+//
+//   - the entry's status is the cell's value ('u' or 'v' and the version,
+//     9 bytes; seed 001 writes 1), as the entry has no row of its own for
+//     a status cell. Writing the entry, verifying it and marking it
+//     unverified are Puts of that one cell at the write's version, so
+//     each is atomic as an entry Put is;
+//   - deleting the entry deletes its column, every version at or before
+//     the writer's version, never the row, which holds the entries of
+//     other records; the orphan delete is conditional on the cell's value
+//     as read;
+//   - the pointer back to the data row is the qualifier: the schema
+//     rebuilds the data row key from it, and requires that it determine
+//     one record (ErrIndexNotUnique), so no two records share an entry;
+//     since the qualifier is a function of the data row key, a record's
+//     entry moves between rows only, and the data row records its row as
+//     for any index.
+//
+// So every step and every argument above holds entry by entry, and the
+// guarantees are those of the mode: in Strict a verified cell agrees with
+// its data row, through crashes and concurrent writers, and Count, which
+// counts a row's verified cells and Gets the data rows of the others, is
+// exact; in Mutable and InsertOnly index-only reads have the caveats
+// above. Find checks each cell's data row (it must derive both the row and
+// the qualifier); Keys lists records' keys from the index as Count counts
+// them. Check's first pass reads each record's own cell (a Get of one
+// column), its second pass every cell; as a batch may end inside a row,
+// its checkpoint holds the last cell too (Checkpoint.AfterCell). A cell without a
+// status, as another client writes it, is judged against its data row.
+//
+// Costs: a write touches one cell, whatever the row holds; a read of a
+// value reads its whole row, in parts of the batch size (Scan.Batch), and
+// a count cannot use a KeyOnlyFilter, since the status is in the values.
+// All records of one value share a row, and so a region: a very common
+// value is a hot row.
+//
 // # Limits
 //
 // Versions come from the writers' clocks (Config.Clock), as HBase's own cell
@@ -270,9 +312,9 @@
 // # Who should use it
 //
 // Package dao, whose store drives this engine for every schema with
-// indexes (each IndexSpec must carry the data row key, RowKeyQualifier;
-// schema.New already refuses an index key that does not determine one
-// record). The package depends only on the narrow Client interface, which
+// indexes (each IndexSpec must carry the data row key, RowKeyQualifier,
+// or be inverted; schema.New already refuses an index key, or an inverted
+// entry's qualifier, that does not determine one record). The package depends only on the narrow Client interface, which
 // the real client, the fake (hbase/fake) and the mock (hbase/hbasemock)
 // satisfy.
 //

@@ -160,7 +160,7 @@ func (t *Table[T]) deleteInsertOnly(ctx context.Context, items []*item[T]) {
 		acts, owner = append(acts, &hbase.Delete{Table: t.name, Row: it.key}), append(owner, it)
 		for j, s := range t.ixs {
 			if k := d.keys[j]; k != nil {
-				acts, owner = append(acts, &hbase.Delete{Table: s.name, Row: k}), append(owner, it)
+				acts, owner = append(acts, s.dropEntry(k, it.quals[j], 0, hbase.DurabilityDefault)), append(owner, it)
 			}
 		}
 	}
@@ -400,7 +400,7 @@ func (t *Table[T]) validated(acts []hbase.Action, res []hbase.BatchResult, err e
 					// under this key, rare, may lose its entry to the
 					// marker; Check puts it back.
 					at := int64(binary.BigEndian.Uint64(c.Qualifier[len(prefix):]))
-					cleanup = append(cleanup, &hbase.Delete{Table: s.name, Row: bytes.Clone(c.Value), Timestamp: at, Durability: hbase.AsyncWAL})
+					cleanup = append(cleanup, s.dropEntry(bytes.Clone(c.Value), w.it.quals[j], at, hbase.AsyncWAL))
 				}
 				cleanup = append(cleanup, &hbase.Delete{Table: t.name, Row: w.it.key, Family: fam, Qualifier: bytes.Clone(c.Qualifier),
 					AllVersions: true, Timestamp: w.v, Durability: hbase.AsyncWAL})
@@ -428,7 +428,7 @@ func (t *Table[T]) withdrawOvertaken(w pendingWrite[T], r *hbase.Result) []hbase
 			continue // the live record derives the same entry
 		}
 		acts = append(acts,
-			&hbase.Delete{Table: s.name, Row: mine, Timestamp: w.v, Durability: hbase.AsyncWAL},
+			s.dropEntry(mine, w.it.quals[j], w.v, hbase.AsyncWAL),
 			&hbase.Delete{Table: t.name, Row: w.it.key, Family: fam, Qualifier: s.historyQualifier(w.v, w.nonce),
 				AllVersions: true, Timestamp: w.v, Durability: hbase.AsyncWAL})
 	}

@@ -24,6 +24,8 @@ type entry struct {
 	rawState []byte // the status cell as stored, nil if absent
 	dataKey  []byte // nil if the entry carries no row pointer
 	maxTS    int64  // newest cell timestamp
+	qual     []byte // inverted: the entry cell's qualifier
+	raw      []byte // the value conditional writes on the entry test (statusColumn), nil if absent
 }
 
 func (s *ixState[T]) parseEntry(r *hbase.Result) *entry {
@@ -41,6 +43,7 @@ func (s *ixState[T]) parseEntry(r *hbase.Result) *entry {
 	if e.status == 0 {
 		e.version = e.maxTS
 	}
+	e.raw = e.rawState
 	if v := r.Value(fam, []byte(s.rowQ)); len(v) > 0 {
 		e.dataKey = v
 	}
@@ -64,8 +67,14 @@ func (t *Table[T]) judge(i int, e *entry, d *dataState[T]) verdict[T] {
 	if err := t.ixs[i].ix.EncodeEntry(&v.expected, &d.rec); err != nil {
 		return v
 	}
-	v.valid = true
 	s := t.ixs[i]
+	if s.inv {
+		// The cell is the whole entry: it is valid when the data row
+		// derives its row and its qualifier, and never stale.
+		v.valid = v.expected.Cells[0].Qualifier == string(e.qual)
+		return v
+	}
+	v.valid = true
 	// Only the cells the index declares count: other clients may write
 	// more, which the data row cannot contradict.
 	got := slices.DeleteFunc(slices.Clone(e.cells), func(c schema.Cell) bool {
@@ -126,10 +135,11 @@ func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Acti
 	if !t.deadOrphan(e, v.data) {
 		return nil, nil
 	}
+	fam, q := s.statusColumn(e)
 	return nil, &hbase.CheckAndMutate{
-		Table: s.name, Row: e.key, Family: []byte(s.fam), Qualifier: []byte(StatusQualifier),
-		Compare: hbase.CompareEqual, Value: e.rawState,
-		Mutations: []hbase.Mutation{&hbase.Delete{Table: s.name, Row: e.key, Timestamp: max(e.version, e.maxTS)}},
+		Table: s.name, Row: e.key, Family: fam, Qualifier: q,
+		Compare: hbase.CompareEqual, Value: e.raw,
+		Mutations: []hbase.Mutation{s.dropEntry(e.key, e.qual, max(e.version, e.maxTS), hbase.DurabilityDefault)},
 	}
 }
 
@@ -199,6 +209,9 @@ func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyR
 	if len(columns) == 0 {
 		sc.Families = [][]byte{[]byte(s.fam)}
 	}
+	if s.inv {
+		sc.Batch = t.o.batchSize // a row holds an entry per record: read it in parts
+	}
 	for _, r := range rs {
 		if r.Stop == nil {
 			sc.StopRow = nil
@@ -223,8 +236,10 @@ func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyR
 		if err != nil {
 			return err
 		}
-		if err := fn(s.parseEntry(r)); err != nil {
-			return err
+		for _, e := range s.parseEntries(r) {
+			if err := fn(e); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -354,9 +369,12 @@ func (t *Table[T]) Count(ctx context.Context, index string, ranges []keys.KeyRan
 	ctx, span := t.span(ctx, "count", s.name, attribute.Int("ranges", len(ranges)))
 	defer func() { end(span, err) }()
 	i := slices.Index(t.ixs, s)
-	cols := []hbase.Column{
-		{Family: []byte(s.fam), Qualifier: []byte(StatusQualifier)},
-		{Family: []byte(s.fam), Qualifier: []byte(s.rowQ)},
+	var cols []hbase.Column // an inverted row: its family, every cell an entry
+	if !s.inv {
+		cols = []hbase.Column{
+			{Family: []byte(s.fam), Qualifier: []byte(StatusQualifier)},
+			{Family: []byte(s.fam), Qualifier: []byte(s.rowQ)},
+		}
 	}
 	out := make(map[string]int64)
 	err = t.scanEntries(ctx, s, ranges, cols, func(es []*entry) error {
@@ -377,7 +395,7 @@ func (t *Table[T]) Count(ctx context.Context, index string, ranges []keys.KeyRan
 		}
 		for j, e := range check {
 			d := ds[j]
-			if d != nil && d.exists && d.decoded && bytes.Equal(d.derived[i], e.key) {
+			if d != nil && d.exists && d.decoded && bytes.Equal(d.derived[i], e.key) && t.ownsCell(i, e, d) {
 				out[group(e.key)]++
 			}
 		}

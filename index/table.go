@@ -82,10 +82,12 @@ type ixState[T any] struct {
 	rowQ     string // entry cell holding the data row key
 	keyQ     string // data-table qualifier recording the entry key
 	carried  []schema.ColumnInfo
+	inv      bool // inverted: an entry is one cell, its value the status (see inverted.go)
 }
 
 // New returns the engine serving t and all of its indexes through c.
-// Every index must carry the data row key (IndexSpec.RowKeyQualifier),
+// Every index must carry the data row key (IndexSpec.RowKeyQualifier) or
+// be inverted (IndexSpec.Qualifier),
 // and no column may use the reserved qualifiers. Applications open a
 // dao store instead, which calls New when the schema declares indexes.
 func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {
@@ -132,6 +134,11 @@ func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {
 	for _, ix := range t.Indexes() {
 		fam, rowQ, ok := ix.RowKeyColumn()
 		declared := ix.Name().String()
+		if ix.Inverted() {
+			tb.ixs = append(tb.ixs, &ixState[T]{ix: ix, declared: declared, name: o.rename(declared), fam: fam,
+				keyQ: KeyQualifierPrefix + declared, inv: true})
+			continue
+		}
 		if !ok {
 			return nil, fmt.Errorf("%w: index %s does not carry the data row key", ErrUnsupportedSchema, declared)
 		}
@@ -237,6 +244,9 @@ func put(m map[string]map[string][]byte, fam, q string, v []byte) {
 // entryPut is the Put of every cell of entry e at version v with the
 // given status.
 func (s *ixState[T]) entryPut(e *schema.Row, status byte, v int64) *hbase.Put {
+	if s.inv {
+		return s.cellPut(e.Key, []byte(e.Cells[0].Qualifier), status, v)
+	}
 	vals := e.Values()
 	put(vals, s.fam, StatusQualifier, statusValue(status, v))
 	return &hbase.Put{Table: s.name, Row: e.Key, Values: vals, Timestamp: v}

@@ -24,7 +24,8 @@ type item[T any] struct {
 	floor   int64          // a version the row was seen at: the next attempt goes above it
 	err     error
 	done    bool
-	skipped bool // expect did not hold: the row changed, nothing written
+	skipped bool     // expect did not hold: the row changed, nothing written
+	quals   [][]byte // per index: the qualifier of the record's entry in an inverted index, else nil
 
 	// per attempt
 	oldVer  []byte
@@ -57,13 +58,17 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 		}
 		return errs
 	}
-	items := make([]*item[T], len(recs))
+	all := make([]*item[T], len(recs))
+	items := all[:0:0]
 	for i, r := range recs {
 		it := &item[T]{pos: i, op: op, key: r.Data.Key}
 		if op != OpDelete {
 			it.op, it.insert, it.enc = OpPut, op == OpInsert, r
 		}
-		items[i] = it
+		all[i] = it
+		if it.quals, it.err = t.qualifiers(it.key, it.enc); it.err == nil {
+			items = append(items, it)
+		}
 	}
 	kind := op
 	if kind == OpInsert {
@@ -81,7 +86,7 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 	default:
 		t.run(ctx, kind, items)
 	}
-	for _, it := range items {
+	for _, it := range all {
 		if it.err == nil {
 			continue
 		}
@@ -252,9 +257,7 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 				}
 			}
 			if old := it.oldKeys[i]; old != nil && !bytes.Equal(old, newKey) {
-				vals := map[string]map[string][]byte{}
-				put(vals, s.fam, StatusQualifier, statusValue(statusUnverified, it.v))
-				acts = append(acts, &hbase.Put{Table: s.name, Row: old, Values: vals, Timestamp: it.v})
+				acts = append(acts, s.markUnverified(old, it.quals[i], it.v))
 				owner = append(owner, it)
 			}
 		}
@@ -328,7 +331,7 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 				acts, owner = append(acts, p), append(owner, it)
 			}
 			if old := it.oldKeys[i]; old != nil && !bytes.Equal(old, newKey) {
-				acts = append(acts, &hbase.Delete{Table: s.name, Row: old, Timestamp: it.v, Durability: hbase.AsyncWAL})
+				acts = append(acts, s.dropEntry(old, it.quals[i], it.v, hbase.AsyncWAL))
 				owner = append(owner, it)
 			}
 		}
@@ -498,6 +501,11 @@ func (t *Table[T]) withdraw(it *item[T], d *dataState[T]) []hbase.Action {
 	for i, s := range t.ixs {
 		e := &it.enc.Entries[i]
 		if bytes.Equal(e.Key, d.keys[i]) {
+			continue
+		}
+		if s.inv {
+			// Exactly the cell version it wrote.
+			acts = append(acts, &hbase.Delete{Table: s.name, Row: e.Key, Family: []byte(s.fam), Qualifier: it.quals[i], Timestamp: it.v})
 			continue
 		}
 		acts = append(acts, &hbase.Delete{Table: s.name, Row: e.Key, Family: []byte(s.fam), Qualifier: []byte(StatusQualifier), Timestamp: it.v})

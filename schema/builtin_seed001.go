@@ -19,6 +19,10 @@ type User struct {
 // TestTableName is the name of seed 001's example table.
 const TestTableName = "TestTable"
 
+// TestTableIndexName is the name of TestTable's inverted index, seed 001
+// §3.3's table2.
+const TestTableIndexName = "TestTable_province_age"
+
 // TestTableRegions is the number of regions TestTable is pre-split into.
 const TestTableRegions = 16
 
@@ -39,15 +43,35 @@ func TestTableFamily() Family {
 // "the first 6 characters of the MD5 of the UID", followed by the UID
 // itself so keys stay unique and decodable: [md5(uid) 6 hex][uid]. It is
 // pre-split into 16 regions on the leading hex digit.
+//
+// It carries seed 001's inverted index (§3.3's table2), TestTableIndexName:
+// row key province + "_" + age as Java concatenates them ("辽宁省_20"),
+// family "user", one column per user, its qualifier the plain uid. "How
+// many users of Liaoning are 20" is one row read. The family has CF1's
+// options, its TTL included, so that an entry expires with its record.
 func TestTable() (*Table[User], error) {
 	uid := func(u *User) string { return u.UID }
+	setUID := func(u *User, v string) { u.UID = v }
 	key, err := keys.NewLayout(
 		keys.MD5Hex("uid_md5", 6, uid),
-		keys.String("uid", uid, func(u *User, v string) { u.UID = v }),
+		keys.String("uid", uid, setUID),
 	)
 	if err != nil {
 		return nil, keyError(TestTableName, err)
 	}
+	ixKey, err := keys.NewLayout(keys.Joined("_",
+		keys.TextString("province", func(u *User) string { return u.Province }, func(u *User, v string) { u.Province = v }),
+		keys.TextInt("age", func(u *User) int64 { return u.Age }, func(u *User, v int64) { u.Age = v }),
+	)...)
+	if err != nil {
+		return nil, keyError(TestTableIndexName, err)
+	}
+	qual, err := keys.NewLayout(keys.TrailingString("uid", uid, setUID))
+	if err != nil {
+		return nil, keyError(TestTableIndexName, err)
+	}
+	userFamily := TestTableFamily()
+	userFamily.Name = "user"
 	return New(Spec[User]{
 		Name:     TestTableName,
 		Families: []Family{TestTableFamily()},
@@ -59,5 +83,11 @@ func TestTable() (*Table[User], error) {
 			Int64Column("age", "CF1", "age", func(u *User) int64 { return u.Age }, func(u *User, v int64) { u.Age = v }),
 			StringColumn("gender", "CF1", "gender", func(u *User) string { return u.Gender }, func(u *User, v string) { u.Gender = v }),
 		},
+		Indexes: []IndexSpec[User]{{
+			Name:      TestTableIndexName,
+			Families:  []Family{userFamily},
+			Key:       ixKey,
+			Qualifier: qual,
+		}},
 	})
 }

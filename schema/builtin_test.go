@@ -12,7 +12,7 @@ import (
 
 func TestBuiltins(t *testing.T) {
 	names := BuiltinNames()
-	want := []string{"TestTable", "customer_order", "log_data_bucketed", "log_data_by_host", "log_data_md5", "log_data_wide", "order_md5", "sms", "sms_index"}
+	want := []string{"TestTable", "TestTable_province_age", "customer_order", "log_data_bucketed", "log_data_by_host", "log_data_md5", "log_data_wide", "order_md5", "sms", "sms_index"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("BuiltinNames() = %v, want %v", names, want)
 	}

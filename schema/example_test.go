@@ -131,7 +131,7 @@ func ExampleBuiltin() {
 	_, err = schema.Builtin("nope")
 	fmt.Println(errors.Is(err, schema.ErrUnknownSchema))
 	// Output:
-	// [TestTable customer_order log_data_bucketed log_data_by_host log_data_md5 log_data_wide order_md5 sms sms_index]
+	// [TestTable TestTable_province_age customer_order log_data_bucketed log_data_by_host log_data_md5 log_data_wide order_md5 sms sms_index]
 	// bucket(1) day(8) account_md5(16) mobile(11) time(9) unique(4)
 	// ['1', '2', '3', '4', '5', '6', '7', '8', '9']
 	// true

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hbkit/hbkit/keys"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -34,6 +36,14 @@ func (w *goldenWriter) header(d Definition) {
 	}
 	for _, c := range d.Columns() {
 		fmt.Fprintf(&w.Buffer, "column %s %s:%s\n", c.Name, c.Family, c.Qualifier)
+	}
+	if q, ok := d.(interface {
+		Inverted() bool
+		QualifierSegments() []keys.Segment
+	}); ok && q.Inverted() {
+		for _, s := range q.QualifierSegments() {
+			fmt.Fprintf(&w.Buffer, "qualifier segment %s kind=%q width=%d order=%s decodable=%t\n", s.Name, s.Kind, s.Width, s.Order, s.Decodable)
+		}
 	}
 	splits := d.SplitKeys()
 	fmt.Fprintf(&w.Buffer, "splits %d regions\n", len(splits)+1)
@@ -134,20 +144,32 @@ func TestGoldenTestTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var w goldenWriter
+	ix, ok := tbl.Index(TestTableIndexName)
+	if !ok {
+		t.Fatal("no " + TestTableIndexName)
+	}
+	var w, iw goldenWriter
 	w.header(tbl)
+	iw.header(ix)
 	var r Row
 	for _, in := range []User{
 		{UID: "u0001", Province: "Liaoning", Age: 20, Gender: "f"},
 		{UID: "u0002", Province: "Sichuan", Age: 35, Gender: "m"},
 		{UID: "alice@example.com", Age: 0},
+		{UID: "10001", Province: "辽宁省", Age: 20, Gender: "m"},
 	} {
+		desc := fmt.Sprintf("uid=%q province=%q age=%d gender=%q", in.UID, in.Province, in.Age, in.Gender)
 		if err := tbl.EncodeRow(&r, &in); err != nil {
 			t.Fatal(err)
 		}
-		w.row(t, tbl, fmt.Sprintf("uid=%q province=%q age=%d gender=%q", in.UID, in.Province, in.Age, in.Gender), &r)
+		w.row(t, tbl, desc, &r)
+		if err := ix.EncodeEntry(&r, &in); err != nil {
+			t.Fatal(err)
+		}
+		iw.row(t, ix, desc, &r)
 	}
 	checkGolden(t, "test_table", w.Bytes())
+	checkGolden(t, "testtable_province_age", iw.Bytes())
 }
 
 func TestGoldenLogData(t *testing.T) {

@@ -44,6 +44,12 @@ type IndexSpec[T any] struct {
 	// table's row key in a cell with this qualifier, the pointer back to
 	// the record.
 	RowKeyQualifier string
+	// Qualifier, when set, makes the index inverted (see Inverted): each
+	// record's entry is one cell, in Family, of the row its Key derives,
+	// under the qualifier this layout encodes from the record's key
+	// fields. Key need not then determine a record (many share a row);
+	// Qualifier must, and RowKeyQualifier and Columns must be empty.
+	Qualifier *keys.Layout[T]
 }
 
 // Index is a validated index declaration of a Table[T]. It is immutable
@@ -58,6 +64,7 @@ type Index[T any] struct {
 	family   string
 	columns  []Column[T]
 	rowKeyQ  string
+	qual     *keys.Layout[T] // inverted indexes only
 }
 
 func newIndex[T any](t *Table[T], spec IndexSpec[T]) (*Index[T], error) {
@@ -136,8 +143,12 @@ func newIndex[T any](t *Table[T], spec IndexSpec[T]) (*Index[T], error) {
 	if ix.splits, err = spec.Splits.compute(segs); err != nil {
 		return fail(err)
 	}
-	if missing := ix.uncoveredKeyFields(); len(missing) > 0 {
-		return bad("", "key does not determine a record: "+missingFields(missing), ErrIndexNotUnique)
+	if spec.Qualifier != nil {
+		if err := ix.setInverted(spec); err != nil {
+			return fail(err)
+		}
+	} else if missing := ix.uncoveredKeyFields(segs); len(missing) > 0 {
+		return bad("", "key does not determine a record: "+missingFields(missing, "index key"), ErrIndexNotUnique)
 	}
 	return ix, nil
 }
@@ -162,11 +173,11 @@ func newIndex[T any](t *Table[T], spec IndexSpec[T]) (*Index[T], error) {
 //
 // The check trusts From and the segment kinds: it cannot see a getter that
 // loses information, such as a Decimal of F/1000.
-func (ix *Index[T]) uncoveredKeyFields() []string {
+func (ix *Index[T]) uncoveredKeyFields(segs []keys.Segment) []string {
 	covered := make(map[string]bool)
 	date := make(map[string]bool)
 	clock := make(map[string]bool)
-	for _, s := range ix.key.Segments() {
+	for _, s := range segs {
 		if s.Kind == keys.KindLiteral || s.Kind == keys.KindSalt {
 			continue
 		}
@@ -206,16 +217,17 @@ func (ix *Index[T]) uncoveredKeyFields() []string {
 	return missing
 }
 
-// missingFields says which data-key fields an index key lacks.
-func missingFields(fs []string) string {
+// missingFields says which data-key fields an index key (or an inverted
+// entry's qualifier: where) lacks.
+func missingFields(fs []string, where string) string {
 	if len(fs) == 1 {
-		return "data-key field " + strconv.Quote(fs[0]) + " is not in the index key"
+		return "data-key field " + strconv.Quote(fs[0]) + " is not in the " + where
 	}
 	q := make([]string, len(fs))
 	for i, f := range fs {
 		q[i] = strconv.Quote(f)
 	}
-	return "data-key fields " + strings.Join(q, ", ") + " are not in the index key"
+	return "data-key fields " + strings.Join(q, ", ") + " are not in the " + where
 }
 
 func joinField(prefix, field string) string {
@@ -289,6 +301,9 @@ func (ix *Index[T]) EncodeEntry(r *Row, v *T) error {
 		return err
 	}
 	r.Key = key
+	if ix.qual != nil {
+		return ix.encodeInverted(r, v)
+	}
 	if ix.rowKeyQ != "" {
 		start := len(r.buf)
 		buf, err := ix.table.AppendKey(r.buf, v)
@@ -310,6 +325,9 @@ func (ix *Index[T]) EncodeEntry(r *Row, v *T) error {
 func (ix *Index[T]) DecodeEntry(key []byte, cells []Cell, v *T) error {
 	if err := ix.DecodeKey(key, v); err != nil {
 		return err
+	}
+	if ix.qual != nil {
+		return ix.decodeInverted(cells, v)
 	}
 	if ix.rowKeyQ != "" {
 		for _, c := range cells {

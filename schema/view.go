@@ -168,7 +168,11 @@ func (ix *Index[T]) ViewRow(key []byte, cells []Cell) (RowView, error) {
 	if ix.rowKeyQ != "" {
 		cols = append(cols, ColumnInfo{Name: "row key", Family: ix.family, Qualifier: ix.rowKeyQ, Type: ColumnBytes})
 	}
-	return viewRow(ix.name.String(), ix.key, ix.source, cols, key, cells)
+	v, err := viewRow(ix.name.String(), ix.key, ix.source, cols, key, cells)
+	if ix.qual != nil {
+		ix.viewEntries(&v) // inverted.go
+	}
+	return v, err
 }
 
 // setText sets the field of rec named field from its text: a decodable key field

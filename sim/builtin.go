@@ -27,7 +27,7 @@ const NaiveSMSRegions = schema.SMSRegions
 //   - sms, sms_index: SMSWorkload, the data table or its index;
 //   - sms_naive: SMSWorkload to NaiveSMSTable, pre-split into 20 regions
 //     by NaiveSMSSplits over the workload's window;
-//   - TestTable: UserWorkload;
+//   - TestTable, TestTable_province_age: UserWorkload;
 //   - log_data_bucketed, log_data_by_host, log_data_md5: LogWorkload;
 //   - log_data_wide: LogWorkload, one cell per event (FromLogWide);
 //   - customer_order: CustomerWorkload; order_md5: OrderWorkload.
@@ -62,7 +62,7 @@ func Builtin(name string, cfg Config) (Source, error) {
 			return FromIndex(ix, w, SMSTime), nil
 		}
 		return FromTable(t, w, SMSTime), nil
-	case schema.TestTableName:
+	case schema.TestTableName, schema.TestTableIndexName:
 		w, err := NewUserWorkload(cfg)
 		if err != nil {
 			return nil, err
@@ -70,6 +70,10 @@ func Builtin(name string, cfg Config) (Source, error) {
 		t, err := schema.TestTable()
 		if err != nil {
 			return nil, err
+		}
+		if name == schema.TestTableIndexName {
+			ix, _ := t.Index(schema.TestTableIndexName)
+			return FromIndex(ix, w, userTime(w.cfg)), nil
 		}
 		return FromTable(t, w, userTime(w.cfg)), nil
 	case schema.LogDataBucketedName, schema.LogDataByHostName, schema.LogDataMD5Name:

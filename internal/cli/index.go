@@ -14,6 +14,7 @@ import (
 
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/index"
+	"github.com/hbkit/hbkit/schema"
 )
 
 const indexUsage = `usage: hbkit index verify|repair|rebuild --schema NAME [flags]
@@ -32,7 +33,7 @@ clients write with the same key design count only when they disagree.
 
 Long runs show progress on stderr. With --checkpoint FILE the position is
 saved after each batch; running the same command again resumes from it.
-Schemas with indexes: sms.
+Schemas with indexes: sms, TestTable (seed 001's inverted index).
 
 Flags:
 `
@@ -62,7 +63,7 @@ type indexFlags struct {
 func indexFlagSet(e *Env, f *indexFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
-	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME` (sms)")
+	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME` (sms, TestTable)")
 	zkFlag(fs, &f.zk)
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "`FILE` to save progress to and resume from")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
@@ -128,8 +129,14 @@ func openIndexed(name string, c dao.Client, opts []dao.Option) (indexChecker, er
 	switch name {
 	case "sms", "sms_index", "default:sms":
 		return dao.NewSMS(c, opts...)
+	case schema.TestTableName, schema.TestTableIndexName, "default:" + schema.TestTableName:
+		t, err := schema.TestTable()
+		if err != nil {
+			return nil, err
+		}
+		return dao.New(c, t, opts...)
 	}
-	return nil, fmt.Errorf("schema %q: not a built-in schema with an index (known: sms)", name)
+	return nil, fmt.Errorf("schema %q: not a built-in schema with an index (known: sms, TestTable)", name)
 }
 
 // ErrDiverged makes verify exit 1 when the index diverges.

@@ -1,0 +1,135 @@
+package schema
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/hbkit/hbkit/keys"
+)
+
+// invertedSpec is userSpec's TestTable with an inverted index keyed
+// province_age, its qualifier laid out by qual.
+func invertedSpec(t *testing.T, qual ...keys.Field[User]) Spec[User] {
+	t.Helper()
+	spec := userSpec(t, nil, keys.Joined("_", joinedProvince, joinedAge)...)
+	q, err := keys.NewLayout(qual...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Indexes[0].Qualifier = q
+	return spec
+}
+
+var trailingUID = keys.TrailingString("uid", func(u *User) string { return u.UID }, func(u *User, v string) { u.UID = v })
+
+func TestInvertedIndexDeclaration(t *testing.T) {
+	md5 := keys.MD5Hex("uid", 6, func(u *User) string { return u.UID }) // a field, hashed
+	for _, tc := range []struct {
+		name  string
+		edit  func(*Spec[User])
+		qual  []keys.Field[User]
+		kind  error
+		field string
+	}{
+		{"seed 001: qualifier uid", nil, []keys.Field[User]{trailingUID}, nil, ""},
+		{"qualifier of a hash only", nil, []keys.Field[User]{md5}, ErrInvalidTable, "index user_by_province_age: qualifier segment uid"},
+		{"qualifier of a non-key field", nil, []keys.Field[User]{userProvince}, ErrIndexNotUnique, "index user_by_province_age: qualifier"},
+		{"qualifier of an unknown field", nil, []keys.Field[User]{keys.String("nick", func(*User) string { return "" }, func(*User, string) {})}, ErrUnknownField, "index user_by_province_age: qualifier segment nick"},
+		{"row key cell", func(s *Spec[User]) { s.Indexes[0].RowKeyQualifier = "row" }, []keys.Field[User]{trailingUID}, ErrInvalidTable, "index user_by_province_age: row key qualifier"},
+		{"carried columns", func(s *Spec[User]) { s.Indexes[0].Columns = []string{"age"} }, []keys.Field[User]{trailingUID}, ErrInvalidTable, "index user_by_province_age: columns"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := invertedSpec(t, tc.qual...)
+			if tc.edit != nil {
+				tc.edit(&spec)
+			}
+			tbl, err := New(spec)
+			if tc.kind == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ix := tbl.Indexes()[0]; !ix.Inverted() {
+					t.Fatal("index not inverted")
+				}
+				return
+			}
+			var se *Error
+			if !errors.Is(err, tc.kind) || !errors.As(err, &se) || se.Field != tc.field {
+				t.Fatalf("got %v, want a *Error of kind %v on %q", err, tc.kind, tc.field)
+			}
+		})
+	}
+}
+
+// TestInvertedEntryRoundTrip: an entry is the record's cell in the row of
+// its value; the qualifier gives back the data row key and the key fields.
+func TestInvertedEntryRoundTrip(t *testing.T) {
+	tbl, err := TestTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, _ := tbl.Index(TestTableIndexName)
+	u := User{UID: "10001", Province: "辽宁省", Age: 20, Gender: "m"}
+	var r Row
+	if err := ix.EncodeEntry(&r, &u); err != nil {
+		t.Fatal(err)
+	}
+	if string(r.Key) != "辽宁省_20" || len(r.Cells) != 1 || r.Cells[0].Family != "user" || r.Cells[0].Qualifier != "10001" || string(r.Cells[0].Value) != "1" {
+		t.Fatalf("entry %q %+v, want row 辽宁省_20, cell user:10001 = 1", r.Key, r.Cells)
+	}
+	dataKey, err := tbl.AppendKey(nil, &u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ix.DataKeyOf([]byte("10001"))
+	if err != nil || !bytes.Equal(got, dataKey) {
+		t.Fatalf("DataKeyOf: got %x, %v; want %x", got, err, dataKey)
+	}
+	q, err := ix.QualifierOf(dataKey)
+	if err != nil || string(q) != "10001" {
+		t.Fatalf("QualifierOf: got %q, %v; want 10001", q, err)
+	}
+	var back User
+	if err := ix.DecodeEntry(r.Key, r.Cells, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.UID != u.UID || back.Province != u.Province || back.Age != u.Age {
+		t.Fatalf("DecodeEntry: got %+v, want %+v", back, u)
+	}
+	if _, err := ix.DataKeyOf(nil); err != nil {
+		// An empty uid is a valid trailing string: it must still make a key.
+		t.Fatalf("DataKeyOf(empty): %v", err)
+	}
+	sms, err := SMSTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sms.Indexes()[0].DataKeyOf([]byte("x")); !errors.Is(err, ErrInvalidTable) {
+		t.Fatalf("DataKeyOf on a row-per-entry index: got %v, want ErrInvalidTable", err)
+	}
+}
+
+// TestInvertedViewRow: hbkit get and scan show an inverted row's cells as
+// its entries, each qualifier cut into the key fields it holds.
+func TestInvertedViewRow(t *testing.T) {
+	tbl, err := TestTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, _ := tbl.Index(TestTableIndexName)
+	status := []byte("v\x00\x00\x00\x00\x00\x00\x00\x01")
+	v, err := ix.ViewRow([]byte("辽宁省_20"), []Cell{{Family: "user", Qualifier: "10001", Value: status}, {Family: "user", Qualifier: "10002", Value: []byte("1")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Segments) != 2 || len(v.Cells) != 2 {
+		t.Fatalf("view: %d segments, %d cells; want 2 and 2", len(v.Segments), len(v.Cells))
+	}
+	for i, uid := range []string{"10001", "10002"} {
+		c := v.Cells[i]
+		if c.Column.Name != "entry" || c.Err != nil || len(c.QualifierParts) != 1 || c.QualifierParts[0].Segment.Name != "uid" || string(c.QualifierParts[0].Bytes) != uid {
+			t.Errorf("cell %d: %+v, want an entry of uid %s", i, c, uid)
+		}
+	}
+}
