@@ -94,6 +94,14 @@ func dial(ctx context.Context, addr, service string, o *options) (*Conn, error) 
 	if err != nil {
 		return nil, &ConnError{Addr: addr, Service: service, Err: err}
 	}
+	if o.tls != nil {
+		tc, err := tlsHandshake(ctx, nc, addr, o.tls)
+		if err != nil {
+			nc.Close()
+			return nil, &ConnError{Addr: addr, Service: service, Err: err}
+		}
+		nc = tc
+	}
 	if o.kerberos != nil {
 		// The SASL exchange first; the ConnectionHeader then goes over
 		// the connection it returns (wrapped for integrity or privacy).

@@ -124,6 +124,11 @@ func (e *ConnError) Retryable() bool {
 	if errors.As(e.Err, &ae) {
 		return ae.Retryable()
 	}
+	var te *TLSError
+	if errors.As(e.Err, &te) {
+		// Certificates and server settings do not change between attempts.
+		return false
+	}
 	var re *RemoteError
 	if errors.As(e.Err, &re) {
 		return !re.DoNotRetry
