@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"syscall"
+	"time"
 )
 
 // Errors of the TLS handshake (HBase 2.6's native RPC TLS). Each is
@@ -29,11 +30,15 @@ var (
 	// because it requires a client certificate and got none or an
 	// untrusted one.
 	ErrTLSRefused = errors.New("rpc: tls: server refused the handshake")
-	// ErrTLSRequired: a plain (non-TLS) connection was closed by the
-	// server before any response, as an HBase that accepts only TLS
-	// does (hbase.server.netty.tls.supportplaintext=false). Reported by
-	// the first call on a connection made without WithTLS.
-	ErrTLSRequired = errors.New("rpc: server closed the plain connection at once: it probably requires tls")
+	// ErrTLSRequired: the server accepts only TLS
+	// (hbase.server.netty.tls.supportplaintext=false) and the client
+	// has none. Such a server closes a plain connection as soon as it
+	// reads the preamble, without a byte of answer; when a connection
+	// without WithTLS ends that way, the client dials the server once
+	// more and starts a TLS handshake (no certificate checked, nothing
+	// sent after it) to tell this from a server that is going away.
+	// Reported by the dial (Kerberos) or the first call (SIMPLE).
+	ErrTLSRequired = errors.New("rpc: server requires tls")
 )
 
 // TLSError is a failed TLS handshake. Err wraps one of the ErrTLS*
@@ -103,8 +108,28 @@ func classifyTLS(err error) error {
 		return fmt.Errorf("%w: %w", ErrTLSServerNotTLS, err)
 	case errors.As(err, &alert):
 		return fmt.Errorf("%w: %w", ErrTLSRefused, err)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
+	case isEOF(err):
 		return fmt.Errorf("%w: %w", ErrTLSServerNotTLS, err)
 	}
 	return err
+}
+
+// probeTimeout bounds the TLS probe of a connection closed without an answer.
+const probeTimeout = 3 * time.Second
+
+func isEOF(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// probeTLS reports whether the server at addr completes a TLS handshake.
+// It checks no certificate (it only asks whether the server speaks TLS)
+// and sends nothing after the handshake.
+func probeTLS(ctx context.Context, dial DialFunc, addr string) bool {
+	nc, err := dial(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer nc.Close()
+	tc := tls.Client(nc, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // a probe: no data is exchanged
+	return tc.HandshakeContext(ctx) == nil
 }
