@@ -212,6 +212,7 @@ export HBKIT_TLS_KEY=$dir/tls/client.key
 export HBKIT_TLS_SERVER_NAME=localhost
 export HBKIT_TLS_OTHER_CA=$dir/tls/other-ca.pem"
 	else
+		unset HBKIT_TLS_KEYSTORE HBKIT_TLS_TRUSTSTORE
 		rm -rf "$dir/tls"
 	fi
 	"$launcher" up -fresh
@@ -235,11 +236,12 @@ down() {
 	if [ -f "$dir/keytabs/hbase.keytab" ]; then
 		# The launcher's Shutdown RPC authenticates as HBase itself, with
 		# the protection the running instance was started with.
-		prot=$(sed -n 's/^export HBKIT_RPC_PROTECTION=//p' "$dir/secure.env" 2>/dev/null)
+		prot=$(sed -n 's/^export HBKIT_RPC_PROTECTION=//p' "$dir/secure.env" 2>/dev/null || true)
+		local tls=()
 		if grep -qx 'export HBKIT_SECURE_TLS=1' "$dir/secure.env" 2>/dev/null; then
-			export HBKIT_TLS_KEYSTORE="$dir/tls/server.pem" HBKIT_TLS_TRUSTSTORE="$dir/tls/ca.pem"
+			tls=(HBKIT_TLS_KEYSTORE="$dir/tls/server.pem" HBKIT_TLS_TRUSTSTORE="$dir/tls/ca.pem")
 		fi
-		HBKIT_KRB5_CONF="$KRB5_CONFIG" HBKIT_HBASE_KEYTAB="$dir/keytabs/hbase.keytab" \
+		env "${tls[@]}" HBKIT_KRB5_CONF="$KRB5_CONFIG" HBKIT_HBASE_KEYTAB="$dir/keytabs/hbase.keytab" \
 			HBKIT_HBASE_PRINCIPAL="$server_principal" HBKIT_RPC_PROTECTION="${prot:-authentication}" "$launcher" down
 	fi
 	stop_kdc
