@@ -169,14 +169,16 @@ bench-phoenix:
 ## never touched. hbase-secure-up writes the client's settings to
 ## $(HBKIT_CACHE)/secure/secure.env; PROTECTION=authentication|integrity|privacy
 ## sets hbase.rpc.protection; ZK_SASL=1 has ZooKeeper authenticate HBase
-## with SASL (HBase then puts ACLs on its znodes; test-secure's default).
+## with SASL (HBase then puts ACLs on its znodes; test-secure's default);
+## TLS=1 adds HBase's native RPC TLS, plain clients refused (test-secure's default).
 ## hbase-secure-check: HBase's own Java client
 ## logs in from the keytab, writes and reads a row; a SIMPLE client is
-## refused. test-secure: a fresh secured HBase, that check, and hbkit's
-## Kerberos tests (conformance suite, typed refusals), then stops it.
+## refused. test-secure: a fresh secured HBase (Kerberos + TLS), that check,
+## and hbkit's Kerberos and TLS tests (conformance suite over both, typed
+## refusals), then stops it.
 .PHONY: hbase-secure-up hbase-secure-down hbase-secure-check test-secure
 hbase-secure-up:
-	$(if $(PROTECTION),HBKIT_RPC_PROTECTION=$(PROTECTION)) $(if $(ZK_SASL),HBKIT_SECURE_ZK_SASL=$(ZK_SASL)) tools/secure-hbase.sh up
+	$(if $(PROTECTION),HBKIT_RPC_PROTECTION=$(PROTECTION)) $(if $(ZK_SASL),HBKIT_SECURE_ZK_SASL=$(ZK_SASL)) $(if $(TLS),HBKIT_SECURE_TLS=$(TLS)) tools/secure-hbase.sh up
 
 hbase-secure-down:
 	tools/secure-hbase.sh down
@@ -185,4 +187,4 @@ hbase-secure-check:
 	tools/secure/check.sh
 
 test-secure:
-	$(if $(PROTECTION),HBKIT_RPC_PROTECTION=$(PROTECTION)) $(if $(ZK_SASL),HBKIT_SECURE_ZK_SASL=$(ZK_SASL)) tools/test-secure.sh
+	$(if $(PROTECTION),HBKIT_RPC_PROTECTION=$(PROTECTION)) $(if $(ZK_SASL),HBKIT_SECURE_ZK_SASL=$(ZK_SASL)) $(if $(TLS),HBKIT_SECURE_TLS=$(TLS)) tools/test-secure.sh

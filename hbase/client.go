@@ -99,6 +99,9 @@ func New(ctx context.Context, zkQuorum string, opts ...Option) (*Client, error) 
 		// A server that stops reading stalls writes: bound them too.
 		rpcOpts = append(rpcOpts, rpc.WithWriteTimeout(o.rpcTimeout))
 	}
+	if o.tls != nil {
+		rpcOpts = append(rpcOpts, rpc.WithTLS(o.tls))
+	}
 	if o.kerberos != nil {
 		ko, err := o.kerberos.rpcOption()
 		if err != nil {

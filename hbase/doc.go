@@ -21,7 +21,11 @@
 // or a credentials cache, with the quality of protection of HBase's
 // hbase.rpc.protection; SIMPLE authentication stays the default. A failed
 // handshake is an [*AuthError] wrapping one of the ErrKerberos* errors,
-// and is not retried. See docs/security.md.
+// and is not retried. [WithTLS] (with [NewTLSConfig] for PEM files)
+// speaks HBase 2.6's native RPC TLS, SASL running inside it; a failed
+// TLS handshake wraps one of the ErrTLS* errors (in a [*TLSError]), and a
+// client without TLS against a TLS-only server gets [ErrTLSRequired].
+// See docs/security.md.
 //
 // # Requests
 //

@@ -18,7 +18,8 @@ import (
 // (make hbase-secure-up), with the variables of the secure.env it writes:
 // HBKIT_ZK, HBKIT_PRINCIPAL, HBKIT_KEYTAB, HBKIT_KRB5_CONF,
 // HBKIT_SERVER_PRINCIPAL, HBKIT_RPC_PROTECTION. Without HBKIT_KEYTAB they
-// are skipped, so the plain integration run is unaffected.
+// are skipped, so the plain integration run is unaffected. When that HBase
+// speaks TLS (HBKIT_TLS_CA) the clients do too (krbOpts).
 
 func kerberosFromEnv(t testing.TB) hbase.Kerberos {
 	t.Helper()
@@ -40,8 +41,8 @@ func kerberosFromEnv(t testing.TB) hbase.Kerberos {
 
 func TestIntegrationKerberosConformance(t *testing.T) {
 	k := kerberosFromEnv(t)
-	c := itClient(t, hbase.WithKerberos(k))
-	t.Logf("conformance over Kerberos as %s, protection %v", k.Principal, k.Protection)
+	c := itClient(t, krbOpts(t, k)...)
+	t.Logf("conformance over Kerberos as %s, protection %v, tls %t", k.Principal, k.Protection, os.Getenv("HBKIT_TLS_CA") != "")
 	conformance.Run(t, conformance.Harness{
 		Data:         c,
 		Admin:        c,
@@ -55,7 +56,7 @@ func TestIntegrationKerberosConformance(t *testing.T) {
 // write nothing.
 func TestIntegrationKerberosRefused(t *testing.T) {
 	k := kerberosFromEnv(t)
-	good := itClient(t, hbase.WithKerberos(k))
+	good := itClient(t, krbOpts(t, k)...)
 	table := itTable(t, good, "krbrefused", nil)
 	row := []byte("refused")
 
@@ -75,11 +76,11 @@ func TestIntegrationKerberosRefused(t *testing.T) {
 		want  string
 	}{
 		{"plain SIMPLE client", nil, func(err error) bool { return err != nil && !hbase.IsRetryable(err) }, "a non-retryable error"},
-		{"principal without a keytab entry", []hbase.Option{hbase.WithKerberos(noKeytabEntry)},
+		{"principal without a keytab entry", krbOpts(t, noKeytabEntry),
 			func(err error) bool { return errors.Is(err, hbase.ErrKerberosNoCredentials) }, "ErrKerberosNoCredentials"},
-		{"protection the server does not offer", []hbase.Option{hbase.WithKerberos(wrongProt)},
+		{"protection the server does not offer", krbOpts(t, wrongProt),
 			func(err error) bool { return errors.Is(err, hbase.ErrKerberosProtectionMismatch) }, "ErrKerberosProtectionMismatch"},
-		{"unknown server principal", []hbase.Option{hbase.WithKerberos(wrongServer)},
+		{"unknown server principal", krbOpts(t, wrongServer),
 			func(err error) bool { return errors.Is(err, hbase.ErrKerberosServiceTicket) }, "ErrKerberosServiceTicket"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -147,13 +148,13 @@ func kinit(t *testing.T, k hbase.Kerberos, lifetime string) string {
 // expired is refused with ErrKerberosNoCredentials and writes nothing.
 func TestIntegrationKerberosCCache(t *testing.T) {
 	k := kerberosFromEnv(t)
-	good := itClient(t, hbase.WithKerberos(k))
+	good := itClient(t, krbOpts(t, k)...)
 	table := itTable(t, good, "krbccache", nil)
 
 	fromCache := k
 	fromCache.Keytab = ""
 	fromCache.CCache = kinit(t, k, "1h")
-	c := itClient(t, hbase.WithKerberos(fromCache))
+	c := itClient(t, krbOpts(t, fromCache)...)
 	ctx := itCtx(t, 30*time.Second)
 	put := &hbase.Put{Table: table, Row: []byte("ccache"), Values: map[string]map[string][]byte{"cf": {"q": []byte("from a credentials cache")}}}
 	if err := c.Put(ctx, put); err != nil {
@@ -168,7 +169,7 @@ func TestIntegrationKerberosCCache(t *testing.T) {
 	expired.Keytab = ""
 	expired.CCache = kinit(t, k, "1s")
 	time.Sleep(3 * time.Second)
-	c = itClient(t, hbase.WithKerberos(expired))
+	c = itClient(t, krbOpts(t, expired)...)
 	err = c.Put(ctx, &hbase.Put{Table: table, Row: []byte("expired"), Values: map[string]map[string][]byte{"cf": {"q": []byte("x")}}})
 	if !errors.Is(err, hbase.ErrKerberosNoCredentials) || hbase.IsRetryable(err) {
 		t.Fatalf("Put with an expired ticket: got %v, want ErrKerberosNoCredentials, not retryable", err)

@@ -2,6 +2,7 @@ package hbase
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math"
@@ -33,14 +34,15 @@ type options struct {
 	scanMaxResultSize int64
 	scannerLease      time.Duration
 
-	kerberos *Kerberos // WithKerberos; nil: SIMPLE
+	kerberos *Kerberos   // WithKerberos; nil: SIMPLE
+	tls      *tls.Config // WithTLS; nil: plain TCP
 
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
 
 	// set records which options were given, to reject nil providers
 	// and dialers given explicitly.
-	nilDial, nilTracer, nilMeter bool
+	nilDial, nilTracer, nilMeter, nilTLS bool
 }
 
 // Defaults. The backoff follows the Java client's hbase.client.pause
@@ -92,6 +94,8 @@ func (o *options) validate() error {
 		return errors.New("hbase: WithTracerProvider(nil)")
 	case o.nilMeter:
 		return errors.New("hbase: WithMeterProvider(nil)")
+	case o.nilTLS:
+		return errors.New("hbase: WithTLS(nil)")
 	case o.znodeParent == "" || !strings.HasPrefix(o.znodeParent, "/") ||
 		(len(o.znodeParent) > 1 && strings.HasSuffix(o.znodeParent, "/")):
 		return fmt.Errorf("hbase: invalid znode parent %q", o.znodeParent)

@@ -16,7 +16,11 @@
 # HBKIT_SECURE_MASTER_PORT (16400), HBKIT_SECURE_RS_PORT (16420),
 # HBKIT_SECURE_KDC_PORT (18588), HBKIT_SECURE_ZK_SASL=1 (ZooKeeper
 # authenticates HBase with SASL too, and HBase puts ACLs on its znodes;
-# default 0: ZooKeeper without SASL). `up` always starts from an empty HBase and a
+# default 0: ZooKeeper without SASL), HBKIT_SECURE_TLS=1 (HBase 2.6's
+# native RPC TLS on the master's and region servers' ports as well, plain
+# clients refused: a CA, a server certificate for localhost/127.0.0.1 and
+# a client certificate generated with openssl under tls/, plus a second
+# CA the servers never used, for the wrong-CA tests; default 0). `up` always starts from an empty HBase and a
 # new realm; secure.env (shell syntax) holds the client's principal, keytab,
 # krb5.conf, the server principal and HBKIT_ZK.
 set -euo pipefail
@@ -123,6 +127,40 @@ CONF
 	: >"$kdc/kadm5.acl"
 }
 
+# make_certs writes, under $dir/tls: ca.pem (the CA the servers and the
+# clients trust), server.pem (the servers' PKCS#8 key and certificate, for
+# HBase's PEM keystore), client.crt/client.key (a client certificate signed
+# by the same CA) and other-ca.pem (a CA that signed nothing here).
+make_certs() {
+	local t="$dir/tls"
+	rm -rf "$t"
+	mkdir -p "$t"
+	command -v openssl >/dev/null || {
+		echo "secure-hbase: apt-get install openssl" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssl >/dev/null
+	}
+	(
+		cd "$t"
+		for ca in ca other-ca; do
+			openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
+				-subj "/O=hbkit/CN=hbkit local $ca" -keyout "$ca.key" -out "$ca.pem" 2>/dev/null
+		done
+		sign() { # name subject extensions
+			openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+				-subj "$2" -keyout "$1.key" -out "$1.csr" 2>/dev/null
+			printf '%s\n' "$3" >"$1.ext"
+			openssl x509 -req -in "$1.csr" -CA ca.pem -CAkey ca.key -CAcreateserial -days 30 \
+				-extfile "$1.ext" -out "$1.crt" 2>/dev/null
+		}
+		sign server "/O=hbkit/CN=localhost" "subjectAltName=DNS:localhost,IP:127.0.0.1
+extendedKeyUsage=serverAuth,clientAuth"
+		sign client "/O=hbkit/CN=hbkit" "extendedKeyUsage=clientAuth"
+		cat server.key server.crt ca.pem >server.pem
+		rm -f ./*.csr ./*.ext ./*.srl other-ca.key
+		chmod 600 ./*.key server.pem
+	)
+}
+
 up() {
 	install_krb5
 	go build -o "$launcher" ./tools/hbase
@@ -163,6 +201,20 @@ JAAS
 	export HBKIT_KRB5_CONF="$KRB5_CONFIG"
 	export HBKIT_HBASE_KEYTAB="$dir/keytabs/hbase.keytab"
 	export HBKIT_HBASE_PRINCIPAL="$server_principal"
+	tls_env=""
+	if [ "${HBKIT_SECURE_TLS:-0}" = 1 ]; then
+		make_certs
+		export HBKIT_TLS_KEYSTORE="$dir/tls/server.pem" HBKIT_TLS_TRUSTSTORE="$dir/tls/ca.pem"
+		tls_env="export HBKIT_SECURE_TLS=1
+export HBKIT_TLS_CA=$dir/tls/ca.pem
+export HBKIT_TLS_CERT=$dir/tls/client.crt
+export HBKIT_TLS_KEY=$dir/tls/client.key
+export HBKIT_TLS_SERVER_NAME=localhost
+export HBKIT_TLS_OTHER_CA=$dir/tls/other-ca.pem"
+	else
+		unset HBKIT_TLS_KEYSTORE HBKIT_TLS_TRUSTSTORE
+		rm -rf "$dir/tls"
+	fi
 	"$launcher" up -fresh
 	cat >"$dir/secure.env" <<ENV
 # written by tools/secure-hbase.sh up; source it
@@ -174,8 +226,9 @@ export HBKIT_KEYTAB=$dir/keytabs/client.keytab
 export HBKIT_SERVER_PRINCIPAL=$server_principal
 export HBKIT_RPC_PROTECTION=$HBKIT_RPC_PROTECTION
 export HBKIT_SECURE_STATE=$HBKIT_STATE
+$tls_env
 ENV
-	echo "secure-hbase: up (rpc protection $HBKIT_RPC_PROTECTION); source $dir/secure.env"
+	echo "secure-hbase: up (rpc protection $HBKIT_RPC_PROTECTION${tls_env:+, tls}); source $dir/secure.env"
 }
 
 down() {
@@ -183,8 +236,12 @@ down() {
 	if [ -f "$dir/keytabs/hbase.keytab" ]; then
 		# The launcher's Shutdown RPC authenticates as HBase itself, with
 		# the protection the running instance was started with.
-		prot=$(sed -n 's/^export HBKIT_RPC_PROTECTION=//p' "$dir/secure.env" 2>/dev/null)
-		HBKIT_KRB5_CONF="$KRB5_CONFIG" HBKIT_HBASE_KEYTAB="$dir/keytabs/hbase.keytab" \
+		prot=$(sed -n 's/^export HBKIT_RPC_PROTECTION=//p' "$dir/secure.env" 2>/dev/null || true)
+		local tls=()
+		if grep -qx 'export HBKIT_SECURE_TLS=1' "$dir/secure.env" 2>/dev/null; then
+			tls=(HBKIT_TLS_KEYSTORE="$dir/tls/server.pem" HBKIT_TLS_TRUSTSTORE="$dir/tls/ca.pem")
+		fi
+		env "${tls[@]}" HBKIT_KRB5_CONF="$KRB5_CONFIG" HBKIT_HBASE_KEYTAB="$dir/keytabs/hbase.keytab" \
 			HBKIT_HBASE_PRINCIPAL="$server_principal" HBKIT_RPC_PROTECTION="${prot:-authentication}" "$launcher" down
 	fi
 	stop_kdc

@@ -8,16 +8,22 @@
 # (default privacy: every frame encrypted); HBKIT_SECURE_ZK_SASL (default
 # 1 here) has ZooKeeper authenticate HBase with SASL, so that HBase puts
 # ACLs on its znodes and hbkit reads them unauthenticated, as on a real
-# secured cluster. The plain local HBase is never touched.
+# secured cluster. HBKIT_SECURE_TLS (default 1 here) adds HBase's native
+# RPC TLS, plaintext refused, on the same single start: every Kerberos
+# test then runs over TLS + Kerberos (SASL inside TLS), and the TLS tests
+# check the refusals (wrong CA, wrong server name, clients without TLS,
+# a TLS client against the plain HBase when HBKIT_PLAIN_ZK is set).
+# The plain local HBase is never touched.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HBKIT_RPC_PROTECTION="${HBKIT_RPC_PROTECTION:-privacy}"
 export HBKIT_SECURE_ZK_SASL="${HBKIT_SECURE_ZK_SASL:-1}"
+export HBKIT_SECURE_TLS="${HBKIT_SECURE_TLS:-1}"
 trap 'tools/secure-hbase.sh down' EXIT
 tools/secure-hbase.sh up
 tools/secure/check.sh
 set -a
 . "$(tools/secure-hbase.sh env)"
 set +a
-go test -count=1 -tags integration -run 'Kerberos' -v ./internal/rpc/ ./hbase/ 2>&1 |
-	grep -E '^(---|ok|FAIL|PASS)|kerberos_integration_test' 
+go test -count=1 -tags integration -run 'Kerberos|TLS' -v ./internal/rpc/ ./hbase/ 2>&1 |
+	grep -E '^(---|ok|FAIL|PASS)|(kerberos|tls)_integration_test' 

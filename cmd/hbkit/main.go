@@ -7,7 +7,11 @@
 //
 // Run "hbkit help" for the list of commands. Commands that talk to HBase
 // find it through --zk or the HBKIT_ZK environment variable
-// (host:port[,host:port...]) and use hbkit's native client. The commands
+// (host:port[,host:port...]) and use hbkit's native client; their
+// --principal, --keytab, --ccache, --krb5-conf, --server-principal,
+// --rpc-protection, --tls-ca, --tls-cert, --tls-key and --tls-server-name
+// flags (over the HBKIT_* variables of the same names) reach a cluster
+// secured with Kerberos and TLS (docs/security.md). The commands
 // themselves live in internal/cli; contrib/gohbase's hbkit-gohbase runs
 // them over a gohbase client.
 package main
@@ -24,6 +28,6 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e := cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Connect: cli.ConnectNativeEnv(os.Getenv)}
+	e := cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Connect: cli.ConnectNativeEnv(os.Getenv), ConnectSecure: cli.ConnectNativeSecure(os.Getenv)}
 	os.Exit(cli.Main(ctx, e, os.Args[1:]))
 }

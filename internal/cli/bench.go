@@ -77,7 +77,7 @@ func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
 		e.usage(fmt.Sprintf(benchUsage, e.clientName(), strings.TrimRight(b.String(), "\n")))
 		fs.PrintDefaults()
 	}
-	zkFlag(fs, &f.zk)
+	e.connectFlags(fs, &f.zk)
 	fs.StringVar(&f.table, "table", bench.DefaultTable, "table `T` of the PE workloads, and prefix of the layer workloads' tables (PE's --table)")
 	fs.IntVar(&f.rows, "rows", bench.DefaultRows, "rows per client thread (PE's --rows)")
 	fs.IntVar(&f.threads, "threads", bench.DefaultThreads, "client threads (PE's nclients)")

@@ -34,6 +34,10 @@ type Env struct {
 	// Connect opens the client of the commands that talk to HBase; nil
 	// makes them fail.
 	Connect ConnectFunc
+	// ConnectSecure, when set, is used instead of Connect and receives
+	// the --principal, --keytab, --tls-ca ... flags (security.go);
+	// without it those flags are refused with ErrSecurityUnsupported.
+	ConnectSecure SecureConnectFunc
 	// Name is the program's name in the usage text and in error
 	// messages; empty means "hbkit".
 	Name string
@@ -41,6 +45,8 @@ type Env struct {
 	// example "gohbase v0.0.0-..."): "version" prints it and bench's help
 	// names it.
 	Over string
+
+	security *Security // the flags of connectFlags, once registered
 }
 
 func (e *Env) name() string {
@@ -196,10 +202,7 @@ type connectFunc[C any] func(ctx context.Context, zk string) (C, io.Closer, erro
 func connectAs[C any](e *Env, as func(Client) C) connectFunc[C] {
 	return func(ctx context.Context, zk string) (C, io.Closer, error) {
 		var none C
-		if e.Connect == nil {
-			return none, nil, errors.New("no HBase client in this program (cli.Env.Connect is nil)")
-		}
-		c, closer, err := e.Connect(ctx, zk)
+		c, closer, err := e.connect(ctx, zk)
 		if err != nil {
 			return none, nil, err
 		}

@@ -64,7 +64,7 @@ func indexFlagSet(e *Env, f *indexFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
 	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME` (sms, TestTable)")
-	zkFlag(fs, &f.zk)
+	e.connectFlags(fs, &f.zk)
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "`FILE` to save progress to and resume from")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.StringVar(&f.rename, "rename", "", "serve the schema under other table names: `declared=actual,...`")

@@ -58,7 +58,7 @@ func regionsFlagSet(e *Env, f *regionsFlags) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&f.table, "table", "", "table `T` to measure (\"name\" or \"namespace:name\")")
-	zkFlag(fs, &f.zk)
+	e.connectFlags(fs, &f.zk)
 	fs.StringVar(&f.compare, "compare-schema", "", "simulate the built-in workload `NAME` with the table's regions and compare")
 	fs.IntVar(&f.servers, "servers", 1, "region servers for the simulated side of --compare-schema")
 	fs.IntVar(&f.parallel, "parallel", 4, "regions scanned at a time")

@@ -129,7 +129,7 @@ func viewFlagSet(e *Env, cmd string, f *viewFlags) *flag.FlagSet {
 	fs.SetOutput(e.Stderr)
 	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME`, JSON schema FILE, or FILE#TABLE")
 	fs.StringVar(&f.table, "table", "", "read table `T` with the schema (default: the schema's own name)")
-	zkFlag(fs, &f.zk)
+	e.connectFlags(fs, &f.zk)
 	fs.BoolVar(&f.json, "json", false, "one JSON object per row")
 	fs.BoolVar(&f.raw, "raw", false, "also show the bytes of each segment and cell as the HBase shell prints them")
 	if cmd != "scan" {

@@ -177,7 +177,7 @@ func tableFlagSet(e *Env, f *tableFlags) *flag.FlagSet {
 		}
 		return nil
 	})
-	zkFlag(fs, &f.zk)
+	e.connectFlags(fs, &f.zk)
 	fs.BoolVar(&f.json, "json", false, "JSON output (describe, --dry-run)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the split keys and options without touching HBase")
 	fs.BoolVar(&f.yes, "yes", false, "confirm drop or truncate")

@@ -34,6 +34,10 @@ type Conn struct {
 	born time.Time
 	// lastRead is when bytes last arrived from the server (see abandon).
 	lastRead atomic.Int64
+	// probe, set on connections without TLS, dials the server again to
+	// ask whether it speaks TLS when it closes the connection before
+	// sending anything (see ErrTLSRequired).
+	probe DialFunc
 
 	// writeq carries encoded requests to the writer goroutine, which owns
 	// the socket's write side, so each frame is written whole and in order.
@@ -94,12 +98,23 @@ func dial(ctx context.Context, addr, service string, o *options) (*Conn, error) 
 	if err != nil {
 		return nil, &ConnError{Addr: addr, Service: service, Err: err}
 	}
+	if o.tls != nil {
+		tc, err := tlsHandshake(ctx, nc, addr, o.tls)
+		if err != nil {
+			nc.Close()
+			return nil, &ConnError{Addr: addr, Service: service, Err: err}
+		}
+		nc = tc
+	}
 	if o.kerberos != nil {
 		// The SASL exchange first; the ConnectionHeader then goes over
 		// the connection it returns (wrapped for integrity or privacy).
 		sc, err := o.kerberos.saslHandshake(ctx, nc, addr, o.maxFrameSize)
 		if err != nil {
 			nc.Close()
+			if o.tls == nil && isEOF(err) && probeTLS(ctx, o.dial, addr) {
+				err = fmt.Errorf("%w: %w", ErrTLSRequired, err)
+			}
 			return nil, &ConnError{Addr: addr, Service: service, Err: err}
 		}
 		nc = sc
@@ -128,6 +143,9 @@ func dial(ctx context.Context, addr, service string, o *options) (*Conn, error) 
 		writeq:       make(chan *pending, 128),
 		done:         make(chan struct{}),
 		pending:      make(map[uint32]*pending),
+	}
+	if o.tls == nil {
+		c.probe = o.dial
 	}
 	go c.readLoop()
 	go c.writeLoop()
@@ -370,6 +388,13 @@ func (c *Conn) readLoop() {
 	for {
 		frame, err := ReadFrame(br, c.maxFrame)
 		if err != nil {
+			if c.probe != nil && c.lastRead.Load() == 0 && isEOF(err) {
+				ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+				if probeTLS(ctx, c.probe, c.addr) {
+					err = fmt.Errorf("%w: %w", ErrTLSRequired, err)
+				}
+				cancel()
+			}
 			c.fail(err)
 			return
 		}

@@ -77,6 +77,17 @@
 // sentinels of sasl.go, inside the dial's *ConnError, and is not
 // retryable. docs/security.md has the protocol and the local realm.
 //
+// # TLS
+//
+// WithTLS wraps the TCP connection in TLS (HBase 2.6's native RPC TLS)
+// before the preamble; SASL, when configured, runs inside it. A failed
+// handshake is a *TLSError wrapping one of the ErrTLS* sentinels of
+// tls.go, inside the dial's *ConnError, and is not retryable. HBase with
+// hbase.server.netty.tls.supportplaintext=false closes a plain connection
+// without a byte; a connection without TLS that ends so is probed with
+// one TLS handshake, and reported as ErrTLSRequired only when the server
+// completes it.
+//
 // # Frames
 //
 // AppendRequest, ReadFrame and DecodeResponse expose the framing for tests

@@ -120,6 +120,11 @@ func (e *ConnError) Unwrap() error { return e.Err }
 // an unsupported codec or a denied user, or a failed Kerberos handshake:
 // see AuthError.Retryable).
 func (e *ConnError) Retryable() bool {
+	var te *TLSError
+	if errors.As(e.Err, &te) || errors.Is(e.Err, ErrTLSRequired) {
+		// Certificates and server settings do not change between attempts.
+		return false
+	}
 	var ae *AuthError
 	if errors.As(e.Err, &ae) {
 		return ae.Retryable()

@@ -20,7 +20,7 @@ import (
 // tools/secure-hbase.sh, with the variables of the secure.env it writes
 // (HBKIT_ZK, HBKIT_PRINCIPAL, HBKIT_KEYTAB, HBKIT_KRB5_CONF,
 // HBKIT_SERVER_PRINCIPAL, HBKIT_RPC_PROTECTION); without HBKIT_KEYTAB they
-// are skipped.
+// are skipped. When that HBase speaks TLS (HBKIT_TLS_CA) they run over TLS.
 
 func secureEnv(t *testing.T) (cl *client.Client, spn string, prot Protection) {
 	t.Helper()
@@ -62,7 +62,7 @@ func TestIntegrationKerberosMaster(t *testing.T) {
 	defer cancel()
 
 	t.Run("kerberos", func(t *testing.T) {
-		c, err := Dial(ctx, addr, MasterService, WithKerberos(Kerberos{Client: cl, ServerPrincipal: spn, Protection: prot}))
+		c, err := Dial(ctx, addr, MasterService, envTLS(t, WithKerberos(Kerberos{Client: cl, ServerPrincipal: spn, Protection: prot}))...)
 		if err != nil {
 			t.Fatalf("Dial %s as %s: %v", addr, os.Getenv("HBKIT_PRINCIPAL"), err)
 		}
@@ -94,14 +94,14 @@ func TestIntegrationKerberosMaster(t *testing.T) {
 		if prot == ProtectionPrivacy {
 			other = ProtectionAuthentication
 		}
-		_, err := Dial(ctx, addr, MasterService, WithKerberos(Kerberos{Client: cl, ServerPrincipal: spn, Protection: other}))
+		_, err := Dial(ctx, addr, MasterService, envTLS(t, WithKerberos(Kerberos{Client: cl, ServerPrincipal: spn, Protection: other}))...)
 		if !errors.Is(err, ErrProtectionMismatch) {
 			t.Fatalf("Dial asking %v of a server offering %v: got %v, want ErrProtectionMismatch", other, prot, err)
 		}
 		t.Logf("asking %v: %v", other, err)
 	})
 	t.Run("unknown server principal", func(t *testing.T) {
-		_, err := Dial(ctx, addr, MasterService, WithKerberos(Kerberos{Client: cl, ServerPrincipal: "hbase/nosuchhost@HBKIT.LOCAL", Protection: prot}))
+		_, err := Dial(ctx, addr, MasterService, envTLS(t, WithKerberos(Kerberos{Client: cl, ServerPrincipal: "hbase/nosuchhost@HBKIT.LOCAL", Protection: prot}))...)
 		if !errors.Is(err, ErrServiceTicket) {
 			t.Fatalf("got %v, want ErrServiceTicket", err)
 		}

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -46,7 +47,8 @@ type options struct {
 	maxFrameSize int
 	writeTimeout time.Duration
 	codec        string
-	kerberos     *Kerberos // WithKerberos; nil: SIMPLE
+	kerberos     *Kerberos   // WithKerberos; nil: SIMPLE
+	tls          *tls.Config // WithTLS; nil: plain TCP
 }
 
 func defaultOptions() options {

@@ -23,9 +23,10 @@ type fakeServer struct {
 	ln     net.Listener
 	handle func(sc *serverConn, req *serverRequest)
 
-	mu    sync.Mutex
-	conns []*serverConn
-	wg    sync.WaitGroup
+	mu        sync.Mutex
+	conns     []*serverConn
+	tlsProbes int // TLS ClientHellos received (probes), guarded by mu
+	wg        sync.WaitGroup
 }
 
 type serverConn struct {
@@ -90,6 +91,15 @@ func (s *fakeServer) serve(nc net.Conn) {
 	defer nc.Close()
 	var pre [6]byte
 	if _, err := io.ReadFull(nc, pre[:]); err != nil {
+		return
+	}
+	if pre[0] == 0x16 && pre[1] == 0x03 {
+		// A TLS ClientHello: the client's probe of a connection closed
+		// before any answer (see ErrTLSRequired). This server speaks
+		// no TLS: it drops it, as a plain HBase does.
+		s.mu.Lock()
+		s.tlsProbes++
+		s.mu.Unlock()
 		return
 	}
 	if !bytes.Equal(pre[:], []byte("HBas\x00\x50")) {

@@ -34,6 +34,7 @@ type config struct {
 	zkSession time.Duration
 	kerberos  kerberos       // Kerberos authentication (secure.go); zero: SIMPLE
 	krbClient *client.Client // the launcher's own Kerberos login, made on first use
+	tls       tlsFiles       // native RPC TLS (tls.go); zero: plain TCP
 }
 
 func loadConfig() (*config, error) {
@@ -103,6 +104,9 @@ func loadConfig() (*config, error) {
 		return nil, err
 	}
 	if cfg.kerberos, err = loadKerberos(); err != nil {
+		return nil, err
+	}
+	if cfg.tls, err = loadTLS(); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -206,6 +210,7 @@ func (c *config) siteXML() string {
 		props = append(props, phoenixSite...)
 	}
 	props = append(props, c.kerberos.site()...)
+	props = append(props, c.tls.site()...)
 	if ms := c.zkSession.Milliseconds(); ms > 0 {
 		// Standalone HBase takes its sessions' timeout from this key
 		// (default 10s, whatever zookeeper.session.timeout says). Its

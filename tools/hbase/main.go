@@ -46,6 +46,11 @@
 //	                   authentication (default), integrity or privacy
 //	HBKIT_ZK_JAAS      a JAAS file: the embedded ZooKeeper authenticates
 //	                   HBase with SASL, and HBase puts ACLs on its znodes
+//	HBKIT_TLS_KEYSTORE, HBKIT_TLS_TRUSTSTORE
+//	                   HBase 2.6's native RPC TLS on every RPC port, plain
+//	                   clients refused: PEM files with the servers' key and
+//	                   certificate chain, and the CA certificates they trust
+//	                   (tools/secure-hbase.sh with HBKIT_SECURE_TLS=1)
 //
 // The tool only ever signals the process it started: the pid file must name
 // a live process whose command line carries this state directory's marker.

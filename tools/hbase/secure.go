@@ -121,9 +121,13 @@ func realmOf(principal string) string {
 // (the readiness probe, the Shutdown request). A Kerberized instance is
 // called as its own principal, from its keytab.
 func (c *config) rpcOptions() ([]rpc.Option, error) {
+	opts, err := c.tls.tlsOption()
+	if err != nil {
+		return nil, err
+	}
 	k := c.kerberos
 	if !k.enabled() {
-		return nil, nil
+		return opts, nil
 	}
 	if c.krbClient == nil {
 		cfg, err := krbconfig.Load(k.krb5Conf)
@@ -141,7 +145,7 @@ func (c *config) rpcOptions() ([]rpc.Option, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []rpc.Option{rpc.WithKerberos(rpc.Kerberos{Client: c.krbClient, ServerPrincipal: k.principal, Protection: prot})}, nil
+	return append(opts, rpc.WithKerberos(rpc.Kerberos{Client: c.krbClient, ServerPrincipal: k.principal, Protection: prot})), nil
 }
 
 // writeCoreSite writes core-site.xml, or removes a stale one: Hadoop's

@@ -1,7 +1,10 @@
 // KerberosCheck checks the Kerberized local HBase with HBase's own Java
 // client (tools/secure/check.sh runs it): it logs in from the client keytab,
 // creates a table, writes and reads one row; with "simple" it connects as a
-// SIMPLE client, which the server must refuse.
+// SIMPLE client, which the server must refuse. When HBKIT_TLS_CA is set
+// (tools/secure-hbase.sh with HBKIT_SECURE_TLS=1) the client speaks TLS,
+// trusting that CA; with "notls" it is a Kerberos client without TLS,
+// which the TLS-only server must refuse.
 import java.util.Arrays;
 
 import org.apache.hadoop.conf.Configuration;
@@ -21,7 +24,9 @@ import org.apache.hadoop.security.UserGroupInformation;
 
 public class KerberosCheck {
   public static void main(String[] args) throws Exception {
-    boolean simple = args.length > 0 && args[0].equals("simple");
+    String mode = args.length > 0 ? args[0] : "";
+    boolean simple = mode.equals("simple");
+    boolean refused = simple || mode.equals("notls");
     Configuration conf = HBaseConfiguration.create();
     String zk = System.getenv("HBKIT_ZK");
     conf.set("hbase.zookeeper.quorum", zk.substring(0, zk.indexOf(':')));
@@ -29,6 +34,13 @@ public class KerberosCheck {
     conf.setInt("hbase.client.retries.number", 2);
     conf.setInt("hbase.rpc.timeout", 10000);
     conf.setInt("hbase.client.operation.timeout", 20000);
+    String ca = System.getenv("HBKIT_TLS_CA");
+    if (ca != null && !ca.isEmpty() && !mode.equals("notls")) {
+      conf.setBoolean("hbase.client.netty.tls.enabled", true);
+      conf.set("hbase.rpc.tls.truststore.location", ca);
+      conf.set("hbase.rpc.tls.truststore.type", "PEM");
+      System.out.println("java: tls, trusting " + ca);
+    }
     if (!simple) {
       conf.set("hbase.security.authentication", "kerberos");
       conf.set("hadoop.security.authentication", "kerberos");
@@ -55,10 +67,10 @@ public class KerberosCheck {
       Throwable root = e;
       while (root.getCause() != null) root = root.getCause();
       System.out.println("java: refused: " + root.getClass().getName() + ": " + root.getMessage());
-      System.exit(simple ? 0 : 1);
+      System.exit(refused ? 0 : 1);
     }
-    if (simple) {
-      System.out.println("java: a SIMPLE client was let in");
+    if (refused) {
+      System.out.println("java: a " + (simple ? "SIMPLE" : "plain (non-TLS)") + " client was let in");
       System.exit(1);
     }
   }

@@ -2,7 +2,9 @@
 # check.sh checks the Kerberized local HBase of tools/secure-hbase.sh with
 # HBase's own Java client (KerberosCheck.java, compiled against the
 # launcher's classpath): a client logged in from the client keytab writes
-# and reads a row; a SIMPLE client is refused.
+# and reads a row; a SIMPLE client is refused; when the HBase speaks TLS
+# (HBKIT_SECURE_TLS=1) the clients do too, and a client without TLS is
+# refused.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 env_file=$(tools/secure-hbase.sh env)
@@ -32,3 +34,7 @@ echo "== Kerberos client (keytab $HBKIT_KEYTAB, protection $HBKIT_RPC_PROTECTION
 run
 echo "== SIMPLE client"
 run simple
+if [ -n "${HBKIT_TLS_CA:-}" ]; then
+	echo "== Kerberos client without TLS"
+	run notls
+fi
