@@ -3,7 +3,8 @@
 # tools/secure-hbase.sh afresh, checks it with HBase's own Java client
 # (tools/secure/check.sh), runs hbkit's Kerberos tests against it (the
 # conformance suite over Kerberos, the refusals with their typed errors,
-# a Kerberos client against a plain HBase when HBKIT_PLAIN_ZK is set), and
+# a Kerberos client against a plain HBase when HBKIT_PLAIN_ZK is set), the
+# SMS example over Kerberos and TLS, and
 # stops it at exit. HBKIT_RPC_PROTECTION picks the quality of protection
 # (default privacy: every frame encrypted); HBKIT_SECURE_ZK_SASL (default
 # 1 here) has ZooKeeper authenticate HBase with SASL, so that HBase puts
@@ -27,3 +28,9 @@ set -a
 set +a
 go test -count=1 -tags integration -run 'Kerberos|TLS' -v ./internal/rpc/ ./hbase/ 2>&1 |
 	grep -E '^(---|ok|FAIL|PASS)|(kerberos|tls)_integration_test' 
+# The SMS example (make demo's program, with its index and queries) over
+# Kerberos and TLS: its integration test connects with the settings of
+# secure.env (examples/internal/nsclient.SecurityOptions), as does
+# `go run ./examples/sms` itself.
+go test -count=1 -tags integration -run 'TestIntegration' -v ./examples/sms/ 2>&1 |
+	grep -E '^(---|ok|FAIL|PASS)'

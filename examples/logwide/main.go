@@ -71,7 +71,12 @@ func runMain(ctx context.Context, args []string, getenv func(string) string, std
 		c = f
 	} else {
 		cctx, cancel := context.WithTimeout(ctx, time.Minute)
-		hc, err := hbase.New(cctx, zk)
+		opts, err := nsclient.SecurityOptions()
+		if err != nil {
+			cancel()
+			return err
+		}
+		hc, err := hbase.New(cctx, zk, opts...)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("connect to HBase at %s: %w", zk, err)

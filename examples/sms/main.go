@@ -30,6 +30,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hbkit/hbkit/examples/internal/nsclient"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 )
@@ -101,7 +102,12 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, tty b
 		c = f
 	} else {
 		cctx, cancel := context.WithTimeout(ctx, time.Minute)
-		hc, err := hbase.New(cctx, o.zk)
+		opts, err := nsclient.SecurityOptions()
+		if err != nil {
+			cancel()
+			return err
+		}
+		hc, err := hbase.New(cctx, o.zk, opts...)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("connect to HBase at %s: %w", o.zk, err)

@@ -11,7 +11,8 @@ import (
 )
 
 // Open is the examples' integration-test setup: it connects to the HBase
-// at HBKIT_ZK (skipping t when that is unset), and returns a client whose
+// at HBKIT_ZK (skipping t when that is unset), with the Kerberos and TLS
+// settings of the environment (SecurityOptions), and returns a client whose
 // tables live in a fresh namespace named prefix_N. The namespace, its
 // tables and the connection are removed when t ends.
 func Open(ctx context.Context, t testing.TB, prefix string) *Namespaced {
@@ -20,7 +21,11 @@ func Open(ctx context.Context, t testing.TB, prefix string) *Namespaced {
 	if zk == "" {
 		t.Skip("HBKIT_ZK is not set; run with make test")
 	}
-	hc, err := hbase.New(ctx, zk)
+	opts, err := SecurityOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, err := hbase.New(ctx, zk, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
