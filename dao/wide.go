@@ -233,6 +233,11 @@ func (w *Wide[T]) send(ctx context.Context, op writeOp, chunk []*wideRow, result
 		w.settle.waitKeys(ctx, keys)
 	}
 	brs, err := w.c.Batch(ctx, actions)
+	var be *hbase.BatchError
+	if errors.As(err, &be) && len(brs) == len(chunk) {
+		// Some rows failed; each result says which (hbase.DataClient).
+		err = nil
+	}
 	var done [][]byte
 	for j, r := range chunk {
 		rerr := err

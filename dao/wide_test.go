@@ -323,10 +323,12 @@ var errRowDown = errors.New("region down")
 func (c failingRows) Batch(ctx context.Context, actions []hbase.Action) ([]hbase.BatchResult, error) {
 	var keep []hbase.Action
 	var at []int
+	var failed []hbase.ActionError
 	out := make([]hbase.BatchResult, len(actions))
 	for i, a := range actions {
 		if c.fail(a.(*hbase.Put).Row) {
 			out[i].Err = errRowDown
+			failed = append(failed, hbase.ActionError{Index: i, Action: a, Err: errRowDown})
 			continue
 		}
 		keep = append(keep, a)
@@ -338,6 +340,11 @@ func (c failingRows) Batch(ctx context.Context, actions []hbase.Action) ([]hbase
 	}
 	for j, i := range at {
 		out[i] = res[j]
+	}
+	if len(failed) > 0 {
+		// As hbase.DataClient.Batch does: the results are valid, and
+		// the error lists the actions that failed.
+		return out, &hbase.BatchError{Failed: failed}
 	}
 	return out, nil
 }
