@@ -175,8 +175,11 @@ bench-phoenix:
 ## logs in from the keytab, writes and reads a row; a SIMPLE client is
 ## refused. test-secure: a fresh secured HBase (Kerberos + TLS), that check,
 ## and hbkit's Kerberos and TLS tests (conformance suite over both, typed
-## refusals), then stops it.
-.PHONY: hbase-secure-up hbase-secure-down hbase-secure-check test-secure
+## refusals), then stops it. bench-secure: what Kerberos and TLS cost,
+## hbkit bench as a plain, a Kerberos (authentication, privacy), a TLS and a
+## TLS + Kerberos client against one secured HBase that takes them all
+## (HBKIT_SECURE_OPEN=1), alternating (ROUNDS, ROWS, THREADS, WORKLOADS).
+.PHONY: hbase-secure-up hbase-secure-down hbase-secure-check test-secure bench-secure
 hbase-secure-up:
 	$(if $(PROTECTION),HBKIT_RPC_PROTECTION=$(PROTECTION)) $(if $(ZK_SASL),HBKIT_SECURE_ZK_SASL=$(ZK_SASL)) $(if $(TLS),HBKIT_SECURE_TLS=$(TLS)) tools/secure-hbase.sh up
 
@@ -188,3 +191,6 @@ hbase-secure-check:
 
 test-secure:
 	$(if $(PROTECTION),HBKIT_RPC_PROTECTION=$(PROTECTION)) $(if $(ZK_SASL),HBKIT_SECURE_ZK_SASL=$(ZK_SASL)) $(if $(TLS),HBKIT_SECURE_TLS=$(TLS)) tools/test-secure.sh
+
+bench-secure:
+	tools/bench-secure.sh

@@ -20,7 +20,11 @@
 # native RPC TLS on the master's and region servers' ports as well, plain
 # clients refused: a CA, a server certificate for localhost/127.0.0.1 and
 # a client certificate generated with openssl under tls/, plus a second
-# CA the servers never used, for the wrong-CA tests; default 0). `up` always starts from an empty HBase and a
+# CA the servers never used, for the wrong-CA tests; default 0),
+# HBKIT_SECURE_OPEN=1 (the same servers also take SIMPLE clients, every
+# quality of protection and plain TCP beside TLS: tools/bench-secure.sh
+# measures what security costs on one server; default 0). `up` always
+# starts from an empty HBase and a
 # new realm; secure.env (shell syntax) holds the client's principal, keytab,
 # krb5.conf, the server principal and HBKIT_ZK.
 set -euo pipefail

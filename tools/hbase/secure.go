@@ -26,6 +26,12 @@ type kerberos struct {
 	// ZooKeeper): ZooKeeper then authenticates HBase with SASL and HBase
 	// puts ACLs on its znodes.
 	jaas string
+	// open (HBKIT_SECURE_OPEN=1) also lets in what a secured cluster
+	// refuses, for measuring what security costs on one server: SIMPLE
+	// clients (fallback to SIMPLE allowed) and every quality of protection
+	// (hbase.rpc.protection lists all three, the client picks). protection
+	// is then the launcher's own.
+	open bool
 }
 
 func (k kerberos) enabled() bool { return k.keytab != "" }
@@ -40,6 +46,7 @@ func loadKerberos() (kerberos, error) {
 		principal:  strings.TrimSpace(os.Getenv("HBKIT_HBASE_PRINCIPAL")),
 		protection: envOr("HBKIT_RPC_PROTECTION", "authentication"),
 		jaas:       strings.TrimSpace(os.Getenv("HBKIT_ZK_JAAS")),
+		open:       os.Getenv("HBKIT_SECURE_OPEN") == "1",
 	}
 	if !k.enabled() {
 		return kerberos{}, nil
@@ -76,7 +83,7 @@ func (k kerberos) site() [][2]string {
 	if !k.enabled() {
 		return nil
 	}
-	return [][2]string{
+	site := [][2]string{
 		{"hbase.security.authentication", "kerberos"},
 		{"hadoop.security.authentication", "kerberos"},
 		{"hbase.master.keytab.file", k.keytab},
@@ -87,6 +94,11 @@ func (k kerberos) site() [][2]string {
 		// A SIMPLE client is refused, never let in as an unauthenticated user.
 		{"hbase.ipc.server.fallback-to-simple-auth-allowed", "false"},
 	}
+	if k.open {
+		site[len(site)-2][1] = "authentication,integrity,privacy"
+		site[len(site)-1][1] = "true"
+	}
+	return site
 }
 
 // jvmFlags points the JVM's Kerberos at our krb5.conf.

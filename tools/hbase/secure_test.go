@@ -60,3 +60,32 @@ func TestLoadKerberos(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenSite: HBKIT_SECURE_OPEN=1 makes the secured instance also take
+// SIMPLE clients, every quality of protection and plain clients on the
+// TLS ports (tools/bench-secure.sh measures them all on one server);
+// without it, it refuses them.
+func TestOpenSite(t *testing.T) {
+	for _, open := range []bool{false, true} {
+		k := kerberos{keytab: "/k", principal: "hbase/localhost@R", krb5Conf: "/c", protection: "privacy", open: open}
+		c := &config{state: t.TempDir(), kerberos: k, tls: tlsFiles{keystore: "/ks", truststore: "/ts", plaintext: open}}
+		site := c.siteXML()
+		want := map[string]string{
+			"hbase.rpc.protection":                             "privacy",
+			"hbase.ipc.server.fallback-to-simple-auth-allowed": "false",
+			"hbase.server.netty.tls.supportplaintext":          "false",
+		}
+		if open {
+			want = map[string]string{
+				"hbase.rpc.protection":                             "authentication,integrity,privacy",
+				"hbase.ipc.server.fallback-to-simple-auth-allowed": "true",
+				"hbase.server.netty.tls.supportplaintext":          "true",
+			}
+		}
+		for name, v := range want {
+			if p := "<name>" + name + "</name><value>" + v + "</value>"; !strings.Contains(site, p) {
+				t.Errorf("open %t: hbase-site.xml lacks %s\n%s", open, p, site)
+			}
+		}
+	}
+}

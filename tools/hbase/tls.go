@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/hbkit/hbkit/internal/rpc"
@@ -17,6 +18,9 @@ import (
 type tlsFiles struct {
 	keystore   string // PEM: the servers' private key (PKCS#8) and certificate chain
 	truststore string // PEM: the CA certificates the servers and the launcher trust
+	// plaintext (HBKIT_SECURE_OPEN=1) accepts plain clients on the TLS
+	// ports too, for measuring what TLS costs on one server.
+	plaintext bool
 }
 
 func (t tlsFiles) enabled() bool { return t.keystore != "" }
@@ -27,6 +31,7 @@ func loadTLS() (tlsFiles, error) {
 	t := tlsFiles{
 		keystore:   strings.TrimSpace(os.Getenv("HBKIT_TLS_KEYSTORE")),
 		truststore: strings.TrimSpace(os.Getenv("HBKIT_TLS_TRUSTSTORE")),
+		plaintext:  os.Getenv("HBKIT_SECURE_OPEN") == "1",
 	}
 	if t.keystore == "" && t.truststore == "" {
 		return tlsFiles{}, nil
@@ -58,7 +63,7 @@ func (t tlsFiles) site() [][2]string {
 	}
 	return [][2]string{
 		{"hbase.server.netty.tls.enabled", "true"},
-		{"hbase.server.netty.tls.supportplaintext", "false"},
+		{"hbase.server.netty.tls.supportplaintext", strconv.FormatBool(t.plaintext)},
 		{"hbase.client.netty.tls.enabled", "true"},
 		{"hbase.rpc.tls.keystore.location", t.keystore},
 		{"hbase.rpc.tls.keystore.type", "PEM"},
