@@ -14,7 +14,8 @@
 # Settings (environment): HBKIT_RPC_PROTECTION (authentication, integrity
 # or privacy; default authentication), HBKIT_SECURE_ZK_PORT (2581),
 # HBKIT_SECURE_MASTER_PORT (16400), HBKIT_SECURE_RS_PORT (16420),
-# HBKIT_SECURE_KDC_PORT (18588), HBKIT_SECURE_ZK_SASL=1 (ZooKeeper
+# HBKIT_SECURE_KDC_PORT (18588), HBKIT_SECURE_DIR (the state directory,
+# default $HBKIT_CACHE/secure), HBKIT_SECURE_ZK_SASL=1 (ZooKeeper
 # authenticates HBase with SASL too, and HBase puts ACLs on its znodes;
 # default 0: ZooKeeper without SASL), HBKIT_SECURE_TLS=1 (HBase 2.6's
 # native RPC TLS on the master's and region servers' ports as well, plain
@@ -31,7 +32,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cache="${HBKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hbkit}"
-dir="$cache/secure"
+dir="${HBKIT_SECURE_DIR:-$cache/secure}"
 kdc="$dir/kdc"
 realm=HBKIT.LOCAL
 kdc_port="${HBKIT_SECURE_KDC_PORT:-18588}"
