@@ -419,6 +419,12 @@ type gssContext struct {
 	key     types.EncryptionKey
 	et      etype.EType
 	sendSeq uint64
+	// recvSeq is the sequence number the peer's next token must carry:
+	// its first token sets it (the peer picks its initial number), each
+	// one after must follow by one, so a replayed, dropped or reordered
+	// token fails to unwrap.
+	recvSeq     uint64
+	recvStarted bool
 	// acceptor is set for the server's side (tests only): it wraps as
 	// the acceptor and unwraps the initiator's tokens.
 	acceptor bool
@@ -511,6 +517,24 @@ func (g *gssContext) unwrap(tok []byte) ([]byte, error) {
 	ec := int(binary.BigEndian.Uint16(tok[4:]))
 	rrc := int(binary.BigEndian.Uint16(tok[6:]))
 	seq := binary.BigEndian.Uint64(tok[8:])
+	payload, err := g.open(tok, flags, usage, ec, rrc, seq)
+	if err != nil {
+		return nil, err
+	}
+	// Only a token that verified moves the sequence on.
+	if g.recvStarted && seq != g.recvSeq {
+		return nil, bad("wrap token with sequence number %d, want %d (replayed or out of order)", seq, g.recvSeq)
+	}
+	g.recvSeq, g.recvStarted = seq+1, true
+	return payload, nil
+}
+
+// open checks the checksum or decrypts the body of a Wrap token whose
+// header unwrap parsed, and returns its payload.
+func (g *gssContext) open(tok []byte, flags byte, usage uint32, ec, rrc int, seq uint64) ([]byte, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrBadToken}, args...)...)
+	}
 	body := tok[wrapHeaderLen:]
 	if rrc != 0 && len(body) > 0 {
 		// Undo the sender's right rotation.
