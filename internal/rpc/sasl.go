@@ -282,7 +282,9 @@ func (k *Kerberos) saslHandshake(ctx context.Context, nc net.Conn, addr string, 
 	serverMax := int(offer[1])<<16 | int(offer[2])<<8 | int(offer[3])
 	reply := []byte{want, 0, 0, 0}
 	if want != 1 {
-		reply[1], reply[2], reply[3] = 0xff, 0xff, 0xff
+		// Our receive buffer: the largest token saslConn accepts.
+		n := min(saslMaxToken(maxFrame), 0xffffff)
+		reply[1], reply[2], reply[3] = byte(n>>16), byte(n>>8), byte(n)
 	}
 	tok, err := gss.wrap(reply, false)
 	if err != nil {
@@ -610,9 +612,14 @@ func newSASLConn(nc net.Conn, gss *gssContext, conf bool, serverMax, maxFrame in
 	if serverMax == 0 || maxSend < 1024 {
 		maxSend = 64 << 10
 	}
-	return &saslConn{Conn: nc, gss: gss, conf: conf, maxSend: maxSend, maxToken: maxFrame + 1024,
+	return &saslConn{Conn: nc, gss: gss, conf: conf, maxSend: maxSend, maxToken: saslMaxToken(maxFrame),
 		br: bufio.NewReaderSize(nc, 64<<10)}
 }
+
+// saslMaxToken is the largest Wrap token a saslConn reads: a frame of
+// maxFrame bytes and the token's overhead. The security-layer reply
+// advertises it (at most 2^24-1) as the client's receive buffer.
+func saslMaxToken(maxFrame int) int { return maxFrame + 1024 }
 
 func (s *saslConn) Read(p []byte) (int, error) {
 	for len(s.rbuf) == 0 {
