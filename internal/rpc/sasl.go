@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +18,8 @@ import (
 	"github.com/jcmturner/gokrb5/v8/crypto"
 	"github.com/jcmturner/gokrb5/v8/crypto/etype"
 	"github.com/jcmturner/gokrb5/v8/iana/chksumtype"
+	"github.com/jcmturner/gokrb5/v8/iana/errorcode"
+	"github.com/jcmturner/gokrb5/v8/krberror"
 	"github.com/jcmturner/gokrb5/v8/messages"
 	"github.com/jcmturner/gokrb5/v8/types"
 )
@@ -92,11 +96,16 @@ type Kerberos struct {
 var (
 	// ErrNoCredentials: the client has no usable credentials: no keytab
 	// entry for its principal, an expired ticket in its cache, or a KDC
-	// that refused its login.
+	// that refused its login (unknown or revoked principal, wrong
+	// password or key, expired key, clock skew).
 	ErrNoCredentials = errors.New("rpc: kerberos: no valid credentials")
-	// ErrServiceTicket: the KDC gave no ticket for the server's principal
-	// (unknown principal, wrong realm).
+	// ErrServiceTicket: the KDC refused a ticket for the server's
+	// principal (unknown, expired or revoked principal).
 	ErrServiceTicket = errors.New("rpc: kerberos: no service ticket for the server principal")
+	// ErrKDCUnavailable: the KDC could not be reached, did not answer in
+	// time, or said it is unavailable. Unlike the others it is
+	// retryable: a new connection may find the KDC back.
+	ErrKDCUnavailable = errors.New("rpc: kerberos: KDC unavailable")
 	// ErrAuthRefused: the server refused the authentication (it sent an
 	// error: wrong principal, clock skew, a key it cannot decrypt with).
 	ErrAuthRefused = errors.New("rpc: kerberos: server refused authentication")
@@ -137,8 +146,12 @@ func (e *AuthError) Unwrap() error { return e.Err }
 // Retryable reports whether a new connection may succeed: not when the
 // handshake failed for one of the reasons above (credentials, principal,
 // protection, a server refusing or not speaking Kerberos), only when the
-// connection broke during it.
+// KDC was unavailable (ErrKDCUnavailable) or the connection broke during
+// it.
 func (e *AuthError) Retryable() bool {
+	if errors.Is(e.Err, ErrKDCUnavailable) {
+		return true
+	}
 	for _, s := range []error{ErrNoCredentials, ErrServiceTicket, ErrAuthRefused, ErrServerNotSecured, ErrProtectionMismatch, ErrBadToken} {
 		if errors.Is(e.Err, s) {
 			return false
@@ -212,15 +225,9 @@ const (
 func (k *Kerberos) saslHandshake(ctx context.Context, nc net.Conn, addr string, maxFrame int) (net.Conn, error) {
 	spn := k.principalFor(addr)
 	fail := func(err error) error { return &AuthError{Principal: spn, Err: err} }
-	if err := k.Client.AffirmLogin(); err != nil {
-		return nil, fail(fmt.Errorf("%w: %v", ErrNoCredentials, err))
-	}
-	tkt, key, err := k.Client.GetServiceTicket(spn)
+	tkt, key, err := k.serviceTicket(ctx, spn)
 	if err != nil {
-		if strings.Contains(err.Error(), "KDC_ERR_S_PRINCIPAL_UNKNOWN") {
-			return nil, fail(fmt.Errorf("%w: %v", ErrServiceTicket, err))
-		}
-		return nil, fail(fmt.Errorf("%w: %v", ErrNoCredentials, err))
+		return nil, fail(err)
 	}
 	auth, err := types.NewAuthenticator(k.Client.Credentials.Domain(), k.Client.Credentials.CName())
 	if err != nil {
@@ -300,6 +307,81 @@ func (k *Kerberos) saslHandshake(ctx context.Context, nc net.Conn, addr string, 
 		return nc, nil
 	}
 	return newSASLConn(nc, gss, want == 4, serverMax, maxFrame), nil
+}
+
+// serviceTicket logs in (when the client holds no valid TGT) and gets the
+// ticket for spn (when none is cached), mapping gokrb5's errors with
+// kdcError. gokrb5 takes no context, so it runs in a goroutine that ctx
+// stops waiting for; gokrb5 bounds each KDC exchange itself (5 s).
+func (k *Kerberos) serviceTicket(ctx context.Context, spn string) (messages.Ticket, types.EncryptionKey, error) {
+	type result struct {
+		tkt messages.Ticket
+		key types.EncryptionKey
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		if err := k.Client.AffirmLogin(); err != nil {
+			ch <- result{err: kdcError(true, err)}
+			return
+		}
+		tkt, key, err := k.Client.GetServiceTicket(spn)
+		if err != nil {
+			err = kdcError(false, err)
+		}
+		ch <- result{tkt, key, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.tkt, r.key, r.err
+	case <-ctx.Done():
+		return messages.Ticket{}, types.EncryptionKey{}, fmt.Errorf("%w: waiting for the KDC: %w", ErrKDCUnavailable, context.Cause(ctx))
+	}
+}
+
+// krbErrorCode matches the code gokrb5 writes for a KDC's error
+// (errorcode.Lookup: "KRB Error: (6) KDC_ERR_C_PRINCIPAL_UNKNOWN").
+var krbErrorCode = regexp.MustCompile(`KRB Error: \((\d+)\)`)
+
+// kdcError maps an error of gokrb5's login (login) or service ticket
+// request to ErrKDCUnavailable when the KDC could not be reached or was
+// unavailable, else to ErrNoCredentials or ErrServiceTicket, wrapping err.
+//
+// gokrb5 v8 returns the KDC's messages.KRBError wrapped in text (a
+// krberror.Krberror, or fmt's %v): kdcError takes the error code from a
+// KRBError in the chain when there is one, else from that text.
+func kdcError(login bool, err error) error {
+	var ke messages.KRBError
+	code := int32(-1)
+	if errors.As(err, &ke) {
+		code = ke.ErrorCode
+	} else if m := krbErrorCode.FindStringSubmatch(err.Error()); m != nil {
+		if n, perr := strconv.ParseInt(m[1], 10, 32); perr == nil {
+			code = int32(n)
+		}
+	}
+	switch code {
+	case -1:
+		// No answer from a KDC: a network error or a timeout, or a
+		// failure on the client's side (configuration, keys, cache).
+		var ne net.Error
+		var kerr krberror.Krberror
+		if errors.As(err, &ne) || (errors.As(err, &kerr) && kerr.RootCause == krberror.NetworkingError) ||
+			strings.Contains(err.Error(), "[Root cause: "+krberror.NetworkingError+"]") {
+			return fmt.Errorf("%w: %w", ErrKDCUnavailable, err)
+		}
+		return fmt.Errorf("%w: %w", ErrNoCredentials, err)
+	case errorcode.KDC_ERR_SVC_UNAVAILABLE, errorcode.KRB_ERR_RESPONSE_TOO_BIG:
+		return fmt.Errorf("%w: %w", ErrKDCUnavailable, err)
+	case errorcode.KDC_ERR_S_PRINCIPAL_UNKNOWN, errorcode.KDC_ERR_SERVICE_EXP,
+		errorcode.KDC_ERR_SERVICE_REVOKED, errorcode.KDC_ERR_SERVICE_NOTYET:
+		if !login {
+			return fmt.Errorf("%w: %w", ErrServiceTicket, err)
+		}
+	}
+	// Any other answer of the KDC refuses the client: unknown, revoked
+	// or expired principal, failed pre-authentication, clock skew.
+	return fmt.Errorf("%w: %w", ErrNoCredentials, err)
 }
 
 func ctxOr(ctx context.Context, err error) error {
