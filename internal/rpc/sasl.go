@@ -222,7 +222,9 @@ const (
 // GSS-API initial token, the RFC 4752 security-layer exchange. It returns
 // the connection to send the ConnectionHeader and all frames on: nc itself
 // for authentication, a wrapping connection for integrity and privacy.
-func (k *Kerberos) saslHandshake(ctx context.Context, nc net.Conn, addr string, maxFrame int) (net.Conn, error) {
+// When plain (no TLS) and the server closes nc before sending a byte, the
+// error wraps errClosedUnanswered.
+func (k *Kerberos) saslHandshake(ctx context.Context, nc net.Conn, addr string, maxFrame int, plain bool) (net.Conn, error) {
 	spn := k.principalFor(addr)
 	fail := func(err error) error { return &AuthError{Principal: spn, Err: err} }
 	tkt, key, err := k.serviceTicket(ctx, spn)
@@ -263,7 +265,8 @@ func (k *Kerberos) saslHandshake(ctx context.Context, nc net.Conn, addr string, 
 	if _, err := nc.Write(out); err != nil {
 		return nil, ctxOr(ctx, err)
 	}
-	br := bufio.NewReader(nc)
+	cr := &countingReader{r: nc}
+	br := bufio.NewReader(cr)
 	challenge, err := readSASLChallenge(br)
 	if err != nil {
 		var ae *AuthError
@@ -271,7 +274,10 @@ func (k *Kerberos) saslHandshake(ctx context.Context, nc net.Conn, addr string, 
 			ae.Principal = spn
 			return nil, ae
 		}
-		return nil, fail(ctxOr(ctx, err))
+		if err = ctxOr(ctx, err); plain && cr.n == 0 && closedByPeer(err) {
+			err = fmt.Errorf("%w: %w", errClosedUnanswered, err)
+		}
+		return nil, fail(err)
 	}
 	// The server accepted the context (no mutual authentication asked) and
 	// offers its security layers: [layers][max buffer, 3 bytes], wrapped.
@@ -382,6 +388,18 @@ func kdcError(login bool, err error) error {
 	// Any other answer of the KDC refuses the client: unknown, revoked
 	// or expired principal, failed pre-authentication, clock skew.
 	return fmt.Errorf("%w: %w", ErrNoCredentials, err)
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += n
+	return n, err
 }
 
 func ctxOr(ctx context.Context, err error) error {
