@@ -34,7 +34,9 @@ const (
 func ParseProtection(s string) (Protection, error) { return rpc.ParseProtection(s) }
 
 // Errors of a failed Kerberos handshake; the error of the call wraps one
-// of them (and an *AuthError), and is not retryable.
+// of them (and an *AuthError), and is not retryable, except
+// ErrKerberosKDCUnavailable (the KDC could not be reached or did not
+// answer in time), which is.
 var (
 	ErrKerberosNoCredentials      = rpc.ErrNoCredentials
 	ErrKerberosServiceTicket      = rpc.ErrServiceTicket
@@ -42,6 +44,7 @@ var (
 	ErrKerberosServerNotSecured   = rpc.ErrServerNotSecured
 	ErrKerberosProtectionMismatch = rpc.ErrProtectionMismatch
 	ErrKerberosBadToken           = rpc.ErrBadToken
+	ErrKerberosKDCUnavailable     = rpc.ErrKDCUnavailable
 )
 
 // AuthError is a failed Kerberos handshake with a server.

@@ -25,8 +25,9 @@ var (
 	// it requires a client certificate.
 	ErrTLSRefused = rpc.ErrTLSRefused
 	// ErrTLSRequired: a client without TLS against a server that accepts
-	// only TLS (hbase.server.netty.tls.supportplaintext=false): the
-	// server closed the connection before answering anything.
+	// only TLS (hbase.server.netty.tls.supportplaintext=false): two
+	// connections in a row were closed before any answer (retried as a
+	// server going away), and the server then completed a TLS handshake.
 	ErrTLSRequired = rpc.ErrTLSRequired
 )
 

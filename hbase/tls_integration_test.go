@@ -53,7 +53,8 @@ func krbOpts(t testing.TB, k hbase.Kerberos) []hbase.Option {
 // TestIntegrationTLSRefused: a client with a client certificate writes
 // and reads over TLS + Kerberos; clients trusting the wrong CA, expecting
 // another server name, or without TLS are refused with their typed
-// error, at once, and write nothing.
+// error, not retryable, and write nothing (without TLS after two
+// connections closed unanswered: see ErrTLSRequired).
 func TestIntegrationTLSRefused(t *testing.T) {
 	files := tlsFiles(t, true)
 	k := kerberosFromEnv(t)

@@ -34,10 +34,10 @@ type Conn struct {
 	born time.Time
 	// lastRead is when bytes last arrived from the server (see abandon).
 	lastRead atomic.Int64
-	// probe, set on connections without TLS, dials the server again to
-	// ask whether it speaks TLS when it closes the connection before
-	// sending anything (see ErrTLSRequired).
-	probe DialFunc
+	// plain is set on connections with neither TLS nor Kerberos: when
+	// the server closes one before sending a byte, its error wraps
+	// errClosedUnanswered, which a Pool counts (see ErrTLSRequired).
+	plain bool
 
 	// writeq carries encoded requests to the writer goroutine, which owns
 	// the socket's write side, so each frame is written whole and in order.
@@ -109,12 +109,9 @@ func dial(ctx context.Context, addr, service string, o *options) (*Conn, error) 
 	if o.kerberos != nil {
 		// The SASL exchange first; the ConnectionHeader then goes over
 		// the connection it returns (wrapped for integrity or privacy).
-		sc, err := o.kerberos.saslHandshake(ctx, nc, addr, o.maxFrameSize)
+		sc, err := o.kerberos.saslHandshake(ctx, nc, addr, o.maxFrameSize, o.tls == nil)
 		if err != nil {
 			nc.Close()
-			if o.tls == nil && isEOF(err) && probeTLS(ctx, o.dial, addr) {
-				err = fmt.Errorf("%w: %w", ErrTLSRequired, err)
-			}
 			return nil, &ConnError{Addr: addr, Service: service, Err: err}
 		}
 		nc = sc
@@ -144,9 +141,7 @@ func dial(ctx context.Context, addr, service string, o *options) (*Conn, error) 
 		done:         make(chan struct{}),
 		pending:      make(map[uint32]*pending),
 	}
-	if o.tls == nil {
-		c.probe = o.dial
-	}
+	c.plain = o.tls == nil && o.kerberos == nil
 	go c.readLoop()
 	go c.writeLoop()
 	return c, nil
@@ -366,6 +361,9 @@ func (c *Conn) fail(err error) {
 	if err != ErrClosed {
 		var ce *ConnError
 		if !errors.As(err, &ce) {
+			if c.plain && c.lastRead.Load() == 0 && closedByPeer(err) {
+				err = fmt.Errorf("%w: %w", errClosedUnanswered, err)
+			}
 			err = &ConnError{Addr: c.addr, Service: c.service, Err: err}
 		}
 	}
@@ -388,13 +386,6 @@ func (c *Conn) readLoop() {
 	for {
 		frame, err := ReadFrame(br, c.maxFrame)
 		if err != nil {
-			if c.probe != nil && c.lastRead.Load() == 0 && isEOF(err) {
-				ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
-				if probeTLS(ctx, c.probe, c.addr) {
-					err = fmt.Errorf("%w: %w", ErrTLSRequired, err)
-				}
-				cancel()
-			}
 			c.fail(err)
 			return
 		}

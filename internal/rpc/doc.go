@@ -84,9 +84,10 @@
 // handshake is a *TLSError wrapping one of the ErrTLS* sentinels of
 // tls.go, inside the dial's *ConnError, and is not retryable. HBase with
 // hbase.server.netty.tls.supportplaintext=false closes a plain connection
-// without a byte; a connection without TLS that ends so is probed with
-// one TLS handshake, and reported as ErrTLSRequired only when the server
-// completes it.
+// without a byte, as a server going away may: such a close fails the
+// connection's calls at once with a retryable *ConnError, and a Pool
+// reports ErrTLSRequired only after two such closes in a row, when a TLS
+// handshake with the server then completes.
 //
 // # Frames
 //

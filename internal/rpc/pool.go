@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
@@ -17,6 +18,11 @@ type Pool struct {
 	mu     sync.Mutex
 	conns  map[poolKey]*poolEntry // guarded by mu
 	closed bool                   // guarded by mu
+	// unanswered counts, per key, the connections in a row that the
+	// server closed before any answer (errClosedUnanswered); guarded by
+	// mu. At two the next dial first asks whether the server requires
+	// TLS (see ErrTLSRequired).
+	unanswered map[poolKey]int
 }
 
 type poolKey struct{ addr, service string }
@@ -34,7 +40,7 @@ func NewPool(opts ...Option) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pool{opts: o, conns: make(map[poolKey]*poolEntry)}, nil
+	return &Pool{opts: o, conns: make(map[poolKey]*poolEntry), unanswered: make(map[poolKey]int)}, nil
 }
 
 // Conn returns the live connection to addr for service, dialling one if
@@ -71,15 +77,35 @@ func (p *Pool) Conn(ctx context.Context, addr, service string) (*Conn, error) {
 			p.mu.Unlock()
 			return e.conn, nil
 		}
+		if e != nil {
+			p.noteEnd(k, e.conn.Err()) // the connection it replaces
+		}
 		// Dial, with the entry marked so that others wait.
 		e = &poolEntry{dialing: make(chan struct{})}
 		p.conns[k] = e
+		check := p.unanswered[k] >= 2
 		p.mu.Unlock()
 
-		c, err := dial(ctx, addr, service, &p.opts)
+		var c *Conn
+		err := p.checkTLS(ctx, k, check)
+		if err == nil {
+			c, err = dial(ctx, addr, service, &p.opts)
+			if err != nil && errors.Is(err, errClosedUnanswered) {
+				p.mu.Lock()
+				p.noteEnd(k, err)
+				check = p.unanswered[k] >= 2
+				p.mu.Unlock()
+				if tlsErr := p.checkTLS(ctx, k, check); tlsErr != nil {
+					err = tlsErr
+				}
+			}
+		}
 
 		p.mu.Lock()
 		if err != nil {
+			if !errors.Is(err, errClosedUnanswered) && !errors.Is(err, ErrTLSRequired) {
+				delete(p.unanswered, k)
+			}
 			e.err = err
 			delete(p.conns, k) // the next caller dials again
 		} else if p.closed {
@@ -95,6 +121,34 @@ func (p *Pool) Conn(ctx context.Context, addr, service string) (*Conn, error) {
 		close(ch)
 		return c, err
 	}
+}
+
+// noteEnd counts the end of a connection to k that failed with err:
+// closed before any answer, or not. p.mu must be held.
+func (p *Pool) noteEnd(k poolKey, err error) {
+	if errors.Is(err, errClosedUnanswered) {
+		p.unanswered[k]++
+	} else {
+		delete(p.unanswered, k)
+	}
+}
+
+// checkTLS, when check is set (two connections to k in a row were closed
+// before any answer), probes the server: it returns a *ConnError wrapping
+// ErrTLSRequired when a TLS handshake completes, else nil, and then
+// starts the count again (the server was going away).
+func (p *Pool) checkTLS(ctx context.Context, k poolKey, check bool) error {
+	if !check {
+		return nil
+	}
+	if probeTLS(ctx, p.opts.dial, k.addr) {
+		return &ConnError{Addr: k.addr, Service: k.service,
+			Err: fmt.Errorf("%w (two connections in a row closed before any answer, and a TLS handshake completes)", ErrTLSRequired)}
+	}
+	p.mu.Lock()
+	delete(p.unanswered, k)
+	p.mu.Unlock()
+	return nil
 }
 
 // Call sends one request on the connection for (addr, service), dialling

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +18,8 @@ import (
 	"github.com/jcmturner/gokrb5/v8/crypto"
 	"github.com/jcmturner/gokrb5/v8/crypto/etype"
 	"github.com/jcmturner/gokrb5/v8/iana/chksumtype"
+	"github.com/jcmturner/gokrb5/v8/iana/errorcode"
+	"github.com/jcmturner/gokrb5/v8/krberror"
 	"github.com/jcmturner/gokrb5/v8/messages"
 	"github.com/jcmturner/gokrb5/v8/types"
 )
@@ -92,11 +96,16 @@ type Kerberos struct {
 var (
 	// ErrNoCredentials: the client has no usable credentials: no keytab
 	// entry for its principal, an expired ticket in its cache, or a KDC
-	// that refused its login.
+	// that refused its login (unknown or revoked principal, wrong
+	// password or key, expired key, clock skew).
 	ErrNoCredentials = errors.New("rpc: kerberos: no valid credentials")
-	// ErrServiceTicket: the KDC gave no ticket for the server's principal
-	// (unknown principal, wrong realm).
+	// ErrServiceTicket: the KDC refused a ticket for the server's
+	// principal (unknown, expired or revoked principal).
 	ErrServiceTicket = errors.New("rpc: kerberos: no service ticket for the server principal")
+	// ErrKDCUnavailable: the KDC could not be reached, did not answer in
+	// time, or said it is unavailable. Unlike the others it is
+	// retryable: a new connection may find the KDC back.
+	ErrKDCUnavailable = errors.New("rpc: kerberos: KDC unavailable")
 	// ErrAuthRefused: the server refused the authentication (it sent an
 	// error: wrong principal, clock skew, a key it cannot decrypt with).
 	ErrAuthRefused = errors.New("rpc: kerberos: server refused authentication")
@@ -137,8 +146,12 @@ func (e *AuthError) Unwrap() error { return e.Err }
 // Retryable reports whether a new connection may succeed: not when the
 // handshake failed for one of the reasons above (credentials, principal,
 // protection, a server refusing or not speaking Kerberos), only when the
-// connection broke during it.
+// KDC was unavailable (ErrKDCUnavailable) or the connection broke during
+// it.
 func (e *AuthError) Retryable() bool {
+	if errors.Is(e.Err, ErrKDCUnavailable) {
+		return true
+	}
 	for _, s := range []error{ErrNoCredentials, ErrServiceTicket, ErrAuthRefused, ErrServerNotSecured, ErrProtectionMismatch, ErrBadToken} {
 		if errors.Is(e.Err, s) {
 			return false
@@ -209,18 +222,14 @@ const (
 // GSS-API initial token, the RFC 4752 security-layer exchange. It returns
 // the connection to send the ConnectionHeader and all frames on: nc itself
 // for authentication, a wrapping connection for integrity and privacy.
-func (k *Kerberos) saslHandshake(ctx context.Context, nc net.Conn, addr string, maxFrame int) (net.Conn, error) {
+// When plain (no TLS) and the server closes nc before sending a byte, the
+// error wraps errClosedUnanswered.
+func (k *Kerberos) saslHandshake(ctx context.Context, nc net.Conn, addr string, maxFrame int, plain bool) (net.Conn, error) {
 	spn := k.principalFor(addr)
 	fail := func(err error) error { return &AuthError{Principal: spn, Err: err} }
-	if err := k.Client.AffirmLogin(); err != nil {
-		return nil, fail(fmt.Errorf("%w: %v", ErrNoCredentials, err))
-	}
-	tkt, key, err := k.Client.GetServiceTicket(spn)
+	tkt, key, err := k.serviceTicket(ctx, spn)
 	if err != nil {
-		if strings.Contains(err.Error(), "KDC_ERR_S_PRINCIPAL_UNKNOWN") {
-			return nil, fail(fmt.Errorf("%w: %v", ErrServiceTicket, err))
-		}
-		return nil, fail(fmt.Errorf("%w: %v", ErrNoCredentials, err))
+		return nil, fail(err)
 	}
 	auth, err := types.NewAuthenticator(k.Client.Credentials.Domain(), k.Client.Credentials.CName())
 	if err != nil {
@@ -256,7 +265,8 @@ func (k *Kerberos) saslHandshake(ctx context.Context, nc net.Conn, addr string, 
 	if _, err := nc.Write(out); err != nil {
 		return nil, ctxOr(ctx, err)
 	}
-	br := bufio.NewReader(nc)
+	cr := &countingReader{r: nc}
+	br := bufio.NewReader(cr)
 	challenge, err := readSASLChallenge(br)
 	if err != nil {
 		var ae *AuthError
@@ -264,7 +274,10 @@ func (k *Kerberos) saslHandshake(ctx context.Context, nc net.Conn, addr string, 
 			ae.Principal = spn
 			return nil, ae
 		}
-		return nil, fail(ctxOr(ctx, err))
+		if err = ctxOr(ctx, err); plain && cr.n == 0 && closedByPeer(err) {
+			err = fmt.Errorf("%w: %w", errClosedUnanswered, err)
+		}
+		return nil, fail(err)
 	}
 	// The server accepted the context (no mutual authentication asked) and
 	// offers its security layers: [layers][max buffer, 3 bytes], wrapped.
@@ -282,7 +295,9 @@ func (k *Kerberos) saslHandshake(ctx context.Context, nc net.Conn, addr string, 
 	serverMax := int(offer[1])<<16 | int(offer[2])<<8 | int(offer[3])
 	reply := []byte{want, 0, 0, 0}
 	if want != 1 {
-		reply[1], reply[2], reply[3] = 0xff, 0xff, 0xff
+		// Our receive buffer: the largest token saslConn accepts.
+		n := min(saslMaxToken(maxFrame), 0xffffff)
+		reply[1], reply[2], reply[3] = byte(n>>16), byte(n>>8), byte(n)
 	}
 	tok, err := gss.wrap(reply, false)
 	if err != nil {
@@ -298,6 +313,93 @@ func (k *Kerberos) saslHandshake(ctx context.Context, nc net.Conn, addr string, 
 		return nc, nil
 	}
 	return newSASLConn(nc, gss, want == 4, serverMax, maxFrame), nil
+}
+
+// serviceTicket logs in (when the client holds no valid TGT) and gets the
+// ticket for spn (when none is cached), mapping gokrb5's errors with
+// kdcError. gokrb5 takes no context, so it runs in a goroutine that ctx
+// stops waiting for; gokrb5 bounds each KDC exchange itself (5 s).
+func (k *Kerberos) serviceTicket(ctx context.Context, spn string) (messages.Ticket, types.EncryptionKey, error) {
+	type result struct {
+		tkt messages.Ticket
+		key types.EncryptionKey
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		if err := k.Client.AffirmLogin(); err != nil {
+			ch <- result{err: kdcError(true, err)}
+			return
+		}
+		tkt, key, err := k.Client.GetServiceTicket(spn)
+		if err != nil {
+			err = kdcError(false, err)
+		}
+		ch <- result{tkt, key, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.tkt, r.key, r.err
+	case <-ctx.Done():
+		return messages.Ticket{}, types.EncryptionKey{}, fmt.Errorf("%w: waiting for the KDC: %w", ErrKDCUnavailable, context.Cause(ctx))
+	}
+}
+
+// krbErrorCode matches the code gokrb5 writes for a KDC's error
+// (errorcode.Lookup: "KRB Error: (6) KDC_ERR_C_PRINCIPAL_UNKNOWN").
+var krbErrorCode = regexp.MustCompile(`KRB Error: \((\d+)\)`)
+
+// kdcError maps an error of gokrb5's login (login) or service ticket
+// request to ErrKDCUnavailable when the KDC could not be reached or was
+// unavailable, else to ErrNoCredentials or ErrServiceTicket, wrapping err.
+//
+// gokrb5 v8 returns the KDC's messages.KRBError wrapped in text (a
+// krberror.Krberror, or fmt's %v): kdcError takes the error code from a
+// KRBError in the chain when there is one, else from that text.
+func kdcError(login bool, err error) error {
+	var ke messages.KRBError
+	code := int32(-1)
+	if errors.As(err, &ke) {
+		code = ke.ErrorCode
+	} else if m := krbErrorCode.FindStringSubmatch(err.Error()); m != nil {
+		if n, perr := strconv.ParseInt(m[1], 10, 32); perr == nil {
+			code = int32(n)
+		}
+	}
+	switch code {
+	case -1:
+		// No answer from a KDC: a network error or a timeout, or a
+		// failure on the client's side (configuration, keys, cache).
+		var ne net.Error
+		var kerr krberror.Krberror
+		if errors.As(err, &ne) || (errors.As(err, &kerr) && kerr.RootCause == krberror.NetworkingError) ||
+			strings.Contains(err.Error(), "[Root cause: "+krberror.NetworkingError+"]") {
+			return fmt.Errorf("%w: %w", ErrKDCUnavailable, err)
+		}
+		return fmt.Errorf("%w: %w", ErrNoCredentials, err)
+	case errorcode.KDC_ERR_SVC_UNAVAILABLE, errorcode.KRB_ERR_RESPONSE_TOO_BIG:
+		return fmt.Errorf("%w: %w", ErrKDCUnavailable, err)
+	case errorcode.KDC_ERR_S_PRINCIPAL_UNKNOWN, errorcode.KDC_ERR_SERVICE_EXP,
+		errorcode.KDC_ERR_SERVICE_REVOKED, errorcode.KDC_ERR_SERVICE_NOTYET:
+		if !login {
+			return fmt.Errorf("%w: %w", ErrServiceTicket, err)
+		}
+	}
+	// Any other answer of the KDC refuses the client: unknown, revoked
+	// or expired principal, failed pre-authentication, clock skew.
+	return fmt.Errorf("%w: %w", ErrNoCredentials, err)
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += n
+	return n, err
 }
 
 func ctxOr(ctx context.Context, err error) error {
@@ -419,6 +521,12 @@ type gssContext struct {
 	key     types.EncryptionKey
 	et      etype.EType
 	sendSeq uint64
+	// recvSeq is the sequence number the peer's next token must carry:
+	// its first token sets it (the peer picks its initial number), each
+	// one after must follow by one, so a replayed, dropped or reordered
+	// token fails to unwrap.
+	recvSeq     uint64
+	recvStarted bool
 	// acceptor is set for the server's side (tests only): it wraps as
 	// the acceptor and unwraps the initiator's tokens.
 	acceptor bool
@@ -511,6 +619,24 @@ func (g *gssContext) unwrap(tok []byte) ([]byte, error) {
 	ec := int(binary.BigEndian.Uint16(tok[4:]))
 	rrc := int(binary.BigEndian.Uint16(tok[6:]))
 	seq := binary.BigEndian.Uint64(tok[8:])
+	payload, err := g.open(tok, flags, usage, ec, rrc, seq)
+	if err != nil {
+		return nil, err
+	}
+	// Only a token that verified moves the sequence on.
+	if g.recvStarted && seq != g.recvSeq {
+		return nil, bad("wrap token with sequence number %d, want %d (replayed or out of order)", seq, g.recvSeq)
+	}
+	g.recvSeq, g.recvStarted = seq+1, true
+	return payload, nil
+}
+
+// open checks the checksum or decrypts the body of a Wrap token whose
+// header unwrap parsed, and returns its payload.
+func (g *gssContext) open(tok []byte, flags byte, usage uint32, ec, rrc int, seq uint64) ([]byte, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrBadToken}, args...)...)
+	}
 	body := tok[wrapHeaderLen:]
 	if rrc != 0 && len(body) > 0 {
 		// Undo the sender's right rotation.
@@ -586,9 +712,14 @@ func newSASLConn(nc net.Conn, gss *gssContext, conf bool, serverMax, maxFrame in
 	if serverMax == 0 || maxSend < 1024 {
 		maxSend = 64 << 10
 	}
-	return &saslConn{Conn: nc, gss: gss, conf: conf, maxSend: maxSend, maxToken: maxFrame + 1024,
+	return &saslConn{Conn: nc, gss: gss, conf: conf, maxSend: maxSend, maxToken: saslMaxToken(maxFrame),
 		br: bufio.NewReaderSize(nc, 64<<10)}
 }
+
+// saslMaxToken is the largest Wrap token a saslConn reads: a frame of
+// maxFrame bytes and the token's overhead. The security-layer reply
+// advertises it (at most 2^24-1) as the client's receive buffer.
+func saslMaxToken(maxFrame int) int { return maxFrame + 1024 }
 
 func (s *saslConn) Read(p []byte) (int, error) {
 	for len(s.rbuf) == 0 {

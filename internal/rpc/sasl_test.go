@@ -95,6 +95,9 @@ func TestGSSWrapRoundTrip(t *testing.T) {
 							t.Fatalf("got %x, want %x", got, payload)
 						}
 						// A rotated token (RRC, RFC 4121 4.2.5) unwraps the same.
+						if tok, err = dir.from.wrap(payload, conf); err != nil {
+							t.Fatalf("wrap: %v", err)
+						}
 						if body := tok[wrapHeaderLen:]; len(body) > 3 {
 							rot := append([]byte(nil), tok[:wrapHeaderLen]...)
 							rot = append(rot, body[len(body)-3:]...)
@@ -116,6 +119,45 @@ func TestGSSWrapRoundTrip(t *testing.T) {
 						}
 					}
 				})
+			}
+		}
+	}
+}
+
+// TestGSSUnwrapSequence: after the peer's first token, each token must
+// carry the next sequence number: a replayed, reordered or skipped token
+// fails with ErrBadToken.
+func TestGSSUnwrapSequence(t *testing.T) {
+	for _, conf := range []bool{false, true} {
+		ini, acc := gssPair(t, etypeID.AES128_CTS_HMAC_SHA1_96, 16)
+		var toks [][]byte
+		for i := range 4 {
+			tok, err := acc.wrap([]byte{byte(i)}, conf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			toks = append(toks, tok)
+		}
+		for _, step := range []struct {
+			name string
+			tok  int
+			ok   bool
+		}{
+			{"first", 0, true},
+			{"replayed", 0, false},
+			{"skipping one", 2, false},
+			{"next", 1, true},
+			{"replayed older", 0, false},
+			{"next again", 2, true},
+			{"last", 3, true},
+			{"replayed last", 3, false},
+		} {
+			got, err := ini.unwrap(toks[step.tok])
+			if step.ok && (err != nil || !bytes.Equal(got, []byte{byte(step.tok)})) {
+				t.Fatalf("conf %t: %s: unwrap token %d = %x, %v; want %x", conf, step.name, step.tok, got, err, []byte{byte(step.tok)})
+			}
+			if !step.ok && !errors.Is(err, ErrBadToken) {
+				t.Fatalf("conf %t: %s: unwrap token %d = %x, %v; want ErrBadToken", conf, step.name, step.tok, got, err)
 			}
 		}
 	}

@@ -33,11 +33,13 @@ var (
 	// ErrTLSRequired: the server accepts only TLS
 	// (hbase.server.netty.tls.supportplaintext=false) and the client
 	// has none. Such a server closes a plain connection as soon as it
-	// reads the preamble, without a byte of answer; when a connection
-	// without WithTLS ends that way, the client dials the server once
-	// more and starts a TLS handshake (no certificate checked, nothing
-	// sent after it) to tell this from a server that is going away.
-	// Reported by the dial (Kerberos) or the first call (SIMPLE).
+	// reads the preamble, without a byte of answer, as a server going
+	// away may too. A Pool reports ErrTLSRequired, instead of dialling
+	// again, only when two connections in a row without TLS (nor, for
+	// SIMPLE, Kerberos) ended so and a TLS handshake with the server
+	// then completes (no certificate checked, nothing sent after it):
+	// for SIMPLE on the third attempt, for Kerberos on the second. A
+	// single Conn reports only the retryable close.
 	ErrTLSRequired = errors.New("rpc: server requires tls")
 )
 
@@ -114,17 +116,30 @@ func classifyTLS(err error) error {
 	return err
 }
 
-// probeTimeout bounds the TLS probe of a connection closed without an answer.
+// probeTimeout bounds the TLS probe of a server that closed connections
+// without an answer.
 const probeTimeout = 3 * time.Second
 
 func isEOF(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
-// probeTLS reports whether the server at addr completes a TLS handshake.
-// It checks no certificate (it only asks whether the server speaks TLS)
-// and sends nothing after the handshake.
+// closedByPeer reports whether err says the server closed or reset the
+// connection (read or write side).
+func closedByPeer(err error) bool {
+	return isEOF(err) || errors.Is(err, syscall.EPIPE)
+}
+
+// errClosedUnanswered is wrapped by the error of a connection without TLS
+// that the server closed before sending a byte (see ErrTLSRequired).
+var errClosedUnanswered = errors.New("closed by the server before any answer")
+
+// probeTLS reports whether the server at addr completes a TLS handshake
+// within probeTimeout (and ctx). It checks no certificate (it only asks
+// whether the server speaks TLS) and sends nothing after the handshake.
 func probeTLS(ctx context.Context, dial DialFunc, addr string) bool {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
 	nc, err := dial(ctx, "tcp", addr)
 	if err != nil {
 		return false
