@@ -943,3 +943,56 @@ func testInvertedEqReadsOneRow(t *testing.T, b userBackend) {
 		t.Fatalf("Range 2..3 by age: %v, want 2, 20 and 25 once each", counts)
 	}
 }
+
+// TestInvertedEmptyQualifier: seed 001's qualifier is the uid, so an
+// empty uid would be an empty qualifier, and a Delete without a qualifier
+// deletes the whole family: every user of the row. Writing or deleting
+// such a user is refused before anything is sent, and a cell with an empty
+// qualifier that another client wrote is left alone by repairs.
+func TestInvertedEmptyQualifier(t *testing.T) {
+	for _, mc := range modeCases {
+		t.Run(mc.mode.String(), func(t *testing.T) {
+			testInvertedEmptyQualifier(t, newFakeUsers(t), mc.mode, 30)
+		})
+	}
+}
+
+// testInvertedEmptyQualifier runs in the row of province 0 and age.
+func testInvertedEmptyQualifier(t *testing.T, b userBackend, mode schema.WriteMode, age int64) {
+	ctx := context.Background()
+	r := b.users(t, mode)
+	k := valueKey{provinces[0], age}
+	pre := fmt.Sprintf("e%d-", age)
+	for _, uid := range []string{pre + "1", pre + "2"} {
+		if err := r.Put(ctx, &schema.User{UID: uid, Province: k.province, Age: age}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{pre + "1", pre + "2"}
+	empty := &schema.User{UID: "", Province: k.province, Age: age}
+	if err := r.Put(ctx, empty); !errors.Is(err, schema.ErrInvalidKey) {
+		t.Fatalf("Put of an empty uid: got %v, want ErrInvalidKey", err)
+	}
+	if err := r.Delete(ctx, empty); !errors.Is(err, schema.ErrInvalidKey) {
+		t.Fatalf("Delete of an empty uid: got %v, want ErrInvalidKey", err)
+	}
+	if uids, n := lookup(t, r, k); !slices.Equal(uids, want) || n != 2 {
+		t.Fatalf("after the refused writes: %v, count %d; want %v, 2", uids, n, want)
+	}
+	// Another client's cell with an empty qualifier, long past the grace
+	// period and pointing to no record: an orphan repairs cannot delete.
+	row := []byte(fmt.Sprintf("%s_%d", k.province, age))
+	p := &hbase.Put{Table: b.index, Row: row, Values: map[string]map[string][]byte{"user": {"": []byte("1")}}, Timestamp: 1000}
+	if _, err := b.c.Batch(ctx, []hbase.Action{p}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Check(ctx, index.ModeRepair); err != nil {
+		t.Fatalf("repair: %v", err)
+	}
+	if uids, n := lookup(t, r, k); !slices.Equal(uids, want) || n < 2 {
+		t.Fatalf("after repair: %v, count %d; want %v", uids, n, want)
+	}
+}

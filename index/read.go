@@ -132,7 +132,10 @@ func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Acti
 		}
 		return s.entryPut(&v.expected, statusVerified, v.data.version), nil
 	}
-	if !t.deadOrphan(e, v.data) {
+	if !t.deadOrphan(e, v.data) || s.inv && len(e.qual) == 0 {
+		// A cell with an empty qualifier (another client's: the schema
+		// never encodes one) cannot be deleted alone: a Delete without a
+		// qualifier deletes the family, every entry of the row.
 		return nil, nil
 	}
 	fam, q := s.statusColumn(e)

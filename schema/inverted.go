@@ -70,14 +70,26 @@ func (ix *Index[T]) QualifierSegments() []keys.Segment {
 }
 
 // AppendQualifier appends the qualifier of v's entry in an inverted index
-// to dst. On error dst is returned unchanged.
+// to dst. A record whose qualifier encodes to nothing (seed 001's empty
+// uid) has no entry it could address: it is an error (ErrInvalidKey), since
+// a delete without a qualifier deletes the whole family, every other
+// record's entry in the row with it. On error dst is returned unchanged.
 func (ix *Index[T]) AppendQualifier(dst []byte, v *T) ([]byte, error) {
 	if ix.qual == nil {
 		return dst, &Error{Table: ix.name.String(), Field: "qualifier", Reason: "not an inverted index", Kind: ErrInvalidTable}
 	}
+	return ix.appendQualifier(dst, v)
+}
+
+// appendQualifier is AppendQualifier on an inverted index.
+func (ix *Index[T]) appendQualifier(dst []byte, v *T) ([]byte, error) {
 	out, err := ix.qual.Append(dst, v)
 	if err != nil {
 		return dst, keyError(ix.name.String(), err)
+	}
+	if len(out) == len(dst) {
+		return dst, &Error{Table: ix.name.String(), Field: "qualifier",
+			Reason: "encodes to nothing: an entry needs a qualifier of its own (an empty one would be deleted with the whole family)", Kind: ErrInvalidKey}
 	}
 	return out, nil
 }
@@ -112,10 +124,10 @@ func (ix *Index[T]) DataKeyOf(qualifier []byte) ([]byte, error) {
 // set: family, qualifier from the record, value InvertedValue.
 func (ix *Index[T]) encodeInverted(r *Row, v *T) error {
 	start := len(r.buf)
-	buf, err := ix.qual.Append(r.buf, v)
+	buf, err := ix.appendQualifier(r.buf, v)
 	if err != nil {
 		r.Reset()
-		return keyError(ix.name.String(), err)
+		return err
 	}
 	q := string(buf[start:])
 	buf = append(buf[:start], '1')

@@ -110,6 +110,45 @@ func TestInvertedEntryRoundTrip(t *testing.T) {
 	}
 }
 
+// TestInvertedEmptyQualifier: a record whose qualifier encodes to nothing
+// (seed 001's empty uid) has no entry: encoding it is an error, so no
+// write ever addresses an empty qualifier, which a Delete would read as
+// the whole family (every other user of the row).
+func TestInvertedEmptyQualifier(t *testing.T) {
+	tbl, err := TestTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, _ := tbl.Index(TestTableIndexName)
+	u := User{UID: "", Province: "辽宁省", Age: 20}
+	wantEmpty := func(what string, err error) {
+		t.Helper()
+		var se *Error
+		if !errors.Is(err, ErrInvalidKey) || !errors.As(err, &se) || se.Field != "qualifier" {
+			t.Errorf("%s: got %v, want a *Error of kind ErrInvalidKey on the qualifier", what, err)
+		}
+	}
+	var r Row
+	wantEmpty("EncodeEntry", ix.EncodeEntry(&r, &u))
+	var rec Record
+	wantEmpty("EncodeRecord", tbl.EncodeRecord(&rec, &u))
+	dst := []byte("keep")
+	got, err := ix.AppendQualifier(dst, &u)
+	wantEmpty("AppendQualifier", err)
+	if string(got) != "keep" {
+		t.Errorf("AppendQualifier on error: got %q, want dst unchanged", got)
+	}
+	dataKey, err := tbl.AppendKey(nil, &u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ix.QualifierOf(dataKey)
+	wantEmpty("QualifierOf", err)
+	if q != nil {
+		t.Errorf("QualifierOf: got %q, want nil", q)
+	}
+}
+
 // TestInvertedViewRow: hbkit get and scan show an inverted row's cells as
 // its entries, each qualifier cut into the key fields it holds.
 func TestInvertedViewRow(t *testing.T) {
