@@ -14,8 +14,9 @@ func InvertedValue() []byte { return []byte("1") }
 
 // setInverted validates the inverted declaration of spec (IndexSpec.Qualifier)
 // and records it: every qualifier segment is a decodable field of the
-// table, together they determine one record of the data table, and the
-// entry carries nothing else.
+// data row key (so the qualifier is a function of the data row key),
+// together they determine one record of the data table, and the entry
+// carries nothing else.
 func (ix *Index[T]) setInverted(spec IndexSpec[T]) error {
 	bad := func(field, reason string, kind error) error {
 		return &Error{Field: field, Reason: reason, Kind: kind}
@@ -41,6 +42,11 @@ func (ix *Index[T]) setInverted(spec IndexSpec[T]) error {
 			return bad("qualifier segment "+s.Name, "not a field of the table", ErrUnknownField)
 		case !s.Decodable:
 			return bad("qualifier segment "+s.Name, "not decodable: the qualifier must give back the record's key fields", ErrInvalidTable)
+		case !ix.table.isKeyField(s.Name):
+			// A column would let a record's entry move within its row, and
+			// a delete, which knows the data row key alone, would compute
+			// another qualifier than the one written.
+			return bad("qualifier segment "+s.Name, "not a field of the data row key: the qualifier must be a function of the data row key", ErrInvalidTable)
 		}
 	}
 	ix.qual = spec.Qualifier

@@ -34,7 +34,9 @@ func TestInvertedIndexDeclaration(t *testing.T) {
 	}{
 		{"seed 001: qualifier uid", nil, []keys.Field[User]{trailingUID}, nil, ""},
 		{"qualifier of a hash only", nil, []keys.Field[User]{md5}, ErrInvalidTable, "index user_by_province_age: qualifier segment uid"},
-		{"qualifier of a non-key field", nil, []keys.Field[User]{userProvince}, ErrIndexNotUnique, "index user_by_province_age: qualifier"},
+		{"qualifier of a non-key field", nil, []keys.Field[User]{userProvince}, ErrInvalidTable, "index user_by_province_age: qualifier segment province"},
+		{"qualifier of a key field and a column", nil, []keys.Field[User]{userProvince, trailingUID}, ErrInvalidTable, "index user_by_province_age: qualifier segment province"},
+		{"qualifier of the key field, encoded otherwise", nil, []keys.Field[User]{keys.String("uid", func(u *User) string { return u.UID }, func(u *User, v string) { u.UID = v })}, nil, ""},
 		{"qualifier of an unknown field", nil, []keys.Field[User]{keys.String("nick", func(*User) string { return "" }, func(*User, string) {})}, ErrUnknownField, "index user_by_province_age: qualifier segment nick"},
 		{"row key cell", func(s *Spec[User]) { s.Indexes[0].RowKeyQualifier = "row" }, []keys.Field[User]{trailingUID}, ErrInvalidTable, "index user_by_province_age: row key qualifier"},
 		{"carried columns", func(s *Spec[User]) { s.Indexes[0].Columns = []string{"age"} }, []keys.Field[User]{trailingUID}, ErrInvalidTable, "index user_by_province_age: columns"},
