@@ -996,3 +996,43 @@ func testInvertedEmptyQualifier(t *testing.T, b userBackend, mode schema.WriteMo
 		t.Fatalf("after repair: %v, count %d; want %v", uids, n, want)
 	}
 }
+
+// TestInvertedUnaddressableRecordIsAStepError: a delete whose record has
+// no inverted entry it could address (an empty uid) fails as Write
+// documents, with a *StepError before the first write wrapping the
+// schema's error, and the other records of the batch are deleted.
+func TestInvertedUnaddressableRecordIsAStepError(t *testing.T) {
+	ctx := context.Background()
+	b := newFakeUsers(t)
+	r := b.users(t, schema.Strict)
+	if err := r.Put(ctx, &schema.User{UID: "s1", Province: provinces[0], Age: 40}); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := schema.TestTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := index.New(b.c, tbl, index.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []*schema.Record
+	for _, uid := range []string{"", "s1"} {
+		k, err := tbl.AppendKey(nil, &schema.User{UID: uid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, &schema.Record{Data: schema.Row{Key: k}})
+	}
+	errs := x.Write(ctx, index.OpDelete, recs)
+	var se *index.StepError
+	if len(errs) != 2 || !errors.As(errs[0], &se) || se.Step.Phase != index.PhaseUnverified || !errors.Is(errs[0], schema.ErrInvalidKey) {
+		t.Fatalf("Write: got %v, want a *StepError before the unverified-entries write wrapping ErrInvalidKey for the empty uid", errs)
+	}
+	if errs[1] != nil {
+		t.Fatalf("delete of s1: %v", errs[1])
+	}
+	if uids, n := lookup(t, r, valueKey{provinces[0], 40}); len(uids) != 0 || n != 0 {
+		t.Fatalf("after the delete: %v, count %d; want none", uids, n)
+	}
+}
