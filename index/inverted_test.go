@@ -933,8 +933,21 @@ func testInvertedEqReadsOneRow(t *testing.T, b userBackend) {
 	if !slices.Equal(keys, []string{"a2"}) {
 		t.Fatalf("Keys of age 2: %v, want [a2]", keys)
 	}
+	// Bounds of equal value are one value, whether one record or two.
+	for _, q := range []dao.Query[schema.User]{
+		dao.Range(&schema.User{Province: provinces[0], Age: 2}, &schema.User{Province: provinces[0], Age: 2}, "province", "age"),
+		dao.Between(&schema.User{Province: provinces[0], Age: 2}, &schema.User{Province: provinces[0], Age: 2}, 2),
+	} {
+		counts, err := x.Count(ctx, q, "age")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(counts) != 1 || counts["2"] != 1 {
+			t.Fatalf("age 2 to 2 (two records): %v, want age 2 once", counts)
+		}
+	}
 	// A range over the age keeps the byte-prefix meaning of keys.Joined's
-	// last part (docs/keys.md): 2 to 2 is the rows 2, 20 … 29.
+	// last part (docs/keys.md): 2 to 3 is the rows 2, 20 … 29 and 3.
 	counts, err := x.Count(ctx, dao.Range(&schema.User{Province: provinces[0], Age: 2}, &schema.User{Province: provinces[0], Age: 3}, "province", "age"), "age")
 	if err != nil {
 		t.Fatal(err)
