@@ -72,6 +72,7 @@ func TestIntegrationInvertedPages(t *testing.T) {
 	c := itConnect(t)
 	testInvertedPagesAndKeys(t, itUserTables(t, c))
 	testInvertedEqReadsOneRow(t, itUserTables(t, c))
+	testInvertedPageResumesInsideTheRow(t, itUserTables(t, c))
 }
 
 // TestIntegrationInvertedPartialBatches kills writers inside their

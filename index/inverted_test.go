@@ -16,6 +16,7 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/index"
+	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -1047,5 +1048,131 @@ func TestInvertedUnaddressableRecordIsAStepError(t *testing.T) {
 	}
 	if uids, n := lookup(t, r, valueKey{provinces[0], 40}); len(uids) != 0 || n != 0 {
 		t.Fatalf("after the delete: %v, count %d; want none", uids, n)
+	}
+}
+
+// dataGets counts the Gets of a table's rows that go through it.
+type dataGets struct {
+	dao.Client
+	table string
+	n     atomic.Int64
+}
+
+func (c *dataGets) Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error) {
+	if g.Table == c.table {
+		c.n.Add(1)
+	}
+	return c.Client.Get(ctx, g)
+}
+
+func (c *dataGets) Batch(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
+	for _, a := range acts {
+		if g, ok := a.(*hbase.Get); ok && g.Table == c.table {
+			c.n.Add(1)
+		}
+	}
+	return c.Client.Batch(ctx, acts)
+}
+
+func TestInvertedPageResumesInsideTheRow(t *testing.T) {
+	testInvertedPageResumesInsideTheRow(t, newFakeUsers(t))
+}
+
+// testInvertedPageResumesInsideTheRow pages through one row of many users:
+// a page resumed inside the row reads the cells after the token's, so the
+// data rows of the users of earlier pages are not read again (a hot row
+// costs its size, not its size squared).
+func testInvertedPageResumesInsideTheRow(t *testing.T, b userBackend) {
+	ctx := context.Background()
+	const users, size, batch = 12, 3, 2
+	var recs []*schema.User
+	var want []string
+	for n := range users {
+		u := &schema.User{UID: fmt.Sprintf("h60-%02d", n), Province: provinces[1], Age: 60}
+		recs = append(recs, u)
+		want = append(want, u.UID)
+	}
+	if _, err := b.users(t, schema.Strict).PutBatch(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	gets := &dataGets{Client: b.c, table: b.data}
+	r := b.usersOver(t, gets, schema.Strict, dao.WithBatchSize(batch))
+	if err := r.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	x, err := r.Index(schema.TestTableIndexName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := dao.Eq(&schema.User{Province: provinces[1], Age: 60}, "province", "age")
+	var got []string
+	pages := 0
+	for {
+		page, tok, err := x.Page(ctx, q, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, u := range page {
+			got = append(got, u.UID)
+		}
+		if tok == "" {
+			break
+		}
+		q.Resume = tok
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("pages of %d: got %v, want %v", size, got, want)
+	}
+	// Each page reads its records' data rows and at most one chunk more.
+	if n := gets.n.Load(); n == 0 || n > users+int64(pages*batch) {
+		t.Fatalf("%d pages read %d data rows, want at most %d", pages, n, users+pages*batch)
+	}
+}
+
+// TestInvertedFindAfter: FindAfter skips the cells of its row up to the
+// given one, whether the ranges start at that row (read from the next cell
+// on) or before it (the earlier rows read too).
+func TestInvertedFindAfter(t *testing.T) {
+	ctx := context.Background()
+	b := newFakeUsers(t)
+	var recs []*schema.User
+	for _, u := range []struct {
+		uid string
+		age int64
+	}{{"a", 61}, {"b", 62}, {"c", 62}, {"d", 62}, {"e", 63}} {
+		recs = append(recs, &schema.User{UID: u.uid, Province: provinces[2], Age: u.age})
+	}
+	if _, err := b.users(t, schema.Strict).PutBatch(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := schema.TestTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := index.New(b.c, tbl, index.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := []byte(provinces[2] + "_62")
+	for _, tc := range []struct {
+		name  string
+		start []byte
+		want  []string
+	}{
+		{"from the row", row, []string{"d", "e"}},
+		{"from before the row", []byte(provinces[2] + "_61"), []string{"a", "d", "e"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			stop := []byte(provinces[2] + "_64")
+			err := x.FindAfter(ctx, schema.TestTableIndexName, []keys.KeyRange{{Start: tc.start, Stop: stop}}, row, []byte("c"), func(_ []byte, u *schema.User) bool {
+				got = append(got, u.UID)
+				return true
+			})
+			if err != nil || !slices.Equal(got, tc.want) {
+				t.Fatalf("FindAfter: %v, %v; want %v", got, err, tc.want)
+			}
+		})
 	}
 }
