@@ -146,14 +146,14 @@ func (x *Index[T]) Keys(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 }
 
 // exactRows narrows the ranges of p, planned from q over layout, to single
-// rows where q fixes every key field to one value and the key's last
-// segment is trailing (no terminator: the last part of keys.Joined, a
-// TrailingString). There a prefix range would also match longer values:
-// Eq on province 辽宁省 and age 2 would read the rows 辽宁省_20 … 辽宁省_29 too,
-// and count their records as age 2.
+// rows where q fixes every key field to one value (Hi nil or encoding as
+// Lo does) and the key's last segment is trailing (no terminator: the
+// last part of keys.Joined, a TrailingString). There a prefix range would
+// also match longer values: Eq on province 辽宁省 and age 2 would read the
+// rows 辽宁省_20 … 辽宁省_29 too, and count their records as age 2.
 func exactRows[T any](layout *keys.Layout[T], source func(string) string, q Query[T], p *plan) {
 	segs := layout.Segments()
-	if len(segs) == 0 || !segs[len(segs)-1].Trailing || q.Lo == nil || q.Hi != nil && q.Hi != q.Lo {
+	if len(segs) == 0 || !segs[len(segs)-1].Trailing || q.Lo == nil {
 		return
 	}
 	n := q.Fields
@@ -166,6 +166,16 @@ func exactRows[T any](layout *keys.Layout[T], source func(string) string, q Quer
 	}
 	if n != len(segs) {
 		return
+	}
+	if q.Hi != nil && q.Hi != q.Lo {
+		// Two records: one value if their keys are one key.
+		lo, err := layout.Append(nil, q.Lo)
+		if err != nil {
+			return
+		}
+		if hi, err := layout.Append(nil, q.Hi); err != nil || !bytes.Equal(lo, hi) {
+			return
+		}
 	}
 	for i, kr := range p.ranges {
 		if end := keys.PrefixEnd(kr.Start); kr.Stop != nil && bytes.Equal(kr.Stop, end) {

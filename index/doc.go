@@ -272,7 +272,9 @@
 //     one record (ErrIndexNotUnique), so no two records share an entry;
 //     since the qualifier is a function of the data row key, a record's
 //     entry moves between rows only, and the data row records its row as
-//     for any index.
+//     for any index. A record whose qualifier would be empty cannot be
+//     written or deleted (schema.ErrInvalidKey): the delete of an empty
+//     qualifier is the delete of the family, every entry of the row.
 //
 // So every step and every argument above holds entry by entry, and the
 // guarantees are those of the mode: in Strict a verified cell agrees with

@@ -70,9 +70,16 @@ func (s *ixState[T]) markUnverified(row, qual []byte, v int64) *hbase.Put {
 
 // dropEntry deletes the entry of a record in row (its qualifier qual, for
 // an inverted index): every cell at or before v (0: now). For an entry
-// that is a row, the row; for an inverted entry, its column.
+// that is a row, the row; for an inverted entry, its column. The schema
+// never gives an entry an empty qualifier (schema.Index.AppendQualifier),
+// and callers skip cells that have one (another client's): should one
+// get here, its Delete carries a non-nil empty qualifier, which the
+// client refuses, never a nil one, which would delete the family.
 func (s *ixState[T]) dropEntry(row, qual []byte, v int64, d hbase.Durability) *hbase.Delete {
 	if s.inv {
+		if qual == nil {
+			qual = []byte{}
+		}
 		return &hbase.Delete{Table: s.name, Row: row, Family: []byte(s.fam), Qualifier: qual, AllVersions: true, Timestamp: v, Durability: d}
 	}
 	return &hbase.Delete{Table: s.name, Row: row, Timestamp: v, Durability: d}

@@ -53,12 +53,17 @@ func TestIntegrationInverted(t *testing.T) {
 	}
 }
 
-// TestIntegrationInvertedRepair damages the index by hand, and reads cells
-// as seed 001's Java code writes them (value 1, no status).
+// TestIntegrationInvertedRepair damages the index by hand, reads cells
+// as seed 001's Java code writes them (value 1, no status), and refuses
+// users with an empty uid (an empty qualifier).
 func TestIntegrationInvertedRepair(t *testing.T) {
 	c := itConnect(t)
 	testInvertedRepairAndRebuild(t, itUserTables(t, c))
 	testInvertedForeignCells(t, itUserTables(t, c))
+	b := itUserTables(t, c)
+	for i, mc := range modeCases {
+		t.Run("empty qualifier "+mc.mode.String(), func(t *testing.T) { testInvertedEmptyQualifier(t, b, mc.mode, int64(30+i)) })
+	}
 }
 
 // TestIntegrationInvertedPages pages through rows of many users, and lists
@@ -67,6 +72,7 @@ func TestIntegrationInvertedPages(t *testing.T) {
 	c := itConnect(t)
 	testInvertedPagesAndKeys(t, itUserTables(t, c))
 	testInvertedEqReadsOneRow(t, itUserTables(t, c))
+	testInvertedPageResumesInsideTheRow(t, itUserTables(t, c))
 }
 
 // TestIntegrationInvertedPartialBatches kills writers inside their

@@ -16,6 +16,7 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/index"
+	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -933,13 +934,245 @@ func testInvertedEqReadsOneRow(t *testing.T, b userBackend) {
 	if !slices.Equal(keys, []string{"a2"}) {
 		t.Fatalf("Keys of age 2: %v, want [a2]", keys)
 	}
+	// Bounds of equal value are one value, whether one record or two.
+	for _, q := range []dao.Query[schema.User]{
+		dao.Range(&schema.User{Province: provinces[0], Age: 2}, &schema.User{Province: provinces[0], Age: 2}, "province", "age"),
+		dao.Between(&schema.User{Province: provinces[0], Age: 2}, &schema.User{Province: provinces[0], Age: 2}, 2),
+	} {
+		counts, err := x.Count(ctx, q, "age")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(counts) != 1 || counts["2"] != 1 {
+			t.Fatalf("age 2 to 2 (two records): %v, want age 2 once", counts)
+		}
+	}
 	// A range over the age keeps the byte-prefix meaning of keys.Joined's
-	// last part (docs/keys.md): 2 to 2 is the rows 2, 20 … 29.
+	// last part (docs/keys.md): 2 to 3 is the rows 2, 20 … 29 and 3.
 	counts, err := x.Count(ctx, dao.Range(&schema.User{Province: provinces[0], Age: 2}, &schema.User{Province: provinces[0], Age: 3}, "province", "age"), "age")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if counts["2"] != 1 || counts["20"] != 1 || counts["25"] != 1 {
 		t.Fatalf("Range 2..3 by age: %v, want 2, 20 and 25 once each", counts)
+	}
+}
+
+// TestInvertedEmptyQualifier: seed 001's qualifier is the uid, so an
+// empty uid would be an empty qualifier, and a Delete without a qualifier
+// deletes the whole family: every user of the row. Writing or deleting
+// such a user is refused before anything is sent, and a cell with an empty
+// qualifier that another client wrote is left alone by repairs.
+func TestInvertedEmptyQualifier(t *testing.T) {
+	for _, mc := range modeCases {
+		t.Run(mc.mode.String(), func(t *testing.T) {
+			testInvertedEmptyQualifier(t, newFakeUsers(t), mc.mode, 30)
+		})
+	}
+}
+
+// testInvertedEmptyQualifier runs in the row of province 0 and age.
+func testInvertedEmptyQualifier(t *testing.T, b userBackend, mode schema.WriteMode, age int64) {
+	ctx := context.Background()
+	r := b.users(t, mode)
+	k := valueKey{provinces[0], age}
+	pre := fmt.Sprintf("e%d-", age)
+	for _, uid := range []string{pre + "1", pre + "2"} {
+		if err := r.Put(ctx, &schema.User{UID: uid, Province: k.province, Age: age}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{pre + "1", pre + "2"}
+	empty := &schema.User{UID: "", Province: k.province, Age: age}
+	if err := r.Put(ctx, empty); !errors.Is(err, schema.ErrInvalidKey) {
+		t.Fatalf("Put of an empty uid: got %v, want ErrInvalidKey", err)
+	}
+	if err := r.Delete(ctx, empty); !errors.Is(err, schema.ErrInvalidKey) {
+		t.Fatalf("Delete of an empty uid: got %v, want ErrInvalidKey", err)
+	}
+	if uids, n := lookup(t, r, k); !slices.Equal(uids, want) || n != 2 {
+		t.Fatalf("after the refused writes: %v, count %d; want %v, 2", uids, n, want)
+	}
+	// Another client's cell with an empty qualifier, long past the grace
+	// period and pointing to no record: an orphan repairs cannot delete.
+	row := []byte(fmt.Sprintf("%s_%d", k.province, age))
+	p := &hbase.Put{Table: b.index, Row: row, Values: map[string]map[string][]byte{"user": {"": []byte("1")}}, Timestamp: 1000}
+	if _, err := b.c.Batch(ctx, []hbase.Action{p}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Check(ctx, index.ModeRepair); err != nil {
+		t.Fatalf("repair: %v", err)
+	}
+	if uids, n := lookup(t, r, k); !slices.Equal(uids, want) || n < 2 {
+		t.Fatalf("after repair: %v, count %d; want %v", uids, n, want)
+	}
+}
+
+// TestInvertedUnaddressableRecordIsAStepError: a delete whose record has
+// no inverted entry it could address (an empty uid) fails as Write
+// documents, with a *StepError before the first write wrapping the
+// schema's error, and the other records of the batch are deleted.
+func TestInvertedUnaddressableRecordIsAStepError(t *testing.T) {
+	ctx := context.Background()
+	b := newFakeUsers(t)
+	r := b.users(t, schema.Strict)
+	if err := r.Put(ctx, &schema.User{UID: "s1", Province: provinces[0], Age: 40}); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := schema.TestTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := index.New(b.c, tbl, index.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []*schema.Record
+	for _, uid := range []string{"", "s1"} {
+		k, err := tbl.AppendKey(nil, &schema.User{UID: uid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, &schema.Record{Data: schema.Row{Key: k}})
+	}
+	errs := x.Write(ctx, index.OpDelete, recs)
+	var se *index.StepError
+	if len(errs) != 2 || !errors.As(errs[0], &se) || se.Step.Phase != index.PhaseUnverified || !errors.Is(errs[0], schema.ErrInvalidKey) {
+		t.Fatalf("Write: got %v, want a *StepError before the unverified-entries write wrapping ErrInvalidKey for the empty uid", errs)
+	}
+	if errs[1] != nil {
+		t.Fatalf("delete of s1: %v", errs[1])
+	}
+	if uids, n := lookup(t, r, valueKey{provinces[0], 40}); len(uids) != 0 || n != 0 {
+		t.Fatalf("after the delete: %v, count %d; want none", uids, n)
+	}
+}
+
+// dataGets counts the Gets of a table's rows that go through it.
+type dataGets struct {
+	dao.Client
+	table string
+	n     atomic.Int64
+}
+
+func (c *dataGets) Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error) {
+	if g.Table == c.table {
+		c.n.Add(1)
+	}
+	return c.Client.Get(ctx, g)
+}
+
+func (c *dataGets) Batch(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
+	for _, a := range acts {
+		if g, ok := a.(*hbase.Get); ok && g.Table == c.table {
+			c.n.Add(1)
+		}
+	}
+	return c.Client.Batch(ctx, acts)
+}
+
+func TestInvertedPageResumesInsideTheRow(t *testing.T) {
+	testInvertedPageResumesInsideTheRow(t, newFakeUsers(t))
+}
+
+// testInvertedPageResumesInsideTheRow pages through one row of many users:
+// a page resumed inside the row reads the cells after the token's, so the
+// data rows of the users of earlier pages are not read again (a hot row
+// costs its size, not its size squared).
+func testInvertedPageResumesInsideTheRow(t *testing.T, b userBackend) {
+	ctx := context.Background()
+	const users, size, batch = 12, 3, 2
+	var recs []*schema.User
+	var want []string
+	for n := range users {
+		u := &schema.User{UID: fmt.Sprintf("h60-%02d", n), Province: provinces[1], Age: 60}
+		recs = append(recs, u)
+		want = append(want, u.UID)
+	}
+	if _, err := b.users(t, schema.Strict).PutBatch(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	gets := &dataGets{Client: b.c, table: b.data}
+	r := b.usersOver(t, gets, schema.Strict, dao.WithBatchSize(batch))
+	if err := r.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	x, err := r.Index(schema.TestTableIndexName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := dao.Eq(&schema.User{Province: provinces[1], Age: 60}, "province", "age")
+	var got []string
+	pages := 0
+	for {
+		page, tok, err := x.Page(ctx, q, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, u := range page {
+			got = append(got, u.UID)
+		}
+		if tok == "" {
+			break
+		}
+		q.Resume = tok
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("pages of %d: got %v, want %v", size, got, want)
+	}
+	// Each page reads its records' data rows and at most one chunk more.
+	if n := gets.n.Load(); n == 0 || n > users+int64(pages*batch) {
+		t.Fatalf("%d pages read %d data rows, want at most %d", pages, n, users+pages*batch)
+	}
+}
+
+// TestInvertedFindAfter: FindAfter skips the cells of its row up to the
+// given one, whether the ranges start at that row (read from the next cell
+// on) or before it (the earlier rows read too).
+func TestInvertedFindAfter(t *testing.T) {
+	ctx := context.Background()
+	b := newFakeUsers(t)
+	var recs []*schema.User
+	for _, u := range []struct {
+		uid string
+		age int64
+	}{{"a", 61}, {"b", 62}, {"c", 62}, {"d", 62}, {"e", 63}} {
+		recs = append(recs, &schema.User{UID: u.uid, Province: provinces[2], Age: u.age})
+	}
+	if _, err := b.users(t, schema.Strict).PutBatch(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := schema.TestTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := index.New(b.c, tbl, index.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := []byte(provinces[2] + "_62")
+	for _, tc := range []struct {
+		name  string
+		start []byte
+		want  []string
+	}{
+		{"from the row", row, []string{"d", "e"}},
+		{"from before the row", []byte(provinces[2] + "_61"), []string{"a", "d", "e"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			stop := []byte(provinces[2] + "_64")
+			err := x.FindAfter(ctx, schema.TestTableIndexName, []keys.KeyRange{{Start: tc.start, Stop: stop}}, row, []byte("c"), func(_ []byte, u *schema.User) bool {
+				got = append(got, u.UID)
+				return true
+			})
+			if err != nil || !slices.Equal(got, tc.want) {
+				t.Fatalf("FindAfter: %v, %v; want %v", got, err, tc.want)
+			}
+		})
 	}
 }

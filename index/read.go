@@ -132,7 +132,10 @@ func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Acti
 		}
 		return s.entryPut(&v.expected, statusVerified, v.data.version), nil
 	}
-	if !t.deadOrphan(e, v.data) {
+	if !t.deadOrphan(e, v.data) || s.inv && len(e.qual) == 0 {
+		// A cell with an empty qualifier (another client's: the schema
+		// never encodes one) cannot be deleted alone: a Delete without a
+		// qualifier deletes the family, every entry of the row.
 		return nil, nil
 	}
 	fam, q := s.statusColumn(e)
@@ -141,6 +144,47 @@ func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Acti
 		Compare: hbase.CompareEqual, Value: e.raw,
 		Mutations: []hbase.Mutation{s.dropEntry(e.key, e.qual, max(e.version, e.maxTS), hbase.DurabilityDefault)},
 	}
+}
+
+// scanEntriesAfter is scanEntries resumed after cell afterCell of row
+// (see FindAfter): when no range starts before row, that row is scanned
+// alone from the next cell on (the server skips the others), then the
+// ranges after it; otherwise the row's cells up to afterCell are dropped
+// before fn sees them.
+func (t *Table[T]) scanEntriesAfter(ctx context.Context, s *ixState[T], ranges []keys.KeyRange, row, afterCell []byte, fn func([]*entry) error) error {
+	if !s.inv || afterCell == nil {
+		return t.scanEntries(ctx, s, ranges, nil, fn)
+	}
+	if slices.ContainsFunc(ranges, func(kr keys.KeyRange) bool { return bytes.Compare(kr.Start, row) < 0 }) {
+		// Keys before row too: one scan, the returned cells dropped
+		// before their data rows are read.
+		return t.scanEntries(ctx, s, ranges, nil, func(es []*entry) error {
+			es = slices.DeleteFunc(es, func(e *entry) bool { return bytes.Equal(e.key, row) && bytes.Compare(e.qual, afterCell) <= 0 })
+			if len(es) == 0 {
+				return nil
+			}
+			return fn(es)
+		})
+	}
+	next := append(bytes.Clone(row), 0) // the smallest key after row
+	var rest []keys.KeyRange
+	inside := false
+	for _, kr := range ranges {
+		inside = inside || kr.Contains(row)
+		if kr.Stop != nil && bytes.Compare(kr.Stop, next) <= 0 {
+			continue // row alone
+		}
+		if bytes.Equal(kr.Start, row) {
+			kr.Start = next
+		}
+		rest = append(rest, kr)
+	}
+	if inside {
+		if err := t.streamEntries(ctx, s, []keys.KeyRange{{Start: row, Stop: next}}, nil, afterCell, fn); err != nil {
+			return err
+		}
+	}
+	return t.scanEntries(ctx, s, rest, nil, fn)
 }
 
 // scanEntries scans the ranges of index s and calls fn with chunks of at
@@ -166,20 +210,7 @@ func (t *Table[T]) scanEntries(ctx context.Context, s *ixState[T], ranges []keys
 		return nil
 	}
 	if len(rs) == 1 {
-		var chunk []*entry
-		err := t.scanRanges(ctx, s, rs, columns, func(e *entry) error {
-			chunk = append(chunk, e)
-			if len(chunk) == t.o.batchSize {
-				err := fn(chunk)
-				chunk = chunk[:0]
-				return err
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		return emit(chunk)
+		return t.streamEntries(ctx, s, rs, columns, nil, fn)
 	}
 	groups := min(len(rs), t.o.parallelism)
 	found := make([][]*entry, groups)
@@ -190,7 +221,7 @@ func (t *Table[T]) scanEntries(ctx context.Context, s *ixState[T], ranges []keys
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[g] = t.scanRanges(ctx, s, part, columns, func(e *entry) error {
+			errs[g] = t.scanRanges(ctx, s, part, columns, nil, func(e *entry) error {
 				found[g] = append(found[g], e)
 				return nil
 			})
@@ -203,9 +234,33 @@ func (t *Table[T]) scanEntries(ctx context.Context, s *ixState[T], ranges []keys
 	return emit(slices.Concat(found...))
 }
 
-// scanRanges reads sorted ranges of index s with one scan.
-func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbase.Column, fn func(*entry) error) error {
+// streamEntries reads sorted ranges of index s with one scan (see
+// scanRanges) and calls fn with chunks of at most batchSize entries.
+func (t *Table[T]) streamEntries(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbase.Column, cellsAfter []byte, fn func([]*entry) error) error {
+	var chunk []*entry
+	err := t.scanRanges(ctx, s, rs, columns, cellsAfter, func(e *entry) error {
+		chunk = append(chunk, e)
+		if len(chunk) == t.o.batchSize {
+			err := fn(chunk)
+			chunk = chunk[:0]
+			return err
+		}
+		return nil
+	})
+	if err != nil || len(chunk) == 0 {
+		return err
+	}
+	return fn(chunk)
+}
+
+// scanRanges reads sorted ranges of index s with one scan. cellsAfter,
+// for the scan of one row of an inverted index, skips the row's cells up
+// to that qualifier on the server (a ColumnRangeFilter).
+func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbase.Column, cellsAfter []byte, fn func(*entry) error) error {
 	sc := &hbase.Scan{Table: s.name, StartRow: rs[0].Start, Columns: columns, Caching: t.o.batchSize}
+	if cellsAfter != nil {
+		sc.Filter = &hbase.ColumnRangeFilter{Min: cellsAfter}
+	}
 	if len(columns) == 0 {
 		sc.Families = [][]byte{[]byte(s.fam)}
 	}
@@ -279,7 +334,16 @@ var errStop = errors.New("index: stop")
 // decoded from the data row. fn returning false ends the read. With read
 // repair on, confirmed entries that are unverified or stale are rewritten
 // verified and dead orphans deleted.
-func (t *Table[T]) Find(ctx context.Context, index string, ranges []keys.KeyRange, fn func(key []byte, rec *T) bool) (err error) {
+func (t *Table[T]) Find(ctx context.Context, index string, ranges []keys.KeyRange, fn func(key []byte, rec *T) bool) error {
+	return t.FindAfter(ctx, index, ranges, nil, nil, fn)
+}
+
+// FindAfter is Find resumed inside row of an inverted index, after its
+// cell afterCell: the row's cells up to afterCell are not read, nor their
+// data rows, and the rest of the ranges is read from the next row on.
+// ranges are those left from row on (they start at or before it). With
+// afterCell nil, or for an index whose entries are rows, it is Find.
+func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.KeyRange, row, afterCell []byte, fn func(key []byte, rec *T) bool) (err error) {
 	s, err := t.index(index)
 	if err != nil {
 		return err
@@ -288,7 +352,7 @@ func (t *Table[T]) Find(ctx context.Context, index string, ranges []keys.KeyRang
 	defer func() { end(span, err) }()
 	i := slices.Index(t.ixs, s)
 	stopped := false
-	err = t.scanEntries(ctx, s, ranges, nil, func(es []*entry) error {
+	err = t.scanEntriesAfter(ctx, s, ranges, row, afterCell, func(es []*entry) error {
 		ds, err := t.dataRows(ctx, es)
 		if err != nil {
 			return err

@@ -47,7 +47,10 @@ type item[T any] struct {
 //
 // It returns one error per record, nil for those written, or a nil slice
 // when all were. A record's error is a *StepError (the phase it failed
-// at), or wraps ErrConflict, ErrExists or the context's error.
+// at; before PhaseUnverified with nothing sent, wrapping a *schema.Error,
+// for a record whose inverted-index qualifier does not encode), or wraps
+// ErrConflict, ErrExists or the context's error. An invalid op fails
+// every record with ErrInvalidOption.
 func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (errs []error) {
 	switch op {
 	case OpPut, OpInsert, OpDelete:
@@ -58,6 +61,10 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 		}
 		return errs
 	}
+	kind := op
+	if kind == OpInsert {
+		kind = OpPut
+	}
 	all := make([]*item[T], len(recs))
 	items := all[:0:0]
 	for i, r := range recs {
@@ -66,13 +73,14 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 			it.op, it.insert, it.enc = OpPut, op == OpInsert, r
 		}
 		all[i] = it
-		if it.quals, it.err = t.qualifiers(it.key, it.enc); it.err == nil {
-			items = append(items, it)
+		var err error
+		if it.quals, err = t.qualifiers(it.key, it.enc); err != nil {
+			// Nothing sent: the record's entry cannot be addressed (an
+			// inverted index's qualifier does not encode).
+			it.err = &StepError{Step: Step{Op: kind, Phase: PhaseUnverified, Attempt: 1, Records: len(recs)}, Err: err}
+			continue
 		}
-	}
-	kind := op
-	if kind == OpInsert {
-		kind = OpPut
+		items = append(items, it)
 	}
 	switch {
 	case t.mode == schema.InsertOnly && op == OpPut:

@@ -14,8 +14,9 @@ func InvertedValue() []byte { return []byte("1") }
 
 // setInverted validates the inverted declaration of spec (IndexSpec.Qualifier)
 // and records it: every qualifier segment is a decodable field of the
-// table, together they determine one record of the data table, and the
-// entry carries nothing else.
+// data row key (so the qualifier is a function of the data row key),
+// together they determine one record of the data table, and the entry
+// carries nothing else.
 func (ix *Index[T]) setInverted(spec IndexSpec[T]) error {
 	bad := func(field, reason string, kind error) error {
 		return &Error{Field: field, Reason: reason, Kind: kind}
@@ -41,6 +42,11 @@ func (ix *Index[T]) setInverted(spec IndexSpec[T]) error {
 			return bad("qualifier segment "+s.Name, "not a field of the table", ErrUnknownField)
 		case !s.Decodable:
 			return bad("qualifier segment "+s.Name, "not decodable: the qualifier must give back the record's key fields", ErrInvalidTable)
+		case !ix.table.isKeyField(s.Name):
+			// A column would let a record's entry move within its row, and
+			// a delete, which knows the data row key alone, would compute
+			// another qualifier than the one written.
+			return bad("qualifier segment "+s.Name, "not a field of the data row key: the qualifier must be a function of the data row key", ErrInvalidTable)
 		}
 	}
 	ix.qual = spec.Qualifier
@@ -70,14 +76,26 @@ func (ix *Index[T]) QualifierSegments() []keys.Segment {
 }
 
 // AppendQualifier appends the qualifier of v's entry in an inverted index
-// to dst. On error dst is returned unchanged.
+// to dst. A record whose qualifier encodes to nothing (seed 001's empty
+// uid) has no entry it could address: it is an error (ErrInvalidKey), since
+// a delete without a qualifier deletes the whole family, every other
+// record's entry in the row with it. On error dst is returned unchanged.
 func (ix *Index[T]) AppendQualifier(dst []byte, v *T) ([]byte, error) {
 	if ix.qual == nil {
 		return dst, &Error{Table: ix.name.String(), Field: "qualifier", Reason: "not an inverted index", Kind: ErrInvalidTable}
 	}
+	return ix.appendQualifier(dst, v)
+}
+
+// appendQualifier is AppendQualifier on an inverted index.
+func (ix *Index[T]) appendQualifier(dst []byte, v *T) ([]byte, error) {
 	out, err := ix.qual.Append(dst, v)
 	if err != nil {
 		return dst, keyError(ix.name.String(), err)
+	}
+	if len(out) == len(dst) {
+		return dst, &Error{Table: ix.name.String(), Field: "qualifier",
+			Reason: "encodes to nothing: an entry needs a qualifier of its own (an empty one would be deleted with the whole family)", Kind: ErrInvalidKey}
 	}
 	return out, nil
 }
@@ -112,10 +130,10 @@ func (ix *Index[T]) DataKeyOf(qualifier []byte) ([]byte, error) {
 // set: family, qualifier from the record, value InvertedValue.
 func (ix *Index[T]) encodeInverted(r *Row, v *T) error {
 	start := len(r.buf)
-	buf, err := ix.qual.Append(r.buf, v)
+	buf, err := ix.appendQualifier(r.buf, v)
 	if err != nil {
 		r.Reset()
-		return keyError(ix.name.String(), err)
+		return err
 	}
 	q := string(buf[start:])
 	buf = append(buf[:start], '1')

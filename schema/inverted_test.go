@@ -34,7 +34,9 @@ func TestInvertedIndexDeclaration(t *testing.T) {
 	}{
 		{"seed 001: qualifier uid", nil, []keys.Field[User]{trailingUID}, nil, ""},
 		{"qualifier of a hash only", nil, []keys.Field[User]{md5}, ErrInvalidTable, "index user_by_province_age: qualifier segment uid"},
-		{"qualifier of a non-key field", nil, []keys.Field[User]{userProvince}, ErrIndexNotUnique, "index user_by_province_age: qualifier"},
+		{"qualifier of a non-key field", nil, []keys.Field[User]{userProvince}, ErrInvalidTable, "index user_by_province_age: qualifier segment province"},
+		{"qualifier of a key field and a column", nil, []keys.Field[User]{userProvince, trailingUID}, ErrInvalidTable, "index user_by_province_age: qualifier segment province"},
+		{"qualifier of the key field, encoded otherwise", nil, []keys.Field[User]{keys.String("uid", func(u *User) string { return u.UID }, func(u *User, v string) { u.UID = v })}, nil, ""},
 		{"qualifier of an unknown field", nil, []keys.Field[User]{keys.String("nick", func(*User) string { return "" }, func(*User, string) {})}, ErrUnknownField, "index user_by_province_age: qualifier segment nick"},
 		{"row key cell", func(s *Spec[User]) { s.Indexes[0].RowKeyQualifier = "row" }, []keys.Field[User]{trailingUID}, ErrInvalidTable, "index user_by_province_age: row key qualifier"},
 		{"carried columns", func(s *Spec[User]) { s.Indexes[0].Columns = []string{"age"} }, []keys.Field[User]{trailingUID}, ErrInvalidTable, "index user_by_province_age: columns"},
@@ -107,6 +109,45 @@ func TestInvertedEntryRoundTrip(t *testing.T) {
 	}
 	if _, err := sms.Indexes()[0].DataKeyOf([]byte("x")); !errors.Is(err, ErrInvalidTable) {
 		t.Fatalf("DataKeyOf on a row-per-entry index: got %v, want ErrInvalidTable", err)
+	}
+}
+
+// TestInvertedEmptyQualifier: a record whose qualifier encodes to nothing
+// (seed 001's empty uid) has no entry: encoding it is an error, so no
+// write ever addresses an empty qualifier, which a Delete would read as
+// the whole family (every other user of the row).
+func TestInvertedEmptyQualifier(t *testing.T) {
+	tbl, err := TestTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, _ := tbl.Index(TestTableIndexName)
+	u := User{UID: "", Province: "辽宁省", Age: 20}
+	wantEmpty := func(what string, err error) {
+		t.Helper()
+		var se *Error
+		if !errors.Is(err, ErrInvalidKey) || !errors.As(err, &se) || se.Field != "qualifier" {
+			t.Errorf("%s: got %v, want a *Error of kind ErrInvalidKey on the qualifier", what, err)
+		}
+	}
+	var r Row
+	wantEmpty("EncodeEntry", ix.EncodeEntry(&r, &u))
+	var rec Record
+	wantEmpty("EncodeRecord", tbl.EncodeRecord(&rec, &u))
+	dst := []byte("keep")
+	got, err := ix.AppendQualifier(dst, &u)
+	wantEmpty("AppendQualifier", err)
+	if string(got) != "keep" {
+		t.Errorf("AppendQualifier on error: got %q, want dst unchanged", got)
+	}
+	dataKey, err := tbl.AppendKey(nil, &u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ix.QualifierOf(dataKey)
+	wantEmpty("QualifierOf", err)
+	if q != nil {
+		t.Errorf("QualifierOf: got %q, want nil", q)
 	}
 }
 

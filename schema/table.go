@@ -208,6 +208,14 @@ func (t *Table[T]) Fields() []string { return slices.Clone(t.fields) }
 // HasField reports whether name is a record field of the table.
 func (t *Table[T]) HasField(name string) bool { return slices.Contains(t.fields, name) }
 
+// isKeyField reports whether name is a field the row key holds and gives
+// back (a decodable segment of the key), as opposed to a column.
+func (t *Table[T]) isKeyField(name string) bool {
+	return slices.ContainsFunc(t.key.Segments(), func(s keys.Segment) bool {
+		return s.Name == name && s.Decodable && s.Kind != keys.KindLiteral
+	})
+}
+
 // ColumnInfo describes a column without its mapping functions.
 type ColumnInfo struct {
 	Name      string

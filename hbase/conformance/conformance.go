@@ -417,6 +417,26 @@ func (s *suite) testDeletes(t *testing.T) {
 		wantCells(t, "newer put", r, false, "cf:q=far future")
 	})
 
+	t.Run("empty qualifier refused", func(t *testing.T) {
+		// A non-nil empty qualifier is refused, alone, in a Batch, in a
+		// CheckAndMutate and in a MutateRow, never read as "the family":
+		// the column with the empty qualifier and its neighbours stay.
+		row := "del-empty-q"
+		s.put(t, ctx, tbl, row, 100, "cf", "", "e", "cf", "q", "q")
+		del := func() *hbase.Delete {
+			return &hbase.Delete{Table: tbl, Row: b(row), Family: b("cf"), Qualifier: []byte{}, AllVersions: true}
+		}
+		wantErr(t, "Delete", s.h.Data.Delete(ctx, del()), hbase.ErrInvalidRequest)
+		_, err := s.h.Data.Batch(ctx, []hbase.Action{del()})
+		wantErr(t, "Batch", err, hbase.ErrInvalidRequest)
+		_, err = s.h.Data.CheckAndMutate(ctx, &hbase.CheckAndMutate{Table: tbl, Row: b(row), Family: b("cf"), Qualifier: b("q"),
+			Compare: hbase.CompareEqual, Value: b("q"), Mutations: []hbase.Mutation{del()}})
+		wantErr(t, "CheckAndMutate", err, hbase.ErrInvalidRequest)
+		wantErr(t, "MutateRow", s.h.Data.MutateRow(ctx, &hbase.RowMutations{Table: tbl, Row: b(row), Mutations: []hbase.Mutation{del()}}), hbase.ErrInvalidRequest)
+		r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(row)})
+		wantCells(t, "after the refused deletes", r, false, "cf:=e cf:q=q")
+	})
+
 	t.Run("missing row", func(t *testing.T) {
 		if err := s.h.Data.Delete(ctx, &hbase.Delete{Table: tbl, Row: b("del-nothing-here")}); err != nil {
 			t.Errorf("Delete of a missing row: %v", err)

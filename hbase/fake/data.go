@@ -119,7 +119,10 @@ func (t *table) apply(m hbase.Mutation, key []byte, ts, now int64) {
 			for _, f := range t.desc.Families {
 				r.add(hbase.Cell{Row: key, Family: []byte(f.Name), Timestamp: ts, Type: hbase.CellTypeDeleteFamily})
 			}
-		case len(m.Qualifier) == 0:
+		case m.Qualifier == nil:
+			// Only a nil qualifier means the family: Delete.Validate
+			// refuses a non-nil empty one, and HBase's server deletes the
+			// column with the empty qualifier.
 			r.add(hbase.Cell{Row: key, Family: m.Family, Timestamp: ts, Type: hbase.CellTypeDeleteFamily})
 		case m.AllVersions:
 			r.add(hbase.Cell{Row: key, Family: m.Family, Qualifier: m.Qualifier, Timestamp: ts, Type: hbase.CellTypeDeleteColumn})
