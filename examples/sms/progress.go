@@ -72,12 +72,15 @@ func (p *progress) add(n int64) {
 	if p.tty {
 		return
 	}
-	t := d * 10 / p.total
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if t > p.tenths {
+	// Workers add concurrently: the count is read again under the lock,
+	// so that the lines' counts only grow.
+	d = p.done.Load()
+	if t := d * 10 / p.total; t > p.tenths {
 		// One line for the highest tenth crossed, with the rate so far; a
-		// batch that crosses several tenths at once prints one line.
+		// batch that crosses several tenths at once prints one line, and
+		// so do two workers' batches that land together.
 		p.tenths = min(t, 10)
 		fmt.Fprintf(p.w, "%s: %3d%% %s/%s, %s\n", p.label, p.tenths*10,
 			text.Grouped(d), text.Grouped(p.total), p.rateETA(d))
