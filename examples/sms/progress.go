@@ -68,15 +68,15 @@ func (p *progress) begin() {
 
 // add records n more units done. It is safe for concurrent use.
 func (p *progress) add(n int64) {
-	d := p.done.Add(n)
+	p.done.Add(n)
 	if p.tty {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	// Workers add concurrently: the count is read again under the lock,
-	// so that the lines' counts only grow.
-	d = p.done.Load()
+	// Workers add concurrently: the count is read under the lock, so
+	// that the lines' counts only grow.
+	d := p.done.Load()
 	if t := d * 10 / p.total; t > p.tenths {
 		// One line for the highest tenth crossed, with the rate so far; a
 		// batch that crosses several tenths at once prints one line, and
