@@ -12,7 +12,8 @@
 #   tls       SIMPLE over TLS
 #   tls-krb   Kerberos (authentication) over TLS
 #
-# in one order and then in the reverse one, ROUNDS times (default 2), and
+# after one uncounted warm-up run, in one order and then in the reverse
+# one, ROUNDS times (default 4), and
 # prints every run's rows/s and each client's ratio to plain of the same
 # round. ROWS (default 10000 per thread), THREADS (default 2) and
 # WORKLOADS (default sequentialWrite,randomRead,scan) choose the bench.
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/.."
 rows="${ROWS:-10000}"
 threads="${THREADS:-2}"
 workloads="${WORKLOADS:-sequentialWrite,randomRead,scan}"
-rounds="${ROUNDS:-2}"
+rounds="${ROUNDS:-4}"
 bin="$(mktemp -d)/hbkit"
 out="$(dirname "$bin")/runs.tsv"
 cleanup() {
@@ -51,6 +52,12 @@ run() {
 	"${env[@]}" "$bin" bench --zk "$HBKIT_ZK" --rows "$rows" --threads "$threads" --workloads "$workloads" --fresh --json |
 		jq -r --arg r "$round" --arg c "$client" '.results[] | "\($r)\t\($c)\t\(.workload)\t\(.rows_per_sec | floor)"' >>"$out"
 }
+
+# A fresh server runs its first seconds at a fraction of its speed (JIT,
+# block cache): one plain run warms it up, and is not counted.
+round=0
+run plain
+: >"$out"
 
 clients=(plain krb-auth krb-conf tls tls-krb)
 for ((round = 1; round <= rounds; round++)); do
