@@ -110,16 +110,21 @@ func TestPoolTLSRequired(t *testing.T) {
 	t.Run("tls only", func(t *testing.T) {
 		s := newTLSServer(t, pki)
 		errs := poolAttempts(t, newTestPool(t), s.addr(), 5)
-		if len(errs) != 3 {
-			t.Fatalf("%d attempts (%v), want 3: two closed connections, then the probe", len(errs), errs)
+		// Two connections closed unanswered, then the probe. The second
+		// close is seen at the second attempt's dial or by its call,
+		// depending on timing: the probe comes at the second attempt
+		// or the third.
+		if len(errs) != 2 && len(errs) != 3 {
+			t.Fatalf("%d attempts (%v), want 2 or 3: two closed connections, then the probe", len(errs), errs)
 		}
-		for i, err := range errs[:2] {
+		last := len(errs) - 1
+		for i, err := range errs[:last] {
 			if !IsRetryable(err) || errors.Is(err, ErrTLSRequired) {
-				t.Fatalf("attempt %d: %v (retryable %t), want a retryable close", i, err, IsRetryable(err))
+				t.Fatalf("attempt %d: %v (retryable %t), want a retryable close", i+1, err, IsRetryable(err))
 			}
 		}
-		if err := errs[2]; !errors.Is(err, ErrTLSRequired) || IsRetryable(err) {
-			t.Fatalf("attempt 3: %v (retryable %t), want ErrTLSRequired, not retryable", err, IsRetryable(err))
+		if err := errs[last]; !errors.Is(err, ErrTLSRequired) || IsRetryable(err) {
+			t.Fatalf("attempt %d: %v (retryable %t), want ErrTLSRequired, not retryable", last+1, err, IsRetryable(err))
 		}
 	})
 	t.Run("restarting server with tls and plaintext", func(t *testing.T) {
@@ -128,8 +133,12 @@ func TestPoolTLSRequired(t *testing.T) {
 		// and succeeds, whatever the server's TLS says.
 		s := newDualServer(t, pki, func(n int) bool { return n == 0 }, false)
 		errs := poolAttempts(t, newTestPool(t), s.addr(), 5)
-		if len(errs) != 2 || errs[1] != nil || !IsRetryable(errs[0]) || errors.Is(errs[0], ErrTLSRequired) {
-			t.Fatalf("attempts %v, want a retryable close, then success", errs)
+		// The close is seen by the dial (the Pool dials again within
+		// the call) or by the call (the caller retries), by timing.
+		ok := len(errs) == 1 && errs[0] == nil ||
+			len(errs) == 2 && errs[1] == nil && IsRetryable(errs[0]) && !errors.Is(errs[0], ErrTLSRequired)
+		if !ok {
+			t.Fatalf("attempts %v, want success, after at most a retryable close", errs)
 		}
 		if n := s.tlsConns.Load(); n != 0 {
 			t.Fatalf("%d TLS probes after one unanswered connection, want none", n)
