@@ -24,10 +24,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/hbkit/hbkit/examples/internal/nsclient"
-	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 )
 
@@ -77,16 +75,9 @@ func runMain(ctx context.Context, args []string, getenv func(string) string, std
 		defer f.Close()
 		c = f
 	} else {
-		cctx, cancel := context.WithTimeout(ctx, time.Minute)
-		opts, err := nsclient.SecurityOptions()
+		hc, err := nsclient.Dial(ctx, zk)
 		if err != nil {
-			cancel()
 			return err
-		}
-		hc, err := hbase.New(cctx, zk, opts...)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("connect to HBase at %s: %w", zk, err)
 		}
 		defer hc.Close()
 		c = hc

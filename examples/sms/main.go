@@ -28,10 +28,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/hbkit/hbkit/examples/internal/nsclient"
-	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 )
 
@@ -101,16 +99,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, tty b
 		fmt.Fprintln(stdout, "Using the in-memory fake HBase (--fake).")
 		c = f
 	} else {
-		cctx, cancel := context.WithTimeout(ctx, time.Minute)
-		opts, err := nsclient.SecurityOptions()
+		hc, err := nsclient.Dial(ctx, o.zk)
 		if err != nil {
-			cancel()
 			return err
-		}
-		hc, err := hbase.New(cctx, o.zk, opts...)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("connect to HBase at %s: %w", o.zk, err)
 		}
 		defer hc.Close()
 		fmt.Fprintf(stdout, "Connected to HBase (ZooKeeper %s).\n", o.zk)

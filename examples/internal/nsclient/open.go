@@ -6,8 +6,6 @@ import (
 	"os"
 	"testing"
 	"time"
-
-	"github.com/hbkit/hbkit/hbase"
 )
 
 // Open is the examples' integration-test setup: it connects to the HBase
@@ -21,11 +19,7 @@ func Open(ctx context.Context, t testing.TB, prefix string) *Namespaced {
 	if zk == "" {
 		t.Skip("HBKIT_ZK is not set; run with make test")
 	}
-	opts, err := SecurityOptions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hc, err := hbase.New(ctx, zk, opts...)
+	hc, err := Dial(ctx, zk)
 	if err != nil {
 		t.Fatal(err)
 	}

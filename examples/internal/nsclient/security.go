@@ -1,7 +1,10 @@
 package nsclient
 
 import (
+	"context"
+	"fmt"
 	"os"
+	"time"
 
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/internal/cli"
@@ -17,4 +20,20 @@ import (
 // and hbase.WithTLS to hbase.New directly.
 func SecurityOptions() ([]hbase.Option, error) {
 	return cli.SecurityOptions(cli.Security{}, os.Getenv)
+}
+
+// Dial connects the examples to the HBase at zk with the Kerberos and TLS
+// settings of the environment (SecurityOptions), within a minute.
+func Dial(ctx context.Context, zk string) (*hbase.Client, error) {
+	opts, err := SecurityOptions()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	hc, err := hbase.New(ctx, zk, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to HBase at %s: %w", zk, err)
+	}
+	return hc, nil
 }
