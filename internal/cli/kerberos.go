@@ -3,9 +3,6 @@ package cli
 import (
 	"context"
 	"io"
-	"os"
-
-	"github.com/hbkit/hbkit/hbase"
 )
 
 // ConnectNativeEnv is ConnectNative with the Kerberos and TLS settings of
@@ -15,18 +12,8 @@ import (
 // SecurityOptions): the ConnectFunc of cmd/hbkit. With none of them set the
 // client is SIMPLE over plain TCP.
 func ConnectNativeEnv(getenv func(string) string) ConnectFunc {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
+	secure := ConnectNativeSecure(getenv)
 	return func(ctx context.Context, zk string) (Client, io.Closer, error) {
-		opts, err := SecurityOptions(Security{}, getenv)
-		if err != nil {
-			return nil, nil, err
-		}
-		c, err := hbase.New(ctx, zk, opts...)
-		if err != nil {
-			return nil, nil, err
-		}
-		return c, c, nil
+		return secure(ctx, zk, Security{})
 	}
 }
