@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # compare.sh runs tools/gohbasebench with hbkit's native client and with
 # gohbase, as separate processes taking turns (hbkit, gohbase, gohbase with
-# a short flush interval, hbkit, ...), on the HBase at HBKIT_ZK, and prints
+# a short flush interval; then gohbase, gohbase with the short flush, hbkit;
+# ...), on the HBase at HBKIT_ZK, and prints
 # a markdown table of hbkit/gohbase ratios (every run's and the median),
 # also saved to bench/results/gohbase.md. It is what `make bench-gohbase`
 # runs (through tools/with-hbase.sh).
@@ -17,6 +18,9 @@
 #                       ../shared/third_party/gohbase
 #   OUT=DIR             keep the JSON lines and logs in DIR
 #   TABLE_PREFIX=P      name the tables P<table> (e.g. scan_ on a shared HBase)
+#   HBASE_PID=PID       the HBase JVM whose CPU time each run reports
+#                       (server_cpu_s); by default the local HBase the
+#                       launcher started, when HBKIT_ZK is its ZooKeeper
 #
 # The tables (gohbasebench_<pid>_<time> and ..._w) are dropped at the end,
 # also on failure or interrupt.
@@ -55,8 +59,23 @@ fi
 gohbase_rev=$(git -C "$src" rev-parse --short HEAD 2>/dev/null ||
 	{ [ -z "${GOHBASE_SRC:-}" ] && echo "cfe2cb9 (../shared/third_party)"; } || echo "from $src")
 
+# The server's CPU is measured when its JVM runs here: HBASE_PID, or the pid
+# a launcher state directory records for the ZooKeeper at HBKIT_ZK.
+if [ -z "${HBASE_PID:-}" ]; then
+	cache="${HBKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hbkit}"
+	for info in ${HBKIT_STATE:+"$HBKIT_STATE/launcher.info"} "$cache/state/launcher.info" "$cache/test-state/launcher.info"; do
+		[ -f "$info" ] || continue
+		port=$(sed -n 's/^zk_port=//p' "$info")
+		pid=$(sed -n 's/^pid=//p' "$info")
+		case "$HBKIT_ZK" in
+		127.0.0.1:"$port" | localhost:"$port") [ -d "/proc/$pid" ] && HBASE_PID=$pid && break ;;
+		esac
+	done
+fi
+[ -n "${HBASE_PID:-}" ] && echo "compare: measuring the CPU of the HBase JVM, pid $HBASE_PID" >&2
+
 table="${TABLE_PREFIX:-}gohbasebench_$$_$(date +%s)"
-common=(--zk "$HBKIT_ZK" --table "$table" --rows "$ROWS")
+common=(--zk "$HBKIT_ZK" --table "$table" --rows "$ROWS" --server-pid "${HBASE_PID:-0}")
 trap '"$bin" "${common[@]}" --teardown || echo "compare: could not drop $table" >&2' EXIT
 
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -68,7 +87,12 @@ sides=("--client hbkit" "--client gohbase" "--client gohbase --flush-interval $S
 for w in $WORKLOADS; do
 	for g in $GOROUTINES; do
 		for run in $(seq "$RUNS"); do
-			for s in "${sides[@]}"; do
+			# Each run starts with the next side (hbkit, gohbase, gohbase
+			# with the short flush; then gohbase, ...): the first run after
+			# a change of workload meets a server still adapting to it, and
+			# no side should always be the one to pay for that.
+			for k in "${!sides[@]}"; do
+				s=${sides[$(((k + run - 1) % ${#sides[@]}))]}
 				# shellcheck disable=SC2086 # $s is a list of flags
 				line=$("$bin" "${common[@]}" $s --workload "$w" --goroutines "$g" --duration "$DURATION" 2>>"$out/stderr.log") ||
 					echo "compare: run failed: $s $w $g (see $out/stderr.log)" >&2
@@ -82,7 +106,7 @@ secs=$(( $(date +%s) - t0 ))
 {
 	echo "Command: \`make bench-gohbase\` (ROWS=$ROWS RUNS=$RUNS GOROUTINES=\"$GOROUTINES\" DURATION=$DURATION SHORT_FLUSH=$SHORT_FLUSH), $started, ${secs}s."
 	echo "hbkit (native client, defaults) vs gohbase $gohbase_rev (defaults: flush interval 20ms; and flush interval $SHORT_FLUSH);"
-	echo "each run a separate process, the sides taking turns, one client per process shared by its goroutines;"
+	echo "each run a separate process, the sides taking turns (each round starts with the next side), one client per process shared by its goroutines;"
 	echo "throughput in ops/s (fullscan: rows/s); batch = 100 Puts (hbkit Batch, gohbase SendBatch); ratio > 1: hbkit faster."
 	echo "HBase at $HBKIT_ZK (one region server, local, shared with other work; tables of one region);"
 	echo "machine: $(nproc) cores, load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."

@@ -21,6 +21,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,6 +32,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,6 +68,10 @@ type result struct {
 	// CPUS is the CPU time (user and system) the process spent in the
 	// measured runs: what the client costs, whatever else the machine runs.
 	CPUS float64 `json:"cpu_s"`
+	// ServerCPUS is the CPU time the HBase JVM (--server-pid) spent in the
+	// same window; absent when no pid was given. On a machine where client
+	// and server share the cores, a run is bound by the sum of both.
+	ServerCPUS float64 `json:"server_cpu_s,omitempty"`
 }
 
 // side is one client under test. Every call returns the number of rows it
@@ -101,6 +107,7 @@ func main() {
 	teardown := flag.Bool("teardown", false, "drop <table> and <table>_w, then exit")
 	report := flag.String("report", "", "print the markdown ratio table of a file of JSON lines, then exit")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured runs (not the warm-up) to this file")
+	serverPid := flag.Int("server-pid", 0, "pid of the HBase JVM, whose CPU time in the measured window is reported as server_cpu_s (0: not measured)")
 	flag.Parse()
 
 	if *report != "" {
@@ -173,6 +180,7 @@ func main() {
 		defer f.Close()
 	}
 	cpu0 := cpuTime()
+	srv0, srvErr := procCPUTime(*serverPid)
 	start := time.Now()
 	deadline := start.Add(*duration)
 	for g := range *goroutines {
@@ -207,6 +215,11 @@ func main() {
 	wg.Wait()
 	elapsed := time.Since(start)
 	res.CPUS = (cpuTime() - cpu0).Seconds()
+	if srv1, err := procCPUTime(*serverPid); *serverPid > 0 && err == nil && srvErr == nil {
+		res.ServerCPUS = (srv1 - srv0).Seconds()
+	} else if *serverPid > 0 {
+		fmt.Fprintf(os.Stderr, "gohbasebench: server CPU of pid %d: %v\n", *serverPid, errors.Join(srvErr, err))
+	}
 	if *cpuprofile != "" {
 		pprof.StopCPUProfile()
 	}
@@ -232,6 +245,36 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// procCPUTime returns the user and system CPU time of process pid so far,
+// from /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s, the
+// value Linux gives USER_HZ on every architecture Go supports).
+func procCPUTime(pid int) (time.Duration, error) {
+	if pid <= 0 {
+		return 0, nil
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces:
+	// count fields after its closing parenthesis.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// f[0] is field 3 (state): utime is field 14, stime field 15.
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond, nil
 }
 
 func pct(sorted []time.Duration, q float64) float64 {

@@ -15,21 +15,27 @@ import (
 // side, the ratio hbkit/gohbase of each pair of runs (the k-th run of hbkit
 // with the k-th run of that gohbase setting; the runs alternate), and the
 // median ratio. Throughput is ops/s, except fullscan: rows/s.
+// cell is one workload at one goroutine count.
+type cell struct {
+	workload   string
+	goroutines int
+}
+
 func printReport(w io.Writer, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	type cell struct {
-		workload   string
-		goroutines int
-	}
 	var (
 		cells []cell
 		sides []string
 		runs  = map[cell]map[string][]float64{}
 		p50   = map[cell]map[string][]float64{}
+		// CPU time per row of each run, client and server, when the
+		// runs measured the server's.
+		clientCPU = map[cell]map[string][]float64{}
+		serverCPU = map[cell]map[string][]float64{}
 	)
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -49,6 +55,7 @@ func printReport(w io.Writer, path string) error {
 		if runs[c] == nil {
 			cells = append(cells, c)
 			runs[c], p50[c] = map[string][]float64{}, map[string][]float64{}
+			clientCPU[c], serverCPU[c] = map[string][]float64{}, map[string][]float64{}
 		}
 		if !slices.Contains(sides, side) {
 			sides = append(sides, side)
@@ -62,6 +69,10 @@ func printReport(w io.Writer, path string) error {
 		}
 		runs[c][side] = append(runs[c][side], v)
 		p50[c][side] = append(p50[c][side], r.P50Ms)
+		if r.ServerCPUS > 0 && r.Rows > 0 && r.Errors == 0 {
+			clientCPU[c][side] = append(clientCPU[c][side], r.CPUS/float64(r.Rows)*1e6)
+			serverCPU[c][side] = append(serverCPU[c][side], r.ServerCPUS/float64(r.Rows)*1e6)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return err
@@ -109,7 +120,39 @@ func printReport(w io.Writer, path string) error {
 		}
 		fmt.Fprintln(w)
 	}
+	printCPU(w, cells, sides, clientCPU, serverCPU)
 	return nil
+}
+
+// printCPU prints, when the runs measured the server's CPU, the CPU time
+// per row of each side, client and server (medians of the runs). Where
+// client and server share the machine's cores and the runs keep them busy,
+// throughput is bound by cores / (client + server) per row: the last
+// column is what hbkit would reach over each peer if its client cost
+// nothing, (peer client + peer server) / hbkit server.
+func printCPU(w io.Writer, cells []cell, sides []string, client, server map[cell]map[string][]float64) {
+	if !slices.ContainsFunc(cells, func(c cell) bool { return len(server[c]["hbkit"]) > 0 }) {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "CPU time per row, µs (medians of the runs; client = the benchmark process, server = the HBase JVM, in the same window):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| workload | goroutines | side | client | server | client + server | ceiling of hbkit / side with a free client |")
+	fmt.Fprintln(w, "|---|---:|---|---:|---:|---:|---:|")
+	for _, c := range cells {
+		hs := median(server[c]["hbkit"])
+		for _, s := range sides {
+			if len(server[c][s]) == 0 {
+				continue
+			}
+			cl, sv := median(client[c][s]), median(server[c][s])
+			ceiling := "-"
+			if s != "hbkit" && hs > 0 {
+				ceiling = fmt.Sprintf("%.2f", (cl+sv)/hs)
+			}
+			fmt.Fprintf(w, "| %s | %d | %s | %.2f | %.2f | %.2f | %s |\n", c.workload, c.goroutines, s, cl, sv, cl+sv, ceiling)
+		}
+	}
 }
 
 func nums(v []float64, format string) string {
