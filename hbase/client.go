@@ -48,9 +48,9 @@ type Client struct {
 	masterAddr string // cached active master "host:port"; "" to re-read ZooKeeper
 	metaAddr   string // cached hbase:meta server; "" to re-read ZooKeeper
 
-	// writeQueues holds a *writeQueue per region server address
-	// (coalesce.go).
-	writeQueues sync.Map
+	// rowQueues holds a *rowQueue per region server address and kind
+	// of call (coalesce.go).
+	rowQueues sync.Map
 
 	closed    atomic.Bool
 	done      chan struct{} // closed by Close: stops background scanner renewals

@@ -74,7 +74,7 @@ func inFlightRows() []string {
 // waitQueued waits until n writes wait in the queue of addr.
 func waitQueued(t *testing.T, c *Client, addr string, n int) {
 	t.Helper()
-	q := c.writeQueue(addr)
+	q := c.rowQueue(addr, false)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		q.mu.Lock()
@@ -110,6 +110,130 @@ func (fc *fakeCluster) multiRows() [][]string {
 		out = append(out, rows)
 	}
 	return out
+}
+
+// multiGets counts the Get actions of the Multis the fake received.
+func (fc *fakeCluster) multiGets() int {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	n := 0
+	for _, c := range fc.calls {
+		if mr, ok := c.req.(*pb.MultiRequest); ok {
+			for _, ra := range mr.GetRegionAction() {
+				for _, a := range ra.GetAction() {
+					if a.Get != nil {
+						n++
+					}
+				}
+			}
+		}
+	}
+	return n
+}
+
+// TestGetsCoalesceWhileServerBusy: Gets to a server with
+// maxReadsInFlight Gets in flight wait, then go together as one Multi,
+// each caller getting its own row (an empty Result for a missing one);
+// queued writes and queued Gets do not wait for each other.
+func TestGetsCoalesceWhileServerBusy(t *testing.T) {
+	fc := newFakeCluster(t, []string{"m"}, 1) // two regions, one server
+	c := fc.client()
+	ctx := testCtx(t)
+	for _, r := range []string{"b", "c", "n"} {
+		if err := c.Put(ctx, tput(r, "v"+r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Get(ctx, &Get{Table: "t", Row: []byte("b")}); err != nil {
+		t.Fatal(err)
+	}
+	if n, m := fc.count("rs1:16020", "Get"), fc.multiGets(); n != 1 || m != 0 {
+		t.Fatalf("idle Get: %d Gets, %d in Multis; want 1, 0", n, m)
+	}
+
+	arrived := make(chan struct{}, maxReadsInFlight)
+	hold := make(chan struct{})
+	var held atomic.Int32
+	fc.set(func() {
+		fc.hook = func(addr, method string, req proto.Message) *pb.ExceptionResponse {
+			if method == "Get" && held.Add(1) <= maxReadsInFlight {
+				arrived <- struct{}{}
+				<-hold
+			}
+			return nil
+		}
+	})
+	type got struct {
+		res *Result
+		err error
+	}
+	getAll := func(rows ...string) func() []got {
+		out := make([]got, len(rows))
+		var wg sync.WaitGroup
+		for i, r := range rows {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out[i].res, out[i].err = c.Get(ctx, &Get{Table: "t", Row: []byte(r)})
+			}()
+		}
+		return func() []got { wg.Wait(); return out }
+	}
+	var busy []string
+	for i := range maxReadsInFlight {
+		busy = append(busy, []string{"b", "c", "n"}[i%3])
+	}
+	inFlight := getAll(busy...)
+	for range maxReadsInFlight {
+		<-arrived
+	}
+	rows := []string{"b", "c", "n", "missing"}
+	queued := getAll(rows...)
+	q := c.rowQueue("rs1:16020", true)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		q.mu.Lock()
+		n := len(q.waiting)
+		q.mu.Unlock()
+		if n == len(rows) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d Gets queued, want %d", n, len(rows))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// A Put meanwhile goes straight out: writes have their own queue.
+	if err := c.Put(ctx, tput("o", "vo")); err != nil {
+		t.Fatalf("Put while Gets wait: %v", err)
+	}
+	close(hold)
+	for i, g := range inFlight() {
+		if g.err != nil {
+			t.Errorf("Get in flight %d: %v", i, g.err)
+		}
+	}
+	for i, g := range queued() {
+		r := rows[i]
+		switch {
+		case g.err != nil:
+			t.Errorf("Get %s: %v", r, g.err)
+		case g.res == nil:
+			t.Errorf("Get %s: nil Result", r)
+		case r == "missing":
+			if len(g.res.Cells) != 0 {
+				t.Errorf("Get %s: %d cells, want none", r, len(g.res.Cells))
+			}
+		case len(g.res.Cells) != 1 || string(g.res.Cells[0].Value) != "v"+r:
+			t.Errorf("Get %s: cells %v, want one of value v%s", r, g.res.Cells, r)
+		}
+	}
+	if n := fc.multiGets(); n != len(rows) {
+		t.Errorf("%d Gets in Multis, want %d", n, len(rows))
+	}
+	if n, want := fc.count("rs1:16020", "Get"), 1+maxReadsInFlight; n != want {
+		t.Errorf("%d Gets, want %d (idle, those in flight)", n, want)
+	}
 }
 
 // TestPutsCoalesceWhileServerBusy: Puts to a server with

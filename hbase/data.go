@@ -151,16 +151,21 @@ func (c *Client) Get(ctx context.Context, g *Get) (_ *Result, err error) {
 		return nil, err
 	}
 	table := canonicalTable(g.Table)
-	var resp *pb.GetResponse
-	var block []byte
+	var res *Result
 	err = c.regionCall(ctx, table, g.Row, func(ctx context.Context, r *region) error {
-		resp = new(pb.GetResponse)
-		return c.rsCall(ctx, r.addr, "Get", &pb.GetRequest{Region: r.specifier(), Get: pg}, resp, rpc.WithCellBlock(&block))
+		var err error
+		res, err = c.coalesced(ctx, r, true, &batchItem{table: table, row: g.Row, idempotent: true,
+			pa: &pb.Action{Get: pg}},
+			func() (*Result, error) {
+				var resp pb.GetResponse
+				var block []byte
+				if err := c.rsCall(ctx, r.addr, "Get", &pb.GetRequest{Region: r.specifier(), Get: pg}, &resp, rpc.WithCellBlock(&block)); err != nil {
+					return nil, err
+				}
+				return singleResult(resp.GetResult(), block)
+			})
+		return err
 	})
-	if err != nil {
-		return nil, opErr("get", table, err)
-	}
-	res, err := singleResult(resp.GetResult(), block)
 	return res, opErr("get", table, err)
 }
 
