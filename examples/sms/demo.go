@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,7 +35,10 @@ type Config struct {
 	Batch       int    // records per Send call
 	Concurrency int    // Send calls in flight
 	Latest      int    // N of the "latest N messages of a mobile" query
-	Keep        bool   // keep the tables at the end
+	// Rounds is how many turns the loads with and without the index take
+	// (each a part of the messages); see demo.load.
+	Rounds int
+	Keep   bool // keep the tables at the end
 	// Progress receives the load's progress (stderr); nil for none.
 	Progress io.Writer
 	// TTY redraws the progress on one line; otherwise a line per 10%.
@@ -46,7 +50,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Messages: 200_000, Mobiles: 20_000, Accounts: 2_000, Days: 30, Seed: 1,
-		Batch: 1000, Concurrency: 4, Latest: 5,
+		Batch: 1000, Concurrency: 4, Latest: 5, Rounds: 10,
 	}
 }
 
@@ -72,6 +76,8 @@ func (c Config) validate() error {
 		return bad("--concurrency %d: need 1 .. 256", c.Concurrency)
 	case c.Latest < 1:
 		return bad("--latest %d: need at least 1", c.Latest)
+	case c.Rounds < 1 || c.Rounds > 1000:
+		return bad("--rounds %d: need 1 .. 1000", c.Rounds)
 	}
 	return nil
 }
@@ -211,7 +217,7 @@ func (d *demo) dropTable(ctx context.Context, name string) error {
 type loadStats struct {
 	messages int64
 	elapsed  time.Duration
-	halves   []float64 // messages/s of each half, in order
+	rounds   []float64 // messages/s of each round, in order
 }
 
 func (s loadStats) rate() float64 {
@@ -225,9 +231,12 @@ func (s loadStats) rate() float64 {
 // batches and workers): through the SMS store, each message a data row and
 // its index entry, and into the SMS data table declared without its index
 // (baselineTable, dropped at the end), the rate the index is measured
-// against. The two loads take turns by halves, with the index, without,
-// without, with, so that neither side alone gets the cold server or the
-// warm one.
+// against. The two loads take turns in Config.Rounds rounds, each a part of
+// the messages: with the index then without in odd rounds, without then
+// with in even ones. A server that has just started speeds up for a minute
+// or more (its JIT compiles under load on the same cores); taking turns
+// often gives each load the same share of the cold server and of the warm
+// one, where halves gave the first load most of the cold one.
 func (d *demo) load(ctx context.Context, truth *truth) (indexed, plain loadStats, err error) {
 	repo, err := d.store()
 	if err != nil {
@@ -258,68 +267,90 @@ func (d *demo) load(ctx context.Context, truth *truth) (indexed, plain loadStats
 		cp := *m
 		msgs = append(msgs, &cp)
 	}
-	half := [2][]*schema.SMS{msgs[:len(msgs)/2], msgs[len(msgs)/2:]}
-	phases := []struct {
-		what  string
-		msgs  []*schema.SMS
+	rounds := min(d.cfg.Rounds, max(len(msgs), 1))
+	type side struct {
 		send  func(context.Context, []*schema.SMS) ([]error, error)
 		flush func(context.Context) error
 		into  *loadStats
-	}{
-		{"loading (first half)", half[0], repo.Send, repo.Flush, &indexed},
-		{"loading without the index (first half)", half[0], sendBase, base.Flush, &plain},
-		{"loading without the index (second half)", half[1], sendBase, base.Flush, &plain},
-		{"loading (second half)", half[1], repo.Send, repo.Flush, &indexed},
+		pr    *progress
 	}
-	for _, ph := range phases {
-		if len(ph.msgs) == 0 {
-			continue
+	with := &side{repo.Send, repo.Flush, &indexed, nil}
+	without := &side{sendBase, base.Flush, &plain, nil}
+	if d.cfg.Progress != nil {
+		with.pr = newProgress(d.cfg.Progress, d.cfg.TTY, "loading", int64(len(msgs)), nil)
+		without.pr = newProgress(d.cfg.Progress, d.cfg.TTY, "loading without the index", int64(len(msgs)), nil)
+	}
+	for i := range rounds {
+		part := msgs[i*len(msgs)/rounds : (i+1)*len(msgs)/rounds]
+		order := []*side{with, without}
+		if i%2 == 1 {
+			order[0], order[1] = without, with
 		}
-		st, err := d.loadWith(ctx, ph.what, ph.msgs, ph.send, ph.flush)
-		if err != nil {
-			return indexed, plain, err
+		for _, sd := range order {
+			if len(part) == 0 {
+				continue
+			}
+			st, err := d.loadWith(ctx, part, sd.send, sd.flush, sd.pr)
+			if err != nil {
+				return indexed, plain, err
+			}
+			sd.into.messages += st.messages
+			sd.into.elapsed += st.elapsed
+			sd.into.rounds = append(sd.into.rounds, st.rate())
 		}
-		ph.into.messages += st.messages
-		ph.into.elapsed += st.elapsed
-		ph.into.halves = append(ph.into.halves, st.rate())
+	}
+	for _, sd := range []*side{with, without} {
+		if sd.pr != nil {
+			sd.pr.end()
+		}
 	}
 	for _, st := range []loadStats{indexed, plain} {
 		if st.messages != truth.messages {
 			return indexed, plain, fmt.Errorf("sms demo: wrote %d messages, the workload has %d", st.messages, truth.messages)
 		}
 	}
-	d.printf("loaded %s messages in %s (%s messages/s, each a data row and an index entry; halves %s and %s)\n",
+	d.printf("loaded %s messages in %s (%s messages/s, each a data row and an index entry; %s)\n",
 		text.Grouped(indexed.messages), indexed.elapsed.Round(10*time.Millisecond), text.Grouped(int64(indexed.rate())),
-		halfRate(indexed, 0), halfRate(indexed, 1))
-	d.printf("loaded the same messages without the index (table %s, the same inserts, taking turns by halves) in %s (%s messages/s; halves %s and %s): with the index, %.2f× that rate\n\n",
+		roundRates(indexed))
+	d.printf("loaded the same messages without the index (table %s, the same inserts, taking turns with the load above) in %s (%s messages/s; %s): with the index, %.2f× that rate\n",
 		baselineTable, plain.elapsed.Round(10*time.Millisecond), text.Grouped(int64(plain.rate())),
-		halfRate(plain, 0), halfRate(plain, 1), indexed.rate()/plain.rate())
+		roundRates(plain), indexed.rate()/plain.rate())
+	if len(indexed.rounds) > 1 {
+		ratios := make([]string, len(indexed.rounds))
+		for i := range ratios {
+			ratios[i] = fmt.Sprintf("%.2f", indexed.rounds[i]/plain.rounds[i])
+		}
+		d.printf("with / without the index, round by round: %s\n", strings.Join(ratios, " "))
+	}
+	d.printf("\n")
 	return indexed, plain, nil
 }
 
-// halfRate is the rate of a load's half i, or "-" for a workload too
-// small to have two.
-func halfRate(s loadStats, i int) string {
-	if i >= len(s.halves) {
-		return "-"
+// roundRates says how many rounds a load took and the rates of its first
+// and last.
+func roundRates(s loadStats) string {
+	switch n := len(s.rounds); n {
+	case 0:
+		return "no rounds"
+	case 1:
+		return "1 round"
+	default:
+		return fmt.Sprintf("%d rounds, the first at %s/s, the last at %s/s", n,
+			text.Grouped(int64(s.rounds[0])), text.Grouped(int64(s.rounds[n-1])))
 	}
-	return text.Grouped(int64(s.halves[i])) + "/s"
 }
 
 // baselineTable is the table the load without the index writes, and drops.
 const baselineTable = "sms_noindex"
 
-// loadWith sends the workload through send in batches from Concurrency
-// workers, reports progress, and flushes at the end.
-func (d *demo) loadWith(ctx context.Context, what string, msgs []*schema.SMS,
-	sendBatch func(context.Context, []*schema.SMS) ([]error, error), flush func(context.Context) error) (loadStats, error) {
+// loadWith sends msgs through send in batches from Concurrency workers,
+// reports progress on pr (nil: none; its clock runs during the call only),
+// and flushes at the end.
+func (d *demo) loadWith(ctx context.Context, msgs []*schema.SMS,
+	sendBatch func(context.Context, []*schema.SMS) ([]error, error), flush func(context.Context) error, pr *progress) (loadStats, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	var pr *progress
-	if d.cfg.Progress != nil {
-		pr = newProgress(d.cfg.Progress, d.cfg.TTY, what, int64(len(msgs)), nil)
-	}
 	batches := make(chan []*schema.SMS, d.cfg.Concurrency)
 	var (
 		wg      sync.WaitGroup
@@ -357,7 +388,7 @@ func (d *demo) loadWith(ctx context.Context, what string, msgs []*schema.SMS,
 	}
 	start := time.Now()
 	if pr != nil {
-		pr.begin()
+		pr.resume()
 	}
 	for _, chunk := range chunks {
 		select {
@@ -378,7 +409,7 @@ func (d *demo) loadWith(ctx context.Context, what string, msgs []*schema.SMS,
 	}
 	elapsed := time.Since(start)
 	if pr != nil {
-		pr.end()
+		pr.pause()
 	}
 	if err := context.Cause(ctx); err != nil {
 		return loadStats{}, err

@@ -72,6 +72,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (op
 	fs.IntVar(&c.Batch, "batch", def.Batch, "messages per batch write")
 	fs.IntVar(&c.Concurrency, "concurrency", def.Concurrency, "batch writes in flight")
 	fs.IntVar(&c.Latest, "latest", def.Latest, "N of the query \"a mobile's latest N messages\"")
+	fs.IntVar(&c.Rounds, "rounds", def.Rounds, "turns the loads with and without the index take, each a part of the messages")
 	fs.BoolVar(&c.Keep, "keep", false, "keep the tables at the end (they are always recreated at the start)")
 	if err := fs.Parse(args); err != nil {
 		return o, err

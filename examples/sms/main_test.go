@@ -43,7 +43,7 @@ func TestRunFake(t *testing.T) {
 	f := newFake(t)
 	var out, progress bytes.Buffer
 	cfg := smallConfig()
-	cfg.Batch = 200 // each half of 2,000 in ten batches: a progress line each
+	cfg.Batch = 200 // 4,000 messages in ten rounds of two batches: a progress line per round
 	cfg.Progress = &progress
 	if err := Run(ctx, cfg, f, &out); err != nil {
 		t.Fatalf("Run: %v\noutput:\n%s", err, out.String())
@@ -73,29 +73,44 @@ func TestRunFake(t *testing.T) {
 			t.Errorf("TableExists(%s) = %v, %v after the run; want false, nil", name, ok, err)
 		}
 	}
-	// Not a terminal: at most one progress line per 10% of each half (a
+	// Not a terminal: at most one progress line per 10% of each load (a
 	// tenth that two workers' batches cross together gets one line), the
 	// percentages growing to 100%, for the load and for the baseline load
-	// without the index, taking turns.
+	// without the index, taking turns: ten rounds of 400 messages, so
+	// each round of a load crosses one tenth, with the index first in
+	// odd rounds and last in even ones.
 	lines := strings.Split(strings.TrimSuffix(progress.String(), "\n"), "\n")
-	phases := []string{"loading (first half): ", "loading without the index (first half): ",
-		"loading without the index (second half): ", "loading (second half): "}
-	phase, last := 0, 0
+	labels := []string{"loading: ", "loading without the index: "}
+	last := map[string]int{}
+	var order []string
 	for i, l := range lines {
-		if !strings.HasPrefix(l, phases[phase]) {
-			if last != 100 || phase == len(phases)-1 || !strings.HasPrefix(l, phases[phase+1]) {
-				t.Fatalf("progress line %d is %q after %q at %d%%: want the halves in turn, each to 100%%:\n%s", i+1, l, phases[phase], last, progress.String())
+		label := ""
+		for _, lb := range labels {
+			if strings.HasPrefix(l, lb) {
+				label = lb
 			}
-			phase, last = phase+1, 0
 		}
 		var pct int
-		if _, err := fmt.Sscanf(strings.TrimPrefix(l, phases[phase]), "%d%%", &pct); err != nil || pct <= last || pct%10 != 0 {
-			t.Fatalf("progress line %d is %q after %d%%: want a tenth above it\n%s", i+1, l, last, progress.String())
+		if _, err := fmt.Sscanf(strings.TrimPrefix(l, label), "%d%%", &pct); label == "" || err != nil || pct <= last[label] || pct%10 != 0 {
+			t.Fatalf("progress line %d is %q after %d%%: want a load's next tenth\n%s", i+1, l, last[label], progress.String())
 		}
-		last = pct
+		last[label] = pct
+		if len(order) == 0 || order[len(order)-1] != label {
+			order = append(order, label)
+		}
 	}
-	if phase != len(phases)-1 || last != 100 {
-		t.Errorf("progress ended in %q at %d%%, want the last half at 100%%:\n%s", phases[phase], last, progress.String())
+	for _, lb := range labels {
+		if last[lb] != 100 {
+			t.Errorf("progress of %q ended at %d%%, want 100%%:\n%s", lb, last[lb], progress.String())
+		}
+	}
+	// The turns: with, without, without, with, with, ... as runs of one
+	// label: each run but the first and last holds two rounds.
+	if len(order) < 6 || order[0] != labels[0] {
+		t.Errorf("progress took turns %q, want the loads alternating, the index first:\n%s", order, progress.String())
+	}
+	if !strings.Contains(out.String(), "with / without the index, round by round: ") {
+		t.Errorf("output lacks the ratio of each round:\n%s", out.String())
 	}
 }
 
@@ -309,7 +324,7 @@ func TestParseFlags(t *testing.T) {
 
 func TestRunMainFake(t *testing.T) {
 	var out, errOut bytes.Buffer
-	err := runMain(context.Background(), []string{"--fake", "--messages", "600", "--mobiles", "60", "--accounts", "6", "--days", "3"},
+	err := runMain(context.Background(), []string{"--fake", "--messages", "600", "--mobiles", "60", "--accounts", "6", "--days", "3", "--rounds", "2"},
 		&out, &errOut, false)
 	if err != nil {
 		t.Fatalf("runMain: %v\n%s", err, out.String())
@@ -317,11 +332,11 @@ func TestRunMainFake(t *testing.T) {
 	if !strings.Contains(out.String(), "in-memory fake") || !strings.Contains(out.String(), "loaded 600 messages") {
 		t.Errorf("output:\n%s", out.String())
 	}
-	// One batch holds each half: one progress line per half of the load,
-	// and of the same load without the index (the baseline), in turn.
+	// Two rounds of one batch each: one progress line per round, the
+	// load with the index first, then twice without, then with.
 	lines := strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n")
-	want := []string{"loading (first half): 100% 300/300, ", "loading without the index (first half): 100% 300/300, ",
-		"loading without the index (second half): 100% 300/300, ", "loading (second half): 100% 300/300, "}
+	want := []string{"loading:  50% 300/600, ", "loading without the index:  50% 300/600, ",
+		"loading without the index: 100% 600/600, ", "loading: 100% 600/600, "}
 	ok := len(lines) == len(want)
 	for i := 0; ok && i < len(want); i++ {
 		ok = strings.HasPrefix(lines[i], want[i])
@@ -350,6 +365,31 @@ func TestProgress(t *testing.T) {
 	}
 	if want := "loading:  10% 100/1,000, 2,500/s, ETA 0s"; lines[0] != want {
 		t.Errorf("first line %q, want %q", lines[0], want)
+	}
+	if want := "loading: 100% 1,000/1,000, 2,500/s, 400ms"; lines[9] != want {
+		t.Errorf("last line %q, want %q", lines[9], want)
+	}
+}
+
+// TestProgressPaused: the clock runs between resume and pause only, so a
+// load that takes turns with another reports its own rate and time.
+func TestProgressPaused(t *testing.T) {
+	var b bytes.Buffer
+	now := time.Unix(0, 0)
+	p := newProgress(&b, false, "loading", 1000, func() time.Time { return now })
+	for range 2 {
+		p.resume()
+		for range 20 {
+			now = now.Add(10 * time.Millisecond)
+			p.add(25)
+		}
+		p.pause()
+		now = now.Add(time.Hour) // the other load's turn
+	}
+	p.end()
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 10 {
+		t.Fatalf("%d lines, want 10:\n%s", len(lines), b.String())
 	}
 	if want := "loading: 100% 1,000/1,000, 2,500/s, 400ms"; lines[9] != want {
 		t.Errorf("last line %q, want %q", lines[9], want)

@@ -23,8 +23,13 @@ type progress struct {
 	now   func() time.Time
 	every time.Duration // redraw period on a terminal
 
-	done  atomic.Int64
-	start time.Time
+	done atomic.Int64
+	// The clock runs only between resume and pause: a load that takes
+	// turns with another reports its own rate. active is the time of
+	// the segments already paused, start the start of the running one.
+	active  time.Duration
+	start   time.Time
+	running bool
 
 	mu       sync.Mutex
 	tenths   int64 // tenths already reported (non-terminal)
@@ -43,8 +48,18 @@ func newProgress(w io.Writer, tty bool, label string, total int64, now func() ti
 }
 
 // begin starts the clock and, on a terminal, the redraw loop.
-func (p *progress) begin() {
-	p.start = p.now()
+func (p *progress) begin() { p.resume() }
+
+// resume starts the clock again after pause (or for the first time) and,
+// on a terminal, the redraw loop.
+func (p *progress) resume() {
+	p.mu.Lock()
+	if p.running || p.finished {
+		p.mu.Unlock()
+		return
+	}
+	p.start, p.running = p.now(), true
+	p.mu.Unlock()
 	if !p.tty {
 		return
 	}
@@ -64,6 +79,35 @@ func (p *progress) begin() {
 			}
 		}
 	}()
+}
+
+// pause stops the clock (and the redraw loop, leaving the line drawn)
+// while another load takes its turn.
+func (p *progress) pause() {
+	p.mu.Lock()
+	if !p.running {
+		p.mu.Unlock()
+		return
+	}
+	p.active += p.now().Sub(p.start)
+	p.running = false
+	p.mu.Unlock()
+	if !p.tty {
+		return
+	}
+	close(p.stop)
+	<-p.stopped
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.draw()
+}
+
+// elapsed is the time the clock has run; p.mu is held.
+func (p *progress) elapsed() time.Duration {
+	if p.running {
+		return p.active + p.now().Sub(p.start)
+	}
+	return p.active
 }
 
 // add records n more units done. It is safe for concurrent use.
@@ -87,24 +131,19 @@ func (p *progress) add(n int64) {
 	}
 }
 
-// end stops the redraw loop and leaves the final state on the screen.
+// end stops the clock and leaves the final state on the screen.
 func (p *progress) end() {
+	p.pause()
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.finished {
-		p.mu.Unlock()
 		return
 	}
 	p.finished = true
-	p.mu.Unlock()
-	if !p.tty {
-		return
+	if p.tty {
+		p.draw()
+		fmt.Fprintln(p.w)
 	}
-	close(p.stop)
-	<-p.stopped
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.draw()
-	fmt.Fprintln(p.w)
 }
 
 // draw redraws the terminal line; p.mu is held.
@@ -117,9 +156,10 @@ func (p *progress) draw() {
 		text.Grouped(d), text.Grouped(p.total), p.rateETA(d))
 }
 
-// rateETA says how fast the work goes and how long the rest will take.
+// rateETA says how fast the work goes and how long the rest will take;
+// p.mu is held.
 func (p *progress) rateETA(d int64) string {
-	el := p.now().Sub(p.start)
+	el := p.elapsed()
 	if el <= 0 || d == 0 {
 		return "starting"
 	}
