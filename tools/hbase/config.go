@@ -35,6 +35,9 @@ type config struct {
 	kerberos  kerberos       // Kerberos authentication (secure.go); zero: SIMPLE
 	krbClient *client.Client // the launcher's own Kerberos login, made on first use
 	tls       tlsFiles       // native RPC TLS (tls.go); zero: plain TCP
+	// masters is the number of HMaster JVMs of a distributed instance
+	// (cluster.go); 0 or 1: the standalone single JVM.
+	masters int
 }
 
 func loadConfig() (*config, error) {
@@ -179,13 +182,13 @@ const markerText = "hbkit local HBase state, format 1\n"
 // loopback only, no web UI.
 func (c *config) siteXML() string {
 	rsPort := c.rsPort
-	if c.regionServers > 1 {
+	if c.regionServers > 1 && !c.distributed() {
 		// LocalHBaseCluster gives every region server the same
 		// configuration; only ephemeral ports let several bind.
 		rsPort = 0
 	}
 	props := [][2]string{
-		{"hbase.cluster.distributed", "false"},
+		{"hbase.cluster.distributed", strconv.FormatBool(c.distributed())},
 		{"hbase.rootdir", "file://" + filepath.Join(c.state, "root")},
 		{"hbase.tmp.dir", filepath.Join(c.state, "tmp")},
 		{"hbase.zookeeper.property.dataDir", filepath.Join(c.state, "zk")},
@@ -206,12 +209,22 @@ func (c *config) siteXML() string {
 		// 3s); at 1s a cluster shutdown takes about 4s less.
 		{"hbase.regionserver.msginterval", "1000"},
 	}
+	if c.distributed() {
+		// A master (at start, or taking over) waits for the region
+		// servers to check in: by default 4.5s whatever their number.
+		// Here the number is known.
+		props = append(props, [2]string{"hbase.master.wait.on.regionservers.maxtostart", strconv.Itoa(c.regionServers)})
+	}
 	if c.phoenix {
 		props = append(props, phoenixSite...)
 	}
 	props = append(props, c.kerberos.site()...)
 	props = append(props, c.tls.site()...)
-	if ms := c.zkSession.Milliseconds(); ms > 0 {
+	if ms := c.zkSession.Milliseconds(); ms > 0 && c.distributed() {
+		// Each JVM asks for this; the ZooKeeper server's bounds
+		// (zooCfg) grant it.
+		props = append(props, [2]string{"zookeeper.session.timeout", strconv.FormatInt(ms, 10)})
+	} else if ms > 0 {
 		// Standalone HBase takes its sessions' timeout from this key
 		// (default 10s, whatever zookeeper.session.timeout says). Its
 		// ZooKeeper server grants at most 20 ticks of 2s: lengthen the
@@ -249,11 +262,14 @@ var phoenixSite = [][2]string{
 	{"phoenix.schema.isNamespaceMappingEnabled", "false"},
 }
 
+// log4j is the logging configuration of every JVM: one file each, at the
+// path in the system property hbkit.log.file (startJVM sets it), so that
+// a distributed instance's JVMs do not write into one another's log.
 func (c *config) log4j() string {
 	return "status = warn\n" +
 		"appender.file.type = File\n" +
 		"appender.file.name = FILE\n" +
-		"appender.file.fileName = " + c.logFile() + "\n" +
+		"appender.file.fileName = ${sys:hbkit.log.file}\n" +
 		"appender.file.layout.type = PatternLayout\n" +
 		"appender.file.layout.pattern = %d{ISO8601} %-5p [%t] %c{2}: %m%n\n" +
 		"rootLogger.level = INFO\n" +

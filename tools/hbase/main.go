@@ -8,15 +8,22 @@
 //
 // Usage:
 //
-//	go run ./tools/hbase up [-rs N] [-fresh] [-phoenix] [-zk-session-timeout D]
+//	go run ./tools/hbase up [-rs N] [-fresh] [-phoenix] [-zk-session-timeout D] [-masters N]
 //	                                           start and wait until ready (no-op when up)
 //	go run ./tools/hbase down                  stop what this tool started (no-op when down)
 //	go run ./tools/hbase status                report; exit 0 only when up and ready
 //	go run ./tools/hbase logs [-n N] [-f]      show the server log
 //	go run ./tools/hbase reset                 stop, then delete the state directory
 //	go run ./tools/hbase zk                    print HBKIT_ZK for the running instance
+//	go run ./tools/hbase masters               a distributed instance's masters: active, backup or gone
+//	go run ./tools/hbase kill-master           SIGKILL the active master's JVM (distributed instance)
 //	go run ./tools/hbase classpath             resolve and print the Java classpath
 //	go run ./tools/hbase snappy-check          check that the Snappy codec loads
+//
+// With -masters N (N >= 2) the instance is distributed instead: a
+// ZooKeeper server, N masters and the region servers each run in a JVM of
+// their own (cluster.go), so that a backup master can take over from a
+// killed active one (make test-backup-master).
 //
 // The Makefile wraps these as make hbase-up, hbase-down, hbase-status,
 // hbase-logs and hbase-reset. Settings come from the environment:
@@ -80,6 +87,7 @@ func main() {
 		fresh := fs.Bool("fresh", false, "delete the state directory before starting")
 		phoenix := fs.Bool("phoenix", cfg.phoenix, "load Apache Phoenix "+phoenixVersion+" into the region server (HBKIT_PHOENIX=1)")
 		zkSession := fs.Duration("zk-session-timeout", cfg.zkSession, "ZooKeeper session timeout of the master and region servers (0: HBase's 10s; HBKIT_ZK_SESSION_TIMEOUT)")
+		nMasters := fs.Int("masters", 1, "masters; 2 or more: a distributed instance, every server in a JVM of its own, the first master active and the others backups")
 		_ = fs.Parse(args)
 		cfg.phoenix = *phoenix
 		cfg.zkSession = *zkSession
@@ -89,6 +97,11 @@ func main() {
 		rsExplicit := os.Getenv("RS") != ""
 		fs.Visit(func(f *flag.Flag) { rsExplicit = rsExplicit || f.Name == "rs" })
 		cfg.regionServers = *rs
+		if *nMasters > 1 {
+			cfg.masters = *nMasters
+			err = upCluster(cfg, *fresh)
+			break
+		}
 		err = up(cfg, *fresh, rsExplicit)
 	case "down":
 		_ = fs.Parse(args)
@@ -120,6 +133,12 @@ func main() {
 		}
 		adoptRunning(cfg)
 		fmt.Println(cfg.zkAddr())
+	case "masters":
+		_ = fs.Parse(args)
+		err = masters(cfg)
+	case "kill-master":
+		_ = fs.Parse(args)
+		err = killMaster(cfg)
 	case "snappy-check":
 		_ = fs.Parse(args)
 		err = snappyCheck(cfg)
@@ -133,7 +152,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./tools/hbase up|down|status|logs|reset|zk|classpath|snappy-check [flags]")
+	fmt.Fprintln(os.Stderr, "usage: go run ./tools/hbase up|down|status|logs|reset|zk|masters|kill-master|classpath|snappy-check [flags]")
 }
 
 // exitError carries a specific exit status.

@@ -51,6 +51,8 @@ func isOurs(c *config, pid int) bool {
 type launchInfo struct {
 	pid, zkPort, masterPort, rsPort, regionServers int
 	phoenix                                        bool
+	masters                                        int    // distributed instance (cluster.go): its masters
+	procs                                          []proc // distributed instance: every JVM started
 }
 
 func writeInfo(c *config, pid int) error {
@@ -87,6 +89,12 @@ func readInfo(c *config) (launchInfo, bool) {
 			li.regionServers = n
 		case "phoenix":
 			li.phoenix = v != ""
+		case "masters":
+			li.masters = n
+		case "proc":
+			if p, ok := parseProc(v); ok {
+				li.procs = append(li.procs, p)
+			}
 		}
 	}
 	return li, true
@@ -98,6 +106,7 @@ func adoptRunning(c *config) {
 	if li, ok := readInfo(c); ok {
 		c.zkPort, c.masterPort, c.rsPort, c.regionServers = li.zkPort, li.masterPort, li.rsPort, li.regionServers
 		c.phoenix = li.phoenix
+		c.masters = li.masters
 	}
 }
 
@@ -158,6 +167,7 @@ func up(c *config, fresh bool, rsExplicit bool) error {
 	args := []string{"-Xms256m", "-Xmx" + c.heap, "-XX:+UseG1GC", c.cmdMarker(),
 		"-Dzookeeper.admin.enableServer=false",
 		"-Dlog4j2.configurationFile=" + filepath.Join(c.confDir(), "log4j2.properties"),
+		"-Dhbkit.log.file=" + c.logFile(),
 	}
 	args = append(args, jdk17Flags...)
 	args = append(args, c.kerberos.jvmFlags()...)
@@ -295,6 +305,9 @@ func checkPorts(c *config) error {
 }
 
 func down(c *config) error {
+	if li, ok := readInfo(c); ok && li.masters > 1 {
+		return downCluster(c, li)
+	}
 	pid, ok := runningPid(c)
 	if !ok {
 		_ = os.Remove(c.pidFile())
@@ -387,6 +400,19 @@ func status(c *config) error {
 		return &exitError{3, errors.New("not running")}
 	}
 	adoptRunning(c)
+	if c.distributed() {
+		fmt.Printf("hbase: up, distributed, ZooKeeper pid %d, state %s\n", pid, c.state)
+		if err := masters(c); err != nil {
+			return err
+		}
+		r, err := probe(c, 5*time.Second)
+		if err != nil {
+			fmt.Printf("  not ready: %v\n", err)
+			return &exitError{4, errors.New("running but not ready")}
+		}
+		fmt.Printf("  master %s, meta on %s: ready\n", r.master, r.meta)
+		return nil
+	}
 	with := ""
 	if c.phoenix {
 		with = ", Phoenix " + phoenixVersion
@@ -448,6 +474,11 @@ func removeState(c *config) error {
 	if pid, ok := runningPid(c); ok {
 		return fmt.Errorf("HBase is running (pid %d): stop it first", pid)
 	}
+	if li, ok := readInfo(c); ok {
+		if live := liveProcs(c, li); len(live) > 0 {
+			return fmt.Errorf("HBase's %s is running (pid %d): stop it first (down)", live[0].name(), live[0].pid)
+		}
+	}
 	entries, err := os.ReadDir(c.state)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -467,7 +498,7 @@ func removeState(c *config) error {
 // output, for failure messages.
 func tailLog(c *config, n int) string {
 	var b strings.Builder
-	for _, f := range []string{c.logFile(), c.outFile()} {
+	for _, f := range c.logFiles() {
 		data, err := os.ReadFile(f)
 		if err != nil || len(bytes.TrimSpace(data)) == 0 {
 			continue

@@ -122,20 +122,28 @@ func shutdownCluster(port int, timeout time.Duration, opts ...rpc.Option) error 
 	return nil
 }
 
+// logHas reports whether any of the instance's server logs holds needle.
 func logHas(c *config, needle string) bool {
-	b, err := os.ReadFile(c.logFile())
-	return err == nil && bytes.Contains(b, []byte(needle))
+	for _, f := range c.serverLogs() {
+		b, err := os.ReadFile(f)
+		if err == nil && bytes.Contains(b, []byte(needle)) {
+			return true
+		}
+	}
+	return false
 }
 
 func firstFatal(c *config) string {
-	b, err := os.ReadFile(c.logFile())
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		for _, f := range fatalLines {
-			if strings.Contains(line, f) {
-				return strings.TrimSpace(line)
+	for _, f := range c.serverLogs() {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			for _, f := range fatalLines {
+				if strings.Contains(line, f) {
+					return strings.TrimSpace(line)
+				}
 			}
 		}
 	}
