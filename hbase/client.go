@@ -48,6 +48,11 @@ type Client struct {
 	masterAddr string // cached active master "host:port"; "" to re-read ZooKeeper
 	metaAddr   string // cached hbase:meta server; "" to re-read ZooKeeper
 
+	// onMasterFailed, if set (by tests, before use), sees every failed
+	// attempt of a master call: the master called, the error, and
+	// whether the cached address was dropped for it.
+	onMasterFailed func(addr string, err error, forgot bool)
+
 	// rowQueues holds a *rowQueue per region server address and kind
 	// of call (coalesce.go).
 	rowQueues sync.Map

@@ -20,8 +20,12 @@ func (c *Client) masterFailed(addr string, err error, kind retryKind) {
 	if addr == "" {
 		return
 	}
-	if kind == retryConn || kind == retryRelocate || notActiveMaster(err) {
+	forget := kind == retryConn || kind == retryRelocate || notActiveMaster(err)
+	if forget {
 		c.forgetMaster(addr)
+	}
+	if c.onMasterFailed != nil {
+		c.onMasterFailed(addr, err, forget)
 	}
 }
 
