@@ -142,6 +142,16 @@ test-stall:
 test-failover:
 	tools/test-failover.sh
 
+## test-backup-master: a distributed HBase of its own (issue 16): ZooKeeper,
+## two masters and a region server, each in a JVM of its own (hbase-local
+## up -masters 2; ZooKeeper 2881, masters 16800/16810, region server 16820).
+## The active master is SIGKILLed under a client making admin and data
+## calls; the backup master takes over, the same client's admin calls and
+## DDL succeed again, its data calls never fail.
+.PHONY: test-backup-master
+test-backup-master:
+	tools/test-backup-master.sh
+
 ## The container path (docs/containers.md): HBase in a container through
 ## testcontainers-go. With DOCKER_HOST set, that engine is used; without it,
 ## tools/ci-containers.sh sets up podman and serves its Docker API.
