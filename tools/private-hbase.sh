@@ -1,5 +1,6 @@
 # private-hbase.sh is sourced by the scripts that test against an HBase of
-# their own (test-restart.sh, test-rs3.sh). With HBKIT_STATE and the port
+# their own (test-restart.sh, test-rs3.sh, test-failover.sh,
+# test-backup-master.sh). With HBKIT_STATE and the port
 # variables already exported, private_hbase_up builds the launcher, starts
 # a fresh instance with the given launcher flags while building the ./hbase
 # integration test binary as "$tmp/hbase.test", exports HBKIT_ZK, and

@@ -429,6 +429,21 @@ func status(c *config) error {
 }
 
 func logs(c *config, n int, follow bool) error {
+	if li, ok := readInfo(c); ok && li.masters > 1 {
+		// A distributed instance: a log per JVM.
+		adoptRunning(c)
+		if follow {
+			return &exitError{2, fmt.Errorf("logs -f: a distributed instance has a log per JVM; follow one of %s", filepath.Join(c.state, "logs"))}
+		}
+		for _, p := range c.plannedProcs() {
+			b, err := os.ReadFile(c.procLog(p))
+			if err != nil {
+				continue
+			}
+			fmt.Printf("--- %s ---\n%s\n", c.procLog(p), lastLines(string(b), n))
+		}
+		return nil
+	}
 	f, err := os.Open(c.logFile())
 	if err != nil {
 		return fmt.Errorf("no log yet at %s", c.logFile())
