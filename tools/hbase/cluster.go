@@ -199,16 +199,8 @@ func upCluster(c *config, fresh bool) (err error) {
 		fmt.Printf("HBase already up with %d masters; HBKIT_ZK=%s\n", c.masters, c.zkAddr())
 		return nil
 	}
-	java, err := javaBinary()
+	java, err := javaAndState(c, fresh)
 	if err != nil {
-		return err
-	}
-	if fresh {
-		if err := removeState(c); err != nil {
-			return err
-		}
-	}
-	if err := prepareState(c); err != nil {
 		return err
 	}
 	for _, p := range c.plannedProcs() {

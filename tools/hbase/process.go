@@ -128,16 +128,8 @@ func up(c *config, fresh bool, rsExplicit bool) error {
 		fmt.Printf("HBase already up (pid %d); HBKIT_ZK=%s\n", pid, c.zkAddr())
 		return nil
 	}
-	java, err := javaBinary()
+	java, err := javaAndState(c, fresh)
 	if err != nil {
-		return err
-	}
-	if fresh {
-		if err := removeState(c); err != nil {
-			return err
-		}
-	}
-	if err := prepareState(c); err != nil {
 		return err
 	}
 	if err := checkPorts(c); err != nil {
@@ -214,6 +206,21 @@ func up(c *config, fresh bool, rsExplicit bool) error {
 	fmt.Printf("hbase: ready in %.1fs; HBKIT_ZK=%s (master 127.0.0.1:%d)\n",
 		time.Since(start).Seconds(), c.zkAddr(), c.masterPort)
 	return nil
+}
+
+// javaAndState finds Java and readies the state directory for a start:
+// emptied first when fresh, created or checked (prepareState).
+func javaAndState(c *config, fresh bool) (string, error) {
+	java, err := javaBinary()
+	if err != nil {
+		return "", err
+	}
+	if fresh {
+		if err := removeState(c); err != nil {
+			return "", err
+		}
+	}
+	return java, prepareState(c)
 }
 
 // prepareState creates the state directory, or checks that an existing one
