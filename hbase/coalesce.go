@@ -3,6 +3,7 @@ package hbase
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -136,16 +137,28 @@ func (c *Client) sendQueued(q *rowQueue, addr string) {
 	}
 	q.mu.Unlock()
 	go func() {
+		yielded := false
 		for {
 			q.mu.Lock()
 			batch := q.waiting
 			q.waiting = nil
+			if len(batch) == 0 && !yielded {
+				// The callers just answered are about to call again:
+				// let them run and queue once, so that their calls go
+				// in the next Multi rather than one of them taking the
+				// freed place alone and the rest queueing behind it.
+				q.mu.Unlock()
+				yielded = true
+				runtime.Gosched()
+				continue
+			}
 			if len(batch) == 0 {
 				q.inFlight--
 				q.mu.Unlock()
 				return
 			}
 			q.mu.Unlock()
+			yielded = false
 			c.sendQueuedCalls(addr, batch)
 		}
 	}()
