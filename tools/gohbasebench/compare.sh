@@ -12,7 +12,9 @@
 #   RUNS=2              runs of each side per cell
 #   GOROUTINES="1 4 32" concurrent callers, one client per process
 #   WORKLOADS="put get batch scan100 fullscan"
-#   DURATION=2s         length of each run (fullscan: at least one scan)
+#   DURATION=2s         length of each run (fullscan: at least one scan);
+#                       each cell (workload and goroutines) starts with one
+#                       uncounted run (warmup.jsonl in OUT)
 #   SHORT_FLUSH=1ms     gohbase's short flush interval (its default is 20ms)
 #   GOHBASE_SRC=DIR     build gohbase from DIR instead of
 #                       ../shared/third_party/gohbase
@@ -84,8 +86,18 @@ echo "compare: preparing $table ($ROWS rows of 1 KB)" >&2
 "$bin" "${common[@]}" --setup
 
 sides=("--client hbkit" "--client gohbase" "--client gohbase --flush-interval $SHORT_FLUSH")
+cell=0
 for w in $WORKLOADS; do
 	for g in $GOROUTINES; do
+		# One uncounted run first (each side in turn starts a cell's
+		# warm-up): the server's first run of a new workload goes slower
+		# while it compiles that workload's paths, and the side running
+		# it lost up to half its rate.
+		k=$((cell % ${#sides[@]}))
+		cell=$((cell + 1))
+		# shellcheck disable=SC2086 # a list of flags
+		"$bin" "${common[@]}" ${sides[$k]} --workload "$w" --goroutines "$g" --duration "$DURATION" >>"$out/warmup.jsonl" 2>>"$out/stderr.log" ||
+			echo "compare: warm-up failed: ${sides[$k]} $w $g (see $out/stderr.log)" >&2
 		for run in $(seq "$RUNS"); do
 			# Each run starts with the next side (hbkit, gohbase, gohbase
 			# with the short flush; then gohbase, ...): the first run after
@@ -106,7 +118,7 @@ secs=$(( $(date +%s) - t0 ))
 {
 	echo "Command: \`make bench-gohbase\` (ROWS=$ROWS RUNS=$RUNS GOROUTINES=\"$GOROUTINES\" DURATION=$DURATION SHORT_FLUSH=$SHORT_FLUSH), $started, ${secs}s."
 	echo "hbkit (native client, defaults) vs gohbase $gohbase_rev (defaults: flush interval 20ms; and flush interval $SHORT_FLUSH);"
-	echo "each run a separate process, the sides taking turns (each round starts with the next side), one client per process shared by its goroutines;"
+	echo "each run a separate process, the sides taking turns (each round starts with the next side) after one uncounted warm-up run per row, one client per process shared by its goroutines;"
 	echo "throughput in ops/s (fullscan: rows/s); batch = 100 Puts (hbkit Batch, gohbase SendBatch); ratio > 1: hbkit faster."
 	echo "HBase at $HBKIT_ZK (one region server, local, shared with other work; tables of one region);"
 	echo "machine: $(nproc) cores, load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."
