@@ -412,13 +412,7 @@ func status(c *config) error {
 		if err := masters(c); err != nil {
 			return err
 		}
-		r, err := probe(c, 5*time.Second)
-		if err != nil {
-			fmt.Printf("  not ready: %v\n", err)
-			return &exitError{4, errors.New("running but not ready")}
-		}
-		fmt.Printf("  master %s, meta on %s: ready\n", r.master, r.meta)
-		return nil
+		return printReady(c)
 	}
 	with := ""
 	if c.phoenix {
@@ -426,6 +420,12 @@ func status(c *config) error {
 	}
 	fmt.Printf("hbase: up, pid %d, %d region server(s)%s, state %s\n", pid, c.regionServers, with, c.state)
 	fmt.Printf("  HBKIT_ZK=%s  master=127.0.0.1:%d\n", c.zkAddr(), c.masterPort)
+	return printReady(c)
+}
+
+// printReady probes a running instance and says whether it is ready, as
+// status's last line.
+func printReady(c *config) error {
 	r, err := probe(c, 5*time.Second)
 	if err != nil {
 		fmt.Printf("  not ready: %v\n", err)
