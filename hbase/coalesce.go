@@ -80,8 +80,7 @@ func (c *Client) rowQueue(addr string, reads bool) *rowQueue {
 // single-row writes to the same server (see above).
 func (c *Client) writeRow(ctx context.Context, table string, row []byte, m *pb.MutationProto) error {
 	return c.regionWrite(ctx, table, row, true, func(actx context.Context, r *region) error {
-		_, err := c.coalesced(actx, r, false, &batchItem{table: table, row: row, idempotent: true,
-			pa: &pb.Action{Mutation: m}},
+		_, err := c.coalesced(actx, r, row, false, func() *pb.Action { return &pb.Action{Mutation: m} },
 			func() (*Result, error) {
 				return nil, c.rsCall(actx, r.addr, "Mutate", &pb.MutateRequest{Region: r.specifier(), Mutation: m}, nil)
 			})
@@ -89,10 +88,11 @@ func (c *Client) writeRow(ctx context.Context, table string, row []byte, m *pb.M
 	})
 }
 
-// coalesced makes the single-row call it to region r: by direct while
-// fewer than maxWritesInFlight calls of its kind are in flight to r's
-// server, and otherwise queued, to go out with the others in a Multi.
-func (c *Client) coalesced(actx context.Context, r *region, reads bool, it *batchItem, direct func() (*Result, error)) (*Result, error) {
+// coalesced makes a single-row call on row of region r: by direct while fewer
+// than its kind's limit of calls are in flight to r's server, and
+// otherwise queued, as the Multi action that action builds (called only
+// then), to go out with the others. Neither function outlives the call.
+func (c *Client) coalesced(actx context.Context, r *region, row []byte, reads bool, action func() *pb.Action, direct func() (*Result, error)) (*Result, error) {
 	q := c.rowQueue(r.addr, reads)
 	limit := maxWritesInFlight
 	if reads {
@@ -106,8 +106,11 @@ func (c *Client) coalesced(actx context.Context, r *region, reads bool, it *batc
 		c.sendQueued(q, r.addr)
 		return res, err
 	}
-	it.reg = r // it.idx and it.pa.Index: set by sendQueuedMulti
-	w := &queuedCall{it: it, done: make(chan outcome, 1)}
+	// it.idx and it.pa.Index: set by sendQueuedMulti.
+	w := &queuedCall{
+		it:   &batchItem{table: r.table, row: row, reg: r, idempotent: true, pa: action()},
+		done: make(chan outcome, 1),
+	}
 	q.waiting = append(q.waiting, w)
 	q.mu.Unlock()
 	select {

@@ -154,8 +154,7 @@ func (c *Client) Get(ctx context.Context, g *Get) (_ *Result, err error) {
 	var res *Result
 	err = c.regionCall(ctx, table, g.Row, func(ctx context.Context, r *region) error {
 		var err error
-		res, err = c.coalesced(ctx, r, true, &batchItem{table: table, row: g.Row, idempotent: true,
-			pa: &pb.Action{Get: pg}},
+		res, err = c.coalesced(ctx, r, g.Row, true, func() *pb.Action { return &pb.Action{Get: pg} },
 			func() (*Result, error) {
 				var resp pb.GetResponse
 				var block []byte
