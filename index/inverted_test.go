@@ -543,6 +543,29 @@ func testInvertedForeignCells(t *testing.T, b userBackend) {
 	}
 }
 
+// pageUIDs reads q through x page by page, size records each, resuming
+// from each page's token, and returns the records' UIDs in order and how
+// many pages it took.
+func pageUIDs(ctx context.Context, t *testing.T, x *dao.Index[schema.User], q dao.Query[schema.User], size int) ([]string, int) {
+	t.Helper()
+	var got []string
+	pages := 0
+	for {
+		page, tok, err := x.Page(ctx, q, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, u := range page {
+			got = append(got, u.UID)
+		}
+		if tok == "" {
+			return got, pages
+		}
+		q.Resume = tok
+	}
+}
+
 func TestInvertedPagesAndKeys(t *testing.T) {
 	testInvertedPagesAndKeys(t, newFakeUsers(t))
 }
@@ -573,22 +596,7 @@ func testInvertedPagesAndKeys(t *testing.T, b userBackend) {
 		t.Fatal(err)
 	}
 	q := dao.Eq(&schema.User{Province: provinces[0]}, "province")
-	var got []string
-	pages := 0
-	for {
-		page, tok, err := x.Page(ctx, q, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pages++
-		for _, u := range page {
-			got = append(got, u.UID)
-		}
-		if tok == "" {
-			break
-		}
-		q.Resume = tok
-	}
+	got, pages := pageUIDs(ctx, t, x, q, 3)
 	if !slices.Equal(got, want) || pages != 4 {
 		t.Fatalf("pages of 3: got %v in %d pages, want %v in 4", got, pages, want)
 	}
@@ -1105,22 +1113,7 @@ func testInvertedPageResumesInsideTheRow(t *testing.T, b userBackend) {
 		t.Fatal(err)
 	}
 	q := dao.Eq(&schema.User{Province: provinces[1], Age: 60}, "province", "age")
-	var got []string
-	pages := 0
-	for {
-		page, tok, err := x.Page(ctx, q, size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pages++
-		for _, u := range page {
-			got = append(got, u.UID)
-		}
-		if tok == "" {
-			break
-		}
-		q.Resume = tok
-	}
+	got, pages := pageUIDs(ctx, t, x, q, size)
 	if !slices.Equal(got, want) {
 		t.Fatalf("pages of %d: got %v, want %v", size, got, want)
 	}
