@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/binary"
-	"io"
 	"net"
 	"sync"
 	"testing"
@@ -117,14 +116,12 @@ type krbServer struct {
 func newKrbServer(t *testing.T, key types.EncryptionKey, offer byte, after func(nc net.Conn, gss *gssContext)) *krbServer {
 	s := &krbServer{replies: make(chan []byte, 16)}
 	s.addr = rawServer(t, func(nc net.Conn) {
-		var pre [6]byte
-		if _, err := io.ReadFull(nc, pre[:]); err != nil {
-			return
-		}
-		if pre[0] == 0x16 && pre[1] == 0x03 {
+		pre, ok := readPreamble(nc, func() {
 			s.mu.Lock()
 			s.tlsProbes++
 			s.mu.Unlock()
+		})
+		if !ok {
 			return
 		}
 		if pre != kerberosPreamble {

@@ -86,20 +86,31 @@ func (s *fakeServer) acceptLoop() {
 	}
 }
 
+// readPreamble reads the 6 bytes a client opens a connection with. A TLS
+// ClientHello there is the client's probe of a connection closed before
+// any answer (see ErrTLSRequired): the test servers speak no TLS and drop
+// it, as a plain HBase does, after calling probed. ok is false then, and
+// when the read fails.
+func readPreamble(nc net.Conn, probed func()) (pre [6]byte, ok bool) {
+	if _, err := io.ReadFull(nc, pre[:]); err != nil {
+		return pre, false
+	}
+	if pre[0] == 0x16 && pre[1] == 0x03 {
+		probed()
+		return pre, false
+	}
+	return pre, true
+}
+
 func (s *fakeServer) serve(nc net.Conn) {
 	defer s.wg.Done()
 	defer nc.Close()
-	var pre [6]byte
-	if _, err := io.ReadFull(nc, pre[:]); err != nil {
-		return
-	}
-	if pre[0] == 0x16 && pre[1] == 0x03 {
-		// A TLS ClientHello: the client's probe of a connection closed
-		// before any answer (see ErrTLSRequired). This server speaks
-		// no TLS: it drops it, as a plain HBase does.
+	pre, ok := readPreamble(nc, func() {
 		s.mu.Lock()
 		s.tlsProbes++
 		s.mu.Unlock()
+	})
+	if !ok {
 		return
 	}
 	if !bytes.Equal(pre[:], []byte("HBas\x00\x50")) {
