@@ -4,8 +4,10 @@ package index_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -54,27 +56,81 @@ func itTables(tb testing.TB, c *hbase.Client) backend {
 	defer cancel()
 	run := strconv.FormatInt(time.Now().UnixNano()/1e6, 36) + "_" + strconv.FormatInt(itSeq.Add(1), 10)
 	b := backend{c: c, data: "hbkit_it_sms_" + run, index: "hbkit_it_sms_index_" + run}
-	itDropLater(tb, c, b.data, b.index)
+	itDropLater(tb, b.data, b.index)
 	if err := createSMSTables(ctx, c, b.data, b.index); err != nil {
 		tb.Fatalf("create tables: %v", err)
 	}
 	return b
 }
 
-func itDropLater(tb testing.TB, c *hbase.Client, tables ...string) {
+// itDropLater drops tables when tb ends, in the background, through a
+// client of its own (tests close theirs when they end): a test does not
+// wait for the drops of the one before it (about 1.4 s a pair of SMS
+// tables), and TestMain waits for all of them before the binary exits.
+func itDropLater(tb testing.TB, tables ...string) {
+	c := itDropClient(tb)
 	tb.Cleanup(func() {
+		itDrops.Add(1)
+		go func() {
+			defer itDrops.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			for _, t := range tables {
+				if ok, err := c.TableExists(ctx, t); err != nil || !ok {
+					continue
+				}
+				_ = c.DisableTable(ctx, t)
+				if err := c.DeleteTable(ctx, t); err != nil {
+					itDropErrs.Add(1)
+					fmt.Fprintf(os.Stderr, "cleanup: delete %s: %v\n", t, err)
+				}
+			}
+		}()
+	})
+}
+
+var (
+	itDrops    sync.WaitGroup
+	itDropErrs atomic.Int64
+	itDropMu   sync.Mutex
+	itDropper  *hbase.Client
+)
+
+// itDropClient returns the client that drops tables, connecting it on
+// first use.
+func itDropClient(tb testing.TB) *hbase.Client {
+	tb.Helper()
+	itDropMu.Lock()
+	defer itDropMu.Unlock()
+	if itDropper == nil {
+		zk := os.Getenv("HBKIT_ZK")
+		if zk == "" {
+			zk = "127.0.0.1:2181"
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		for _, t := range tables {
-			if ok, err := c.TableExists(ctx, t); err != nil || !ok {
-				continue
-			}
-			_ = c.DisableTable(ctx, t)
-			if err := c.DeleteTable(ctx, t); err != nil {
-				tb.Errorf("cleanup: delete %s: %v", t, err)
-			}
+		c, err := hbase.New(ctx, zk)
+		if err != nil {
+			tb.Fatalf("hbase.New(%s): %v", zk, err)
 		}
-	})
+		itDropper = c
+	}
+	return itDropper
+}
+
+// TestMain waits for the tables dropped in the background; a drop that
+// failed fails the run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	itDrops.Wait()
+	if itDropper != nil {
+		itDropper.Close()
+	}
+	if n := itDropErrs.Load(); n > 0 && code == 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: %d tables could not be dropped\n", n)
+		code = 1
+	}
+	os.Exit(code)
 }
 
 func TestIntegrationKillBetweenWrites(t *testing.T) {
@@ -98,7 +154,7 @@ func BenchmarkIntegrationPut(bm *testing.B) {
 	b, c := itBackend(bm)
 	run := strconv.FormatInt(time.Now().UnixNano()/1e6, 36)
 	plain, plainIx := "hbkit_it_sms_plain_"+run, "hbkit_it_sms_plain_index_"+run
-	itDropLater(bm, c, plain, plainIx)
+	itDropLater(bm, plain, plainIx)
 	if err := createSMSTables(context.Background(), c, plain, plainIx); err != nil {
 		bm.Fatal(err)
 	}

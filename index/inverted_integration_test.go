@@ -24,7 +24,7 @@ func itUserTables(tb testing.TB, c *hbase.Client) userBackend {
 	defer cancel()
 	run := strconv.FormatInt(time.Now().UnixNano()/1e6, 36) + "_" + strconv.FormatInt(itSeq.Add(1), 10)
 	b := userBackend{c: c, data: "hbkit_it_inv_users_" + run, index: "hbkit_it_inv_province_age_" + run}
-	itDropLater(tb, c, b.data, b.index)
+	itDropLater(tb, b.data, b.index)
 	if err := createUserTables(ctx, c, b.data, b.index); err != nil {
 		tb.Fatalf("create tables: %v", err)
 	}

@@ -39,7 +39,7 @@ func itModeBackendsOn(t *testing.T, c *hbase.Client) modeBackends {
 	for i, mc := range modeCases {
 		run := strconv.FormatInt(time.Now().UnixNano()/1e6, 36) + "_" + strconv.FormatInt(itSeq.Add(1), 10)
 		b := backend{c: c, data: "hbkit_it_sms_" + run, index: "hbkit_it_sms_index_" + run}
-		itDropLater(t, c, b.data, b.index)
+		itDropLater(t, b.data, b.index)
 		bs[mc.mode] = b
 		wg.Add(1)
 		go func() {
