@@ -16,6 +16,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/conformance"
+	"github.com/hbkit/hbkit/internal/ittest"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -25,6 +26,8 @@ import (
 // dropped at the end.
 
 var itNames = conformance.NameGenerator("itdao")
+
+func TestMain(m *testing.M) { os.Exit(ittest.Main(m)) }
 
 func itClient(t testing.TB) *hbase.Client {
 	t.Helper()
@@ -50,7 +53,7 @@ func itTable(t testing.TB, c *hbase.Client, d schema.Definition) string {
 }
 
 // itTableNamed creates the table of d as name and drops it when the test
-// ends.
+// ends (in the background: see ittest).
 func itTableNamed(t testing.TB, c *hbase.Client, d schema.Definition, name string) string {
 	t.Helper()
 	desc := hbase.TableDescriptor{Name: name}
@@ -64,16 +67,7 @@ func itTableNamed(t testing.TB, c *hbase.Client, d schema.Definition, name strin
 	if err := c.CreateTable(ctx, desc, d.SplitKeys()); err != nil {
 		t.Fatalf("CreateTable(%s): %v", name, err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if err := c.DisableTable(ctx, name); err != nil {
-			t.Logf("DisableTable(%s): %v", name, err)
-		}
-		if err := c.DeleteTable(ctx, name); err != nil {
-			t.Logf("DeleteTable(%s): %v", name, err)
-		}
-	})
+	ittest.DropLater(t, name)
 	return name
 }
 

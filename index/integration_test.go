@@ -4,15 +4,14 @@ package index_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/internal/ittest"
 )
 
 // The protocol against a real HBase (make hbase-up). HBKIT_ZK names the
@@ -63,75 +62,10 @@ func itTables(tb testing.TB, c *hbase.Client) backend {
 	return b
 }
 
-// itDropLater drops tables when tb ends, in the background, through a
-// client of its own (tests close theirs when they end): a test does not
-// wait for the drops of the one before it (about 1.4 s a pair of SMS
-// tables), and TestMain waits for all of them before the binary exits.
-func itDropLater(tb testing.TB, tables ...string) {
-	c := itDropClient(tb)
-	tb.Cleanup(func() {
-		itDrops.Add(1)
-		go func() {
-			defer itDrops.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			for _, t := range tables {
-				if ok, err := c.TableExists(ctx, t); err != nil || !ok {
-					continue
-				}
-				_ = c.DisableTable(ctx, t)
-				if err := c.DeleteTable(ctx, t); err != nil {
-					itDropErrs.Add(1)
-					fmt.Fprintf(os.Stderr, "cleanup: delete %s: %v\n", t, err)
-				}
-			}
-		}()
-	})
-}
+// itDropLater drops tables when tb ends, in the background (see ittest).
+func itDropLater(tb testing.TB, tables ...string) { ittest.DropLater(tb, tables...) }
 
-var (
-	itDrops    sync.WaitGroup
-	itDropErrs atomic.Int64
-	itDropMu   sync.Mutex
-	itDropper  *hbase.Client
-)
-
-// itDropClient returns the client that drops tables, connecting it on
-// first use.
-func itDropClient(tb testing.TB) *hbase.Client {
-	tb.Helper()
-	itDropMu.Lock()
-	defer itDropMu.Unlock()
-	if itDropper == nil {
-		zk := os.Getenv("HBKIT_ZK")
-		if zk == "" {
-			zk = "127.0.0.1:2181"
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		c, err := hbase.New(ctx, zk)
-		if err != nil {
-			tb.Fatalf("hbase.New(%s): %v", zk, err)
-		}
-		itDropper = c
-	}
-	return itDropper
-}
-
-// TestMain waits for the tables dropped in the background; a drop that
-// failed fails the run.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	itDrops.Wait()
-	if itDropper != nil {
-		itDropper.Close()
-	}
-	if n := itDropErrs.Load(); n > 0 && code == 0 {
-		fmt.Fprintf(os.Stderr, "FAIL: %d tables could not be dropped\n", n)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(ittest.Main(m)) }
 
 func TestIntegrationKillBetweenWrites(t *testing.T) {
 	b, _ := itBackend(t)
