@@ -60,8 +60,7 @@ func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 	var rejected []ItemError
 	for i, v := range recs {
 		err := r.setIDs(ctx, v, op != opDelete)
-		var ve *ValidationError
-		if err != nil && !errors.As(err, &ve) {
+		if err != nil && !isValidation(err) {
 			// The UID table failed (not the record): nothing is written,
 			// but ids of earlier records may have been assigned.
 			fill(results, ErrNotAttempted)
@@ -93,6 +92,12 @@ func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 	return results, r.batchError(op.String(), results)
 }
 
+// isValidation reports whether err is (or wraps) a *ValidationError.
+func isValidation(err error) bool {
+	var ve *ValidationError
+	return errors.As(err, &ve)
+}
+
 // sendChunks sends rows in chunks of r.batchSize, up to r.writeConc at a
 // time (one after another when a row key repeats across chunks, so that
 // the later record wins), and stores the outcome of rows[i] in
@@ -102,22 +107,29 @@ func (r *Repo[T]) sendChunks(ctx context.Context, op writeOp, rows []*schema.Rec
 	if len(rows) <= r.batchSize || par > 1 && !distinctKeys(rows) {
 		par = 1
 	}
-	var sem chan struct{}
 	if par > 1 {
-		sem = make(chan struct{}, par)
+		r.sendParallel(ctx, op, rows, results, par)
+		return
 	}
+	// One after another, with no goroutine, semaphore or WaitGroup: the
+	// path of every call of up to r.batchSize records.
+	for lo := 0; lo < len(rows); lo += r.batchSize {
+		hi := min(lo+r.batchSize, len(rows))
+		if err := ctx.Err(); err != nil {
+			fill(results[lo:], fmt.Errorf("%w: %w", ErrNotAttempted, err))
+			return
+		}
+		r.send(ctx, op, rows[lo:hi], results[lo:hi])
+	}
+}
+
+// sendParallel is sendChunks for par > 1 chunks at a time.
+func (r *Repo[T]) sendParallel(ctx context.Context, op writeOp, rows []*schema.Record, results []error, par int) {
+	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for lo := 0; lo < len(rows); lo += r.batchSize {
 		hi := min(lo+r.batchSize, len(rows))
-		if par == 1 {
-			if err := ctx.Err(); err != nil {
-				fill(results[lo:], fmt.Errorf("%w: %w", ErrNotAttempted, err))
-				return
-			}
-			r.send(ctx, op, rows[lo:hi], results[lo:hi])
-			continue
-		}
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():

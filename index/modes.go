@@ -24,25 +24,25 @@ func (t *Table[T]) writeInsertOnly(ctx context.Context, items []*item[T]) {
 		t.failAll(items, OpPut, PhaseData, len(items), err)
 		return
 	}
-	v := t.o.now().UnixMilli()
+	// Every entry of the call gets the same status (verified at v): one
+	// value, shared by their Puts, which only read it.
+	status := statusValue(statusVerified, t.o.now().UnixMilli())
 	acts := make([]hbase.Action, 0, len(items)*(1+len(t.ixs)))
 	owner := make([]*item[T], 0, cap(acts))
 	for _, it := range items {
 		acts = append(acts, &hbase.Put{Table: t.name, Row: it.key, Values: it.enc.Data.Values()})
 		owner = append(owner, it)
 		for i, s := range t.ixs {
-			acts, owner = append(acts, s.insertOnlyEntry(&it.enc.Entries[i], v)), append(owner, it)
+			acts, owner = append(acts, s.insertOnlyEntry(&it.enc.Entries[i], status)), append(owner, it)
 		}
 	}
 	t.finish(ctx, acts, owner, items, OpPut, PhaseData)
 }
 
-// insertOnlyEntry is the Put of an insert-only entry: verified, stamped
-// by the server like its data row.
-func (s *ixState[T]) insertOnlyEntry(e *schema.Row, v int64) *hbase.Put {
-	p := s.entryPut(e, statusVerified, v)
-	p.Timestamp = 0
-	return p
+// insertOnlyEntry is the Put of an insert-only entry with the given
+// status value (verified): stamped by the server like its data row.
+func (s *ixState[T]) insertOnlyEntry(e *schema.Row, status []byte) *hbase.Put {
+	return s.entryPutValue(e, status, 0)
 }
 
 // insertInsertOnly writes the inserts of an insert-only table in one

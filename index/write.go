@@ -65,10 +65,15 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 	if kind == OpInsert {
 		kind = OpPut
 	}
-	all := make([]*item[T], len(recs))
-	items := all[:0:0]
+	// The items live in one slab, and the pointers to them in one array
+	// shared by all and items (items never outruns all): two
+	// allocations per call, whatever the number of records.
+	slab := make([]item[T], len(recs))
+	ptrs := make([]*item[T], 2*len(recs))
+	all, items := ptrs[:len(recs):len(recs)], ptrs[len(recs):len(recs)]
 	for i, r := range recs {
-		it := &item[T]{pos: i, op: op, key: r.Data.Key}
+		it := &slab[i]
+		it.pos, it.op, it.key = i, op, r.Data.Key
 		if op != OpDelete {
 			it.op, it.insert, it.enc = OpPut, op == OpInsert, r
 		}
@@ -434,12 +439,18 @@ func (t *Table[T]) settle(res []hbase.BatchResult, err error, owner, items []*it
 		}
 		return nil
 	}
-	bad := make(map[*item[T]]bool)
+	var bad map[*item[T]]bool
 	for i, r := range res {
 		if r.Err != nil && !bad[owner[i]] {
+			if bad == nil {
+				bad = make(map[*item[T]]bool)
+			}
 			bad[owner[i]] = true
 			onErr(owner[i], r.Err)
 		}
+	}
+	if bad == nil {
+		return items[:len(items):len(items)]
 	}
 	out := items[:0:0]
 	for _, it := range items {
