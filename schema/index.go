@@ -303,6 +303,7 @@ func (ix *Index[T]) EncodeEntry(r *Row, v *T) error {
 // instead of encoding it again.
 func (ix *Index[T]) encodeEntry(r *Row, v *T, dataKey []byte) error {
 	r.Reset()
+	r.grow(ix.key.Width(), 1+len(ix.columns))
 	key, err := ix.AppendKey(r.Key, v)
 	if err != nil {
 		return err
