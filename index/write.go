@@ -61,6 +61,9 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 		}
 		return errs
 	}
+	if t.mode == schema.InsertOnly && op == OpPut {
+		return t.writeInsertOnly(ctx, recs)
+	}
 	kind := op
 	if kind == OpInsert {
 		kind = OpPut
@@ -88,8 +91,6 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 		items = append(items, it)
 	}
 	switch {
-	case t.mode == schema.InsertOnly && op == OpPut:
-		t.writeInsertOnly(ctx, items)
 	case t.mode == schema.InsertOnly && op == OpInsert:
 		t.insertInsertOnly(ctx, items)
 	case t.mode == schema.InsertOnly && op == OpDelete:
