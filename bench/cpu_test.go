@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	mrand "math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -24,7 +25,7 @@ import (
 // turns, each sample being 100 records' worth; reported are the medians
 // (ins-ns/record, dual-ns/record), their ratio dual/ins (indexedWrite's
 // rate as a fraction of dualWrite's when the client's CPU is all that
-// counts) and the allocations per record of each.
+// counts) and the allocations and heap bytes per record of each.
 func BenchmarkIndexedWriteCPU(b *testing.B) {
 	for _, n := range []int{1, 100} {
 		b.Run("records="+strconv.Itoa(n), func(b *testing.B) {
@@ -73,6 +74,8 @@ func BenchmarkIndexedWriteCPU(b *testing.B) {
 			}
 			b.ReportMetric(testing.AllocsPerRun(20, func() { _ = ins() })/per, "ins-allocs/record")
 			b.ReportMetric(testing.AllocsPerRun(20, func() { _ = dual() })/per, "dual-allocs/record")
+			b.ReportMetric(bytesPerRun(20, ins)/per, "ins-B/record")
+			b.ReportMetric(bytesPerRun(20, dual)/per, "dual-B/record")
 		})
 	}
 }
@@ -100,6 +103,20 @@ func cpuLayers(b *testing.B, n int) (*layers, []*schema.SMS) {
 		recs[i] = l.record(rng, int64(i))
 	}
 	return l, recs
+}
+
+// bytesPerRun is testing.AllocsPerRun for bytes: the heap bytes one call
+// of f allocates, averaged over runs calls.
+func bytesPerRun(runs int, f func() error) float64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	_ = f() // warm up, as AllocsPerRun does
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		_ = f()
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / float64(runs)
 }
 
 func medianDuration(ds []time.Duration) time.Duration {

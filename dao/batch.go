@@ -55,8 +55,7 @@ func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 	ctx, span := r.span(ctx, op, len(recs))
 	defer func() { end(span, err) }()
 	results := make([]error, len(recs))
-	encoded := make([]schema.Record, len(recs))
-	rows := make([]*schema.Record, len(recs))
+	encoded, rows := r.newRecords(len(recs), op != opDelete)
 	var rejected []ItemError
 	for i, v := range recs {
 		err := r.setIDs(ctx, v, op != opDelete)
@@ -78,7 +77,6 @@ func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 			results[i] = err
 			rejected = append(rejected, ItemError{Index: i, Err: err})
 		}
-		rows[i] = &encoded[i]
 	}
 	if len(rejected) > 0 {
 		for i := range results {
@@ -90,6 +88,39 @@ func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 	}
 	r.sendChunks(ctx, op, rows, results)
 	return results, r.batchError(op.String(), results)
+}
+
+// newRecords returns n Records for a batch to encode into, with pointers
+// to them (what index.Write takes) and, when entries is set, room for the
+// table's index entries (what EncodeRecord would otherwise allocate per
+// record): three allocations whatever n, and one for a single record of a
+// table with at most one index, the common call.
+func (r *Repo[T]) newRecords(n int, entries bool) ([]schema.Record, []*schema.Record) {
+	if n == 1 && r.nix <= 1 {
+		one := new(struct {
+			rec [1]schema.Record
+			ptr [1]*schema.Record
+			ent [1]schema.Row
+		})
+		one.ptr[0] = &one.rec[0]
+		if entries && r.nix == 1 {
+			one.rec[0].Entries = one.ent[:0:1]
+		}
+		return one.rec[:], one.ptr[:]
+	}
+	recs := make([]schema.Record, n)
+	ptrs := make([]*schema.Record, n)
+	var ents []schema.Row
+	if entries && r.nix > 0 {
+		ents = make([]schema.Row, n*r.nix)
+	}
+	for i := range recs {
+		ptrs[i] = &recs[i]
+		if ents != nil {
+			recs[i].Entries = ents[i*r.nix : i*r.nix : (i+1)*r.nix]
+		}
+	}
+	return recs, ptrs
 }
 
 // isValidation reports whether err is (or wraps) a *ValidationError.

@@ -47,6 +47,7 @@ type Repo[T any] struct {
 	ix        *index.Table[T] // the index protocol; nil when the schema declares no index
 	unindexed bool            // WithUnindexedWrites: data rows only
 	indexes   map[string]*Index[T]
+	nix       int // indexes the schema declares: entries per encoded record
 	// cols maps family then qualifier to the strings the schema uses, so
 	// decoding converts no bytes to strings.
 	cols     map[string]map[string]colName
@@ -111,6 +112,7 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	r := &Repo[T]{
 		c: c, t: table, name: tn.String(),
 		batchSize: o.batchSize, conc: o.concurrency, writeConc: o.writeConc, caching: o.caching, unindexed: o.unindexed,
+		nix:  len(ixs),
 		cols: make(map[string]map[string]colName),
 		uids: o.uids, uidDecls: uidDecls,
 		tracer:   newTracer(o.ix.TracerProvider),
