@@ -623,4 +623,16 @@ func TestRowValues(t *testing.T) {
 	if len((&Row{}).Values()) != 0 {
 		t.Fatal("an empty row has values")
 	}
+	// Families interleaved: each cell still lands in its own family.
+	mixed := &Row{Cells: []Cell{
+		{Family: "cf", Qualifier: "a", Value: []byte("1")},
+		{Family: "x", Qualifier: "a", Value: []byte("2")},
+		{Family: "cf", Qualifier: "b", Value: []byte("3")},
+		{Family: "x", Qualifier: "b", Value: []byte("4")},
+	}}
+	got = mixed.Values()
+	if len(got) != 2 || len(got["cf"]) != 2 || len(got["x"]) != 2 ||
+		string(got["cf"]["a"]) != "1" || string(got["x"]["a"]) != "2" || string(got["cf"]["b"]) != "3" || string(got["x"]["b"]) != "4" {
+		t.Fatalf("Values() of interleaved families = %q", got)
+	}
 }
