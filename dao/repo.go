@@ -259,7 +259,15 @@ func (r *Repo[T]) one(ctx context.Context, op writeOp, v *T) (err error) {
 	if !r.indexed() {
 		// The index protocol's background verification (WithAsyncVerify)
 		// still points into rec after the write returns: no reuse then.
-		defer r.recs.Put(rec)
+		// Nor after a failed write: a call whose context ended while its
+		// Put waited in the client's queue returns at once, though the
+		// Put may be on its way in a Multi that still reads rec's key and
+		// values.
+		defer func() {
+			if err == nil {
+				r.recs.Put(rec)
+			}
+		}()
 	}
 	if err = r.setIDs(ctx, v, op != opDelete); err != nil {
 		return err

@@ -1079,3 +1079,55 @@ func TestPutKeepsBuffersOfPendingVerifications(t *testing.T) {
 		t.Errorf("Count = %v, %v; want %d", counts, err, len(users))
 	}
 }
+
+// keepingClient keeps the Puts it fails, as the real client's queue does
+// with a Put whose caller's context ended while the Put was on its way
+// in a Multi: the Put is still read after the call returned.
+type keepingClient struct {
+	*fake.Client
+	fail bool
+	kept []*hbase.Put
+}
+
+func (c *keepingClient) Put(ctx context.Context, p *hbase.Put) error {
+	if c.fail {
+		c.kept = append(c.kept, p)
+		return context.DeadlineExceeded
+	}
+	return c.Client.Put(ctx, p)
+}
+
+// TestFailedPutKeepsItsBuffers: a single-record write that failed does
+// not lend its encoding buffers to the next write, which the client may
+// still be sending the failed one from.
+func TestFailedPutKeepsItsBuffers(t *testing.T) {
+	f := newFake(t)
+	c := &keepingClient{Client: f}
+	r := newPlainSMS(t, c, f)
+	ctx := context.Background()
+	first := msg("13800000001", t0, 1)
+	want, err := r.Table().AppendKey(nil, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.fail = true
+	if err := r.Put(ctx, first); err == nil {
+		t.Fatal("Put on a failing client succeeded")
+	}
+	c.fail = false
+	for i := range 20 { // sync.Pool may drop an item: give it every chance to hand one back
+		if err := r.Put(ctx, msg("13900000002", t0.Add(time.Duration(i)*time.Second), 2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(c.kept) != 1 {
+		t.Fatalf("the client kept %d Puts, want 1", len(c.kept))
+	}
+	p := c.kept[0]
+	if !bytes.Equal(p.Row, want) {
+		t.Fatalf("the failed Put's row is now %x, want %x: its buffer went to a later write", p.Row, want)
+	}
+	if got := string(p.Values["cf"]["c"]); got != first.Content {
+		t.Fatalf("the failed Put's content is now %q, want %q", got, first.Content)
+	}
+}
