@@ -165,6 +165,13 @@ func (o *options) rename(declared string) string {
 // Schema returns the table declaration.
 func (t *Table[T]) Schema() *schema.Table[T] { return t.t }
 
+// KeepsRecords reports whether Write may still read the records it was
+// given after it returned: it does in the strict and mutable modes (their
+// background verification and validation). An insert-only table's Write
+// does not, so a caller may reuse a record's buffers once a Write of it
+// succeeded; after a failed Write the client may still be sending it.
+func (t *Table[T]) KeepsRecords() bool { return t.mode != schema.InsertOnly }
+
 // DataTable returns the data table's name on the cluster.
 func (t *Table[T]) DataTable() string { return t.name }
 
