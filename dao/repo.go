@@ -52,6 +52,7 @@ type Repo[T any] struct {
 	// decoding converts no bytes to strings.
 	cols     map[string]map[string]colName
 	recs     sync.Pool // *schema.Record for single-record writes
+	slabs    sync.Pool // *recordSlab for batches, when no write keeps its records (reuses)
 	tracer   trace.Tracer
 	traceAll bool    // WithTracerProvider given: every write gets a span
 	settle   settler // puts after deletes, on a table without index
