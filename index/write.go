@@ -41,9 +41,10 @@ type item[T any] struct {
 // encoded by the table's schema (schema.Table.EncodeRecord) and have
 // distinct row keys, and stay untouched after Write returns: the
 // background verification (Config.SyncVerify off) sends cells that alias
-// them (not on an insert-only table: see KeepsRecords). The write runs under the caller's span (retries are events on
-// it). It shares each phase's round trip between
-// all records (see Cost in the package documentation).
+// them (not on an insert-only table: see KeepsRecords). The write runs
+// under the caller's span (retries are events on it). It shares each
+// phase's round trip between all records (see Cost in the package
+// documentation).
 //
 // It returns one error per record, nil for those written, or a nil slice
 // when all were. A record's error is a *StepError (the phase it failed
