@@ -55,13 +55,12 @@ func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 	ctx, span := r.span(ctx, op, len(recs))
 	defer func() { end(span, err) }()
 	results := make([]error, len(recs))
-	encoded := make([]schema.Record, len(recs))
-	rows := make([]*schema.Record, len(recs))
+	slab := r.newRecords(len(recs), op != opDelete)
+	encoded, rows := slab.recs[:len(recs)], slab.ptrs[:len(recs)]
 	var rejected []ItemError
 	for i, v := range recs {
 		err := r.setIDs(ctx, v, op != opDelete)
-		var ve *ValidationError
-		if err != nil && !errors.As(err, &ve) {
+		if err != nil && !isValidation(err) {
 			// The UID table failed (not the record): nothing is written,
 			// but ids of earlier records may have been assigned.
 			fill(results, ErrNotAttempted)
@@ -79,7 +78,6 @@ func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 			results[i] = err
 			rejected = append(rejected, ItemError{Index: i, Err: err})
 		}
-		rows[i] = &encoded[i]
 	}
 	if len(rejected) > 0 {
 		for i := range results {
@@ -90,7 +88,77 @@ func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 		return results, &BatchError{Table: r.name, Op: op.String(), Rejected: true, Failed: rejected}
 	}
 	r.sendChunks(ctx, op, rows, results)
-	return results, r.batchError(op.String(), results)
+	err = r.batchError(op.String(), results)
+	if err == nil && r.reuses() {
+		// Every write succeeded: the client is done with the records'
+		// buffers (after a failure it may still be sending some).
+		r.slabs.Put(slab)
+	}
+	return results, err
+}
+
+// reuses reports whether a write's records may be reused once it
+// succeeded: on a table without index, and on an insert-only one, nothing
+// reads them after the write returns (index.Table.KeepsRecords).
+func (r *Repo[T]) reuses() bool { return !r.indexed() || !r.ix.KeepsRecords() }
+
+// recordSlab is the Records a batch encodes into, the pointers to them
+// (what index.Write takes) and the rows of their index entries, each in
+// one allocation.
+type recordSlab struct {
+	recs []schema.Record
+	ptrs []*schema.Record
+	ents []schema.Row
+}
+
+// newRecords returns a slab of at least n Records for a batch to encode
+// into, with room for the table's index entries when entries is set (what
+// EncodeRecord would otherwise allocate per record), in four allocations
+// whatever n, one for a single record of a table with at most one index.
+// Where the store reuses records (reuses), it comes from the slabs a
+// successful batch gave back, with the buffers its encoding grew.
+func (r *Repo[T]) newRecords(n int, entries bool) *recordSlab {
+	if r.reuses() {
+		if s, ok := r.slabs.Get().(*recordSlab); ok {
+			if len(s.recs) >= n && (!entries || len(s.ents) >= n*r.nix) {
+				return s
+			}
+			// Too small for this call: a new one, sized for it, takes its place.
+		}
+	}
+	if n == 1 && r.nix <= 1 {
+		// The single-record call: one allocation for all of it.
+		one := new(struct {
+			s   recordSlab
+			rec [1]schema.Record
+			ptr [1]*schema.Record
+			ent [1]schema.Row
+		})
+		one.ptr[0] = &one.rec[0]
+		one.s.recs, one.s.ptrs = one.rec[:], one.ptr[:]
+		if entries && r.nix == 1 {
+			one.s.ents = one.ent[:]
+			one.rec[0].Entries = one.ent[:0:1]
+		}
+		return &one.s
+	}
+	s := &recordSlab{recs: make([]schema.Record, n), ptrs: make([]*schema.Record, n)}
+	if entries && r.nix > 0 {
+		s.ents = make([]schema.Row, n*r.nix)
+	}
+	for i := range s.recs {
+		s.ptrs[i] = &s.recs[i]
+		if s.ents != nil {
+			s.recs[i].Entries = s.ents[i*r.nix : i*r.nix : (i+1)*r.nix]
+		}
+	}
+	return s
+}
+
+// isValidation reports whether err is (or wraps) a *ValidationError.
+func isValidation(err error) bool {
+	var ve *ValidationError
+	return errors.As(err, &ve)
 }
 
 // sendChunks sends rows in chunks of r.batchSize, up to r.writeConc at a
@@ -102,22 +170,29 @@ func (r *Repo[T]) sendChunks(ctx context.Context, op writeOp, rows []*schema.Rec
 	if len(rows) <= r.batchSize || par > 1 && !distinctKeys(rows) {
 		par = 1
 	}
-	var sem chan struct{}
 	if par > 1 {
-		sem = make(chan struct{}, par)
+		r.sendParallel(ctx, op, rows, results, par)
+		return
 	}
+	// One after another, with no goroutine, semaphore or WaitGroup: the
+	// path of every call of up to r.batchSize records.
+	for lo := 0; lo < len(rows); lo += r.batchSize {
+		hi := min(lo+r.batchSize, len(rows))
+		if err := ctx.Err(); err != nil {
+			fill(results[lo:], fmt.Errorf("%w: %w", ErrNotAttempted, err))
+			return
+		}
+		r.send(ctx, op, rows[lo:hi], results[lo:hi])
+	}
+}
+
+// sendParallel is sendChunks for par > 1 chunks at a time.
+func (r *Repo[T]) sendParallel(ctx context.Context, op writeOp, rows []*schema.Record, results []error, par int) {
+	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for lo := 0; lo < len(rows); lo += r.batchSize {
 		hi := min(lo+r.batchSize, len(rows))
-		if par == 1 {
-			if err := ctx.Err(); err != nil {
-				fill(results[lo:], fmt.Errorf("%w: %w", ErrNotAttempted, err))
-				return
-			}
-			r.send(ctx, op, rows[lo:hi], results[lo:hi])
-			continue
-		}
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():

@@ -47,10 +47,12 @@ type Repo[T any] struct {
 	ix        *index.Table[T] // the index protocol; nil when the schema declares no index
 	unindexed bool            // WithUnindexedWrites: data rows only
 	indexes   map[string]*Index[T]
+	nix       int // indexes the schema declares: entries per encoded record
 	// cols maps family then qualifier to the strings the schema uses, so
 	// decoding converts no bytes to strings.
 	cols     map[string]map[string]colName
 	recs     sync.Pool // *schema.Record for single-record writes
+	slabs    sync.Pool // *recordSlab for batches, when no write keeps its records (reuses)
 	tracer   trace.Tracer
 	traceAll bool    // WithTracerProvider given: every write gets a span
 	settle   settler // puts after deletes, on a table without index
@@ -111,6 +113,7 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	r := &Repo[T]{
 		c: c, t: table, name: tn.String(),
 		batchSize: o.batchSize, conc: o.concurrency, writeConc: o.writeConc, caching: o.caching, unindexed: o.unindexed,
+		nix:  len(ixs),
 		cols: make(map[string]map[string]colName),
 		uids: o.uids, uidDecls: uidDecls,
 		tracer:   newTracer(o.ix.TracerProvider),
@@ -254,10 +257,19 @@ func (r *Repo[T]) one(ctx context.Context, op writeOp, v *T) (err error) {
 	ctx, span := r.span(ctx, op, 1)
 	defer func() { end(span, err) }()
 	rec := r.recs.Get().(*schema.Record)
-	if !r.indexed() {
+	if !r.indexed() || !r.ix.KeepsRecords() {
 		// The index protocol's background verification (WithAsyncVerify)
-		// still points into rec after the write returns: no reuse then.
-		defer r.recs.Put(rec)
+		// still points into rec after the write returns: no reuse then
+		// (an insert-only table has none).
+		// Nor after a failed write: a call whose context ended while its
+		// Put waited in the client's queue returns at once, though the
+		// Put may be on its way in a Multi that still reads rec's key and
+		// values.
+		defer func() {
+			if err == nil {
+				r.recs.Put(rec)
+			}
+		}()
 	}
 	if err = r.setIDs(ctx, v, op != opDelete); err != nil {
 		return err

@@ -1079,3 +1079,192 @@ func TestPutKeepsBuffersOfPendingVerifications(t *testing.T) {
 		t.Errorf("Count = %v, %v; want %d", counts, err, len(users))
 	}
 }
+
+// keepingClient keeps the Puts it fails, as the real client's queue does
+// with a Put whose caller's context ended while the Put was on its way
+// in a Multi: the Put is still read after the call returned.
+type keepingClient struct {
+	*fake.Client
+	fail bool
+	kept []*hbase.Put
+}
+
+func (c *keepingClient) Put(ctx context.Context, p *hbase.Put) error {
+	if c.fail {
+		c.kept = append(c.kept, p)
+		return context.DeadlineExceeded
+	}
+	return c.Client.Put(ctx, p)
+}
+
+func (c *keepingClient) Batch(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
+	if c.fail {
+		for _, a := range acts {
+			if p, ok := a.(*hbase.Put); ok {
+				c.kept = append(c.kept, p)
+			}
+		}
+		return nil, context.DeadlineExceeded
+	}
+	return c.Client.Batch(ctx, acts)
+}
+
+// TestFailedPutKeepsItsBuffers: a single-record write that failed does
+// not lend its encoding buffers to the next write, which the client may
+// still be sending the failed one from; on a table without index and on
+// an insert-only one, whose successful writes do reuse them.
+func TestFailedPutKeepsItsBuffers(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		open func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS]
+	}{
+		{"no index", func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS] {
+			return newPlainSMS(t, c, f)
+		}},
+		{"insert-only", func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS] {
+			return newSMS(t, c, f, dao.WithWriteMode(schema.InsertOnly)).Repo
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			c := &keepingClient{Client: f}
+			r := tc.open(t, c, f)
+			ctx := context.Background()
+			first := msg("13800000001", t0, 1)
+			want, err := r.Table().AppendKey(nil, first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.fail = true
+			if err := r.Put(ctx, first); err == nil {
+				t.Fatal("Put on a failing client succeeded")
+			}
+			c.fail = false
+			var later []*schema.SMS
+			for i := range 20 { // sync.Pool may drop an item: give it every chance to hand one back
+				m := msg("13900000002", t0.Add(time.Duration(i)*time.Second), 2)
+				if err := r.Put(ctx, m); err != nil {
+					t.Fatal(err)
+				}
+				later = append(later, m)
+				// Batches of one and of two, whose Records come from
+				// slabs of their own.
+				one := msg("13900000003", t0.Add(time.Duration(i)*time.Second), 3)
+				two := []*schema.SMS{msg("13900000004", t0.Add(time.Duration(i)*time.Second), 4), msg("13900000005", t0.Add(time.Duration(i)*time.Second), 5)}
+				if _, err := r.PutBatch(ctx, []*schema.SMS{one}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := r.PutBatch(ctx, two); err != nil {
+					t.Fatal(err)
+				}
+				later = append(later, one, two[0], two[1])
+			}
+			var data *hbase.Put
+			for _, p := range c.kept {
+				if p.Table == r.Name() {
+					data = p
+				}
+			}
+			if data == nil {
+				t.Fatalf("the client kept no Put of the data table among %d", len(c.kept))
+			}
+			if !bytes.Equal(data.Row, want) {
+				t.Fatalf("the failed Put's row is now %x, want %x: its buffer went to a later write", data.Row, want)
+			}
+			if got := string(data.Values["cf"]["c"]); got != first.Content {
+				t.Fatalf("the failed Put's content is now %q, want %q", got, first.Content)
+			}
+			// The writes that reused one Record after another each wrote
+			// their own record.
+			for _, m := range later {
+				got, ok, err := r.Get(ctx, m)
+				if err != nil || !ok || *got != *m {
+					t.Fatalf("Get = %+v, %v, %v; want %+v", got, ok, err, m)
+				}
+			}
+		})
+	}
+}
+
+// TestFailedPutBatchKeepsItsBuffers is TestFailedPutKeepsItsBuffers for
+// batches, whose Records a store reuses from one successful batch to the
+// next (tables without index, insert-only tables).
+func TestFailedPutBatchKeepsItsBuffers(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		open func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS]
+	}{
+		{"no index", func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS] {
+			return newPlainSMS(t, c, f)
+		}},
+		{"insert-only", func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS] {
+			return newSMS(t, c, f, dao.WithWriteMode(schema.InsertOnly)).Repo
+		}},
+	} {
+		for _, n := range []int{1, 3} {
+			t.Run(fmt.Sprintf("%s/%d records", tc.name, n), func(t *testing.T) {
+				f := newFake(t)
+				c := &keepingClient{Client: f}
+				r := tc.open(t, c, f)
+				ctx := context.Background()
+				batch := func(mobile string, i int) []*schema.SMS {
+					var out []*schema.SMS
+					for j := range n {
+						out = append(out, msg(mobile, t0.Add(time.Duration(i)*time.Second), uint64(j)))
+					}
+					return out
+				}
+				// A successful batch first, so that the failing one may get
+				// a slab that was given back.
+				if _, err := r.PutBatch(ctx, batch("13700000001", 0)); err != nil {
+					t.Fatal(err)
+				}
+				first := batch("13800000001", 0)
+				want := map[string]string{} // row key -> content
+				for _, m := range first {
+					k, err := r.Table().AppendKey(nil, m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want[string(k)] = m.Content
+				}
+				c.fail = true
+				if _, err := r.PutBatch(ctx, first); err == nil {
+					t.Fatal("PutBatch on a failing client succeeded")
+				}
+				c.fail = false
+				var later []*schema.SMS
+				for i := range 20 {
+					b := batch("13900000002", i)
+					if _, err := r.PutBatch(ctx, b); err != nil {
+						t.Fatal(err)
+					}
+					later = append(later, b...)
+				}
+				kept := 0
+				for _, p := range c.kept {
+					if p.Table != r.Name() {
+						continue
+					}
+					kept++
+					content, ok := want[string(p.Row)]
+					if !ok {
+						t.Fatalf("a failed Put's row is now %x, none of the failed batch's: its buffer went to a later write", p.Row)
+					}
+					if got := string(p.Values["cf"]["c"]); got != content {
+						t.Fatalf("a failed Put's content is now %q, want %q", got, content)
+					}
+				}
+				if kept != n {
+					t.Fatalf("the client kept %d Puts of the data table, want %d", kept, n)
+				}
+				for _, m := range later {
+					got, ok, err := r.Get(ctx, m)
+					if err != nil || !ok || *got != *m {
+						t.Fatalf("Get = %+v, %v, %v; want %+v", got, ok, err, m)
+					}
+				}
+			})
+		}
+	}
+}

@@ -18,31 +18,60 @@ import (
 // and its entries in one Batch, with no read and no conditional write.
 // Entries are written verified: a key is never written again with other
 // values, so an entry can only ever agree with its data row or have none
-// yet.
-func (t *Table[T]) writeInsertOnly(ctx context.Context, items []*item[T]) {
-	if err := t.hook(Step{Op: OpPut, Phase: PhaseData, Attempt: 1, Records: len(items)}); err != nil {
-		t.failAll(items, OpPut, PhaseData, len(items), err)
-		return
+// yet. It works on the records themselves, with none of the per-record
+// state of the other paths (item): record i's actions are
+// acts[i*per:(i+1)*per], so an action's record is its position divided by
+// per. It returns one error per record as Write does, nil when all were
+// written.
+func (t *Table[T]) writeInsertOnly(ctx context.Context, recs []*schema.Record) []error {
+	failAll := func(err error) []error {
+		errs := make([]error, len(recs))
+		for i := range errs {
+			errs[i] = &StepError{Step: Step{Op: OpPut, Phase: PhaseData, Attempt: 1, Records: len(recs)}, Err: err}
+		}
+		return errs
 	}
-	v := t.o.now().UnixMilli()
-	acts := make([]hbase.Action, 0, len(items)*(1+len(t.ixs)))
-	owner := make([]*item[T], 0, cap(acts))
-	for _, it := range items {
-		acts = append(acts, &hbase.Put{Table: t.name, Row: it.key, Values: it.enc.Data.Values()})
-		owner = append(owner, it)
+	if err := t.hook(Step{Op: OpPut, Phase: PhaseData, Attempt: 1, Records: len(recs)}); err != nil {
+		return failAll(err)
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	// Every entry of the call gets the same status (verified at the
+	// call's clock): one value, shared by their Puts, which only read it.
+	status := statusValue(statusVerified, t.o.now().UnixMilli())
+	per := 1 + len(t.ixs)
+	acts := make([]hbase.Action, 0, len(recs)*per)
+	for _, r := range recs {
+		acts = append(acts, &hbase.Put{Table: t.name, Row: r.Data.Key, Values: r.Data.Values()})
 		for i, s := range t.ixs {
-			acts, owner = append(acts, s.insertOnlyEntry(&it.enc.Entries[i], v)), append(owner, it)
+			acts = append(acts, s.insertOnlyEntry(&r.Entries[i], status))
 		}
 	}
-	t.finish(ctx, acts, owner, items, OpPut, PhaseData)
+	res, err := t.c.Batch(ctx, acts)
+	if err != nil && !isBatchError(err) {
+		return failAll(err)
+	}
+	var errs []error
+	for i, r := range res {
+		n := i / per
+		if r.Err == nil || n >= len(recs) {
+			continue
+		}
+		if errs == nil {
+			errs = make([]error, len(recs))
+		}
+		if errs[n] == nil { // a record's first failed action
+			errs[n] = &StepError{Step: Step{Op: OpPut, Phase: PhaseData, Attempt: 1, Records: len(recs)}, Err: r.Err}
+		}
+	}
+	return errs
 }
 
-// insertOnlyEntry is the Put of an insert-only entry: verified, stamped
-// by the server like its data row.
-func (s *ixState[T]) insertOnlyEntry(e *schema.Row, v int64) *hbase.Put {
-	p := s.entryPut(e, statusVerified, v)
-	p.Timestamp = 0
-	return p
+// insertOnlyEntry is the Put of an insert-only entry with the given
+// status value (verified): stamped by the server like its data row.
+func (s *ixState[T]) insertOnlyEntry(e *schema.Row, status []byte) *hbase.Put {
+	return s.entryPutValue(e, status, 0)
 }
 
 // insertInsertOnly writes the inserts of an insert-only table in one

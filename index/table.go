@@ -165,6 +165,13 @@ func (o *options) rename(declared string) string {
 // Schema returns the table declaration.
 func (t *Table[T]) Schema() *schema.Table[T] { return t.t }
 
+// KeepsRecords reports whether Write may still read the records it was
+// given after it returned: it does in the strict and mutable modes (their
+// background verification and validation). An insert-only table's Write
+// does not, so a caller may reuse a record's buffers once a Write of it
+// succeeded; after a failed Write the client may still be sending it.
+func (t *Table[T]) KeepsRecords() bool { return t.mode != schema.InsertOnly }
+
 // DataTable returns the data table's name on the cluster.
 func (t *Table[T]) DataTable() string { return t.name }
 
@@ -244,12 +251,20 @@ func put(m map[string]map[string][]byte, fam, q string, v []byte) {
 // entryPut is the Put of every cell of entry e at version v with the
 // given status.
 func (s *ixState[T]) entryPut(e *schema.Row, status byte, v int64) *hbase.Put {
+	return s.entryPutValue(e, statusValue(status, v), v)
+}
+
+// entryPutValue is entryPut with the status value given (statusValue),
+// which the Put only reads, and its cells at timestamp ts (0: the
+// server's clock).
+func (s *ixState[T]) entryPutValue(e *schema.Row, status []byte, ts int64) *hbase.Put {
 	if s.inv {
-		return s.cellPut(e.Key, []byte(e.Cells[0].Qualifier), status, v)
+		vals := map[string]map[string][]byte{s.fam: {e.Cells[0].Qualifier: status}}
+		return &hbase.Put{Table: s.name, Row: e.Key, Values: vals, Timestamp: ts}
 	}
 	vals := e.Values()
-	put(vals, s.fam, StatusQualifier, statusValue(status, v))
-	return &hbase.Put{Table: s.name, Row: e.Key, Values: vals, Timestamp: v}
+	put(vals, s.fam, StatusQualifier, status)
+	return &hbase.Put{Table: s.name, Row: e.Key, Values: vals, Timestamp: ts}
 }
 
 // entryActions returns the writes of a whole entry at version v with the

@@ -41,9 +41,10 @@ type item[T any] struct {
 // encoded by the table's schema (schema.Table.EncodeRecord) and have
 // distinct row keys, and stay untouched after Write returns: the
 // background verification (Config.SyncVerify off) sends cells that alias
-// them. The write runs under the caller's span (retries are events on
-// it). It shares each phase's round trip between
-// all records (see Cost in the package documentation).
+// them (not on an insert-only table: see KeepsRecords). The write runs
+// under the caller's span (retries are events on it). It shares each
+// phase's round trip between all records (see Cost in the package
+// documentation).
 //
 // It returns one error per record, nil for those written, or a nil slice
 // when all were. A record's error is a *StepError (the phase it failed
@@ -61,14 +62,22 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 		}
 		return errs
 	}
+	if t.mode == schema.InsertOnly && op == OpPut {
+		return t.writeInsertOnly(ctx, recs)
+	}
 	kind := op
 	if kind == OpInsert {
 		kind = OpPut
 	}
-	all := make([]*item[T], len(recs))
-	items := all[:0:0]
+	// The items live in one slab, and the pointers to them in one array
+	// shared by all and items (items never outruns all): two
+	// allocations per call, whatever the number of records.
+	slab := make([]item[T], len(recs))
+	ptrs := make([]*item[T], 2*len(recs))
+	all, items := ptrs[:len(recs):len(recs)], ptrs[len(recs):len(recs)]
 	for i, r := range recs {
-		it := &item[T]{pos: i, op: op, key: r.Data.Key}
+		it := &slab[i]
+		it.pos, it.op, it.key = i, op, r.Data.Key
 		if op != OpDelete {
 			it.op, it.insert, it.enc = OpPut, op == OpInsert, r
 		}
@@ -83,8 +92,6 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 		items = append(items, it)
 	}
 	switch {
-	case t.mode == schema.InsertOnly && op == OpPut:
-		t.writeInsertOnly(ctx, items)
 	case t.mode == schema.InsertOnly && op == OpInsert:
 		t.insertInsertOnly(ctx, items)
 	case t.mode == schema.InsertOnly && op == OpDelete:
@@ -434,12 +441,18 @@ func (t *Table[T]) settle(res []hbase.BatchResult, err error, owner, items []*it
 		}
 		return nil
 	}
-	bad := make(map[*item[T]]bool)
+	var bad map[*item[T]]bool
 	for i, r := range res {
 		if r.Err != nil && !bad[owner[i]] {
+			if bad == nil {
+				bad = make(map[*item[T]]bool)
+			}
 			bad[owner[i]] = true
 			onErr(owner[i], r.Err)
 		}
+	}
+	if bad == nil {
+		return items[:len(items):len(items)]
 	}
 	out := items[:0:0]
 	for _, it := range items {

@@ -90,3 +90,30 @@ func TestSMSEncodeZeroAlloc(t *testing.T) {
 		t.Errorf("EncodeRow + EncodeEntry into reused Rows: %v allocations per record, want 0", rowAllocs)
 	}
 }
+
+// TestSMSEncodeFreshRecordAllocs bounds what encoding costs into a fresh
+// Record, as a store's batch does (one Record per record of the call): a
+// Row with no buffers yet gets its key and its cells at their full size at
+// once, and the entry copies the data row's key, so that the record costs
+// the data row's key, its cells and its value buffer (which grows once,
+// from the account to the content), the entries' slice, and the entry's
+// key, cells and value buffer.
+func TestSMSEncodeFreshRecordAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector adds allocations")
+	}
+	tbl, _ := mustSMS(t)
+	allocs := testing.AllocsPerRun(200, func() {
+		var rec Record
+		if err := tbl.EncodeRecord(&rec, &benchSMS); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 8 {
+		t.Errorf("EncodeRecord into a fresh Record: %v allocations per record, want at most 8", allocs)
+	}
+	var rec Record
+	if allocs := testing.AllocsPerRun(200, func() { _ = tbl.EncodeRecord(&rec, &benchSMS) }); allocs != 0 {
+		t.Errorf("EncodeRecord into a reused Record: %v allocations per record, want 0", allocs)
+	}
+}

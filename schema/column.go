@@ -183,6 +183,19 @@ func (r *Row) Values() map[string]map[string][]byte {
 	return vals
 }
 
+// grow gives a Row that has no buffers yet (a fresh one) room for a key
+// of keyWidth bytes (0 or less: unknown) and for cells cells, so that
+// encoding into it allocates each once instead of growing it segment by
+// segment and cell by cell. A Row being reused keeps its own buffers.
+func (r *Row) grow(keyWidth, cells int) {
+	if cap(r.Key) == 0 && keyWidth > 0 {
+		r.Key = make([]byte, 0, keyWidth)
+	}
+	if cap(r.Cells) == 0 && cells > 0 {
+		r.Cells = make([]Cell, 0, cells)
+	}
+}
+
 // Reset empties r, keeping its buffers.
 func (r *Row) Reset() {
 	r.Key = r.Key[:0]

@@ -295,7 +295,15 @@ func (ix *Index[T]) AppendKey(dst []byte, v *T) ([]byte, error) {
 // Table.EncodeRow it reuses r's buffers and allocates nothing once they
 // have grown.
 func (ix *Index[T]) EncodeEntry(r *Row, v *T) error {
+	return ix.encodeEntry(r, v, nil)
+}
+
+// encodeEntry is EncodeEntry; a non-nil dataKey is v's data row key,
+// already encoded (Table.EncodeRecord), which the entry then copies
+// instead of encoding it again.
+func (ix *Index[T]) encodeEntry(r *Row, v *T, dataKey []byte) error {
 	r.Reset()
+	r.grow(ix.key.Width(), 1+len(ix.columns))
 	key, err := ix.AppendKey(r.Key, v)
 	if err != nil {
 		return err
@@ -306,8 +314,10 @@ func (ix *Index[T]) EncodeEntry(r *Row, v *T) error {
 	}
 	if ix.rowKeyQ != "" {
 		start := len(r.buf)
-		buf, err := ix.table.AppendKey(r.buf, v)
-		if err != nil {
+		var buf []byte
+		if dataKey != nil {
+			buf = append(r.buf, dataKey...)
+		} else if buf, err = ix.table.AppendKey(r.buf, v); err != nil {
 			r.Reset()
 			return err
 		}

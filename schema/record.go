@@ -50,7 +50,7 @@ func (t *Table[T]) EncodeRecord(r *Record, v *T) error {
 					Reason: "missing; index " + ix.name.String() + " is keyed on it", Kind: ErrInvalidRecord}
 			}
 		}
-		if err := ix.EncodeEntry(&r.Entries[i], v); err != nil {
+		if err := ix.encodeEntry(&r.Entries[i], v, r.Data.Key); err != nil {
 			return err
 		}
 	}

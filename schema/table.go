@@ -274,6 +274,7 @@ func (t *Table[T]) DecodeKey(key []byte, v *T) error {
 // column functions do not allocate). On error r is left empty.
 func (t *Table[T]) EncodeRow(r *Row, v *T) error {
 	r.Reset()
+	r.grow(t.key.Width(), len(t.columns))
 	key, err := t.AppendKey(r.Key, v)
 	if err != nil {
 		return err

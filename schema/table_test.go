@@ -79,6 +79,52 @@ func TestSMSRoundTrip(t *testing.T) {
 	}
 }
 
+// TestEncodeRecordSameRows holds EncodeRecord, which copies the data row
+// key into the entry instead of encoding it twice, to EncodeRow and
+// EncodeEntry: the same keys and cells, record after record through one
+// reused Record.
+func TestEncodeRecordSameRows(t *testing.T) {
+	tbl, ix := mustSMS(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	var rec Record
+	var row, entry Row
+	sameRow := func(what string, got, want *Row) {
+		t.Helper()
+		if !bytes.Equal(got.Key, want.Key) {
+			t.Fatalf("%s key = %x, want %x", what, got.Key, want.Key)
+		}
+		if len(got.Cells) != len(want.Cells) {
+			t.Fatalf("%s of key %x: %d cells, want %d", what, got.Key, len(got.Cells), len(want.Cells))
+		}
+		for i, c := range got.Cells {
+			w := want.Cells[i]
+			if c.Family != w.Family || c.Qualifier != w.Qualifier || !bytes.Equal(c.Value, w.Value) {
+				t.Fatalf("%s of key %x: cell %d = %s:%s=%x, want %s:%s=%x", what, got.Key, i, c.Family, c.Qualifier, c.Value, w.Family, w.Qualifier, w.Value)
+			}
+		}
+	}
+	for i := 0; i < 500; i++ {
+		in := randSMS(r)
+		if in.Account == "" {
+			in.Account = "acme" // the index is keyed on it: EncodeRecord requires it
+		}
+		if err := tbl.EncodeRecord(&rec, &in); err != nil {
+			t.Fatalf("EncodeRecord(%+v): %v", in, err)
+		}
+		if err := tbl.EncodeRow(&row, &in); err != nil {
+			t.Fatalf("EncodeRow(%+v): %v", in, err)
+		}
+		if err := ix.EncodeEntry(&entry, &in); err != nil {
+			t.Fatalf("EncodeEntry(%+v): %v", in, err)
+		}
+		if len(rec.Entries) != 1 {
+			t.Fatalf("EncodeRecord: %d entries, want 1", len(rec.Entries))
+		}
+		sameRow("data row", &rec.Data, &row)
+		sameRow("entry", &rec.Entries[0], &entry)
+	}
+}
+
 // TestSMSDataKeyOrder checks the documented order of the data key: for one
 // mobile, newer messages sort first; the same instant sorts by Seq.
 func TestSMSDataKeyOrder(t *testing.T) {
@@ -576,5 +622,17 @@ func TestRowValues(t *testing.T) {
 	}
 	if len((&Row{}).Values()) != 0 {
 		t.Fatal("an empty row has values")
+	}
+	// Families interleaved: each cell still lands in its own family.
+	mixed := &Row{Cells: []Cell{
+		{Family: "cf", Qualifier: "a", Value: []byte("1")},
+		{Family: "x", Qualifier: "a", Value: []byte("2")},
+		{Family: "cf", Qualifier: "b", Value: []byte("3")},
+		{Family: "x", Qualifier: "b", Value: []byte("4")},
+	}}
+	got = mixed.Values()
+	if len(got) != 2 || len(got["cf"]) != 2 || len(got["x"]) != 2 ||
+		string(got["cf"]["a"]) != "1" || string(got["x"]["a"]) != "2" || string(got["cf"]["b"]) != "3" || string(got["x"]["b"]) != "4" {
+		t.Fatalf("Values() of interleaved families = %q", got)
 	}
 }
