@@ -1109,22 +1109,26 @@ func (c *keepingClient) Batch(ctx context.Context, acts []hbase.Action) ([]hbase
 	return c.Client.Batch(ctx, acts)
 }
 
+// reusingStores opens the kinds of SMS store that reuse a successful
+// write's encoding buffers: without index, and insert-only.
+var reusingStores = []struct {
+	name string
+	open func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS]
+}{
+	{"no index", func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS] {
+		return newPlainSMS(t, c, f)
+	}},
+	{"insert-only", func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS] {
+		return newSMS(t, c, f, dao.WithWriteMode(schema.InsertOnly)).Repo
+	}},
+}
+
 // TestFailedPutKeepsItsBuffers: a single-record write that failed does
 // not lend its encoding buffers to the next write, which the client may
 // still be sending the failed one from; on a table without index and on
 // an insert-only one, whose successful writes do reuse them.
 func TestFailedPutKeepsItsBuffers(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		open func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS]
-	}{
-		{"no index", func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS] {
-			return newPlainSMS(t, c, f)
-		}},
-		{"insert-only", func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS] {
-			return newSMS(t, c, f, dao.WithWriteMode(schema.InsertOnly)).Repo
-		}},
-	} {
+	for _, tc := range reusingStores {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
 			c := &keepingClient{Client: f}
@@ -1190,17 +1194,7 @@ func TestFailedPutKeepsItsBuffers(t *testing.T) {
 // batches, whose Records a store reuses from one successful batch to the
 // next (tables without index, insert-only tables).
 func TestFailedPutBatchKeepsItsBuffers(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		open func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS]
-	}{
-		{"no index", func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS] {
-			return newPlainSMS(t, c, f)
-		}},
-		{"insert-only", func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS] {
-			return newSMS(t, c, f, dao.WithWriteMode(schema.InsertOnly)).Repo
-		}},
-	} {
+	for _, tc := range reusingStores {
 		for _, n := range []int{1, 3} {
 			t.Run(fmt.Sprintf("%s/%d records", tc.name, n), func(t *testing.T) {
 				f := newFake(t)
