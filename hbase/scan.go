@@ -114,7 +114,11 @@ type scanner struct {
 	scannerID *uint64 // nil: no open server-side scanner
 	renew     *time.Timer
 
+	// buf holds the rows fetched, taken from head on; once all are
+	// taken, the next fetch refills it from the start (its array is
+	// reused, not grown again for every response).
 	buf        []*Result
+	head       int
 	finished   bool // no more rows to fetch
 	result     *Result
 	err        error
@@ -194,12 +198,12 @@ func (s *scanner) Next() bool {
 		s.finish(opErr("scan", s.table, err))
 		return false
 	}
-	if len(s.buf) == 0 && !s.fill() {
+	if s.head == len(s.buf) && !s.fill() {
 		return false
 	}
-	s.result = s.buf[0]
-	s.buf[0] = nil
-	s.buf = s.buf[1:]
+	s.result = s.buf[s.head]
+	s.buf[s.head] = nil
+	s.head++
 	return true
 }
 
@@ -209,6 +213,9 @@ func (s *scanner) limitReached() bool { return s.limit > 0 && s.rowsDone >= s.li
 // fill fetches rows until buf holds some, reporting whether it does. At
 // the end of the scan or on error it finishes the scanner.
 func (s *scanner) fill() bool {
+	if s.head == len(s.buf) {
+		s.buf, s.head = s.buf[:0], 0
+	}
 	for len(s.buf) == 0 {
 		if s.finished || s.limitReached() {
 			s.finish(nil)
@@ -715,7 +722,7 @@ func (s *scanner) Close() error {
 	}
 	s.finish(nil)
 	s.closed = true
-	s.buf = nil
+	s.buf, s.head = nil, 0
 	s.acc = nil
 	s.slab = nil
 	return nil
