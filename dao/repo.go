@@ -257,11 +257,10 @@ func (r *Repo[T]) one(ctx context.Context, op writeOp, v *T) (err error) {
 	ctx, span := r.span(ctx, op, 1)
 	defer func() { end(span, err) }()
 	rec := r.recs.Get().(*schema.Record)
-	if !r.indexed() || !r.ix.KeepsRecords() {
-		// The index protocol's background verification (WithAsyncVerify)
-		// still points into rec after the write returns: no reuse then
-		// (an insert-only table has none).
-		// Nor after a failed write: a call whose context ended while its
+	if r.reuses() {
+		// Not where the index protocol's background verification still
+		// points into rec after the write returns (see reuses), nor
+		// after a failed write: a call whose context ended while its
 		// Put waited in the client's queue returns at once, though the
 		// Put may be on its way in a Multi that still reads rec's key and
 		// values.
