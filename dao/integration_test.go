@@ -31,18 +31,7 @@ func TestMain(m *testing.M) { os.Exit(ittest.Main(m)) }
 
 func itClient(t testing.TB) *hbase.Client {
 	t.Helper()
-	zk := os.Getenv("HBKIT_ZK")
-	if zk == "" {
-		zk = "127.0.0.1:2181"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := hbase.New(ctx, zk)
-	if err != nil {
-		t.Fatalf("hbase.New(%s): %v", zk, err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return ittest.Connect(t)
 }
 
 // itTable creates the table of d, pre-split as declared, under a unique

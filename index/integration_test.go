@@ -33,18 +33,7 @@ func itBackend(tb testing.TB) (backend, *hbase.Client) {
 // options; the client is closed when tb ends.
 func itConnect(tb testing.TB, opts ...hbase.Option) *hbase.Client {
 	tb.Helper()
-	zk := os.Getenv("HBKIT_ZK")
-	if zk == "" {
-		zk = "127.0.0.1:2181"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	c, err := hbase.New(ctx, zk, opts...)
-	if err != nil {
-		tb.Fatalf("hbase.New(%s): %v", zk, err)
-	}
-	tb.Cleanup(func() { c.Close() })
-	return c
+	return ittest.Connect(tb, opts...)
 }
 
 // itTables creates a fresh, run-unique pair of SMS tables through c, and

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
+	"github.com/hbkit/hbkit/internal/ittest"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -45,13 +45,6 @@ func needJava(t *testing.T) {
 	}
 }
 
-func itZK() string {
-	if zk := os.Getenv("HBKIT_ZK"); zk != "" {
-		return zk
-	}
-	return "127.0.0.1:2181"
-}
-
 // runSeedWriter runs tools/javaclient/run.sh on b's tables and returns the
 // messages it reports writing.
 func runSeedWriter(t *testing.T, b backend, args ...string) []javaMsg {
@@ -59,7 +52,7 @@ func runSeedWriter(t *testing.T, b backend, args ...string) []javaMsg {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join("..", "tools", "javaclient", "run.sh"),
-		"--zk", itZK(), "--data", b.data, "--index", b.index}, args...)...)
+		"--zk", ittest.ZK(), "--data", b.data, "--index", b.index}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -106,7 +99,7 @@ func hbkitCmd(t *testing.T) string {
 // returns its exit status.
 func hbkitIndex(t *testing.T, bin string, b backend, verb string) int {
 	t.Helper()
-	cmd := exec.Command(bin, "index", verb, "--schema", "sms", "--zk", itZK(),
+	cmd := exec.Command(bin, "index", verb, "--schema", "sms", "--zk", ittest.ZK(),
 		"--rename", schema.SMSTableName+"="+b.data+","+schema.SMSIndexTableName+"="+b.index)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

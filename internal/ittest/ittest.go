@@ -66,18 +66,35 @@ func DropLater(tb testing.TB, tables ...string) {
 	})
 }
 
+// Connect returns a client of the HBase under test (ZK) with opts,
+// closed when tb ends.
+func Connect(tb testing.TB, opts ...hbase.Option) *hbase.Client {
+	tb.Helper()
+	c := dial(tb, opts...)
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+// dial connects a client of the HBase under test, or fails tb.
+func dial(tb testing.TB, opts ...hbase.Option) *hbase.Client {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), dropTimeout)
+	defer cancel()
+	c, err := hbase.New(ctx, ZK(), opts...)
+	if err != nil {
+		tb.Fatalf("ittest: hbase.New(%s): %v", ZK(), err)
+	}
+	return c
+}
+
+// client returns the client that drops tables, connecting it on first
+// use; Main closes it.
 func client(tb testing.TB) *hbase.Client {
 	tb.Helper()
 	mu.Lock()
 	defer mu.Unlock()
 	if dropper == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), dropTimeout)
-		defer cancel()
-		c, err := hbase.New(ctx, ZK())
-		if err != nil {
-			tb.Fatalf("ittest: hbase.New(%s): %v", ZK(), err)
-		}
-		dropper = c
+		dropper = dial(tb)
 	}
 	return dropper
 }
