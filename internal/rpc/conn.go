@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"os"
@@ -27,6 +28,7 @@ type Conn struct {
 	addr, service string
 	nc            net.Conn
 	maxFrame      int
+	reuseMin      int // WithFrameReuseMin
 	writeTimeout  time.Duration
 
 	// born is the clock of lastRead and pending.queued: monotonic time
@@ -62,6 +64,11 @@ type pending struct {
 	written atomic.Bool
 	queued  int64       // when the call was registered (Conn.now)
 	res     chan result // buffered: the one sender never blocks
+	// into is the buffer the caller offered for the response frame, and
+	// reuse says it offered one, maybe nil (WithFrameBuffer); both set
+	// before the call is registered.
+	into  []byte
+	reuse bool
 }
 
 type result struct {
@@ -135,6 +142,7 @@ func dial(ctx context.Context, addr, service string, o *options) (*Conn, error) 
 		service:      service,
 		nc:           nc,
 		maxFrame:     o.maxFrameSize,
+		reuseMin:     o.reuseMin,
 		writeTimeout: o.writeTimeout,
 		born:         time.Now(),
 		writeq:       make(chan *pending, 128),
@@ -213,7 +221,7 @@ func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message,
 		hdr.Timeout = proto.Uint32(timeoutMillis(time.Until(d)))
 	}
 
-	p, err := c.register()
+	p, err := c.register(co.into, co.frame != nil)
 	if err != nil {
 		return false, err
 	}
@@ -246,6 +254,9 @@ func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message,
 	}
 	if r.err != nil {
 		return true, r.err
+	}
+	if co.frame != nil {
+		*co.frame = r.resp.Frame
 	}
 	if co.cellBlock != nil {
 		*co.cellBlock = r.resp.CellBlock
@@ -316,7 +327,7 @@ func timeoutMillis(d time.Duration) uint32 {
 }
 
 // register allocates a call id that is not outstanding and records the call.
-func (c *Conn) register() (*pending, error) {
+func (c *Conn) register(into []byte, reuse bool) (*pending, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err != nil {
@@ -331,7 +342,7 @@ func (c *Conn) register() (*pending, error) {
 		id = (id + 1) & (fatalCallID - 1)
 	}
 	c.nextID = (id + 1) & (fatalCallID - 1)
-	p := &pending{id: id, queued: c.now(), res: make(chan result, 1)}
+	p := &pending{id: id, queued: c.now(), res: make(chan result, 1), into: into, reuse: reuse}
 	c.pending[id] = p
 	return p, nil
 }
@@ -384,7 +395,7 @@ func (c *Conn) fail(err error) {
 func (c *Conn) readLoop() {
 	br := bufio.NewReaderSize(readStamper{c}, 64<<10)
 	for {
-		frame, err := ReadFrame(br, c.maxFrame)
+		frame, err := c.readFrame(br)
 		if err != nil {
 			c.fail(err)
 			return
@@ -415,6 +426,45 @@ func (c *Conn) readLoop() {
 		}
 		p.res <- result{resp: resp}
 	}
+}
+
+// readFrame reads the next response frame. A frame of reuseMin bytes or
+// more for a call that offered a buffer (WithFrameBuffer) goes into
+// that buffer when it fits there, and otherwise into a new one with room
+// to spare, so that the next, slightly larger, response of the same kind
+// fits too: the call id is peeked at in the frame's header before its
+// body is read.
+func (c *Conn) readFrame(br *bufio.Reader) ([]byte, error) {
+	n, err := readFrameLen(br, c.maxFrame)
+	if err != nil {
+		return nil, err
+	}
+	if n < c.reuseMin || n > frameUpFront {
+		return readFrameBody(br, n)
+	}
+	var b []byte
+	// The header is a few bytes; 64 hold its length and the call id.
+	if head, err := br.Peek(64); err == nil {
+		if id, ok := peekCallID(head); ok {
+			c.mu.Lock()
+			p := c.pending[id]
+			c.mu.Unlock()
+			switch {
+			case p == nil || !p.reuse:
+			case cap(p.into) >= n:
+				b = p.into[:n]
+			default:
+				b = make([]byte, n, min(n+n/4, frameUpFront))
+			}
+		}
+	}
+	if b == nil {
+		return readFrameBody(br, n)
+	}
+	if _, err := io.ReadFull(br, b); err != nil {
+		return nil, noEOF(err)
+	}
+	return b, nil
 }
 
 // readStamper reads from the socket and records when bytes arrived, so

@@ -7,9 +7,11 @@ import (
 	"net"
 	"os/user"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 
@@ -431,7 +433,7 @@ func TestCallIDAllocation(t *testing.T) {
 	c := &Conn{pending: make(map[uint32]*pending)}
 	register := func() uint32 {
 		t.Helper()
-		p, err := c.register()
+		p, err := c.register(nil, false)
 		if err != nil {
 			t.Fatalf("register: %v", err)
 		}
@@ -658,4 +660,56 @@ func TestStressCancelAndReorder(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// TestFrameBuffer: a large response goes into the buffer its call offered
+// when it fits there, into a new one with room to spare when it does not,
+// and small responses into memory of their own unless WithFrameReuseMin
+// lowers the bar.
+func TestFrameBuffer(t *testing.T) {
+	s := newFakeServer(t, echoHandler)
+	big := strings.Repeat("t", FrameReuseMin+100) // the echoed table name makes the response large
+	tests := []struct {
+		name      string
+		opts      []Option
+		regex     string
+		buf       []byte
+		wantInBuf bool
+		wantSpare bool // when not in buf: a new frame with a quarter more room
+	}{
+		{"large, fits", nil, big, make([]byte, 10, 2*FrameReuseMin), true, false},
+		{"large, too small", nil, big, make([]byte, 0, FrameReuseMin), false, true},
+		{"large, none offered", nil, big, nil, false, true},
+		{"small", nil, "t1", make([]byte, 0, 1024), false, false},
+		{"small, reuse from 64 bytes", []Option{WithFrameReuseMin(64)}, strings.Repeat("s", 100), make([]byte, 0, 1024), true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := dialTest(t, s, tt.opts...)
+			var resp pb.GetTableNamesResponse
+			var frame []byte
+			if err := c.Call(testContext(t), "GetTableNames", &pb.GetTableNamesRequest{Regex: proto.String(tt.regex)}, &resp,
+				WithFrameBuffer(tt.buf, &frame)); err != nil {
+				t.Fatalf("Call: %v", err)
+			}
+			if got := string(resp.GetTableNames()[0].GetQualifier()); got != tt.regex {
+				t.Fatalf("got a table name of %d bytes, want %d", len(got), len(tt.regex))
+			}
+			if len(frame) == 0 {
+				t.Fatal("no frame returned")
+			}
+			if inBuf := cap(tt.buf) > 0 && unsafe.SliceData(frame) == unsafe.SliceData(tt.buf); inBuf != tt.wantInBuf {
+				t.Errorf("frame read into the offered buffer: %v, want %v", inBuf, tt.wantInBuf)
+			}
+			if spare := cap(frame) >= len(frame)+len(frame)/4; !tt.wantInBuf && spare != tt.wantSpare {
+				t.Errorf("frame of %d bytes has cap %d: room to spare %v, want %v", len(frame), cap(frame), spare, tt.wantSpare)
+			}
+		})
+	}
+
+	t.Run("validate", func(t *testing.T) {
+		if _, err := NewPool(WithFrameReuseMin(63)); err == nil {
+			t.Error("WithFrameReuseMin(63) accepted")
+		}
+	})
 }

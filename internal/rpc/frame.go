@@ -116,14 +116,28 @@ const frameUpFront = 8 << 20
 // io.ErrUnexpectedEOF. The result is freshly allocated and does not alias
 // any buffer of r.
 func ReadFrame(r io.Reader, maxSize int) ([]byte, error) {
+	n, err := readFrameLen(r, maxSize)
+	if err != nil {
+		return nil, err
+	}
+	return readFrameBody(r, n)
+}
+
+// readFrameLen reads a frame's length and checks it against maxSize.
+func readFrameLen(r io.Reader, maxSize int) (int, error) {
 	var lb [4]byte
 	if _, err := io.ReadFull(r, lb[:]); err != nil {
-		return nil, err
+		return 0, err
 	}
 	n := binary.BigEndian.Uint32(lb[:])
 	if n > math.MaxInt32 || int64(n) > int64(maxSize) {
-		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrFrameTooLarge, n, maxSize)
+		return 0, fmt.Errorf("%w: %d bytes, limit %d", ErrFrameTooLarge, n, maxSize)
 	}
+	return int(n), nil
+}
+
+// readFrameBody reads a frame body of n bytes into new memory.
+func readFrameBody(r io.Reader, n int) ([]byte, error) {
 	if n <= frameUpFront {
 		b := make([]byte, n)
 		if _, err := io.ReadFull(r, b); err != nil {
@@ -132,11 +146,11 @@ func ReadFrame(r io.Reader, maxSize int) ([]byte, error) {
 		return b, nil
 	}
 	b := make([]byte, 0, frameUpFront)
-	for len(b) < int(n) {
+	for len(b) < n {
 		if len(b) == cap(b) {
 			// Double (append grows large slices by only a quarter,
 			// copying the frame many times over).
-			nb := make([]byte, len(b), min(2*cap(b), int(n)))
+			nb := make([]byte, len(b), min(2*cap(b), n))
 			copy(nb, b)
 			b = nb
 		}
@@ -149,6 +163,45 @@ func ReadFrame(r io.Reader, maxSize int) ([]byte, error) {
 	return b, nil
 }
 
+// FrameReuseMin is the smallest response frame that a Conn reads into the
+// buffer its caller offered (WithFrameBuffer): below it, a frame costs
+// little to allocate.
+const FrameReuseMin = 32 << 10
+
+// peekCallID returns the call id of the response frame whose first bytes
+// are head (a prefix of the frame body): field 1 of the length-delimited
+// ResponseHeader that starts the frame, the last one if repeated, as
+// proto reads it. ok is false unless the whole header is in head and
+// holds a call id.
+func peekCallID(head []byte) (id uint32, ok bool) {
+	h, n := protowire.ConsumeBytes(head)
+	if n < 0 {
+		return 0, false
+	}
+	for len(h) > 0 {
+		num, typ, n := protowire.ConsumeTag(h)
+		if n < 0 {
+			return 0, false
+		}
+		h = h[n:]
+		if num == 1 && typ == protowire.VarintType {
+			v, n := protowire.ConsumeVarint(h)
+			if n < 0 || v > math.MaxUint32 {
+				return 0, false
+			}
+			id, ok = uint32(v), true
+			h = h[n:]
+			continue
+		}
+		n = protowire.ConsumeFieldValue(num, typ, h)
+		if n < 0 {
+			return 0, false
+		}
+		h = h[n:]
+	}
+	return id, ok
+}
+
 func noEOF(err error) error {
 	if err == io.EOF {
 		return io.ErrUnexpectedEOF
@@ -158,6 +211,8 @@ func noEOF(err error) error {
 
 // Response is a decoded response frame. Body and CellBlock alias the frame.
 type Response struct {
+	// Frame is the frame body the response was decoded from.
+	Frame  []byte
 	Header *pb.ResponseHeader
 	// Body is the serialized response message; nil when Header.Exception is
 	// set.
@@ -171,7 +226,7 @@ type Response struct {
 // into its header, message and cell block. It validates every length and
 // never panics on malformed input.
 func DecodeResponse(frame []byte) (Response, error) {
-	var r Response
+	r := Response{Frame: frame}
 	hb, n := protowire.ConsumeBytes(frame)
 	if n < 0 {
 		return r, fmt.Errorf("rpc: malformed response header length: %w", protowire.ParseError(n))

@@ -259,3 +259,70 @@ func FuzzDecodeResponse(f *testing.F) {
 		_ = proto.Unmarshal(r.Body, &resp)
 	})
 }
+
+func TestPeekCallID(t *testing.T) {
+	meta := &pb.CellBlockMeta{Length: proto.Uint32(9)}
+	full := responseFrame(t, &pb.ResponseHeader{CallId: proto.Uint32(70000), CellBlockMeta: meta}, []byte{}, nil)
+	metaFirst := protowire.AppendTag(nil, 3, protowire.BytesType)
+	mb, err := proto.Marshal(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metaFirst = protowire.AppendBytes(metaFirst, mb)
+	metaFirst = protowire.AppendTag(metaFirst, 1, protowire.VarintType)
+	metaFirst = protowire.AppendVarint(metaFirst, 42)
+	tests := []struct {
+		name   string
+		head   []byte
+		want   uint32
+		wantOK bool
+	}{
+		{"call id first", full, 70000, true},
+		{"call id after another field", protowire.AppendBytes(nil, metaFirst), 42, true},
+		{"truncated before the id's value", full[:3], 0, false},
+		{"header longer than the bytes peeked", full[:len(full)-2], 0, false},
+		{"repeated: the last wins", protowire.AppendBytes(nil, []byte{0x08, 0x01, 0x08, 0x02}), 2, true},
+		{"no call id", responseFrame(t, &pb.ResponseHeader{CellBlockMeta: meta}, nil, nil), 0, false},
+		{"id beyond the header", append(protowire.AppendVarint(nil, 0), 0x08, 0x05), 0, false},
+		{"header of another field's bytes", protowire.AppendBytes(nil, []byte{0x1a, 0x02, 0x08, 0x05}), 0, false},
+		{"empty", nil, 0, false},
+		{"bad length", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 0, false},
+		{"id out of range", append(protowire.AppendVarint(nil, 6), protowire.AppendVarint([]byte{0x08}, 1<<33)...), 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id, ok := peekCallID(tt.head)
+			if id != tt.want || ok != tt.wantOK {
+				t.Errorf("peekCallID(%x) = %d, %v; want %d, %v", tt.head, id, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
+}
+
+// FuzzPeekCallID: arbitrary bytes never panic, and a call id found in a
+// header proto accepts is the one proto reads (a frame read into the wrong call's
+// buffer would corrupt that call's response).
+func FuzzPeekCallID(f *testing.F) {
+	f.Add(responseFrame(f, &pb.ResponseHeader{CallId: proto.Uint32(7)}, nil, nil))
+	f.Add([]byte{0x02, 0x10, 0x01})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		id, ok := peekCallID(in)
+		if !ok {
+			return
+		}
+		hb, n := protowire.ConsumeBytes(in)
+		if n < 0 {
+			t.Fatalf("peekCallID(%x) found %d in no header", in, id)
+		}
+		var h pb.ResponseHeader
+		if err := proto.Unmarshal(hb, &h); err != nil {
+			// The reader then fails the connection, and with it the
+			// call whose buffer took the frame.
+			return
+		}
+		if h.CallId == nil || id != h.GetCallId() {
+			t.Fatalf("peekCallID(%x) = %d, proto reads %v", in, id, h.CallId)
+		}
+	})
+}

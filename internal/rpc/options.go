@@ -49,6 +49,7 @@ type options struct {
 	codec        string
 	kerberos     *Kerberos   // WithKerberos; nil: SIMPLE
 	tls          *tls.Config // WithTLS; nil: plain TCP
+	reuseMin     int         // WithFrameReuseMin
 }
 
 func defaultOptions() options {
@@ -56,6 +57,7 @@ func defaultOptions() options {
 	return options{
 		dial:         d.DialContext,
 		maxFrameSize: DefaultMaxFrameSize,
+		reuseMin:     FrameReuseMin,
 	}
 }
 
@@ -68,6 +70,9 @@ func (o *options) validate() error {
 	}
 	if o.writeTimeout < 0 {
 		return fmt.Errorf("rpc: negative write timeout %v", o.writeTimeout)
+	}
+	if o.reuseMin < 64 {
+		return fmt.Errorf("rpc: frame reuse minimum %d is below 64 bytes", o.reuseMin)
 	}
 	if o.kerberos != nil {
 		if err := o.kerberos.validate(); err != nil {
@@ -120,6 +125,11 @@ func WithUser(name string) Option { return func(o *options) { o.user = name } }
 // DefaultMaxFrameSize). A larger frame breaks the connection.
 func WithMaxFrameSize(n int) Option { return func(o *options) { o.maxFrameSize = n } }
 
+// WithFrameReuseMin sets the smallest response frame read into the buffer
+// its call offered (WithFrameBuffer); default FrameReuseMin, at least 64.
+// Tests lower it to reuse the small frames of fake servers.
+func WithFrameReuseMin(n int) Option { return func(o *options) { o.reuseMin = n } }
+
 // WithWriteTimeout bounds how long one write to the socket may block before
 // the connection is declared stalled (a *ConnError wrapping ErrConnStalled;
 // default 0: no bound, callers still return when their context ends). A
@@ -161,6 +171,8 @@ type CallOption func(*callOptions)
 type callOptions struct {
 	priority  uint32
 	cellBlock *[]byte
+	into      []byte  // WithFrameBuffer's buffer
+	frame     *[]byte // WithFrameBuffer's destination
 }
 
 // Request priorities (HConstants' QoS levels) for WithPriority.
@@ -179,3 +191,20 @@ func WithPriority(p uint32) CallOption { return func(c *callOptions) { c.priorit
 // WithCellBlock stores the response's cell block (nil when there is none) in
 // *dst. Only connections created WithCellBlockCodec receive cell blocks.
 func WithCellBlock(dst *[]byte) CallOption { return func(c *callOptions) { c.cellBlock = dst } }
+
+// WithFrameBuffer offers buf (maybe nil) for the response: a response
+// frame of at least FrameReuseMin bytes (WithFrameReuseMin) is read into
+// buf's array when it fits in cap(buf), and otherwise into a new one with
+// a quarter more room, for the next call to offer. When the call gets an
+// answer (a response or a remote exception), *frame is set to the frame,
+// which the response's message and cell block alias.
+//
+// buf belongs to the call from then on: the caller may use it again once
+// the call has returned with *frame set, through *frame if the frame was
+// read into buf's array, as buf otherwise. A call that returns no answer
+// (a broken connection, a context ended while waiting) may still have
+// its buffer written by the connection's reader: the caller must let go
+// of it.
+func WithFrameBuffer(buf []byte, frame *[]byte) CallOption {
+	return func(c *callOptions) { c.into, c.frame = buf, frame }
+}
