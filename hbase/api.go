@@ -341,6 +341,14 @@ type Scan struct {
 	// joined by the client (which holds a whole row in memory). Ignored
 	// when Batch is set.
 	AllowPartial bool
+	// ReuseMemory lets the scanner read each response into the memory
+	// of the one before: a Result, and every slice of its cells, is then
+	// valid only until the next call of Next (the next round of
+	// ScanAll's loop). For scans that look at each row once and keep
+	// nothing of it, or copy what they keep (exports, counts, checks):
+	// they no longer allocate, zero and collect a response (2 MiB by
+	// default) per call. Implementations may ignore it.
+	ReuseMemory bool
 }
 
 // Mutation is a *Put or a *Delete inside a CheckAndMutate or RowMutations.

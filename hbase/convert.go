@@ -463,10 +463,18 @@ type scanPart struct {
 // the server sent cells_per_result, else from the inline results. All the
 // cells of a block-encoded response share one allocation.
 func scanParts(resp *pb.ScanResponse, block []byte) ([]scanPart, error) {
+	parts, _, err := scanPartsInto(nil, nil, resp, block)
+	return parts, err
+}
+
+// scanPartsInto is scanParts reusing the arrays of parts and cells when
+// they are large enough (Scan.ReuseMemory); it also returns the cells
+// array the block's cells went into.
+func scanPartsInto(parts []scanPart, cells []Cell, resp *pb.ScanResponse, block []byte) ([]scanPart, []Cell, error) {
 	counts := resp.GetCellsPerResult()
 	if len(counts) == 0 {
 		if len(block) != 0 {
-			return nil, errMalformedBlock(fmt.Errorf("%w: %d bytes of cells but no cells_per_result", cellblock.ErrMalformed, len(block)))
+			return nil, nil, errMalformedBlock(fmt.Errorf("%w: %d bytes of cells but no cells_per_result", cellblock.ErrMalformed, len(block)))
 		}
 		parts := make([]scanPart, len(resp.GetResults()))
 		for i, r := range resp.GetResults() {
@@ -476,37 +484,46 @@ func scanParts(resp *pb.ScanResponse, block []byte) ([]scanPart, error) {
 			}
 			parts[i] = scanPart{cells: cells, partial: r.GetPartial()}
 		}
-		return parts, nil
+		return parts, nil, nil
 	}
 	if len(resp.GetResults()) != 0 {
-		return nil, errMalformedBlock(fmt.Errorf("%w: both inline results and cells_per_result", cellblock.ErrMalformed))
+		return nil, nil, errMalformedBlock(fmt.Errorf("%w: both inline results and cells_per_result", cellblock.ErrMalformed))
 	}
 	partial := resp.GetPartialFlagPerResult()
 	if len(partial) != 0 && len(partial) != len(counts) {
-		return nil, errMalformedBlock(fmt.Errorf("%w: %d partial flags for %d results", cellblock.ErrMalformed, len(partial), len(counts)))
+		return nil, nil, errMalformedBlock(fmt.Errorf("%w: %d partial flags for %d results", cellblock.ErrMalformed, len(partial), len(counts)))
 	}
 	var total int64
 	for _, n := range counts {
 		total += int64(n)
 	}
 	if err := cellblock.CheckCount(total, block); err != nil {
-		return nil, errMalformedBlock(err)
+		return nil, nil, errMalformedBlock(err)
 	}
-	cells := make([]Cell, total)
-	parts := make([]scanPart, len(counts))
+	// CheckCount bounds total by the block's size.
+	if int64(cap(cells)) >= total {
+		cells = cells[:total]
+	} else {
+		cells = make([]Cell, total)
+	}
+	if cap(parts) >= len(counts) {
+		parts = parts[:len(counts)]
+	} else {
+		parts = make([]scanPart, len(counts))
+	}
 	at := 0
 	for i, n := range counts {
 		end := at + int(n)
 		rest, err := decodeCells(cells[at:end], block)
 		if err != nil {
-			return nil, fmt.Errorf("%w (scan result %d)", err, i)
+			return nil, nil, fmt.Errorf("%w (scan result %d)", err, i)
 		}
 		block = rest
 		parts[i] = scanPart{cells: cells[at:end:end], partial: len(partial) != 0 && partial[i]}
 		at = end
 	}
 	if len(block) != 0 {
-		return nil, errMalformedBlock(fmt.Errorf("%w: %d bytes left after the last scan result", cellblock.ErrMalformed, len(block)))
+		return nil, nil, errMalformedBlock(fmt.Errorf("%w: %d bytes left after the last scan result", cellblock.ErrMalformed, len(block)))
 	}
-	return parts, nil
+	return parts, cells, nil
 }

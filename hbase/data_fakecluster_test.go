@@ -56,6 +56,8 @@ type fakeCluster struct {
 	nextReadPoint uint64
 	// blocks counts the responses sent with a cell block.
 	blocks int
+	// rpcOpts are added to the options of the clients' connection pools.
+	rpcOpts []rpc.Option
 }
 
 type fakeRegion struct {
@@ -116,7 +118,7 @@ func (fc *fakeCluster) client(opts ...Option) *Client {
 	if err != nil {
 		fc.t.Fatal(err)
 	}
-	pool, err := rpc.NewPool(append(cellBlockOptions(), rpc.WithDialFunc(fc.dial), rpc.WithUser("hbkit-test"))...)
+	pool, err := rpc.NewPool(append(append(cellBlockOptions(), rpc.WithDialFunc(fc.dial), rpc.WithUser("hbkit-test")), fc.rpcOpts...)...)
 	if err != nil {
 		fc.t.Fatal(err)
 	}

@@ -126,6 +126,19 @@ type scanner struct {
 	ended      bool // span ended
 	heartbeats int  // heartbeat answers received
 	partials   int  // partial results received
+
+	// reuse (Scan.ReuseMemory): once the caller has asked for the row
+	// after the last one of a response, and no row being assembled points
+	// into it, the response's memory goes to the next response: its
+	// frame (spare), its cells and parts, and its Results (slab).
+	reuse   bool
+	frame   []byte     // the last response's frame
+	spare   []byte     // the memory to read the next response into
+	cellsB  []Cell     // the last response's cells
+	partsB  []scanPart // the last response's parts
+	ownRow  []byte     // lastRow, copied out of a frame that is reused
+	ownCur  []byte     // curRow, likewise
+	ownCell []byte     // lastCell's row, family and qualifier, likewise
 }
 
 func (c *Client) newScanner(ctx context.Context, s *Scan, sp *op) (*scanner, error) {
@@ -186,6 +199,7 @@ func (c *Client) newScanner(ctx context.Context, s *Scan, sp *op) (*scanner, err
 		caching:      uint32(caching),
 		nextStart:    s.StartRow,
 		includeStart: true,
+		reuse:        s.ReuseMemory,
 	}, nil
 }
 
@@ -293,12 +307,14 @@ func (s *scanner) resetPosition(err error) {
 		go s.c.closeScanner(reg.addr, *id)
 	}
 	s.acc = nil
+	// The position is copied: the frame it came from may be reused
+	// (Scan.ReuseMemory).
 	switch {
 	case s.handed:
-		s.nextStart, s.includeStart = s.curRow, true
+		s.nextStart, s.includeStart = bytes.Clone(s.curRow), true
 	case s.lastRow != nil:
 		s.curRow = nil
-		s.nextStart, s.includeStart = s.lastRow, false
+		s.nextStart, s.includeStart = bytes.Clone(s.lastRow), false
 	default:
 		s.curRow = nil
 	}
@@ -359,8 +375,13 @@ func (s *scanner) fetchOnce(ctx context.Context) error {
 		req.ScannerId = s.scannerID
 	}
 	s.sp.setServer(s.reg.addr)
+	var into []byte
+	if s.reuse {
+		s.release()
+		into, s.spare = s.spare, nil // the call's until it answers
+	}
 	actx, cancel := c.attemptContext(ctx)
-	resp, block, err := s.call(actx, s.reg.addr, req)
+	resp, block, frame, err := s.call(actx, s.reg.addr, req, into)
 	err = attemptError(ctx, actx, err)
 	cancel()
 	if errors.Is(err, errScanAbandoned) {
@@ -370,7 +391,17 @@ func (s *scanner) fetchOnce(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	parts, err := scanParts(resp, block)
+	var parts []scanPart
+	if s.reuse {
+		s.frame = frame
+		if cap(into) > 0 && (cap(frame) == 0 || &frame[:1][0] != &into[:1][0]) {
+			s.spare = into // the answer went elsewhere: into is free again
+		}
+		parts, s.cellsB, err = scanPartsInto(s.partsB, s.cellsB, resp, block)
+		s.partsB = parts
+	} else {
+		parts, err = scanParts(resp, block)
+	}
 	if err != nil {
 		// The answer cannot be read: let the retry re-open.
 		if resp.ScannerId != nil && s.scannerID == nil {
@@ -410,6 +441,41 @@ func (s *scanner) fetchOnce(ctx context.Context) error {
 	return nil
 }
 
+// release makes the last response's memory the next one's (reuse): the
+// caller asked for the row after its last row, so no Result of it is
+// still valid. The positions kept across responses (the last row
+// completed, the row going on in parts, the last cell handed out of it)
+// are copied out first. Cells of a row being joined (acc) still point
+// into it: then it is left to the garbage collector.
+func (s *scanner) release() {
+	if s.frame == nil || s.head < len(s.buf) || len(s.acc) > 0 {
+		s.frame, s.cellsB, s.partsB = nil, nil, nil
+		return
+	}
+	if s.lastRow != nil {
+		s.ownRow = append(s.ownRow[:0], s.lastRow...)
+		s.lastRow = s.ownRow
+	}
+	if s.curRow != nil {
+		s.ownCur = append(s.ownCur[:0], s.curRow...)
+		s.curRow = s.ownCur
+	}
+	if s.handed {
+		c := &s.lastCell
+		s.ownCell = append(append(append(s.ownCell[:0], c.Row...), c.Family...), c.Qualifier...)
+		r, f := len(c.Row), len(c.Row)+len(c.Family)
+		c.Row, c.Family, c.Qualifier, c.Value = s.ownCell[:r:r], s.ownCell[r:f:f], s.ownCell[f:], nil
+	}
+	if cap(s.frame) > cap(s.spare) {
+		// Keep the larger: a short answer (the end of a region, a
+		// server's time limit) must not make the next full one allocate.
+		s.spare = s.frame
+	}
+	s.frame = nil
+	s.slab = s.slab[:0]
+	clear(s.partsB)
+}
+
 // errScanAbandoned marks a scan call whose caller's context ended first.
 var errScanAbandoned = errors.New("hbase: scan call abandoned")
 
@@ -427,13 +493,17 @@ func (e *abandonedError) Unwrap() []error { return []error{e.err, errScanAbandon
 // more) to close the scanner that answer leaves open, so a cancelled
 // scan leaves nothing on the server, even when the cancellation hit an
 // open.
-func (s *scanner) call(actx context.Context, addr string, req *pb.ScanRequest) (*pb.ScanResponse, []byte, error) {
+func (s *scanner) call(actx context.Context, addr string, req *pb.ScanRequest, into []byte) (*pb.ScanResponse, []byte, []byte, error) {
 	c := s.c
 	resp := new(pb.ScanResponse)
-	var block []byte
+	var block, frame []byte
+	opts := []rpc.CallOption{rpc.WithCellBlock(&block)}
+	if s.reuse {
+		opts = append(opts, rpc.WithFrameBuffer(into, &frame))
+	}
 	if actx.Done() == nil {
-		err := c.rsCall(actx, addr, "Scan", req, resp, rpc.WithCellBlock(&block))
-		return resp, block, err
+		err := c.rsCall(actx, addr, "Scan", req, resp, opts...)
+		return resp, block, frame, err
 	}
 	base, cancelBase := context.WithCancelCause(context.WithoutCancel(actx))
 	dctx, cancelDeadline := base, context.CancelFunc(func() {})
@@ -454,7 +524,7 @@ func (s *scanner) call(actx context.Context, addr string, req *pb.ScanRequest) (
 	go func() {
 		defer stopAfter()
 		defer cancel(nil)
-		err := c.rsCall(dctx, addr, "Scan", req, resp, rpc.WithCellBlock(&block))
+		err := c.rsCall(dctx, addr, "Scan", req, resp, opts...)
 		if decided.CompareAndSwap(false, true) {
 			done <- err
 			return
@@ -479,15 +549,16 @@ func (s *scanner) call(actx context.Context, addr string, req *pb.ScanRequest) (
 	}()
 	select {
 	case err := <-done:
-		return resp, block, err
+		return resp, block, frame, err
 	case <-actx.Done():
 		if !errors.Is(actx.Err(), context.DeadlineExceeded) && decided.CompareAndSwap(false, true) {
 			time.AfterFunc(abandonedScanWait, func() { cancel(errScanAbandoned) })
-			return nil, nil, &abandonedError{err: fmt.Errorf("rpc: Scan: %w", actx.Err())}
+			return nil, nil, nil, &abandonedError{err: fmt.Errorf("rpc: Scan: %w", actx.Err())}
 		}
 		// A deadline ends the call too (dctx ends with actx's cause),
 		// or the answer is already there.
-		return resp, block, <-done
+		err := <-done
+		return resp, block, frame, err
 	}
 }
 

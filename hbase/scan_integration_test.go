@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -355,8 +356,12 @@ func TestIntegrationScanWideRow(t *testing.T) {
 		defer sc.Close()
 		var sizes []int
 		next := map[string]int{}
+		frames := map[*byte]bool{}
 		for sc.Next() {
 			r := sc.Result()
+			if f := sc.(*scanner).frame; f != nil {
+				frames[unsafe.SliceData(f)] = true
+			}
 			for _, c := range r.Cells {
 				q := fmt.Sprintf("c%05d", next[string(c.Row)])
 				if string(c.Qualifier) != q || !bytes.Equal(c.Value, vals[q]) {
@@ -375,14 +380,79 @@ func TestIntegrationScanWideRow(t *testing.T) {
 		if wantSizes != nil && fmt.Sprint(sizes) != fmt.Sprint(wantSizes) {
 			t.Errorf("result sizes %v, want %v", sizes, wantSizes)
 		}
-		t.Logf("%d results; %d partial results from the server", len(sizes), sc.(*scanner).partials)
-		if sc.(*scanner).partials == 0 {
+		partials := sc.(*scanner).partials
+		t.Logf("%d results; %d partial results from the server; %d frame arrays", len(sizes), partials, len(frames))
+		if partials == 0 {
 			t.Errorf("the server sent no partial result: MaxResultSize did not cut the row")
 		}
+		// With ReuseMemory, parts handed out as they come (nothing being
+		// joined across responses) go into the memory of the first frame,
+		// or of the one that outgrew it.
+		if s.ReuseMemory && s.AllowPartial && len(frames) > 3 {
+			t.Errorf("%d frame arrays for %d partial results: ReuseMemory did not reuse them", len(frames), partials)
+		}
 	}
-	t.Run("whole", func(t *testing.T) { check(t, Scan{}, []int{cols, cols}) })
-	t.Run("batch", func(t *testing.T) { check(t, Scan{Batch: 1500}, []int{1500, 1500, 1000, 1500, 1500, 1000}) })
-	t.Run("allow partial", func(t *testing.T) { check(t, Scan{AllowPartial: true}, nil) })
+	for _, reuse := range []bool{false, true} {
+		t.Run(fmt.Sprintf("whole/reuse=%v", reuse), func(t *testing.T) { check(t, Scan{ReuseMemory: reuse}, []int{cols, cols}) })
+		t.Run(fmt.Sprintf("batch/reuse=%v", reuse), func(t *testing.T) {
+			check(t, Scan{Batch: 1500, ReuseMemory: reuse}, []int{1500, 1500, 1000, 1500, 1500, 1000})
+		})
+		t.Run(fmt.Sprintf("allow partial/reuse=%v", reuse), func(t *testing.T) { check(t, Scan{AllowPartial: true, ReuseMemory: reuse}, nil) })
+	}
+}
+
+// TestIntegrationScanReuseMemory scans 3,000 rows of 1 KB in responses
+// of about 100 KB, forward and reversed, with and without ReuseMemory: the
+// same rows and values, and with it every response in the memory of the
+// first (or of the one that outgrew it).
+func TestIntegrationScanReuseMemory(t *testing.T) {
+	it := newScanIT(t)
+	table := scanITTable(t, it.c, "reuse", 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const n = 3000
+	value := func(i int) []byte { return bytes.Repeat([]byte(strconv.Itoa(i%10)), 1000) }
+	var acts []Action
+	for i := range n {
+		acts = append(acts, &Put{Table: table, Row: itRow(i), Values: map[string]map[string][]byte{"cf": {"q": value(i)}}})
+	}
+	if _, err := it.c.Batch(ctx, acts); err != nil {
+		t.Fatalf("loading %s: %v", table, err)
+	}
+	for _, reversed := range []bool{false, true} {
+		for _, reuse := range []bool{false, true} {
+			t.Run(fmt.Sprintf("reversed=%v/reuse=%v", reversed, reuse), func(t *testing.T) {
+				sc, err := it.c.Scan(ctx, &Scan{Table: table, MaxResultSize: 100 << 10, Reversed: reversed, ReuseMemory: reuse})
+				if err != nil {
+					t.Fatalf("Scan: %v", err)
+				}
+				defer sc.Close()
+				frames := map[*byte]bool{}
+				got := 0
+				for sc.Next() {
+					i := got
+					if reversed {
+						i = n - 1 - got
+					}
+					r := sc.Result()
+					if !bytes.Equal(r.Row(), itRow(i)) || !bytes.Equal(r.Value([]byte("cf"), []byte("q")), value(i)) {
+						t.Fatalf("row %d: %s, value %.12q…, want %s", got, r.Row(), r.Value([]byte("cf"), []byte("q")), itRow(i))
+					}
+					if f := sc.(*scanner).frame; f != nil {
+						frames[unsafe.SliceData(f)] = true
+					}
+					got++
+				}
+				if err := sc.Err(); err != nil || got != n {
+					t.Fatalf("%d rows, %v; want %d", got, err, n)
+				}
+				t.Logf("%d frame arrays", len(frames))
+				if reuse && (len(frames) == 0 || len(frames) > 2) {
+					t.Errorf("%d frame arrays for about 30 responses, want 1 or 2", len(frames))
+				}
+			})
+		}
+	}
 }
 
 // TestIntegrationRecordScanResponses records, when HBKIT_RECORD=1, the

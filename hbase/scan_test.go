@@ -10,10 +10,12 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hbkit/hbkit/internal/pb"
+	"github.com/hbkit/hbkit/internal/rpc"
 )
 
 func fakeRows(n int) []string {
@@ -46,6 +48,8 @@ func TestScanAcrossFakeRegions(t *testing.T) {
 	rows := fakeRows(50)
 	fc.load(rows...)
 	c := fc.client()
+	fc.rpcOpts = []rpc.Option{rpc.WithFrameReuseMin(64)} // the fake's frames are small
+	cr := fc.client()
 	rev := slices.Clone(rows)
 	slices.Reverse(rev)
 	tests := []struct {
@@ -64,14 +68,21 @@ func TestScanAcrossFakeRegions(t *testing.T) {
 		{"empty range", Scan{StartRow: []byte("x"), StopRow: []byte("y")}, nil},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := tc.scan
-			s.Table = "t"
-			got := collect(t, c, &s)
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("rows %v\nwant %v", got, tc.want)
-			}
-		})
+		for _, reuse := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/reuse=%v", tc.name, reuse), func(t *testing.T) {
+				s := tc.scan
+				s.Table = "t"
+				s.ReuseMemory = reuse
+				client := c
+				if reuse {
+					client = cr
+				}
+				got := collect(t, client, &s)
+				if !slices.Equal(got, tc.want) {
+					t.Errorf("rows %v\nwant %v", got, tc.want)
+				}
+			})
+		}
 	}
 }
 
@@ -93,15 +104,23 @@ func TestScanRestartsAfterScannerErrors(t *testing.T) {
 					return nil
 				}
 			})
-			for _, reversed := range []bool{false, true} {
-				nexts.Store(0)
-				want := slices.Clone(rows)
-				if reversed {
-					slices.Reverse(want)
-				}
-				got := collect(t, c, &Scan{Table: "t", Caching: 3, Reversed: reversed})
-				if !slices.Equal(got, want) {
-					t.Errorf("reversed=%v: rows %v\nwant %v", reversed, got, want)
+			fc.rpcOpts = []rpc.Option{rpc.WithFrameReuseMin(64)}
+			cr := fc.client()
+			for _, reuse := range []bool{false, true} {
+				for _, reversed := range []bool{false, true} {
+					nexts.Store(0)
+					want := slices.Clone(rows)
+					if reversed {
+						slices.Reverse(want)
+					}
+					client := c
+					if reuse {
+						client = cr
+					}
+					got := collect(t, client, &Scan{Table: "t", Caching: 3, Reversed: reversed, ReuseMemory: reuse})
+					if !slices.Equal(got, want) {
+						t.Errorf("reuse=%v reversed=%v: rows %v\nwant %v", reuse, reversed, got, want)
+					}
 				}
 			}
 		})
@@ -241,10 +260,20 @@ func scanResults(t *testing.T, c *Client, s *Scan) []*Result {
 	defer sc.Close()
 	var out []*Result
 	for sc.Next() {
-		out = append(out, sc.Result())
+		out = append(out, cloneResult(sc.Result())) // valid under ReuseMemory too
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatalf("scan: %v", err)
+	}
+	return out
+}
+
+// cloneResult copies r and its cells' bytes.
+func cloneResult(r *Result) *Result {
+	out := &Result{Exists: r.Exists, Cells: make([]Cell, len(r.Cells))}
+	for i, c := range r.Cells {
+		c.Row, c.Family, c.Qualifier, c.Value = bytes.Clone(c.Row), bytes.Clone(c.Family), bytes.Clone(c.Qualifier), bytes.Clone(c.Value)
+		out.Cells[i] = c
 	}
 	return out
 }
@@ -358,14 +387,19 @@ func TestScanWideRows(t *testing.T) {
 		{"batch with limit", Scan{Batch: 7, Limit: 2, Caching: 1}, repeatShape(rows[:2], 7, 7, 7, 7, 2)},
 		{"limit with parts", Scan{Limit: 3, MaxResultSize: 100}, repeatShape(rows[:3], 30)},
 	}
-	for _, inline := range []bool{false, true} {
+	for _, mode := range []struct{ inline, reuse bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		inline := mode.inline
 		for _, tc := range tests {
-			t.Run(fmt.Sprintf("%s/inline=%v", tc.name, inline), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/inline=%v/reuse=%v", tc.name, inline, mode.reuse), func(t *testing.T) {
 				fc := newFakeCluster(t, []string{"m"}, 2)
 				fc.loadWide(rows, 30, 8)
 				fc.set(func() { fc.inline = inline })
+				if mode.reuse {
+					fc.rpcOpts = []rpc.Option{rpc.WithFrameReuseMin(64)}
+				}
 				s := tc.scan
 				s.Table = "t"
+				s.ReuseMemory = mode.reuse
 				if got := shape(t, scanResults(t, fc.client(), &s), 30); got != tc.want {
 					t.Errorf("results %s\nwant    %s", got, tc.want)
 				}
@@ -379,15 +413,18 @@ func TestScanWideRows(t *testing.T) {
 		}
 	}
 
-	t.Run("allow partial", func(t *testing.T) {
-		fc := newFakeCluster(t, []string{"m"}, 2)
-		fc.loadWide(rows, 30, 8)
-		rs := scanResults(t, fc.client(), &Scan{Table: "t", AllowPartial: true, MaxResultSize: 200})
-		shape(t, rs, 30)
-		if len(rs) <= len(rows) {
-			t.Errorf("%d results for %d rows: no row came in parts", len(rs), len(rows))
-		}
-	})
+	for _, reuse := range []bool{false, true} {
+		t.Run(fmt.Sprintf("allow partial/reuse=%v", reuse), func(t *testing.T) {
+			fc := newFakeCluster(t, []string{"m"}, 2)
+			fc.loadWide(rows, 30, 8)
+			fc.rpcOpts = []rpc.Option{rpc.WithFrameReuseMin(64)}
+			rs := scanResults(t, fc.client(), &Scan{Table: "t", AllowPartial: true, MaxResultSize: 200, ReuseMemory: reuse})
+			shape(t, rs, 30)
+			if len(rs) <= len(rows) {
+				t.Errorf("%d results for %d rows: no row came in parts", len(rs), len(rows))
+			}
+		})
+	}
 }
 
 // failNexts makes the fake fail the listed next calls (1-based) with
@@ -419,25 +456,30 @@ func TestScanReopenMidRow(t *testing.T) {
 		{"batch", Scan{Batch: 4, MaxResultSize: 150}, repeatShape(rows, 4, 4, 4, 4, 4, 4, 4, 2)},
 		{"batch reversed", Scan{Batch: 4, MaxResultSize: 150, Reversed: true}, repeatShape([]string{"d", "c", "b", "a"}, 4, 4, 4, 4, 4, 4, 4, 2)},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, reuse := range []bool{false, true} {
+		for _, tc := range tests {
+			t.Run(fmt.Sprintf("%s/reuse=%v", tc.name, reuse), func(t *testing.T) {
+				fc := newFakeCluster(t, nil, 1)
+				fc.loadWide(rows, 30, 8)
+				fc.rpcOpts = []rpc.Option{rpc.WithFrameReuseMin(64)}
+				failNexts(fc, 3, 9, 16, 20)
+				s := tc.scan
+				s.Table = "t"
+				s.ReuseMemory = reuse
+				if got := shape(t, scanResults(t, fc.client(), &s), 30); got != tc.want {
+					t.Errorf("results %s\nwant    %s", got, tc.want)
+				}
+			})
+		}
+
+		t.Run(fmt.Sprintf("allow partial/reuse=%v", reuse), func(t *testing.T) {
 			fc := newFakeCluster(t, nil, 1)
 			fc.loadWide(rows, 30, 8)
-			failNexts(fc, 3, 9, 16, 20)
-			s := tc.scan
-			s.Table = "t"
-			if got := shape(t, scanResults(t, fc.client(), &s), 30); got != tc.want {
-				t.Errorf("results %s\nwant    %s", got, tc.want)
-			}
+			fc.rpcOpts = []rpc.Option{rpc.WithFrameReuseMin(64)}
+			failNexts(fc, 2, 5, 11, 14)
+			shape(t, scanResults(t, fc.client(), &Scan{Table: "t", AllowPartial: true, MaxResultSize: 150, ReuseMemory: reuse}), 30)
 		})
 	}
-
-	t.Run("allow partial", func(t *testing.T) {
-		fc := newFakeCluster(t, nil, 1)
-		fc.loadWide(rows, 30, 8)
-		failNexts(fc, 2, 5, 11, 14)
-		shape(t, scanResults(t, fc.client(), &Scan{Table: "t", AllowPartial: true, MaxResultSize: 150}), 30)
-	})
 }
 
 // TestScanKeepsReadPoint checks that a scanner re-opened in the same
@@ -576,4 +618,44 @@ func TestScanErrorClosesOldScanner(t *testing.T) {
 		t.Fatalf("rows %v, want %v", got, rows)
 	}
 	fc.waitNoScanners(t, 1)
+}
+
+// TestScanReuseMemoryReusesFrames: with ReuseMemory, every response of a
+// scan over many calls is read into the memory of the first (given room
+// to spare), its rows intact as they are handed out; without it, each
+// response has memory of its own.
+func TestScanReuseMemoryReusesFrames(t *testing.T) {
+	fc := newFakeCluster(t, []string{"r020"}, 1)
+	rows := fakeRows(40)
+	fc.load(rows...)
+	fc.rpcOpts = []rpc.Option{rpc.WithFrameReuseMin(64)}
+	c := fc.client()
+	for _, reuse := range []bool{false, true} {
+		t.Run(fmt.Sprintf("reuse=%v", reuse), func(t *testing.T) {
+			sc, err := c.Scan(testCtx(t), &Scan{Table: "t", Caching: 4, ReuseMemory: reuse})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sc.Close()
+			s := sc.(*scanner)
+			frames := map[*byte]bool{}
+			var got []string
+			for sc.Next() {
+				r := sc.Result()
+				if want := rows[len(got)]; string(r.Row()) != want || !bytes.Equal(r.Value([]byte("cf"), []byte("q")), []byte("v-"+want)) {
+					t.Fatalf("row %d: %s=%q, want %s", len(got), r.Row(), r.Value([]byte("cf"), []byte("q")), want)
+				}
+				got = append(got, string(r.Row()))
+				if s.frame != nil {
+					frames[unsafe.SliceData(s.frame)] = true
+				}
+			}
+			if err := sc.Err(); err != nil || !slices.Equal(got, rows) {
+				t.Fatalf("rows %v, %v", got, err)
+			}
+			if want := map[bool]int{false: 0, true: 1}[reuse]; len(frames) != want {
+				t.Errorf("%d frame arrays for 10 responses and more, want %d", len(frames), want)
+			}
+		})
+	}
 }

@@ -1089,6 +1089,8 @@ func (s *suite) testScan(t *testing.T) {
 		{"reversed start only", hbase.Scan{Reversed: true, StartRow: b("k02")}, keys(2, 0)},
 		{"reversed stop only", hbase.Scan{Reversed: true, StopRow: b("k16")}, keys(19, 17)},
 		{"reversed limit", hbase.Scan{Reversed: true, Limit: 8}, keys(19, 12)},
+		{"reusing memory", hbase.Scan{ReuseMemory: true, Caching: 3}, keys(0, 19)},
+		{"reusing memory reversed from a row", hbase.Scan{ReuseMemory: true, Reversed: true, StartRow: b("k12"), Caching: 2}, keys(12, 0)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

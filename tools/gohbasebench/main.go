@@ -107,6 +107,7 @@ func main() {
 	teardown := flag.Bool("teardown", false, "drop <table> and <table>_w, then exit")
 	report := flag.String("report", "", "print the markdown ratio table of a file of JSON lines, then exit")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured runs (not the warm-up) to this file")
+	reuse := flag.Bool("reuse", false, "hbkit: scans with Scan.ReuseMemory (a Result valid until the next row)")
 	serverPid := flag.Int("server-pid", 0, "pid of the HBase JVM, whose CPU time in the measured window is reported as server_cpu_s (0: not measured)")
 	flag.Parse()
 
@@ -137,7 +138,7 @@ func main() {
 		if err != nil {
 			fatal(err)
 		}
-		s = &hbkitSide{c: c, table: *table}
+		s = &hbkitSide{c: c, table: *table, reuse: *reuse}
 	case "gohbase":
 		var opts []gohbase.Option
 		res.Flush = "default"
@@ -339,6 +340,7 @@ func writeKey(seq int) string {
 type hbkitSide struct {
 	c     *hbase.Client
 	table string
+	reuse bool // Scan.ReuseMemory
 }
 
 func (h *hbkitSide) putOf(row string) *hbase.Put {
@@ -371,7 +373,7 @@ func (h *hbkitSide) batch(ctx context.Context, rows []string) (int, error) {
 }
 
 func (h *hbkitSide) scan(ctx context.Context, start, stop string, caching int) (int, error) {
-	sc := &hbase.Scan{Table: h.table, Caching: caching}
+	sc := &hbase.Scan{Table: h.table, Caching: caching, ReuseMemory: h.reuse}
 	if start != "" {
 		sc.StartRow, sc.StopRow = []byte(start), []byte(stop)
 	}
