@@ -2,7 +2,8 @@
 # compare.sh runs tools/gohbasebench with hbkit's native client and with
 # gohbase, as separate processes taking turns (hbkit, gohbase, gohbase with
 # a short flush interval; then gohbase, gohbase with the short flush, hbkit;
-# ...), on the HBase at HBKIT_ZK, and prints
+# ...; the scans also with hbkit's Scan.ReuseMemory), on the HBase at
+# HBKIT_ZK, and prints
 # a markdown table of hbkit/gohbase ratios (every run's and the median),
 # also saved to bench/results/gohbase.md. It is what `make bench-gohbase`
 # runs (through tools/with-hbase.sh).
@@ -85,9 +86,14 @@ t0=$(date +%s)
 echo "compare: preparing $table ($ROWS rows of 1 KB)" >&2
 "$bin" "${common[@]}" --setup
 
-sides=("--client hbkit" "--client gohbase" "--client gohbase --flush-interval $SHORT_FLUSH")
+base_sides=("--client hbkit" "--client gohbase" "--client gohbase --flush-interval $SHORT_FLUSH")
 cell=0
 for w in $WORKLOADS; do
+	sides=("${base_sides[@]}")
+	case $w in
+	# Scans also run with hbkit's Scan.ReuseMemory, in the same rounds.
+	scan100 | fullscan) sides+=("--client hbkit --reuse") ;;
+	esac
 	for g in $GOROUTINES; do
 		# One uncounted run first (each side in turn starts a cell's
 		# warm-up): the server's first run of a new workload goes slower

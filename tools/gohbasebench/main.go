@@ -55,6 +55,7 @@ const (
 type result struct {
 	Client     string  `json:"client"`
 	Flush      string  `json:"flush,omitempty"`
+	Reuse      bool    `json:"reuse,omitempty"` // hbkit: Scan.ReuseMemory
 	Workload   string  `json:"workload"`
 	Goroutines int     `json:"goroutines"`
 	Ops        int64   `json:"ops"`
@@ -131,7 +132,7 @@ func main() {
 	}
 
 	var s side
-	res := result{Client: *client, Workload: *workload, Goroutines: *goroutines}
+	res := result{Client: *client, Workload: *workload, Goroutines: *goroutines, Reuse: *reuse && *client == "hbkit"}
 	switch *client {
 	case "hbkit":
 		c, err := hbase.New(ctx, *zk)

@@ -52,6 +52,9 @@ func printReport(w io.Writer, path string) error {
 		if r.Flush != "" {
 			side += " (flush " + r.Flush + ")"
 		}
+		if r.Reuse {
+			side += " " + reuseSide
+		}
 		if runs[c] == nil {
 			cells = append(cells, c)
 			runs[c], p50[c] = map[string][]float64{}, map[string][]float64{}
@@ -77,17 +80,35 @@ func printReport(w io.Writer, path string) error {
 	if err := sc.Err(); err != nil {
 		return err
 	}
-	var peers []string
+	var peers, ours []string
 	for _, s := range sides {
-		if s != "hbkit" {
+		if strings.HasPrefix(s, "hbkit") {
+			ours = append(ours, s)
+		} else {
 			peers = append(peers, s)
 		}
 	}
-	fmt.Fprint(w, "| workload | goroutines | hbkit (each run) |")
+	for i, o := range ours {
+		if i > 0 {
+			fmt.Fprintf(w, "\nThe scans again with hbkit's `Scan.ReuseMemory` (each response read into the memory of the one before; a Result valid until the next row), in the same rounds:\n\n")
+		}
+		printTable(w, cells, o, peers, runs, p50)
+	}
+	printCPU(w, cells, sides, clientCPU, serverCPU)
+	return nil
+}
+
+// reuseSide marks the runs of hbkit with Scan.ReuseMemory.
+const reuseSide = "(ReuseMemory)"
+
+// printTable prints the ratio table of hbkit side o against the peers, a
+// row for each cell that o ran.
+func printTable(w io.Writer, cells []cell, o string, peers []string, runs, p50 map[cell]map[string][]float64) {
+	fmt.Fprintf(w, "| workload | goroutines | %s (each run) |", o)
 	for _, p := range peers {
 		fmt.Fprintf(w, " %s (each run) | hbkit / %s (each run) | median |", p, p)
 	}
-	fmt.Fprint(w, " p50 ms: hbkit |")
+	fmt.Fprintf(w, " p50 ms: %s |", o)
 	for _, p := range peers {
 		fmt.Fprintf(w, " %s |", p)
 	}
@@ -102,7 +123,10 @@ func printReport(w io.Writer, path string) error {
 	}
 	fmt.Fprintln(w)
 	for _, c := range cells {
-		h := runs[c]["hbkit"]
+		h := runs[c][o]
+		if len(h) == 0 {
+			continue
+		}
 		fmt.Fprintf(w, "| %s | %d | %s |", c.workload, c.goroutines, nums(h, "%.0f"))
 		for _, p := range peers {
 			g := runs[c][p]
@@ -114,14 +138,12 @@ func printReport(w io.Writer, path string) error {
 			}
 			fmt.Fprintf(w, " %s | %s | **%.2f** |", nums(g, "%.0f"), nums(ratios, "%.2f"), median(ratios))
 		}
-		fmt.Fprintf(w, " %.2f |", median(p50[c]["hbkit"]))
+		fmt.Fprintf(w, " %.2f |", median(p50[c][o]))
 		for _, p := range peers {
 			fmt.Fprintf(w, " %.2f |", median(p50[c][p]))
 		}
 		fmt.Fprintln(w)
 	}
-	printCPU(w, cells, sides, clientCPU, serverCPU)
-	return nil
 }
 
 // printCPU prints, when the runs measured the server's CPU, the CPU time
@@ -147,7 +169,7 @@ func printCPU(w io.Writer, cells []cell, sides []string, client, server map[cell
 			}
 			cl, sv := median(client[c][s]), median(server[c][s])
 			ceiling := "-"
-			if s != "hbkit" && hs > 0 {
+			if !strings.HasPrefix(s, "hbkit") && hs > 0 {
 				ceiling = fmt.Sprintf("%.2f", (cl+sv)/hs)
 			}
 			fmt.Fprintf(w, "| %s | %d | %s | %.2f | %.2f | %.2f | %s |\n", c.workload, c.goroutines, s, cl, sv, cl+sv, ceiling)
