@@ -200,6 +200,8 @@ func countRows(ctx context.Context, s RowScanner, table string, r Region) (int64
 	scan := &hbase.Scan{
 		Table: table, StartRow: r.StartKey, StopRow: r.EndKey,
 		Filter: &hbase.FilterList{Op: hbase.MustPassAll, Filters: []hbase.Filter{&hbase.FirstKeyOnlyFilter{}, &hbase.KeyOnlyFilter{}}},
+		// Rows are counted, not kept.
+		ReuseMemory: true,
 	}
 	sc, err := s.Scan(ctx, scan)
 	if err != nil {
