@@ -86,6 +86,16 @@ t0=$(date +%s)
 echo "compare: preparing $table ($ROWS rows of 1 KB)" >&2
 "$bin" "${common[@]}" --setup
 
+# settle W: before a run of a write workload, wait until the server has
+# flushed what earlier runs wrote (gohbasebench --settle): a backlog of
+# memstore left by one side's run blocks writes in the next side's.
+settle() {
+	case $1 in
+	put | batch) "$bin" "${common[@]}" --settle 2>>"$out/stderr.log" ||
+		echo "compare: settle failed before a $1 run (see $out/stderr.log)" >&2 ;;
+	esac
+}
+
 base_sides=("--client hbkit" "--client gohbase" "--client gohbase --flush-interval $SHORT_FLUSH")
 cell=0
 for w in $WORKLOADS; do
@@ -101,6 +111,7 @@ for w in $WORKLOADS; do
 		# it lost up to half its rate.
 		k=$((cell % ${#sides[@]}))
 		cell=$((cell + 1))
+		settle "$w"
 		# shellcheck disable=SC2086 # a list of flags
 		"$bin" "${common[@]}" ${sides[$k]} --workload "$w" --goroutines "$g" --duration "$DURATION" >>"$out/warmup.jsonl" 2>>"$out/stderr.log" ||
 			echo "compare: warm-up failed: ${sides[$k]} $w $g (see $out/stderr.log)" >&2
@@ -111,6 +122,7 @@ for w in $WORKLOADS; do
 			# no side should always be the one to pay for that.
 			for k in "${!sides[@]}"; do
 				s=${sides[$(((k + run - 1) % ${#sides[@]}))]}
+				settle "$w"
 				# shellcheck disable=SC2086 # $s is a list of flags
 				line=$("$bin" "${common[@]}" $s --workload "$w" --goroutines "$g" --duration "$DURATION" 2>>"$out/stderr.log") ||
 					echo "compare: run failed: $s $w $g (see $out/stderr.log)" >&2
@@ -125,7 +137,8 @@ secs=$(( $(date +%s) - t0 ))
 	echo "Command: \`make bench-gohbase\` (ROWS=$ROWS RUNS=$RUNS GOROUTINES=\"$GOROUTINES\" DURATION=$DURATION SHORT_FLUSH=$SHORT_FLUSH), $started, ${secs}s."
 	echo "hbkit (native client, defaults) vs gohbase $gohbase_rev (defaults: flush interval 20ms; and flush interval $SHORT_FLUSH);"
 	echo "each run a separate process, the sides taking turns (each round starts with the next side) after one uncounted warm-up run per row, one client per process shared by its goroutines;"
-	echo "throughput in ops/s (fullscan: rows/s); batch = 100 Puts (hbkit Batch, gohbase SendBatch); ratio > 1: hbkit faster."
+	echo "throughput in ops/s (fullscan: rows/s); batch = 100 Puts (hbkit Batch, gohbase SendBatch); ratio > 1: hbkit faster;"
+	echo "before each put and batch run, the write table's memstore is left to flush below 128 MB (gohbasebench --settle)."
 	echo "HBase at $HBKIT_ZK (one region server, local, shared with other work; tables of one region);"
 	echo "machine: $(nproc) cores, load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."
 	echo

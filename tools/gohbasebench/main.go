@@ -106,6 +106,7 @@ func main() {
 	duration := flag.Duration("duration", 2*time.Second, "run each workload this long (fullscan: at least one scan per goroutine)")
 	setup := flag.Bool("setup", false, "create <table> with --rows rows of 1 KB and an empty <table>_w, then exit")
 	teardown := flag.Bool("teardown", false, "drop <table> and <table>_w, then exit")
+	settle := flag.Bool("settle", false, "wait (at most a minute) until the memstore of <table>_w is below the flush size, then exit")
 	report := flag.String("report", "", "print the markdown ratio table of a file of JSON lines, then exit")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured runs (not the warm-up) to this file")
 	reuse := flag.Bool("reuse", false, "hbkit: scans with Scan.ReuseMemory (a Result valid until the next row)")
@@ -128,6 +129,9 @@ func main() {
 		return
 	case *teardown:
 		fatal(doTeardown(ctx, *zk, *table))
+		return
+	case *settle:
+		fatal(doSettle(ctx, *zk, *table))
 		return
 	}
 
@@ -532,6 +536,46 @@ func doSetup(ctx context.Context, zk, table string, rows int) error {
 	}
 	fmt.Fprintf(os.Stderr, "gohbasebench: %s has %d rows of %d bytes\n", table, rows, valueSize)
 	return nil
+}
+
+// settleBelowMB is the write table's memstore (the region server's flush
+// size, 128 MB by default) below which a write run may start.
+const settleBelowMB = 128
+
+// doSettle waits until the server has flushed what earlier write runs
+// left in the write table's memstore. Writes of 100 KB batches from 32
+// goroutines outrun the flushes of a local server: without this, the
+// memstore grows run after run until the region blocks writes
+// (RegionTooBusyException, "Over memstore limit") during whichever
+// side's run comes next. The memstore size comes from the master's
+// cluster status, a few seconds old at most.
+func doSettle(ctx context.Context, zk, table string) error {
+	c, err := hbase.New(ctx, zk)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	start := time.Now()
+	for {
+		loads, err := c.RegionLoads(ctx, table+"_w")
+		if err != nil {
+			return err
+		}
+		var mb uint32
+		for _, l := range loads {
+			mb += l.MemStoreSizeMB
+		}
+		if mb < settleBelowMB {
+			if waited := time.Since(start); waited > time.Second {
+				fmt.Fprintf(os.Stderr, "gohbasebench: waited %v for the memstore of %s_w to flush\n", waited.Round(100*time.Millisecond), table)
+			}
+			return nil
+		}
+		if time.Since(start) > time.Minute {
+			return fmt.Errorf("the memstore of %s_w still holds %d MB after a minute", table, mb)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 func doTeardown(ctx context.Context, zk, table string) error {
