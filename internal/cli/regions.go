@@ -221,6 +221,8 @@ func countRows(ctx context.Context, s rowScanner, table string, start, end []byt
 			&hbase.FirstKeyOnlyFilter{}, &hbase.KeyOnlyFilter{},
 		}},
 		Caching: 5000,
+		// Rows are counted, not kept.
+		ReuseMemory: true,
 	}
 	sc, err := s.Scan(ctx, scan)
 	if err != nil {
