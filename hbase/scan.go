@@ -796,5 +796,8 @@ func (s *scanner) Close() error {
 	s.buf, s.head = nil, 0
 	s.acc = nil
 	s.slab = nil
+	// What ReuseMemory kept for the next response.
+	s.frame, s.spare, s.cellsB, s.partsB = nil, nil, nil, nil
+	s.ownRow, s.ownCur, s.ownCell = nil, nil, nil
 	return nil
 }
