@@ -38,7 +38,11 @@
 // errors.As, never strings. Each request type has a Validate method.
 //
 // Scans return a [Scanner] (Next/Result/Err/Close, like sql.Rows); [All]
-// and [ScanAll] turn one into a range-over-func iterator. [DataClient.Batch]
+// and [ScanAll] turn one into a range-over-func iterator. A Result's cells
+// point into the response they came in; a scan that keeps nothing of its
+// rows can set [Scan].ReuseMemory, and each response is then read into
+// the memory of the one before (a Result valid until the next row).
+// [DataClient.Batch]
 // returns one result per action and a [*BatchError] naming the failed
 // ones. [IsRetryable] tells whether a failed call may be sent again.
 //
