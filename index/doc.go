@@ -245,6 +245,15 @@
 //     stay until Check. Choose Strict where index-only counts must be
 //     exact under concurrent rewrites.
 //
+// Versions of mutable writes come from the clock, one per row: the
+// write's millisecond, or one above the version the Table last gave that
+// row when the clock has not moved past it. Records of one call, and of
+// calls of one millisecond, share a version; one row written twice in a
+// millisecond gets two. Versions therefore increase per row in the order
+// a Table writes it and never run ahead of the clock, whatever the write
+// rate: a writer in another process, whose versions come from its own
+// clock, is ordered with this one by time.
+//
 // In every mode Check finds missing entries (rewritten through the strict
 // protocol, conditioned on the row's version), orphans (deleted once they
 // cannot belong to a write in flight) and stale entries, so repair

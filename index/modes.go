@@ -261,7 +261,7 @@ func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 	add := func(a hbase.Action, it *item[T]) { acts, owner = append(acts, a), append(owner, it) }
 	nonces := make(map[*item[T]]uint32, len(items))
 	for _, it := range items {
-		it.v = t.nextVersion(0)
+		it.v = t.rowVersion(it.key)
 		nonce := rand.Uint32()
 		nonces[it] = nonce
 		// One Put per row, atomic: the record's cells (none for a

@@ -64,7 +64,8 @@ type Table[T any] struct {
 	dataCols  []schema.ColumnInfo
 	ixs       []*ixState[T]
 	noKeys    [][]byte     // one nil entry key per index: the old keys of a row assumed absent; read only
-	last      atomic.Int64 // last version handed out by this Table
+	last      atomic.Int64 // last version handed out by this Table (nextVersion)
+	rows      rowClock     // versions of the writes that read nothing first (rowVersion)
 	readFirst atomic.Int32 // batches of puts left that read before writing (see guessAbsent)
 	ver       *verifier    // background phase 3 (nil with Config.SyncVerify)
 	mode      schema.WriteMode
@@ -234,6 +235,45 @@ func (t *Table[T]) nextVersion(old int64) int64 {
 			return nv
 		}
 	}
+}
+
+// rowClock hands out the versions of writes that do not read their row
+// first (the mutable mode): the clock's millisecond,
+// or one above the version it last gave the same row when that is not
+// below the clock. Versions then increase per row in the order this Table
+// writes it, and stay at the clock however many rows it writes each
+// millisecond: a Table-wide counter would run ahead of the clock by a
+// millisecond per write, and a write from another process, stamped by
+// its own clock, would then lose to older writes of this one.
+type rowClock struct {
+	mu   sync.Mutex
+	now  int64            // the newest millisecond seen
+	rows map[string]int64 // rows given a version at or above now
+}
+
+// rowVersion returns the version of a write of row.
+func (t *Table[T]) rowVersion(row []byte) int64 {
+	c := &t.rows
+	now := t.o.now().UnixMilli()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now > c.now {
+		c.now = now
+		for k, v := range c.rows {
+			if v < now {
+				delete(c.rows, k) // the clock alone keeps the row's next write above v
+			}
+		}
+	}
+	v := c.now // never below a version the clock gave before, should it step back
+	if last, ok := c.rows[string(row)]; ok && last >= v {
+		v = last + 1
+	}
+	if c.rows == nil {
+		c.rows = make(map[string]int64)
+	}
+	c.rows[string(row)] = v
+	return v
 }
 
 func put(m map[string]map[string][]byte, fam, q string, v []byte) {
