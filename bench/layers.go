@@ -36,14 +36,14 @@ func (n layerNames) all() []string {
 
 // layers holds what the layer workloads share in one run.
 type layers struct {
-	r               *Runner
-	names           layerNames
-	st              *schema.Table[schema.SMS]
-	ixDef           *schema.Index[schema.SMS] // the SMS index, for dualBatch
-	repo            *dao.Repo[schema.SMS]     // daoWrite: the SMS data table alone, no index declared
-	ix              *dao.Repo[schema.SMS]     // indexedWrite: the SMS schema with its index
-	strict, mutable *dao.Repo[schema.SMS]     // strictWrite, mutableWrite (modes.go)
-	base            time.Time
+	r                    *Runner
+	names                layerNames
+	st                   *schema.Table[schema.SMS]
+	ixDef                *schema.Index[schema.SMS] // the SMS index, for dualBatch
+	repo                 *dao.Repo[schema.SMS]     // daoWrite: the SMS data table alone, no index declared
+	ix                   *dao.Repo[schema.SMS]     // indexedWrite: the SMS schema with its index
+	strict, mutable, vor *dao.Repo[schema.SMS]     // strictWrite, mutableWrite, verifyOnReadWrite (modes.go)
+	base                 time.Time
 }
 
 // smsDataOnly is the SMS data table without its index, under the SMS
@@ -99,11 +99,11 @@ func (r *Runner) newLayers(ctx context.Context) (*layers, error) {
 	if err != nil {
 		return nil, err
 	}
-	strict, mutable, err := r.modeStores(ctx, st)
+	strict, mutable, vor, err := r.modeStores(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	return &layers{r: r, names: n, st: st, ixDef: ixDef, repo: repo, ix: ix, strict: strict, mutable: mutable, base: r.o.base()}, nil
+	return &layers{r: r, names: n, st: st, ixDef: ixDef, repo: repo, ix: ix, strict: strict, mutable: mutable, vor: vor, base: r.o.base()}, nil
 }
 
 // record returns the SMS record of row i: one mobile number per row, sent
@@ -143,7 +143,7 @@ func (l *layers) client(k kind, t int, rng *mrand.Rand) (client, error) {
 	case kindMutableFloor:
 		floor = &mutableFloor{l: l}
 		send = floor.batch
-	default: // kindIndexedWrite, kindStrictWrite, kindMutableWrite
+	default: // kindIndexedWrite, kindStrictWrite, kindMutableWrite, kindVerifyOnReadWrite
 		store := l.indexedStore(k)
 		send = func(ctx context.Context, recs []*schema.SMS) error {
 			_, err := store.PutBatch(ctx, recs)
@@ -151,7 +151,7 @@ func (l *layers) client(k kind, t int, rng *mrand.Rand) (client, error) {
 		}
 	}
 	next := l.record
-	if k == kindMutableWrite || k == kindMixedPlainWrite || k == kindMutableFloor {
+	if k == kindMutableWrite || k == kindVerifyOnReadWrite || k == kindMixedPlainWrite || k == kindMutableFloor {
 		lag, first := 2*int64(cap(batch)), int64(t)*int64(l.r.o.rows)
 		next = func(rng *mrand.Rand, i int64) *schema.SMS { return l.mixedRecord(rng, i, first, lag) }
 	}
@@ -255,6 +255,8 @@ func (l *layers) indexedStore(k kind) *dao.Repo[schema.SMS] {
 		return l.strict
 	case kindMutableWrite:
 		return l.mutable
+	case kindVerifyOnReadWrite:
+		return l.vor
 	}
 	return nil
 }

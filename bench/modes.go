@@ -12,14 +12,16 @@ import (
 
 // The write-mode workloads (issue 15). indexedWrite is the SMS schema's
 // own mode, insert-only; strictWrite writes the same records with the
-// strict protocol; mutableWrite and mixedPlainWrite write a mixed stream
-// (half inserts, a quarter updates in place, a quarter moves to another
-// account), through a mutable store and as plain puts.
+// strict protocol; mutableWrite, verifyOnReadWrite and mixedPlainWrite
+// write a mixed stream (half inserts, a quarter updates in place, a
+// quarter moves to another account), through a mutable store, through a
+// verify-on-read store and as plain puts.
 
 // modeTables are the cluster names of the write-mode workloads' tables.
 type modeTables struct {
 	strict, strictIndex   string
 	mutable, mutableIndex string
+	vor, vorIndex         string // verify-on-read
 	mixedPlain            string
 	floor, floorIndex     string
 }
@@ -28,26 +30,28 @@ func (r *Runner) modeTables() modeTables {
 	return modeTables{
 		strict: r.o.table + "_smsstrict", strictIndex: r.o.table + "_smsstrict_index",
 		mutable: r.o.table + "_smsmut", mutableIndex: r.o.table + "_smsmut_index",
+		vor: r.o.table + "_smsvor", vorIndex: r.o.table + "_smsvor_index",
 		mixedPlain: r.o.table + "_smsmixed",
 		floor:      r.o.table + "_smsfloor", floorIndex: r.o.table + "_smsfloor_index",
 	}
 }
 
 func (n modeTables) all() []string {
-	return []string{n.strict, n.strictIndex, n.mutable, n.mutableIndex, n.mixedPlain, n.floor, n.floorIndex}
+	return []string{n.strict, n.strictIndex, n.mutable, n.mutableIndex, n.vor, n.vorIndex, n.mixedPlain, n.floor, n.floorIndex}
 }
 
 // modeStores opens the stores of the write-mode workloads, creating their
 // tables (one region each, like the layer workloads') when missing.
-func (r *Runner) modeStores(ctx context.Context, st *schema.Table[schema.SMS]) (strict, mutable *dao.Repo[schema.SMS], err error) {
+func (r *Runner) modeStores(ctx context.Context, st *schema.Table[schema.SMS]) (strict, mutable, vor *dao.Repo[schema.SMS], err error) {
 	n := r.modeTables()
 	ixDef := st.Indexes()[0]
 	for _, t := range []struct {
 		name string
 		def  schema.Definition
-	}{{n.strict, st}, {n.strictIndex, ixDef}, {n.mutable, st}, {n.mutableIndex, ixDef}, {n.mixedPlain, st}, {n.floor, st}, {n.floorIndex, ixDef}} {
+	}{{n.strict, st}, {n.strictIndex, ixDef}, {n.mutable, st}, {n.mutableIndex, ixDef}, {n.vor, st}, {n.vorIndex, ixDef},
+		{n.mixedPlain, st}, {n.floor, st}, {n.floorIndex, ixDef}} {
 		if err := r.ensureTable(ctx, t.name, t.def); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	open := func(data, index string, mode schema.WriteMode) (*dao.Repo[schema.SMS], error) {
@@ -56,12 +60,15 @@ func (r *Runner) modeStores(ctx context.Context, st *schema.Table[schema.SMS]) (
 		}))
 	}
 	if strict, err = open(n.strict, n.strictIndex, schema.Strict); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if mutable, err = open(n.mutable, n.mutableIndex, schema.Mutable); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return strict, mutable, nil
+	if vor, err = open(n.vor, n.vorIndex, schema.VerifyOnRead); err != nil {
+		return nil, nil, nil, err
+	}
+	return strict, mutable, vor, nil
 }
 
 // ensureTable creates a table with the families of def and one region,

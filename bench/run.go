@@ -42,6 +42,7 @@ const (
 	kindAccountDayQuery
 	kindStrictWrite
 	kindMutableWrite
+	kindVerifyOnReadWrite
 	kindMixedPlainWrite
 	kindMutableFloor
 )
@@ -63,6 +64,7 @@ func workloads() []workload {
 		{WorkloadInfo{"indexedWrite", "SMS records with their index entries through dao.Repo.PutBatch, in the schema's insert-only mode", "", true}, kindIndexedWrite},
 		{WorkloadInfo{"strictWrite", "indexedWrite's records through the strict protocol (conditional data-row writes)", "", true}, kindStrictWrite},
 		{WorkloadInfo{"mutableWrite", "a mixed stream (half inserts, a quarter updates in place, a quarter moves) through a mutable store", "", true}, kindMutableWrite},
+		{WorkloadInfo{"verifyOnReadWrite", "mutableWrite's stream through a verify-on-read store", "", true}, kindVerifyOnReadWrite},
 		{WorkloadInfo{"mixedPlainWrite", "mutableWrite's stream as plain puts of the data rows", "", true}, kindMixedPlainWrite},
 		{WorkloadInfo{"mutableFloor", "mutableWrite's stream as the least a mutable scheme that reads back can do: data rows and entries as plain puts, and one Get per row sent with the next batch", "", true}, kindMutableFloor},
 		{WorkloadInfo{"dualWrite", "SMS rows and their index entries as plain puts in one Batch, no protocol: the floor of indexedWrite", "", true}, kindDualWrite},

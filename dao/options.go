@@ -230,12 +230,12 @@ func WithAsyncVerify(on bool) Option {
 }
 
 // WithWriteMode overrides the write mode the schema declares
-// (schema.Spec.Writes: Strict, Mutable or InsertOnly) for this store: to
-// run a table's strict protocol on a schema declared insert-only, say, or
+// (schema.Spec.Writes: Strict, Mutable, InsertOnly or VerifyOnRead) for
+// this store: to run a table's strict protocol on a schema declared insert-only, say, or
 // to migrate. Every writer of a table should use one mode.
 func WithWriteMode(m schema.WriteMode) Option {
 	return func(o *options) {
-		if m > schema.InsertOnly {
+		if !m.Valid() {
 			o.fail("WithWriteMode(%v): unknown mode", m)
 		}
 		protocolOption("WithWriteMode", func(c *index.Config) { c.Writes = &m })(o)

@@ -14,7 +14,7 @@
 // # Protocol
 //
 // What follows is the Strict mode, the default: the schema chooses its
-// mode (schema.Spec.Writes), and Modes below describes the two cheaper
+// mode (schema.Spec.Writes), and Modes below describes the three cheaper
 // ones.
 //
 // HBase writes one row atomically and nothing more, so a data row and its
@@ -245,14 +245,67 @@
 //     stay until Check. Choose Strict where index-only counts must be
 //     exact under concurrent rewrites.
 //
-// Versions of mutable writes come from the clock, one per row: the
-// write's millisecond, or one above the version the Table last gave that
-// row when the clock has not moved past it. Records of one call, and of
-// calls of one millisecond, share a version; one row written twice in a
-// millisecond gets two. Versions therefore increase per row in the order
-// a Table writes it and never run ahead of the clock, whatever the write
-// rate: a writer in another process, whose versions come from its own
-// clock, is ordered with this one by time.
+// Versions of mutable (and verify-on-read) writes come from the clock,
+// one per row: the write's millisecond, or one above the version the
+// Table last gave that row when the clock has not moved past it. Records
+// of one call, and of calls of one millisecond, share a version; one row
+// written twice in a millisecond gets two. Versions therefore increase
+// per row in the order a Table writes it and never run ahead of the
+// clock, whatever the write rate: a writer in another process, whose
+// versions come from its own clock, is ordered with this one by time.
+//
+// Verify-on-read (schema.VerifyOnRead) also updates, moves and deletes
+// records, with a single round trip and nothing read, at the cost of
+// index-only counts.
+//
+//   - A put or delete is one Batch: the new entries, written unverified,
+//     and the data row (or its tombstone), every cell at the write's
+//     version v (above). The row holds the version cell and no entry
+//     keys: a dual write's bytes, plus the version. Nothing is read,
+//     validated or cleaned up: the entry of a moved record's previous
+//     value, and a deleted record's entry, stay where they were.
+//   - Readers fetch every entry's data row and return an entry only if
+//     the row derives it (as in every mode), so such an entry is never
+//     returned. An entry whose row derives another key, or is a
+//     tombstone, at a version above the entry's is an old value's: the
+//     reader deletes it (a marker at the entry's own version, conditional
+//     on its status as read, so a newer write under the same key keeps
+//     its cells). An entry above its row's version belongs to a write in
+//     flight, whose row has not landed yet, and one at its row's own
+//     version to a writer of the same millisecond in another process,
+//     whose row may yet win the tie: both are left to the grace period.
+//     A valid entry is never rewritten verified (nothing would withdraw
+//     it once its record moves); a stale one is rewritten, unverified, at
+//     its row's version.
+//   - Concurrent writers: the cells of the newest version win the data
+//     row whatever the arrival order, and every other writer's entry is
+//     one that row does not derive, below its version: readers skip and
+//     delete it. Deletes racing updates are writes like any other. Two
+//     processes writing one record in one millisecond write cells of the
+//     same timestamp, and HBase keeps the later arrival's: the entry of
+//     the other stays until the grace period has passed.
+//   - A writer dying inside its Batch leaves an entry without its row (an
+//     orphan, deleted once the grace period has passed, or once its row's
+//     version passes it) or a row without its new entry (missing until
+//     Check). Whatever it dies at, the old entries are as after a write
+//     that completed.
+//   - Index-only reads (Count, Keys) trust no entry in this mode: each
+//     costs a Get of its data row, as in Find, and counts if the row
+//     derives it. So counts are exact, and cost a read. Choose Mutable
+//     where counts from the index alone must be cheap, and InsertOnly
+//     where records are never rewritten.
+//   - Check reports an old value's entry as orphaned until a reader or
+//     Check in ModeRepair removes it; an entry that agrees is not missing
+//     for being unverified. Its repairs go through the strict protocol,
+//     as in every mode.
+//
+// Every writer of a table should use one mode. A table moving from
+// verify-on-read to another mode runs Check in ModeRepair first, which
+// removes the old values' entries (the other modes' index-only reads
+// trust verified entries, and a repaired one may have been left behind
+// by a move since); the entry keys its rows do not record, or record
+// from an older write, only make a strict writer mark unverified, or
+// delete, an entry that is no longer the row's.
 //
 // In every mode Check finds missing entries (rewritten through the strict
 // protocol, conditioned on the row's version), orphans (deleted once they

@@ -15,7 +15,8 @@ import (
 // a live record, from the index alone as Count reads it: verified entries
 // are taken as they are, and only unverified ones (writes in flight or
 // interrupted) and those without a status (written by other clients) cost
-// a Get of their data row, and count if it derives them. fn returning
+// a Get of their data row, and count if it derives them (every entry, in
+// the verify-on-read mode). fn returning
 // false ends the read. Its answer is as exact as Count's in each mode (see
 // Modes in the package documentation); Find, which fetches every data
 // row, is exact in all.
@@ -31,7 +32,7 @@ func (t *Table[T]) Keys(ctx context.Context, index string, ranges []keys.KeyRang
 	err = t.scanEntries(ctx, s, ranges, nil, func(es []*entry) error {
 		var check []*entry
 		for _, e := range es {
-			if e.status != statusVerified && e.dataKey != nil {
+			if !t.trusted(e) && e.dataKey != nil {
 				check = append(check, e)
 			}
 		}
@@ -44,7 +45,7 @@ func (t *Table[T]) Keys(ctx context.Context, index string, ranges []keys.KeyRang
 			switch {
 			case e.dataKey == nil:
 				continue
-			case e.status != statusVerified:
+			case !t.trusted(e):
 				d := ds[j]
 				j++
 				if d == nil || !d.exists || !d.decoded || !bytes.Equal(d.derived[i], e.key) || !t.ownsCell(i, e, d) {

@@ -350,6 +350,43 @@ func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 	}
 }
 
+// writeVerifyOnRead writes puts and deletes of a verify-on-read table in
+// one Batch: the new entries, unverified, and the data rows (or their
+// tombstones), every cell at the write's version. The rows carry the
+// version and nothing else of the protocol's: no entry keys, which no
+// reader of this mode needs (a row's bytes are what a plain write costs).
+// Nothing is read and nothing validated: the entries older values left
+// are the readers' to skip and remove (see Modes in the package
+// documentation).
+func (t *Table[T]) writeVerifyOnRead(ctx context.Context, op Op, items []*item[T]) {
+	if err := t.hook(Step{Op: op, Phase: PhaseData, Attempt: 1, Records: len(items)}); err != nil {
+		t.failAll(items, op, PhaseData, len(items), err)
+		return
+	}
+	acts := make([]hbase.Action, 0, len(items)*(1+len(t.ixs)))
+	owner := make([]*item[T], 0, cap(acts))
+	for _, it := range items {
+		it.v = t.rowVersion(it.key)
+		var vals map[string]map[string][]byte
+		if op == OpPut {
+			vals = it.enc.Data.Values()
+			put(vals, t.fam, VersionQualifier, versionValue(it.v))
+		} else {
+			vals = map[string]map[string][]byte{}
+			put(vals, t.fam, VersionQualifier, append(versionValue(it.v), tombstoneFlag))
+		}
+		if op == OpPut {
+			for i, s := range t.ixs {
+				for _, a := range s.entryActions(&it.enc.Entries[i], statusUnverified, it.v) {
+					acts, owner = append(acts, a), append(owner, it)
+				}
+			}
+		}
+		acts, owner = append(acts, &hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}), append(owner, it)
+	}
+	t.finish(ctx, acts, owner, items, op, PhaseData)
+}
+
 // maxPiggyback bounds the queued validations a mutable write sends with
 // its own Batch.
 const maxPiggyback = 1000

@@ -20,7 +20,7 @@ type modeCase struct {
 	rewrite bool
 }
 
-var modeCases = []modeCase{{schema.Strict, true}, {schema.Mutable, true}, {schema.InsertOnly, false}}
+var modeCases = []modeCase{{schema.Strict, true}, {schema.Mutable, true}, {schema.InsertOnly, false}, {schema.VerifyOnRead, true}}
 
 // modeBackends hands a test of the write modes the backend to use for a
 // mode. On the fake every call gets a fresh one (fakeModeBackends); on

@@ -103,6 +103,17 @@ func sameCells(a, b []schema.Cell) bool {
 // when the data row has moved past the version that wrote them, or when
 // they are older than the grace period (their writer is gone).
 func (t *Table[T]) deadOrphan(e *entry, d *dataState[T]) bool {
+	if t.mode == schema.VerifyOnRead && e.status != statusVerified {
+		// Written unverified next to its data row, in one Batch: the
+		// entry of a write in flight until the row passes its version.
+		// A row at the entry's own version may be a writer of the same
+		// millisecond in another process, whose row can still win the
+		// tie: the grace period decides.
+		if d != nil && (d.exists || d.tombstone) && d.version > e.version {
+			return true
+		}
+		return t.o.now().Sub(time.UnixMilli(e.version)) > t.o.grace
+	}
 	if e.status == statusVerified {
 		// An insert-only write sends its entry and its data row in one
 		// Batch: an entry whose row is not there yet may belong to a
@@ -126,6 +137,15 @@ func (t *Table[T]) deadOrphan(e *entry, d *dataState[T]) bool {
 // they are: Check fixes them (see foreignEntryFix).
 func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Action, cam *hbase.CheckAndMutate) {
 	s := t.ixs[i]
+	if v.valid && t.mode == schema.VerifyOnRead {
+		// Entries stay unverified in this mode (no writer withdraws one it
+		// moves away from, so a verified one could not be trusted either):
+		// only a stale entry is rewritten.
+		if !v.stale || e.version > v.data.version || v.data.verBytes == nil {
+			return nil, nil
+		}
+		return s.entryPut(&v.expected, statusUnverified, v.data.version), nil
+	}
 	if v.valid {
 		if (e.status == statusVerified && !v.stale) || e.version > v.data.version || v.data.verBytes == nil {
 			return nil, nil
@@ -419,12 +439,21 @@ func (t *Table[T]) applyRepairs(ctx context.Context, fixes []hbase.Action, cams 
 	return n
 }
 
+// trusted reports whether index-only reads (Count, Keys) take entry e as
+// it is, without its data row: when it is verified, except in the
+// verify-on-read mode, whose writers leave behind the entries of the
+// values they replace.
+func (t *Table[T]) trusted(e *entry) bool {
+	return e.status == statusVerified && t.mode != schema.VerifyOnRead
+}
+
 // Count counts the entries of the named index in the given ranges that
 // belong to live records, grouped by group(entry key), from the index
 // alone: verified entries are counted as they are; only unverified ones
 // (writes in flight or interrupted) and those without a status cell
 // (written by other clients) cost a Get of their data row, and count if
-// it derives their key.
+// it derives their key. In the verify-on-read mode every entry costs that
+// Get (see trusted).
 func (t *Table[T]) Count(ctx context.Context, index string, ranges []keys.KeyRange, group func(key []byte) string) (_ map[string]int64, err error) {
 	s, err := t.index(index)
 	if err != nil {
@@ -444,7 +473,7 @@ func (t *Table[T]) Count(ctx context.Context, index string, ranges []keys.KeyRan
 	err = t.scanEntries(ctx, s, ranges, cols, func(es []*entry) error {
 		var check []*entry
 		for _, e := range es {
-			if e.status == statusVerified {
+			if t.trusted(e) {
 				out[group(e.key)]++
 			} else {
 				check = append(check, e)

@@ -109,7 +109,7 @@ func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {
 	if cfg.Writes != nil {
 		tb.mode = *cfg.Writes
 	}
-	if tb.mode > schema.InsertOnly {
+	if !tb.mode.Valid() {
 		return nil, fmt.Errorf("%w: write mode %v", ErrInvalidOption, tb.mode)
 	}
 	if o.asyncVerify {
@@ -238,7 +238,7 @@ func (t *Table[T]) nextVersion(old int64) int64 {
 }
 
 // rowClock hands out the versions of writes that do not read their row
-// first (the mutable mode): the clock's millisecond,
+// first (the mutable and verify-on-read modes): the clock's millisecond,
 // or one above the version it last gave the same row when that is not
 // below the clock. Versions then increase per row in the order this Table
 // writes it, and stay at the clock however many rows it writes each

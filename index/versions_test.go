@@ -19,7 +19,7 @@ import (
 // millisecond gets two versions.
 func TestVersionsFollowTheClock(t *testing.T) {
 	ctx := context.Background()
-	for _, mode := range []schema.WriteMode{schema.Mutable} {
+	for _, mode := range []schema.WriteMode{schema.Mutable, schema.VerifyOnRead} {
 		t.Run(mode.String(), func(t *testing.T) {
 			b, _ := newFakeBackend(t)
 			at := time.UnixMilli(day0.Add(time.Hour).UnixMilli())

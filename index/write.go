@@ -98,6 +98,8 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 		t.deleteInsertOnly(ctx, items)
 	case t.mode == schema.Mutable && op != OpInsert:
 		t.writeMutable(ctx, op, items)
+	case t.mode == schema.VerifyOnRead && op != OpInsert:
+		t.writeVerifyOnRead(ctx, op, items)
 	default:
 		t.run(ctx, kind, items)
 	}

@@ -32,7 +32,8 @@ type Spec[T any] struct {
 	// such as a required field or a range. Report a field with Invalid.
 	Validate func(*T) error
 	// Writes says how records are written when the table has indexes:
-	// Strict (the zero value), Mutable or InsertOnly. See WriteMode.
+	// Strict (the zero value), Mutable, InsertOnly or VerifyOnRead. See
+	// WriteMode.
 	Writes WriteMode
 	// UIDs declares the key fields that hold ids a UID table assigns to
 	// names of the record (see UID). A store of such a table needs the
@@ -71,7 +72,7 @@ func New[T any](spec Spec[T]) (*Table[T], error) {
 		return nil, err
 	}
 	t := &Table[T]{name: name, key: spec.Key, validate: spec.Validate, writes: spec.Writes}
-	if spec.Writes > InsertOnly {
+	if !spec.Writes.Valid() {
 		return nil, &Error{Table: name.String(), Field: "writes", Reason: "unknown write mode " + spec.Writes.String(), Kind: ErrInvalidTable}
 	}
 	tname := name.String()

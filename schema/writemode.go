@@ -28,7 +28,22 @@ const (
 	// Inserts still fail on a taken key; deletes read the row to find
 	// its entries.
 	InsertOnly
+	// VerifyOnRead: records are updated, moved and deleted with one
+	// round trip and no read: the data row and its new entries, written
+	// unverified, as a dual write would. Nothing removes the entry a
+	// moved or deleted record leaves behind at write time: readers, who
+	// fetch every entry's data row, skip it and delete it when they meet
+	// it, and Check removes the rest. Counts from the index alone cost a
+	// Get of each entry's data row, like a read. For write-heavy tables
+	// whose queries fetch the records anyway.
+	VerifyOnRead
 )
+
+// modes lists every write mode, in declaration order.
+var modes = []WriteMode{Strict, Mutable, InsertOnly, VerifyOnRead}
+
+// Valid reports whether m is one of the declared write modes.
+func (m WriteMode) Valid() bool { return int(m) < len(modes) }
 
 func (m WriteMode) String() string {
 	switch m {
@@ -38,18 +53,21 @@ func (m WriteMode) String() string {
 		return "mutable"
 	case InsertOnly:
 		return "insert-only"
+	case VerifyOnRead:
+		return "verify-on-read"
 	}
 	return fmt.Sprintf("WriteMode(%d)", uint8(m))
 }
 
-// ParseWriteMode parses "strict", "mutable" or "insert-only".
+// ParseWriteMode parses "strict", "mutable", "insert-only" or
+// "verify-on-read".
 func ParseWriteMode(s string) (WriteMode, error) {
-	for _, m := range []WriteMode{Strict, Mutable, InsertOnly} {
+	for _, m := range modes {
 		if m.String() == s {
 			return m, nil
 		}
 	}
-	return 0, &Error{Field: "writes", Reason: fmt.Sprintf("unknown write mode %q (want strict, mutable or insert-only)", s), Kind: ErrInvalidTable}
+	return 0, &Error{Field: "writes", Reason: fmt.Sprintf("unknown write mode %q (want strict, mutable, insert-only or verify-on-read)", s), Kind: ErrInvalidTable}
 }
 
 // WriteMode returns how the table's records are written (Spec.Writes).

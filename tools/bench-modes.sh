@@ -10,8 +10,8 @@ zk="${HBKIT_ZK:-127.0.0.1:2181}"
 bin="$(mktemp -d)/hbkit"
 trap 'rm -rf "$(dirname "$bin")"' EXIT
 go build -o "$bin" ./cmd/hbkit
-W1=plainWrite,dualWrite,indexedWrite,mixedPlainWrite,mutableFloor,mutableWrite,strictWrite
-W2=strictWrite,mutableWrite,mutableFloor,mixedPlainWrite,indexedWrite,dualWrite,plainWrite
+W1=plainWrite,dualWrite,indexedWrite,mixedPlainWrite,mutableFloor,mutableWrite,verifyOnReadWrite,strictWrite
+W2=strictWrite,verifyOnReadWrite,mutableWrite,mutableFloor,mixedPlainWrite,indexedWrite,dualWrite,plainWrite
 for cfg in "100 1 10000" "100 4 5000" "1 1 2000" "1 4 1000"; do
 	set -- $cfg
 	for w in $W1 $W2; do

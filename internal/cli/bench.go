@@ -93,7 +93,7 @@ func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the workloads to `FILE`")
 	fs.StringVar(&f.start, "start", "", "send `TIME` (RFC 3339) of the layer workloads' first record (default: when each starts)")
 	fs.StringVar(&f.records, "records", "", "write the layer workloads' records to `FILE` and exit")
-	fs.StringVar(&f.writeMode, "write-mode", "", "write indexedWrite's records, and read them in accountDayQuery, through a store in `MODE` (strict, mutable, insert-only) instead of the SMS schema's own (insert-only)")
+	fs.StringVar(&f.writeMode, "write-mode", "", "write indexedWrite's records, and read them in accountDayQuery, through a store in `MODE` (strict, mutable, insert-only, verify-on-read) instead of the SMS schema's own (insert-only)")
 	return fs
 }
 

@@ -1,0 +1,201 @@
+package index_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/index"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// countingClient counts what a store sends: Batches, and the reads and
+// conditional writes inside them or on their own.
+type countingClient struct {
+	dao.Client
+	mu                        sync.Mutex
+	batches, gets, cams, acts int
+}
+
+func (c *countingClient) Batch(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
+	c.mu.Lock()
+	c.batches++
+	c.acts += len(acts)
+	for _, a := range acts {
+		switch a.(type) {
+		case *hbase.Get:
+			c.gets++
+		case *hbase.CheckAndMutate:
+			c.cams++
+		}
+	}
+	c.mu.Unlock()
+	return c.Client.Batch(ctx, acts)
+}
+
+func (c *countingClient) Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error) {
+	c.mu.Lock()
+	c.gets++
+	c.mu.Unlock()
+	return c.Client.Get(ctx, g)
+}
+
+func (c *countingClient) CheckAndMutate(ctx context.Context, cam *hbase.CheckAndMutate) (bool, error) {
+	c.mu.Lock()
+	c.cams++
+	c.mu.Unlock()
+	return c.Client.CheckAndMutate(ctx, cam)
+}
+
+func (c *countingClient) reset() {
+	c.mu.Lock()
+	c.batches, c.gets, c.cams, c.acts = 0, 0, 0, 0
+	c.mu.Unlock()
+}
+
+// indexRows counts the rows of the SMS index table as stored, whatever
+// they hold.
+func indexRows(t *testing.T, b backend) int {
+	t.Helper()
+	sc, err := b.c.Scan(context.Background(), &hbase.Scan{Table: b.index})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, err := range hbase.All(context.Background(), sc) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	return n
+}
+
+// TestVerifyOnReadWritesOnce: a verify-on-read put, move or delete is one
+// Batch of a data row and (for a put) an entry per record, with no read
+// and no conditional write; the entries moved and deleted records leave
+// behind are never counted nor returned, readers remove those they meet,
+// and Check reports the others as orphaned until ModeRepair removes them.
+func TestVerifyOnReadWritesOnce(t *testing.T) {
+	ctx := context.Background()
+	b, _ := newFakeBackend(t)
+	cc := &countingClient{Client: b.c}
+	clk := &clock{}
+	opts := []dao.Option{dao.WithWriteMode(schema.VerifyOnRead), dao.WithClock(clk.now)}
+	quiet := b.smsOver(t, cc, append(opts, dao.WithReadRepair(false))...)
+	var recs []*schema.SMS
+	for n := range 20 {
+		recs = append(recs, msg(n, "acme", time.Duration(n)*time.Minute))
+	}
+	if _, err := quiet.PutBatch(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	if cc.batches != 1 || cc.acts != 40 || cc.gets != 0 || cc.cams != 0 {
+		t.Errorf("20 puts sent %d batches of %d actions, %d reads, %d conditional writes; want 1 batch of 40, no read, no conditional write",
+			cc.batches, cc.acts, cc.gets, cc.cams)
+	}
+
+	// Move 5 records to another account, delete 5 others.
+	var moved, gone []*schema.SMS
+	for i := range 5 {
+		m := *recs[i]
+		m.Account = "bank"
+		moved = append(moved, &m)
+		gone = append(gone, recs[5+i])
+	}
+	cc.reset()
+	if _, err := quiet.PutBatch(ctx, moved); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := quiet.DeleteBatch(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	if cc.batches != 2 || cc.acts != 15 || cc.gets != 0 || cc.cams != 0 {
+		t.Errorf("5 moves and 5 deletes sent %d batches of %d actions, %d reads, %d conditional writes; want 2 batches of 15, no read, no conditional write",
+			cc.batches, cc.acts, cc.gets, cc.cams)
+	}
+	if n := indexRows(t, b); n != 25 {
+		t.Fatalf("the index holds %d rows, want 25: 20 entries, 5 of them old, and the moves' 5", n)
+	}
+
+	// Index-only counts check every entry: the old ones do not count.
+	for _, want := range []struct {
+		account string
+		n       int64
+	}{{"acme", 10}, {"bank", 5}} {
+		days, err := quiet.CountPerDay(ctx, want.account, day0, day0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if days[0].Count != want.n {
+			t.Errorf("CountPerDay(%s) = %d, want %d", want.account, days[0].Count, want.n)
+		}
+		msgs, err := quiet.MessagesOfAccountOnDate(ctx, want.account, day0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int64(len(msgs)) != want.n {
+			t.Errorf("MessagesOfAccountOnDate(%s) returned %d messages, want %d", want.account, len(msgs), want.n)
+		}
+	}
+	rep, err := quiet.Check(ctx, index.ModeVerify)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Missing != 0 || rep.Stale != 0 || rep.Orphaned != 10 {
+		t.Errorf("Check = %+v, want 10 orphaned (the moved and deleted records' old entries), nothing missing or stale", rep)
+	}
+
+	// A reader with read repair removes the old entries it meets.
+	reader := b.sms(t, opts...)
+	if _, err := reader.MessagesOfAccountOnDate(ctx, "acme", day0); err != nil {
+		t.Fatal(err)
+	}
+	if n := indexRows(t, b); n != 15 {
+		t.Errorf("after a read the index holds %d rows, want 15", n)
+	}
+	assertClean(t, reader, 15)
+}
+
+// TestVerifyOnReadRepairAndUpdates: Check in ModeRepair removes the old
+// entries no reader met, and an update in place that changes a carried
+// column leaves one entry that agrees.
+func TestVerifyOnReadRepairAndUpdates(t *testing.T) {
+	ctx := context.Background()
+	b, _ := newFakeBackend(t)
+	clk := &clock{}
+	s := b.sms(t, dao.WithWriteMode(schema.VerifyOnRead), dao.WithClock(clk.now), dao.WithReadRepair(false))
+	m := msg(1, "acme", time.Minute)
+	if err := s.Put(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	up := *m
+	up.Delivered = true // carried by the index: the entry is rewritten in place
+	if err := s.Put(ctx, &up); err != nil {
+		t.Fatal(err)
+	}
+	mv := up
+	mv.Account = "bank"
+	if err := s.Put(ctx, &mv); err != nil {
+		t.Fatal(err)
+	}
+	clk.advance(2 * time.Minute) // past the grace period
+	rep, err := s.Check(ctx, index.ModeRepair)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Orphaned != 1 || rep.Missing != 0 || rep.Stale != 0 {
+		t.Errorf("ModeRepair found %+v, want the one old entry orphaned", rep)
+	}
+	assertClean(t, s, 1)
+	got, err := s.MessagesOfAccountOnDate(ctx, "bank", day0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != mv {
+		t.Errorf("bank's messages = %+v, want %+v", got, mv)
+	}
+}
