@@ -245,14 +245,18 @@
 //     stay until Check. Choose Strict where index-only counts must be
 //     exact under concurrent rewrites.
 //
-// Versions of mutable (and verify-on-read) writes come from the clock,
-// one per row: the write's millisecond, or one above the version the
-// Table last gave that row when the clock has not moved past it. Records
-// of one call, and of calls of one millisecond, share a version; one row
-// written twice in a millisecond gets two. Versions therefore increase
-// per row in the order a Table writes it and never run ahead of the
-// clock, whatever the write rate: a writer in another process, whose
-// versions come from its own clock, is ordered with this one by time.
+// Versions come from the clock, per row, in every mode: the write's
+// millisecond, or one above the row's version when the write read it
+// (Strict, inserts, Check's repairs), or one above the version the Table
+// last gave that row, whichever is highest. Records of one call, and of
+// calls of one millisecond, share a version; one row written twice in a
+// millisecond gets two. Versions therefore increase per row in the order
+// a Table writes it, and run ahead of the clock only by one row's writes
+// within a millisecond (or a stored version already ahead), however many
+// rows are written: a writer in another process, whose versions come
+// from its own clock, is ordered with this one by time. A mutable or
+// verify-on-read write, which reads nothing first, loses to a row stamped
+// ahead of its own clock.
 //
 // Verify-on-read (schema.VerifyOnRead) also updates, moves and deletes
 // records, with a single round trip and nothing read, at the cost of
@@ -283,7 +287,8 @@
 //     delete it. Deletes racing updates are writes like any other. Two
 //     processes writing one record in one millisecond write cells of the
 //     same timestamp, and HBase keeps the later arrival's: the entry of
-//     the other stays until the grace period has passed.
+//     the other stays until the grace period has passed (but see ties
+//     below).
 //   - A writer dying inside its Batch leaves an entry without its row (an
 //     orphan, deleted once the grace period has passed, or once its row's
 //     version passes it) or a row without its new entry (missing until
@@ -296,16 +301,23 @@
 //     where records are never rewritten.
 //   - Check reports an old value's entry as orphaned until a reader or
 //     Check in ModeRepair removes it; an entry that agrees is not missing
-//     for being unverified. Its repairs go through the strict protocol,
-//     as in every mode.
+//     for being unverified. Inserts and Check's repairs go through the
+//     strict protocol, as in every mode, except that they too leave
+//     their entries unverified.
+//   - So every entry this mode writes is unverified. A table can move to
+//     another mode at any time: that mode's index-only reads check
+//     unverified entries against their rows, and its readers and Check
+//     remove the old values' entries as they would an interrupted
+//     write's. The entry keys that its rows do not record (or record
+//     from an older strict write) only make a strict writer mark
+//     unverified, or delete, an entry that is no longer the row's.
 //
-// Every writer of a table should use one mode. A table moving from
-// verify-on-read to another mode runs Check in ModeRepair first, which
-// removes the old values' entries (the other modes' index-only reads
-// trust verified entries, and a repaired one may have been left behind
-// by a move since); the entry keys its rows do not record, or record
-// from an older write, only make a strict writer mark unverified, or
-// delete, an entry that is no longer the row's.
+// In the mutable and verify-on-read modes, two processes writing one
+// record in one millisecond write cells of the same timestamp, and HBase
+// keeps the later arrival's cell column by column: a column one record
+// has and the other lacks keeps its cell, so the row can hold a record
+// neither wrote, whose entry may then be missing until Check. Writers of
+// one record in one process never tie (above).
 //
 // In every mode Check finds missing entries (rewritten through the strict
 // protocol, conditioned on the row's version), orphans (deleted once they

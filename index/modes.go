@@ -261,7 +261,7 @@ func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 	add := func(a hbase.Action, it *item[T]) { acts, owner = append(acts, a), append(owner, it) }
 	nonces := make(map[*item[T]]uint32, len(items))
 	for _, it := range items {
-		it.v = t.rowVersion(it.key)
+		it.v = t.nextVersion(it.key, 0)
 		nonce := rand.Uint32()
 		nonces[it] = nonce
 		// One Put per row, atomic: the record's cells (none for a
@@ -366,7 +366,7 @@ func (t *Table[T]) writeVerifyOnRead(ctx context.Context, op Op, items []*item[T
 	acts := make([]hbase.Action, 0, len(items)*(1+len(t.ixs)))
 	owner := make([]*item[T], 0, cap(acts))
 	for _, it := range items {
-		it.v = t.rowVersion(it.key)
+		it.v = t.nextVersion(it.key, 0)
 		var vals map[string]map[string][]byte
 		if op == OpPut {
 			vals = it.enc.Data.Values()

@@ -64,8 +64,7 @@ type Table[T any] struct {
 	dataCols  []schema.ColumnInfo
 	ixs       []*ixState[T]
 	noKeys    [][]byte     // one nil entry key per index: the old keys of a row assumed absent; read only
-	last      atomic.Int64 // last version handed out by this Table (nextVersion)
-	rows      rowClock     // versions of the writes that read nothing first (rowVersion)
+	rows      rowClock     // write versions (nextVersion)
 	readFirst atomic.Int32 // batches of puts left that read before writing (see guessAbsent)
 	ver       *verifier    // background phase 3 (nil with Config.SyncVerify)
 	mode      schema.WriteMode
@@ -224,48 +223,47 @@ func parseStatus(b []byte) (status byte, version int64, ok bool) {
 
 func versionValue(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
 
-// nextVersion returns a version above old and above every version this
-// Table handed out before, and not below the clock.
-func (t *Table[T]) nextVersion(old int64) int64 {
-	v := max(t.o.now().UnixMilli(), old+1)
-	for {
-		last := t.last.Load()
-		nv := max(v, last+1)
-		if t.last.CompareAndSwap(last, nv) {
-			return nv
-		}
-	}
-}
-
-// rowClock hands out the versions of writes that do not read their row
-// first (the mutable and verify-on-read modes): the clock's millisecond,
-// or one above the version it last gave the same row when that is not
-// below the clock. Versions then increase per row in the order this Table
-// writes it, and stay at the clock however many rows it writes each
-// millisecond: a Table-wide counter would run ahead of the clock by a
-// millisecond per write, and a write from another process, stamped by
-// its own clock, would then lose to older writes of this one.
+// rowClock hands out write versions, per row: the clock's millisecond,
+// or one above the version the row was read at, or one above the version
+// this Table last gave the row, whichever is highest. Every path of every
+// mode takes its versions here, so versions increase per row in the order
+// a Table writes it, and run ahead of the clock only as far as one row's
+// writes in one millisecond, or its stored version, push them: a
+// Table-wide counter would run ahead by a millisecond per write, and a
+// writer that does not read the row first (mutable, verify-on-read), or
+// one in another process stamping by its own clock, would then lose to
+// older writes.
 type rowClock struct {
 	mu   sync.Mutex
 	now  int64            // the newest millisecond seen
 	rows map[string]int64 // rows given a version at or above now
 }
 
-// rowVersion returns the version of a write of row.
-func (t *Table[T]) rowVersion(row []byte) int64 {
+// nextVersion returns the version of a write of row, whose stored version
+// is old (0: not read).
+func (t *Table[T]) nextVersion(row []byte, old int64) int64 {
 	c := &t.rows
 	now := t.o.now().UnixMilli()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if now > c.now {
 		c.now = now
-		for k, v := range c.rows {
-			if v < now {
-				delete(c.rows, k) // the clock alone keeps the row's next write above v
+		if len(c.rows) > 0 {
+			// Rows given a version below the clock need no memory: the
+			// clock alone keeps their next write above it. The survivors
+			// move to a fresh map, since a map keeps the buckets of its
+			// largest size (a burst of writes, or a clock that stepped
+			// back for a while and held every row since).
+			keep := make(map[string]int64)
+			for k, v := range c.rows {
+				if v >= now {
+					keep[k] = v
+				}
 			}
+			c.rows = keep
 		}
 	}
-	v := c.now // never below a version the clock gave before, should it step back
+	v := max(c.now, old+1) // never below a version the clock gave before, should it step back
 	if last, ok := c.rows[string(row)]; ok && last >= v {
 		v = last + 1
 	}

@@ -199,3 +199,53 @@ func TestVerifyOnReadRepairAndUpdates(t *testing.T) {
 		t.Errorf("bank's messages = %+v, want %+v", got, mv)
 	}
 }
+
+// TestVerifyOnReadTableChangesMode: every entry a verify-on-read table
+// writes stays unverified, its inserts' and Check's repairs' too, so the
+// table can move to the mutable mode, whose index-only counts trust
+// verified entries, without counting an entry its puts left behind.
+func TestVerifyOnReadTableChangesMode(t *testing.T) {
+	ctx := context.Background()
+	b, _ := newFakeBackend(t)
+	clk := &clock{}
+	vor := b.sms(t, dao.WithWriteMode(schema.VerifyOnRead), dao.WithAsyncVerify(false), dao.WithClock(clk.now))
+	var recs []*schema.SMS
+	for n := range 5 {
+		recs = append(recs, msg(n, "acme", time.Duration(n)*time.Minute))
+	}
+	if _, err := vor.InsertBatch(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	mv := *recs[1]
+	mv.Account = "bank"
+	if err := vor.Put(ctx, &mv); err != nil { // leaves acme's entry of record 1 behind
+		t.Fatal(err)
+	}
+	if _, err := vor.Check(ctx, index.ModeRebuild); err != nil {
+		t.Fatal(err)
+	}
+	// The stores are two Tables, as two processes would be: one record's
+	// writes from both are ordered by their clock.
+	clk.advance(time.Second)
+	mut := b.sms(t, dao.WithWriteMode(schema.Mutable), dao.WithReadRepair(false), dao.WithClock(clk.now))
+	mv0 := *recs[0]
+	mv0.Account = "bank"
+	if err := mut.Put(ctx, &mv0); err != nil {
+		t.Fatal(err)
+	}
+	if err := mut.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []struct {
+		account string
+		n       int64
+	}{{"acme", 3}, {"bank", 2}} {
+		days, err := mut.CountPerDay(ctx, want.account, day0, day0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if days[0].Count != want.n {
+			t.Errorf("after the move to the mutable mode, CountPerDay(%s) = %d, want %d", want.account, days[0].Count, want.n)
+		}
+	}
+}

@@ -186,7 +186,7 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 			return nil
 		}
 		for _, it := range items {
-			it.v = t.nextVersion(it.floor)
+			it.v = t.nextVersion(it.key, it.floor)
 			for i, s := range t.ixs {
 				for _, a := range s.entryActions(&it.enc.Entries[i], statusUnverified, it.v) {
 					acts, owner = append(acts, a), append(owner, it)
@@ -238,7 +238,7 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 			retry = append(retry, it)
 			continue
 		case !early:
-			it.v = t.nextVersion(d.version)
+			it.v = t.nextVersion(it.key, d.version)
 		}
 		it.oldVer, it.oldKeys = d.verBytes, d.keys
 		live = append(live, it)
@@ -343,6 +343,12 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 			var newKey []byte
 			if op == OpPut {
 				newKey = it.enc.Entries[i].Key
+			}
+			if op == OpPut && t.mode != schema.VerifyOnRead {
+				// (A verify-on-read table's entries stay unverified, those
+				// of its inserts and Check's repairs too: its puts never
+				// withdraw an entry they move away from, so no reader may
+				// trust one.)
 				p := s.entryPut(&it.enc.Entries[i], statusVerified, it.v)
 				p.Durability = hbase.AsyncWAL
 				acts, owner = append(acts, p), append(owner, it)
