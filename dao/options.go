@@ -232,7 +232,9 @@ func WithAsyncVerify(on bool) Option {
 // WithWriteMode overrides the write mode the schema declares
 // (schema.Spec.Writes: Strict, Mutable, InsertOnly or VerifyOnRead) for
 // this store: to run a table's strict protocol on a schema declared insert-only, say, or
-// to migrate. Every writer of a table should use one mode.
+// to migrate (see Modes in package index for what a table moving to the
+// mutable mode must run first). Every writer of a table should use one
+// mode.
 func WithWriteMode(m schema.WriteMode) Option {
 	return func(o *options) {
 		if !m.Valid() {

@@ -219,31 +219,50 @@
 //     its own (each with a marker at the version that wrote it, so a newer
 //     write under the same key keeps its cells) (the previous value's entry of a moved
 //     record, a deleted record's entry, the entry of a writer it overtook)
-//     and those cells. If a newer write is there (or a tied one whose
-//     cells won), the newer one cleans up after this one when its own
-//     validation saw this one's history cell; it did not if this write
-//     landed after it validated. So an overtaken write also takes back its
-//     own entries (and history cells) wherever the row's live key differs,
-//     each delete stopping at its own version.
+//     and those cells. If a newer write is there, the newer one cleans up
+//     after this one when its own validation saw this one's history cell;
+//     it did not if this write landed after it validated. So an overtaken
+//     write also takes back its own entries (and history cells) wherever
+//     the row's live key differs, each delete stopping at its own version.
+//   - Ties: two processes writing one record in the same millisecond pick
+//     the same version, and HBase keeps the later arrival's cells. No
+//     entry is deleted at the version of the row that holds it: a marker
+//     at v hides every cell of v under that key, whenever it lands, so it
+//     would also hide the entry of a third writer of v under that key
+//     whose row lands last and wins. The entry of a tied writer whose row
+//     lost is rewritten unverified instead: by its own validation (the
+//     whole entry, when the winner's row had landed) and by the winner's
+//     (its status, conditional on it being that writer's verified one).
+//     A later entry of v under the key overwrites that, so nothing is
+//     lost; index-only reads check unverified entries against their
+//     rows, and readers remove the entry once a newer version passes it,
+//     or after the grace period. (Entries of an inverted index are cells
+//     whose qualifier the winner does not know: only the loser's own
+//     validation unverifies them.)
 //   - Concurrent writers: the cells of the newest version win the data
 //     row whatever the arrival order; every older writer's entry is named
 //     by its history cell, which the newest write's validation reads if it
 //     landed first, and which its own validation withdraws otherwise.
 //     Deletes racing updates are writes like any other.
 //   - A writer dying inside its Batch leaves an entry without its row (a
-//     verified orphan: readers delete it when they meet it, Check after
-//     the grace period) or a row without its new entry (missing until
-//     Check). A writer dying before its validation leaves the previous
+//     verified orphan, which readers and Check delete once the row's
+//     version has passed it or the grace period has: before that, it is
+//     the entry of a write in flight, whose row has not landed yet) or a
+//     row without its new entry (missing until Check). A writer dying before its validation leaves the previous
 //     value's entry in place though the row has moved on.
 //   - Readers that fetch the data row (Find) are never wrong. Index-only
 //     counts count verified entries as they are: until the validation of
 //     a move or delete has run (or, if its writer died, until a reader
 //     meets the entry or Check repairs it), they can count the previous
 //     value's entry, and an overtaken writer's entry, next to the current
-//     one. Two processes writing one record within the same millisecond
-//     pick the same version; both validate as newest, and one entry may
-//     stay until Check. Choose Strict where index-only counts must be
-//     exact under concurrent rewrites.
+//     one. Choose Strict where index-only counts must be exact under
+//     concurrent rewrites.
+//   - Rows another mode wrote hold no history cells, so a mutable write
+//     that moves such a record leaves its old (verified) entry to
+//     index-only counts until Check. A table moving to the mutable mode
+//     runs Check in ModeRebuild through a mutable store first, which
+//     rewrites every row with its history
+//     (TestMutableAdoptsRowsAfterRebuild).
 //
 // Versions come from the clock, per row, in every mode: the write's
 // millisecond, or one above the row's version when the write read it

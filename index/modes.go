@@ -456,16 +456,31 @@ func (t *Table[T]) validated(acts []hbase.Action, res []hbase.BatchResult, err e
 			}
 			for _, c := range r.Cells {
 				if !bytes.Equal(c.Family, fam) || len(c.Qualifier) != len(own) || !bytes.HasPrefix(c.Qualifier, prefix) ||
-					bytes.Equal(c.Qualifier, own) || int64(binary.BigEndian.Uint64(c.Qualifier[len(prefix):])) > w.v {
+					bytes.Equal(c.Qualifier, own) {
+					continue
+				}
+				at := int64(binary.BigEndian.Uint64(c.Qualifier[len(prefix):]))
+				switch {
+				case at > w.v:
+					continue
+				case at == w.v:
+					// A writer of this millisecond (another process) whose
+					// row lost. Its entry is not deleted: a marker at this
+					// version would also hide the entry of any other writer
+					// of the millisecond under that key, whose row may yet
+					// land and win. Unverified while still verified as that
+					// writer wrote it, it is checked by index-only reads,
+					// and removed once a newer version passes it. Its
+					// history cell stays for that newer write.
+					if len(c.Value) > 0 && !bytes.Equal(c.Value, key) && !s.inv {
+						cleanup = append(cleanup, s.unverifyTied(bytes.Clone(c.Value), at))
+					}
 					continue
 				}
 				if len(c.Value) > 0 && !bytes.Equal(c.Value, key) {
 					// The cells that write stamped, and older ones: a newer
 					// write under the same entry key (a record moved back)
-					// keeps its own. A writer of the same millisecond
-					// under this key, rare, may lose its entry to the
-					// marker; Check puts it back.
-					at := int64(binary.BigEndian.Uint64(c.Qualifier[len(prefix):]))
+					// keeps its own.
 					cleanup = append(cleanup, s.dropEntry(bytes.Clone(c.Value), w.it.quals[j], at, hbase.AsyncWAL))
 				}
 				cleanup = append(cleanup, &hbase.Delete{Table: t.name, Row: w.it.key, Family: fam, Qualifier: bytes.Clone(c.Qualifier),
@@ -474,6 +489,22 @@ func (t *Table[T]) validated(acts []hbase.Action, res []hbase.BatchResult, err e
 		}
 	}
 	return cleanup, err
+}
+
+// unverifyTied returns the write that marks unverified the entry under
+// key that a mutable write of version v (tied with the validating one,
+// whose row won) wrote verified: a status Put at v, conditional on the
+// status being that writer's, so that an entry which has not landed is
+// not created, and one that another writer of v rewrote is left alone.
+// For an index whose entries are rows.
+func (s *ixState[T]) unverifyTied(key []byte, v int64) *hbase.CheckAndMutate {
+	q := []byte(StatusQualifier)
+	return &hbase.CheckAndMutate{
+		Table: s.name, Row: key, Family: []byte(s.fam), Qualifier: q,
+		Compare: hbase.CompareEqual, Value: statusValue(statusVerified, v),
+		Mutations: []hbase.Mutation{&hbase.Put{Table: s.name, Row: key, Timestamp: v, Durability: hbase.AsyncWAL,
+			Values: map[string]map[string][]byte{s.fam: {StatusQualifier: statusValue(statusUnverified, v)}}}},
+	}
 }
 
 // withdrawOvertaken returns the deletes that take back the entries and
@@ -487,11 +518,26 @@ func (t *Table[T]) withdrawOvertaken(w pendingWrite[T], r *hbase.Result) []hbase
 		return nil // a tombstone wrote no entry
 	}
 	fam := []byte(t.fam)
+	ver := r.Value(fam, []byte(VersionQualifier))
+	tied := len(ver) >= 8 && int64(binary.BigEndian.Uint64(ver)) == w.v
 	var acts []hbase.Action
 	for j, s := range t.ixs {
 		mine := w.it.enc.Entries[j].Key
 		if bytes.Equal(r.Value(fam, []byte(s.keyQ)), mine) {
 			continue // the live record derives the same entry
+		}
+		if tied {
+			// Tied with a writer of the same millisecond whose cells won
+			// for now: a third writer of the millisecond under this key
+			// may still land and win, and a marker at this version would
+			// hide its entry too. The entry is rewritten unverified
+			// instead, which such a writer's entry, landing later,
+			// overwrites (same timestamp): index-only reads check it, and
+			// readers remove it once a newer version passes it.
+			p := s.entryPut(&w.it.enc.Entries[j], statusUnverified, w.v)
+			p.Durability = hbase.AsyncWAL
+			acts = append(acts, p)
+			continue
 		}
 		acts = append(acts,
 			s.dropEntry(mine, w.it.quals[j], w.v, hbase.AsyncWAL),

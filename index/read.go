@@ -98,33 +98,38 @@ func sameCells(a, b []schema.Cell) bool {
 	return true
 }
 
-// deadOrphan reports whether an entry that failed the check may be deleted:
-// verified ones always (no protocol write leaves them so), unverified ones
-// when the data row has moved past the version that wrote them, or when
-// they are older than the grace period (their writer is gone).
+// deadOrphan reports whether entry e, which failed the check against its
+// data row d, may be deleted: when no write in flight can
+// still need it, by the mode's protocol, or when it is older than the
+// grace period (its writer is gone).
 func (t *Table[T]) deadOrphan(e *entry, d *dataState[T]) bool {
-	if t.mode == schema.VerifyOnRead && e.status != statusVerified {
-		// Written unverified next to its data row, in one Batch: the
-		// entry of a write in flight until the row passes its version.
-		// A row at the entry's own version may be a writer of the same
-		// millisecond in another process, whose row can still win the
-		// tie: the grace period decides.
-		if d != nil && (d.exists || d.tombstone) && d.version > e.version {
-			return true
-		}
-		return t.o.now().Sub(time.UnixMilli(e.version)) > t.o.grace
-	}
-	if e.status == statusVerified {
+	landed := d != nil && (d.exists || d.tombstone)
+	switch {
+	case t.mode == schema.Strict && e.status == statusVerified:
+		return true // the protocol verifies an entry only after its row landed
+	case t.mode == schema.InsertOnly && e.status == statusVerified:
 		// An insert-only write sends its entry and its data row in one
 		// Batch: an entry whose row is not there yet may belong to a
 		// write in flight.
-		if t.mode != schema.InsertOnly || d != nil && d.exists {
+		if d != nil && d.exists {
 			return true
 		}
-		return t.o.now().Sub(time.UnixMilli(e.version)) > t.o.grace
-	}
-	if d != nil && (d.exists || d.tombstone) && d.version >= e.version {
-		return true
+	case t.mode == schema.Mutable || t.mode == schema.VerifyOnRead:
+		// Written (verified in the mutable mode, optimistically) in the
+		// same Batch as its data row: the entry of a write in flight
+		// until the row passes its version. A row at the entry's own
+		// version was written by a writer of the same millisecond in
+		// another process, and a writer of that millisecond under this
+		// entry's key may still land and win: a marker at this version
+		// would hide its entry too, whenever it lands. The grace period
+		// decides.
+		if landed && d.version > e.version {
+			return true
+		}
+	default: // a strict write's unverified entry
+		if landed && d.version >= e.version {
+			return true
+		}
 	}
 	return t.o.now().Sub(time.UnixMilli(e.version)) > t.o.grace
 }
