@@ -144,18 +144,7 @@ func assertClean(t testing.TB, s *dao.SMSRepo, rows int64) {
 func assertEmpty(t testing.TB, b backend) {
 	t.Helper()
 	for _, table := range []string{b.data, b.index} {
-		sc, err := b.c.Scan(context.Background(), &hbase.Scan{Table: table})
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, err := range hbase.All(context.Background(), sc) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			n++
-		}
-		if n != 0 {
+		if n := countRows(t, b, table); n != 0 {
 			t.Errorf("%s: %d rows, want none", table, n)
 		}
 	}
@@ -218,4 +207,37 @@ func smsTable(validate func(*schema.SMS) error) (*schema.Table[schema.SMS], erro
 			RowKeyQualifier: "row",
 		}},
 	})
+}
+
+// countRows counts the rows of one of the backend's tables as stored,
+// whatever they hold.
+func countRows(t testing.TB, b backend, table string) int {
+	t.Helper()
+	sc, err := b.c.Scan(context.Background(), &hbase.Scan{Table: table})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, err := range hbase.All(context.Background(), sc) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	return n
+}
+
+// assertDayCounts checks the index-only count of each account's messages
+// on day0 (CountPerDay) against want.
+func assertDayCounts(t testing.TB, s *dao.SMSRepo, want map[string]int64) {
+	t.Helper()
+	for a, n := range want {
+		days, err := s.CountPerDay(context.Background(), a, day0, day0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if days[0].Count != n {
+			t.Errorf("CountPerDay(%s) = %d, want %d", a, days[0].Count, n)
+		}
+	}
 }

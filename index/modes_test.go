@@ -407,18 +407,7 @@ func TestMutableAdoptsRowsAfterRebuild(t *testing.T) {
 			if err := mut.Put(ctx, &mv); err != nil {
 				t.Fatal(err)
 			}
-			for _, want := range []struct {
-				account string
-				n       int64
-			}{{"acme", 2}, {"bank", 1}} {
-				days, err := mut.CountPerDay(ctx, want.account, day0, day0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if days[0].Count != want.n {
-					t.Errorf("CountPerDay(%s) = %d, want %d", want.account, days[0].Count, want.n)
-				}
-			}
+			assertDayCounts(t, mut, map[string]int64{"acme": 2, "bank": 1})
 		})
 	}
 }

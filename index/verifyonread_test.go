@@ -56,24 +56,6 @@ func (c *countingClient) reset() {
 	c.mu.Unlock()
 }
 
-// indexRows counts the rows of the SMS index table as stored, whatever
-// they hold.
-func indexRows(t *testing.T, b backend) int {
-	t.Helper()
-	sc, err := b.c.Scan(context.Background(), &hbase.Scan{Table: b.index})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, err := range hbase.All(context.Background(), sc) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		n++
-	}
-	return n
-}
-
 // TestVerifyOnReadWritesOnce: a verify-on-read put, move or delete is one
 // Batch of a data row and (for a put) an entry per record, with no read
 // and no conditional write; the entries moved and deleted records leave
@@ -117,28 +99,20 @@ func TestVerifyOnReadWritesOnce(t *testing.T) {
 		t.Errorf("5 moves and 5 deletes sent %d batches of %d actions, %d reads, %d conditional writes; want 2 batches of 15, no read, no conditional write",
 			cc.batches, cc.acts, cc.gets, cc.cams)
 	}
-	if n := indexRows(t, b); n != 25 {
+	if n := countRows(t, b, b.index); n != 25 {
 		t.Fatalf("the index holds %d rows, want 25: 20 entries, 5 of them old, and the moves' 5", n)
 	}
 
 	// Index-only counts check every entry: the old ones do not count.
-	for _, want := range []struct {
-		account string
-		n       int64
-	}{{"acme", 10}, {"bank", 5}} {
-		days, err := quiet.CountPerDay(ctx, want.account, day0, day0)
+	want := map[string]int64{"acme": 10, "bank": 5}
+	assertDayCounts(t, quiet, want)
+	for a, n := range want {
+		msgs, err := quiet.MessagesOfAccountOnDate(ctx, a, day0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if days[0].Count != want.n {
-			t.Errorf("CountPerDay(%s) = %d, want %d", want.account, days[0].Count, want.n)
-		}
-		msgs, err := quiet.MessagesOfAccountOnDate(ctx, want.account, day0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if int64(len(msgs)) != want.n {
-			t.Errorf("MessagesOfAccountOnDate(%s) returned %d messages, want %d", want.account, len(msgs), want.n)
+		if int64(len(msgs)) != n {
+			t.Errorf("MessagesOfAccountOnDate(%s) returned %d messages, want %d", a, len(msgs), n)
 		}
 	}
 	rep, err := quiet.Check(ctx, index.ModeVerify)
@@ -154,7 +128,7 @@ func TestVerifyOnReadWritesOnce(t *testing.T) {
 	if _, err := reader.MessagesOfAccountOnDate(ctx, "acme", day0); err != nil {
 		t.Fatal(err)
 	}
-	if n := indexRows(t, b); n != 15 {
+	if n := countRows(t, b, b.index); n != 15 {
 		t.Errorf("after a read the index holds %d rows, want 15", n)
 	}
 	assertClean(t, reader, 15)
@@ -236,16 +210,5 @@ func TestVerifyOnReadTableChangesMode(t *testing.T) {
 	if err := mut.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []struct {
-		account string
-		n       int64
-	}{{"acme", 3}, {"bank", 2}} {
-		days, err := mut.CountPerDay(ctx, want.account, day0, day0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if days[0].Count != want.n {
-			t.Errorf("after the move to the mutable mode, CountPerDay(%s) = %d, want %d", want.account, days[0].Count, want.n)
-		}
-	}
+	assertDayCounts(t, mut, map[string]int64{"acme": 3, "bank": 2})
 }
