@@ -324,10 +324,11 @@
 //     strict protocol, as in every mode, except that they too leave
 //     their entries unverified.
 //   - So every entry this mode writes is unverified. A table can move to
-//     another mode at any time: that mode's index-only reads check
-//     unverified entries against their rows, and its readers and Check
-//     remove the old values' entries as they would an interrupted
-//     write's. The entry keys that its rows do not record (or record
+//     the strict mode at any time, and to the mutable mode after the
+//     rebuild that mode asks of rows it did not write (above): their
+//     index-only reads check unverified entries against their rows, and
+//     their readers and Check remove the old values' entries as they
+//     would an interrupted write's. The entry keys that its rows do not record (or record
 //     from an older strict write) only make a strict writer mark
 //     unverified, or delete, an entry that is no longer the row's.
 //
