@@ -99,9 +99,9 @@ func sameCells(a, b []schema.Cell) bool {
 }
 
 // deadOrphan reports whether entry e, which failed the check against its
-// data row d, may be deleted: when no write in flight can
-// still need it, by the mode's protocol, or when it is older than the
-// grace period (its writer is gone).
+// data row d, may be deleted: when, by the mode's protocol, no write in
+// flight can still need it, or when it is older than the grace period
+// (its writer is gone).
 func (t *Table[T]) deadOrphan(e *entry, d *dataState[T]) bool {
 	landed := d != nil && (d.exists || d.tombstone)
 	switch {
