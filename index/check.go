@@ -333,7 +333,7 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 			case e.rawState == nil:
 				rep.Stale++
 				stray = append(stray, i)
-			case e.status != statusVerified && t.mode != schema.VerifyOnRead:
+			case e.status != statusVerified && t.verifies():
 				// (Entries stay unverified in that mode: one that agrees
 				// is as it should be.)
 				rep.Missing++

@@ -266,16 +266,8 @@ func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 		nonces[it] = nonce
 		// One Put per row, atomic: the record's cells (none for a
 		// delete's tombstone), the version, the writer's nonce, the entry
-		// keys and their history. Columns the record lacks are not
-		// deleted: their cells are older than the version, and readers
-		// take only the version's own cells (Table.Since).
-		vals := map[string]map[string][]byte{}
-		if op == OpPut {
-			vals = it.enc.Data.Values()
-			put(vals, t.fam, VersionQualifier, versionValue(it.v))
-		} else {
-			put(vals, t.fam, VersionQualifier, append(versionValue(it.v), tombstoneFlag))
-		}
+		// keys and their history (blindRow).
+		vals := t.blindRow(op, it)
 		put(vals, t.fam, WriterQualifier, binary.BigEndian.AppendUint32(nil, nonce))
 		for i, s := range t.ixs {
 			var k []byte
@@ -367,14 +359,7 @@ func (t *Table[T]) writeVerifyOnRead(ctx context.Context, op Op, items []*item[T
 	owner := make([]*item[T], 0, cap(acts))
 	for _, it := range items {
 		it.v = t.nextVersion(it.key, 0)
-		var vals map[string]map[string][]byte
-		if op == OpPut {
-			vals = it.enc.Data.Values()
-			put(vals, t.fam, VersionQualifier, versionValue(it.v))
-		} else {
-			vals = map[string]map[string][]byte{}
-			put(vals, t.fam, VersionQualifier, append(versionValue(it.v), tombstoneFlag))
-		}
+		vals := t.blindRow(op, it)
 		if op == OpPut {
 			for i, s := range t.ixs {
 				for _, a := range s.entryActions(&it.enc.Entries[i], statusUnverified, it.v) {
@@ -385,6 +370,21 @@ func (t *Table[T]) writeVerifyOnRead(ctx context.Context, op Op, items []*item[T
 		acts, owner = append(acts, &hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}), append(owner, it)
 	}
 	t.finish(ctx, acts, owner, items, op, PhaseData)
+}
+
+// blindRow returns the cells of the data-row Put of a write that reads
+// nothing first (mutable, verify-on-read) at version it.v: for a put the
+// record's cells and the version, for a delete only the version with the
+// tombstone flag. Columns the record lacks are not deleted: their cells
+// are older than the version, and readers take only the version's own
+// cells (Table.Since).
+func (t *Table[T]) blindRow(op Op, it *item[T]) map[string]map[string][]byte {
+	if op != OpPut {
+		return map[string]map[string][]byte{t.fam: {VersionQualifier: append(versionValue(it.v), tombstoneFlag)}}
+	}
+	vals := it.enc.Data.Values()
+	put(vals, t.fam, VersionQualifier, versionValue(it.v))
+	return vals
 }
 
 // maxPiggyback bounds the queued validations a mutable write sends with

@@ -142,7 +142,7 @@ func (t *Table[T]) deadOrphan(e *entry, d *dataState[T]) bool {
 // they are: Check fixes them (see foreignEntryFix).
 func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Action, cam *hbase.CheckAndMutate) {
 	s := t.ixs[i]
-	if v.valid && t.mode == schema.VerifyOnRead {
+	if v.valid && !t.verifies() {
 		// Entries stay unverified in this mode (no writer withdraws one it
 		// moves away from, so a verified one could not be trusted either):
 		// only a stale entry is rewritten.
@@ -449,8 +449,13 @@ func (t *Table[T]) applyRepairs(ctx context.Context, fixes []hbase.Action, cams 
 // verify-on-read mode, whose writers leave behind the entries of the
 // values they replace.
 func (t *Table[T]) trusted(e *entry) bool {
-	return e.status == statusVerified && t.mode != schema.VerifyOnRead
+	return e.status == statusVerified && t.verifies()
 }
+
+// verifies reports whether the mode's writes, repairs and readers mark
+// entries verified: all but verify-on-read, whose puts never withdraw an
+// entry they move away from, so that no reader may trust one.
+func (t *Table[T]) verifies() bool { return t.mode != schema.VerifyOnRead }
 
 // Count counts the entries of the named index in the given ranges that
 // belong to live records, grouped by group(entry key), from the index

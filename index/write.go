@@ -344,11 +344,9 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 			if op == OpPut {
 				newKey = it.enc.Entries[i].Key
 			}
-			if op == OpPut && t.mode != schema.VerifyOnRead {
+			if op == OpPut && t.verifies() {
 				// (A verify-on-read table's entries stay unverified, those
-				// of its inserts and Check's repairs too: its puts never
-				// withdraw an entry they move away from, so no reader may
-				// trust one.)
+				// of its inserts and Check's repairs too.)
 				p := s.entryPut(&it.enc.Entries[i], statusVerified, it.v)
 				p.Durability = hbase.AsyncWAL
 				acts, owner = append(acts, p), append(owner, it)
