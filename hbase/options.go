@@ -33,6 +33,7 @@ type options struct {
 	scanCaching       int
 	scanMaxResultSize int64
 	scannerLease      time.Duration
+	noScanReadAhead   bool // WithScanReadAhead(false)
 
 	kerberos *Kerberos   // WithKerberos; nil: SIMPLE
 	tls      *tls.Config // WithTLS; nil: plain TCP
@@ -186,6 +187,21 @@ func WithBackoff(base, max time.Duration) Option {
 // DefaultScanCaching rows and DefaultScanMaxResultSize bytes).
 func WithScanDefaults(caching int, maxResultSize int64) Option {
 	return func(o *options) { o.scanCaching, o.scanMaxResultSize = caching, maxResultSize }
+}
+
+// WithScanReadAhead says whether a scanner asks for its next response
+// while the caller reads the rows of the current one (default true).
+// The server then fills the next response as the client decodes and the
+// caller consumes this one, so a long scan waits on the slower of the two
+// instead of their sum; a scanner holds at most two responses. Read-ahead
+// starts only when a response leaves rows to read in its region and the
+// scan's Limit is not reached, so scans that fit one response (a StopRow
+// close to StartRow, a small Limit) never make the extra call; a scan
+// the caller closes early may have made one call more than it used, and
+// Close waits for it or tells the server to close the scanner when it
+// answers.
+func WithScanReadAhead(on bool) Option {
+	return func(o *options) { o.noScanReadAhead = !on }
 }
 
 // WithScannerLeaseRenewal sets how long a scanner may stay idle (the

@@ -113,6 +113,11 @@ type scanner struct {
 	reg       *region // region of the open scanner
 	scannerID *uint64 // nil: no open server-side scanner
 	renew     *time.Timer
+	busy      bool // a read-ahead call is in flight (no renewal meanwhile)
+
+	// ahead is the call for the next response, made while the caller
+	// reads the rows of the current one (WithScanReadAhead); nil: none.
+	ahead *aheadCall
 
 	// buf holds the rows fetched, taken from head on; once all are
 	// taken, the next fetch refills it from the start (its array is
@@ -130,10 +135,10 @@ type scanner struct {
 	// reuse (Scan.ReuseMemory): once the caller has asked for the row
 	// after the last one of a response, and no row being assembled points
 	// into it, the response's memory goes to the next response: its
-	// frame (spare), its cells and parts, and its Results (slab).
+	// frame (spares), its cells and parts, and its Results (slab).
 	reuse   bool
 	frame   []byte     // the last response's frame
-	spare   []byte     // the memory to read the next response into
+	spares  [2][]byte  // memory to read the next responses into
 	cellsB  []Cell     // the last response's cells
 	partsB  []scanPart // the last response's parts
 	ownRow  []byte     // lastRow, copied out of a frame that is reused
@@ -244,7 +249,136 @@ func (s *scanner) fill() bool {
 			return false
 		}
 	}
+	s.readAhead()
 	return true
+}
+
+// aheadCall is a scan call made ahead of the caller's need (see
+// WithScanReadAhead). Its answer is taken by the next fetchOnce, which
+// decodes it as if it had just made the call; an error goes through
+// fetch's retries like the error of any call.
+type aheadCall struct {
+	done   chan struct{}
+	cancel context.CancelFunc
+	req    *pb.ScanRequest
+	into   []byte // the memory offered for the answer (ReuseMemory)
+
+	// Set before done is closed.
+	resp         *pb.ScanResponse
+	block, frame []byte
+	err          error
+}
+
+// readAhead starts the call for the next response of the open scanner,
+// unless read-ahead is off, one is in flight, the scan's region or Limit
+// is exhausted, or the scan is ending.
+func (s *scanner) readAhead() {
+	c := s.c
+	if c.opts.noScanReadAhead || s.ahead != nil || s.finished || s.limitReached() ||
+		s.closed || s.ctx.Err() != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.scannerID == nil {
+		return // the next response is on the next region: opened on demand
+	}
+	a := &aheadCall{done: make(chan struct{}), req: s.nextRequest()}
+	a.req.ScannerId = s.scannerID
+	if s.reuse {
+		// The caller moved past every row of the response before the
+		// current one when it was taken (fetchOnce's release): its
+		// memory is free for this one.
+		a.into = s.takeSpare()
+	}
+	s.stopRenewal()
+	s.busy = true
+	pctx, cancel := context.WithCancel(s.ctx)
+	a.cancel = cancel
+	s.ahead = a
+	addr := s.reg.addr
+	go func() {
+		defer close(a.done)
+		ctx, cancelOp := c.operationContext(pctx)
+		defer cancelOp()
+		actx, cancelAttempt := c.attemptContext(ctx)
+		resp, block, frame, err := s.call(actx, addr, a.req, a.into)
+		a.resp, a.block, a.frame, a.err = resp, block, frame, attemptError(ctx, actx, err)
+		cancelAttempt()
+		s.mu.Lock()
+		s.busy = false
+		if s.scannerID != nil && a.err == nil && aheadLeavesOpen(resp) {
+			// The caller may take long over the current response: keep
+			// the scanner's lease while the answer waits.
+			s.scheduleRenewal()
+		}
+		s.mu.Unlock()
+	}()
+}
+
+// aheadLeavesOpen reports whether the server-side scanner is still open
+// after resp.
+func aheadLeavesOpen(resp *pb.ScanResponse) bool {
+	return resp.GetMoreResults() && (resp.MoreResultsInRegion == nil || resp.GetMoreResultsInRegion())
+}
+
+// takeAhead waits for the read-ahead call, bounded by ctx (the fetch's
+// operation), and returns it, or nil when none was made.
+func (s *scanner) takeAhead(ctx context.Context) *aheadCall {
+	a := s.ahead
+	if a == nil {
+		return nil
+	}
+	s.ahead = nil
+	select {
+	case <-a.done:
+	case <-ctx.Done():
+		a.cancel()
+		<-a.done
+		if a.err == nil {
+			// It answered as it was cancelled: its answer stands.
+			break
+		}
+		a.err = errors.Join(ctx.Err(), a.err)
+	}
+	a.cancel()
+	return a
+}
+
+// dropAhead gives up the read-ahead call of a scan that ends: a call
+// still in flight is abandoned (call closes the scanner its answer leaves
+// open); an answer already there that leaves the scanner open leaves it
+// to closeServer.
+func (s *scanner) dropAhead() {
+	a := s.ahead
+	if a == nil {
+		return
+	}
+	s.ahead = nil
+	a.cancel()
+	<-a.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case errors.Is(a.err, errScanAbandoned):
+		s.scannerID = nil // closed by the abandoned call
+	case a.err == nil && !aheadLeavesOpen(a.resp):
+		s.scannerID = nil // the server closed it
+	}
+}
+
+// nextRequest is a scan request for the next rows, without its region or
+// scanner.
+func (s *scanner) nextRequest() *pb.ScanRequest {
+	req := &pb.ScanRequest{
+		NumberOfRows:            proto.Uint32(s.caching),
+		ClientHandlesPartials:   &boolTrue,
+		ClientHandlesHeartbeats: &boolTrue,
+	}
+	if s.limit > 0 {
+		req.LimitOfRows = proto.Uint32(uint32(s.limit - s.rowsDone))
+	}
+	return req
 }
 
 // fetch makes one scan RPC, opening a scanner on the next region if none
@@ -343,22 +477,46 @@ func closeAfter(err error) bool {
 }
 
 func (s *scanner) fetchOnce(ctx context.Context) error {
-	c := s.c
+	ahead := s.takeAhead(ctx) // before mu: its goroutine takes mu last
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	req := &pb.ScanRequest{
-		NumberOfRows:            proto.Uint32(s.caching),
-		ClientHandlesPartials:   &boolTrue,
-		ClientHandlesHeartbeats: &boolTrue,
+	var (
+		resp         *pb.ScanResponse
+		block, frame []byte
+		into         []byte
+		err          error
+	)
+	opening := false
+	if ahead != nil {
+		resp, block, frame, err = ahead.resp, ahead.block, ahead.frame, ahead.err
+		into = ahead.into
+		if s.reuse {
+			s.release()
+		}
+	} else {
+		opening = s.scannerID == nil
+		resp, block, frame, into, err = s.callNext(ctx)
 	}
-	if s.limit > 0 {
-		req.LimitOfRows = proto.Uint32(uint32(s.limit - s.rowsDone))
+	if errors.Is(err, errScanAbandoned) {
+		// The call goes on in the background and closes the scanner.
+		s.scannerID = nil
 	}
-	opening := s.scannerID == nil
-	if opening {
+	if err != nil {
+		return err
+	}
+	return s.took(resp, block, frame, into, opening)
+}
+
+// callNext makes the scan call for the next response: the open of the
+// scanner on the region of the position, or the next call of the open
+// one. s.mu is held.
+func (s *scanner) callNext(ctx context.Context) (resp *pb.ScanResponse, block, frame, into []byte, err error) {
+	c := s.c
+	req := s.nextRequest()
+	if s.scannerID == nil {
 		r, err := c.locate(ctx, s.table, s.nextStart, s.reversed && (!s.includeStart || len(s.nextStart) == 0))
 		if err != nil {
-			return err
+			return nil, nil, nil, nil, err
 		}
 		s.reg = r
 		scan := proto.CloneOf(s.tmpl)
@@ -375,27 +533,28 @@ func (s *scanner) fetchOnce(ctx context.Context) error {
 		req.ScannerId = s.scannerID
 	}
 	s.sp.setServer(s.reg.addr)
-	var into []byte
 	if s.reuse {
 		s.release()
-		into, s.spare = s.spare, nil // the call's until it answers
+		into = s.takeSpare() // the call's until it answers
 	}
 	actx, cancel := c.attemptContext(ctx)
-	resp, block, frame, err := s.call(actx, s.reg.addr, req, into)
+	resp, block, frame, err = s.call(actx, s.reg.addr, req, into)
 	err = attemptError(ctx, actx, err)
 	cancel()
-	if errors.Is(err, errScanAbandoned) {
-		// The call goes on in the background and closes the scanner.
-		s.scannerID = nil
-	}
-	if err != nil {
-		return err
-	}
-	var parts []scanPart
+	return resp, block, frame, into, err
+}
+
+// took decodes the answer of a scan call into parts and rows, and
+// updates the position and the open scanner from it. s.mu is held.
+func (s *scanner) took(resp *pb.ScanResponse, block, frame, into []byte, opening bool) error {
+	var (
+		parts []scanPart
+		err   error
+	)
 	if s.reuse {
 		s.frame = frame
 		if cap(into) > 0 && (cap(frame) == 0 || &frame[:1][0] != &into[:1][0]) {
-			s.spare = into // the answer went elsewhere: into is free again
+			s.keepSpare(into) // the answer went elsewhere: into is free again
 		}
 		parts, s.cellsB, err = scanPartsInto(s.partsB, s.cellsB, resp, block)
 		s.partsB = parts
@@ -466,14 +625,42 @@ func (s *scanner) release() {
 		r, f := len(c.Row), len(c.Row)+len(c.Family)
 		c.Row, c.Family, c.Qualifier, c.Value = s.ownCell[:r:r], s.ownCell[r:f:f], s.ownCell[f:], nil
 	}
-	if cap(s.frame) > cap(s.spare) {
-		// Keep the larger: a short answer (the end of a region, a
-		// server's time limit) must not make the next full one allocate.
-		s.spare = s.frame
-	}
+	s.keepSpare(s.frame)
 	s.frame = nil
 	s.slab = s.slab[:0]
 	clear(s.partsB)
+}
+
+// takeSpare returns memory kept for a response (nil: none).
+func (s *scanner) takeSpare() []byte {
+	for i, b := range s.spares {
+		if b != nil {
+			s.spares[i] = nil
+			return b
+		}
+	}
+	return nil
+}
+
+// keepSpare keeps b for a later response: two buffers with read-ahead
+// (the one a call is reading into and the one the caller reads from),
+// one without. When the slots are taken the larger are kept: a short
+// answer (the end of a region, a server's time limit) must not make the
+// next full one allocate.
+func (s *scanner) keepSpare(b []byte) {
+	slots := s.spares[:]
+	if s.c.opts.noScanReadAhead {
+		slots = slots[:1]
+	}
+	i := 0
+	for j := range slots {
+		if cap(slots[j]) < cap(slots[i]) {
+			i = j
+		}
+	}
+	if cap(b) > cap(slots[i]) {
+		slots[i] = b
+	}
 }
 
 // errScanAbandoned marks a scan call whose caller's context ended first.
@@ -737,7 +924,7 @@ func (s *scanner) stopRenewal() {
 func (s *scanner) renewLease() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.scannerID == nil || s.c.closed.Load() || s.ctx.Err() != nil {
+	if s.scannerID == nil || s.busy || s.c.closed.Load() || s.ctx.Err() != nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
@@ -760,6 +947,7 @@ func (s *scanner) finish(err error) {
 	if err != nil && s.err == nil {
 		s.err = err
 	}
+	s.dropAhead()
 	s.closeServer()
 	if !s.ended {
 		s.ended = true
@@ -797,7 +985,7 @@ func (s *scanner) Close() error {
 	s.acc = nil
 	s.slab = nil
 	// What ReuseMemory kept for the next response.
-	s.frame, s.spare, s.cellsB, s.partsB = nil, nil, nil, nil
+	s.frame, s.spares, s.cellsB, s.partsB = nil, [2][]byte{}, nil, nil
 	s.ownRow, s.ownCur, s.ownCell = nil, nil, nil
 	return nil
 }

@@ -330,9 +330,10 @@ func (it *scanIT) probe(t *testing.T, table string, id uint64) string {
 
 // TestIntegrationScanWideRow reads a row of 4,000 cells of 100 bytes
 // (about 500 KB) with a 64 KB MaxResultSize: whole, in Batch-sized
-// Results, and in parts.
+// Results, and in parts, with and without read-ahead.
 func TestIntegrationScanWideRow(t *testing.T) {
 	it := newScanIT(t)
+	noAhead := newScanIT(t, WithScanReadAhead(false))
 	table := scanITTable(t, it.c, "wide", 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -346,10 +347,10 @@ func TestIntegrationScanWideRow(t *testing.T) {
 			t.Fatalf("Put: %v", err)
 		}
 	}
-	check := func(t *testing.T, s Scan, wantSizes []int) {
+	check := func(t *testing.T, c *Client, s Scan, wantSizes []int) {
 		t.Helper()
 		s.Table, s.MaxResultSize = table, 64<<10
-		sc, err := it.c.Scan(ctx, &s)
+		sc, err := c.Scan(ctx, &s)
 		if err != nil {
 			t.Fatalf("Scan: %v", err)
 		}
@@ -387,26 +388,40 @@ func TestIntegrationScanWideRow(t *testing.T) {
 		}
 		// With ReuseMemory, parts handed out as they come (nothing being
 		// joined across responses) go into the memory of the first frame,
-		// or of the one that outgrew it.
-		if s.ReuseMemory && s.AllowPartial && len(frames) > 3 {
+		// or of the one that outgrew it; with read-ahead two frames take
+		// turns, each outgrown the same way.
+		maxFrames := 3
+		if !c.opts.noScanReadAhead {
+			maxFrames = 6
+		}
+		if s.ReuseMemory && s.AllowPartial && len(frames) > maxFrames {
 			t.Errorf("%d frame arrays for %d partial results: ReuseMemory did not reuse them", len(frames), partials)
 		}
 	}
-	for _, reuse := range []bool{false, true} {
-		t.Run(fmt.Sprintf("whole/reuse=%v", reuse), func(t *testing.T) { check(t, Scan{ReuseMemory: reuse}, []int{cols, cols}) })
-		t.Run(fmt.Sprintf("batch/reuse=%v", reuse), func(t *testing.T) {
-			check(t, Scan{Batch: 1500, ReuseMemory: reuse}, []int{1500, 1500, 1000, 1500, 1500, 1000})
-		})
-		t.Run(fmt.Sprintf("allow partial/reuse=%v", reuse), func(t *testing.T) { check(t, Scan{AllowPartial: true, ReuseMemory: reuse}, nil) })
+	for _, c := range []*Client{it.c, noAhead.c} {
+		ahead := !c.opts.noScanReadAhead
+		for _, reuse := range []bool{false, true} {
+			t.Run(fmt.Sprintf("whole/ahead=%v/reuse=%v", ahead, reuse), func(t *testing.T) {
+				check(t, c, Scan{ReuseMemory: reuse}, []int{cols, cols})
+			})
+			t.Run(fmt.Sprintf("batch/ahead=%v/reuse=%v", ahead, reuse), func(t *testing.T) {
+				check(t, c, Scan{Batch: 1500, ReuseMemory: reuse}, []int{1500, 1500, 1000, 1500, 1500, 1000})
+			})
+			t.Run(fmt.Sprintf("allow partial/ahead=%v/reuse=%v", ahead, reuse), func(t *testing.T) {
+				check(t, c, Scan{AllowPartial: true, ReuseMemory: reuse}, nil)
+			})
+		}
 	}
 }
 
 // TestIntegrationScanReuseMemory scans 3,000 rows of 1 KB in responses
-// of about 100 KB, forward and reversed, with and without ReuseMemory: the
-// same rows and values, and with it every response in the memory of the
-// first (or of the one that outgrew it).
+// of about 100 KB, forward and reversed, with and without ReuseMemory,
+// with and without read-ahead: the same rows and values, and with
+// ReuseMemory every response in the memory of the first (or of the one
+// that outgrew it), or of the first two with read-ahead.
 func TestIntegrationScanReuseMemory(t *testing.T) {
 	it := newScanIT(t)
+	noAhead := newScanIT(t, WithScanReadAhead(false))
 	table := scanITTable(t, it.c, "reuse", 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -419,38 +434,45 @@ func TestIntegrationScanReuseMemory(t *testing.T) {
 	if _, err := it.c.Batch(ctx, acts); err != nil {
 		t.Fatalf("loading %s: %v", table, err)
 	}
-	for _, reversed := range []bool{false, true} {
-		for _, reuse := range []bool{false, true} {
-			t.Run(fmt.Sprintf("reversed=%v/reuse=%v", reversed, reuse), func(t *testing.T) {
-				sc, err := it.c.Scan(ctx, &Scan{Table: table, MaxResultSize: 100 << 10, Reversed: reversed, ReuseMemory: reuse})
-				if err != nil {
-					t.Fatalf("Scan: %v", err)
-				}
-				defer sc.Close()
-				frames := map[*byte]bool{}
-				got := 0
-				for sc.Next() {
-					i := got
-					if reversed {
-						i = n - 1 - got
+	for _, c := range []*Client{it.c, noAhead.c} {
+		ahead := !c.opts.noScanReadAhead
+		for _, reversed := range []bool{false, true} {
+			for _, reuse := range []bool{false, true} {
+				t.Run(fmt.Sprintf("ahead=%v/reversed=%v/reuse=%v", ahead, reversed, reuse), func(t *testing.T) {
+					sc, err := c.Scan(ctx, &Scan{Table: table, MaxResultSize: 100 << 10, Reversed: reversed, ReuseMemory: reuse})
+					if err != nil {
+						t.Fatalf("Scan: %v", err)
 					}
-					r := sc.Result()
-					if !bytes.Equal(r.Row(), itRow(i)) || !bytes.Equal(r.Value([]byte("cf"), []byte("q")), value(i)) {
-						t.Fatalf("row %d: %s, value %.12q…, want %s", got, r.Row(), r.Value([]byte("cf"), []byte("q")), itRow(i))
+					defer sc.Close()
+					frames := map[*byte]bool{}
+					got := 0
+					for sc.Next() {
+						i := got
+						if reversed {
+							i = n - 1 - got
+						}
+						r := sc.Result()
+						if !bytes.Equal(r.Row(), itRow(i)) || !bytes.Equal(r.Value([]byte("cf"), []byte("q")), value(i)) {
+							t.Fatalf("row %d: %s, value %.12q…, want %s", got, r.Row(), r.Value([]byte("cf"), []byte("q")), itRow(i))
+						}
+						if f := sc.(*scanner).frame; f != nil {
+							frames[unsafe.SliceData(f)] = true
+						}
+						got++
 					}
-					if f := sc.(*scanner).frame; f != nil {
-						frames[unsafe.SliceData(f)] = true
+					if err := sc.Err(); err != nil || got != n {
+						t.Fatalf("%d rows, %v; want %d", got, err, n)
 					}
-					got++
-				}
-				if err := sc.Err(); err != nil || got != n {
-					t.Fatalf("%d rows, %v; want %d", got, err, n)
-				}
-				t.Logf("%d frame arrays", len(frames))
-				if reuse && (len(frames) == 0 || len(frames) > 2) {
-					t.Errorf("%d frame arrays for about 30 responses, want 1 or 2", len(frames))
-				}
-			})
+					t.Logf("%d frame arrays", len(frames))
+					maxFrames := 2
+					if ahead {
+						maxFrames = 4
+					}
+					if reuse && (len(frames) == 0 || len(frames) > maxFrames) {
+						t.Errorf("%d frame arrays for about 30 responses, want 1 to %d", len(frames), maxFrames)
+					}
+				})
+			}
 		}
 	}
 }

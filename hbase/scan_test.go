@@ -538,7 +538,9 @@ func TestScanCancelledDuringCallClosesScanner(t *testing.T) {
 					return nil
 				}
 			})
-			c := fc.client()
+			// The caller's own call is cancelled, not one made ahead
+			// of it (TestScanReadAheadCancelledOrClosed).
+			c := fc.client(WithScanReadAhead(false))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			go func() {
@@ -575,13 +577,13 @@ func TestScanCancelledDuringCallClosesScanner(t *testing.T) {
 }
 
 // TestScanCancelledBetweenCallsClosesScanner: the context ends while no
-// call is on the server; Next and Close close the scanner with a context
-// of their own.
+// call is on the server (no read-ahead); Next and Close close the scanner
+// with a context of their own.
 func TestScanCancelledBetweenCallsClosesScanner(t *testing.T) {
 	fc := newFakeCluster(t, nil, 1)
 	fc.load(fakeRows(20)...)
 	ctx, cancel := context.WithCancel(context.Background())
-	sc, err := fc.client().Scan(ctx, &Scan{Table: "t", Caching: 5})
+	sc, err := fc.client(WithScanReadAhead(false)).Scan(ctx, &Scan{Table: "t", Caching: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -621,41 +623,54 @@ func TestScanErrorClosesOldScanner(t *testing.T) {
 }
 
 // TestScanReuseMemoryReusesFrames: with ReuseMemory, every response of a
-// scan over many calls is read into the memory of the first (given room
-// to spare), its rows intact as they are handed out; without it, each
-// response has memory of its own.
+// scan over many calls (and two regions) is read into the memory of the
+// first (given room to spare), or of the first two with read-ahead, its
+// rows intact as they are handed out; without it, each response has
+// memory of its own.
 func TestScanReuseMemoryReusesFrames(t *testing.T) {
 	fc := newFakeCluster(t, []string{"r020"}, 1)
 	rows := fakeRows(40)
 	fc.load(rows...)
 	fc.rpcOpts = []rpc.Option{rpc.WithFrameReuseMin(64)}
-	c := fc.client()
-	for _, reuse := range []bool{false, true} {
-		t.Run(fmt.Sprintf("reuse=%v", reuse), func(t *testing.T) {
-			sc, err := c.Scan(testCtx(t), &Scan{Table: "t", Caching: 4, ReuseMemory: reuse})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sc.Close()
-			s := sc.(*scanner)
-			frames := map[*byte]bool{}
-			var got []string
-			for sc.Next() {
-				r := sc.Result()
-				if want := rows[len(got)]; string(r.Row()) != want || !bytes.Equal(r.Value([]byte("cf"), []byte("q")), []byte("v-"+want)) {
-					t.Fatalf("row %d: %s=%q, want %s", len(got), r.Row(), r.Value([]byte("cf"), []byte("q")), want)
-				}
-				got = append(got, string(r.Row()))
-				if s.frame != nil {
-					frames[unsafe.SliceData(s.frame)] = true
-				}
-			}
-			if err := sc.Err(); err != nil || !slices.Equal(got, rows) {
-				t.Fatalf("rows %v, %v", got, err)
-			}
-			if want := map[bool]int{false: 0, true: 1}[reuse]; len(frames) != want {
-				t.Errorf("%d frame arrays for 10 responses and more, want %d", len(frames), want)
-			}
-		})
+	for _, ahead := range []bool{false, true} {
+		for _, reuse := range []bool{false, true} {
+			t.Run(fmt.Sprintf("ahead=%v/reuse=%v", ahead, reuse), func(t *testing.T) {
+				testReuseFrames(t, fc.client(WithScanReadAhead(ahead)), rows, reuse, ahead)
+			})
+		}
+	}
+}
+
+func testReuseFrames(t *testing.T, c *Client, rows []string, reuse, ahead bool) {
+	sc, err := c.Scan(testCtx(t), &Scan{Table: "t", Caching: 4, ReuseMemory: reuse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	s := sc.(*scanner)
+	frames := map[*byte]bool{}
+	var got []string
+	for sc.Next() {
+		r := sc.Result()
+		if want := rows[len(got)]; string(r.Row()) != want || !bytes.Equal(r.Value([]byte("cf"), []byte("q")), []byte("v-"+want)) {
+			t.Fatalf("row %d: %s=%q, want %s", len(got), r.Row(), r.Value([]byte("cf"), []byte("q")), want)
+		}
+		got = append(got, string(r.Row()))
+		if s.frame != nil {
+			frames[unsafe.SliceData(s.frame)] = true
+		}
+	}
+	if err := sc.Err(); err != nil || !slices.Equal(got, rows) {
+		t.Fatalf("rows %v, %v", got, err)
+	}
+	want := 0
+	if reuse {
+		want = 1
+		if ahead {
+			want = 2
+		}
+	}
+	if len(frames) != want {
+		t.Errorf("%d frame arrays for 10 responses and more, want %d", len(frames), want)
 	}
 }

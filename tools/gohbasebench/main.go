@@ -110,6 +110,7 @@ func main() {
 	report := flag.String("report", "", "print the markdown ratio table of a file of JSON lines, then exit")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured runs (not the warm-up) to this file")
 	reuse := flag.Bool("reuse", false, "hbkit: scans with Scan.ReuseMemory (a Result valid until the next row)")
+	noAhead := flag.Bool("no-read-ahead", false, "hbkit: scanners wait for the caller before asking for the next response (hbase.WithScanReadAhead(false))")
 	maxResult := flag.Int64("max-result-size", 0, "hbkit: bytes per scan response (0: the client's default, hbase.DefaultScanMaxResultSize)")
 	serverPid := flag.Int("server-pid", 0, "pid of the HBase JVM, whose CPU time in the measured window is reported as server_cpu_s (0: not measured)")
 	flag.Parse()
@@ -143,6 +144,9 @@ func main() {
 		var opts []hbase.Option
 		if *maxResult > 0 {
 			opts = append(opts, hbase.WithScanDefaults(hbase.DefaultScanCaching, *maxResult))
+		}
+		if *noAhead {
+			opts = append(opts, hbase.WithScanReadAhead(false))
 		}
 		c, err := hbase.New(ctx, *zk, opts...)
 		if err != nil {

@@ -1,0 +1,179 @@
+package hbase
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hbkit/hbkit/internal/pb"
+)
+
+// hookNexts makes the fake report every next call (a scan call on an open
+// scanner, not a close or renewal) on the channel returned, and, while
+// gate is set, hold it until release is closed.
+func hookNexts(fc *fakeCluster, gate *atomic.Bool, release <-chan struct{}) <-chan struct{} {
+	entered := make(chan struct{}, 64)
+	fc.set(func() {
+		fc.hook = func(addr, method string, req proto.Message) *pb.ExceptionResponse {
+			sr, ok := req.(*pb.ScanRequest)
+			if !ok || sr.ScannerId == nil || sr.GetCloseScanner() || sr.GetRenew() ||
+				bytes.Equal(sr.GetRegion().GetValue(), metaRegionName) {
+				return nil
+			}
+			select {
+			case entered <- struct{}{}:
+			default:
+			}
+			if gate != nil && gate.Load() {
+				<-release
+			}
+			return nil
+		}
+	})
+	return entered
+}
+
+// nextCalls counts the next calls the fake received.
+func (fc *fakeCluster) nextCalls() int {
+	n := 0
+	for _, r := range fc.userScans() {
+		if r.ScannerId != nil && !r.GetCloseScanner() && !r.GetRenew() {
+			n++
+		}
+	}
+	return n
+}
+
+// TestScanReadsAhead: the call for the next response reaches the server
+// while the caller has not yet read a row of the current one, and the
+// rows come out whole and in order, across regions.
+func TestScanReadsAhead(t *testing.T) {
+	fc := newFakeCluster(t, []string{"r010"}, 1)
+	rows := fakeRows(20)
+	fc.load(rows...)
+	entered := hookNexts(fc, nil, nil)
+	sc, err := fc.client().Scan(testCtx(t), &Scan{Table: "t", Caching: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	select {
+	case <-entered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no call for the next response before the first Next")
+	}
+	var got []string
+	for sc.Next() {
+		got = append(got, string(sc.Result().Row()))
+	}
+	if err := sc.Err(); err != nil || !slices.Equal(got, rows) {
+		t.Fatalf("rows %v, %v; want %v", got, err, rows)
+	}
+	fc.waitNoScanners(t, 0)
+}
+
+// TestScanReadAheadOnlyWhenRowsRemain: a scan that fits one response, or
+// reaches its Limit, makes no call more than it needs; without read-ahead
+// no call is made before the caller asks.
+func TestScanReadAheadOnlyWhenRowsRemain(t *testing.T) {
+	fc := newFakeCluster(t, nil, 1)
+	fc.load(fakeRows(20)...)
+	for _, tc := range []struct {
+		name string
+		scan Scan
+		opts []Option
+		want int
+	}{
+		{"stop row", Scan{Table: "t", StartRow: []byte("r003"), StopRow: []byte("r007")}, nil, 4},
+		{"limit", Scan{Table: "t", Caching: 5, Limit: 5}, nil, 5},
+		{"off", Scan{Table: "t", Caching: 5}, []Option{WithScanReadAhead(false)}, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := fc.nextCalls()
+			sc, err := fc.client(tc.opts...).Scan(testCtx(t), &tc.scan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for n < tc.want && sc.Next() {
+				n++
+			}
+			time.Sleep(50 * time.Millisecond) // room for a call that should not come
+			if n != tc.want || sc.Err() != nil {
+				t.Fatalf("%d rows, %v; want %d", n, sc.Err(), tc.want)
+			}
+			if calls := fc.nextCalls() - before; calls != 0 {
+				t.Errorf("%d next calls after %d rows of the first response, want 0", calls, n)
+			}
+			sc.Close()
+			fc.waitNoScanners(t, 0)
+		})
+	}
+}
+
+// TestScanReadAheadCancelledOrClosed: a scan cancelled or closed while its
+// read-ahead call is held on the server returns at once, and the scanner
+// that call leaves open is closed once it answers.
+func TestScanReadAheadCancelledOrClosed(t *testing.T) {
+	for _, how := range []string{"cancel", "close"} {
+		t.Run(how, func(t *testing.T) {
+			fc := newFakeCluster(t, nil, 1)
+			fc.load(fakeRows(20)...)
+			var gate atomic.Bool
+			gate.Store(true)
+			release := make(chan struct{})
+			entered := hookNexts(fc, &gate, release)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			sc, err := fc.client().Scan(ctx, &Scan{Table: "t", Caching: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			<-entered // the read-ahead call is held on the server
+			start := time.Now()
+			if how == "cancel" {
+				cancel()
+				if sc.Next() || !errors.Is(sc.Err(), context.Canceled) {
+					t.Fatalf("Next after cancel: Err() = %v", sc.Err())
+				}
+			}
+			sc.Close()
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("%s took %v with the read-ahead call held", how, d)
+			}
+			close(release)
+			fc.waitNoScanners(t, 1)
+		})
+	}
+}
+
+// TestScanReadAheadFailureRetried: a read-ahead call that fails is
+// retried as the caller's own call would be: the scan re-opens after the
+// last row handed out and loses or repeats nothing.
+func TestScanReadAheadFailureRetried(t *testing.T) {
+	fc := newFakeCluster(t, []string{"r010"}, 1)
+	rows := fakeRows(20)
+	fc.load(rows...)
+	var nexts atomic.Int32
+	fc.set(func() {
+		fc.hook = func(addr, method string, req proto.Message) *pb.ExceptionResponse {
+			if sr, ok := req.(*pb.ScanRequest); ok && sr.ScannerId != nil && !sr.GetCloseScanner() && !sr.GetRenew() {
+				if n := nexts.Add(1); n == 1 || n == 3 {
+					return fcException(excRegionTooBusy)
+				}
+			}
+			return nil
+		}
+	})
+	if got := collect(t, fc.client(), &Scan{Table: "t", Caching: 3}); !slices.Equal(got, rows) {
+		t.Fatalf("rows %v, want %v", got, rows)
+	}
+	// The client closes each scanner whose call failed before re-opening.
+	fc.waitNoScanners(t, 2)
+}
