@@ -105,7 +105,10 @@ type Scanner interface {
 	// (io.EOF is never returned).
 	Err() error
 	// Close releases the scanner. It is safe to call more than once and
-	// after the end of the scan.
+	// after the end of the scan. A call for the next rows still on the
+	// server (see WithScanReadAhead, or a Next whose context ended) is
+	// given up at once; the server-side scanner its answer leaves open is
+	// closed when that answer comes.
 	Close() error
 }
 

@@ -299,11 +299,13 @@ func (s *scanner) readAhead() {
 	addr := s.reg.addr
 	go func() {
 		defer close(a.done)
-		ctx, cancelOp := c.operationContext(pctx)
-		defer cancelOp()
-		actx, cancelAttempt := c.attemptContext(ctx)
+		// Bounded by the RPC timeout, not by an operation of its own: the
+		// operation is the fetch that takes the answer (takeAhead gives
+		// the call up when that fetch's time is out), so the caller gets
+		// the same errors and retries as from a call made on demand.
+		actx, cancelAttempt := c.attemptContext(pctx)
 		resp, block, frame, err := s.call(actx, addr, a.req, a.into)
-		a.resp, a.block, a.frame, a.err = resp, block, frame, attemptError(ctx, actx, err)
+		a.resp, a.block, a.frame, a.err = resp, block, frame, attemptError(pctx, actx, err)
 		cancelAttempt()
 		s.mu.Lock()
 		s.busy = false
@@ -335,11 +337,11 @@ func (s *scanner) takeAhead(ctx context.Context) *aheadCall {
 	case <-ctx.Done():
 		a.cancel()
 		<-a.done
-		if a.err == nil {
-			// It answered as it was cancelled: its answer stands.
-			break
+		if errors.Is(a.err, errScanAbandoned) {
+			// Given up for the fetch's context, not the scan's: say so.
+			// (An answer or an error that came first stands.)
+			a.err = errors.Join(ctx.Err(), a.err)
 		}
-		a.err = errors.Join(ctx.Err(), a.err)
 	}
 	a.cancel()
 	return a

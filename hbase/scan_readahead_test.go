@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -176,4 +177,95 @@ func TestScanReadAheadFailureRetried(t *testing.T) {
 	}
 	// The client closes each scanner whose call failed before re-opening.
 	fc.waitNoScanners(t, 2)
+}
+
+// TestScanReadAheadTimesOutAsCalledOnDemand: a call ahead that outlives
+// the operation timeout of the fetch that waits for it fails that fetch
+// as a call made on demand would (ErrTimeout, retryable), not as a
+// cancellation, with and without read-ahead.
+func TestScanReadAheadTimesOutAsCalledOnDemand(t *testing.T) {
+	for _, ahead := range []bool{true, false} {
+		t.Run(fmt.Sprintf("ahead=%v", ahead), func(t *testing.T) {
+			fc := newFakeCluster(t, nil, 1)
+			fc.load(fakeRows(20)...)
+			var nexts atomic.Int32
+			fc.set(func() {
+				fc.hook = func(addr, method string, req proto.Message) *pb.ExceptionResponse {
+					if sr, ok := req.(*pb.ScanRequest); ok && sr.ScannerId != nil && !sr.GetCloseScanner() &&
+						!sr.GetRenew() && nexts.Add(1) == 1 {
+						time.Sleep(time.Second)
+					}
+					return nil
+				}
+			})
+			c := fc.client(WithOperationTimeout(300*time.Millisecond), WithScanReadAhead(ahead))
+			sc, err := c.Scan(context.Background(), &Scan{Table: "t", Caching: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sc.Close()
+			for range 5 {
+				if !sc.Next() {
+					t.Fatalf("first response: %v", sc.Err())
+				}
+			}
+			time.Sleep(100 * time.Millisecond)
+			start := time.Now()
+			for sc.Next() {
+			}
+			err = sc.Err()
+			if !errors.Is(err, ErrTimeout) || !IsRetryable(err) || errors.Is(err, context.Canceled) {
+				t.Errorf("Err() = %v; want ErrTimeout, retryable, not a cancellation", err)
+			}
+			if d := time.Since(start); d > 500*time.Millisecond {
+				t.Errorf("Next returned after %v, past the operation timeout of 300ms", d)
+			}
+		})
+	}
+}
+
+// TestScanReadAheadAnsweredThenClosed: Close after the call ahead has
+// answered, leaving the scanner open, closes it before returning.
+func TestScanReadAheadAnsweredThenClosed(t *testing.T) {
+	fc := newFakeCluster(t, nil, 1)
+	fc.load(fakeRows(20)...)
+	sc, err := fc.client().Scan(testCtx(t), &Scan{Table: "t", Caching: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := sc.(*scanner).ahead
+	if a == nil {
+		t.Fatal("no call ahead after the first response")
+	}
+	<-a.done
+	if a.err != nil || !aheadLeavesOpen(a.resp) {
+		t.Fatalf("call ahead: %v, leaves the scanner open: %v", a.err, a.err == nil && aheadLeavesOpen(a.resp))
+	}
+	sc.Close()
+	if n := fc.openScanners(); n != 0 {
+		t.Errorf("%d scanners open after Close returned", n)
+	}
+}
+
+// TestScanReadAheadLimitAcrossResponses: a Limit that takes several
+// responses is honoured exactly, the calls ahead asking for what is left
+// of it, and no call is made once it is reached.
+func TestScanReadAheadLimitAcrossResponses(t *testing.T) {
+	fc := newFakeCluster(t, []string{"r010"}, 1)
+	rows := fakeRows(20)
+	fc.load(rows...)
+	got := collect(t, fc.client(), &Scan{Table: "t", Caching: 4, Limit: 13})
+	if !slices.Equal(got, rows[:13]) {
+		t.Fatalf("rows %v, want %v", got, rows[:13])
+	}
+	var limits []uint32
+	for _, r := range fc.userScans() {
+		if !r.GetCloseScanner() && !r.GetRenew() {
+			limits = append(limits, r.GetLimitOfRows())
+		}
+	}
+	if want := []uint32{13, 9, 5, 3}; !slices.Equal(limits, want) {
+		t.Errorf("LimitOfRows of the calls %v, want %v", limits, want)
+	}
+	fc.waitNoScanners(t, 0)
 }
