@@ -161,17 +161,7 @@ func TestScanReadAheadFailureRetried(t *testing.T) {
 	fc := newFakeCluster(t, []string{"r010"}, 1)
 	rows := fakeRows(20)
 	fc.load(rows...)
-	var nexts atomic.Int32
-	fc.set(func() {
-		fc.hook = func(addr, method string, req proto.Message) *pb.ExceptionResponse {
-			if sr, ok := req.(*pb.ScanRequest); ok && sr.ScannerId != nil && !sr.GetCloseScanner() && !sr.GetRenew() {
-				if n := nexts.Add(1); n == 1 || n == 3 {
-					return fcException(excRegionTooBusy)
-				}
-			}
-			return nil
-		}
-	})
+	failNextsWith(fc, excRegionTooBusy, 1, 3)
 	if got := collect(t, fc.client(), &Scan{Table: "t", Caching: 3}); !slices.Equal(got, rows) {
 		t.Fatalf("rows %v, want %v", got, rows)
 	}

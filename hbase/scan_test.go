@@ -430,12 +430,18 @@ func TestScanWideRows(t *testing.T) {
 // failNexts makes the fake fail the listed next calls (1-based) with
 // UnknownScannerException.
 func failNexts(fc *fakeCluster, which ...int32) {
+	failNextsWith(fc, excUnknownScanner, which...)
+}
+
+// failNextsWith makes the given next calls (counted from 1) fail with an
+// exception of class exc.
+func failNextsWith(fc *fakeCluster, exc string, which ...int32) {
 	var nexts atomic.Int32
 	fc.set(func() {
 		fc.hook = func(addr, method string, req proto.Message) *pb.ExceptionResponse {
 			if sr, ok := req.(*pb.ScanRequest); ok && sr.ScannerId != nil && !sr.GetCloseScanner() && !sr.GetRenew() {
 				if slices.Contains(which, nexts.Add(1)) {
-					return fcException(excUnknownScanner)
+					return fcException(exc)
 				}
 			}
 			return nil
@@ -607,15 +613,7 @@ func TestScanErrorClosesOldScanner(t *testing.T) {
 	fc := newFakeCluster(t, nil, 1)
 	rows := fakeRows(20)
 	fc.load(rows...)
-	var nexts atomic.Int32
-	fc.set(func() {
-		fc.hook = func(addr, method string, req proto.Message) *pb.ExceptionResponse {
-			if sr, ok := req.(*pb.ScanRequest); ok && sr.ScannerId != nil && !sr.GetCloseScanner() && nexts.Add(1) == 1 {
-				return fcException(excRegionTooBusy)
-			}
-			return nil
-		}
-	})
+	failNextsWith(fc, excRegionTooBusy, 1)
 	if got := collect(t, fc.client(), &Scan{Table: "t", Caching: 4}); !slices.Equal(got, rows) {
 		t.Fatalf("rows %v, want %v", got, rows)
 	}
