@@ -197,9 +197,9 @@ func WithScanDefaults(caching int, maxResultSize int64) Option {
 // starts only when a response leaves rows to read in its region and the
 // scan's Limit is not reached, so scans that fit one response (a StopRow
 // close to StartRow, a small Limit) never make the extra call; a scan
-// the caller closes early may have made one call more than it used, and
-// Close waits for it or tells the server to close the scanner when it
-// answers.
+// the caller closes early may have made one call more than it used:
+// Close gives that call up at once, and the scanner its answer leaves
+// open is closed when the answer comes.
 func WithScanReadAhead(on bool) Option {
 	return func(o *options) { o.noScanReadAhead = !on }
 }

@@ -109,6 +109,7 @@ type scanner struct {
 	slab     []Result
 
 	// mu serializes RPCs on the open scanner: Next and the lease renewal.
+	// A call ahead runs without it; busy keeps the renewal off meanwhile.
 	mu        sync.Mutex
 	reg       *region // region of the open scanner
 	scannerID *uint64 // nil: no open server-side scanner
@@ -366,6 +367,10 @@ func (s *scanner) dropAhead() {
 		s.scannerID = nil // closed by the abandoned call
 	case a.err == nil && !aheadLeavesOpen(a.resp):
 		s.scannerID = nil // the server closed it
+	case a.err != nil && !closeAfter(a.err):
+		// Gone, or on a server that cannot be told (its lease expires
+		// it), as after the same error on a call made on demand.
+		s.scannerID = nil
 	}
 }
 
