@@ -310,7 +310,7 @@ func (s *scanner) readAhead() {
 		cancelAttempt()
 		s.mu.Lock()
 		s.busy = false
-		if s.scannerID != nil && a.err == nil && aheadLeavesOpen(resp) {
+		if s.scannerID != nil && a.err == nil && leavesScannerOpen(resp) {
 			// The caller may take long over the current response: keep
 			// the scanner's lease while the answer waits.
 			s.scheduleRenewal()
@@ -319,9 +319,9 @@ func (s *scanner) readAhead() {
 	}()
 }
 
-// aheadLeavesOpen reports whether the server-side scanner is still open
+// leavesScannerOpen reports whether the server-side scanner is still open
 // after resp.
-func aheadLeavesOpen(resp *pb.ScanResponse) bool {
+func leavesScannerOpen(resp *pb.ScanResponse) bool {
 	return resp.GetMoreResults() && (resp.MoreResultsInRegion == nil || resp.GetMoreResultsInRegion())
 }
 
@@ -362,14 +362,12 @@ func (s *scanner) dropAhead() {
 	<-a.done
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch {
-	case errors.Is(a.err, errScanAbandoned):
-		s.scannerID = nil // closed by the abandoned call
-	case a.err == nil && !aheadLeavesOpen(a.resp):
-		s.scannerID = nil // the server closed it
-	case a.err != nil && !closeAfter(a.err):
-		// Gone, or on a server that cannot be told (its lease expires
-		// it), as after the same error on a call made on demand.
+	// Nothing is left for closeServer after an answer that closed the
+	// scanner, nor after an error closeAfter rejects: the call was given
+	// up (call closes what its answer leaves open), or the scanner is gone
+	// or on a server that cannot be told, as after the same error on a
+	// call made on demand.
+	if a.err == nil && !leavesScannerOpen(a.resp) || a.err != nil && !closeAfter(a.err) {
 		s.scannerID = nil
 	}
 }
@@ -731,7 +729,7 @@ func (s *scanner) call(actx context.Context, addr string, req *pb.ScanRequest, i
 			if closeAfter(err) {
 				id = req.ScannerId
 			}
-		case resp.GetMoreResults() && (resp.MoreResultsInRegion == nil || resp.GetMoreResultsInRegion()):
+		case leavesScannerOpen(resp):
 			id = resp.ScannerId
 			if id == nil {
 				id = req.ScannerId
