@@ -3,6 +3,7 @@ package hbase
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
@@ -59,7 +60,10 @@ func (it *batchItem) final(err error) error {
 }
 
 // Batch runs independent actions, grouped by region server into Multi
-// requests sent in parallel. It returns one BatchResult per action. Only
+// requests sent in parallel. A server runs the regions of one Multi one
+// after the other, so the regions of one server are spread over several
+// Multis (at most 8 in flight per Batch, shared between its servers). It
+// returns one BatchResult per action. Only
 // the actions that failed with a retryable error are resent, after the
 // cache was corrected and a backoff, within ctx and the retry bounds.
 //
@@ -247,58 +251,11 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 		}
 		g.items = append(g.items, it)
 	}
-	// Build the requests: per server, regions packed up to
-	// maxActionsPerMulti actions (a larger region group is split), then
-	// the CheckAndMutates in chunks (see condChunks), the first one in the
-	// last request of plain actions.
+	// Build the requests, the in-flight budget shared between servers.
 	var reqs []*multiReq
+	perServer := max(1, maxMultiInFlight/max(1, len(servers)))
 	for _, addr := range servers {
-		cur := &multiReq{addr: addr}
-		flush := func() {
-			if cur.n > 0 {
-				reqs = append(reqs, cur)
-			}
-			cur = &multiReq{addr: addr}
-		}
-		var conds []*batchItem
-		for _, g := range byServer[addr] {
-			var part *regionGroup
-			for _, it := range g.items {
-				if it.cond != nil {
-					conds = append(conds, it)
-					continue
-				}
-				if cur.n == maxActionsPerMulti {
-					flush()
-					part = nil
-				}
-				if part == nil {
-					part = &regionGroup{reg: g.reg}
-					cur.groups = append(cur.groups, part)
-				}
-				part.items = append(part.items, it)
-				cur.n++
-			}
-		}
-		for i, chunk := range condChunks(conds) {
-			w := 0
-			for _, it := range chunk {
-				w += it.weight()
-			}
-			if i > 0 || cur.n+w > maxActionsPerMulti {
-				flush()
-			}
-			var part *regionGroup
-			for _, it := range chunk {
-				if part == nil || part.reg != it.reg {
-					part = &regionGroup{reg: it.reg}
-					cur.groups = append(cur.groups, part)
-				}
-				part.items = append(part.items, it)
-			}
-			cur.n += w
-		}
-		flush()
+		reqs = append(reqs, serverRequests(addr, byServer[addr], perServer)...)
 	}
 	// Send in parallel.
 	var mu sync.Mutex
@@ -355,6 +312,75 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 		retry = kept
 	}
 	return retry
+}
+
+// serverRequests packs the actions bound for one server into Multis of
+// at most maxActionsPerMulti actions. A server runs the RegionActions of
+// one Multi one after the other, each region's with its own WAL sync, and
+// parallel Multis on parallel handlers, whose syncs its WAL groups. So the
+// plain actions of several regions are spread over up to k Multis: each
+// region kept whole (a group above maxActionsPerMulti cut in pieces first),
+// the largest first, each on the Multi with the fewest actions. Then the
+// CheckAndMutates, in chunks (see condChunks): the first joins the Multi
+// with the fewest actions, the others start Multis of their own while
+// there are fewer than k.
+func serverRequests(addr string, groups []*regionGroup, k int) []*multiReq {
+	var pieces []*regionGroup
+	var conds []*batchItem
+	for _, g := range groups {
+		var part *regionGroup
+		for _, it := range g.items {
+			if it.cond != nil {
+				conds = append(conds, it)
+				continue
+			}
+			if part == nil || len(part.items) == maxActionsPerMulti {
+				part = &regionGroup{reg: g.reg}
+				pieces = append(pieces, part)
+			}
+			part.items = append(part.items, it)
+		}
+	}
+	slices.SortStableFunc(pieces, func(a, b *regionGroup) int { return len(b.items) - len(a.items) })
+	var reqs []*multiReq
+	// place returns the Multi for n more actions: a new one while there
+	// are fewer than k (when spread), else the one with the fewest actions
+	// if they fit there.
+	place := func(n int, spread bool) *multiReq {
+		var best *multiReq
+		for _, mr := range reqs {
+			if best == nil || mr.n < best.n {
+				best = mr
+			}
+		}
+		if best == nil || (spread && len(reqs) < k) || best.n+n > maxActionsPerMulti {
+			best = &multiReq{addr: addr}
+			reqs = append(reqs, best)
+		}
+		return best
+	}
+	for _, p := range pieces {
+		mr := place(len(p.items), true)
+		mr.groups = append(mr.groups, p)
+		mr.n += len(p.items)
+	}
+	for i, chunk := range condChunks(conds) {
+		w := 0
+		for _, it := range chunk {
+			w += it.weight()
+		}
+		mr := place(w, i > 0)
+		var part *regionGroup
+		for _, it := range chunk {
+			if part == nil || part.reg != it.reg {
+				part = &regionGroup{reg: it.reg}
+				mr.groups = append(mr.groups, part)
+			}
+			part.items = append(part.items, it)
+		}
+		mr.n += w
+	}
+	return reqs
 }
 
 // condChunks splits the CheckAndMutates bound for one server into the

@@ -317,6 +317,63 @@ func TestBatchSplitsLargeGroups(t *testing.T) {
 	}
 }
 
+// TestBatchSpreadsRegions: the regions of one server go out in parallel
+// Multis, each region whole in one of them, while the Batch's budget of
+// Multis in flight lasts; a server's Multis share that budget with the
+// other servers'.
+func TestBatchSpreadsRegions(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		splits  []string
+		servers int
+		want    int // Multis
+	}{
+		{"three regions, one server", []string{"g", "p"}, 1, 3},
+		{"nine regions, one server", []string{"b", "d", "f", "h", "j", "l", "n", "p"}, 1, maxMultiInFlight},
+		{"nine regions, three servers", []string{"b", "d", "f", "h", "j", "l", "n", "p"}, 3, 6},
+		{"nine regions, nine servers", []string{"b", "d", "f", "h", "j", "l", "n", "p"}, 9, 9},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fc := newFakeCluster(t, tt.splits, tt.servers)
+			c := fc.client()
+			var actions []Action
+			for i := range 260 {
+				actions = append(actions, tput(fmt.Sprintf("%c%03d", 'a'+i%26, i), "v"))
+			}
+			res, err := c.Batch(testCtx(t), actions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range res {
+				if r.Err != nil {
+					t.Errorf("action %d: %v", i, r.Err)
+				}
+			}
+			regionIn := map[string]int{} // region -> Multi
+			n := 0
+			fc.mu.Lock()
+			for _, call := range fc.calls {
+				m, ok := call.req.(*pb.MultiRequest)
+				if !ok {
+					continue
+				}
+				n++
+				for _, ra := range m.GetRegionAction() {
+					name := string(ra.GetRegion().GetValue())
+					if prev, ok := regionIn[name]; ok && prev != n {
+						t.Errorf("region %s in Multis %d and %d", name, prev, n)
+					}
+					regionIn[name] = n
+				}
+			}
+			fc.mu.Unlock()
+			if n != tt.want || len(regionIn) != len(tt.splits)+1 {
+				t.Errorf("%d Multis over %d regions, want %d over %d", n, len(regionIn), tt.want, len(tt.splits)+1)
+			}
+		})
+	}
+}
+
 // TestBatchCheckAndMutate: each CheckAndMutate of a Batch is one atomic,
 // conditional RegionAction (operator reversed), next to the plain actions
 // of its server's Multi; results map back per action; only the failed one

@@ -123,7 +123,9 @@
 // Check in another process counts them as missing, as it does the entries
 // of any write in flight. PutBatch and DeleteBatch
 // share each round trip between all their records: the real client's
-// Batch sends the actions bound for one region server in one Multi RPC,
+// Batch sends the actions bound for one region server in Multi RPCs, its
+// regions (the data table's and the index's) spread over a few parallel
+// ones, since a server runs the regions of one Multi one after the other,
 // and the CheckAndMutates as HBase 2.4's conditional RegionActions (atomic
 // and conditional per row), spread over a few parallel Multis per server.
 // Phoenix also needs three phases and reads the data row too (on the
