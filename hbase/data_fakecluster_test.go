@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hbkit/hbkit/internal/cellblock"
@@ -58,6 +59,14 @@ type fakeCluster struct {
 	blocks int
 	// rpcOpts are added to the options of the clients' connection pools.
 	rpcOpts []rpc.Option
+	// holdNexts makes the servers write an answer of a next call (a scan
+	// call on an open scanner) that leaves the scanner open and has at
+	// least rpc.FrameReuseMin bytes in two parts: up to 100 bytes into its
+	// cell block, then, once a later next call arrived (or after 5 s), the
+	// rest. nexts counts the next
+	// calls received.
+	holdNexts bool
+	nexts     int
 }
 
 type fakeRegion struct {
@@ -214,7 +223,19 @@ func (fc *fakeCluster) dial(ctx context.Context, network, addr string) (net.Conn
 }
 
 func (fc *fakeCluster) serve(addr string, nc net.Conn) {
-	serveTestConnCells(fc.t, "fake cluster", nc, func(ch *pb.ConnectionHeader, hdr *pb.RequestHeader, param []byte, reply func(proto.Message, []byte, *pb.ExceptionResponse)) {
+	hc := &holdConn{Conn: nc, fc: fc, held: make(map[uint32]int)}
+	serveTestConnCells(fc.t, "fake cluster", hc, func(ch *pb.ConnectionHeader, hdr *pb.RequestHeader, param []byte, reply func(proto.Message, []byte, *pb.ExceptionResponse)) {
+		if hdr.GetMethodName() == "Scan" {
+			var sr pb.ScanRequest
+			if proto.Unmarshal(param, &sr) == nil && sr.ScannerId != nil && !sr.GetCloseScanner() && !sr.GetRenew() {
+				fc.mu.Lock()
+				fc.nexts++
+				if fc.holdNexts {
+					hc.held[hdr.GetCallId()] = fc.nexts
+				}
+				fc.mu.Unlock()
+			}
+		}
 		go func() {
 			resp, exc := fc.handle(addr, hdr.GetMethodName(), param)
 			if resp == nil && exc == nil {
@@ -235,6 +256,49 @@ func (fc *fakeCluster) serve(addr string, nc net.Conn) {
 			reply(resp, cells, exc)
 		}()
 	})
+}
+
+// holdConn is a fake server's end of a connection, which writes the
+// answers of the next calls that fakeCluster.holdNexts marks in two parts.
+type holdConn struct {
+	net.Conn
+	fc   *fakeCluster
+	held map[uint32]int // call id -> its number among the next calls; fc.mu
+}
+
+func (c *holdConn) Write(b []byte) (int, error) {
+	// int32 length | delimited header | delimited message | cells
+	hdr, n := protowire.ConsumeBytes(b[4:])
+	var h pb.ResponseHeader
+	if n < 0 || proto.Unmarshal(hdr, &h) != nil {
+		return c.Conn.Write(b)
+	}
+	c.fc.mu.Lock()
+	k, held := c.held[h.GetCallId()]
+	delete(c.held, h.GetCallId())
+	c.fc.mu.Unlock()
+	msg, m := protowire.ConsumeBytes(b[4+n:])
+	var sr pb.ScanResponse
+	if !held || m < 0 || h.CellBlockMeta == nil || len(b) < rpc.FrameReuseMin ||
+		proto.Unmarshal(msg, &sr) != nil || !leavesScannerOpen(&sr) {
+		return c.Conn.Write(b)
+	}
+	// The client peeks 64 bytes for the call id.
+	cut := 4 + n + m + 100
+	w, err := c.Conn.Write(b[:cut])
+	if err != nil {
+		return w, err
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		c.fc.mu.Lock()
+		later := c.fc.nexts > k
+		c.fc.mu.Unlock()
+		if later {
+			break
+		}
+	}
+	w2, err := c.Conn.Write(b[cut:])
+	return w + w2, err
 }
 
 // toCellBlock moves the cells of resp's Results into a KeyValueCodec

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hbkit/hbkit/internal/pb"
+	"github.com/hbkit/hbkit/internal/rpc"
 )
 
 // hookNexts makes the fake report every next call (a scan call on an open
@@ -254,6 +256,74 @@ func TestScanReadAheadLimitAcrossResponses(t *testing.T) {
 	}
 	if want := []uint32{13, 9, 5, 3}; !slices.Equal(limits, want) {
 		t.Errorf("LimitOfRows of the calls %v, want %v", limits, want)
+	}
+	fc.waitNoScanners(t, 0)
+}
+
+// TestScanReadAheadChainsOnHead: a scanner waiting for a call ahead makes
+// the call after it as soon as the answer's message is in, while its
+// cells are still on their way (the fake holds the rest of each large
+// answer until a later call arrives); the rows come out whole and in
+// order, with ReuseMemory too, and nothing stays open on the server.
+func TestScanReadAheadChainsOnHead(t *testing.T) {
+	for _, reuse := range []bool{false, true} {
+		t.Run(fmt.Sprintf("reuse=%v", reuse), func(t *testing.T) {
+			fc := newFakeCluster(t, nil, 1)
+			rows := fakeRows(16)
+			want := map[string]string{}
+			fc.mu.Lock()
+			for _, r := range rows {
+				want[r] = strings.Repeat(r, rpc.FrameReuseMin/8) // 4 rows: a large answer
+				fc.rows[r] = map[string][]byte{"q": []byte(want[r])}
+			}
+			fc.holdNexts = true
+			fc.mu.Unlock()
+			start := time.Now()
+			sc, err := fc.client().Scan(testCtx(t), &Scan{Table: "t", Caching: 4, ReuseMemory: reuse})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for sc.Next() {
+				r := sc.Result()
+				got = append(got, string(r.Row()))
+				if v := string(r.Value([]byte("cf"), []byte("q"))); v != want[string(r.Row())] {
+					t.Errorf("row %s: value of %d bytes, want %d", r.Row(), len(v), len(want[string(r.Row())]))
+				}
+			}
+			chains := sc.(*scanner).chains
+			if err := sc.Close(); err != nil || sc.Err() != nil || !slices.Equal(got, rows) {
+				t.Fatalf("rows %v, %v, %v; want %v", got, err, sc.Err(), rows)
+			}
+			// The open (rows 0-3), the call ahead for 4-7, then, chained
+			// on the answers before them, 8-11 and 12-15 (the last).
+			if chains != 2 {
+				t.Errorf("%d calls chained, want 2", chains)
+			}
+			if d := time.Since(start); d > 4*time.Second {
+				t.Errorf("scan took %v: an answer waited for a call that came only after it", d)
+			}
+			fc.waitNoScanners(t, 0)
+		})
+	}
+}
+
+// TestScanReadAheadChainedCallFails: a chained call that fails goes
+// through the fetch's retries like any call ahead: the scan re-opens
+// after the last row handed out and nothing stays open.
+func TestScanReadAheadChainedCallFails(t *testing.T) {
+	fc := newFakeCluster(t, nil, 1)
+	rows := fakeRows(16)
+	fc.mu.Lock()
+	for _, r := range rows {
+		fc.rows[r] = map[string][]byte{"q": []byte(strings.Repeat(r, rpc.FrameReuseMin/8))}
+	}
+	fc.holdNexts = true
+	fc.mu.Unlock()
+	failNextsWith(fc, excRegionTooBusy, 2) // the first chained call
+	got := collect(t, fc.client(), &Scan{Table: "t", Caching: 4})
+	if !slices.Equal(got, rows) {
+		t.Fatalf("rows %v, want %v", got, rows)
 	}
 	fc.waitNoScanners(t, 0)
 }

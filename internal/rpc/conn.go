@@ -3,6 +3,7 @@ package rpc
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hbkit/hbkit/internal/pb"
@@ -69,6 +71,8 @@ type pending struct {
 	// before the call is registered.
 	into  []byte
 	reuse bool
+	// head is WithHead's function, set before the call is registered.
+	head func(msg []byte)
 }
 
 type result struct {
@@ -221,7 +225,7 @@ func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message,
 		hdr.Timeout = proto.Uint32(timeoutMillis(time.Until(d)))
 	}
 
-	p, err := c.register(co.into, co.frame != nil)
+	p, err := c.register(co.into, co.frame != nil, co.head)
 	if err != nil {
 		return false, err
 	}
@@ -327,7 +331,7 @@ func timeoutMillis(d time.Duration) uint32 {
 }
 
 // register allocates a call id that is not outstanding and records the call.
-func (c *Conn) register(into []byte, reuse bool) (*pending, error) {
+func (c *Conn) register(into []byte, reuse bool, head func([]byte)) (*pending, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err != nil {
@@ -342,7 +346,7 @@ func (c *Conn) register(into []byte, reuse bool) (*pending, error) {
 		id = (id + 1) & (fatalCallID - 1)
 	}
 	c.nextID = (id + 1) & (fatalCallID - 1)
-	p := &pending{id: id, queued: c.now(), res: make(chan result, 1), into: into, reuse: reuse}
+	p := &pending{id: id, queued: c.now(), res: make(chan result, 1), into: into, reuse: reuse, head: head}
 	c.pending[id] = p
 	return p, nil
 }
@@ -433,38 +437,80 @@ func (c *Conn) readLoop() {
 // that buffer when it fits there, and otherwise into a new one with room
 // to spare, so that the next, slightly larger, response of the same kind
 // fits too: the call id is peeked at in the frame's header before its
-// body is read.
+// body is read. Such a frame's message goes to the call's WithHead
+// function before the rest is read.
 func (c *Conn) readFrame(br *bufio.Reader) ([]byte, error) {
 	n, err := readFrameLen(br, c.maxFrame)
 	if err != nil {
 		return nil, err
 	}
-	if n < c.reuseMin || n > frameUpFront {
+	if n < c.reuseMin {
 		return readFrameBody(br, n)
 	}
-	var b []byte
+	var p *pending
 	// The header is a few bytes; 64 hold its length and the call id.
 	if head, err := br.Peek(64); err == nil {
 		if id, ok := peekCallID(head); ok {
 			c.mu.Lock()
-			p := c.pending[id]
+			p = c.pending[id]
 			c.mu.Unlock()
-			switch {
-			case p == nil || !p.reuse:
-			case cap(p.into) >= n:
-				b = p.into[:n]
-			default:
-				b = make([]byte, n, min(n+n/4, frameUpFront))
-			}
 		}
 	}
-	if b == nil {
+	if p != nil && p.head != nil {
+		if msg, ok := peekMessage(br, n); ok {
+			p.head(msg)
+		}
+	}
+	var b []byte
+	switch {
+	case n > frameUpFront || p == nil || !p.reuse:
 		return readFrameBody(br, n)
+	case cap(p.into) >= n:
+		b = p.into[:n]
+	default:
+		b = make([]byte, n, min(n+n/4, frameUpFront))
 	}
 	if _, err := io.ReadFull(br, b); err != nil {
 		return nil, noEOF(err)
 	}
 	return b, nil
+}
+
+// peekMessage returns the message of the frame of n bytes that br is at,
+// without consuming it: ok is false when the header says the call failed,
+// or when the header and message do not fit in br's buffer.
+func peekMessage(br *bufio.Reader, n int) (msg []byte, ok bool) {
+	// Peek only as far as needed: a longer peek would wait for bytes the
+	// caller does not need yet.
+	peek := func(k int) []byte {
+		if k > n || k > br.Size() {
+			return nil
+		}
+		b, _ := br.Peek(k)
+		return b
+	}
+	b := peek(min(n, binary.MaxVarintLen64))
+	hl, k := protowire.ConsumeVarint(b)
+	if k < 0 || hl > uint64(br.Size()) {
+		return nil, false
+	}
+	hend := k + int(hl)
+	if b = peek(min(n, hend+binary.MaxVarintLen64)); len(b) < hend {
+		return nil, false
+	}
+	var h pb.ResponseHeader
+	if proto.Unmarshal(b[k:hend], &h) != nil || h.Exception != nil {
+		return nil, false
+	}
+	ml, k2 := protowire.ConsumeVarint(b[hend:])
+	if k2 < 0 || ml > uint64(br.Size()) {
+		return nil, false
+	}
+	start := hend + k2
+	if b = peek(start + int(ml)); b == nil {
+		return nil, false
+	}
+	return b[start:], true
 }
 
 // readStamper reads from the socket and records when bytes arrived, so

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hbkit/hbkit/internal/pb"
@@ -433,7 +435,7 @@ func TestCallIDAllocation(t *testing.T) {
 	c := &Conn{pending: make(map[uint32]*pending)}
 	register := func() uint32 {
 		t.Helper()
-		p, err := c.register(nil, false)
+		p, err := c.register(nil, false, nil)
 		if err != nil {
 			t.Fatalf("register: %v", err)
 		}
@@ -712,4 +714,84 @@ func TestFrameBuffer(t *testing.T) {
 			t.Error("WithFrameReuseMin(63) accepted")
 		}
 	})
+}
+
+// TestHead: WithHead hands the call's message over as soon as it has
+// arrived, while the rest of the frame is still on its way; not for a
+// small frame, nor for an exception.
+func TestHead(t *testing.T) {
+	gate := make(chan struct{})
+	msg := &pb.GetTableNamesResponse{TableNames: []*pb.TableName{{Namespace: []byte("default"), Qualifier: []byte("head")}}}
+	s := newFakeServer(t, func(sc *serverConn, req *serverRequest) {
+		var in pb.GetTableNamesRequest
+		proto.Unmarshal(req.param, &in)
+		switch in.GetRegex() {
+		case "small":
+			sc.reply(req.id(), msg)
+		case "exception":
+			sc.writeFrame(&pb.ResponseHeader{CallId: proto.Uint32(req.id()), Exception: &pb.ExceptionResponse{
+				ExceptionClassName: proto.String("java.io.IOException"), StackTrace: proto.String(strings.Repeat("x", 2*FrameReuseMin))}}, nil, nil)
+		default:
+			// A large frame in two writes: its header and message with a
+			// little of the cell block, then (once head was called, or
+			// after 5 s) the rest.
+			body, _ := proto.Marshal(msg)
+			hb, _ := proto.Marshal(&pb.ResponseHeader{CallId: proto.Uint32(req.id()),
+				CellBlockMeta: &pb.CellBlockMeta{Length: proto.Uint32(4 * FrameReuseMin)}})
+			payload := protowire.AppendBytes(nil, hb)
+			payload = protowire.AppendBytes(payload, body)
+			payload = append(payload, make([]byte, 4*FrameReuseMin)...)
+			frame := binary.BigEndian.AppendUint32(nil, uint32(len(payload)))
+			frame = append(frame, payload...)
+			cut := len(frame) - 4*FrameReuseMin + 100
+			sc.wmu.Lock()
+			defer sc.wmu.Unlock()
+			sc.nc.Write(frame[:cut])
+			select {
+			case <-gate:
+			case <-time.After(5 * time.Second):
+			}
+			sc.nc.Write(frame[cut:])
+		}
+	})
+	c := dialTest(t, s)
+	for _, tt := range []struct {
+		regex    string
+		wantHead bool
+		wantErr  bool
+	}{
+		{"large", true, false},
+		{"small", false, false},
+		{"exception", false, true},
+	} {
+		t.Run(tt.regex, func(t *testing.T) {
+			var heads []string
+			var resp pb.GetTableNamesResponse
+			var block []byte
+			start := time.Now()
+			err := c.Call(testContext(t), "GetTableNames", &pb.GetTableNamesRequest{Regex: proto.String(tt.regex)}, &resp, WithCellBlock(&block),
+				WithHead(func(m []byte) {
+					var r pb.GetTableNamesResponse
+					if err := proto.Unmarshal(m, &r); err != nil {
+						t.Errorf("head: %v", err)
+					}
+					heads = append(heads, string(r.GetTableNames()[0].GetQualifier()))
+					if tt.regex == "large" {
+						close(gate)
+					}
+				}))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Call: %v, want error %v", err, tt.wantErr)
+			}
+			if got := len(heads) == 1 && heads[0] == "head"; got != tt.wantHead || len(heads) > 1 {
+				t.Errorf("heads %q, want one: %v", heads, tt.wantHead)
+			}
+			if d := time.Since(start); d > 4*time.Second {
+				t.Errorf("the call took %v: the head came only with the whole frame", d)
+			}
+			if !tt.wantErr && string(resp.GetTableNames()[0].GetQualifier()) != "head" {
+				t.Errorf("response %v", &resp)
+			}
+		})
+	}
 }

@@ -173,6 +173,7 @@ type callOptions struct {
 	cellBlock *[]byte
 	into      []byte  // WithFrameBuffer's buffer
 	frame     *[]byte // WithFrameBuffer's destination
+	head      func(msg []byte)
 }
 
 // Request priorities (HConstants' QoS levels) for WithPriority.
@@ -208,3 +209,13 @@ func WithCellBlock(dst *[]byte) CallOption { return func(c *callOptions) { c.cel
 func WithFrameBuffer(buf []byte, frame *[]byte) CallOption {
 	return func(c *callOptions) { c.into, c.frame = buf, frame }
 }
+
+// WithHead has fn called with the response's message as soon as it has
+// arrived, before the rest of a large frame (its cell block) is read:
+// the server is done with the call by then. It is called at most once,
+// only for a frame of at least FrameReuseMin bytes whose header and
+// message fit the connection's read buffer (64 KiB), and not for a
+// remote exception. fn runs on the connection's reader: it must return
+// quickly and must not call on the connection; msg is valid only until
+// it returns. The call's outcome is still what Call returns.
+func WithHead(fn func(msg []byte)) CallOption { return func(c *callOptions) { c.head = fn } }
