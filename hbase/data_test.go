@@ -317,6 +317,19 @@ func TestBatchSplitsLargeGroups(t *testing.T) {
 	}
 }
 
+// multis returns the Multi requests the fake received, in order.
+func (fc *fakeCluster) multis() []*pb.MultiRequest {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	var out []*pb.MultiRequest
+	for _, call := range fc.calls {
+		if m, ok := call.req.(*pb.MultiRequest); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // TestBatchSpreadsRegions: the regions of one server go out in parallel
 // Multis, each region whole in one of them, while the Batch's budget of
 // Multis in flight lasts; a server's Multis share that budget with the
@@ -350,23 +363,17 @@ func TestBatchSpreadsRegions(t *testing.T) {
 				}
 			}
 			regionIn := map[string]int{} // region -> Multi
-			n := 0
-			fc.mu.Lock()
-			for _, call := range fc.calls {
-				m, ok := call.req.(*pb.MultiRequest)
-				if !ok {
-					continue
-				}
-				n++
+			multis := fc.multis()
+			n := len(multis)
+			for i, m := range multis {
 				for _, ra := range m.GetRegionAction() {
 					name := string(ra.GetRegion().GetValue())
-					if prev, ok := regionIn[name]; ok && prev != n {
-						t.Errorf("region %s in Multis %d and %d", name, prev, n)
+					if prev, ok := regionIn[name]; ok && prev != i {
+						t.Errorf("region %s in Multis %d and %d", name, prev, i)
 					}
-					regionIn[name] = n
+					regionIn[name] = i
 				}
 			}
-			fc.mu.Unlock()
 			if n != tt.want || len(regionIn) != len(tt.splits)+1 {
 				t.Errorf("%d Multis over %d regions, want %d over %d", n, len(regionIn), tt.want, len(tt.splits)+1)
 			}
@@ -508,24 +515,18 @@ func TestBatchSpreadsCheckAndMutates(t *testing.T) {
 		}
 	}
 	multiOf := map[string]int{}
-	n := 0
-	fc.mu.Lock()
-	for _, call := range fc.calls {
-		m, ok := call.req.(*pb.MultiRequest)
-		if !ok {
-			continue
-		}
-		n++
+	multis := fc.multis()
+	n := len(multis)
+	for i, m := range multis {
 		for _, ra := range m.GetRegionAction() {
 			if cond := ra.GetCondition(); cond != nil {
-				if prev, ok := multiOf[string(cond.GetRow())]; ok && prev != n {
-					t.Errorf("row %s in Multis %d and %d", cond.GetRow(), prev, n)
+				if prev, ok := multiOf[string(cond.GetRow())]; ok && prev != i {
+					t.Errorf("row %s in Multis %d and %d", cond.GetRow(), prev, i)
 				}
-				multiOf[string(cond.GetRow())] = n
+				multiOf[string(cond.GetRow())] = i
 			}
 		}
 	}
-	fc.mu.Unlock()
 	if n < 2 || n > maxMultiInFlight {
 		t.Errorf("%d Multis for 100 CheckAndMutates, want 2..%d", n, maxMultiInFlight)
 	}
