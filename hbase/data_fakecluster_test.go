@@ -59,14 +59,15 @@ type fakeCluster struct {
 	blocks int
 	// rpcOpts are added to the options of the clients' connection pools.
 	rpcOpts []rpc.Option
-	// holdNexts makes the servers write an answer of a next call (a scan
-	// call on an open scanner) that leaves the scanner open and has at
-	// least rpc.FrameReuseMin bytes in two parts: up to 100 bytes into its
-	// cell block, then, once a later next call arrived (or after 5 s), the
-	// rest. nexts counts the next
-	// calls received.
-	holdNexts bool
-	nexts     int
+	// holdNext, when set, is asked about each next call (a scan call on
+	// an open scanner) by its number k among them (from 1): an answer it
+	// holds that leaves the scanner open and has at least
+	// rpc.FrameReuseMin bytes is written in two parts: up to 100 bytes
+	// into its cell block, then, once a later next call arrived (or after
+	// 5 s) and the delay passed, the rest, with the cell block's bytes
+	// garbled if corrupt. nexts counts the next calls received.
+	holdNext func(k int) heldAnswer
+	nexts    int
 }
 
 type fakeRegion struct {
@@ -223,15 +224,18 @@ func (fc *fakeCluster) dial(ctx context.Context, network, addr string) (net.Conn
 }
 
 func (fc *fakeCluster) serve(addr string, nc net.Conn) {
-	hc := &holdConn{Conn: nc, fc: fc, held: make(map[uint32]int)}
+	hc := &holdConn{Conn: nc, fc: fc, held: make(map[uint32]heldAnswer)}
 	serveTestConnCells(fc.t, "fake cluster", hc, func(ch *pb.ConnectionHeader, hdr *pb.RequestHeader, param []byte, reply func(proto.Message, []byte, *pb.ExceptionResponse)) {
 		if hdr.GetMethodName() == "Scan" {
 			var sr pb.ScanRequest
 			if proto.Unmarshal(param, &sr) == nil && sr.ScannerId != nil && !sr.GetCloseScanner() && !sr.GetRenew() {
 				fc.mu.Lock()
 				fc.nexts++
-				if fc.holdNexts {
-					hc.held[hdr.GetCallId()] = fc.nexts
+				if fc.holdNext != nil {
+					if ha := fc.holdNext(fc.nexts); ha.hold {
+						ha.k = fc.nexts
+						hc.held[hdr.GetCallId()] = ha
+					}
 				}
 				fc.mu.Unlock()
 			}
@@ -259,11 +263,18 @@ func (fc *fakeCluster) serve(addr string, nc net.Conn) {
 }
 
 // holdConn is a fake server's end of a connection, which writes the
-// answers of the next calls that fakeCluster.holdNexts marks in two parts.
+// answers of the next calls that fakeCluster.holdNext picks in two parts.
 type holdConn struct {
 	net.Conn
 	fc   *fakeCluster
-	held map[uint32]int // call id -> its number among the next calls; fc.mu
+	held map[uint32]heldAnswer // by call id; fc.mu
+}
+
+type heldAnswer struct {
+	hold    bool
+	corrupt bool
+	delay   time.Duration
+	k       int // the call's number among the next calls
 }
 
 func (c *holdConn) Write(b []byte) (int, error) {
@@ -274,7 +285,7 @@ func (c *holdConn) Write(b []byte) (int, error) {
 		return c.Conn.Write(b)
 	}
 	c.fc.mu.Lock()
-	k, held := c.held[h.GetCallId()]
+	ha, held := c.held[h.GetCallId()]
 	delete(c.held, h.GetCallId())
 	c.fc.mu.Unlock()
 	msg, m := protowire.ConsumeBytes(b[4+n:])
@@ -291,13 +302,18 @@ func (c *holdConn) Write(b []byte) (int, error) {
 	}
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		c.fc.mu.Lock()
-		later := c.fc.nexts > k
+		later := c.fc.nexts > ha.k
 		c.fc.mu.Unlock()
 		if later {
 			break
 		}
 	}
-	w2, err := c.Conn.Write(b[cut:])
+	time.Sleep(ha.delay)
+	rest := b[cut:]
+	if ha.corrupt {
+		rest = bytes.Repeat([]byte{0xff}, len(rest))
+	}
+	w2, err := c.Conn.Write(rest)
 	return w + w2, err
 }
 

@@ -401,7 +401,9 @@ func (s *scanner) takeAhead(ctx context.Context) *aheadCall {
 			waiting = false
 		case <-headed:
 			headed = nil
-			s.chain(a)
+			if ctx.Err() == nil { // else the fetch is over: no call more
+				s.chain(a)
+			}
 		case <-ctx.Done():
 			a.cancel()
 			<-a.done
@@ -417,14 +419,15 @@ func (s *scanner) takeAhead(ctx context.Context) *aheadCall {
 	return a
 }
 
-// dropAhead gives up the read-ahead call of a scan that ends: a call
-// still in flight is abandoned (call closes the scanner its answer leaves
+// dropAhead gives up the read-ahead call of a scan that ends, or of a
+// fetch that failed (a call chained after the failed one): a call still
+// in flight is abandoned (call closes the scanner its answer leaves
 // open); an answer already there that leaves the scanner open leaves it
-// to closeServer.
-func (s *scanner) dropAhead() {
+// to closeServer or resetPosition, and dropAhead reports it.
+func (s *scanner) dropAhead() (leftOpen bool) {
 	a := s.ahead
 	if a == nil {
-		return
+		return false
 	}
 	s.ahead = nil
 	a.cancel()
@@ -439,6 +442,7 @@ func (s *scanner) dropAhead() {
 	if a.err == nil && !leavesScannerOpen(a.resp) || a.err != nil && !closeAfter(a.err) {
 		s.scannerID = nil
 	}
+	return a.err == nil && s.scannerID != nil
 }
 
 // nextRequest is a scan request for the next rows, without its region or
@@ -475,9 +479,10 @@ func (s *scanner) fetch() error {
 		}
 		reg := s.reg
 		// A call chained after the failed one (chain) asks the scanner
-		// that the retry re-opens elsewhere.
-		s.dropAhead()
-		s.resetPosition(err)
+		// that the retry re-opens elsewhere. If it answered, the server
+		// can be told to close the scanner, whatever err says.
+		answered := s.dropAhead()
+		s.resetPosition(err, answered)
 		var kind retryKind
 		var ce *rpc.ConnError
 		if errors.Is(err, errAttemptTimeout) && !errors.As(err, &ce) && ctx.Err() == nil {
@@ -504,17 +509,18 @@ func (s *scanner) fetch() error {
 }
 
 // resetPosition forgets the server-side scanner after err, closing it in
-// the background when closeAfter(err), and drops the cells of a row not
-// handed out yet: the next open starts after the last row completed, or
-// at the row being handed out in parts.
-func (s *scanner) resetPosition(err error) {
+// the background when closeAfter(err) or when a later call's answer left
+// it open (answered), and drops the cells of a row not handed out yet:
+// the next open starts after the last row completed, or at the row being
+// handed out in parts.
+func (s *scanner) resetPosition(err error, answered bool) {
 	s.mu.Lock()
 	id, reg := s.scannerID, s.reg
 	s.scannerID = nil
 	s.reg = nil
 	s.stopRenewal()
 	s.mu.Unlock()
-	if id != nil && reg != nil && closeAfter(err) {
+	if id != nil && reg != nil && (answered || closeAfter(err)) {
 		go s.c.closeScanner(reg.addr, *id)
 	}
 	s.acc = nil

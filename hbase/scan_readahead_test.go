@@ -276,7 +276,7 @@ func TestScanReadAheadChainsOnHead(t *testing.T) {
 				want[r] = strings.Repeat(r, rpc.FrameReuseMin/8) // 4 rows: a large answer
 				fc.rows[r] = map[string][]byte{"q": []byte(want[r])}
 			}
-			fc.holdNexts = true
+			fc.holdNext = func(int) heldAnswer { return heldAnswer{hold: true} }
 			fc.mu.Unlock()
 			start := time.Now()
 			sc, err := fc.client().Scan(testCtx(t), &Scan{Table: "t", Caching: 4, ReuseMemory: reuse})
@@ -312,18 +312,92 @@ func TestScanReadAheadChainsOnHead(t *testing.T) {
 // through the fetch's retries like any call ahead: the scan re-opens
 // after the last row handed out and nothing stays open.
 func TestScanReadAheadChainedCallFails(t *testing.T) {
-	fc := newFakeCluster(t, nil, 1)
-	rows := fakeRows(16)
-	fc.mu.Lock()
-	for _, r := range rows {
-		fc.rows[r] = map[string][]byte{"q": []byte(strings.Repeat(r, rpc.FrameReuseMin/8))}
-	}
-	fc.holdNexts = true
-	fc.mu.Unlock()
+	fc := bigRowsCluster(t, 16)
+	fc.set(func() { fc.holdNext = func(int) heldAnswer { return heldAnswer{hold: true} } })
 	failNextsWith(fc, excRegionTooBusy, 2) // the first chained call
 	got := collect(t, fc.client(), &Scan{Table: "t", Caching: 4})
-	if !slices.Equal(got, rows) {
-		t.Fatalf("rows %v, want %v", got, rows)
+	if !slices.Equal(got, fakeRows(16)) {
+		t.Fatalf("rows %v, want %v", got, fakeRows(16))
 	}
 	fc.waitNoScanners(t, 0)
+}
+
+// TestScanReadAheadChainedAfterFailure: when the answer a call was
+// chained on turns out unreadable after its head, the scan ends with that
+// error after the rows before it, and the chained call is given up and
+// the scanner closed, whether the chained call's own answer came first
+// or not.
+func TestScanReadAheadChainedAfterFailure(t *testing.T) {
+	for range 20 {
+		fc := bigRowsCluster(t, 16)
+		fc.set(func() { fc.holdNext = func(k int) heldAnswer { return heldAnswer{hold: k == 1, corrupt: true} } })
+		sc, err := fc.client().Scan(testCtx(t), &Scan{Table: "t", Caching: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for sc.Next() {
+			got = append(got, string(sc.Result().Row()))
+		}
+		chains := sc.(*scanner).chains
+		if err := sc.Err(); err == nil || !strings.Contains(err.Error(), "malformed cell block") || !slices.Equal(got, fakeRows(4)) {
+			t.Fatalf("rows %v, error %v; want the first 4 rows, then the malformed cell block", got, err)
+		}
+		if chains != 1 {
+			t.Fatalf("%d calls chained, want 1", chains)
+		}
+		sc.Close()
+		fc.waitNoScanners(t, 0)
+	}
+}
+
+// TestScanReadAheadChainedAfterTimeout: the answer a call was chained on
+// stops after its head for longer than the RPC timeout: the call times
+// out, the chained call (whose answer waits behind it) is given up, the
+// retry re-opens after the last row handed out, and every row comes
+// once. The stalled connection is closed, so its scanner is left to the
+// server's lease, as after any stall.
+func TestScanReadAheadChainedAfterTimeout(t *testing.T) {
+	fc := bigRowsCluster(t, 16)
+	fc.set(func() {
+		fc.holdNext = func(k int) heldAnswer { return heldAnswer{hold: k == 1, delay: 300 * time.Millisecond} }
+	})
+	c := fc.client(WithRPCTimeout(100 * time.Millisecond))
+	sc, err := c.Scan(testCtx(t), &Scan{Table: "t", Caching: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for sc.Next() {
+		got = append(got, string(sc.Result().Row()))
+	}
+	chains := sc.(*scanner).chains
+	sc.Close()
+	if err := sc.Err(); err != nil || !slices.Equal(got, fakeRows(16)) {
+		t.Fatalf("rows %v, %v; want %v", got, err, fakeRows(16))
+	}
+	if chains == 0 {
+		t.Error("no call chained")
+	}
+	opens := 0
+	for _, r := range fc.userScans() {
+		if r.Scan != nil {
+			opens++
+		}
+	}
+	if opens < 2 {
+		t.Errorf("%d opens, want a re-open", opens)
+	}
+}
+
+// bigRowsCluster is a fake cluster of one region with n rows whose four
+// make a response above rpc.FrameReuseMin.
+func bigRowsCluster(t *testing.T, n int) *fakeCluster {
+	fc := newFakeCluster(t, nil, 1)
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	for _, r := range fakeRows(n) {
+		fc.rows[r] = map[string][]byte{"q": []byte(strings.Repeat(r, rpc.FrameReuseMin/8))}
+	}
+	return fc
 }

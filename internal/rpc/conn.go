@@ -486,7 +486,10 @@ func peekMessage(br *bufio.Reader, n int) (msg []byte, ok bool) {
 		if k > n || k > br.Size() {
 			return nil
 		}
-		b, _ := br.Peek(k)
+		b, err := br.Peek(k)
+		if err != nil {
+			return nil // the connection failed: readFrame will say so
+		}
 		return b
 	}
 	b := peek(min(n, binary.MaxVarintLen64))
