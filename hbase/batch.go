@@ -24,6 +24,11 @@ const (
 	// maxMultiInFlight parallel Multis (whose syncs the server can group),
 	// at least minCondsPerMulti to a Multi.
 	minCondsPerMulti = 8
+	// minSpread: a region's plain actions get a Multi of their own
+	// (serverRequests) only when they are at least this many; fewer ride
+	// in the Multi with the fewest actions, so a small Batch over many
+	// regions (a record with several indexes) stays one request.
+	minSpread = 8
 )
 
 // batchItem is one valid action of a Batch on its way to the servers.
@@ -61,17 +66,18 @@ func (it *batchItem) final(err error) error {
 
 // Batch runs independent actions, grouped by region server into Multi
 // requests sent in parallel. A server runs the regions of one Multi one
-// after the other, so the regions of one server are spread over several
-// Multis (at most 8 in flight per Batch, shared between its servers). It
-// returns one BatchResult per action. Only
+// after the other, so when a Batch has fewer than 8 servers the regions
+// of a server that each have 8 actions or more are spread over up to
+// 8/servers Multis (see serverRequests). It returns one BatchResult per
+// action. Only
 // the actions that failed with a retryable error are resent, after the
 // cache was corrected and a backoff, within ctx and the retry bounds.
 //
 // A CheckAndMutate is sent as its own atomic RegionAction carrying its
 // condition (HBase 2.4+), in a Multi to its server with other actions;
 // RegionActionResult.processed becomes BatchResult.Processed. Many
-// CheckAndMutates for one server are spread over parallel Multis (see
-// condChunks), those of one row kept together in batch order.
+// CheckAndMutates for one server are spread over up to 8 parallel Multis
+// (see condChunks), those of one row kept together in batch order.
 // Like a lone CheckAndMutate, it is resent after a retryable failure
 // (which, after a broken connection, may find its own write in place).
 func (c *Client) Batch(ctx context.Context, actions []Action) (_ []BatchResult, err error) {
@@ -314,16 +320,19 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 	return retry
 }
 
-// serverRequests packs the actions bound for one server into Multis of
-// at most maxActionsPerMulti actions. A server runs the RegionActions of
-// one Multi one after the other, each region's with its own WAL sync, and
-// parallel Multis on parallel handlers, whose syncs its WAL groups. So the
-// plain actions of several regions are spread over up to k Multis: each
-// region kept whole (a group above maxActionsPerMulti cut in pieces first),
-// the largest first, each on the Multi with the fewest actions. Then the
-// CheckAndMutates, in chunks (see condChunks): the first joins the Multi
-// with the fewest actions, the others start Multis of their own while
-// there are fewer than k.
+// serverRequests packs the actions bound for one server into Multis. A
+// server runs the RegionActions of one Multi one after the other, each
+// region's with its own WAL sync, and parallel Multis on parallel
+// handlers, whose syncs its WAL groups. So the plain actions of several
+// regions are spread: a region's actions (cut in pieces of at most
+// maxActionsPerMulti first) are kept together, the largest first; a piece
+// of minSpread actions or more starts a Multi of its own while there are
+// fewer than k, and otherwise joins the Multi with the fewest actions,
+// unless that would pass maxActionsPerMulti, which starts another. With
+// k = 1 this fills one Multi per server as long as it holds a whole
+// region's piece. Then the CheckAndMutates, in chunks (see condChunks):
+// the first joins the Multi with the fewest actions when it fits there,
+// each of the others starts a Multi of its own.
 func serverRequests(addr string, groups []*regionGroup, k int) []*multiReq {
 	var pieces []*regionGroup
 	var conds []*batchItem
@@ -343,9 +352,9 @@ func serverRequests(addr string, groups []*regionGroup, k int) []*multiReq {
 	}
 	slices.SortStableFunc(pieces, func(a, b *regionGroup) int { return len(b.items) - len(a.items) })
 	var reqs []*multiReq
-	// place returns the Multi for n more actions: a new one while there
-	// are fewer than k (when spread), else the one with the fewest actions
-	// if they fit there.
+	// place returns the Multi for n more actions: a new one when spread
+	// and there are fewer than k, else the one with the fewest actions if
+	// they fit there, else a new one.
 	place := func(n int, spread bool) *multiReq {
 		var best *multiReq
 		for _, mr := range reqs {
@@ -360,7 +369,7 @@ func serverRequests(addr string, groups []*regionGroup, k int) []*multiReq {
 		return best
 	}
 	for _, p := range pieces {
-		mr := place(len(p.items), true)
+		mr := place(len(p.items), len(p.items) >= minSpread)
 		mr.groups = append(mr.groups, p)
 		mr.n += len(p.items)
 	}
@@ -369,7 +378,13 @@ func serverRequests(addr string, groups []*regionGroup, k int) []*multiReq {
 		for _, it := range chunk {
 			w += it.weight()
 		}
-		mr := place(w, i > 0)
+		var mr *multiReq
+		if i == 0 {
+			mr = place(w, false)
+		} else {
+			mr = &multiReq{addr: addr}
+			reqs = append(reqs, mr)
+		}
 		var part *regionGroup
 		for _, it := range chunk {
 			if part == nil || part.reg != it.reg {
@@ -383,8 +398,8 @@ func serverRequests(addr string, groups []*regionGroup, k int) []*multiReq {
 	return reqs
 }
 
-// condChunks splits the CheckAndMutates bound for one server into the
-// item lists of up to maxMultiInFlight Multis, at least minCondsPerMulti
+// condChunks splits the CheckAndMutates bound for one server into up to
+// maxMultiInFlight item lists, one per Multi, at least minCondsPerMulti
 // items each (but the last), about equal, with all the items of one row in
 // one chunk in their batch order, since the server runs the RegionActions
 // of a Multi in order and parallel Multis in any order.

@@ -333,25 +333,27 @@ func (fc *fakeCluster) multis() []*pb.MultiRequest {
 // TestBatchSpreadsRegions: the regions of one server go out in parallel
 // Multis, each region whole in one of them, while the Batch's budget of
 // Multis in flight lasts; a server's Multis share that budget with the
-// other servers'.
+// other servers'; regions with few actions share one Multi.
 func TestBatchSpreadsRegions(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		splits  []string
 		servers int
+		actions int
 		want    int // Multis
 	}{
-		{"three regions, one server", []string{"g", "p"}, 1, 3},
-		{"nine regions, one server", []string{"b", "d", "f", "h", "j", "l", "n", "p"}, 1, maxMultiInFlight},
-		{"nine regions, three servers", []string{"b", "d", "f", "h", "j", "l", "n", "p"}, 3, 6},
-		{"nine regions, nine servers", []string{"b", "d", "f", "h", "j", "l", "n", "p"}, 9, 9},
+		{"three regions, one server", []string{"g", "p"}, 1, 260, 3},
+		{"nine regions, one server", []string{"b", "d", "f", "h", "j", "l", "n", "p"}, 1, 260, maxMultiInFlight},
+		{"nine regions, three servers", []string{"b", "d", "f", "h", "j", "l", "n", "p"}, 3, 260, 6},
+		{"nine regions, nine servers", []string{"b", "d", "f", "h", "j", "l", "n", "p"}, 9, 260, 9},
+		{"a few actions in each of three regions", []string{"g", "p"}, 1, 12, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fc := newFakeCluster(t, tt.splits, tt.servers)
 			c := fc.client()
 			var actions []Action
-			for i := range 260 {
-				actions = append(actions, tput(fmt.Sprintf("%c%03d", 'a'+i%26, i), "v"))
+			for i := range tt.actions {
+				actions = append(actions, tput(fmt.Sprintf("%c%03d", 'a'+i*7%26, i), "v"))
 			}
 			res, err := c.Batch(testCtx(t), actions)
 			if err != nil {

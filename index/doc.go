@@ -125,8 +125,8 @@
 // share each round trip between all their records: the real client's
 // Batch sends the actions bound for one region server in Multi RPCs, its
 // regions (the data table's and the index's) spread over a few parallel
-// ones, since a server runs the regions of one Multi one after the other,
-// and the CheckAndMutates as HBase 2.4's conditional RegionActions (atomic
+// ones when a Batch has few servers, since a server runs the regions of
+// one Multi one after the other, and the CheckAndMutates as HBase 2.4's conditional RegionActions (atomic
 // and conditional per row), spread over a few parallel Multis per server.
 // Phoenix also needs three phases and reads the data row too (on the
 // server).
@@ -180,8 +180,8 @@
 //   - A put is one Batch: the data row and its entries, the entries
 //     verified (status version from the clock), all stamped by the
 //     server. No read, no conditional write.
-//   - A writer dying inside that Batch (its Multis to different servers
-//     are separate) leaves an entry without its row or a row without its
+//   - A writer dying inside that Batch (its Multis are separate, even to
+//     one server) leaves an entry without its row or a row without its
 //     entry. Readers skip the first (they fetch every row) and delete it
 //     after the grace period, never sooner, since the row of a write in
 //     flight may still land; Check repairs the second. The caller that

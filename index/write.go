@@ -290,7 +290,7 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 		return retry
 	}
 	// One Batch of CheckAndMutates: one conditional RegionAction per
-	// record, one Multi per region server.
+	// record, in a few parallel Multis per region server.
 	acts = acts[:0]
 	for _, it := range live {
 		acts = append(acts, t.dataMutation(op, it))
