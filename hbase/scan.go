@@ -478,11 +478,12 @@ func (s *scanner) fetch() error {
 			return ErrClosed
 		}
 		reg := s.reg
-		// A call chained after the failed one (chain) asks the scanner
-		// that the retry re-opens elsewhere. If it answered, the server
-		// can be told to close the scanner, whatever err says.
-		answered := s.dropAhead()
-		s.resetPosition(err, answered)
+		// A call chained after the failed one (chain) reads from the
+		// scanner the retry gives up. If it answered and left that
+		// scanner open, its server can be told to close it, whatever err
+		// says.
+		leftOpen := s.dropAhead()
+		s.resetPosition(err, leftOpen)
 		var kind retryKind
 		var ce *rpc.ConnError
 		if errors.Is(err, errAttemptTimeout) && !errors.As(err, &ce) && ctx.Err() == nil {
@@ -510,17 +511,17 @@ func (s *scanner) fetch() error {
 
 // resetPosition forgets the server-side scanner after err, closing it in
 // the background when closeAfter(err) or when a later call's answer left
-// it open (answered), and drops the cells of a row not handed out yet:
+// it open (leftOpen), and drops the cells of a row not handed out yet:
 // the next open starts after the last row completed, or at the row being
 // handed out in parts.
-func (s *scanner) resetPosition(err error, answered bool) {
+func (s *scanner) resetPosition(err error, leftOpen bool) {
 	s.mu.Lock()
 	id, reg := s.scannerID, s.reg
 	s.scannerID = nil
 	s.reg = nil
 	s.stopRenewal()
 	s.mu.Unlock()
-	if id != nil && reg != nil && (answered || closeAfter(err)) {
+	if id != nil && reg != nil && (leftOpen || closeAfter(err)) {
 		go s.c.closeScanner(reg.addr, *id)
 	}
 	s.acc = nil
