@@ -331,22 +331,13 @@ func TestScanReadAheadChainedAfterFailure(t *testing.T) {
 	for range 20 {
 		fc := bigRowsCluster(t, 16)
 		fc.set(func() { fc.holdNext = func(k int) heldAnswer { return heldAnswer{hold: k == 1, corrupt: true} } })
-		sc, err := fc.client().Scan(testCtx(t), &Scan{Table: "t", Caching: 4})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for sc.Next() {
-			got = append(got, string(sc.Result().Row()))
-		}
-		chains := sc.(*scanner).chains
-		if err := sc.Err(); err == nil || !strings.Contains(err.Error(), "malformed cell block") || !slices.Equal(got, fakeRows(4)) {
+		got, chains, err := scanChained(t, fc.client(), &Scan{Table: "t", Caching: 4})
+		if err == nil || !strings.Contains(err.Error(), "malformed cell block") || !slices.Equal(got, fakeRows(4)) {
 			t.Fatalf("rows %v, error %v; want the first 4 rows, then the malformed cell block", got, err)
 		}
 		if chains != 1 {
 			t.Fatalf("%d calls chained, want 1", chains)
 		}
-		sc.Close()
 		fc.waitNoScanners(t, 0)
 	}
 }
@@ -362,18 +353,8 @@ func TestScanReadAheadChainedAfterTimeout(t *testing.T) {
 	fc.set(func() {
 		fc.holdNext = func(k int) heldAnswer { return heldAnswer{hold: k == 1, delay: 300 * time.Millisecond} }
 	})
-	c := fc.client(WithRPCTimeout(100 * time.Millisecond))
-	sc, err := c.Scan(testCtx(t), &Scan{Table: "t", Caching: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for sc.Next() {
-		got = append(got, string(sc.Result().Row()))
-	}
-	chains := sc.(*scanner).chains
-	sc.Close()
-	if err := sc.Err(); err != nil || !slices.Equal(got, fakeRows(16)) {
+	got, chains, err := scanChained(t, fc.client(WithRPCTimeout(100*time.Millisecond)), &Scan{Table: "t", Caching: 4})
+	if err != nil || !slices.Equal(got, fakeRows(16)) {
 		t.Fatalf("rows %v, %v; want %v", got, err, fakeRows(16))
 	}
 	if chains == 0 {
@@ -390,6 +371,44 @@ func TestScanReadAheadChainedAfterTimeout(t *testing.T) {
 	}
 }
 
+// scanChained runs s to its end and returns its rows, the calls it
+// chained and its error, having closed it.
+func scanChained(t *testing.T, c *Client, s *Scan) (rows []string, chains int, err error) {
+	t.Helper()
+	sc, err := c.Scan(testCtx(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	for sc.Next() {
+		rows = append(rows, string(sc.Result().Row()))
+	}
+	return rows, sc.(*scanner).chains, sc.Err()
+}
+
+// TestHeadLeavesScannerOpen: the head's two-flag reading agrees with
+// leavesScannerOpen on the decoded answer, whatever the other fields.
+func TestHeadLeavesScannerOpen(t *testing.T) {
+	flags := []*bool{nil, proto.Bool(false), proto.Bool(true)}
+	for _, more := range flags {
+		for _, inRegion := range flags {
+			r := &pb.ScanResponse{CellsPerResult: []uint32{3, 1, 200}, ScannerId: proto.Uint64(1 << 40), MoreResults: more,
+				PartialFlagPerResult: []bool{false, true, false}, MoreResultsInRegion: inRegion, MvccReadPoint: proto.Uint64(9)}
+			msg, err := proto.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			open, ok := headLeavesScannerOpen(msg)
+			if !ok || open != leavesScannerOpen(r) {
+				t.Errorf("more_results %v, more_results_in_region %v: open %v, ok %v; want %v", more, inRegion, open, ok, leavesScannerOpen(r))
+			}
+		}
+	}
+	if _, ok := headLeavesScannerOpen([]byte{0x18}); ok {
+		t.Error("a cut message read as whole")
+	}
+}
+
 // bigRowsCluster is a fake cluster of one region with n rows whose four
 // make a response above rpc.FrameReuseMin.
 func bigRowsCluster(t *testing.T, n int) *fakeCluster {
@@ -400,4 +419,36 @@ func bigRowsCluster(t *testing.T, n int) *fakeCluster {
 		fc.rows[r] = map[string][]byte{"q": []byte(strings.Repeat(r, rpc.FrameReuseMin/8))}
 	}
 	return fc
+}
+
+// BenchmarkHeadLeavesScannerOpen: what the head function costs the
+// connection's reader for the message of a 2,000-row answer, reading the
+// two flags against decoding the whole message.
+func BenchmarkHeadLeavesScannerOpen(b *testing.B) {
+	r := &pb.ScanResponse{ScannerId: proto.Uint64(12345), MoreResults: proto.Bool(true), MoreResultsInRegion: proto.Bool(true)}
+	for range 2000 {
+		r.CellsPerResult = append(r.CellsPerResult, 1)
+		r.PartialFlagPerResult = append(r.PartialFlagPerResult, false)
+	}
+	msg, err := proto.Marshal(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("flags", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if open, ok := headLeavesScannerOpen(msg); !ok || !open {
+				b.Fatal("not open")
+			}
+		}
+	})
+	b.Run("decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			h := new(pb.ScanResponse)
+			if err := proto.Unmarshal(msg, h); err != nil || !leavesScannerOpen(h) {
+				b.Fatal("not open")
+			}
+		}
+	})
 }
