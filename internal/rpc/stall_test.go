@@ -174,3 +174,66 @@ func TestRequestSent(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteNowStall: callers writing their own small requests to a server
+// that stops reading are bounded by their contexts' deadlines, with no
+// write timeout set: each call returns soon after its deadline, as not
+// sent while the connection stays whole, and as a stalled connection once
+// a write was cut in the middle of a frame.
+func TestWriteNowStall(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		nc, err := ln.Accept()
+		if err == nil {
+			accepted <- nc // never read
+		}
+	}()
+	c, err := Dial(testContext(t), ln.Addr().String(), MasterService)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	nc := <-accepted
+	defer nc.Close()
+	// Small socket buffers, so that a few requests fill them.
+	nc.(*net.TCPConn).SetReadBuffer(16 << 10)
+	c.nc.(*net.TCPConn).SetWriteBuffer(16 << 10)
+	// Below writeNowMax: written by the caller itself.
+	req := &pb.GetTableNamesRequest{Regex: proto.String(strings.Repeat("x", 8<<10))}
+	const wait = 30 * time.Millisecond
+	var stalled bool
+	for i := 0; i < 2000 && !stalled; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		start := time.Now()
+		err := c.Call(ctx, "GetTableNames", req, nil)
+		took := time.Since(start)
+		cancel()
+		if took > wait+time.Second {
+			t.Fatalf("call %d took %v with a deadline of %v", i, took, wait)
+		}
+		var ce *ConnError
+		switch {
+		case errors.As(err, &ce):
+			if !errors.Is(err, ErrConnStalled) {
+				t.Fatalf("call %d: %v, want a *ConnError wrapping ErrConnStalled", i, err)
+			}
+			stalled = true
+		case errors.Is(err, context.DeadlineExceeded):
+			// Sent and unanswered, or not sent at all: the connection
+			// stays.
+		default:
+			t.Fatalf("call %d: %v, want a deadline or a stalled connection", i, err)
+		}
+	}
+	if !stalled {
+		t.Fatal("2,000 unread requests of 8 KiB never stalled the connection")
+	}
+	if err := c.Call(testContext(t), "GetTableNames", req, nil); !errors.Is(err, ErrConnStalled) {
+		t.Errorf("call after the stall: %v, want ErrConnStalled", err)
+	}
+}
