@@ -21,8 +21,10 @@
 // inside the protobuf messages.
 //
 // Calls are multiplexed: each gets a call id in [0, 2^31-1] (wrapping, and
-// never one still outstanding), a single writer goroutine writes whole
-// frames in order, and a single reader goroutine hands each response to its
+// never one still outstanding), frames are written whole, one at a time (a
+// caller writes its own request of up to 16 KiB when nobody else is
+// writing, otherwise a writer goroutine writes the queue in order), and a
+// single reader goroutine hands each response to its
 // caller by call id, in whatever order the server answers. Responses for
 // ids nobody waits for (the caller gave up) are dropped. A response with
 // call id >= 2^31 (-1 in Java) is a connection-level exception: the
@@ -35,6 +37,9 @@
 // for; when the context ends the call returns at once and a late response
 // is discarded. Cancelling a call never breaks the connection: a request
 // not yet written is skipped, one already written is answered and dropped.
+// The one exception is a server that stopped reading: a caller writing its
+// own request stops at its deadline (or the write timeout), and a frame
+// cut in the middle fails the connection as stalled.
 //
 // A per-RPC timeout is a context that ends with cause ErrCallTimeout
 // (CallTimeout). When it passes and nothing at all was read from the
