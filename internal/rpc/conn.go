@@ -38,6 +38,9 @@ type Conn struct {
 	born time.Time
 	// lastRead is when bytes last arrived from the server (see abandon).
 	lastRead atomic.Int64
+	// bareTCP is set when nc is a *net.TCPConn, whose writes a deadline
+	// can cut and a later write resume (writeNow).
+	bareTCP bool
 	// plain is set on connections with neither TLS nor Kerberos: when
 	// the server closes one before sending a byte, its error wraps
 	// errClosedUnanswered, which a Pool counts (see ErrTLSRequired).
@@ -157,6 +160,7 @@ func dial(ctx context.Context, addr, service string, o *options) (*Conn, error) 
 		pending:      make(map[uint32]*pending),
 	}
 	c.plain = o.tls == nil && o.kerberos == nil
+	_, c.bareTCP = nc.(*net.TCPConn)
 	go c.readLoop()
 	go c.writeLoop()
 	return c, nil
@@ -242,8 +246,8 @@ func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message,
 	}
 	p.frame = buf
 
-	if err := c.send(ctx, method, p); err != nil {
-		return false, err
+	if sent, err := c.send(ctx, method, p); err != nil {
+		return sent, err
 	}
 	var r result
 	select {
@@ -525,22 +529,22 @@ func (r readStamper) Read(b []byte) (int, error) {
 }
 
 // send hands p's request to the socket, itself (writeNow) or through the
-// writer goroutine. An error means the request was not sent and p is
-// unregistered; after a failed write, p's result says what happened.
-func (c *Conn) send(ctx context.Context, method string, p *pending) error {
-	if taken, err := c.writeNow(ctx, method, p); taken {
-		return err
+// writer goroutine. On error sent says whether the request may have left,
+// and p is no longer registered or has its result.
+func (c *Conn) send(ctx context.Context, method string, p *pending) (sent bool, err error) {
+	if taken, sent, err := c.writeNow(ctx, method, p); taken {
+		return sent, err
 	}
 	select {
 	case c.writeq <- p:
-		return nil
+		return true, nil
 	case <-ctx.Done():
 		c.unregister(p)
 		putBuffer(p.frame)
-		return ctxError(ctx, method)
+		return false, ctxError(ctx, method)
 	case <-c.done:
 		putBuffer(p.frame)
-		return c.deadErr()
+		return false, c.deadErr()
 	}
 }
 
@@ -551,47 +555,83 @@ const writeNowMax = 16 << 10
 // writeNow writes p's request on the caller's goroutine when nobody else is
 // writing and nothing waits in the queue, which spares the hand-off to the
 // writer goroutine: for a Get, a sixth of the client's CPU on a real
-// HBase. It reports whether it took the request.
+// HBase. It reports whether it took the request, and if so what send
+// returns.
 //
-// A small write only blocks when the socket's send buffer is full, that is
-// when the server stopped reading. The write is then bounded by the
-// connection's write timeout and by ctx's deadline, whichever comes first
-// (a cancellation without a deadline waits for the write timeout). A write
-// that timed out having written nothing on a plain connection leaves the
-// connection as it was and returns ctx's error, and the request was not
-// sent; any other failed write fails the connection as stalled, and p with
-// it (TLS and SASL connections cannot survive a timed-out write).
-func (c *Conn) writeNow(ctx context.Context, method string, p *pending) (taken bool, err error) {
-	if len(*p.frame) > writeNowMax || len(c.writeq) > 0 || !c.wmu.TryLock() {
-		return false, nil
+// Only on a bare TCP socket (no TLS, SASL or WithDialFunc wrapper, none of
+// which can resume a write a deadline cut), and only for a ctx that has a
+// deadline or cannot be cancelled: a caller must not be stuck in a write
+// past the end of its context. A small write blocks only when the socket's
+// send buffer is full, when the server is slow to read or has stopped.
+// The write then stops at ctx's deadline or the write timeout, whichever
+// is first. Cut by the deadline before its first byte, the request was not
+// sent and the connection is as it was; cut after it, the rest of the
+// frame is written in the background under the write timeout alone (the
+// socket stays taken meanwhile) and the caller waits for its answer or
+// its context as after any write. Only the write timeout fails the
+// connection, as stalled, as the writer goroutine's does.
+func (c *Conn) writeNow(ctx context.Context, method string, p *pending) (taken, sent bool, err error) {
+	if !c.bareTCP || len(*p.frame) > writeNowMax || len(c.writeq) > 0 {
+		return false, false, nil
 	}
+	d, byCtx := ctx.Deadline()
+	if !byCtx && ctx.Done() != nil {
+		return false, false, nil
+	}
+	if !c.wmu.TryLock() {
+		return false, false, nil
+	}
+	var dl time.Time
+	if c.writeTimeout > 0 {
+		dl = time.Now().Add(c.writeTimeout)
+	}
+	if byCtx = byCtx && (dl.IsZero() || d.Before(dl)); byCtx {
+		dl = d
+	}
+	c.nc.SetWriteDeadline(dl)
+	p.written.Store(true)
+	frame := p.frame
+	start := time.Now()
+	n, err := c.nc.Write(*frame)
+	switch {
+	case err == nil:
+		c.wmu.Unlock()
+		putBuffer(frame)
+		return true, true, nil
+	case byCtx && errors.Is(err, os.ErrDeadlineExceeded) && n == 0:
+		c.wmu.Unlock()
+		putBuffer(frame)
+		p.written.Store(false)
+		c.unregister(p)
+		<-ctx.Done() // its deadline passed: Done is closed or about to be
+		return true, false, ctxError(ctx, method)
+	case byCtx && errors.Is(err, os.ErrDeadlineExceeded):
+		go c.finishWrite(frame, n)
+		return true, true, nil
+	}
+	c.wmu.Unlock()
+	putBuffer(frame)
+	if n == 0 {
+		p.written.Store(false)
+	}
+	c.fail(c.writeErr(err, time.Since(start)))
+	return true, p.written.Load(), c.callErr(c.deadErr(), p)
+}
+
+// finishWrite writes the rest of a frame whose write a caller's deadline
+// cut after its first n bytes, under the write timeout alone, and then
+// releases the socket (wmu, held by the caller's writeNow).
+func (c *Conn) finishWrite(frame *[]byte, n int) {
+	defer putBuffer(frame)
 	defer c.wmu.Unlock()
 	var dl time.Time
 	if c.writeTimeout > 0 {
 		dl = time.Now().Add(c.writeTimeout)
 	}
-	if d, ok := ctx.Deadline(); ok && (dl.IsZero() || d.Before(dl)) {
-		dl = d
-	}
 	c.nc.SetWriteDeadline(dl)
-	p.written.Store(true)
-	start := time.Now()
-	n, err := c.nc.Write(*p.frame)
-	putBuffer(p.frame)
-	if err == nil {
-		return true, nil
+	if _, err := c.nc.Write((*frame)[n:]); err != nil {
+		c.fail(c.writeErr(err, c.writeTimeout))
 	}
-	if n == 0 && c.plain && errors.Is(err, os.ErrDeadlineExceeded) {
-		if d, ok := ctx.Deadline(); ok && !d.After(dl) {
-			// ctx's deadline ended the write: its Done follows at once.
-			<-ctx.Done()
-			p.written.Store(false)
-			c.unregister(p)
-			return true, ctxError(ctx, method)
-		}
-	}
-	c.fail(c.writeErr(err, time.Since(start)))
-	return true, nil
 }
 
 // writeLoop writes queued requests, flushing whenever the queue is empty,

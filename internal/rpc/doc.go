@@ -23,7 +23,8 @@
 // Calls are multiplexed: each gets a call id in [0, 2^31-1] (wrapping, and
 // never one still outstanding), frames are written whole, one at a time (a
 // caller writes its own request of up to 16 KiB when nobody else is
-// writing, otherwise a writer goroutine writes the queue in order), and a
+// writing, see below; otherwise a writer goroutine writes the queue in
+// order), and a
 // single reader goroutine hands each response to its
 // caller by call id, in whatever order the server answers. Responses for
 // ids nobody waits for (the caller gave up) are dropped. A response with
@@ -37,9 +38,10 @@
 // for; when the context ends the call returns at once and a late response
 // is discarded. Cancelling a call never breaks the connection: a request
 // not yet written is skipped, one already written is answered and dropped.
-// The one exception is a server that stopped reading: a caller writing its
-// own request stops at its deadline (or the write timeout), and a frame
-// cut in the middle fails the connection as stalled.
+// A caller writing its own request (on a bare TCP socket, for a context
+// with a deadline or none that can end) stops at its deadline when the
+// server is slow to read; the rest of a frame cut in the middle is written
+// in the background.
 //
 // A per-RPC timeout is a context that ends with cause ErrCallTimeout
 // (CallTimeout). When it passes and nothing at all was read from the
