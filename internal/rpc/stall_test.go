@@ -174,4 +174,3 @@ func TestRequestSent(t *testing.T) {
 		}
 	}
 }
-

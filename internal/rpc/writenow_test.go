@@ -15,10 +15,10 @@ import (
 	"github.com/hbkit/hbkit/internal/pb"
 )
 
-// unreadServer accepts one connection on a socket with a small receive
-// buffer and never reads from it. It returns the address and the
-// accepted connection's channel.
-func unreadServer(t *testing.T) (string, <-chan net.Conn) {
+// unreadConn dials a server that accepts the connection and never reads
+// from it, with small socket buffers on both ends so that a few requests
+// fill them.
+func unreadConn(t *testing.T, opts ...Option) *Conn {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -33,7 +33,15 @@ func unreadServer(t *testing.T) (string, <-chan net.Conn) {
 			accepted <- nc // never read
 		}
 	}()
-	return ln.Addr().String(), accepted
+	c, err := Dial(testContext(t), ln.Addr().String(), MasterService, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	nc := <-accepted
+	t.Cleanup(func() { nc.Close() })
+	c.nc.(*net.TCPConn).SetWriteBuffer(16 << 10)
+	return c
 }
 
 // smallRequest is below writeNowMax: its caller writes it itself.
@@ -46,15 +54,7 @@ func smallRequest() *pb.GetTableNamesRequest {
 // timeout the connection stays up however many writes their deadlines
 // cut (the rest of a cut frame waits for the socket in the background).
 func TestWriteNowSlowReader(t *testing.T) {
-	addr, accepted := unreadServer(t)
-	c, err := Dial(testContext(t), addr, MasterService)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	nc := <-accepted
-	defer nc.Close()
-	c.nc.(*net.TCPConn).SetWriteBuffer(16 << 10)
+	c := unreadConn(t)
 	const wait = 5 * time.Millisecond
 	req := smallRequest()
 	for i := range 300 { // 2.4 MB: far more than the socket buffers hold
@@ -78,15 +78,7 @@ func TestWriteNowSlowReader(t *testing.T) {
 // TestWriteNowStallsOnWriteTimeout: with a write timeout, a server that
 // does not read fails the connection as stalled, whoever was writing.
 func TestWriteNowStallsOnWriteTimeout(t *testing.T) {
-	addr, accepted := unreadServer(t)
-	c, err := Dial(testContext(t), addr, MasterService, WithWriteTimeout(50*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	nc := <-accepted
-	defer nc.Close()
-	c.nc.(*net.TCPConn).SetWriteBuffer(16 << 10)
+	c := unreadConn(t, WithWriteTimeout(50*time.Millisecond))
 	req := smallRequest()
 	for i := range 300 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
@@ -204,15 +196,7 @@ func TestWriteNowCutByDeadline(t *testing.T) {
 // no deadline goes through the writer goroutine, so a cancel returns the
 // caller at once even when the socket does not take the request.
 func TestWriteNowNotForCancelOnly(t *testing.T) {
-	addr, accepted := unreadServer(t)
-	c, err := Dial(testContext(t), addr, MasterService)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	nc := <-accepted
-	defer nc.Close()
-	c.nc.(*net.TCPConn).SetWriteBuffer(16 << 10)
+	c := unreadConn(t)
 	req := smallRequest()
 	for i := range 300 {
 		ctx, cancel := context.WithCancel(context.Background())
