@@ -418,7 +418,11 @@ type flatCol[V any] struct {
 }
 
 func flattenMap[V any](m map[string]map[string]V) []flatCol[V] {
-	var out []flatCol[V]
+	n := 0
+	for _, qs := range m {
+		n += len(qs)
+	}
+	out := make([]flatCol[V], 0, n)
 	for f, qs := range m {
 		for q, v := range qs {
 			out = append(out, flatCol[V]{f, q, v})

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 
@@ -185,11 +186,11 @@ func valuesToPB(values map[string]map[string][]byte, ts *uint64) []*pb.MutationP
 	var cur *pb.MutationProto_ColumnValue
 	for i, c := range cols {
 		if cur == nil || string(cur.Family) != c.family {
-			cur = &pb.MutationProto_ColumnValue{Family: []byte(c.family)}
+			cur = &pb.MutationProto_ColumnValue{Family: readOnlyBytes(c.family)}
 			out = append(out, cur)
 		}
 		qv := &qvs[i]
-		qv.Qualifier = []byte(c.qualifier)
+		qv.Qualifier = readOnlyBytes(c.qualifier)
 		qv.Value = c.v
 		if qv.Value == nil {
 			qv.Value = []byte{}
@@ -198,6 +199,18 @@ func valuesToPB(values map[string]map[string][]byte, ts *uint64) []*pb.MutationP
 		cur.QualifierValue = append(cur.QualifierValue, qv)
 	}
 	return out
+}
+
+// readOnlyBytes returns the bytes of s without copying them, for a
+// message that is only marshalled (a Put's families and qualifiers, map
+// keys, would otherwise cost an allocation each per cell). Nothing may
+// write to them. An empty s gives an empty, non-nil slice: nil would
+// leave the field out of the message.
+func readOnlyBytes(s string) []byte {
+	if s == "" {
+		return []byte{}
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // deleteToPB converts a validated Delete (see the Delete doc for the

@@ -77,11 +77,12 @@ func TestEncodePutAllocs(t *testing.T) {
 		req := &pb.MutateRequest{Region: benchSpec, Mutation: putToPB(p, p.Row)}
 		buf, _ = proto.MarshalOptions{}.MarshalAppend(buf[:0], req)
 	})
-	// MutateRequest, MutationProto, flattening (slice + strings), one
-	// ColumnValue with its slice, the QualifierValue block, and the
-	// family/qualifier []byte conversions.
-	if n > 16 {
-		t.Errorf("Put encoding: %.0f allocations, want <= 16", n)
+	// MutateRequest, MutationProto, the flattened cells (one slice), one
+	// ColumnValue with its slice, the QualifierValue block; families and
+	// qualifiers alias the map's keys (readOnlyBytes). 16 when they were
+	// copied and the flattening grew its slice cell by cell.
+	if n > 9 {
+		t.Errorf("Put encoding: %.0f allocations, want <= 9", n)
 	}
 }
 
