@@ -24,9 +24,8 @@
 // never one still outstanding), frames are written whole, one at a time (a
 // caller writes its own request of up to 16 KiB when nobody else is
 // writing, see below; otherwise a writer goroutine writes the queue in
-// order), and a
-// single reader goroutine hands each response to its
-// caller by call id, in whatever order the server answers. Responses for
+// order), and a single reader goroutine hands each response to its caller
+// by call id, in whatever order the server answers. Responses for
 // ids nobody waits for (the caller gave up) are dropped. A response with
 // call id >= 2^31 (-1 in Java) is a connection-level exception: the
 // connection is failed.

@@ -25,9 +25,8 @@ var ErrCallTimeout = errors.New("rpc: call timed out")
 // closed because the server stopped answering: a call ran out of its
 // per-RPC timeout with nothing read from the connection since it was sent,
 // or a write, the writer goroutine's or a caller's own, stayed blocked past
-// the write timeout. Every call pending on
-// the connection fails with that ConnError; the next call through a Pool
-// dials a fresh connection.
+// the write timeout. Every call pending on the connection fails with that
+// ConnError; the next call through a Pool dials a fresh connection.
 var ErrConnStalled = errors.New("rpc: connection stalled: the server stopped answering")
 
 // RemoteError is an exception thrown by the server for one call (or, wrapped
