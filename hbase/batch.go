@@ -69,9 +69,9 @@ func (it *batchItem) final(err error) error {
 // after the other, so when a Batch has fewer than 8 servers the regions
 // of a server that each have 8 actions or more are spread over up to
 // 8/servers Multis (see serverRequests). It returns one BatchResult per
-// action. Only
-// the actions that failed with a retryable error are resent, after the
-// cache was corrected and a backoff, within ctx and the retry bounds.
+// action. Only the actions that failed with a retryable error are resent,
+// after the cache was corrected and a backoff, within ctx and the retry
+// bounds.
 //
 // A CheckAndMutate is sent as its own atomic RegionAction carrying its
 // condition (HBase 2.4+), in a Multi to its server with other actions;

@@ -93,14 +93,8 @@ func waitQueued(t *testing.T, c *Client, addr string, n int) {
 // multiRows returns, per Multi the fake received, the rows of its
 // mutations in request order.
 func (fc *fakeCluster) multiRows() [][]string {
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
 	var out [][]string
-	for _, c := range fc.calls {
-		mr, ok := c.req.(*pb.MultiRequest)
-		if !ok {
-			continue
-		}
+	for _, mr := range fc.multis() {
 		var rows []string
 		for _, ra := range mr.GetRegionAction() {
 			for _, a := range ra.GetAction() {
@@ -114,16 +108,12 @@ func (fc *fakeCluster) multiRows() [][]string {
 
 // multiGets counts the Get actions of the Multis the fake received.
 func (fc *fakeCluster) multiGets() int {
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
 	n := 0
-	for _, c := range fc.calls {
-		if mr, ok := c.req.(*pb.MultiRequest); ok {
-			for _, ra := range mr.GetRegionAction() {
-				for _, a := range ra.GetAction() {
-					if a.Get != nil {
-						n++
-					}
+	for _, mr := range fc.multis() {
+		for _, ra := range mr.GetRegionAction() {
+			for _, a := range ra.GetAction() {
+				if a.Get != nil {
+					n++
 				}
 			}
 		}

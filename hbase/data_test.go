@@ -271,17 +271,11 @@ func TestBatchRetriesOnlyFailedActions(t *testing.T) {
 	// Each row's put was sent once, plus the retried ones (h: region
 	// failure hit h or i's first action only; q once more).
 	sent := map[string]int{}
-	fc.mu.Lock()
-	for _, call := range fc.calls {
-		if m, ok := call.req.(*pb.MultiRequest); ok {
-			for _, ra := range m.GetRegionAction() {
-				for _, a := range ra.GetAction() {
-					sent[string(a.GetMutation().GetRow())]++
-				}
-			}
+	for _, rows := range fc.multiRows() {
+		for _, r := range rows {
+			sent[r]++
 		}
 	}
-	fc.mu.Unlock()
 	for _, r := range []string{"a", "b", "r"} {
 		if sent[r] != 1 {
 			t.Errorf("row %s sent %d times, want 1", r, sent[r])
@@ -453,12 +447,7 @@ func TestBatchCheckAndMutate(t *testing.T) {
 	}
 	// The request shape, and which conditions were sent how often.
 	sent := map[string]int{}
-	fc.mu.Lock()
-	for _, call := range fc.calls {
-		m, ok := call.req.(*pb.MultiRequest)
-		if !ok {
-			continue
-		}
+	for _, m := range fc.multis() {
 		for _, ra := range m.GetRegionAction() {
 			cond := ra.GetCondition()
 			if cond == nil {
@@ -473,7 +462,6 @@ func TestBatchCheckAndMutate(t *testing.T) {
 			}
 		}
 	}
-	fc.mu.Unlock()
 	multis := fc.count("", "Multi")
 	if fmt.Sprint(sent) != "map[b:1 h:1 i:2 q:3]" {
 		t.Errorf("conditions sent %v, want each once, i twice", sent)

@@ -396,33 +396,34 @@ func leavesScannerOpen(resp *pb.ScanResponse) bool {
 func headLeavesScannerOpen(msg []byte) (open, ok bool) {
 	more, inRegion := false, true // absent more_results_in_region: true
 	for len(msg) > 0 {
+		var num protowire.Number
+		var v uint64
+		varint := true
 		if len(msg) >= 2 && msg[0] < 0x80 && msg[0]&7 == byte(protowire.VarintType) && msg[1] < 0x80 {
-			switch msg[0] >> 3 {
-			case 3: // more_results
-				more = msg[1] != 0
-			case 8: // more_results_in_region
-				inRegion = msg[1] != 0
-			}
+			num, v = protowire.Number(msg[0]>>3), uint64(msg[1])
 			msg = msg[2:]
-			continue
-		}
-		num, typ, n := protowire.ConsumeTag(msg)
-		if n < 0 {
-			return false, false
-		}
-		msg = msg[n:]
-		if n = protowire.ConsumeFieldValue(num, typ, msg); n < 0 {
-			return false, false
-		}
-		if (num == 3 || num == 8) && typ == protowire.VarintType {
-			v, _ := protowire.ConsumeVarint(msg)
-			if num == 3 {
-				more = v != 0
-			} else {
-				inRegion = v != 0
+		} else {
+			var typ protowire.Type
+			var n int
+			if num, typ, n = protowire.ConsumeTag(msg); n < 0 {
+				return false, false
 			}
+			msg = msg[n:]
+			if n = protowire.ConsumeFieldValue(num, typ, msg); n < 0 {
+				return false, false
+			}
+			if varint = typ == protowire.VarintType; varint {
+				v, _ = protowire.ConsumeVarint(msg)
+			}
+			msg = msg[n:]
 		}
-		msg = msg[n:]
+		switch {
+		case !varint:
+		case num == 3: // more_results
+			more = v != 0
+		case num == 8: // more_results_in_region
+			inRegion = v != 0
+		}
 	}
 	return more && inRegion, true
 }

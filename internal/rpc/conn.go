@@ -581,10 +581,7 @@ func (c *Conn) writeNow(ctx context.Context, method string, p *pending) (taken, 
 	if !c.wmu.TryLock() {
 		return false, false, nil
 	}
-	var dl time.Time
-	if c.writeTimeout > 0 {
-		dl = time.Now().Add(c.writeTimeout)
-	}
+	dl := c.writeDeadline()
 	if byCtx = byCtx && (dl.IsZero() || d.Before(dl)); byCtx {
 		dl = d
 	}
@@ -624,14 +621,19 @@ func (c *Conn) writeNow(ctx context.Context, method string, p *pending) (taken, 
 func (c *Conn) finishWrite(frame *[]byte, n int) {
 	defer putBuffer(frame)
 	defer c.wmu.Unlock()
-	var dl time.Time
-	if c.writeTimeout > 0 {
-		dl = time.Now().Add(c.writeTimeout)
-	}
-	c.nc.SetWriteDeadline(dl)
+	c.nc.SetWriteDeadline(c.writeDeadline())
 	if _, err := c.nc.Write((*frame)[n:]); err != nil {
 		c.fail(c.writeErr(err, c.writeTimeout))
 	}
+}
+
+// writeDeadline is the deadline of a write starting now: the write
+// timeout from now, or none.
+func (c *Conn) writeDeadline() time.Time {
+	if c.writeTimeout <= 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(c.writeTimeout)
 }
 
 // writeLoop writes queued requests, flushing whenever the queue is empty,
@@ -649,11 +651,7 @@ func (c *Conn) writeLoop() {
 		c.wmu.Lock()
 		// Always set: a caller's own write (writeNow) may have left its
 		// context's deadline on the socket.
-		var dl time.Time
-		if c.writeTimeout > 0 {
-			dl = time.Now().Add(c.writeTimeout)
-		}
-		c.nc.SetWriteDeadline(dl)
+		c.nc.SetWriteDeadline(c.writeDeadline())
 		for p != nil {
 			if !p.gone.Load() {
 				p.written.Store(true)

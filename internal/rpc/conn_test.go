@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -14,7 +13,6 @@ import (
 	"time"
 	"unsafe"
 
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hbkit/hbkit/internal/pb"
@@ -736,13 +734,8 @@ func TestHead(t *testing.T) {
 			// little of the cell block, then (once head was called, or
 			// after 5 s) the rest.
 			body, _ := proto.Marshal(msg)
-			hb, _ := proto.Marshal(&pb.ResponseHeader{CallId: proto.Uint32(req.id()),
-				CellBlockMeta: &pb.CellBlockMeta{Length: proto.Uint32(4 * FrameReuseMin)}})
-			payload := protowire.AppendBytes(nil, hb)
-			payload = protowire.AppendBytes(payload, body)
-			payload = append(payload, make([]byte, 4*FrameReuseMin)...)
-			frame := binary.BigEndian.AppendUint32(nil, uint32(len(payload)))
-			frame = append(frame, payload...)
+			frame := frameOf(responseFrame(t, &pb.ResponseHeader{CallId: proto.Uint32(req.id()),
+				CellBlockMeta: &pb.CellBlockMeta{Length: proto.Uint32(4 * FrameReuseMin)}}, body, make([]byte, 4*FrameReuseMin)))
 			cut := len(frame) - 4*FrameReuseMin + 100
 			sc.wmu.Lock()
 			defer sc.wmu.Unlock()

@@ -215,7 +215,8 @@ func WithFrameBuffer(buf []byte, frame *[]byte) CallOption {
 // the server is done with the call by then. It is called at most once
 // per attempt, only for a frame of at least the connection's
 // WithFrameReuseMin bytes (FrameReuseMin by default) whose header and
-// message fit its read buffer (64 KiB), and not for a remote exception. fn runs on the connection's reader: it must return
-// quickly and must not call on the connection; msg is valid only until
-// it returns. The call's outcome is still what Call returns.
+// message fit its read buffer (64 KiB), and not for a remote exception.
+// fn runs on the connection's reader: it must return quickly and must not
+// call on the connection; msg is valid only until it returns. The call's
+// outcome is still what Call returns.
 func WithHead(fn func(msg []byte)) CallOption { return func(c *callOptions) { c.head = fn } }
