@@ -225,12 +225,12 @@ func TestSeedKeysAreTheSchemas(t *testing.T) {
 // through every reader; verify finds nothing; repair (and reads with read
 // repair) write nothing; rebuild takes them into the protocol.
 func TestForeignRowsAgree(t *testing.T) {
-	for _, mode := range []schema.WriteMode{schema.Strict, schema.Mutable, schema.InsertOnly} {
-		t.Run(mode.String(), func(t *testing.T) { testForeignRowsAgree(t, dao.WithWriteMode(mode)) })
+	for _, mode := range []schema.WriteMode{schema.Strict, schema.Mutable, schema.InsertOnly, schema.VerifyOnRead} {
+		t.Run(mode.String(), func(t *testing.T) { testForeignRowsAgree(t, mode) })
 	}
 }
 
-func testForeignRowsAgree(t *testing.T, mode dao.Option) {
+func testForeignRowsAgree(t *testing.T, mode schema.WriteMode) {
 	ctx := context.Background()
 	b, _ := newFakeBackend(t)
 	msgs := foreignMessages(30)
@@ -241,7 +241,7 @@ func testForeignRowsAgree(t *testing.T, mode dao.Option) {
 	writeRaw(t, b.c, acts)
 	dataBefore, indexBefore := rawDump(t, b.c, b.data), rawDump(t, b.c, b.index)
 
-	s := b.sms(t, mode)
+	s := b.sms(t, dao.WithWriteMode(mode))
 	assertReaders(t, s, msgs, msgs)
 	assertClean(t, s, int64(len(msgs)))
 	rep, err := s.Check(ctx, index.ModeRepair)
@@ -276,8 +276,13 @@ func testForeignRowsAgree(t *testing.T, mode dao.Option) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st := e.Value([]byte("cf"), []byte(index.StatusQualifier)); len(st) == 0 || st[0] != 'v' {
-			t.Fatalf("entry %q after rebuild: status %q, want verified", entry, st)
+		// Verify-on-read writes every entry unverified, its repairs too.
+		want := byte('v')
+		if mode == schema.VerifyOnRead {
+			want = 'u'
+		}
+		if st := e.Value([]byte("cf"), []byte(index.StatusQualifier)); len(st) == 0 || st[0] != want {
+			t.Fatalf("entry %q after rebuild: status %q, want %q", entry, st, want)
 		}
 	}
 }
@@ -287,7 +292,7 @@ func testForeignRowsAgree(t *testing.T, mode dao.Option) {
 // writes the two entries, without a status, and no data row; the orphan
 // goes once past the grace period.
 func TestForeignDivergence(t *testing.T) {
-	for _, mode := range []schema.WriteMode{schema.Strict, schema.Mutable, schema.InsertOnly} {
+	for _, mode := range []schema.WriteMode{schema.Strict, schema.Mutable, schema.InsertOnly, schema.VerifyOnRead} {
 		t.Run(mode.String(), func(t *testing.T) { testForeignDivergence(t, dao.WithWriteMode(mode)) })
 	}
 }
