@@ -418,11 +418,20 @@ type flatCol[V any] struct {
 }
 
 func flattenMap[V any](m map[string]map[string]V) []flatCol[V] {
+	return flattenMapInto(nil, m)
+}
+
+// flattenMapInto is flattenMap into dst's memory when it holds them all
+// (a caller's array can then stay on its stack).
+func flattenMapInto[V any](dst []flatCol[V], m map[string]map[string]V) []flatCol[V] {
 	n := 0
 	for _, qs := range m {
 		n += len(qs)
 	}
-	out := make([]flatCol[V], 0, n)
+	out := dst[:0]
+	if cap(out) < n {
+		out = make([]flatCol[V], 0, n)
+	}
 	for f, qs := range m {
 		for q, v := range qs {
 			out = append(out, flatCol[V]{f, q, v})

@@ -38,7 +38,10 @@ type batchItem struct {
 	table  string // canonical
 	row    []byte
 	pa     *pb.Action // the wire action; Index is idx (nil for a CheckAndMutate)
-	nonced bool
+	// wire and wireIdx are pa and its Index, in the item's own memory.
+	wire    pb.Action
+	wireIdx uint32
+	nonced  bool
 	// A CheckAndMutate is its own atomic RegionAction: cond and the
 	// mutations as numbered actions.
 	cond    *pb.Condition
@@ -174,7 +177,8 @@ func waitRank(k retryKind) int {
 }
 
 func (c *Client) newBatchItem(i int, a Action) (*batchItem, error) {
-	it := &batchItem{idx: i, action: a, pa: &pb.Action{Index: proto.Uint32(uint32(i))}}
+	it := &batchItem{idx: i, action: a, wireIdx: uint32(i)}
+	it.pa, it.wire.Index = &it.wire, &it.wireIdx
 	switch a := a.(type) {
 	case *Get:
 		g, err := getToPB(a)
@@ -183,7 +187,10 @@ func (c *Client) newBatchItem(i int, a Action) (*batchItem, error) {
 		}
 		it.table, it.row, it.pa.Get = a.Table, a.Row, g
 	case *Put:
-		it.table, it.row, it.pa.Mutation = a.Table, a.Row, putToPB(a, a.Row)
+		// Encoded straight into the Action (putwire.go).
+		it.table, it.row = a.Table, a.Row
+		it.pa.ProtoReflect().SetUnknown(putActionField(a))
+		it.idempotent = true
 	case *Delete:
 		it.table, it.row, it.pa.Mutation = a.Table, a.Row, deleteToPB(a, a.Row)
 	case *Increment:
@@ -200,7 +207,9 @@ func (c *Client) newBatchItem(i int, a Action) (*batchItem, error) {
 		return nil, invalidf("batch", "", ErrInvalidRequest, "unsupported action %T", a)
 	}
 	it.table = canonicalTable(it.table)
-	it.idempotent = it.cond == nil && (it.pa.Get != nil || mutationIdempotent(it.pa.Mutation))
+	if !it.idempotent {
+		it.idempotent = it.cond == nil && (it.pa.Get != nil || mutationIdempotent(it.pa.Mutation))
+	}
 	return it, nil
 }
 
