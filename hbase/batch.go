@@ -187,9 +187,12 @@ func (c *Client) newBatchItem(i int, a Action) (*batchItem, error) {
 		}
 		it.table, it.row, it.pa.Get = a.Table, a.Row, g
 	case *Put:
-		// Encoded straight into the Action (putwire.go).
 		it.table, it.row = a.Table, a.Row
-		it.pa.ProtoReflect().SetUnknown(putActionField(a))
+		if raw, ok := putActionField(a, maxPutWire); ok { // putwire.go
+			it.pa.ProtoReflect().SetUnknown(raw)
+		} else {
+			it.pa.Mutation = putToPB(a, a.Row)
+		}
 		it.idempotent = true
 	case *Delete:
 		it.table, it.row, it.pa.Mutation = a.Table, a.Row, deleteToPB(a, a.Row)

@@ -1,6 +1,8 @@
 package hbase
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"testing"
 
@@ -47,43 +49,47 @@ func BenchmarkEncodeGet(b *testing.B) {
 	}
 }
 
-// BenchmarkEncodeMulti measures a 1,000-put Multi for one region, its
-// Actions built as putToPB gives them (putToPB) and as a Batch builds
-// them (putActionField: each Put encoded straight into its Action's
-// bytes); the allocations per action are reported too.
+// BenchmarkEncodeMulti measures a 1,000-put Multi for one region, Puts
+// of one cell with values of 5 B to 16 KiB, its Actions built as putToPB
+// gives them (putToPB) and encoded straight into their bytes
+// (putActionField, without Batch's maxPutWire bound); the allocations per
+// action are reported too.
 func BenchmarkEncodeMulti(b *testing.B) {
-	puts := make([]*Put, 1000)
-	for i := range puts {
-		puts[i] = &Put{Table: "t", Row: []byte{byte(i >> 8), byte(i), 'r'}, Values: map[string]map[string][]byte{"cf": {"q": []byte("value")}}}
-	}
-	for _, bc := range []struct {
-		name   string
-		action func(i int, p *Put) *pb.Action
-	}{
-		{"putToPB", func(i int, p *Put) *pb.Action {
-			return &pb.Action{Index: proto.Uint32(uint32(i)), Mutation: putToPB(p, p.Row)}
-		}},
-		{"putActionField", func(i int, p *Put) *pb.Action {
-			a := &pb.Action{Index: proto.Uint32(uint32(i))}
-			a.ProtoReflect().SetUnknown(putActionField(p))
-			return a
-		}},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			buf := make([]byte, 0, 64<<10)
-			for b.Loop() {
-				ra := &pb.RegionAction{Region: benchSpec, Action: make([]*pb.Action, len(puts))}
-				for i, p := range puts {
-					ra.Action[i] = bc.action(i, p)
+	for _, size := range []int{5, 128, 256, 512, 1 << 10, 4 << 10, 16 << 10} {
+		puts := make([]*Put, 1000)
+		for i := range puts {
+			puts[i] = &Put{Table: "t", Row: []byte{byte(i >> 8), byte(i), 'r'}, Values: map[string]map[string][]byte{"cf": {"q": make([]byte, size)}}}
+		}
+		for _, bc := range []struct {
+			name   string
+			action func(i int, p *Put) *pb.Action
+		}{
+			{"putToPB", func(i int, p *Put) *pb.Action {
+				return &pb.Action{Index: proto.Uint32(uint32(i)), Mutation: putToPB(p, p.Row)}
+			}},
+			{"putActionField", func(i int, p *Put) *pb.Action {
+				a := &pb.Action{Index: proto.Uint32(uint32(i))}
+				raw, _ := putActionField(p, math.MaxInt)
+				a.ProtoReflect().SetUnknown(raw)
+				return a
+			}},
+		} {
+			b.Run(fmt.Sprintf("value=%d/%s", size, bc.name), func(b *testing.B) {
+				b.ReportAllocs()
+				buf := make([]byte, 0, 64<<10)
+				for b.Loop() {
+					ra := &pb.RegionAction{Region: benchSpec, Action: make([]*pb.Action, len(puts))}
+					for i, p := range puts {
+						ra.Action[i] = bc.action(i, p)
+					}
+					var err error
+					buf, err = proto.MarshalOptions{}.MarshalAppend(buf[:0], &pb.MultiRequest{RegionAction: []*pb.RegionAction{ra}})
+					if err != nil {
+						b.Fatal(err)
+					}
 				}
-				var err error
-				buf, err = proto.MarshalOptions{}.MarshalAppend(buf[:0], &pb.MultiRequest{RegionAction: []*pb.RegionAction{ra}})
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+			})
+		}
 	}
 }
 

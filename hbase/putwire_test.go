@@ -2,6 +2,7 @@ package hbase
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -57,6 +58,10 @@ func TestPutWireMatchesProto(t *testing.T) {
 	for range 500 {
 		puts = append(puts, randomPut(rng))
 	}
+	// Lengths of three varint bytes.
+	big := bytes.Repeat([]byte{'v'}, 20000)
+	puts = append(puts, &Put{Table: "t", Row: []byte("r"), Values: map[string]map[string][]byte{
+		"cf": {string(big[:17000]): big, "b": {}}}, Timestamp: 1 << 40})
 	for i, p := range puts {
 		if err := p.Validate(); err != nil {
 			t.Fatalf("put %d: %v", i, err)
@@ -66,8 +71,12 @@ func TestPutWireMatchesProto(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		raw, ok := putActionField(p, math.MaxInt)
+		if !ok {
+			t.Fatalf("put %d: not encoded without a bound", i)
+		}
 		a := &pb.Action{Index: idx}
-		a.ProtoReflect().SetUnknown(putActionField(p))
+		a.ProtoReflect().SetUnknown(raw)
 		got, err := proto.Marshal(a)
 		if err != nil {
 			t.Fatal(err)
@@ -90,7 +99,33 @@ func TestPutWireMatchesProto(t *testing.T) {
 func TestPutWireAllocs(t *testing.T) {
 	p := &Put{Table: "t", Row: []byte("r"), Values: map[string]map[string][]byte{"cf": {"a": []byte("1"), "b": []byte("2")}}}
 	a := &pb.Action{}
-	if n := testing.AllocsPerRun(100, func() { a.ProtoReflect().SetUnknown(putActionField(p)) }); n > 2 {
+	if n := testing.AllocsPerRun(100, func() {
+		raw, _ := putActionField(p, maxPutWire)
+		a.ProtoReflect().SetUnknown(raw)
+	}); n > 2 {
 		t.Errorf("putActionField: %v allocations, want at most 2", n)
+	}
+}
+
+// TestBatchEncodesLargePutsAsMessages: a Batch encodes a Put up to
+// maxPutWire bytes straight into its Action, and a larger one as the
+// generated message, which points at its values instead of copying them.
+func TestBatchEncodesLargePutsAsMessages(t *testing.T) {
+	c := &Client{}
+	for _, tc := range []struct {
+		size int
+		wire bool
+	}{{10, true}, {maxPutWire - 100, true}, {maxPutWire, false}, {1 << 20, false}} {
+		p := &Put{Table: "t", Row: []byte("r"), Values: map[string]map[string][]byte{"cf": {"q": make([]byte, tc.size)}}}
+		it, err := c.newBatchItem(0, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wire := it.pa.Mutation == nil && len(it.pa.ProtoReflect().GetUnknown()) > 0; wire != tc.wire {
+			t.Errorf("value of %d bytes: encoded straight %v, want %v", tc.size, wire, tc.wire)
+		}
+		if !it.idempotent {
+			t.Errorf("value of %d bytes: not idempotent", tc.size)
+		}
 	}
 }
