@@ -7,17 +7,18 @@ import (
 	"github.com/hbkit/hbkit/internal/pb"
 )
 
-// A Put of up to a few KiB in a Batch is encoded straight from its map
-// into the bytes of its Action's mutation field, which the Action carries
-// as an unknown field: proto.Marshal copies those bytes as they are,
-// after the Action's index (field 1), so the request is byte for byte
-// what the Action with its MutationProto set would give
+// A Put of up to 1 KiB of wire bytes in a Batch is encoded straight from
+// its map into the bytes of its Action's mutation field, which the Action
+// carries as an unknown field: proto.Marshal copies those bytes as they
+// are, after the Action's index (field 1), so the request is byte for
+// byte what the Action with its MutationProto set would give
 // (TestPutWireMatchesProto), without building the MutationProto, its
 // ColumnValues and QualifierValues, and walking them again to size and
 // marshal them. A Batch of small Puts is most of what an indexed write
 // sends; larger Puts keep the generated message (maxPutWire).
 
-// Field numbers of MutationProto and its nested messages (Client.proto).
+// Field numbers of MutationProto and its nested messages (Client.proto),
+// all below 16: each tag is one byte, as the sizes below count it.
 const (
 	fieldActionMutation = 2
 
@@ -43,7 +44,7 @@ const (
 // more. BenchmarkEncodeMulti, 1,000 Puts of one cell: values of 5 B 325
 // against 665-685 µs through putToPB, 512 B 498-503 against 646-654, 1 KiB
 // 652-663 against 624-633, 16 KiB 4.8-5.0 ms and 18.6 MB against 1.8 ms
-// and 0.58 MB (a review's first measure of the unbounded version).
+// and 0.58 MB.
 const maxPutWire = 1 << 10
 
 // putActionField returns field 2 (mutation) of an Action for the valid
