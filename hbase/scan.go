@@ -338,7 +338,7 @@ func (s *scanner) startAhead() *aheadCall {
 		// the call up when that fetch's time is out), so the caller gets
 		// the same errors and retries as from a call made on demand.
 		actx, cancelAttempt := c.attemptContext(pctx)
-		resp, block, frame, err := s.call(actx, addr, a.req, a.into, onHead)
+		resp, block, frame, err := s.call(actx, true, addr, a.req, a.into, onHead)
 		a.resp, a.block, a.frame, a.err = resp, block, frame, attemptError(pctx, actx, err)
 		cancelAttempt()
 		s.mu.Lock()
@@ -664,7 +664,9 @@ func (s *scanner) callNext(ctx context.Context) (resp *pb.ScanResponse, block, f
 		into = s.takeSpare() // the call's until it answers
 	}
 	actx, cancel := c.attemptContext(ctx)
-	resp, block, frame, err = s.call(actx, s.reg.addr, req, into, nil)
+	// The fetch's contexts add only deadlines to the scan's: when that
+	// one cannot be cancelled, neither can the call.
+	resp, block, frame, err = s.call(actx, s.ctx.Done() != nil, s.reg.addr, req, into, nil)
 	err = attemptError(ctx, actx, err)
 	cancel()
 	return resp, block, frame, into, err
@@ -798,15 +800,17 @@ type abandonedError struct{ err error }
 func (e *abandonedError) Error() string   { return "hbase: scan: " + e.err.Error() }
 func (e *abandonedError) Unwrap() []error { return []error{e.err, errScanAbandoned} }
 
-// call makes one scan RPC bounded by actx. When actx can be cancelled,
-// the RPC runs on its own goroutine, under a context that ends with
-// actx's deadline and cause (so internal/rpc sees the per-RPC timeout)
-// but not with its cancellation: if the caller cancels, call returns at
-// once and the goroutine waits for the answer (at most abandonedScanWait
-// more) to close the scanner that answer leaves open, so a cancelled
-// scan leaves nothing on the server, even when the cancellation hit an
-// open.
-func (s *scanner) call(actx context.Context, addr string, req *pb.ScanRequest, into []byte, onHead func([]byte)) (*pb.ScanResponse, []byte, []byte, error) {
+// call makes one scan RPC bounded by actx. When actx can be cancelled
+// (cancelable: by more than its deadlines), the RPC runs on its own
+// goroutine, under a context that ends with actx's deadline and cause
+// (so internal/rpc sees the per-RPC timeout) but not with its
+// cancellation: if the caller cancels, call returns at once and the
+// goroutine waits for the answer (at most abandonedScanWait more) to
+// close the scanner that answer leaves open, so a cancelled scan leaves
+// nothing on the server, even when the cancellation hit an open. A
+// context that only its deadlines can end is called on the caller's
+// goroutine, as a Get is: a deadline leaves nothing to close.
+func (s *scanner) call(actx context.Context, cancelable bool, addr string, req *pb.ScanRequest, into []byte, onHead func([]byte)) (*pb.ScanResponse, []byte, []byte, error) {
 	c := s.c
 	resp := new(pb.ScanResponse)
 	var block, frame []byte
@@ -817,7 +821,7 @@ func (s *scanner) call(actx context.Context, addr string, req *pb.ScanRequest, i
 	if onHead != nil {
 		opts = append(opts, rpc.WithHead(onHead))
 	}
-	if actx.Done() == nil {
+	if actx.Done() == nil || !cancelable {
 		err := c.rsCall(actx, addr, "Scan", req, resp, opts...)
 		return resp, block, frame, err
 	}
