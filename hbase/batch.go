@@ -47,7 +47,9 @@ type batchItem struct {
 	cond    *pb.Condition
 	atomics []*pb.Action
 
-	// idempotent: sending the action twice does no harm (mutationIdempotent).
+	// idempotent: sending the action twice does no harm: a Get or a Put
+	// always, a Delete as mutationIdempotent says, an Increment, an
+	// Append or a CheckAndMutate never.
 	idempotent bool
 	// applied: an attempt may have reached the server.
 	applied bool
@@ -185,17 +187,17 @@ func (c *Client) newBatchItem(i int, a Action) (*batchItem, error) {
 		if err != nil {
 			return nil, err
 		}
-		it.table, it.row, it.pa.Get = a.Table, a.Row, g
+		it.table, it.row, it.pa.Get, it.idempotent = a.Table, a.Row, g, true
 	case *Put:
-		it.table, it.row = a.Table, a.Row
+		it.table, it.row, it.idempotent = a.Table, a.Row, true
 		if raw, ok := putActionField(a, maxPutWire); ok { // putwire.go
 			it.pa.ProtoReflect().SetUnknown(raw)
 		} else {
 			it.pa.Mutation = putToPB(a, a.Row)
 		}
-		it.idempotent = true
 	case *Delete:
 		it.table, it.row, it.pa.Mutation = a.Table, a.Row, deleteToPB(a, a.Row)
+		it.idempotent = mutationIdempotent(it.pa.Mutation)
 	case *Increment:
 		it.table, it.row, it.pa.Mutation, it.nonced = a.Table, a.Row, incrementToPB(a, c.newNonce()), true
 	case *Append:
@@ -210,9 +212,6 @@ func (c *Client) newBatchItem(i int, a Action) (*batchItem, error) {
 		return nil, invalidf("batch", "", ErrInvalidRequest, "unsupported action %T", a)
 	}
 	it.table = canonicalTable(it.table)
-	if !it.idempotent {
-		it.idempotent = it.cond == nil && (it.pa.Get != nil || mutationIdempotent(it.pa.Mutation))
-	}
 	return it, nil
 }
 

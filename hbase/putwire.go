@@ -51,93 +51,102 @@ const maxPutWire = 1 << 10
 // Put p, tag and length included, or false when its MutationProto would
 // be larger than limit bytes.
 func putActionField(p *Put, limit int) (protoreflect.RawFields, bool) {
-	var small [8]flatCol[[]byte]
-	cols := flattenMapInto(small[:0], p.Values)
-	ts, hasTS := uint64(0), false
+	var cols [8]flatCol[[]byte]
+	var fams [4]famRun
+	w := putWire{p: p, cols: flattenMapInto(cols[:0], p.Values)}
 	if t := wireTimestamp(p.Timestamp); t != nil {
-		ts, hasTS = *t, true
+		w.ts, w.hasTS = *t, true
 	}
-	n := putMutationSize(p, cols, ts, hasTS)
+	var n int
+	n, w.fams = w.measure(fams[:0])
 	if n > limit {
 		return nil, false
 	}
 	b := make([]byte, 0, protowire.SizeTag(fieldActionMutation)+protowire.SizeBytes(n))
 	b = protowire.AppendTag(b, fieldActionMutation, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(n))
-	return appendPutMutation(b, p, cols, ts, hasTS), true
+	return w.append(b), true
 }
 
-// qvSize is the size of one QualifierValue of a Put (timestamp on every
-// cell when the Put has one, as putToPB sets it).
-func qvSize(c *flatCol[[]byte], ts uint64, hasTS bool) int {
+// putWire is one Put on its way into bytes: its cells sorted, its
+// timestamp (hasTS: on every cell, as putToPB sets it), and the runs of
+// cells of one family with the size of their ColumnValue, which measure
+// counts once for the sizes and append reuses for the length prefixes.
+type putWire struct {
+	p     *Put
+	cols  []flatCol[[]byte]
+	fams  []famRun
+	ts    uint64
+	hasTS bool
+}
+
+// famRun is the cells cols[previous run's end:end] of one family, and the
+// size of their ColumnValue.
+type famRun struct{ end, size int }
+
+// qvSize is the size of the QualifierValue of c.
+func (w putWire) qvSize(c *flatCol[[]byte]) int {
 	n := 1 + protowire.SizeBytes(len(c.qualifier)) + 1 + protowire.SizeBytes(len(c.v))
-	if hasTS {
-		n += 1 + protowire.SizeVarint(ts)
+	if w.hasTS {
+		n += 1 + protowire.SizeVarint(w.ts)
 	}
 	return n
 }
 
-// familySize is the size of the ColumnValue of the family of cols[0],
-// whose cells are cols[:end], and end.
-func familySize(cols []flatCol[[]byte], ts uint64, hasTS bool) (size, end int) {
-	fam := cols[0].family
-	size = 1 + protowire.SizeBytes(len(fam))
-	for end = 0; end < len(cols) && cols[end].family == fam; end++ {
-		size += 1 + protowire.SizeBytes(qvSize(&cols[end], ts, hasTS))
-	}
-	return size, end
-}
-
-// putMutationSize is the size of p's MutationProto.
-func putMutationSize(p *Put, cols []flatCol[[]byte], ts uint64, hasTS bool) int {
-	n := 1 + protowire.SizeBytes(len(p.Row)) + 1 + protowire.SizeVarint(uint64(pb.MutationProto_PUT))
-	for rest := cols; len(rest) > 0; {
-		size, end := familySize(rest, ts, hasTS)
+// measure returns the size of the Put's MutationProto, and its runs of
+// one family appended to fams.
+func (w putWire) measure(fams []famRun) (int, []famRun) {
+	n := 1 + protowire.SizeBytes(len(w.p.Row)) + 1 + protowire.SizeVarint(uint64(pb.MutationProto_PUT))
+	for i := 0; i < len(w.cols); {
+		fam := w.cols[i].family
+		size := 1 + protowire.SizeBytes(len(fam))
+		for ; i < len(w.cols) && w.cols[i].family == fam; i++ {
+			size += 1 + protowire.SizeBytes(w.qvSize(&w.cols[i]))
+		}
+		fams = append(fams, famRun{end: i, size: size})
 		n += 1 + protowire.SizeBytes(size)
-		rest = rest[end:]
 	}
-	if hasTS {
-		n += 1 + protowire.SizeVarint(ts)
+	if w.hasTS {
+		n += 1 + protowire.SizeVarint(w.ts)
 	}
-	if d := durability(p.Durability); d != nil {
+	if d := durability(w.p.Durability); d != nil {
 		n += 1 + protowire.SizeVarint(uint64(*d))
 	}
-	return n
+	return n, fams
 }
 
-// appendPutMutation appends p's MutationProto, fields in number order as
-// proto.Marshal writes them.
-func appendPutMutation(b []byte, p *Put, cols []flatCol[[]byte], ts uint64, hasTS bool) []byte {
+// append appends the Put's MutationProto (w.fams set by measure), fields in
+// number order as proto.Marshal writes them.
+func (w putWire) append(b []byte) []byte {
 	b = protowire.AppendTag(b, fieldMutationRow, protowire.BytesType)
-	b = protowire.AppendBytes(b, p.Row)
+	b = protowire.AppendBytes(b, w.p.Row)
 	b = protowire.AppendTag(b, fieldMutationType, protowire.VarintType)
 	b = protowire.AppendVarint(b, uint64(pb.MutationProto_PUT))
-	for rest := cols; len(rest) > 0; {
-		size, end := familySize(rest, ts, hasTS)
+	i := 0
+	for _, f := range w.fams {
 		b = protowire.AppendTag(b, fieldMutationColumnValue, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(size))
+		b = protowire.AppendVarint(b, uint64(f.size))
 		b = protowire.AppendTag(b, fieldColumnFamily, protowire.BytesType)
-		b = protowire.AppendString(b, rest[0].family)
-		for i := range rest[:end] {
-			c := &rest[i]
+		b = protowire.AppendString(b, w.cols[i].family)
+		for ; i < f.end; i++ {
+			c := &w.cols[i]
 			b = protowire.AppendTag(b, fieldColumnQV, protowire.BytesType)
-			b = protowire.AppendVarint(b, uint64(qvSize(c, ts, hasTS)))
+			b = protowire.AppendVarint(b, uint64(w.qvSize(c)))
 			b = protowire.AppendTag(b, fieldQVQualifier, protowire.BytesType)
 			b = protowire.AppendString(b, c.qualifier)
 			b = protowire.AppendTag(b, fieldQVValue, protowire.BytesType)
 			b = protowire.AppendBytes(b, c.v)
-			if hasTS {
+			if w.hasTS {
 				b = protowire.AppendTag(b, fieldQVTimestamp, protowire.VarintType)
-				b = protowire.AppendVarint(b, ts)
+				b = protowire.AppendVarint(b, w.ts)
 			}
 		}
-		rest = rest[end:]
 	}
-	if hasTS {
+	if w.hasTS {
 		b = protowire.AppendTag(b, fieldMutationTimestamp, protowire.VarintType)
-		b = protowire.AppendVarint(b, ts)
+		b = protowire.AppendVarint(b, w.ts)
 	}
-	if d := durability(p.Durability); d != nil {
+	if d := durability(w.p.Durability); d != nil {
 		b = protowire.AppendTag(b, fieldMutationDurability, protowire.VarintType)
 		b = protowire.AppendVarint(b, uint64(*d))
 	}

@@ -801,11 +801,11 @@ func (e *abandonedError) Error() string   { return "hbase: scan: " + e.err.Error
 func (e *abandonedError) Unwrap() []error { return []error{e.err, errScanAbandoned} }
 
 // call makes one scan RPC bounded by actx. When actx can be cancelled
-// (cancelable: by more than its deadlines), the RPC runs on its own
-// goroutine, under a context that ends with actx's deadline and cause
-// (so internal/rpc sees the per-RPC timeout) but not with its
-// cancellation: if the caller cancels, call returns at once and the
-// goroutine waits for the answer (at most abandonedScanWait more) to
+// by more than its deadlines (cancelable, which the caller knows), the
+// RPC runs on its own goroutine, under a context that ends with actx's
+// deadline and cause (so internal/rpc sees the per-RPC timeout) but not
+// with its cancellation: if the caller cancels, call returns at once and
+// the goroutine waits for the answer (at most abandonedScanWait more) to
 // close the scanner that answer leaves open, so a cancelled scan leaves
 // nothing on the server, even when the cancellation hit an open. A
 // context that only its deadlines can end is called on the caller's
@@ -821,7 +821,7 @@ func (s *scanner) call(actx context.Context, cancelable bool, addr string, req *
 	if onHead != nil {
 		opts = append(opts, rpc.WithHead(onHead))
 	}
-	if actx.Done() == nil || !cancelable {
+	if !cancelable {
 		err := c.rsCall(actx, addr, "Scan", req, resp, opts...)
 		return resp, block, frame, err
 	}

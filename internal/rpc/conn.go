@@ -590,24 +590,22 @@ func (c *Conn) writeNow(ctx context.Context, method string, p *pending) (taken, 
 	frame := p.frame
 	start := time.Now()
 	n, err := c.nc.Write(*frame)
-	switch {
-	case err == nil:
-		c.wmu.Unlock()
-		putBuffer(frame)
-		return true, true, nil
-	case byCtx && errors.Is(err, os.ErrDeadlineExceeded) && n == 0:
-		c.wmu.Unlock()
-		putBuffer(frame)
-		p.written.Store(false)
-		c.unregister(p)
-		<-ctx.Done() // its deadline passed: Done is closed or about to be
-		return true, false, ctxError(ctx, method)
-	case byCtx && errors.Is(err, os.ErrDeadlineExceeded):
-		go c.finishWrite(frame, n)
+	cut := byCtx && errors.Is(err, os.ErrDeadlineExceeded)
+	if cut && n > 0 {
+		go c.finishWrite(frame, n) // releases the socket and the frame
 		return true, true, nil
 	}
 	c.wmu.Unlock()
 	putBuffer(frame)
+	switch {
+	case err == nil:
+		return true, true, nil
+	case cut: // before its first byte: not sent
+		p.written.Store(false)
+		c.unregister(p)
+		<-ctx.Done() // its deadline passed: Done is closed or about to be
+		return true, false, ctxError(ctx, method)
+	}
 	if n == 0 {
 		p.written.Store(false)
 	}
