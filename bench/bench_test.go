@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"math"
 	mrand "math/rand/v2"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -99,6 +102,7 @@ func TestOptionsValidate(t *testing.T) {
 		{"bad table", []Option{WithTable("bad table")}},
 		{"bad durability", []Option{WithDurability(hbase.Durability(9))}},
 		{"nil clock", []Option{WithClock(nil)}},
+		{"negative server pid", []Option{WithServerPID(-1)}},
 		{"nil option", []Option{nil}},
 	}
 	for _, tt := range tests {
@@ -211,6 +215,35 @@ func TestScanNeedsRows(t *testing.T) {
 	}
 	if _, err := newRunner(t, c, WithRows(20)).Run(ctx, "scan"); !errors.Is(err, ErrNoData) {
 		t.Fatalf("scan of 20 rows over 10: got %v, want ErrNoData", err)
+	}
+}
+
+// TestCPUPerRow runs a workload with this process standing in for the
+// server (WithServerPID): both sides' CPU time is in the Result and its
+// line, and a server that cannot be read fails the run.
+func TestCPUPerRow(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the server's CPU time comes from Linux's /proc")
+	}
+	ctx := context.Background()
+	c := newFake(t)
+	res, err := newRunner(t, c, WithRows(20000), WithServerPID(os.Getpid())).Run(ctx, "sequentialWrite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, server := res.CPUPerRow()
+	if res.ClientCPUMS <= 0 || client <= 0 || server < 0 {
+		t.Fatalf("client %.3f ms (%.3f us/row), server %.3f ms (%.3f us/row)", res.ClientCPUMS, client, res.ServerCPUMS, server)
+	}
+	// The same process, read at 10 ms steps against microseconds.
+	if res.ServerCPUMS > res.ClientCPUMS+20 {
+		t.Errorf("server %.1f ms above the client's %.1f ms, and they are one process", res.ServerCPUMS, res.ClientCPUMS)
+	}
+	if line := res.String(); !strings.Contains(line, "cpu us/row: client=") {
+		t.Errorf("line without the CPU: %s", line)
+	}
+	if _, err := newRunner(t, c, WithRows(10), WithServerPID(1<<30)).Run(ctx, "sequentialWrite"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a server pid that does not exist: got %v, want fs.ErrNotExist", err)
 	}
 }
 

@@ -55,6 +55,7 @@ type options struct {
 	now        func() time.Time
 	start      time.Time         // zero: the time a layer workload starts
 	mode       *schema.WriteMode // indexedWrite's and accountDayQuery's store, if not the schema's
+	serverPID  int               // a local HBase's region server process, whose CPU time is reported
 }
 
 func defaultOptions() options {
@@ -129,6 +130,14 @@ func WithIndexedWriteMode(mode schema.WriteMode) Option {
 // reproducible from one run to the next, and WriteRecords writes them.
 func WithStart(t time.Time) Option { return func(o *options) { o.start = t } }
 
+// WithServerPID names the process of a region server on this machine
+// (the JVM of a standalone HBase): each Result then reports the CPU time
+// it spent during the run, next to the client's own, so that a run says
+// what each operation cost both sides. Where the process cannot be read
+// (it ended, or there is no /proc) the run fails rather than report
+// nothing.
+func WithServerPID(pid int) Option { return func(o *options) { o.serverPID = pid } }
+
 // base is the send time of row 0 of a layer workload started now.
 func (o *options) base() time.Time {
 	if !o.start.IsZero() {
@@ -153,6 +162,7 @@ func (o *options) validate() error {
 		{"caching", o.caching, 1},
 		{"presplit", o.presplit, 0},
 		{"batch size", o.batchSize, 1},
+		{"server pid", o.serverPID, 0},
 	}
 	for _, c := range checks {
 		if c.v < c.min {

@@ -33,6 +33,22 @@ type Result struct {
 	Latency Latency `json:"latency"`
 	// PerThread holds each client's own histogram, as PE prints them.
 	PerThread []Latency `json:"per_thread,omitempty"`
+	// ClientCPUMS is the CPU time, user and system, this process spent
+	// while the clients ran (0 where the system cannot tell).
+	ClientCPUMS float64 `json:"client_cpu_ms,omitempty"`
+	// ServerCPUMS is the CPU time the process of WithServerPID spent in
+	// the same window, in steps of 10 ms (0 without WithServerPID).
+	ServerCPUMS float64 `json:"server_cpu_ms,omitempty"`
+}
+
+// CPUPerRow returns the client's and the server's CPU time per row (per
+// operation: scans of scanRange100, records of the layer workloads) in
+// microseconds; 0 for a side that was not measured.
+func (r Result) CPUPerRow() (client, server float64) {
+	if r.Rows <= 0 {
+		return 0, 0
+	}
+	return r.ClientCPUMS * 1000 / float64(r.Rows), r.ServerCPUMS * 1000 / float64(r.Rows)
 }
 
 // ThreadAverage returns the per-client latencies averaged over the
@@ -60,8 +76,16 @@ func (r Result) ThreadAverage() Latency {
 // merged latency percentiles.
 func (r Result) String() string {
 	l := r.Latency
-	return fmt.Sprintf("%-14s threads=%d rows=%d %10.0f rows/s  latency us: mean=%.1f p50=%.0f p95=%.0f p99=%.0f p99.9=%.0f max=%.0f",
+	s := fmt.Sprintf("%-14s threads=%d rows=%d %10.0f rows/s  latency us: mean=%.1f p50=%.0f p95=%.0f p99=%.0f p99.9=%.0f max=%.0f",
 		r.Workload, r.Threads, r.Rows, r.RowsPerSec, l.Mean, l.P50, l.P95, l.P99, l.P999, l.Max)
+	client, server := r.CPUPerRow()
+	switch {
+	case r.ServerCPUMS > 0:
+		s += fmt.Sprintf("  cpu us/row: client=%.2f server=%.2f", client, server)
+	case r.ClientCPUMS > 0:
+		s += fmt.Sprintf("  cpu us/row: client=%.2f", client)
+	}
+	return s
 }
 
 // maxLatencyUS bounds the histograms: an operation slower than a minute is

@@ -64,6 +64,7 @@ type benchFlags struct {
 	start      string
 	records    string
 	writeMode  string
+	serverPID  int
 }
 
 func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
@@ -93,6 +94,7 @@ func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the workloads to `FILE`")
 	fs.StringVar(&f.start, "start", "", "send `TIME` (RFC 3339) of the layer workloads' first record (default: when each starts)")
 	fs.StringVar(&f.records, "records", "", "write the layer workloads' records to `FILE` and exit")
+	fs.IntVar(&f.serverPID, "server-pid", 0, "report the CPU time per row that process `PID` (a local HBase's JVM) spent during each workload, next to the client's own")
 	fs.StringVar(&f.writeMode, "write-mode", "", "write indexedWrite's records, and read them in accountDayQuery, through a store in `MODE` (strict, mutable, insert-only, verify-on-read) instead of the SMS schema's own (insert-only)")
 	return fs
 }
@@ -130,7 +132,7 @@ func runBenchWith(ctx context.Context, e *Env, args []string, connect connectFun
 	}
 	opts := []bench.Option{
 		bench.WithTable(f.table), bench.WithRows(f.rows), bench.WithThreads(f.threads), bench.WithPresplit(f.presplit),
-		bench.WithValueSize(f.valueSize), bench.WithBatchSize(f.batch),
+		bench.WithValueSize(f.valueSize), bench.WithBatchSize(f.batch), bench.WithServerPID(f.serverPID),
 	}
 	if f.seed != 0 {
 		opts = append(opts, bench.WithSeed(f.seed))

@@ -21,7 +21,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,14 +31,13 @@ import (
 	"os"
 	"runtime/pprof"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/internal/proccpu"
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
 )
@@ -194,8 +192,8 @@ func main() {
 		}
 		defer f.Close()
 	}
-	cpu0 := cpuTime()
-	srv0, srvErr := procCPUTime(*serverPid)
+	cpu0, _ := proccpu.Self()
+	srv0, srvErr := serverCPU(*serverPid)
 	start := time.Now()
 	deadline := start.Add(*duration)
 	for g := range *goroutines {
@@ -229,8 +227,9 @@ func main() {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	res.CPUS = (cpuTime() - cpu0).Seconds()
-	if srv1, err := procCPUTime(*serverPid); *serverPid > 0 && err == nil && srvErr == nil {
+	cpu1, _ := proccpu.Self()
+	res.CPUS = (cpu1 - cpu0).Seconds()
+	if srv1, err := serverCPU(*serverPid); *serverPid > 0 && err == nil && srvErr == nil {
 		res.ServerCPUS = (srv1 - srv0).Seconds()
 	} else if *serverPid > 0 {
 		fmt.Fprintf(os.Stderr, "gohbasebench: server CPU of pid %d: %v\n", *serverPid, errors.Join(srvErr, err))
@@ -253,43 +252,12 @@ func main() {
 	}
 }
 
-// cpuTime returns the user and system CPU time of the process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// procCPUTime returns the user and system CPU time of process pid so far,
-// from /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s, the
-// value Linux gives USER_HZ on every architecture Go supports).
-func procCPUTime(pid int) (time.Duration, error) {
+// serverCPU is proccpu.Of, 0 without a server to measure.
+func serverCPU(pid int) (time.Duration, error) {
 	if pid <= 0 {
 		return 0, nil
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// The command name (field 2) is in parentheses and may hold spaces:
-	// count fields after its closing parenthesis.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
-	}
-	f := strings.Fields(string(b[i+1:]))
-	// f[0] is field 3 (state): utime is field 14, stime field 15.
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
-	}
-	ut, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
-	}
-	return time.Duration(ut+st) * 10 * time.Millisecond, nil
+	return proccpu.Of(pid)
 }
 
 func pct(sorted []time.Duration, q float64) float64 {

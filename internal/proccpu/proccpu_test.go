@@ -1,0 +1,60 @@
+package proccpu
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+)
+
+func TestParseStat(t *testing.T) {
+	// A command with spaces and a parenthesis, utime 1234 and stime 56.
+	stat := "4242 (java (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 56 0 0 20 0 50 0 100 0 0\n"
+	got, err := parseStat("stat", []byte(stat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (1234 + 56) * clockTick; got != want {
+		t.Fatalf("parseStat = %v, want %v", got, want)
+	}
+	for _, bad := range []string{"4242 java S 1", "4242 (java) S 1 2 3", "4242 (java) S 1 4242 4242 0 -1 4194560 100 0 0 0 x 56 0"} {
+		if _, err := parseStat("stat", []byte(bad)); err == nil {
+			t.Errorf("parseStat(%q): no error", bad)
+		}
+	}
+}
+
+func TestOfAndSelf(t *testing.T) {
+	if _, err := Of(0); !errors.Is(err, ErrNoProcess) {
+		t.Fatalf("Of(0) = %v, want ErrNoProcess", err)
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc/PID/stat is Linux's")
+	}
+	self0, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Spend CPU time, enough for /proc's 10 ms steps.
+	for deadline := time.Now().Add(60 * time.Millisecond); time.Now().Before(deadline); {
+	}
+	self1, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := self1 - self0; d < 30*time.Millisecond {
+		t.Errorf("Self grew by %v over 60 ms of spinning", d)
+	}
+	of, err := Of(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if of <= 0 || of > self1+clockTick {
+		t.Errorf("Of(self) = %v, Self = %v", of, self1)
+	}
+	if _, err := Of(1 << 30); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Of(a pid that does not exist) = %v, want fs.ErrNotExist", err)
+	}
+}
