@@ -117,6 +117,14 @@ bench-compare: $(LAUNCHER)
 bench-gohbase: $(LAUNCHER)
 	$(WITH_HBASE) env GO=$(GO) tools/gohbasebench/compare.sh
 
+## The write modes against plain and dual writes (README, "Write modes"):
+## hbkit bench over the eight write workloads, batches of 100 and 1, 1 and 4
+## threads, each setting in one order and then the reverse, with the client's
+## and the local HBase's CPU time per record (tools/bench-modes.sh).
+.PHONY: bench-modes
+bench-modes: $(LAUNCHER)
+	$(WITH_HBASE) tools/bench-modes.sh
+
 ## Issue-4 scenarios on HBase instances of their own (own state directory and
 ## ports; the shared local HBase is never touched). Each starts fresh and stops.
 ## test-restart: SIGKILL and restart HBase under a writing client; every

@@ -64,17 +64,7 @@ gohbase_rev=$(git -C "$src" rev-parse --short HEAD 2>/dev/null ||
 
 # The server's CPU is measured when its JVM runs here: HBASE_PID, or the pid
 # a launcher state directory records for the ZooKeeper at HBKIT_ZK.
-if [ -z "${HBASE_PID:-}" ]; then
-	cache="${HBKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hbkit}"
-	for info in ${HBKIT_STATE:+"$HBKIT_STATE/launcher.info"} "$cache/state/launcher.info" "$cache/test-state/launcher.info"; do
-		[ -f "$info" ] || continue
-		port=$(sed -n 's/^zk_port=//p' "$info")
-		pid=$(sed -n 's/^pid=//p' "$info")
-		case "$HBKIT_ZK" in
-		127.0.0.1:"$port" | localhost:"$port") [ -d "/proc/$pid" ] && HBASE_PID=$pid && break ;;
-		esac
-	done
-fi
+. "$root/tools/hbase-pid.sh"
 [ -n "${HBASE_PID:-}" ] && echo "compare: measuring the CPU of the HBase JVM, pid $HBASE_PID" >&2
 
 table="${TABLE_PREFIX:-}gohbasebench_$$_$(date +%s)"
