@@ -274,36 +274,45 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 	for _, addr := range servers {
 		reqs = append(reqs, serverRequests(addr, byServer[addr], perServer)...)
 	}
-	// Send in parallel.
+	// Send in parallel, the last request on the caller's goroutine, which
+	// waits for the others anyway: a Batch bound for one server's region
+	// (the common case) starts no goroutine and wakes none.
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, maxMultiInFlight)
 	sp := spanFromContext(ctx)
-	for _, mr := range reqs {
-		wg.Add(1)
+	send := func(mr *multiReq) {
+		defer func() { <-sem }()
+		sp.setServer(mr.addr)
+		outcomes := c.sendMulti(ctx, mr)
+		mu.Lock()
+		defer mu.Unlock()
+		for _, o := range outcomes {
+			if o.err == nil {
+				results[o.it.idx] = BatchResult{Result: o.res, Processed: o.processed}
+				continue
+			}
+			o.it.lastErr = o.err
+			o.it.applied = o.it.applied || requestSent(o.err)
+			o.it.kind = c.handleRegionError(ctx, o.it.table, o.it.reg, o.err)
+			// The end of ctx mid-call is reported by Batch's wait.
+			if o.it.kind == retryNever && !isContextError(o.err) {
+				failed[o.it.idx] = opErr("batch", o.it.table, o.it.final(convertError(o.err)))
+			} else {
+				retry = append(retry, o.it)
+			}
+		}
+	}
+	for i, mr := range reqs {
 		sem <- struct{}{}
+		if i == len(reqs)-1 {
+			send(mr)
+			break
+		}
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
-			sp.setServer(mr.addr)
-			outcomes := c.sendMulti(ctx, mr)
-			mu.Lock()
-			defer mu.Unlock()
-			for _, o := range outcomes {
-				if o.err == nil {
-					results[o.it.idx] = BatchResult{Result: o.res, Processed: o.processed}
-					continue
-				}
-				o.it.lastErr = o.err
-				o.it.applied = o.it.applied || requestSent(o.err)
-				o.it.kind = c.handleRegionError(ctx, o.it.table, o.it.reg, o.err)
-				// The end of ctx mid-call is reported by Batch's wait.
-				if o.it.kind == retryNever && !isContextError(o.err) {
-					failed[o.it.idx] = opErr("batch", o.it.table, o.it.final(convertError(o.err)))
-				} else {
-					retry = append(retry, o.it)
-				}
-			}
+			send(mr)
 		}()
 	}
 	wg.Wait()
