@@ -7,10 +7,10 @@ import (
 	"github.com/hbkit/hbkit/internal/pb"
 )
 
-// A Put of up to 1 KiB of wire bytes in a Batch is encoded straight from
-// its map into the bytes of its Action's mutation field, which the Action
-// carries as an unknown field: proto.Marshal copies those bytes as they
-// are, after the Action's index (field 1), so the request is byte for
+// A Put whose MutationProto is up to 1 KiB in a Batch is encoded straight
+// from its map into the bytes of its Action's mutation field, which the
+// Action carries as an unknown field: proto.Marshal copies those bytes as
+// they are, after the Action's index (field 1), so the request is byte for
 // byte what the Action with its MutationProto set would give
 // (TestPutWireMatchesProto), without building the MutationProto, its
 // ColumnValues and QualifierValues, and walking them again to size and

@@ -2,9 +2,11 @@ package hbase
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -126,6 +128,52 @@ func TestBatchEncodesLargePutsAsMessages(t *testing.T) {
 		}
 		if !it.idempotent {
 			t.Errorf("value of %d bytes: not idempotent", tc.size)
+		}
+	}
+}
+
+// TestBatchWirePutsRetried sends a Batch of wire-encoded Puts across
+// regions that moved since the client cached them, the server refusing
+// the first five actions it sees as NotServingRegion: the retried actions
+// go out again from the bytes encoded once (their index is their own,
+// their region is in the RegionAction), every action the server decodes
+// has its mutation and nothing left over, and every value lands.
+func TestBatchWirePutsRetried(t *testing.T) {
+	fc := newFakeCluster(t, []string{"m"}, 2)
+	c := fc.client()
+	var acts []Action
+	for i := range 40 {
+		acts = append(acts, tput(fmt.Sprintf("%c%02d", 'a'+i%26, i), fmt.Sprintf("v%d", i)))
+	}
+	if _, err := c.Batch(testCtx(t), acts[:2]); err != nil { // the regions cached
+		t.Fatal(err)
+	}
+	fc.move("m", "rs1:16020")
+	fc.move("", "rs2:16020")
+	var seen, refused atomic.Int32
+	fc.set(func() {
+		fc.actionHook = func(addr string, reg *fakeRegion, a *pb.Action) *pb.NameBytesPair {
+			seen.Add(1)
+			if a.GetMutation() == nil || len(a.ProtoReflect().GetUnknown()) != 0 {
+				t.Errorf("the server decoded action %d without its mutation or with %d unknown bytes", a.GetIndex(), len(a.ProtoReflect().GetUnknown()))
+			}
+			if refused.Add(1) <= 5 {
+				return &pb.NameBytesPair{Name: proto.String(excNotServingRegion)}
+			}
+			return nil
+		}
+	})
+	if _, err := c.Batch(testCtx(t), acts); err != nil {
+		t.Fatal(err)
+	}
+	if n := seen.Load(); n != int32(len(acts))+5 {
+		t.Errorf("the server saw %d actions, want %d and the 5 refused sent again", n, len(acts))
+	}
+	for i, a := range acts {
+		p := a.(*Put)
+		r, err := c.Get(testCtx(t), &Get{Table: "t", Row: p.Row})
+		if err != nil || value(r) != fmt.Sprintf("v%d", i) {
+			t.Fatalf("row %s: %v, value %q", p.Row, err, value(r))
 		}
 	}
 }

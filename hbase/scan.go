@@ -809,7 +809,10 @@ func (e *abandonedError) Unwrap() []error { return []error{e.err, errScanAbandon
 // close the scanner that answer leaves open, so a cancelled scan leaves
 // nothing on the server, even when the cancellation hit an open. A
 // context that only its deadlines can end is called on the caller's
-// goroutine, as a Get is: a deadline leaves nothing to close.
+// goroutine, as a Get is. A deadline that cuts an RPC off, either way,
+// leaves a scanner its answer opened to the server's lease, as before
+// this path existed: the server did not answer in time, and a close
+// would most likely wait as long.
 func (s *scanner) call(actx context.Context, cancelable bool, addr string, req *pb.ScanRequest, into []byte, onHead func([]byte)) (*pb.ScanResponse, []byte, []byte, error) {
 	c := s.c
 	resp := new(pb.ScanResponse)

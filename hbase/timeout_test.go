@@ -146,6 +146,45 @@ func TestOperationTimeoutEndsSilentCalls(t *testing.T) {
 	})
 }
 
+// TestScanSilentAfterOpen: a scanner under context.Background(), whose
+// calls run on the caller's goroutine, on a server that answers the open
+// and then nothing: Next returns ErrTimeout within the operation timeout
+// (plus the scheduling slack waitCall allows), with read-ahead and
+// without.
+func TestScanSilentAfterOpen(t *testing.T) {
+	for _, ahead := range []bool{false, true} {
+		t.Run(fmt.Sprintf("read-ahead=%v", ahead), func(t *testing.T) {
+			fc := newFakeCluster(t, nil, 1)
+			fc.load(fakeRows(20)...)
+			c := fc.client(WithScanReadAhead(ahead), WithOperationTimeout(300*time.Millisecond), WithRPCTimeout(50*time.Millisecond))
+			sc, err := c.Scan(context.Background(), &Scan{Table: "t", Caching: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sc.Close()
+			fc.set(func() { fc.hang = true })
+			start := time.Now()
+			n := 0
+			err = waitCall(t, "scan", func() error {
+				for sc.Next() {
+					n++
+				}
+				return sc.Err()
+			})
+			took := time.Since(start)
+			if !errors.Is(err, ErrTimeout) {
+				t.Fatalf("after %d rows: %v, want ErrTimeout", n, err)
+			}
+			if n >= 20 {
+				t.Fatalf("%d rows from a server that stopped answering after the open", n)
+			}
+			if took > 2*time.Second {
+				t.Errorf("Next returned after %v, operation timeout 300ms", took)
+			}
+		})
+	}
+}
+
 // TestCallerContextEndsBeforeOperationTimeout: the caller's own deadline
 // is reported as the context's error, not as ErrTimeout.
 func TestCallerContextEndsBeforeOperationTimeout(t *testing.T) {
