@@ -414,6 +414,41 @@ func TestIntegrationScanWideRow(t *testing.T) {
 	}
 }
 
+// TestIntegrationBoundedScanOneCall: a scan whose stop row comes right
+// after the rows one call brings (Caching rows) costs one Scan request:
+// HBase sees the stop row after the last of them, answers that the
+// region has no more, and closes the scanner itself; the client neither
+// asks again nor sends a close.
+func TestIntegrationBoundedScanOneCall(t *testing.T) {
+	it := newScanIT(t)
+	ctx := context.Background()
+	table := scanITTable(t, it.c, "boundedscan", 300)
+	warm := &Scan{Table: table, StartRow: itRow(0), StopRow: itRow(1)}
+	for _, err := range ScanAll(ctx, it.c, warm) { // the region located
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, caching := range []int{100, 1000} {
+		it.mu.Lock()
+		before := len(it.req)
+		it.mu.Unlock()
+		n := 0
+		for _, err := range ScanAll(ctx, it.c, &Scan{Table: table, StartRow: itRow(100), StopRow: itRow(200), Caching: caching}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		it.mu.Lock()
+		sent := it.req[before:]
+		it.mu.Unlock()
+		if n != 100 || len(sent) != 1 {
+			t.Errorf("caching %d: %d rows with %d Scan requests %v, want 100 rows with one request", caching, n, len(sent), sent)
+		}
+	}
+}
+
 // TestIntegrationScanReuseMemory scans 3,000 rows of 1 KB in responses
 // of about 100 KB, forward and reversed, with and without ReuseMemory,
 // with and without read-ahead: the same rows and values, and with
