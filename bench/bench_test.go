@@ -239,8 +239,8 @@ func TestCPUPerRow(t *testing.T) {
 	if res.ServerCPUMS > res.ClientCPUMS+20 {
 		t.Errorf("server %.1f ms above the client's %.1f ms, and they are one process", res.ServerCPUMS, res.ClientCPUMS)
 	}
-	if line := res.String(); !strings.Contains(line, "cpu us/row: client=") {
-		t.Errorf("line without the CPU: %s", line)
+	if line := res.String(); res.ServerPID != os.Getpid() || !strings.Contains(line, "cpu us/row: client=") || !strings.Contains(line, " server=") {
+		t.Errorf("server pid %d, line without both sides' CPU: %s", res.ServerPID, line)
 	}
 	if _, err := newRunner(t, c, WithRows(10), WithServerPID(1<<30)).Run(ctx, "sequentialWrite"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("a server pid that does not exist: got %v, want fs.ErrNotExist", err)

@@ -36,8 +36,9 @@ type Result struct {
 	// ClientCPUMS is the CPU time, user and system, this process spent
 	// while the clients ran (0 where the system cannot tell).
 	ClientCPUMS float64 `json:"client_cpu_ms,omitempty"`
-	// ServerCPUMS is the CPU time the process of WithServerPID spent in
-	// the same window, in steps of 10 ms (0 without WithServerPID).
+	// ServerPID is the process of WithServerPID, whose CPU time in the
+	// same window is ServerCPUMS, in steps of 10 ms (0: not measured).
+	ServerPID   int     `json:"server_pid,omitempty"`
 	ServerCPUMS float64 `json:"server_cpu_ms,omitempty"`
 }
 
@@ -80,7 +81,7 @@ func (r Result) String() string {
 		r.Workload, r.Threads, r.Rows, r.RowsPerSec, l.Mean, l.P50, l.P95, l.P99, l.P999, l.Max)
 	client, server := r.CPUPerRow()
 	switch {
-	case r.ServerCPUMS > 0:
+	case r.ServerPID > 0:
 		s += fmt.Sprintf("  cpu us/row: client=%.2f server=%.2f", client, server)
 	case r.ClientCPUMS > 0:
 		s += fmt.Sprintf("  cpu us/row: client=%.2f", client)

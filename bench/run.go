@@ -205,7 +205,7 @@ func (r *Runner) runClients(ctx context.Context, name string, newClient func(int
 	wg.Wait()
 	wall := time.Since(start)
 
-	out := Result{Workload: name, Threads: r.o.threads, Rows: r.totalRows(), ElapsedMS: ms(wall)}
+	out := Result{Workload: name, Threads: r.o.threads, Rows: r.totalRows(), ElapsedMS: ms(wall), ServerPID: r.o.serverPID}
 	if out.ClientCPUMS, out.ServerCPUMS, err = cpu.stop(); err != nil {
 		return Result{}, err
 	}
