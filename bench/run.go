@@ -189,9 +189,9 @@ func (r *Runner) runClients(ctx context.Context, name string, newClient func(int
 	}
 	res := make([]threadResult, r.o.threads)
 	var wg sync.WaitGroup
-	cpu, err := r.startCPU()
+	cpu, err := proccpu.Start(r.o.serverPID)
 	if err != nil {
-		return Result{}, err
+		return Result{}, fmt.Errorf("bench: server CPU time: %w", err)
 	}
 	start := time.Now()
 	for t := range clients {
@@ -206,9 +206,11 @@ func (r *Runner) runClients(ctx context.Context, name string, newClient func(int
 	wall := time.Since(start)
 
 	out := Result{Workload: name, Threads: r.o.threads, Rows: r.totalRows(), ElapsedMS: ms(wall), ServerPID: r.o.serverPID}
-	if out.ClientCPUMS, out.ServerCPUMS, err = cpu.stop(); err != nil {
-		return Result{}, err
+	client, server, err := cpu.Stop()
+	if err != nil {
+		return Result{}, fmt.Errorf("bench: server CPU time: %w", err)
 	}
+	out.ClientCPUMS, out.ServerCPUMS = ms(client), ms(server)
 	merged := newHistogram()
 	var errs []error
 	for t, tr := range res {
@@ -227,41 +229,6 @@ func (r *Runner) runClients(ctx context.Context, name string, newClient func(int
 	}
 	out.Latency = summarize(merged)
 	return out, nil
-}
-
-// cpuWindow holds the CPU times of this process and of the server
-// (WithServerPID) when a run started.
-type cpuWindow struct {
-	serverPID      int
-	client, server time.Duration
-	clientOK       bool
-}
-
-func (r *Runner) startCPU() (cpuWindow, error) {
-	w := cpuWindow{serverPID: r.o.serverPID}
-	c, err := proccpu.Self()
-	w.client, w.clientOK = c, err == nil
-	if w.serverPID > 0 {
-		if w.server, err = proccpu.Of(w.serverPID); err != nil {
-			return w, fmt.Errorf("bench: server CPU time: %w", err)
-		}
-	}
-	return w, nil
-}
-
-// stop returns the CPU time each side spent since startCPU, in ms.
-func (w cpuWindow) stop() (client, server float64, err error) {
-	if c, err := proccpu.Self(); err == nil && w.clientOK {
-		client = ms(c - w.client)
-	}
-	if w.serverPID > 0 {
-		s, err := proccpu.Of(w.serverPID)
-		if err != nil {
-			return 0, 0, fmt.Errorf("bench: server CPU time: %w", err)
-		}
-		server = ms(s - w.server)
-	}
-	return client, server, nil
 }
 
 // runThread is PE's TestBase.test: the clock runs from the first row to

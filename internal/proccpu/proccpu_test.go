@@ -58,3 +58,44 @@ func TestOfAndSelf(t *testing.T) {
 		t.Errorf("Of(a pid that does not exist) = %v, want fs.ErrNotExist", err)
 	}
 }
+
+// TestWindow: a window over this process and the same process named as
+// the other sees both spend the time it spins; a pid that cannot be read
+// fails Start and leaves a window over this process alone.
+func TestWindow(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc/PID/stat is Linux's")
+	}
+	w, err := Start(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Millisecond); time.Now().Before(deadline); {
+	}
+	self, other, err := w.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if self < 30*time.Millisecond || other < 20*time.Millisecond || other > self+2*clockTick {
+		t.Errorf("60 ms of spinning: self %v, other (the same process) %v", self, other)
+	}
+	w, err = Start(1 << 30)
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Start(a pid that does not exist) = %v, want fs.ErrNotExist", err)
+	}
+	if _, other, err := w.Stop(); err != nil || other != 0 {
+		t.Errorf("the window of a failed Start: other %v, %v; want 0, nil", other, err)
+	}
+	if _, other, err := mustStart(t, 0).Stop(); err != nil || other != 0 {
+		t.Errorf("a window without another process: other %v, %v", other, err)
+	}
+}
+
+func mustStart(t *testing.T, pid int) Window {
+	t.Helper()
+	w, err := Start(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}

@@ -192,8 +192,7 @@ func main() {
 		}
 		defer f.Close()
 	}
-	cpu0, _ := proccpu.Self()
-	srv0, srvErr := serverCPU(*serverPid)
+	cpu, srvErr := proccpu.Start(*serverPid)
 	start := time.Now()
 	deadline := start.Add(*duration)
 	for g := range *goroutines {
@@ -227,12 +226,12 @@ func main() {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu1, _ := proccpu.Self()
-	res.CPUS = (cpu1 - cpu0).Seconds()
-	if srv1, err := serverCPU(*serverPid); *serverPid > 0 && err == nil && srvErr == nil {
-		res.ServerCPUS = (srv1 - srv0).Seconds()
+	self, srv, err := cpu.Stop()
+	res.CPUS = self.Seconds()
+	if err := errors.Join(srvErr, err); *serverPid > 0 && err == nil {
+		res.ServerCPUS = srv.Seconds()
 	} else if *serverPid > 0 {
-		fmt.Fprintf(os.Stderr, "gohbasebench: server CPU of pid %d: %v\n", *serverPid, errors.Join(srvErr, err))
+		fmt.Fprintf(os.Stderr, "gohbasebench: server CPU of pid %d: %v\n", *serverPid, err)
 	}
 	if *cpuprofile != "" {
 		pprof.StopCPUProfile()
@@ -250,14 +249,6 @@ func main() {
 	if res.Errors > 0 {
 		os.Exit(1)
 	}
-}
-
-// serverCPU is proccpu.Of, 0 without a server to measure.
-func serverCPU(pid int) (time.Duration, error) {
-	if pid <= 0 {
-		return 0, nil
-	}
-	return proccpu.Of(pid)
 }
 
 func pct(sorted []time.Duration, q float64) float64 {
