@@ -15,7 +15,8 @@
 #     queries through dao.SMSRepo.MessagesOfAccountOnDate.
 #
 # Each round starts from empty tables and drops them at its end. The table
-# goes to stdout and to bench/results/phoenix.md; HBase is stopped at exit.
+# goes to stdout and to bench/results/phoenix.md (phoenix-MODE.md with
+# HBKIT_MUTABLE_MODE=MODE); HBase is stopped at exit.
 #
 # Settings (environment):
 #   PHOENIX_ROWS=20000  messages per client thread
@@ -65,6 +66,15 @@ declare -A hbkit_mode=(
 )
 # mode_flag KIND: the --write-mode flag of hbkit's store for that kind.
 mode_flag() { [ -n "${hbkit_mode[$1]}" ] && echo "--write-mode=${hbkit_mode[$1]}" || true; }
+# The settings the command line of the table names (other than the
+# defaults'), and the table's file: bench/results/phoenix.md with the
+# default modes, phoenix-MODE.md with another mode for the mutable kind.
+env_shown=
+for v in HBKIT_MUTABLE_WORKLOAD HBKIT_IMMUTABLE_WORKLOAD HBKIT_MUTABLE_MODE HBKIT_IMMUTABLE_MODE; do
+	[ -n "${!v+x}" ] && env_shown+="$v=${!v} "
+done
+result=bench/results/phoenix.md
+[ "${hbkit_mode[mutable]}" != mutable ] && result=bench/results/phoenix-${hbkit_mode[mutable]:-schema}.md
 
 cache="${HBKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hbkit}"
 export HBKIT_STATE="${HBKIT_PHOENIX_STATE:-$cache/phoenix-state}"
@@ -172,9 +182,9 @@ done
 secs=$(($(date +%s) - t0))
 
 {
-	echo "Command: \`make bench-phoenix\` (PHOENIX_ROWS=$ROWS THREADS=\"$THREADS\" BATCHES=\"$BATCHES\" QUERIES=$QUERIES PHOENIX_WARMUP=$WARMUP SEED=$SEED), $start, ${secs}s."
+	echo "Command: \`${env_shown}make bench-phoenix\` (PHOENIX_ROWS=$ROWS THREADS=\"$THREADS\" BATCHES=\"$BATCHES\" QUERIES=$QUERIES PHOENIX_WARMUP=$WARMUP SEED=$SEED), $start, ${secs}s."
 	echo "One private HBase 2.6.4 (one region server, local) with Apache Phoenix 5.2.1 loaded; Phoenix's JDBC driver and \`hbkit bench\` take turns on it;"
 	echo "machine: $(nproc) cores, load average at the end $(cut -d' ' -f1-3 /proc/loadavg), shared with other work."
 	echo
 	go run ./tools/phoenix/table "$out"
-} | tee bench/results/phoenix.md
+} | tee "$result"
