@@ -68,7 +68,8 @@ declare -A hbkit_mode=(
 mode_flag() { [ -n "${hbkit_mode[$1]}" ] && echo "--write-mode=${hbkit_mode[$1]}" || true; }
 # The settings the command line of the table names (other than the
 # defaults'), and the table's file: bench/results/phoenix.md with the
-# default modes, phoenix-MODE.md with another mode for the mutable kind.
+# default modes, phoenix-MODE.md with another mode for the mutable kind
+# (phoenix-schema.md with the schema's own, HBKIT_MUTABLE_MODE=).
 env_shown=
 for v in HBKIT_MUTABLE_WORKLOAD HBKIT_IMMUTABLE_WORKLOAD HBKIT_MUTABLE_MODE HBKIT_IMMUTABLE_MODE; do
 	[ -n "${!v+x}" ] && env_shown+="$v=${!v} "
