@@ -309,11 +309,7 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 			send(mr)
 			break
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			send(mr)
-		}()
+		wg.Go(func() { send(mr) })
 	}
 	wg.Wait()
 	// A table that is disabled or gone answers NotServingRegion forever:

@@ -68,12 +68,17 @@ func newScanIT(t *testing.T, opts ...Option) *scanIT {
 	return it
 }
 
-// closes returns the ids of the scanners the client asked to close.
-func (it *scanIT) closes() []uint64 {
+// requests returns the ScanRequests sent so far, in order.
+func (it *scanIT) requests() []*pb.ScanRequest {
 	it.mu.Lock()
 	defer it.mu.Unlock()
+	return slices.Clone(it.req)
+}
+
+// closes returns the ids of the scanners the client asked to close.
+func (it *scanIT) closes() []uint64 {
 	var ids []uint64
-	for _, r := range it.req {
+	for _, r := range it.requests() {
 		if r.GetCloseScanner() {
 			ids = append(ids, r.GetScannerId())
 		}
@@ -430,9 +435,7 @@ func TestIntegrationBoundedScanOneCall(t *testing.T) {
 		}
 	}
 	for _, caching := range []int{100, 1000} {
-		it.mu.Lock()
-		before := len(it.req)
-		it.mu.Unlock()
+		before := len(it.requests())
 		n := 0
 		for _, err := range ScanAll(ctx, it.c, &Scan{Table: table, StartRow: itRow(100), StopRow: itRow(200), Caching: caching}) {
 			if err != nil {
@@ -440,9 +443,7 @@ func TestIntegrationBoundedScanOneCall(t *testing.T) {
 			}
 			n++
 		}
-		it.mu.Lock()
-		sent := it.req[before:]
-		it.mu.Unlock()
+		sent := it.requests()[before:]
 		if n != 100 || len(sent) != 1 {
 			t.Errorf("caching %d: %d rows with %d Scan requests %v, want 100 rows with one request", caching, n, len(sent), sent)
 		}

@@ -228,10 +228,10 @@ func main() {
 	elapsed := time.Since(start)
 	self, srv, err := cpu.Stop()
 	res.CPUS = self.Seconds()
-	if err := errors.Join(srvErr, err); *serverPid > 0 && err == nil {
-		res.ServerCPUS = srv.Seconds()
-	} else if *serverPid > 0 {
+	if err := errors.Join(srvErr, err); err != nil {
 		fmt.Fprintf(os.Stderr, "gohbasebench: server CPU of pid %d: %v\n", *serverPid, err)
+	} else if *serverPid > 0 {
+		res.ServerCPUS = srv.Seconds()
 	}
 	if *cpuprofile != "" {
 		pprof.StopCPUProfile()
