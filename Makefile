@@ -138,8 +138,10 @@ test-rs3:
 	tools/test-rs3.sh
 
 ## test-stall: SIGSTOP the JVM of an HBase of its own while a client with
-## short timeouts calls it, within and past its ZooKeeper session (issue 16):
-## every call returns within its operation timeout, the client recovers.
+## short timeouts calls it, within and past its ZooKeeper session (issue 16),
+## and while it writes SMS records in every write mode (issue 15): every
+## call returns within its operation timeout, the client recovers, and
+## every acknowledged record reads back through the data table and index.
 .PHONY: test-stall
 test-stall:
 	tools/test-stall.sh

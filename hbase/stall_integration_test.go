@@ -3,81 +3,30 @@
 package hbase_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/internal/ittest"
 )
 
-// The stall tests stop the HBase JVM with SIGSTOP: a server that stops
-// answering without closing its sockets, as a long GC pause, a frozen VM
-// or a network partition look to a client. They run only against an
-// HBase of their own (make test-stall, tools/test-stall.sh), which
-// exports HBKIT_STALL_STATE (its state directory, whose hbase.pid names
-// the JVM), HBKIT_STALL_ZK_SESSION (its ZooKeeper session timeout in
-// seconds) and HBKIT_STALL_RESTART_CMD.
+// The stall tests stop the HBase JVM with SIGSTOP (ittest.StallJVM says
+// which, and when they run).
 
 const (
 	stallOpTimeout  = 6 * time.Second
 	stallRPCTimeout = 2 * time.Second
 	stallRows       = 200
 )
-
-// stallJVM returns the pid of the private HBase to signal, or skips.
-func stallJVM(t *testing.T) (pid int, state string) {
-	t.Helper()
-	state = os.Getenv("HBKIT_STALL_STATE")
-	if state == "" {
-		t.Skip("HBKIT_STALL_STATE not set: make test-stall runs this test against an HBase of its own")
-	}
-	if zk := os.Getenv("HBKIT_ZK"); zk == "" || strings.HasSuffix(zk, ":2181") {
-		t.Fatalf("HBKIT_ZK=%q: the stall tests never run against the shared HBase", zk)
-	}
-	b, err := os.ReadFile(filepath.Join(state, "hbase.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil || !bytes.Contains(cmdline, []byte("\x00-Dhbkit.state="+state+"\x00")) {
-		t.Fatalf("pid %d is not the HBase of %s (%v); not signalling it", pid, state, err)
-	}
-	return pid, state
-}
-
-// stopJVM SIGSTOPs pid and returns a function that SIGCONTs it once; it
-// also runs at cleanup, so that a failing test never leaves HBase stopped.
-func stopJVM(t *testing.T, pid int) (resume func()) {
-	t.Helper()
-	var once sync.Once
-	resume = func() {
-		once.Do(func() {
-			if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
-				t.Errorf("SIGCONT %d: %v", pid, err)
-			}
-		})
-	}
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatalf("SIGSTOP %d: %v", pid, err)
-	}
-	t.Cleanup(resume)
-	return resume
-}
 
 // stallOp is one kind of call the workers make, always with
 // context.Background().
@@ -250,7 +199,7 @@ func stallSetup(t *testing.T) (c *hbase.Client, table string, ops []stallOp, bas
 // goroutine is left behind; after SIGCONT the same client serves calls
 // again within 10s.
 func TestIntegrationStall(t *testing.T) {
-	pid, _ := stallJVM(t)
+	pid, _ := ittest.StallJVM(t)
 	if s, _ := strconv.Atoi(os.Getenv("HBKIT_STALL_ZK_SESSION")); s > 0 && time.Duration(s)*time.Second < 2*stallOpTimeout+10*time.Second {
 		t.Fatalf("ZooKeeper session timeout %ds is too short for a %v stop", s, 2*stallOpTimeout)
 	}
@@ -261,7 +210,7 @@ func TestIntegrationStall(t *testing.T) {
 	go func() { done <- runUntilFailure(ops, started) }()
 	<-started // every op has completed one call
 	stopAt := time.Now()
-	resume := stopJVM(t, pid)
+	resume := ittest.StopJVM(t, pid)
 	t.Logf("SIGSTOP %d", pid)
 
 	var calls []stallCall
@@ -315,7 +264,7 @@ func TestIntegrationStall(t *testing.T) {
 // the stop serves calls again without being recreated, and reads the
 // rows written before.
 func TestIntegrationStallPastSession(t *testing.T) {
-	pid, _ := stallJVM(t)
+	pid, _ := ittest.StallJVM(t)
 	restartCmd := os.Getenv("HBKIT_STALL_RESTART_CMD")
 	session, _ := strconv.Atoi(os.Getenv("HBKIT_STALL_ZK_SESSION"))
 	if restartCmd == "" || session <= 0 {
@@ -329,7 +278,7 @@ func TestIntegrationStallPastSession(t *testing.T) {
 	go func() { done <- runUntilFailure(ops, started) }()
 	<-started
 	stopAt := time.Now()
-	resume := stopJVM(t, pid)
+	resume := ittest.StopJVM(t, pid)
 	t.Logf("SIGSTOP %d for %v (ZooKeeper session timeout %ds)", pid, stop, session)
 	calls := <-done
 	limit := stallOpTimeout + stallOpTimeout/10

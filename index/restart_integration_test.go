@@ -47,6 +47,14 @@ type restartLoad struct {
 	failed   int
 	firstErr error
 	ackTimes []time.Time
+	calls    []restartCall
+}
+
+// restartCall is one PutBatch, Send or DeleteBatch call of a writer.
+type restartCall struct {
+	start time.Time
+	took  time.Duration
+	err   error // the call's, or else its first record's that failed
 }
 
 // restartAccounts are the accounts of a mode's messages.
@@ -114,6 +122,7 @@ func (l *restartLoad) run(ctx context.Context, w, batch int, stop <-chan struct{
 				}
 			}
 			wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			start := time.Now()
 			var results []error
 			var err error
 			switch {
@@ -128,6 +137,13 @@ func (l *restartLoad) run(ctx context.Context, w, batch int, stop <-chan struct{
 			now := time.Now()
 			mu.Lock()
 			defer mu.Unlock()
+			callErr := err
+			for _, r := range results {
+				if callErr == nil {
+					callErr = r
+				}
+			}
+			l.calls = append(l.calls, restartCall{start: start, took: now.Sub(start), err: callErr})
 			for i, r := range recs {
 				var rerr error
 				if len(results) == len(recs) {
@@ -205,25 +221,7 @@ func TestIntegrationIndexRestart(t *testing.T) {
 	defer cancel()
 	backends := restartTables(t, ctx, c)
 
-	var mu sync.Mutex // guards the loads' results while the writers run
-	var loads []*restartLoad
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for _, mc := range modeCases {
-		b := backends(t, mc.mode)
-		for w := range writersPerMode {
-			l := &restartLoad{mode: mc.mode, s: b.sms(t, dao.WithWriteMode(mc.mode)), tracks: map[string]*restartTrack{}, sent: map[string]schema.SMS{}}
-			loads = append(loads, l)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				l.run(ctx, w, batch, stop, &mu)
-			}()
-		}
-	}
-	stopWriters := sync.OnceFunc(func() { close(stop); wg.Wait() })
-	defer stopWriters()
-
+	il := startIndexLoad(t, ctx, backends, writersPerMode, batch)
 	time.Sleep(before)
 	killedAt := time.Now()
 	cmd := exec.CommandContext(ctx, "sh", "-c", restartCmd)
@@ -237,13 +235,50 @@ func TestIntegrationIndexRestart(t *testing.T) {
 
 	// Wait (bounded) until every mode had a write acknowledged by the
 	// restarted HBase, then keep writing a while.
+	il.waitResumed(t, readyAt, resumeLimit)
+	t.Logf("every mode writing again %.1fs after HBase reported ready", time.Since(readyAt).Seconds())
+	time.Sleep(after)
+	il.finish(t, ctx, backends, killedAt)
+}
+
+// indexLoad is the writers of the restart and stall tests: writersPerMode
+// restartLoads in every write mode, each on its own goroutine.
+type indexLoad struct {
+	mu    sync.Mutex // guards the loads' results while the writers run
+	loads []*restartLoad
+	stop  func() // stops the writers and waits for them; once
+}
+
+// startIndexLoad starts the writers on the tables of backends; they stop
+// at il.stop, at the latest when t ends.
+func startIndexLoad(t *testing.T, ctx context.Context, backends modeBackends, writersPerMode, batch int) *indexLoad {
+	il := &indexLoad{}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, mc := range modeCases {
+		b := backends(t, mc.mode)
+		for w := range writersPerMode {
+			l := &restartLoad{mode: mc.mode, s: b.sms(t, dao.WithWriteMode(mc.mode)), tracks: map[string]*restartTrack{}, sent: map[string]schema.SMS{}}
+			il.loads = append(il.loads, l)
+			wg.Go(func() { l.run(ctx, w, batch, stop, &il.mu) })
+		}
+	}
+	il.stop = sync.OnceFunc(func() { close(stop); wg.Wait() })
+	t.Cleanup(il.stop)
+	return il
+}
+
+// waitResumed waits until every mode had a write acknowledged after since,
+// and fails t if one had none within limit.
+func (il *indexLoad) waitResumed(t *testing.T, since time.Time, limit time.Duration) {
+	t.Helper()
 	resumed := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
+		il.mu.Lock()
+		defer il.mu.Unlock()
 		for _, mc := range modeCases {
 			ok := false
-			for _, l := range loads {
-				if l.mode == mc.mode && len(l.ackTimes) > 0 && l.ackTimes[len(l.ackTimes)-1].After(readyAt) {
+			for _, l := range il.loads {
+				if l.mode == mc.mode && len(l.ackTimes) > 0 && l.ackTimes[len(l.ackTimes)-1].After(since) {
 					ok = true
 				}
 			}
@@ -254,39 +289,42 @@ func TestIntegrationIndexRestart(t *testing.T) {
 		return true
 	}
 	for !resumed() {
-		if time.Since(readyAt) > resumeLimit {
-			stopWriters()
-			t.Fatalf("some mode had no write acknowledged within %v of HBase being ready again", resumeLimit)
+		if time.Since(since) > limit {
+			il.stop()
+			t.Fatalf("some mode had no write acknowledged within %v of %v", limit, since.Format("15:04:05.000"))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Logf("every mode writing again %.1fs after HBase reported ready", time.Since(readyAt).Seconds())
-	time.Sleep(after)
-	stopWriters()
+}
 
-	for _, l := range loads {
+// finish stops the writers and checks the tables of every mode against
+// what its writers saw (checkRestartMode), the outage having begun at
+// outage.
+func (il *indexLoad) finish(t *testing.T, ctx context.Context, backends modeBackends, outage time.Time) {
+	t.Helper()
+	il.stop()
+	for _, l := range il.loads {
 		// A verification lost in the outage loses nothing: readers check
 		// the entry, Check repairs it.
 		if err := l.s.Flush(ctx); err != nil {
 			t.Logf("%v: Flush: %v", l.mode, err)
 		}
 	}
-
 	// The modes are checked side by side (the group returns when all are
 	// done).
 	t.Run("check", func(t *testing.T) {
 		for _, mc := range modeCases {
 			t.Run(mc.mode.String(), func(t *testing.T) {
 				t.Parallel()
-				checkRestartMode(t, ctx, backends(t, mc.mode), mc.mode, loads, killedAt)
+				checkRestartMode(t, ctx, backends(t, mc.mode), mc.mode, il.loads, outage)
 			})
 		}
 	})
 }
 
-// checkRestartMode checks the tables of one mode after the restart against
-// what its writers saw.
-func checkRestartMode(t *testing.T, ctx context.Context, b backend, mode schema.WriteMode, loads []*restartLoad, killedAt time.Time) {
+// checkRestartMode checks the tables of one mode after an outage (a restart,
+// a stall) that began at outage against what its writers saw.
+func checkRestartMode(t *testing.T, ctx context.Context, b backend, mode schema.WriteMode, loads []*restartLoad, outage time.Time) {
 	var mine []*restartLoad
 	for _, l := range loads {
 		if l.mode == mode {
@@ -306,7 +344,7 @@ func checkRestartMode(t *testing.T, ctx context.Context, b backend, mode schema.
 		acked += l.acked
 		failed += l.failed
 		for _, at := range l.ackTimes {
-			if at.After(killedAt) {
+			if at.After(outage) {
 				ackedAfter++
 			}
 		}
@@ -314,9 +352,9 @@ func checkRestartMode(t *testing.T, ctx context.Context, b backend, mode schema.
 			t.Logf("first failed write: %v (retryable: %v)", l.firstErr, hbase.IsRetryable(l.firstErr))
 		}
 	}
-	t.Logf("%d writes acknowledged (%d after the kill), %d failed, %d records written", acked, ackedAfter, failed, len(tracks))
+	t.Logf("%d writes acknowledged (%d after the outage began), %d failed, %d records written", acked, ackedAfter, failed, len(tracks))
 	if ackedAfter == acked {
-		t.Fatalf("no write acknowledged before the kill")
+		t.Fatalf("no write acknowledged before the outage")
 	}
 
 	// The data table: every acknowledged record as written (or
@@ -350,7 +388,7 @@ func checkRestartMode(t *testing.T, ctx context.Context, b backend, mode schema.
 		}
 	}
 	if lost > 0 {
-		t.Fatalf("%d acknowledged writes lost across the restart", lost)
+		t.Fatalf("%d acknowledged writes lost across the outage", lost)
 	}
 
 	// The index before any repair: every acknowledged record is

@@ -55,20 +55,8 @@ if [ "${1:-}" = restart ]; then
 fi
 
 start=$SECONDS
-# The index test binary builds while the instance starts (private_hbase_up
-# builds the hbase one).
-itmp=$(mktemp -d)
-go test -race -tags integration -c -o "$itmp/index.test" ./index/ &
-ibuild=$!
-trap 'kill "$ibuild" 2>/dev/null || true; rm -rf "$itmp"' EXIT
-private_hbase_up
-trap 'kill "$ibuild" 2>/dev/null || true; rm -rf "$itmp"; private_hbase_cleanup' EXIT
-wait "$ibuild"
+PRIVATE_HBASE_TESTS="hbase index" private_hbase_up
 export HBKIT_RESTART_CMD="'$PWD/tools/test-restart.sh' restart"
-t0=$SECONDS
-(cd hbase && "$tmp/hbase.test" -test.count=1 -test.timeout=6m -test.v -test.run='^TestIntegrationRestart$')
-echo "test-restart: TestIntegrationRestart passed in $((SECONDS - t0))s"
-t0=$SECONDS
-(cd index && "$itmp/index.test" -test.count=1 -test.timeout=6m -test.v -test.run='^TestIntegrationIndexRestart$')
-echo "test-restart: TestIntegrationIndexRestart passed in $((SECONDS - t0))s"
+private_hbase_run test-restart hbase TestIntegrationRestart 6m
+private_hbase_run test-restart index TestIntegrationIndexRestart 6m
 echo "test-restart: passed in $((SECONDS - start))s"

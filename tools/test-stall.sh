@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# test-stall.sh runs the stall tests (hbase/stall_integration_test.go)
-# against an HBase of its own, whose JVM they stop with SIGSTOP while a
-# client with short timeouts (operation 6s, RPC 2s) keeps calling:
+# test-stall.sh runs the stall tests (hbase/stall_integration_test.go,
+# index/stall_integration_test.go) against an HBase of its own, whose JVM
+# they stop with SIGSTOP while a client with short timeouts (operation 6s,
+# RPC 2s) keeps calling:
 #
 #   TestIntegrationStall            stopped for twice the operation timeout,
 #                                   within the ZooKeeper session timeout
+#   TestIntegrationIndexStall       the same under SMS records written through
+#                                   dao in every write mode; afterwards every
+#                                   acknowledged record reads back and Check
+#                                   leaves nothing missing, orphaned or stale
 #   TestIntegrationStallPastSession stopped past the session timeout: HBase
 #                                   aborts when it resumes, this script
 #                                   starts it again, the same client carries on
@@ -87,9 +92,10 @@ if [ "${1:-}" = restart ]; then
 fi
 
 start=$SECONDS
-private_hbase_up
+PRIVATE_HBASE_TESTS="hbase index" private_hbase_up
 export HBKIT_STALL_STATE="$HBKIT_STATE"
 export HBKIT_STALL_RESTART_CMD="'$PWD/tools/test-stall.sh' restart"
-(cd hbase && "$tmp/hbase.test" -test.count=1 -test.timeout=8m -test.v \
-	-test.run='^(TestIntegrationStall|TestIntegrationStallPastSession)$')
+private_hbase_run test-stall hbase TestIntegrationStall 8m
+private_hbase_run test-stall index TestIntegrationIndexStall 6m
+private_hbase_run test-stall hbase TestIntegrationStallPastSession 8m
 echo "test-stall: passed in $((SECONDS - start))s"

@@ -1,0 +1,176 @@
+//go:build integration
+
+package index_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/internal/ittest"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// TestIntegrationIndexStall stops HBase's JVM (SIGSTOP) for twice the
+// client's operation timeout while writers load SMS records through dao in
+// every write mode, as TestIntegrationIndexRestart does around a kill: new
+// messages, and in the modes that rewrite, updates in place, moves and
+// deletes. A stopped server keeps its sockets open and answers nothing, so
+// the writers learn of it only from their timeouts, and the calls they
+// gave up on may still run when it resumes.
+//
+//   - While the server is stopped, every writer's call returns, failed,
+//     within the time its operations may take (stallCallLimit): none waits
+//     for the server.
+//   - Once it resumes, every mode has a write acknowledged within 30s, on
+//     the same stores and client.
+//   - Afterwards, as after the restart: every acknowledged record reads
+//     back through the data table and through the index, readers return
+//     only what the data table holds, and Check in ModeRepair then
+//     ModeVerify finds nothing missing, orphaned or stale.
+//   - No goroutine of the writers' stores is left behind once they stopped
+//     and flushed.
+//
+// make test-stall (tools/test-stall.sh) runs it against an HBase of its
+// own.
+func TestIntegrationIndexStall(t *testing.T) {
+	pid, _ := ittest.StallJVM(t)
+	const (
+		writersPerMode = 2
+		batch          = 20
+		opTimeout      = 6 * time.Second
+		rpcTimeout     = 2 * time.Second
+		before         = 5 * time.Second // writing before the stop
+		stall          = 2 * opTimeout
+		after          = 5 * time.Second // writing after every mode had a write acknowledged again
+		resumeLimit    = 30 * time.Second
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	// The tables are created with the default timeouts; the writers' client
+	// has the short ones.
+	admin := itConnect(t)
+	tables := restartTables(t, ctx, admin)
+	c := itConnect(t, hbase.WithOperationTimeout(opTimeout), hbase.WithRPCTimeout(rpcTimeout))
+	backends := func(tb testing.TB, mode schema.WriteMode) backend {
+		b := tables(tb, mode)
+		b.c = c
+		return b
+	}
+	// The writers' client connects before the goroutines are counted: its
+	// connections' are not the stores'.
+	for _, mc := range modeCases {
+		b := backends(t, mc.mode)
+		for _, table := range []string{b.data, b.index} {
+			if _, err := c.Get(ctx, &hbase.Get{Table: table, Row: []byte("warm-up")}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	runtime.GC()
+	baseGoroutines := runtime.NumGoroutine()
+
+	il := startIndexLoad(t, ctx, backends, writersPerMode, batch)
+	time.Sleep(before)
+	resume := ittest.StopJVM(t, pid)
+	stoppedAt := time.Now()
+	t.Logf("HBase (pid %d) stopped", pid)
+	time.Sleep(stall)
+	resume()
+	resumedAt := time.Now()
+	t.Logf("HBase resumed after %.1fs", resumedAt.Sub(stoppedAt).Seconds())
+
+	il.waitResumed(t, resumedAt, resumeLimit)
+	t.Logf("every mode writing again %.1fs after HBase resumed", time.Since(resumedAt).Seconds())
+	time.Sleep(after)
+	il.stop()
+	checkStallCalls(t, il, stoppedAt, resumedAt, opTimeout)
+	il.finish(t, ctx, backends, stoppedAt)
+
+	// The writers' stores started nothing that outlives them: the
+	// goroutines are back to what the client had before they started (its
+	// connections replaced after the stall, as many as before).
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > baseGoroutines && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > baseGoroutines {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines 10s after the writers stopped, %d before they started:\n%s", n, baseGoroutines, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// stallCallLimit bounds a writer's call in mode while the server does not
+// answer: each operation of the call gives up after the operation timeout
+// (plus a tenth, as the client's own stall test allows), and a call makes
+// at most this many operations one after another before it returns. A
+// strict write reads the records' rows, writes them conditionally and
+// marks their entries verified; a mutable write sends its Batch and the
+// validations that ride on it; the others send one Batch.
+func stallCallLimit(mode schema.WriteMode, opTimeout time.Duration) time.Duration {
+	ops := 1
+	switch mode {
+	case schema.Strict:
+		ops = 3
+	case schema.Mutable:
+		ops = 2
+	}
+	return time.Duration(ops) * (opTimeout + opTimeout/10)
+}
+
+// checkStallCalls checks the writers' calls that ran while the server was
+// stopped: each returned within its mode's stallCallLimit; none made after
+// the stop succeeded before the server resumed; and each that failed says
+// that a retry is safe or that the write's outcome is unknown (a
+// timeout).
+func checkStallCalls(t *testing.T, il *indexLoad, stoppedAt, resumedAt time.Time, opTimeout time.Duration) {
+	t.Helper()
+	type stat struct {
+		calls, failed int
+		longest       time.Duration
+	}
+	stats := map[schema.WriteMode]*stat{}
+	for _, l := range il.loads {
+		st := stats[l.mode]
+		if st == nil {
+			st = &stat{}
+			stats[l.mode] = st
+		}
+		limit := stallCallLimit(l.mode, opTimeout)
+		for _, call := range l.calls {
+			end := call.start.Add(call.took)
+			if end.Before(stoppedAt) || call.start.After(resumedAt) {
+				continue // not while the server was stopped
+			}
+			st.calls++
+			st.longest = max(st.longest, call.took)
+			if call.took > limit {
+				t.Errorf("%v: a call started %v after the stop took %v, over %v", l.mode, call.start.Sub(stoppedAt).Round(time.Millisecond), call.took.Round(time.Millisecond), limit)
+			}
+			if call.err == nil {
+				// An answer on its way when the server stopped may still
+				// arrive; a call made after that cannot get one.
+				if call.start.After(stoppedAt.Add(50*time.Millisecond)) && end.Before(resumedAt) {
+					t.Errorf("%v: a call made %v after the stop succeeded before the server resumed", l.mode, call.start.Sub(stoppedAt).Round(time.Millisecond))
+				}
+				continue
+			}
+			st.failed++
+			if !errors.Is(call.err, hbase.ErrTimeout) && !hbase.IsRetryable(call.err) && !errors.Is(call.err, context.DeadlineExceeded) {
+				t.Errorf("%v: a call failed during the stall with %v, which is neither a timeout nor retryable", l.mode, call.err)
+			}
+		}
+	}
+	for _, mc := range modeCases {
+		st := stats[mc.mode]
+		if st == nil || st.calls == 0 {
+			t.Errorf("%v: no call while the server was stopped", mc.mode)
+			continue
+		}
+		t.Logf("%v: %d calls while the server was stopped, %d failed, the longest %v (limit %v)",
+			mc.mode, st.calls, st.failed, st.longest.Round(time.Millisecond), stallCallLimit(mc.mode, opTimeout))
+	}
+}

@@ -1,0 +1,70 @@
+package ittest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// The stall tests stop the HBase JVM with SIGSTOP: a server that stops
+// answering without closing its sockets, as a long GC pause, a frozen VM
+// or a network partition look to a client. They run only against an
+// HBase of their own (make test-stall, tools/test-stall.sh), which
+// exports HBKIT_STALL_STATE (its state directory, whose hbase.pid names
+// the JVM), HBKIT_STALL_ZK_SESSION (its ZooKeeper session timeout in
+// seconds) and HBKIT_STALL_RESTART_CMD.
+
+// StallJVM returns the pid of the HBase of HBKIT_STALL_STATE, which a
+// stall test may stop, and that state directory; it skips tb when
+// HBKIT_STALL_STATE is not set. It fails tb when HBKIT_ZK names the
+// shared HBase (port 2181) or when the pid's command line does not carry
+// the state directory's marker (as the launcher checks): a stall test
+// never signals another process.
+func StallJVM(tb testing.TB) (pid int, state string) {
+	tb.Helper()
+	state = os.Getenv("HBKIT_STALL_STATE")
+	if state == "" {
+		tb.Skip("HBKIT_STALL_STATE not set: make test-stall runs this test against an HBase of its own")
+	}
+	if zk := os.Getenv("HBKIT_ZK"); zk == "" || strings.HasSuffix(zk, ":2181") {
+		tb.Fatalf("HBKIT_ZK=%q: the stall tests never run against the shared HBase", zk)
+	}
+	b, err := os.ReadFile(filepath.Join(state, "hbase.pid"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || !bytes.Contains(cmdline, []byte("\x00-Dhbkit.state="+state+"\x00")) {
+		tb.Fatalf("pid %d is not the HBase of %s (%v); not signalling it", pid, state, err)
+	}
+	return pid, state
+}
+
+// StopJVM SIGSTOPs pid and returns a function that SIGCONTs it once; it
+// also runs at cleanup, so that a failing test never leaves HBase stopped.
+func StopJVM(tb testing.TB, pid int) (resume func()) {
+	tb.Helper()
+	var once sync.Once
+	resume = func() {
+		once.Do(func() {
+			if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+				tb.Errorf("SIGCONT %d: %v", pid, err)
+			}
+		})
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		tb.Fatalf("SIGSTOP %d: %v", pid, err)
+	}
+	tb.Cleanup(resume)
+	return resume
+}
