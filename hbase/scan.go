@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -272,6 +273,9 @@ type aheadCall struct {
 	headed   chan struct{}
 	headOpen bool
 	headOnce sync.Once
+	// awaited is set when the caller starts waiting for the answer
+	// (takeAhead).
+	awaited atomic.Bool
 	// next is the call made for the response after this one when head
 	// arrived (chain); set under s.mu.
 	next *aheadCall
@@ -318,6 +322,15 @@ func (s *scanner) startAhead() *aheadCall {
 				a.headOpen = open
 				close(a.headed)
 			})
+			if open && a.awaited.Load() {
+				// The caller waits for this answer and makes the next call
+				// on its head (chain). This goroutine, the connection's
+				// reader, goes on to read the cells and would keep its
+				// processor until the socket runs dry, the caller waiting
+				// for one: let the caller run first (docs/scans.md,
+				// "Calling on the answer's head").
+				runtime.Gosched()
+			}
 		}
 	}
 	if s.reuse {
@@ -436,6 +449,7 @@ func (s *scanner) takeAhead(ctx context.Context) *aheadCall {
 		return nil
 	}
 	s.ahead = nil
+	a.awaited.Store(true)
 	headed := a.headed
 	for waiting := true; waiting; {
 		select {
