@@ -322,13 +322,16 @@ func (s *scanner) startAhead() *aheadCall {
 				a.headOpen = open
 				close(a.headed)
 			})
-			if open && a.awaited.Load() {
+			if open && a.awaited.Load() && s.ctx.Err() == nil {
 				// The caller waits for this answer and makes the next call
 				// on its head (chain). This goroutine, the connection's
 				// reader, goes on to read the cells and would keep its
-				// processor until the socket runs dry, the caller waiting
-				// for one: let the caller run first (docs/scans.md,
-				// "Calling on the answer's head").
+				// processor until the socket runs dry or it is preempted,
+				// the caller waiting for one meanwhile. Closing headed made
+				// the caller this processor's next goroutine: yield to it
+				// (docs/scans.md, "Calling on the answer's head"). The
+				// other calls on the connection wait for the reader that
+				// much longer, once per answer of a waiting scanner.
 				runtime.Gosched()
 			}
 		}

@@ -200,9 +200,7 @@ func stallSetup(t *testing.T) (c *hbase.Client, table string, ops []stallOp, bas
 // again within 10s.
 func TestIntegrationStall(t *testing.T) {
 	pid, _ := ittest.StallJVM(t)
-	if s, _ := strconv.Atoi(os.Getenv("HBKIT_STALL_ZK_SESSION")); s > 0 && time.Duration(s)*time.Second < 2*stallOpTimeout+10*time.Second {
-		t.Fatalf("ZooKeeper session timeout %ds is too short for a %v stop", s, 2*stallOpTimeout)
-	}
+	ittest.StopWithinSession(t, 2*stallOpTimeout)
 	_, _, ops, base := stallSetup(t)
 
 	started := make(chan struct{})

@@ -54,7 +54,8 @@ type restartLoad struct {
 type restartCall struct {
 	start time.Time
 	took  time.Duration
-	err   error // the call's, or else its first record's that failed
+	acked int     // records acknowledged
+	errs  []error // the errors of the records that failed
 }
 
 // restartAccounts are the accounts of a mode's messages.
@@ -137,13 +138,7 @@ func (l *restartLoad) run(ctx context.Context, w, batch int, stop <-chan struct{
 			now := time.Now()
 			mu.Lock()
 			defer mu.Unlock()
-			callErr := err
-			for _, r := range results {
-				if callErr == nil {
-					callErr = r
-				}
-			}
-			l.calls = append(l.calls, restartCall{start: start, took: now.Sub(start), err: callErr})
+			call := restartCall{start: start, took: now.Sub(start)}
 			for i, r := range recs {
 				var rerr error
 				if len(results) == len(recs) {
@@ -162,17 +157,20 @@ func (l *restartLoad) run(ctx context.Context, w, batch int, stop <-chan struct{
 					state = nil
 				}
 				if rerr == nil {
+					call.acked++
 					l.acked++
 					l.ackTimes = append(l.ackTimes, now)
 					tr.states, tr.acked = []*schema.SMS{state}, true
 					continue
 				}
 				l.failed++
+				call.errs = append(call.errs, rerr)
 				if l.firstErr == nil {
 					l.firstErr = rerr
 				}
 				tr.states, tr.acked = append(tr.states[:1], state), false
 			}
+			l.calls = append(l.calls, call)
 		}
 		send(puts, false)
 		send(del, true)

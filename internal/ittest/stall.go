@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // The stall tests stop the HBase JVM with SIGSTOP: a server that stops
@@ -67,4 +68,14 @@ func StopJVM(tb testing.TB, pid int) (resume func()) {
 	}
 	tb.Cleanup(resume)
 	return resume
+}
+
+// StopWithinSession fails tb when HBKIT_STALL_ZK_SESSION says that a stop
+// of d would outlast (or come within 10s of) the HBase's ZooKeeper session,
+// which it would then abort on.
+func StopWithinSession(tb testing.TB, d time.Duration) {
+	tb.Helper()
+	if s, _ := strconv.Atoi(os.Getenv("HBKIT_STALL_ZK_SESSION")); s > 0 && time.Duration(s)*time.Second < d+10*time.Second {
+		tb.Fatalf("ZooKeeper session timeout %ds is too short for a %v stop", s, d)
+	}
 }
