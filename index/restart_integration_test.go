@@ -24,42 +24,42 @@ import (
 // make test-restart (tools/test-restart.sh) runs it, with HBKIT_RESTART_CMD
 // set to the command that kills and restarts that HBase.
 
-// restartKey identifies a record by its row key fields.
-func restartKey(m *schema.SMS) string {
+// outageKey identifies a record by its row key fields.
+func outageKey(m *schema.SMS) string {
 	return fmt.Sprintf("%s/%d/%d", m.Mobile, m.SentAt.UnixMilli(), m.Seq)
 }
 
-// restartTrack is what a writer knows of one record: the states the data
+// outageTrack is what a writer knows of one record: the states the data
 // table may hold for it (nil: no record), and whether the last write of
 // it was acknowledged, which makes its state certain.
-type restartTrack struct {
+type outageTrack struct {
 	states []*schema.SMS // the last acknowledged state first (nil if none), then a failed write's, if any
 	acked  bool          // the last write was acknowledged: states[0] is what the data table must hold
 }
 
-// restartLoad is one writer of the restart test and what it saw.
-type restartLoad struct {
+// outageLoad is one writer of the restart and stall tests and what it saw.
+type outageLoad struct {
 	mode     schema.WriteMode
 	s        *dao.SMSRepo
-	tracks   map[string]*restartTrack
+	tracks   map[string]*outageTrack
 	sent     map[string]schema.SMS // every value sent, by Content
 	acked    int
 	failed   int
 	firstErr error
 	ackTimes []time.Time
-	calls    []restartCall
+	calls    []outageCall
 }
 
-// restartCall is one PutBatch, Send or DeleteBatch call of a writer.
-type restartCall struct {
+// outageCall is one PutBatch, Send or DeleteBatch call of a writer.
+type outageCall struct {
 	start time.Time
 	took  time.Duration
 	acked int     // records acknowledged
 	errs  []error // the errors of the records that failed
 }
 
-// restartAccounts are the accounts of a mode's messages.
-func restartAccounts(mode schema.WriteMode) []string {
+// outageAccounts are the accounts of a mode's messages.
+func outageAccounts(mode schema.WriteMode) []string {
 	return []string{"rs-" + mode.String() + "-a", "rs-" + mode.String() + "-b", "rs-" + mode.String() + "-c"}
 }
 
@@ -68,8 +68,8 @@ func restartAccounts(mode schema.WriteMode) []string {
 // rewrite, updates in place and moves of records acknowledged before, and
 // a delete. Only records whose last write was acknowledged are written
 // again, so that what each record may hold stays known.
-func (l *restartLoad) run(ctx context.Context, w, batch int, stop <-chan struct{}, mu *sync.Mutex) {
-	accounts := restartAccounts(l.mode)
+func (l *outageLoad) run(ctx context.Context, w, batch int, stop <-chan struct{}, mu *sync.Mutex) {
+	accounts := outageAccounts(l.mode)
 	mi := slices.IndexFunc(modeCases, func(mc modeCase) bool { return mc.mode == l.mode })
 	rewrite := modeCases[mi].rewrite
 	var certain []string // keys whose last write was acknowledged and left a record
@@ -106,7 +106,7 @@ func (l *restartLoad) run(ctx context.Context, w, batch int, stop <-chan struct{
 				} else {
 					cur.Account = accounts[(slices.Index(accounts, cur.Account)+1)%len(accounts)] // moves the entry
 				}
-				if slices.ContainsFunc(puts, func(p *schema.SMS) bool { return restartKey(p) == k }) {
+				if slices.ContainsFunc(puts, func(p *schema.SMS) bool { return outageKey(p) == k }) {
 					continue
 				}
 				puts = append(puts, &cur)
@@ -138,7 +138,7 @@ func (l *restartLoad) run(ctx context.Context, w, batch int, stop <-chan struct{
 			now := time.Now()
 			mu.Lock()
 			defer mu.Unlock()
-			call := restartCall{start: start, took: now.Sub(start)}
+			call := outageCall{start: start, took: now.Sub(start)}
 			for i, r := range recs {
 				var rerr error
 				if len(results) == len(recs) {
@@ -146,10 +146,10 @@ func (l *restartLoad) run(ctx context.Context, w, batch int, stop <-chan struct{
 				} else {
 					rerr = err
 				}
-				k := restartKey(r)
+				k := outageKey(r)
 				tr := l.tracks[k]
 				if tr == nil {
-					tr = &restartTrack{states: []*schema.SMS{nil}}
+					tr = &outageTrack{states: []*schema.SMS{nil}}
 					l.tracks[k] = tr
 				}
 				state := r
@@ -217,7 +217,7 @@ func TestIntegrationIndexRestart(t *testing.T) {
 		hbase.WithRPCTimeout(15*time.Second))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	backends := restartTables(t, ctx, c)
+	backends := outageTables(t, ctx, c)
 
 	il := startIndexLoad(t, ctx, backends, writersPerMode, batch)
 	time.Sleep(before)
@@ -240,10 +240,10 @@ func TestIntegrationIndexRestart(t *testing.T) {
 }
 
 // indexLoad is the writers of the restart and stall tests: writersPerMode
-// restartLoads in every write mode, each on its own goroutine.
+// outageLoads in every write mode, each on its own goroutine.
 type indexLoad struct {
 	mu    sync.Mutex // guards the loads' results while the writers run
-	loads []*restartLoad
+	loads []*outageLoad
 	stop  func() // stops the writers and waits for them; once
 }
 
@@ -256,7 +256,7 @@ func startIndexLoad(t *testing.T, ctx context.Context, backends modeBackends, wr
 	for _, mc := range modeCases {
 		b := backends(t, mc.mode)
 		for w := range writersPerMode {
-			l := &restartLoad{mode: mc.mode, s: b.sms(t, dao.WithWriteMode(mc.mode)), tracks: map[string]*restartTrack{}, sent: map[string]schema.SMS{}}
+			l := &outageLoad{mode: mc.mode, s: b.sms(t, dao.WithWriteMode(mc.mode)), tracks: map[string]*outageTrack{}, sent: map[string]schema.SMS{}}
 			il.loads = append(il.loads, l)
 			wg.Go(func() { l.run(ctx, w, batch, stop, &il.mu) })
 		}
@@ -296,7 +296,7 @@ func (il *indexLoad) waitResumed(t *testing.T, since time.Time, limit time.Durat
 }
 
 // finish stops the writers and checks the tables of every mode against
-// what its writers saw (checkRestartMode), the outage having begun at
+// what its writers saw (checkOutageMode), the outage having begun at
 // outage.
 func (il *indexLoad) finish(t *testing.T, ctx context.Context, backends modeBackends, outage time.Time) {
 	t.Helper()
@@ -314,22 +314,22 @@ func (il *indexLoad) finish(t *testing.T, ctx context.Context, backends modeBack
 		for _, mc := range modeCases {
 			t.Run(mc.mode.String(), func(t *testing.T) {
 				t.Parallel()
-				checkRestartMode(t, ctx, backends(t, mc.mode), mc.mode, il.loads, outage)
+				checkOutageMode(t, ctx, backends(t, mc.mode), mc.mode, il.loads, outage)
 			})
 		}
 	})
 }
 
-// checkRestartMode checks the tables of one mode after an outage (a restart,
+// checkOutageMode checks the tables of one mode after an outage (a restart,
 // a stall) that began at outage against what its writers saw.
-func checkRestartMode(t *testing.T, ctx context.Context, b backend, mode schema.WriteMode, loads []*restartLoad, outage time.Time) {
-	var mine []*restartLoad
+func checkOutageMode(t *testing.T, ctx context.Context, b backend, mode schema.WriteMode, loads []*outageLoad, outage time.Time) {
+	var mine []*outageLoad
 	for _, l := range loads {
 		if l.mode == mode {
 			mine = append(mine, l)
 		}
 	}
-	tracks := map[string]*restartTrack{}
+	tracks := map[string]*outageTrack{}
 	sent := map[string]schema.SMS{}
 	var acked, failed, ackedAfter int
 	for _, l := range mine {
@@ -364,7 +364,7 @@ func checkRestartMode(t *testing.T, ctx context.Context, b backend, mode schema.
 	}
 	byKey := map[string]schema.SMS{}
 	for _, m := range data {
-		byKey[restartKey(&m)] = m
+		byKey[outageKey(&m)] = m
 		w, ok := sent[m.Content]
 		if !ok || w.Mobile != m.Mobile || !w.SentAt.Equal(m.SentAt) || w.Account != m.Account || w.Delivered != m.Delivered {
 			t.Errorf("the data table holds %+v, which no writer sent", m)
@@ -391,7 +391,7 @@ func checkRestartMode(t *testing.T, ctx context.Context, b backend, mode schema.
 
 	// The index before any repair: every acknowledged record is
 	// found, and nothing the data table does not hold.
-	accounts := restartAccounts(mode)
+	accounts := outageAccounts(mode)
 	days := []time.Time{day0, day0.AddDate(0, 0, 1)}
 	truth := map[string]map[string]schema.SMS{} // account/day -> key -> record
 	for _, m := range data {
@@ -399,7 +399,7 @@ func checkRestartMode(t *testing.T, ctx context.Context, b backend, mode schema.
 		if truth[g] == nil {
 			truth[g] = map[string]schema.SMS{}
 		}
-		truth[g][restartKey(&m)] = m
+		truth[g][outageKey(&m)] = m
 	}
 	reader := b.sms(t, dao.WithWriteMode(mode), dao.WithReadRepair(false))
 	found := func(s *dao.SMSRepo, stage string, exact bool) {
@@ -413,7 +413,7 @@ func checkRestartMode(t *testing.T, ctx context.Context, b backend, mode schema.
 				}
 				seen := map[string]bool{}
 				for _, m := range got {
-					k := restartKey(&m)
+					k := outageKey(&m)
 					if w, ok := truth[g][k]; !ok || w != m {
 						t.Errorf("%s: the index of %s returned %+v; the data table holds %+v (%v)", stage, g, m, w, ok)
 					}
@@ -458,11 +458,12 @@ func checkRestartMode(t *testing.T, ctx context.Context, b backend, mode schema.
 	}
 }
 
-// restartTables creates a pair of SMS tables per write mode, all at once,
-// with a quarter of the schema's split keys: fewer regions for the
+// outageTables creates a pair of SMS tables per write mode, all at once,
+// with a quarter of the schema's split keys: fewer regions for a
 // restarted HBase to reassign, still several per table. They are not
-// dropped: the instance is thrown away after the run.
-func restartTables(t *testing.T, ctx context.Context, c *hbase.Client) modeBackends {
+// dropped: the restart and stall tests run on an instance of their own,
+// thrown away after the run.
+func outageTables(t *testing.T, ctx context.Context, c *hbase.Client) modeBackends {
 	t.Helper()
 	st, err := schema.SMSTable()
 	if err != nil {

@@ -57,7 +57,7 @@ func TestIntegrationIndexStall(t *testing.T) {
 	// The tables are created with the default timeouts; the writers' client
 	// has the short ones.
 	admin := itConnect(t)
-	tables := restartTables(t, ctx, admin)
+	tables := outageTables(t, ctx, admin)
 	c := itConnect(t, hbase.WithOperationTimeout(opTimeout), hbase.WithRPCTimeout(rpcTimeout))
 	backends := func(tb testing.TB, mode schema.WriteMode) backend {
 		b := tables(tb, mode)
