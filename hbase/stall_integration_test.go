@@ -158,26 +158,6 @@ func untilAllSucceed(t *testing.T, ops []stallOp, limit time.Duration) time.Dura
 	return 0
 }
 
-// settleGoroutines waits until the goroutine count is back to at most
-// base, and fails the test (with the stacks) if it is not within limit.
-func settleGoroutines(t *testing.T, base int, limit time.Duration) int {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		n := runtime.NumGoroutine()
-		if n <= base {
-			return n
-		}
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			buf = buf[:runtime.Stack(buf, true)]
-			t.Errorf("%d goroutines %v after the calls returned, %d before the stall: goroutines left behind:\n%s", n, limit, base, buf)
-			return n
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 func stallSetup(t *testing.T) (c *hbase.Client, table string, ops []stallOp, baseGoroutines int) {
 	t.Helper()
 	admin := itClient(t) // default timeouts, for the table
@@ -187,9 +167,7 @@ func stallSetup(t *testing.T) (c *hbase.Client, table string, ops []stallOp, bas
 	ops = stallOps(c, table)
 	// Warm up: connections, region locations.
 	untilAllSucceed(t, ops, 30*time.Second)
-	runtime.GC()
-	time.Sleep(200 * time.Millisecond)
-	return c, table, ops, runtime.NumGoroutine()
+	return c, table, ops, ittest.SettledGoroutines()
 }
 
 // TestIntegrationStall: the JVM stopped for twice the operation timeout
@@ -251,7 +229,7 @@ func TestIntegrationStall(t *testing.T) {
 	if took > 10*time.Second {
 		t.Errorf("calls succeeded again only %v after SIGCONT, want within 10s", took)
 	}
-	n := settleGoroutines(t, base, 15*time.Second)
+	n := ittest.SettleGoroutines(t, base, 15*time.Second)
 	t.Logf("goroutines: %d before the stall, %d after", base, n)
 }
 
@@ -304,6 +282,6 @@ func TestIntegrationStallPastSession(t *testing.T) {
 	if err != nil || string(res.Value([]byte("cf"), []byte("q"))) != fmt.Sprintf("v%d", stallRows-1) {
 		t.Errorf("row written before the stop: %v, %v", res, err)
 	}
-	n := settleGoroutines(t, base, 15*time.Second)
+	n := ittest.SettleGoroutines(t, base, 15*time.Second)
 	t.Logf("goroutines: %d before the stall, %d after", base, n)
 }

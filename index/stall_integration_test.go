@@ -5,7 +5,6 @@ package index_test
 import (
 	"context"
 	"errors"
-	"runtime"
 	"testing"
 	"time"
 
@@ -74,7 +73,7 @@ func TestIntegrationIndexStall(t *testing.T) {
 			}
 		}
 	}
-	baseGoroutines := settledGoroutines()
+	baseGoroutines := ittest.SettledGoroutines()
 
 	il := startIndexLoad(t, ctx, backends, writersPerMode, batch)
 	time.Sleep(before)
@@ -96,30 +95,7 @@ func TestIntegrationIndexStall(t *testing.T) {
 	// The writers' stores started nothing that outlives them: the
 	// goroutines are back to what the client had before they started (its
 	// connections replaced after the stall, as many as before).
-	deadline := time.Now().Add(15 * time.Second)
-	for runtime.NumGoroutine() > baseGoroutines && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > baseGoroutines {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines 15s after the writers stopped, %d before they started:\n%s", n, baseGoroutines, buf[:runtime.Stack(buf, true)])
-	}
-}
-
-// settledGoroutines returns the number of goroutines once it stayed the
-// same for 200ms (at most 5s).
-func settledGoroutines() int {
-	runtime.GC()
-	n := runtime.NumGoroutine()
-	for start := time.Now(); time.Since(start) < 5*time.Second; {
-		time.Sleep(200 * time.Millisecond)
-		m := runtime.NumGoroutine()
-		if m == n {
-			break
-		}
-		n = m
-	}
-	return n
+	ittest.SettleGoroutines(t, baseGoroutines, 15*time.Second)
 }
 
 // stallCallLimit bounds a writer's call in mode while the server does not

@@ -41,6 +41,6 @@ fi
 start=$SECONDS
 private_hbase_up -masters 2
 export HBKIT_BACKUP_MASTER_KILL_CMD="'$PWD/tools/test-backup-master.sh' kill"
-(cd hbase && "$tmp/hbase.test" -test.count=1 -test.timeout=4m -test.v -test.run='^TestIntegrationBackupMaster$')
+private_hbase_run test-backup-master hbase TestIntegrationBackupMaster 4m
 bin/hbase-local masters
 echo "test-backup-master: passed in $((SECONDS - start))s"

@@ -40,5 +40,5 @@ fi
 start=$SECONDS
 private_hbase_up -rs 3
 export HBKIT_FAILOVER_RESTART_CMD="'$PWD/tools/test-failover.sh' restart"
-(cd hbase && "$tmp/hbase.test" -test.count=1 -test.timeout=6m -test.v -test.run='^TestIntegrationFailover$')
+private_hbase_run test-failover hbase TestIntegrationFailover 6m
 echo "test-failover: passed in $((SECONDS - start))s"

@@ -23,6 +23,6 @@ export RS=3
 start=$SECONDS
 private_hbase_up -rs 3
 export HBKIT_EXPECT_SERVERS=3
-(cd hbase && "$tmp/hbase.test" -test.count=1 -test.timeout=8m -test.v \
-	-test.run='^(TestIntegration(ThreeServers|BigBatch|ScanAcrossRegions|SplitDuringScanAndWrites)|TestAdminIntegrationRegions)$')
+private_hbase_run test-rs3 hbase \
+	'(TestIntegration(ThreeServers|BigBatch|ScanAcrossRegions|SplitDuringScanAndWrites)|TestAdminIntegrationRegions)' 8m
 echo "test-rs3: passed in $((SECONDS - start))s"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,5 +78,43 @@ func StopWithinSession(tb testing.TB, d time.Duration) {
 	tb.Helper()
 	if s, _ := strconv.Atoi(os.Getenv("HBKIT_STALL_ZK_SESSION")); s > 0 && time.Duration(s)*time.Second < d+10*time.Second {
 		tb.Fatalf("ZooKeeper session timeout %ds is too short for a %v stop", s, d)
+	}
+}
+
+// SettledGoroutines returns the number of goroutines once it stayed the
+// same for 200ms (at most 5s), after a garbage collection: the baseline a
+// test compares with once its calls are over.
+func SettledGoroutines() int {
+	runtime.GC()
+	n := runtime.NumGoroutine()
+	for start := time.Now(); time.Since(start) < 5*time.Second; {
+		time.Sleep(200 * time.Millisecond)
+		m := runtime.NumGoroutine()
+		if m == n {
+			break
+		}
+		n = m
+	}
+	return n
+}
+
+// SettleGoroutines waits until the goroutine count is back to at most
+// base and returns it, and fails tb (with every goroutine's stack) if it
+// is not within limit.
+func SettleGoroutines(tb testing.TB, base int, limit time.Duration) int {
+	tb.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		n := runtime.NumGoroutine()
+		if n <= base {
+			return n
+		}
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			tb.Errorf("%d goroutines %v after the calls returned, %d before: goroutines left behind:\n%s", n, limit, base, buf)
+			return n
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
