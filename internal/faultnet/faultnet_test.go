@@ -1,0 +1,145 @@
+package faultnet
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// server answers every 4-byte request n with a frame of n bytes of 'a'.
+func server(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				var req [4]byte
+				for {
+					if _, err := io.ReadFull(c, req[:]); err != nil {
+						return
+					}
+					n := binary.BigEndian.Uint32(req[:])
+					out := make([]byte, 4+n)
+					binary.BigEndian.PutUint32(out, n)
+					copy(out[4:], bytes.Repeat([]byte("a"), int(n)))
+					if _, err := c.Write(out); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func ask(c net.Conn, n uint32) ([]byte, error) {
+	var req [4]byte
+	binary.BigEndian.PutUint32(req[:], n)
+	if _, err := c.Write(req[:]); err != nil {
+		return nil, err
+	}
+	var head [4]byte
+	if _, err := io.ReadFull(c, head[:]); err != nil {
+		return nil, err
+	}
+	body := make([]byte, binary.BigEndian.Uint32(head[:]))
+	_, err := io.ReadFull(c, body)
+	return body, err
+}
+
+func TestFaults(t *testing.T) {
+	addr := server(t)
+	ctx := context.Background()
+	d := New(nil, nil)
+	c, err := d.Dial(ctx, "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if b, err := ask(c, 10); err != nil || len(b) != 10 {
+		t.Fatalf("clean: %d bytes, %v", len(b), err)
+	}
+
+	d.MangleNextAnswer(AddToLength(-3))
+	if b, err := ask(c, 10); err != nil || len(b) != 7 {
+		t.Fatalf("length -3: %d bytes, %v", len(b), err)
+	}
+
+	d.ResetNextAnswer()
+	if _, err := ask(c, 10); !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("reset: got %v, want ECONNRESET", err)
+	}
+	if _, err := c.Write([]byte{0}); !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("write after reset: got %v", err)
+	}
+	if st := d.Stats(); st.Resets != 1 || st.Mangled != 1 || st.Dials != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestHalfOpenHonoursDeadline(t *testing.T) {
+	d := New(nil, nil)
+	c, err := d.Dial(context.Background(), "tcp", server(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	d.SetFaults(Faults{HalfOpen: true})
+	c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	start := time.Now()
+	_, err = ask(c, 10)
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("got %v, want a deadline error", err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Fatalf("took %v", el)
+	}
+	// Healed: the answer to the dropped request never comes, a new one does.
+	d.SetFaults(Faults{})
+	c.SetReadDeadline(time.Time{})
+	if b, err := ask(c, 5); err != nil || len(b) != 5 {
+		t.Fatalf("healed: %d bytes, %v", len(b), err)
+	}
+}
+
+func TestSlowLink(t *testing.T) {
+	d := New(nil, nil)
+	c, err := d.Dial(context.Background(), "tcp", server(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	d.SetFaults(Faults{BytesPerSecond: 20_000})
+	start := time.Now()
+	if b, err := ask(c, 4000); err != nil || len(b) != 4000 {
+		t.Fatalf("%d bytes, %v", len(b), err)
+	}
+	if el := time.Since(start); el < 150*time.Millisecond {
+		t.Fatalf("4 KB at 20 KB/s took %v", el)
+	}
+}
+
+func TestRefuseDials(t *testing.T) {
+	d := New(nil, nil)
+	d.SetFaults(Faults{RefuseDials: true})
+	_, err := d.Dial(context.Background(), "tcp", server(t))
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("got %v", err)
+	}
+}
