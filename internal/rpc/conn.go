@@ -36,8 +36,13 @@ type Conn struct {
 	// born is the clock of lastRead and pending.queued: monotonic time
 	// since dial, in nanoseconds.
 	born time.Time
-	// lastRead is when bytes last arrived from the server (see abandon).
+	// lastRead is when bytes last arrived from the server.
 	lastRead atomic.Int64
+	// lastAnswer is when a whole answer last reached a waiting call, and
+	// reading is the call id of the frame being read, or -1: the stall
+	// check's measures of progress (see progressSince).
+	lastAnswer atomic.Int64
+	reading    atomic.Int64
 	// bareTCP is set when nc is a *net.TCPConn, whose writes a deadline
 	// can cut and a later write resume (writeNow).
 	bareTCP bool
@@ -160,6 +165,7 @@ func dial(ctx context.Context, addr, service string, o *options) (*Conn, error) 
 		pending:      make(map[uint32]*pending),
 	}
 	c.plain = o.tls == nil && o.kerberos == nil
+	c.reading.Store(-1)
 	_, c.bareTCP = nc.(*net.TCPConn)
 	go c.readLoop()
 	go c.writeLoop()
@@ -269,10 +275,22 @@ func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message,
 	}
 	if resp != nil {
 		if err := decodeBody(r.resp, resp, co.cellBlock == nil); err != nil {
-			return true, fmt.Errorf("rpc: decode %s response: %w", method, err)
+			return true, c.corruptAnswer(method, err, p)
+		}
+	}
+	if co.check != nil {
+		if err := co.check(); err != nil {
+			return true, c.corruptAnswer(method, err, p)
 		}
 	}
 	return true, nil
+}
+
+// corruptAnswer is the error of a call whose answer did not decode (err).
+// The frame's parts filled it exactly (readHead, DecodeResponse), so the
+// next frame starts where expected: the connection stays.
+func (c *Conn) corruptAnswer(method string, err error, _ *pending) error {
+	return &CorruptError{Addr: c.addr, Method: method, Err: err}
 }
 
 // ctxError is the error of a call whose context ended: its cause (e.g.
@@ -286,18 +304,41 @@ func ctxError(ctx context.Context, method string) error {
 }
 
 // abandon ends a queued call whose context ended. If that was its per-RPC
-// timeout (cause ErrCallTimeout) and the server sent nothing at all since
-// the call was registered, the connection is failed as stalled.
+// timeout (cause ErrCallTimeout) and the connection made no progress
+// since the call was registered (see progressSince), the connection is
+// failed as stalled.
 func (c *Conn) abandon(ctx context.Context, method string, p *pending) error {
 	p.gone.Store(true)
 	c.unregister(p)
-	if !errors.Is(context.Cause(ctx), ErrCallTimeout) || c.lastRead.Load() >= p.queued {
+	if !errors.Is(context.Cause(ctx), ErrCallTimeout) || c.progressSince(p) {
 		return &sentError{ctxError(ctx, method)}
 	}
 	waited := time.Duration(c.now() - p.queued).Round(time.Millisecond)
 	c.fail(&ConnError{Addr: c.addr, Service: c.service,
-		Err: fmt.Errorf("%w (no answer to %s, nor any other bytes, in %v)", ErrConnStalled, method, waited)})
+		Err: fmt.Errorf("%w (no answer to %s, nor to any other call, in %v)", ErrConnStalled, method, waited)})
 	return fmt.Errorf("rpc: %s: %w: %w", method, context.Cause(ctx), c.callErr(c.deadErr(), p))
+}
+
+// progressSince reports whether the connection made progress since p was
+// registered: a whole answer reached a waiting call, or bytes arrived of
+// an answer being read for p or for a call still waiting. Bytes alone are
+// not progress: a frame whose length was corrupted swallows the answers
+// that follow it, and none of them reaches its caller.
+func (c *Conn) progressSince(p *pending) bool {
+	if c.lastAnswer.Load() >= p.queued {
+		return true
+	}
+	id := c.reading.Load()
+	if id < 0 || c.lastRead.Load() < p.queued {
+		return false
+	}
+	if uint32(id) == p.id {
+		return true
+	}
+	c.mu.Lock()
+	_, waiting := c.pending[uint32(id)]
+	c.mu.Unlock()
+	return waiting
 }
 
 // now is the connection's clock: monotonic nanoseconds since dial.
@@ -399,13 +440,14 @@ func (c *Conn) readLoop() {
 	br := bufio.NewReaderSize(readStamper{c}, 64<<10)
 	for {
 		frame, err := c.readFrame(br)
+		c.reading.Store(-1)
 		if err != nil {
 			c.fail(err)
 			return
 		}
 		resp, err := DecodeResponse(frame)
 		if err != nil {
-			c.fail(err)
+			c.fail(fmt.Errorf("%w: %w", ErrCorruptAnswer, err))
 			return
 		}
 		id := resp.Header.GetCallId()
@@ -427,6 +469,7 @@ func (c *Conn) readLoop() {
 			// The caller gave up (or never existed): drop the frame.
 			continue
 		}
+		c.lastAnswer.Store(c.now())
 		p.res <- result{resp: resp}
 	}
 }
@@ -443,17 +486,21 @@ func (c *Conn) readFrame(br *bufio.Reader) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	fh, checked, err := readHead(br, n)
+	if err != nil {
+		return nil, err
+	}
+	if checked && fh.hasID {
+		c.reading.Store(int64(fh.id))
+	}
 	if n < c.reuseMin {
 		return readFrameBody(br, n)
 	}
 	var p *pending
-	// The header is a few bytes; 64 hold its length and the call id.
-	if head, err := br.Peek(64); err == nil {
-		if id, ok := peekCallID(head); ok {
-			c.mu.Lock()
-			p = c.pending[id]
-			c.mu.Unlock()
-		}
+	if checked && fh.hasID {
+		c.mu.Lock()
+		p = c.pending[fh.id]
+		c.mu.Unlock()
 	}
 	if p != nil && p.head != nil {
 		if msg, ok := peekMessage(br, n); ok {
@@ -517,7 +564,7 @@ func peekMessage(br *bufio.Reader, n int) (msg []byte, ok bool) {
 
 // readStamper reads from the socket and records when bytes arrived, so
 // that a call that times out can tell a stalled connection from a slow
-// answer.
+// answer (see progressSince).
 type readStamper struct{ c *Conn }
 
 func (r readStamper) Read(b []byte) (int, error) {

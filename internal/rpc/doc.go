@@ -43,14 +43,24 @@
 // in the background.
 //
 // A per-RPC timeout is a context that ends with cause ErrCallTimeout
-// (CallTimeout). When it passes and nothing at all was read from the
-// connection since the call was registered, the server is taken to have
-// stopped answering: the connection is closed and every call on it fails
+// (CallTimeout). When it passes and the connection made no progress since
+// the call was registered (no answer reached a waiting call, and no bytes
+// came of an answer for one: bytes that feed no caller, such as a frame
+// whose length was corrupted, are not progress), the server is taken to
+// have stopped answering: the connection is closed and every call on it fails
 // with a *ConnError wrapping ErrConnStalled, so that callers stop waiting
 // on it and the Pool dials afresh. WithWriteTimeout catches the other side
 // of a stall, a server that no longer reads.
 //
 // # Failures
+//
+// Every frame's parts (header, message, the cell block the header
+// announces) must fill it exactly, which is checked from its first bytes,
+// before its body is read: a length that is off would make the client read
+// the rest of the connection from the wrong offset. Such an answer closes
+// the connection (ErrCorruptAnswer). An answer that fills its frame but
+// does not decode, or fails the caller's WithCheck, fails its call alone
+// with a retryable *CorruptError.
 //
 // When the connection breaks (EOF, reset, malformed frame, fatal server
 // exception, a stall), every pending call fails with a *ConnError, for

@@ -16,15 +16,16 @@ var ErrClosed = errors.New("rpc: connection closed by client")
 
 // ErrCallTimeout gives a call a per-RPC timeout when used as the cause of
 // its context (see CallTimeout). A call whose context ends with this cause
-// fails with an error wrapping ErrCallTimeout; if nothing at all was read
-// from the connection while the call waited, the server is taken to have
+// fails with an error wrapping ErrCallTimeout; if the connection made no
+// progress while the call waited (no answer reached any waiting call, and
+// no bytes came of an answer for one), the server is taken to have
 // stopped answering and the connection is closed (ErrConnStalled).
 var ErrCallTimeout = errors.New("rpc: call timed out")
 
 // ErrConnStalled is the cause (ConnError.Err wraps it) of a connection
 // closed because the server stopped answering: a call ran out of its
-// per-RPC timeout with nothing read from the connection since it was sent,
-// or a write, the writer goroutine's or a caller's own, stayed blocked past
+// per-RPC timeout with no progress on the connection since it was sent
+// (see ErrCallTimeout), or a write, the writer goroutine's or a caller's own, stayed blocked past
 // the write timeout. Every call pending on the connection fails with that
 // ConnError; the next call through a Pool dials a fresh connection.
 var ErrConnStalled = errors.New("rpc: connection stalled: the server stopped answering")
@@ -145,6 +146,7 @@ func (e *ConnError) Retryable() bool {
 //     RequestSent.
 //   - a *RemoteError: unless the server marked it do-not-retry. Higher layers
 //     refine this per exception class (e.g. re-locating a region first).
+//   - a *CorruptError: yes; the answer may arrive intact next time.
 //   - anything else (ErrClosed, context errors, marshalling errors): no.
 func IsRetryable(err error) bool {
 	var ce *ConnError
@@ -155,8 +157,29 @@ func IsRetryable(err error) bool {
 	if errors.As(err, &re) {
 		return !re.DoNotRetry
 	}
-	return false
+	var xe *CorruptError
+	return errors.As(err, &xe)
 }
+
+// CorruptError is the failure of one call whose answer arrived whole but
+// did not decode, or failed the caller's check (WithCheck): see
+// ErrCorruptAnswer. The connection stays. The request reached the server,
+// which acted on it; sending it again is as safe as the request is
+// idempotent.
+type CorruptError struct {
+	Addr   string
+	Method string
+	Err    error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("rpc: corrupt answer to %s from %s: %v", e.Method, e.Addr, e.Err)
+}
+
+func (e *CorruptError) Unwrap() []error { return []error{ErrCorruptAnswer, e.Err} }
+
+// Retryable is true: the next answer may well arrive intact.
+func (e *CorruptError) Retryable() bool { return true }
 
 // sentError is the error of a call that ended (its context ended, or it
 // timed out) after its request was queued for the server: the server may
@@ -180,7 +203,8 @@ func RequestSent(err error) bool {
 		return ce.Sent
 	}
 	var se *sentError
-	return errors.As(err, &se)
+	var xe *CorruptError
+	return errors.As(err, &se) || errors.As(err, &xe)
 }
 
 // CallTimeout returns a context for one call that ends after d with cause

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -30,6 +31,20 @@ const fatalCallID = 1 << 31
 // ErrFrameTooLarge is wrapped by ReadFrame when a frame announces more bytes
 // than allowed.
 var ErrFrameTooLarge = errors.New("rpc: frame too large")
+
+// ErrCorruptAnswer says an answer was corrupted on the way (HBase's RPC
+// carries no checksum) or the server sent nonsense. Two shapes wrap it,
+// both retryable and both sent (RequestSent):
+//
+//   - a *ConnError, when the frame's lengths disagree with each other (the
+//     header, message and announced cell block do not fill the frame):
+//     where the next frame starts can no longer be trusted, so the
+//     connection is closed and every call on it fails; the next call
+//     through a Pool dials a fresh one;
+//   - a *CorruptError, when the parts fill the frame exactly but the
+//     message or cell block does not decode, or the caller's check
+//     (WithCheck) rejects it: that call alone fails.
+var ErrCorruptAnswer = errors.New("rpc: corrupt answer")
 
 var marshalOpts = proto.MarshalOptions{UseCachedSize: true}
 
@@ -200,6 +215,159 @@ func peekCallID(head []byte) (id uint32, ok bool) {
 		h = h[n:]
 	}
 	return id, ok
+}
+
+// frameHead is what the header of a response frame says about the frame.
+type frameHead struct {
+	id        uint32
+	hasID     bool
+	exception bool
+	cellBlock uint64 // CellBlockMeta.length
+	end       int    // where the length-delimited header ends
+}
+
+// parseHead reads the length-delimited ResponseHeader at the start of b,
+// which must hold all of it, without unmarshalling it: only the fields
+// that place the frame's parts. Repeated fields count last, as proto
+// reads them.
+func parseHead(b []byte) (frameHead, error) {
+	h, n := protowire.ConsumeBytes(b)
+	if n < 0 {
+		return frameHead{}, fmt.Errorf("header length: %w", protowire.ParseError(n))
+	}
+	fh := frameHead{end: n}
+	for len(h) > 0 {
+		num, typ, k := protowire.ConsumeTag(h)
+		if k < 0 {
+			return frameHead{}, fmt.Errorf("header: %w", protowire.ParseError(k))
+		}
+		h = h[k:]
+		switch {
+		case num == 1 && typ == protowire.VarintType:
+			v, k := protowire.ConsumeVarint(h)
+			if k < 0 || v > math.MaxUint32 {
+				return frameHead{}, errors.New("header: bad call id")
+			}
+			fh.id, fh.hasID, h = uint32(v), true, h[k:]
+			continue
+		case num == 2 && typ == protowire.BytesType:
+			fh.exception = true
+		case num == 3 && typ == protowire.BytesType:
+			meta, k := protowire.ConsumeBytes(h)
+			if k < 0 {
+				return frameHead{}, fmt.Errorf("header: cell block meta: %w", protowire.ParseError(k))
+			}
+			if fh.cellBlock, k = cellBlockLength(meta); k < 0 {
+				return frameHead{}, errors.New("header: bad cell block meta")
+			}
+		}
+		k = protowire.ConsumeFieldValue(num, typ, h)
+		if k < 0 {
+			return frameHead{}, fmt.Errorf("header: %w", protowire.ParseError(k))
+		}
+		h = h[k:]
+	}
+	return fh, nil
+}
+
+// cellBlockLength returns field 1 (length) of a CellBlockMeta message, or
+// a negative n when the message is malformed.
+func cellBlockLength(b []byte) (length uint64, n int) {
+	for len(b) > 0 {
+		num, typ, k := protowire.ConsumeTag(b)
+		if k < 0 {
+			return 0, k
+		}
+		b = b[k:]
+		if num == 1 && typ == protowire.VarintType {
+			v, k := protowire.ConsumeVarint(b)
+			if k < 0 || v > math.MaxUint32 {
+				return 0, -1
+			}
+			length, b = v, b[k:]
+			continue
+		}
+		if k = protowire.ConsumeFieldValue(num, typ, b); k < 0 {
+			return 0, k
+		}
+		b = b[k:]
+	}
+	return length, 0
+}
+
+// corrupt is the error of a frame whose parts do not add up.
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrCorruptAnswer}, args...)...)
+}
+
+// readHead checks, before the body of a frame of n bytes is read, that
+// its header parses and that its parts fill the frame exactly: header,
+// then a length-delimited message (none is allowed), then the cell block
+// the header announces. It peeks only at bytes the frame holds, one at a
+// time beyond the header, so a length that is too long is caught without
+// waiting for bytes that will not come. checked is false when the header
+// does not fit br's buffer (a long exception): DecodeResponse checks the
+// frame once read.
+func readHead(br *bufio.Reader, n int) (fh frameHead, checked bool, err error) {
+	hl, k, err := peekVarint(br, 0, n)
+	if err != nil {
+		return frameHead{}, false, err
+	}
+	if hl > uint64(n-k) {
+		return frameHead{}, false, corrupt("a header of %d bytes in a frame of %d", hl, n)
+	}
+	end := k + int(hl)
+	if end > br.Size() {
+		return frameHead{}, false, nil
+	}
+	b, err := br.Peek(end)
+	if err != nil {
+		return frameHead{}, false, err
+	}
+	if fh, err = parseHead(b); err != nil {
+		return frameHead{}, false, corrupt("%v", err)
+	}
+	rest := uint64(n - end)
+	if fh.cellBlock > rest {
+		return frameHead{}, false, corrupt("a cell block of %d bytes, %d left in the frame", fh.cellBlock, rest)
+	}
+	if rest -= fh.cellBlock; rest == 0 {
+		return fh, true, nil
+	}
+	if end+binary.MaxVarintLen64 > br.Size() {
+		return fh, false, nil
+	}
+	ml, k, err := peekVarint(br, end, end+int(rest))
+	if err != nil {
+		return frameHead{}, false, err
+	}
+	if uint64(k)+ml != rest {
+		return frameHead{}, false, corrupt("a message of %d bytes and a cell block of %d in the %d bytes after the header",
+			ml, fh.cellBlock, rest)
+	}
+	return fh, true, nil
+}
+
+// peekVarint peeks at the varint at offset off of br, which must end
+// before limit, reading one byte more at a time.
+func peekVarint(br *bufio.Reader, off, limit int) (v uint64, size int, err error) {
+	for k := 1; k <= binary.MaxVarintLen64; k++ {
+		if off+k > limit {
+			break
+		}
+		b, err := br.Peek(off + k)
+		if err != nil {
+			return 0, 0, err
+		}
+		if b[off+k-1] < 0x80 {
+			v, n := protowire.ConsumeVarint(b[off:])
+			if n < 0 {
+				return 0, 0, corrupt("varint at byte %d: %v", off, protowire.ParseError(n))
+			}
+			return v, n, nil
+		}
+	}
+	return 0, 0, corrupt("a length at byte %d runs past the frame's %d bytes", off, limit)
 }
 
 func noEOF(err error) error {

@@ -174,6 +174,7 @@ type callOptions struct {
 	into      []byte  // WithFrameBuffer's buffer
 	frame     *[]byte // WithFrameBuffer's destination
 	head      func(msg []byte)
+	check     func() error
 }
 
 // Request priorities (HConstants' QoS levels) for WithPriority.
@@ -220,3 +221,12 @@ func WithFrameBuffer(buf []byte, frame *[]byte) CallOption {
 // call on the connection; msg is valid only until it returns. The call's
 // outcome is still what Call returns.
 func WithHead(fn func(msg []byte)) CallOption { return func(c *callOptions) { c.head = fn } }
+
+// WithCheck has fn called once the answer is decoded (into the response
+// message, and the cell block stored by WithCellBlock): fn checks what the
+// caller knows the answer must say, such as the row it asked for, and
+// usually decodes the cell block on the way. An error from fn means the
+// answer was corrupted on the way: the call fails with a retryable
+// *CorruptError wrapping fn's error (see ErrCorruptAnswer). fn is not
+// called for a remote exception.
+func WithCheck(fn func() error) CallOption { return func(c *callOptions) { c.check = fn } }
