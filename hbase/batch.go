@@ -509,14 +509,12 @@ func (c *Client) sendMulti(ctx context.Context, mr *multiReq) []outcome {
 	actx, cancel := c.attemptContext(ctx)
 	var resp pb.MultiResponse
 	var block []byte
-	err := attemptError(ctx, actx, c.pool.Call(actx, mr.addr, rpc.ClientService, "Multi", req, &resp, rpc.WithCellBlock(&block)))
+	var results [][]*Result
+	err := attemptError(ctx, actx, c.pool.Call(actx, mr.addr, rpc.ClientService, "Multi", req, &resp, rpc.WithCellBlock(&block),
+		rpc.WithCheck(func() (err error) { results, err = multiResults(&resp, block); return err })))
 	cancel()
 	if err == nil {
 		c.noteLoad(&resp)
-	}
-	var results [][]*Result
-	if err == nil {
-		results, err = multiResults(&resp, block)
 	}
 	if err != nil {
 		for _, wa := range was {
@@ -557,7 +555,9 @@ func (c *Client) sendMulti(ctx context.Context, mr *multiReq) []outcome {
 			case roes[j].GetException() != nil:
 				out = append(out, outcome{it: it, err: exceptionFromPair(roes[j].GetException())})
 			case results[i][j] != nil:
-				out = append(out, outcome{it: it, res: results[i][j]})
+				// A Get's or Increment's cells are of its row (answercheck.go).
+				err := corruptAnswer(mr.addr, "Multi", checkResultRow(results[i][j], it.row))
+				out = append(out, outcome{it: it, res: results[i][j], err: err})
 			default:
 				out = append(out, outcome{it: it, res: &Result{}})
 			}

@@ -118,7 +118,8 @@ func (c *Client) mutate(ctx context.Context, table string, row []byte, m *pb.Mut
 			req.NonceGroup = proto.Uint64(c.nonceGroup)
 		}
 		resp = new(pb.MutateResponse)
-		return c.rsCall(ctx, r.addr, "Mutate", req, resp, rpc.WithCellBlock(&block))
+		return c.rsCall(ctx, r.addr, "Mutate", req, resp, rpc.WithCellBlock(&block),
+			rpc.WithCheck(func() error { _, err := rowResult(resp.GetResult(), block, row); return err }))
 	})
 	return resp, block, err
 }
@@ -158,10 +159,10 @@ func (c *Client) Get(ctx context.Context, g *Get) (_ *Result, err error) {
 			func() (*Result, error) {
 				var resp pb.GetResponse
 				var block []byte
-				if err := c.rsCall(ctx, r.addr, "Get", &pb.GetRequest{Region: r.specifier(), Get: pg}, &resp, rpc.WithCellBlock(&block)); err != nil {
-					return nil, err
-				}
-				return singleResult(resp.GetResult(), block)
+				var res *Result
+				err := c.rsCall(ctx, r.addr, "Get", &pb.GetRequest{Region: r.specifier(), Get: pg}, &resp, rpc.WithCellBlock(&block),
+					rpc.WithCheck(func() (err error) { res, err = rowResult(resp.GetResult(), block, g.Row); return err }))
+				return res, err
 			})
 		return err
 	})

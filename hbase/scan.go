@@ -706,6 +706,11 @@ func (s *scanner) took(resp *pb.ScanResponse, block, frame, into []byte, opening
 	} else {
 		parts, err = scanParts(resp, block)
 	}
+	if err == nil {
+		// Rows out of range or order: corrupted on the way; re-open.
+		err = corruptAnswer(regionAddr(s.reg), "Scan",
+			scanBounds{reg: s.reg, stop: s.stop, reversed: s.reversed, after: s.lastRow}.check(parts))
+	}
 	if err != nil {
 		// The answer cannot be read: let the retry re-open.
 		if resp.ScannerId != nil && s.scannerID == nil {
