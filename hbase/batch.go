@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -284,11 +285,13 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 	send := func(mr *multiReq) {
 		defer func() { <-sem }()
 		sp.setServer(mr.addr)
+		sent := time.Now()
 		outcomes := c.sendMulti(ctx, mr)
 		mu.Lock()
 		defer mu.Unlock()
 		for _, o := range outcomes {
 			if o.err == nil {
+				c.regions.answered(o.it.reg, sent)
 				results[o.it.idx] = BatchResult{Result: o.res, Processed: o.processed}
 				continue
 			}

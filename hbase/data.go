@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -54,11 +55,13 @@ func (c *Client) regionWrite(ctx context.Context, table string, row []byte, idem
 		if err == nil {
 			sp.setServer(r.addr)
 			actx, cancel := c.attemptContext(ctx)
+			sent := time.Now()
 			err = rt.attempted(attemptError(ctx, actx, fn(actx, r)))
 			cancel()
-		}
-		if err == nil {
-			return nil
+			if err == nil {
+				c.regions.answered(r, sent)
+				return nil
+			}
 		}
 		if c.closed.Load() {
 			return ErrClosed

@@ -131,6 +131,7 @@ func (rc *regionCache) cached(table string, row []byte, before bool) *region {
 // returns the context's error, with last (why the caller had to wait)
 // for diagnosis.
 func sleepUntil(ctx context.Context, t time.Time, last error) error {
+	defer notePaced(ctx, time.Now())
 	timer := time.NewTimer(time.Until(t))
 	defer timer.Stop()
 	select {
@@ -146,6 +147,7 @@ func sleepUntil(ctx context.Context, t time.Time, last error) error {
 
 // waitFor waits until ch is closed or ctx ends, like sleepUntil.
 func waitFor(ctx context.Context, ch <-chan struct{}, last error) error {
+	defer notePaced(ctx, time.Now())
 	select {
 	case <-ch:
 		return nil

@@ -127,6 +127,10 @@ type regionCache struct {
 	meta    metaState               // guarded by mu
 	watches map[string]*serverWatch // guarded by mu; by server name
 
+	// someFailed is set while some table's failed list may be non-empty,
+	// so that answered costs nothing otherwise.
+	someFailed atomic.Bool
+
 	metaZK  addrFlight // coalesces ZooKeeper reads of meta's location
 	loads   loadStats  // the servers' load statistics (loadstats.go)
 	lookups atomic.Int64
@@ -387,6 +391,7 @@ func (rc *regionCache) invalidate(r *region, err error, now time.Time, p pacing)
 		}
 		f = &failure{name: r.name, addr: r.addr, seq: r.seqNum, start: r.start, end: r.end, startCode: r.startCode}
 		tc.failed = append(tc.failed, f)
+		rc.someFailed.Store(true)
 	}
 	f.last = now
 	if removed {
@@ -477,4 +482,29 @@ func (rc *regionCache) dropTable(table string) {
 	tc := rc.table(table)
 	tc.regions, tc.failed = nil, nil
 	tc.resetGen = rc.nextGen()
+}
+
+// answered forgets the failure of r's location recorded before since, the
+// time a call that r's server has now answered was sent: the server is
+// up (it answered after a redial), so lookups of r's range are paced no
+// longer, and a later failure starts the pacing afresh instead of
+// doubling a hold. Failures whose server is being watched are kept. It
+// costs an atomic load while no location has failed.
+func (rc *regionCache) answered(r *region, since time.Time) {
+	if r == nil || !rc.someFailed.Load() {
+		return
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if tc := rc.tables[r.table]; tc != nil && tc.failure(r) != nil {
+		tc.failed = slices.DeleteFunc(slices.Clone(tc.failed), func(f *failure) bool {
+			return f.is(r) && f.last.Before(since) && (f.watch == nil || f.watch.finished())
+		})
+	}
+	for _, tc := range rc.tables {
+		if len(tc.failed) > 0 {
+			return
+		}
+	}
+	rc.someFailed.Store(false)
 }

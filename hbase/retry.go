@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hbkit/hbkit/internal/pb"
@@ -54,6 +56,11 @@ var (
 // operation's deadline (a time.Time).
 type opDeadlineKey struct{}
 
+// opPacedKey's value, in a context made by operationContext, is an
+// *atomic.Int64: the nanoseconds the operation spent waiting on the
+// pacing of region lookups (locate), for its timeout error.
+type opPacedKey struct{}
+
 // operationContext bounds one operation by WithOperationTimeout. Called
 // inside an operation (ctx made by operationContext), it returns ctx: the
 // outer operation's deadline holds.
@@ -63,7 +70,24 @@ func (c *Client) operationContext(ctx context.Context) (context.Context, context
 	}
 	dl := time.Now().Add(c.opts.retryBudget)
 	ctx, cancel := context.WithDeadlineCause(ctx, dl, errOperationTimeout)
+	ctx = context.WithValue(ctx, opPacedKey{}, new(atomic.Int64))
 	return context.WithValue(ctx, opDeadlineKey{}, dl), cancel
+}
+
+// notePaced adds the time since start to the pacing waits of the
+// operation of ctx, if any.
+func notePaced(ctx context.Context, start time.Time) {
+	if p, ok := ctx.Value(opPacedKey{}).(*atomic.Int64); ok {
+		p.Add(int64(time.Since(start)))
+	}
+}
+
+// pacedIn returns the time the operation of ctx spent on lookup pacing.
+func pacedIn(ctx context.Context) time.Duration {
+	if p, ok := ctx.Value(opPacedKey{}).(*atomic.Int64); ok {
+		return time.Duration(p.Load())
+	}
+	return 0
 }
 
 // attemptContext bounds one attempt by WithRPCTimeout, if set. The
@@ -176,6 +200,10 @@ type retrier struct {
 	idempotent bool
 	applied    bool  // an attempt's request may have reached the server
 	prev       error // the last error that was not a context's
+
+	attempts  int           // tries that failed, other than by a context
+	resent    bool          // a lost answer was resent at once (lostAnswer)
+	backedOff time.Duration // time slept in backoffs
 }
 
 func (c *Client) newRetrier(onRetry func(string)) *retrier {
@@ -218,6 +246,7 @@ func (r *retrier) backoff(n int, kind retryKind) time.Duration {
 // ErrOutcomeUnknown.
 func (r *retrier) wait(ctx context.Context, lastErr error, kind retryKind) error {
 	if !isContextError(lastErr) {
+		r.attempts++
 		r.prev = lastErr
 	}
 	if kind == retryNever && !isContextError(lastErr) {
@@ -233,9 +262,14 @@ func (r *retrier) wait(ctx context.Context, lastErr error, kind retryKind) error
 		return r.final(&retriesExhaustedError{retries: r.retries, err: convertError(lastErr)})
 	}
 	d := r.backoff(r.retries, kind)
+	if !r.resent && lostAnswer(lastErr) {
+		// The server was there a moment ago: resend at once, on a new
+		// connection, before backing off.
+		r.resent, d = true, 0
+	}
 	end := time.Now().Add(d)
 	if dl, ok := ctx.Value(opDeadlineKey{}).(time.Time); (ok && !end.Before(dl)) || end.After(r.deadline) {
-		return r.final(r.timeout(lastErr))
+		return r.final(r.timeout(ctx, lastErr))
 	}
 	r.retries++
 	if r.onRetry != nil {
@@ -246,6 +280,8 @@ func (r *retrier) wait(ctx context.Context, lastErr error, kind retryKind) error
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
+	start := time.Now()
+	defer func() { r.backedOff += time.Since(start) }()
 	select {
 	case <-t.C:
 		return nil
@@ -254,11 +290,24 @@ func (r *retrier) wait(ctx context.Context, lastErr error, kind retryKind) error
 	}
 }
 
+// lostAnswer reports whether err says an answer was lost or garbled on
+// the way from a server that took the request: the connection broke after
+// the request was sent (reset, closed), or the answer was corrupt. The
+// server was up: the first retry goes at once (see wait). Stalls,
+// timeouts and refused dials are not lost answers.
+func lostAnswer(err error) bool {
+	if errors.Is(err, rpc.ErrCorruptAnswer) {
+		return true
+	}
+	var ce *rpc.ConnError
+	return errors.As(err, &ce) && ce.Sent && !errors.Is(err, rpc.ErrConnStalled) && !errors.Is(err, errAttemptTimeout)
+}
+
 // ctxDone is the error once ctx ended: the operation timeout, or the
 // caller's context.
 func (r *retrier) ctxDone(ctx context.Context, lastErr error) error {
 	if errors.Is(context.Cause(ctx), errOperationTimeout) {
-		return r.final(r.timeout(lastErr))
+		return r.final(r.timeout(ctx, lastErr))
 	}
 	last := lastErr
 	if isContextError(last) && r.prev != nil {
@@ -267,17 +316,23 @@ func (r *retrier) ctxDone(ctx context.Context, lastErr error) error {
 	return r.final(&ctxError{ctx: ctx.Err(), last: convertError(last)})
 }
 
-// timeout is the error of an operation that ran out of its timeout.
-func (r *retrier) timeout(lastErr error) *timeoutError {
+// timeout is the error of an operation (of ctx) that ran out of its
+// timeout: where the time went, and the last error.
+func (r *retrier) timeout(ctx context.Context, lastErr error) *timeoutError {
 	var te *timeoutError
 	if errors.As(lastErr, &te) {
 		return te // a nested loop (a lookup) timed out first
 	}
 	last := r.prev
-	if !isContextError(lastErr) {
+	var ce *ctxError
+	switch {
+	case !isContextError(lastErr):
 		last = lastErr
+	case last == nil && errors.As(lastErr, &ce):
+		last = ce.last // why a wait (lookup pacing) held the operation
 	}
-	return &timeoutError{after: r.o.retryBudget, retries: r.retries, last: convertError(last)}
+	return &timeoutError{after: r.o.retryBudget, elapsed: time.Since(r.deadline.Add(-r.o.retryBudget)), attempts: r.attempts,
+		paced: pacedIn(ctx), backedOff: r.backedOff, last: convertError(last)}
 }
 
 // final marks the error of a write that is not idempotent and may have
@@ -298,17 +353,41 @@ func isContextError(err error) bool {
 // a context's, unwraps to that error too. It is retryable: the caller may
 // try again later (see IsRetryable for writes whose outcome is unknown).
 type timeoutError struct {
-	after   time.Duration
-	retries int
-	last    error // the last attempt's error; may be nil
+	after   time.Duration // the operation timeout
+	elapsed time.Duration // since the operation started (0: after)
+	last    error         // the last attempt's error; may be nil
+	// Where the time went: the tries that failed (attempts, and region
+	// lookups that failed), and the time spent waiting on the pacing of
+	// region lookups and in backoffs.
+	attempts         int
+	paced, backedOff time.Duration
 }
 
 func (e *timeoutError) Error() string {
-	s := fmt.Sprintf("hbase: operation timed out after %v (%d retries)", e.after, e.retries)
-	if e.last != nil {
-		s += "; last error: " + e.last.Error()
+	var b strings.Builder
+	b.WriteString("hbase: operation timed out after ")
+	if el := e.elapsed.Round(time.Millisecond); el > 0 && el < e.after.Round(time.Millisecond) {
+		// The next backoff would have ended past the timeout.
+		fmt.Fprintf(&b, "%v (timeout %v)", el, e.after)
+	} else {
+		b.WriteString(e.after.String())
 	}
-	return s
+	fmt.Fprintf(&b, ": %d attempts", e.attempts)
+	if e.last != nil {
+		b.WriteString(", last error: ")
+		b.WriteString(e.last.Error())
+	}
+	sep := "; "
+	for _, w := range []struct {
+		d    time.Duration
+		what string
+	}{{e.paced, "waiting on region lookup pacing"}, {e.backedOff, "backing off between retries"}} {
+		if w.d >= time.Millisecond {
+			fmt.Fprintf(&b, "%s%v %s", sep, w.d.Round(time.Millisecond), w.what)
+			sep = ", "
+		}
+	}
+	return b.String()
 }
 
 func (e *timeoutError) Unwrap() []error {

@@ -683,9 +683,13 @@ func (s *scanner) callNext(ctx context.Context) (resp *pb.ScanResponse, block, f
 	actx, cancel := c.attemptContext(ctx)
 	// The fetch's contexts add only deadlines to the scan's: when that
 	// one cannot be cancelled, neither can the call.
+	sent := time.Now()
 	resp, block, frame, err = s.call(actx, s.ctx.Done() != nil, s.reg.addr, req, into, nil)
 	err = attemptError(ctx, actx, err)
 	cancel()
+	if err == nil {
+		c.regions.answered(s.reg, sent) // the server is up: no more pacing
+	}
 	return resp, block, frame, into, err
 }
 
