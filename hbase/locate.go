@@ -661,9 +661,17 @@ func (rc *regionCache) metaPaced(now time.Time) bool {
 // it failed), classified as kind, and returns how to retry: a region that
 // may have moved is invalidated (that entry only), a RegionMovedException
 // points the entry at the new server.
+//
+// An answer lost on the way (lostAnswer) says the server was up and took
+// the request: the location stays, and the retry goes to it on a new
+// connection. Should the server have gone, the redial fails and that
+// failure relocates.
 func (c *Client) regionFailed(r *region, err error, kind retryKind) retryKind {
 	if r == nil {
 		return kind
+	}
+	if kind == retryConn && lostAnswer(err) {
+		return retryBackoff
 	}
 	invalidate := func() {
 		if f := c.regions.onFailure; f != nil {

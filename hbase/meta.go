@@ -195,8 +195,9 @@ func (c *Client) metaAttempt(ctx context.Context, fn func(ctx context.Context, a
 // WithRPCTimeout. On errors that mean meta cannot be reached there
 // (connection errors, NotServingRegion, RegionMoved, ...) the cached
 // location is dropped, so that the next attempt re-reads ZooKeeper; any
-// failure also paces the next reads of meta by every caller (see
-// metaState), and a success ends that.
+// failure but an answer lost on the way (lostAnswer: the server is up)
+// also paces the next reads of meta by every caller (see metaState), and
+// a success ends that.
 func (c *Client) metaOnce(ctx context.Context, fn func(ctx context.Context, addr string) error) error {
 	if err := c.checkOpen(); err != nil {
 		return err
@@ -211,7 +212,8 @@ func (c *Client) metaOnce(ctx context.Context, fn func(ctx context.Context, addr
 		c.regions.metaOK()
 		return nil
 	}
-	if ctx.Err() != nil || c.closed.Load() {
+	if ctx.Err() != nil || c.closed.Load() || lostAnswer(err) {
+		// A lost answer: the meta server is up, the caller retries.
 		return err
 	}
 	switch classify(err) {

@@ -1,0 +1,70 @@
+package hbase
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/hbkit/hbkit/internal/rpc"
+)
+
+func partOf(rows ...string) scanPart {
+	var p scanPart
+	for _, r := range rows {
+		p.cells = append(p.cells, Cell{Row: []byte(r), Family: []byte("cf"), Qualifier: []byte("q")})
+	}
+	return p
+}
+
+// TestScanBoundsCheck: the rows of a scan answer must lie in the region
+// and before the stop row, come in the scan's order, not before the last
+// row completed, and each result must hold one row.
+func TestScanBoundsCheck(t *testing.T) {
+	reg := &region{start: []byte("b"), end: []byte("m")}
+	tests := []struct {
+		name   string
+		b      scanBounds
+		parts  []scanPart
+		wantOK bool
+	}{
+		{"in order", scanBounds{reg: reg}, []scanPart{partOf("b", "b"), partOf("c"), partOf("l")}, true},
+		{"a row repeated across parts", scanBounds{reg: reg}, []scanPart{partOf("c"), partOf("c")}, true},
+		{"the last row again", scanBounds{reg: reg, after: []byte("c")}, []scanPart{partOf("c"), partOf("d")}, true},
+		{"stop row itself", scanBounds{reg: reg, stop: []byte("e")}, []scanPart{partOf("e")}, true},
+		{"reversed", scanBounds{reg: reg, reversed: true, after: []byte("k")}, []scanPart{partOf("j"), partOf("c")}, true},
+		{"empty parts", scanBounds{reg: reg}, []scanPart{{}, partOf("c")}, true},
+		{"out of order", scanBounds{reg: reg}, []scanPart{partOf("d"), partOf("c")}, false},
+		{"before the last row", scanBounds{reg: reg, after: []byte("e")}, []scanPart{partOf("d")}, false},
+		{"before the region", scanBounds{reg: reg}, []scanPart{partOf("a")}, false},
+		{"past the region", scanBounds{reg: reg}, []scanPart{partOf("m")}, false},
+		{"past the stop row", scanBounds{reg: reg, stop: []byte("e")}, []scanPart{partOf("f")}, false},
+		{"reversed out of order", scanBounds{reg: reg, reversed: true}, []scanPart{partOf("c"), partOf("j")}, false},
+		{"reversed past the stop row", scanBounds{reg: reg, reversed: true, stop: []byte("e")}, []scanPart{partOf("d")}, false},
+		{"mixed rows", scanBounds{reg: reg}, []scanPart{partOf("c", "d")}, false},
+	}
+	for _, tt := range tests {
+		err := tt.b.check(tt.parts)
+		if (err == nil) != tt.wantOK {
+			t.Errorf("%s: check = %v, want ok %v", tt.name, err, tt.wantOK)
+		}
+		if err != nil && !errors.Is(err, errScanRows) {
+			t.Errorf("%s: check = %v, want errScanRows", tt.name, err)
+		}
+	}
+}
+
+// TestCheckResultRow: a result with a cell of another row is a retryable
+// corrupt answer.
+func TestCheckResultRow(t *testing.T) {
+	res := &Result{Cells: partOf("r1", "r1").cells}
+	if err := checkResultRow(res, []byte("r1")); err != nil {
+		t.Errorf("checkResultRow(r1) = %v, want nil", err)
+	}
+	if err := checkResultRow(&Result{}, []byte("r1")); err != nil {
+		t.Errorf("checkResultRow(empty) = %v, want nil", err)
+	}
+	res.Cells[1].Row = []byte("r3")
+	err := corruptAnswer("rs1:16020", "Get", checkResultRow(res, []byte("r1")))
+	if !errors.Is(err, errOtherRow) || !errors.Is(err, rpc.ErrCorruptAnswer) || !IsRetryable(err) {
+		t.Errorf("a cell of another row: %v, want a retryable corrupt answer wrapping errOtherRow", err)
+	}
+}
