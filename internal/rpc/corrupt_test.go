@@ -1,9 +1,12 @@
 package rpc
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
+	"io"
 	"testing"
 	"time"
 
@@ -189,3 +192,46 @@ func TestCheckRejectsAnswer(t *testing.T) {
 		t.Errorf("Call with a passing check = %v, check ran: %v", err, ok)
 	}
 }
+
+// FuzzReadHead: readHead never panics, never reads past the frame, and
+// accepts every frame DecodeResponse accepts whose header carries no
+// exception (for those it is stricter: the bytes after the header must
+// be a message and the cell block, or nothing).
+func FuzzReadHead(f *testing.F) {
+	hdr := func(h *pb.ResponseHeader) []byte {
+		b, err := proto.Marshal(h)
+		if err != nil {
+			f.Fatal(err)
+		}
+		return protowire.AppendBytes(nil, b)
+	}
+	plain := hdr(&pb.ResponseHeader{CallId: proto.Uint32(7)})
+	f.Add(append(append([]byte(nil), plain...), 2, 8, 1))
+	f.Add(append(append(hdr(&pb.ResponseHeader{CallId: proto.Uint32(1), CellBlockMeta: &pb.CellBlockMeta{Length: proto.Uint32(3)}}), 1, 8, 9), 1, 2, 3))
+	f.Add(hdr(&pb.ResponseHeader{CallId: proto.Uint32(2), Exception: &pb.ExceptionResponse{ExceptionClassName: proto.String("x")}}))
+	f.Add(plain)
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		// The frame, then bytes that must not be read.
+		br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(frame), neverReader{}), 64<<10)
+		fh, checked, err := readHead(br, len(frame))
+		if err == nil && checked && len(frame) == 0 {
+			t.Fatalf("readHead accepted an empty frame")
+		}
+		r, derr := DecodeResponse(frame)
+		if derr == nil && r.Header.Exception == nil && (err != nil || !checked) {
+			t.Fatalf("DecodeResponse accepts %x, readHead says %v (checked %v)", frame, err, checked)
+		}
+		if err == nil && checked && derr == nil && fh.hasID && fh.id != r.Header.GetCallId() {
+			t.Fatalf("readHead read call id %d, proto %d", fh.id, r.Header.GetCallId())
+		}
+	})
+}
+
+// neverReader fails the test's reads past the frame: it blocks nothing,
+// it reports that they happened.
+type neverReader struct{}
+
+func (neverReader) Read([]byte) (int, error) { return 0, errPastFrame }
+
+var errPastFrame = errors.New("read past the frame")

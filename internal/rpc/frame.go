@@ -228,8 +228,8 @@ type frameHead struct {
 
 // parseHead reads the length-delimited ResponseHeader at the start of b,
 // which must hold all of it, without unmarshalling it: only the fields
-// that place the frame's parts. Repeated fields count last, as proto
-// reads them.
+// that place the frame's parts, read as proto reads them (the last of
+// repeated fields, uint32 fields truncated).
 func parseHead(b []byte) (frameHead, error) {
 	h, n := protowire.ConsumeBytes(b)
 	if n < 0 {
@@ -245,10 +245,10 @@ func parseHead(b []byte) (frameHead, error) {
 		switch {
 		case num == 1 && typ == protowire.VarintType:
 			v, k := protowire.ConsumeVarint(h)
-			if k < 0 || v > math.MaxUint32 {
+			if k < 0 {
 				return frameHead{}, errors.New("header: bad call id")
 			}
-			fh.id, fh.hasID, h = uint32(v), true, h[k:]
+			fh.id, fh.hasID, h = uint32(v), true, h[k:] // truncated, as proto does
 			continue
 		case num == 2 && typ == protowire.BytesType:
 			fh.exception = true
@@ -257,8 +257,11 @@ func parseHead(b []byte) (frameHead, error) {
 			if k < 0 {
 				return frameHead{}, fmt.Errorf("header: cell block meta: %w", protowire.ParseError(k))
 			}
-			if fh.cellBlock, k = cellBlockLength(meta); k < 0 {
+			// Repeated, the messages merge: the last length set wins.
+			if l, set, ok := cellBlockLength(meta); !ok {
 				return frameHead{}, errors.New("header: bad cell block meta")
+			} else if set {
+				fh.cellBlock = l
 			}
 		}
 		k = protowire.ConsumeFieldValue(num, typ, h)
@@ -270,29 +273,29 @@ func parseHead(b []byte) (frameHead, error) {
 	return fh, nil
 }
 
-// cellBlockLength returns field 1 (length) of a CellBlockMeta message, or
-// a negative n when the message is malformed.
-func cellBlockLength(b []byte) (length uint64, n int) {
+// cellBlockLength returns field 1 (length) of a CellBlockMeta message and
+// whether it is set; ok is false when the message is malformed.
+func cellBlockLength(b []byte) (length uint64, set, ok bool) {
 	for len(b) > 0 {
 		num, typ, k := protowire.ConsumeTag(b)
 		if k < 0 {
-			return 0, k
+			return 0, false, false
 		}
 		b = b[k:]
 		if num == 1 && typ == protowire.VarintType {
 			v, k := protowire.ConsumeVarint(b)
-			if k < 0 || v > math.MaxUint32 {
-				return 0, -1
+			if k < 0 {
+				return 0, false, false
 			}
-			length, b = v, b[k:]
+			length, set, b = uint64(uint32(v)), true, b[k:] // truncated, as proto does
 			continue
 		}
 		if k = protowire.ConsumeFieldValue(num, typ, b); k < 0 {
-			return 0, k
+			return 0, false, false
 		}
 		b = b[k:]
 	}
-	return length, 0
+	return length, set, true
 }
 
 // corrupt is the error of a frame whose parts do not add up.
