@@ -183,8 +183,10 @@ type Retryable interface {
 // schema/state errors are not retryable. An error is retryable only when
 // something in its chain implements Retryable and says so.
 //
-// Timeouts (ErrTimeout) and broken or stalled connections are retryable
-// for reads and idempotent writes. A write that is not idempotent and may
+// Timeouts (ErrTimeout), broken or stalled connections and answers
+// corrupted on the way (they did not decode, or held cells of another row
+// than the one asked for: docs/timeouts.md) are retryable for reads and
+// idempotent writes. A write that is not idempotent and may
 // have reached the server fails with ErrOutcomeUnknown, which is never
 // retryable. Idempotent: Get, Scan, Put (a resend writes the same cells
 // again), Delete of a row, a family, all versions of a column, or one
