@@ -28,7 +28,9 @@ import (
 //     the meta failures, and ZooKeeper is read again once for all;
 //   - a failed location that meta still gives is looked up again only
 //     after a hold (relocateHoldFactor × the backoff base, doubling), or,
-//     if its server is down, once the server has left ZooKeeper;
+//     if its server is down, once the server has left ZooKeeper; once the
+//     location answers again the failure is forgotten (answered), and an
+//     answer merely lost on the way fails no location (regionFailed);
 //   - an answer never replaces a newer cache entry (regionCache.admit).
 
 const (
