@@ -35,6 +35,10 @@ type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 type Faults struct {
 	// Latency delays every answer frame by this much.
 	Latency time.Duration
+	// SpikeAnswer is the probability that an answer frame is delayed by
+	// Spike on top of Latency: a latency spike.
+	SpikeAnswer float64
+	Spike       time.Duration
 	// BytesPerSecond limits how fast answers reach the client (0: no limit).
 	BytesPerSecond int
 	// ResetAnswer is the probability that an answer frame is dropped and
@@ -44,6 +48,11 @@ type Faults struct {
 	// CorruptAnswer is the probability that one random bit of an answer
 	// frame is flipped, its length prefix included.
 	CorruptAnswer float64
+	// ShortenAnswer and LengthenAnswer are the probabilities that an
+	// answer frame's length prefix is made 1 to 8 bytes shorter or longer
+	// than the bytes that follow it (AddToLength): where the client thinks
+	// the next frame starts slips.
+	ShortenAnswer, LengthenAnswer float64
 	// HalfOpen makes the peer vanish: writes are taken and dropped, reads
 	// wait for the deadline or Close.
 	HalfOpen bool
@@ -54,6 +63,7 @@ type Faults struct {
 // Stats counts what a Dialer did.
 type Stats struct {
 	Dials, Resets, Corrupted, Mangled, Frames int
+	Spikes, Shortened, Lengthened             int
 }
 
 // ErrReset is what a read or write on a connection reset by the Dialer
@@ -188,6 +198,7 @@ type frameFault struct {
 	reset   bool
 	mangle  func([]byte) []byte
 	flipBit int // -1: none
+	spike   bool
 	faults  Faults
 }
 
@@ -208,6 +219,16 @@ func (d *Dialer) decide(frameLen int) frameFault {
 	case d.faults.CorruptAnswer > 0 && d.rng.Float64() < d.faults.CorruptAnswer:
 		ff.flipBit = d.rng.IntN(frameLen * 8)
 		d.stats.Corrupted++
+	case d.faults.ShortenAnswer > 0 && d.rng.Float64() < d.faults.ShortenAnswer:
+		ff.mangle = AddToLength(-1 - d.rng.IntN(8))
+		d.stats.Shortened++
+	case d.faults.LengthenAnswer > 0 && d.rng.Float64() < d.faults.LengthenAnswer:
+		ff.mangle = AddToLength(1 + d.rng.IntN(8))
+		d.stats.Lengthened++
+	}
+	if d.faults.SpikeAnswer > 0 && d.rng.Float64() < d.faults.SpikeAnswer {
+		ff.spike = true
+		d.stats.Spikes++
 	}
 	if ff.reset {
 		d.stats.Resets++
@@ -414,8 +435,12 @@ func (c *Conn) nextFrame() error {
 		return c.readErr(err)
 	}
 	ff := c.d.decide(len(frame))
-	if ff.faults.Latency > 0 {
-		if err := c.wait(ff.faults.Latency, false); err != nil {
+	delay := ff.faults.Latency
+	if ff.spike {
+		delay += ff.faults.Spike
+	}
+	if delay > 0 {
+		if err := c.wait(delay, false); err != nil {
 			return err
 		}
 	}
