@@ -5,9 +5,10 @@
 //
 // A Dialer wraps the client's dial function (hbase.WithDialer(d.Dial)). It
 // reads the server's side of every connection one frame at a time — HBase's
-// RPC answers are a 4-byte big-endian length and that many bytes — so a fault
-// can be aimed at an answer: dropped after the server has acted on the
-// request, or changed before the client reads it. Faults are set for all
+// RPC answers are a 4-byte big-endian length and that many bytes — on a
+// goroutine of the connection's (ended by Close), so a fault can be aimed at
+// an answer: dropped after the server has acted on the request, delayed from
+// its arrival, or changed before the client reads it. Faults are set for all
 // connections (SetFaults) or armed once (ResetNextAnswer, MangleNextAnswer).
 //
 // It is test code's: nothing in the library imports it. Connections made
@@ -185,11 +186,12 @@ func (d *Dialer) Dial(ctx context.Context, network, addr string) (net.Conn, erro
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{Conn: nc, d: d, woken: make(chan struct{}), closed: make(chan struct{})}
+	c := &Conn{Conn: nc, d: d, frames: make(chan arrival, 64), woken: make(chan struct{}), closed: make(chan struct{})}
 	d.mu.Lock()
 	d.stats.Dials++
 	d.conns[c] = struct{}{}
 	d.mu.Unlock()
+	go c.pump()
 	return c, nil
 }
 
@@ -247,9 +249,11 @@ type Conn struct {
 	net.Conn
 	d *Dialer
 
-	rmu     sync.Mutex // one reader at a time
-	pending []byte     // answer bytes not yet handed to the client
-	rerr    error      // sticky read error
+	frames  chan arrival // answer frames as the pump read them
+	rmu     sync.Mutex   // one reader at a time
+	next    *arrival     // a frame taken from frames, its fate decided, not yet due
+	pending []byte       // answer bytes not yet handed to the client
+	rerr    error        // sticky read error
 
 	mu        sync.Mutex
 	deadline  time.Time
@@ -269,13 +273,14 @@ func (c *Conn) wake() {
 // SetDeadline sets both deadlines.
 func (c *Conn) SetDeadline(t time.Time) error {
 	c.setReadDeadline(t)
-	return c.Conn.SetDeadline(t)
+	return c.Conn.SetWriteDeadline(t)
 }
 
-// SetReadDeadline sets the read deadline, which the Dialer's waits honour.
+// SetReadDeadline sets the read deadline, which Read honours (the pump
+// reads the socket without one).
 func (c *Conn) SetReadDeadline(t time.Time) error {
 	c.setReadDeadline(t)
-	return c.Conn.SetReadDeadline(t)
+	return nil
 }
 
 func (c *Conn) setReadDeadline(t time.Time) {
@@ -340,7 +345,7 @@ func (c *Conn) wait(d time.Duration, untilChange bool) error {
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
 			if left <= 0 {
-				return &net.OpError{Op: "read", Net: "tcp", Addr: c.RemoteAddr(), Err: os.ErrDeadlineExceeded}
+				return c.timeoutErr()
 			}
 			if d < 0 || left < d {
 				dl = time.NewTimer(left)
@@ -389,6 +394,39 @@ func stop(t *time.Timer) {
 	}
 }
 
+// arrival is an answer frame as the pump read it from the server, and
+// when; or the error that ended the pump.
+type arrival struct {
+	frame []byte
+	at    time.Time
+	err   error
+	ff    frameFault // decided when Read takes it
+}
+
+// pump reads answer frames from the server as they come, so that each
+// frame's delay counts from its arrival and delays overlap, as on a link
+// with latency (a spike holds back the frames behind it, as TCP does).
+func (c *Conn) pump() {
+	for {
+		a := arrival{}
+		var head [4]byte
+		if _, a.err = io.ReadFull(c.Conn, head[:]); a.err == nil {
+			a.frame = make([]byte, 4+int(binary.BigEndian.Uint32(head[:])))
+			copy(a.frame, head[:])
+			_, a.err = io.ReadFull(c.Conn, a.frame[4:])
+			a.at = time.Now()
+		}
+		select {
+		case c.frames <- a:
+		case <-c.closed:
+			return
+		}
+		if a.err != nil {
+			return
+		}
+	}
+}
+
 // Read hands the client answer bytes, one frame at a time with the faults
 // in force applied.
 func (c *Conn) Read(p []byte) (int, error) {
@@ -398,7 +436,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 		if c.rerr != nil {
 			return 0, c.rerr
 		}
-		if c.d.Faults().HalfOpen {
+		if c.next == nil && c.d.Faults().HalfOpen {
 			if err := c.wait(-1, true); err != nil {
 				return 0, err
 			}
@@ -421,30 +459,35 @@ func (c *Conn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// nextFrame reads one whole answer frame from the server and decides its
-// fate.
+// nextFrame takes the next answer frame from the pump, decides its fate,
+// waits until it is due (its arrival plus the latency in force) and
+// applies it. A frame whose wait the deadline cut short stays next.
 func (c *Conn) nextFrame() error {
-	var head [4]byte
-	if _, err := io.ReadFull(c.Conn, head[:]); err != nil {
-		return c.readErr(err)
+	if c.next == nil {
+		a, err := c.receive()
+		if err != nil || a == nil {
+			return err
+		}
+		if a.err != nil {
+			c.rerr = c.readErr(a.err)
+			return c.rerr
+		}
+		a.ff = c.d.decide(len(a.frame))
+		c.next = a
 	}
-	size := binary.BigEndian.Uint32(head[:])
-	frame := make([]byte, 4+int(size))
-	copy(frame, head[:])
-	if _, err := io.ReadFull(c.Conn, frame[4:]); err != nil {
-		return c.readErr(err)
+	a := c.next
+	delay := a.ff.faults.Latency
+	if a.ff.spike {
+		delay += a.ff.faults.Spike
 	}
-	ff := c.d.decide(len(frame))
-	delay := ff.faults.Latency
-	if ff.spike {
-		delay += ff.faults.Spike
-	}
-	if delay > 0 {
-		if err := c.wait(delay, false); err != nil {
+	if due := time.Until(a.at.Add(delay)); due > 0 {
+		if err := c.wait(due, false); err != nil {
 			return err
 		}
 	}
-	switch {
+	c.next = nil
+	frame := a.frame
+	switch ff := a.ff; {
 	case ff.reset:
 		c.reset()
 		c.rerr = c.resetErr("read")
@@ -456,6 +499,42 @@ func (c *Conn) nextFrame() error {
 	}
 	c.pending = frame
 	return nil
+}
+
+// receive waits for the pump's next frame, until the read deadline or
+// Close. It returns nil, nil when the faults change, for Read to look at
+// them again.
+func (c *Conn) receive() (*arrival, error) {
+	c.mu.Lock()
+	deadline, woken := c.deadline, c.woken
+	c.mu.Unlock()
+	var timer <-chan time.Time
+	if !deadline.IsZero() {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, c.timeoutErr()
+		}
+		t := time.NewTimer(left)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case a := <-c.frames:
+		return &a, nil
+	case <-timer:
+		return nil, c.timeoutErr()
+	case <-c.closed:
+		if c.wasReset() {
+			return nil, c.resetErr("read")
+		}
+		return nil, net.ErrClosed
+	case <-woken:
+		return nil, nil
+	}
+}
+
+func (c *Conn) timeoutErr() error {
+	return &net.OpError{Op: "read", Net: "tcp", Addr: c.RemoteAddr(), Err: os.ErrDeadlineExceeded}
 }
 
 func (c *Conn) readErr(err error) error {

@@ -214,3 +214,53 @@ func TestLatencySpike(t *testing.T) {
 		t.Fatalf("stats %+v, want 2 spikes", st)
 	}
 }
+
+// The latency counts from each answer's arrival: answers to requests sent
+// together come together, not one latency after the other.
+func TestLatencyOverlaps(t *testing.T) {
+	d := New(nil, nil)
+	c, err := d.Dial(context.Background(), "tcp", server(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	d.SetFaults(Faults{Latency: 200 * time.Millisecond})
+	start := time.Now()
+	var reqs []byte
+	for range 5 {
+		reqs = binary.BigEndian.AppendUint32(reqs, 10)
+	}
+	if _, err := c.Write(reqs); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		var frame [14]byte
+		if _, err := io.ReadFull(c, frame[:]); err != nil {
+			t.Fatalf("answer %d: %v", i, err)
+		}
+	}
+	if el := time.Since(start); el < 200*time.Millisecond || el > 600*time.Millisecond {
+		t.Fatalf("5 answers with 200ms latency took %v, want 200ms and not 5 times that", el)
+	}
+}
+
+// A read deadline that ends while an answer is held back loses nothing:
+// the answer comes on the next read.
+func TestDeadlineKeepsHeldAnswer(t *testing.T) {
+	d := New(nil, nil)
+	c, err := d.Dial(context.Background(), "tcp", server(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	d.SetFaults(Faults{Latency: 300 * time.Millisecond})
+	c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if _, err := ask(c, 10); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("got %v, want a deadline error", err)
+	}
+	c.SetReadDeadline(time.Time{})
+	var frame [14]byte
+	if _, err := io.ReadFull(c, frame[:]); err != nil || binary.BigEndian.Uint32(frame[:4]) != 10 {
+		t.Fatalf("held answer: % x, %v", frame, err)
+	}
+}
