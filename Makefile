@@ -152,7 +152,7 @@ test-stall:
 ## bits, shortened and lengthened frames, under writers in every write mode
 ## and readers. Every acknowledged record reads back exactly once, no call
 ## outlasts its bound, no connection stays wedged, Check is clean after
-## repair. HBKIT_FAULTS_DURATION (default 6s per scenario) and
+## repair. HBKIT_FAULTS_DURATION (default 5s per scenario) and
 ## HBKIT_FAULTS_REPORT=docs/faults.md write the table of docs/faults.md.
 .PHONY: test-faults
 test-faults:

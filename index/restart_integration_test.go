@@ -511,9 +511,19 @@ func checkOutageData(t *testing.T, data []schema.SMS, tracks map[string]*outageT
 // thrown away after the run.
 func outageTables(t *testing.T, ctx context.Context, c *hbase.Client) modeBackends {
 	t.Helper()
-	st, err := schema.SMSTable()
+	b, err := createOutageTables(ctx, c)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return b
+}
+
+// createOutageTables is outageTables on any goroutine: it returns the
+// error instead of failing a test.
+func createOutageTables(ctx context.Context, c *hbase.Client) (modeBackends, error) {
+	st, err := schema.SMSTable()
+	if err != nil {
+		return nil, err
 	}
 	defs := []schema.Definition{st, st.Indexes()[0]}
 	bs := make(map[schema.WriteMode]backend, len(modeCases))
@@ -545,10 +555,8 @@ func outageTables(t *testing.T, ctx context.Context, c *hbase.Client) modeBacken
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
-	return func(_ testing.TB, mode schema.WriteMode) backend { return bs[mode] }
+	return func(_ testing.TB, mode schema.WriteMode) backend { return bs[mode] }, nil
 }

@@ -5,11 +5,12 @@
 # mode, and read through the index, by a client whose connections go through
 # internal/faultnet (answers reset after the server acted, half-open peers,
 # latency spikes, a 64 KB/s link, flipped bits, shortened and lengthened
-# frames). Every acknowledged record must read back exactly once through the
+# frames; one subtest of TestFaults each: reset, halfopen, latency, slowlink,
+# corrupt, frames). Every acknowledged record must read back exactly once through the
 # data table and the index, no call may outlast its bound, no connection stay
 # wedged, no goroutine be left behind, and Check must be clean after repair.
 #
-#   HBKIT_FAULTS_DURATION   how long each scenario's faults last (default 6s;
+#   HBKIT_FAULTS_DURATION   how long each scenario's faults last (default 5s;
 #                           60s for the table of docs/faults.md)
 #   HBKIT_FAULTS_REPORT     write the table of counts to this file
 #                           (e.g. docs/faults.md)
@@ -31,7 +32,7 @@ export HBKIT_ZK_PORT="${HBKIT_FAULTS_ZK_PORT:-2681}"
 export HBKIT_MASTER_PORT="${HBKIT_FAULTS_MASTER_PORT:-16600}"
 export HBKIT_RS_PORT="${HBKIT_FAULTS_RS_PORT:-16620}"
 export RS=2
-export HBKIT_FAULTS_DURATION="${HBKIT_FAULTS_DURATION:-6s}"
+export HBKIT_FAULTS_DURATION="${HBKIT_FAULTS_DURATION:-5s}"
 cmd="HBKIT_FAULTS_DURATION=$HBKIT_FAULTS_DURATION"
 if [ -n "${HBKIT_FAULTS_REPORT:-}" ]; then
 	cmd="$cmd HBKIT_FAULTS_REPORT=$HBKIT_FAULTS_REPORT"
