@@ -578,6 +578,7 @@ func faultTable(rows []faultRow, dur time.Duration, seed uint64) string {
 		cmd, time.Now().UTC().Format("2006-01-02 15:04 UTC"), dur, seed)
 	b.WriteString("Two region servers; client WithOperationTimeout(5s), WithRPCTimeout(2s); two writers (batches of 10 SMS records through dao) and one reader per write mode, all modes at once. ")
 	b.WriteString("Counts are of the calls that ran while the faults were on; the bound is checked on every call. Writes: calls and acknowledged records; failed records by error. Reads: queries, failed, longest. Faults: what the dialer did while they were on (all modes). ")
+	b.WriteString("HBKIT_FAULTS_RUN=reset make test-faults runs one scenario; make test-faults (5s per scenario) runs them all in CI. ")
 	b.WriteString("Invariants: bound (no call past its limit), wedge (writing again after the faults, and every call made 2.2s after them succeeds), reads (only records written, once), check (every acknowledged record exactly once in the data table and the index, no misreported outcome, Check clean after repair), goroutines (back to the baseline).\n\n")
 	b.WriteString("| scenario | mode | write calls | acked | " + strings.Join(faultErrKinds, " | ") + " | longest write | reads | read errors | longest read | faults | failed invariants |\n")
 	b.WriteString("|---|---|---:|---:|" + strings.Repeat("---:|", len(faultErrKinds)) + "---:|---:|---:|---:|---|---|\n")
