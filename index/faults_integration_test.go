@@ -628,3 +628,56 @@ func (r faultRow) failed() string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// errRecorder records what a check reports instead of failing a test.
+type errRecorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *errRecorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func (r *errRecorder) Fatalf(format string, args ...any) { r.Errorf(format, args...) }
+
+// TestOutageDataChecks shows that checkOutageData, which the fault, stall
+// and restart tests use, reports each broken invariant: a record stored
+// twice, an acknowledged write lost, a clean "no" for a write that was
+// applied, a failed write that left a state it never wrote. It needs no
+// HBase.
+func TestOutageDataChecks(t *testing.T) {
+	a := &schema.SMS{Mobile: "13800000001", SentAt: day0, Seq: 1, Account: "x", Content: "a"}
+	a2 := *a
+	a2.Seq = 2 // Send's next key for the same message
+	b := &schema.SMS{Mobile: "13800000002", SentAt: day0, Seq: 2, Account: "x", Content: "b"}
+	sent := map[string]schema.SMS{"a": *a, "b": *b}
+	acked := func(m *schema.SMS) *outageTrack { return &outageTrack{states: []*schema.SMS{m}, acked: true} }
+	failed := func(m *schema.SMS, err error) *outageTrack {
+		return &outageTrack{states: []*schema.SMS{nil, m}, err: err}
+	}
+	for _, tc := range []struct {
+		name   string
+		data   []schema.SMS
+		tracks map[string]*outageTrack
+		want   string // in the one error reported; "" for none
+	}{
+		{"clean", []schema.SMS{*a}, map[string]*outageTrack{outageKey(a): acked(a), outageKey(b): failed(b, hbase.ErrTimeout)}, ""},
+		{"failed write applied, outcome unknown", []schema.SMS{*b}, map[string]*outageTrack{outageKey(b): failed(b, hbase.ErrOutcomeUnknown)}, ""},
+		{"stored twice", []schema.SMS{*a, a2}, map[string]*outageTrack{outageKey(&a2): acked(&a2)}, "exactly once"},
+		{"acknowledged, lost", nil, map[string]*outageTrack{outageKey(a): acked(a)}, "acknowledged"},
+		{"clean no, applied", []schema.SMS{*b}, map[string]*outageTrack{outageKey(b): failed(b, index.ErrExists)}, "misreported outcome"},
+		{"never written", []schema.SMS{*b}, map[string]*outageTrack{outageKey(b): {states: []*schema.SMS{nil, a}, err: hbase.ErrTimeout}}, "whose last write failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &errRecorder{TB: t}
+			checkOutageData(r, tc.data, tc.tracks, sent)
+			switch {
+			case tc.want == "" && len(r.errs) > 0:
+				t.Errorf("reported %q, want nothing", r.errs)
+			case tc.want != "" && (len(r.errs) == 0 || !strings.Contains(r.errs[0], tc.want)):
+				t.Errorf("reported %q, want an error about %q", r.errs, tc.want)
+			}
+		})
+	}
+}

@@ -465,7 +465,7 @@ func checkOutageMode(t *testing.T, ctx context.Context, b backend, mode schema.W
 // one of the states that write may have left, and not in the failed
 // write's when its error said it was not applied (index.ErrExists,
 // index.ErrConflict: a clean "no").
-func checkOutageData(t *testing.T, data []schema.SMS, tracks map[string]*outageTrack, sent map[string]schema.SMS) {
+func checkOutageData(t testing.TB, data []schema.SMS, tracks map[string]*outageTrack, sent map[string]schema.SMS) {
 	byKey := map[string]schema.SMS{}
 	keyOf := map[string]string{} // Content -> key
 	for _, m := range data {
