@@ -4,6 +4,7 @@ package index_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,6 +36,7 @@ func outageKey(m *schema.SMS) string {
 type outageTrack struct {
 	states []*schema.SMS // the last acknowledged state first (nil if none), then a failed write's, if any
 	acked  bool          // the last write was acknowledged: states[0] is what the data table must hold
+	err    error         // the last write's error, when it failed
 }
 
 // outageLoad is one writer of the restart and stall tests and what it saw.
@@ -52,6 +54,7 @@ type outageLoad struct {
 
 // outageCall is one PutBatch, Send or DeleteBatch call of a writer.
 type outageCall struct {
+	op    string // "PutBatch", "Send" or "DeleteBatch"
 	start time.Time
 	took  time.Duration
 	acked int     // records acknowledged
@@ -126,10 +129,13 @@ func (l *outageLoad) run(ctx context.Context, w, batch int, stop <-chan struct{}
 			start := time.Now()
 			var results []error
 			var err error
+			op := "PutBatch"
 			switch {
 			case deleting:
+				op = "DeleteBatch"
 				results, err = l.s.DeleteBatch(wctx, recs)
 			case l.mode == schema.InsertOnly && w%2 == 1:
+				op = "Send"
 				results, err = l.s.Send(wctx, recs)
 			default:
 				results, err = l.s.PutBatch(wctx, recs)
@@ -138,7 +144,7 @@ func (l *outageLoad) run(ctx context.Context, w, batch int, stop <-chan struct{}
 			now := time.Now()
 			mu.Lock()
 			defer mu.Unlock()
-			call := outageCall{start: start, took: now.Sub(start)}
+			call := outageCall{op: op, start: start, took: now.Sub(start)}
 			for i, r := range recs {
 				var rerr error
 				if len(results) == len(recs) {
@@ -168,7 +174,7 @@ func (l *outageLoad) run(ctx context.Context, w, batch int, stop <-chan struct{}
 				if l.firstErr == nil {
 					l.firstErr = rerr
 				}
-				tr.states, tr.acked = append(tr.states[:1], state), false
+				tr.states, tr.acked, tr.err = append(tr.states[:1], state), false, rerr
 			}
 			l.calls = append(l.calls, call)
 		}
@@ -271,16 +277,8 @@ func startIndexLoad(t *testing.T, ctx context.Context, backends modeBackends, wr
 func (il *indexLoad) waitResumed(t *testing.T, since time.Time, limit time.Duration) {
 	t.Helper()
 	resumed := func() bool {
-		il.mu.Lock()
-		defer il.mu.Unlock()
 		for _, mc := range modeCases {
-			ok := false
-			for _, l := range il.loads {
-				if l.mode == mc.mode && len(l.ackTimes) > 0 && l.ackTimes[len(l.ackTimes)-1].After(since) {
-					ok = true
-				}
-			}
-			if !ok {
+			if !il.ackedSince(mc.mode, since) {
 				return false
 			}
 		}
@@ -295,10 +293,23 @@ func (il *indexLoad) waitResumed(t *testing.T, since time.Time, limit time.Durat
 	}
 }
 
+// ackedSince reports whether a writer of mode had a write acknowledged
+// after since.
+func (il *indexLoad) ackedSince(mode schema.WriteMode, since time.Time) bool {
+	il.mu.Lock()
+	defer il.mu.Unlock()
+	for _, l := range il.loads {
+		if l.mode == mode && len(l.ackTimes) > 0 && l.ackTimes[len(l.ackTimes)-1].After(since) {
+			return true
+		}
+	}
+	return false
+}
+
 // finish stops the writers and checks the tables of every mode against
 // what its writers saw (checkOutageMode), the outage having begun at
-// outage.
-func (il *indexLoad) finish(t *testing.T, ctx context.Context, backends modeBackends, outage time.Time) {
+// outage. It returns the modes whose check passed.
+func (il *indexLoad) finish(t *testing.T, ctx context.Context, backends modeBackends, outage time.Time) map[schema.WriteMode]bool {
 	t.Helper()
 	il.stop()
 	for _, l := range il.loads {
@@ -310,29 +321,42 @@ func (il *indexLoad) finish(t *testing.T, ctx context.Context, backends modeBack
 	}
 	// The modes are checked side by side (the group returns when all are
 	// done).
+	var mu sync.Mutex
+	ts := map[schema.WriteMode]*testing.T{}
 	t.Run("check", func(t *testing.T) {
 		for _, mc := range modeCases {
 			t.Run(mc.mode.String(), func(t *testing.T) {
+				mu.Lock()
+				ts[mc.mode] = t
+				mu.Unlock()
 				t.Parallel()
 				checkOutageMode(t, ctx, backends(t, mc.mode), mc.mode, il.loads, outage)
 			})
 		}
 	})
+	passed := map[schema.WriteMode]bool{}
+	for mode, mt := range ts {
+		passed[mode] = !mt.Failed()
+	}
+	return passed
 }
 
 // checkOutageMode checks the tables of one mode after an outage (a restart,
-// a stall) that began at outage against what its writers saw.
+// a stall, a faulty network) that began at outage against what its writers
+// saw, in three stages, each a subtest: "data" (every acknowledged record
+// as written, exactly once; no failure reported as a clean "no" for a
+// write that was applied), "index" (before any repair: every acknowledged
+// record found, once, and nothing the data table does not hold) and
+// "repair" (Check in ModeRepair then ModeVerify finds nothing missing,
+// orphaned or stale; the index counts exactly what the data table holds).
 func checkOutageMode(t *testing.T, ctx context.Context, b backend, mode schema.WriteMode, loads []*outageLoad, outage time.Time) {
-	var mine []*outageLoad
-	for _, l := range loads {
-		if l.mode == mode {
-			mine = append(mine, l)
-		}
-	}
 	tracks := map[string]*outageTrack{}
 	sent := map[string]schema.SMS{}
 	var acked, failed, ackedAfter int
-	for _, l := range mine {
+	for _, l := range loads {
+		if l.mode != mode {
+			continue
+		}
 		for k, tr := range l.tracks {
 			tracks[k] = tr
 		}
@@ -354,43 +378,13 @@ func checkOutageMode(t *testing.T, ctx context.Context, b backend, mode schema.W
 	if ackedAfter == acked {
 		t.Fatalf("no write acknowledged before the outage")
 	}
-
-	// The data table: every acknowledged record as written (or
-	// gone), every record one a writer sent, whole.
 	s := b.sms(t, dao.WithWriteMode(mode), dao.WithGracePeriod(time.Millisecond))
 	data, err := dao.Collect(s.Scan(ctx, dao.Query[schema.SMS]{}))
 	if err != nil {
 		t.Fatalf("scan of the data table: %v", err)
 	}
-	byKey := map[string]schema.SMS{}
-	for _, m := range data {
-		byKey[outageKey(&m)] = m
-		w, ok := sent[m.Content]
-		if !ok || w.Mobile != m.Mobile || !w.SentAt.Equal(m.SentAt) || w.Account != m.Account || w.Delivered != m.Delivered {
-			t.Errorf("the data table holds %+v, which no writer sent", m)
-		}
-	}
-	lost := 0
-	for k, tr := range tracks {
-		got, ok := byKey[k]
-		if tr.acked {
-			if want := tr.states[0]; (want == nil) == ok || want != nil && got != *want {
-				if lost++; lost <= 10 {
-					t.Errorf("acknowledged %s: the data table holds %+v (%v), want %+v", k, got, ok, want)
-				}
-			}
-			continue
-		}
-		if !slices.ContainsFunc(tr.states, func(st *schema.SMS) bool { return (st == nil) == !ok && (st == nil || *st == got) }) {
-			t.Errorf("%s, whose last write failed: the data table holds %+v (%v), want one of %v", k, got, ok, tr.states)
-		}
-	}
-	if lost > 0 {
-		t.Fatalf("%d acknowledged writes lost across the outage", lost)
-	}
+	t.Run("data", func(t *testing.T) { checkOutageData(t, data, tracks, sent) })
 
-	// The index before any repair: every acknowledged record is
-	// found, and nothing the data table does not hold.
 	accounts := outageAccounts(mode)
 	days := []time.Time{day0, day0.AddDate(0, 0, 1)}
 	truth := map[string]map[string]schema.SMS{} // account/day -> key -> record
@@ -401,8 +395,7 @@ func checkOutageMode(t *testing.T, ctx context.Context, b backend, mode schema.W
 		}
 		truth[g][outageKey(&m)] = m
 	}
-	reader := b.sms(t, dao.WithWriteMode(mode), dao.WithReadRepair(false))
-	found := func(s *dao.SMSRepo, stage string, exact bool) {
+	found := func(t *testing.T, s *dao.SMSRepo, stage string, exact bool) {
 		t.Helper()
 		for _, a := range accounts {
 			for _, d := range days {
@@ -417,6 +410,9 @@ func checkOutageMode(t *testing.T, ctx context.Context, b backend, mode schema.W
 					if w, ok := truth[g][k]; !ok || w != m {
 						t.Errorf("%s: the index of %s returned %+v; the data table holds %+v (%v)", stage, g, m, w, ok)
 					}
+					if seen[k] {
+						t.Errorf("%s: exactly once: the index of %s returned %s twice", stage, g, k)
+					}
 					seen[k] = true
 				}
 				for k, m := range truth[g] {
@@ -427,34 +423,84 @@ func checkOutageMode(t *testing.T, ctx context.Context, b backend, mode schema.W
 			}
 		}
 	}
-	found(reader, "before repair", false)
+	t.Run("index", func(t *testing.T) {
+		found(t, b.sms(t, dao.WithWriteMode(mode), dao.WithReadRepair(false)), "before repair", false)
+	})
 
-	time.Sleep(10 * time.Millisecond) // past the checking store's grace period: no write is in flight
-	rep, err := s.Check(ctx, index.ModeRepair)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("repair: %+v", rep)
-	rep, err = s.Check(ctx, index.ModeVerify)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("verify after repair: %+v", rep)
-	if !rep.Clean() || rep.DataRows != int64(len(data)) || rep.Entries != rep.DataRows || rep.Undecodable != 0 {
-		t.Errorf("verify after repair: %+v, want nothing missing, orphaned or stale, %d data rows and entries", rep, len(data))
-	}
-	found(s, "after repair", true)
-	for _, a := range accounts {
-		counts, err := s.CountPerDay(ctx, a, days[0], days[1])
+	t.Run("repair", func(t *testing.T) {
+		time.Sleep(10 * time.Millisecond) // past the checking store's grace period: no write is in flight
+		rep, err := s.Check(ctx, index.ModeRepair)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, dc := range counts {
-			g := a + "/" + dc.Date.Format("20060102")
-			if dc.Count != int64(len(truth[g])) {
-				t.Errorf("count of %s from the index alone: %d; the data table holds %d", g, dc.Count, len(truth[g]))
+		t.Logf("repair: %+v", rep)
+		rep, err = s.Check(ctx, index.ModeVerify)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("verify after repair: %+v", rep)
+		if !rep.Clean() || rep.DataRows != int64(len(data)) || rep.Entries != rep.DataRows || rep.Undecodable != 0 {
+			t.Errorf("verify after repair: %+v, want nothing missing, orphaned or stale, %d data rows and entries", rep, len(data))
+		}
+		found(t, s, "after repair", true)
+		for _, a := range accounts {
+			counts, err := s.CountPerDay(ctx, a, days[0], days[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, dc := range counts {
+				g := a + "/" + dc.Date.Format("20060102")
+				if dc.Count != int64(len(truth[g])) {
+					t.Errorf("count of %s from the index alone: %d; the data table holds %d", g, dc.Count, len(truth[g]))
+				}
 			}
 		}
+	})
+}
+
+// checkOutageData checks a mode's data table (data) against its writers'
+// tracks and the values they sent: every record one a writer sent, whole,
+// and stored once (a message's Content is its own); every acknowledged
+// record as written (or gone); every record whose last write failed in
+// one of the states that write may have left, and not in the failed
+// write's when its error said it was not applied (index.ErrExists,
+// index.ErrConflict: a clean "no").
+func checkOutageData(t testing.TB, data []schema.SMS, tracks map[string]*outageTrack, sent map[string]schema.SMS) {
+	byKey := map[string]schema.SMS{}
+	keyOf := map[string]string{} // Content -> key
+	for _, m := range data {
+		k := outageKey(&m)
+		byKey[k] = m
+		w, ok := sent[m.Content]
+		if !ok || w.Mobile != m.Mobile || !w.SentAt.Equal(m.SentAt) || w.Account != m.Account || w.Delivered != m.Delivered {
+			t.Errorf("the data table holds %+v, which no writer sent", m)
+		}
+		if other, dup := keyOf[m.Content]; dup {
+			t.Errorf("exactly once: the data table holds %q twice, under %s and %s", m.Content, other, k)
+		}
+		keyOf[m.Content] = k
+	}
+	lost := 0
+	for k, tr := range tracks {
+		got, ok := byKey[k]
+		holds := func(st *schema.SMS) bool { return (st == nil) == !ok && (st == nil || *st == got) }
+		if tr.acked {
+			if want := tr.states[0]; !holds(want) {
+				if lost++; lost <= 10 {
+					t.Errorf("acknowledged %s: the data table holds %+v (%v), want %+v", k, got, ok, want)
+				}
+			}
+			continue
+		}
+		if !slices.ContainsFunc(tr.states, holds) {
+			t.Errorf("%s, whose last write failed: the data table holds %+v (%v), want one of %v", k, got, ok, tr.states)
+		}
+		if notApplied := errors.Is(tr.err, index.ErrExists) || errors.Is(tr.err, index.ErrConflict); notApplied && !holds(tr.states[0]) && holds(tr.states[1]) {
+			t.Errorf("misreported outcome: the write of %s failed with %v, but the data table holds what it wrote: %+v", k, tr.err, got)
+		}
+	}
+	if lost > 0 {
+		t.Fatalf("%d acknowledged writes lost across the outage", lost)
 	}
 }
 
@@ -465,9 +511,19 @@ func checkOutageMode(t *testing.T, ctx context.Context, b backend, mode schema.W
 // thrown away after the run.
 func outageTables(t *testing.T, ctx context.Context, c *hbase.Client) modeBackends {
 	t.Helper()
-	st, err := schema.SMSTable()
+	b, err := createOutageTables(ctx, c)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return b
+}
+
+// createOutageTables is outageTables on any goroutine: it returns the
+// error instead of failing a test.
+func createOutageTables(ctx context.Context, c *hbase.Client) (modeBackends, error) {
+	st, err := schema.SMSTable()
+	if err != nil {
+		return nil, err
 	}
 	defs := []schema.Definition{st, st.Indexes()[0]}
 	bs := make(map[schema.WriteMode]backend, len(modeCases))
@@ -499,10 +555,8 @@ func outageTables(t *testing.T, ctx context.Context, c *hbase.Client) modeBacken
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
-	return func(_ testing.TB, mode schema.WriteMode) backend { return bs[mode] }
+	return func(_ testing.TB, mode schema.WriteMode) backend { return bs[mode] }, nil
 }

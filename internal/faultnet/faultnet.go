@@ -5,9 +5,10 @@
 //
 // A Dialer wraps the client's dial function (hbase.WithDialer(d.Dial)). It
 // reads the server's side of every connection one frame at a time — HBase's
-// RPC answers are a 4-byte big-endian length and that many bytes — so a fault
-// can be aimed at an answer: dropped after the server has acted on the
-// request, or changed before the client reads it. Faults are set for all
+// RPC answers are a 4-byte big-endian length and that many bytes — on a
+// goroutine of the connection's (ended by Close), so a fault can be aimed at
+// an answer: dropped after the server has acted on the request, delayed from
+// its arrival, or changed before the client reads it. Faults are set for all
 // connections (SetFaults) or armed once (ResetNextAnswer, MangleNextAnswer).
 //
 // It is test code's: nothing in the library imports it. Connections made
@@ -35,6 +36,10 @@ type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 type Faults struct {
 	// Latency delays every answer frame by this much.
 	Latency time.Duration
+	// SpikeAnswer is the probability that an answer frame is delayed by
+	// Spike on top of Latency: a latency spike.
+	SpikeAnswer float64
+	Spike       time.Duration
 	// BytesPerSecond limits how fast answers reach the client (0: no limit).
 	BytesPerSecond int
 	// ResetAnswer is the probability that an answer frame is dropped and
@@ -44,6 +49,11 @@ type Faults struct {
 	// CorruptAnswer is the probability that one random bit of an answer
 	// frame is flipped, its length prefix included.
 	CorruptAnswer float64
+	// ShortenAnswer and LengthenAnswer are the probabilities that an
+	// answer frame's length prefix is made 1 to 8 bytes shorter or longer
+	// than the bytes that follow it (AddToLength): where the client thinks
+	// the next frame starts slips.
+	ShortenAnswer, LengthenAnswer float64
 	// HalfOpen makes the peer vanish: writes are taken and dropped, reads
 	// wait for the deadline or Close.
 	HalfOpen bool
@@ -54,6 +64,7 @@ type Faults struct {
 // Stats counts what a Dialer did.
 type Stats struct {
 	Dials, Resets, Corrupted, Mangled, Frames int
+	Spikes, Shortened, Lengthened             int
 }
 
 // ErrReset is what a read or write on a connection reset by the Dialer
@@ -175,11 +186,12 @@ func (d *Dialer) Dial(ctx context.Context, network, addr string) (net.Conn, erro
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{Conn: nc, d: d, woken: make(chan struct{}), closed: make(chan struct{})}
+	c := &Conn{Conn: nc, d: d, frames: make(chan arrival, 64), woken: make(chan struct{}), closed: make(chan struct{})}
 	d.mu.Lock()
 	d.stats.Dials++
 	d.conns[c] = struct{}{}
 	d.mu.Unlock()
+	go c.pump()
 	return c, nil
 }
 
@@ -188,6 +200,7 @@ type frameFault struct {
 	reset   bool
 	mangle  func([]byte) []byte
 	flipBit int // -1: none
+	spike   bool
 	faults  Faults
 }
 
@@ -208,6 +221,16 @@ func (d *Dialer) decide(frameLen int) frameFault {
 	case d.faults.CorruptAnswer > 0 && d.rng.Float64() < d.faults.CorruptAnswer:
 		ff.flipBit = d.rng.IntN(frameLen * 8)
 		d.stats.Corrupted++
+	case d.faults.ShortenAnswer > 0 && d.rng.Float64() < d.faults.ShortenAnswer:
+		ff.mangle = AddToLength(-1 - d.rng.IntN(8))
+		d.stats.Shortened++
+	case d.faults.LengthenAnswer > 0 && d.rng.Float64() < d.faults.LengthenAnswer:
+		ff.mangle = AddToLength(1 + d.rng.IntN(8))
+		d.stats.Lengthened++
+	}
+	if d.faults.SpikeAnswer > 0 && d.rng.Float64() < d.faults.SpikeAnswer {
+		ff.spike = true
+		d.stats.Spikes++
 	}
 	if ff.reset {
 		d.stats.Resets++
@@ -226,9 +249,11 @@ type Conn struct {
 	net.Conn
 	d *Dialer
 
-	rmu     sync.Mutex // one reader at a time
-	pending []byte     // answer bytes not yet handed to the client
-	rerr    error      // sticky read error
+	frames  chan arrival // answer frames as the pump read them
+	rmu     sync.Mutex   // one reader at a time
+	next    *arrival     // a frame taken from frames, its fate decided, not yet due
+	pending []byte       // answer bytes not yet handed to the client
+	rerr    error        // sticky read error
 
 	mu        sync.Mutex
 	deadline  time.Time
@@ -248,13 +273,14 @@ func (c *Conn) wake() {
 // SetDeadline sets both deadlines.
 func (c *Conn) SetDeadline(t time.Time) error {
 	c.setReadDeadline(t)
-	return c.Conn.SetDeadline(t)
+	return c.Conn.SetWriteDeadline(t)
 }
 
-// SetReadDeadline sets the read deadline, which the Dialer's waits honour.
+// SetReadDeadline sets the read deadline, which Read honours (the pump
+// reads the socket without one).
 func (c *Conn) SetReadDeadline(t time.Time) error {
 	c.setReadDeadline(t)
-	return c.Conn.SetReadDeadline(t)
+	return nil
 }
 
 func (c *Conn) setReadDeadline(t time.Time) {
@@ -319,7 +345,7 @@ func (c *Conn) wait(d time.Duration, untilChange bool) error {
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
 			if left <= 0 {
-				return &net.OpError{Op: "read", Net: "tcp", Addr: c.RemoteAddr(), Err: os.ErrDeadlineExceeded}
+				return c.timeoutErr()
 			}
 			if d < 0 || left < d {
 				dl = time.NewTimer(left)
@@ -368,6 +394,39 @@ func stop(t *time.Timer) {
 	}
 }
 
+// arrival is an answer frame as the pump read it from the server, and
+// when; or the error that ended the pump.
+type arrival struct {
+	frame []byte
+	at    time.Time
+	err   error
+	ff    frameFault // decided when Read takes it
+}
+
+// pump reads answer frames from the server as they come, so that each
+// frame's delay counts from its arrival and delays overlap, as on a link
+// with latency (a spike holds back the frames behind it, as TCP does).
+func (c *Conn) pump() {
+	for {
+		a := arrival{}
+		var head [4]byte
+		if _, a.err = io.ReadFull(c.Conn, head[:]); a.err == nil {
+			a.frame = make([]byte, 4+int(binary.BigEndian.Uint32(head[:])))
+			copy(a.frame, head[:])
+			_, a.err = io.ReadFull(c.Conn, a.frame[4:])
+			a.at = time.Now()
+		}
+		select {
+		case c.frames <- a:
+		case <-c.closed:
+			return
+		}
+		if a.err != nil {
+			return
+		}
+	}
+}
+
 // Read hands the client answer bytes, one frame at a time with the faults
 // in force applied.
 func (c *Conn) Read(p []byte) (int, error) {
@@ -377,7 +436,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 		if c.rerr != nil {
 			return 0, c.rerr
 		}
-		if c.d.Faults().HalfOpen {
+		if c.next == nil && c.d.Faults().HalfOpen {
 			if err := c.wait(-1, true); err != nil {
 				return 0, err
 			}
@@ -400,26 +459,35 @@ func (c *Conn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// nextFrame reads one whole answer frame from the server and decides its
-// fate.
+// nextFrame takes the next answer frame from the pump, decides its fate,
+// waits until it is due (its arrival plus the latency in force) and
+// applies it. A frame whose wait the deadline cut short stays next.
 func (c *Conn) nextFrame() error {
-	var head [4]byte
-	if _, err := io.ReadFull(c.Conn, head[:]); err != nil {
-		return c.readErr(err)
+	if c.next == nil {
+		a, err := c.receive()
+		if err != nil || a == nil {
+			return err
+		}
+		if a.err != nil {
+			c.rerr = c.readErr(a.err)
+			return c.rerr
+		}
+		a.ff = c.d.decide(len(a.frame))
+		c.next = a
 	}
-	size := binary.BigEndian.Uint32(head[:])
-	frame := make([]byte, 4+int(size))
-	copy(frame, head[:])
-	if _, err := io.ReadFull(c.Conn, frame[4:]); err != nil {
-		return c.readErr(err)
+	a := c.next
+	delay := a.ff.faults.Latency
+	if a.ff.spike {
+		delay += a.ff.faults.Spike
 	}
-	ff := c.d.decide(len(frame))
-	if ff.faults.Latency > 0 {
-		if err := c.wait(ff.faults.Latency, false); err != nil {
+	if due := time.Until(a.at.Add(delay)); due > 0 {
+		if err := c.wait(due, false); err != nil {
 			return err
 		}
 	}
-	switch {
+	c.next = nil
+	frame := a.frame
+	switch ff := a.ff; {
 	case ff.reset:
 		c.reset()
 		c.rerr = c.resetErr("read")
@@ -431,6 +499,42 @@ func (c *Conn) nextFrame() error {
 	}
 	c.pending = frame
 	return nil
+}
+
+// receive waits for the pump's next frame, until the read deadline or
+// Close. It returns nil, nil when the faults change, for Read to look at
+// them again.
+func (c *Conn) receive() (*arrival, error) {
+	c.mu.Lock()
+	deadline, woken := c.deadline, c.woken
+	c.mu.Unlock()
+	var timer <-chan time.Time
+	if !deadline.IsZero() {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, c.timeoutErr()
+		}
+		t := time.NewTimer(left)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case a := <-c.frames:
+		return &a, nil
+	case <-timer:
+		return nil, c.timeoutErr()
+	case <-c.closed:
+		if c.wasReset() {
+			return nil, c.resetErr("read")
+		}
+		return nil, net.ErrClosed
+	case <-woken:
+		return nil, nil
+	}
+}
+
+func (c *Conn) timeoutErr() error {
+	return &net.OpError{Op: "read", Net: "tcp", Addr: c.RemoteAddr(), Err: os.ErrDeadlineExceeded}
 }
 
 func (c *Conn) readErr(err error) error {
