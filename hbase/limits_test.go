@@ -193,6 +193,19 @@ func TestServerRefusalHidesRow(t *testing.T) {
 	}
 }
 
+// TestServerRequestLimitError: HBase 2.6.4's refusal of a request over
+// hbase.ipc.max.request.size (as TestIntegrationServerRequestLimit saw
+// it) matches ErrRequestTooLarge and is not retryable.
+func TestServerRequestLimitError(t *testing.T) {
+	msg := `RPC data length of 268435457 received from 127.0.0.1 is greater than max allowed 268435456. Set "hbase.ipc.max.request.size" on server to override this limit (not recommended)`
+	for _, class := range []string{excDoNotRetry, excRequestTooBig} {
+		e := remoteErrorFromClass(class, msg, true, false)
+		if !errors.Is(e, ErrRequestTooLarge) || IsRetryable(e) {
+			t.Errorf("%s: %v: want ErrRequestTooLarge, not retryable", class, e)
+		}
+	}
+}
+
 func TestRedactRows(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"Cell[" + secretRow + "/cf:q/1/Put/vlen=3/seqid=0] with size 40 exceeds limit of 30 bytes",

@@ -274,6 +274,11 @@ func remoteErrorFromClass(class, message string, doNotRetry, overloaded bool) *R
 	if e.sentinel == nil && cellTooLarge.MatchString(message) {
 		e.sentinel = ErrCellTooLarge
 	}
+	// HBase 2.6.4 refuses a request over hbase.ipc.max.request.size with
+	// a DoNotRetryIOException saying so (TestIntegrationServerRequestLimit).
+	if e.sentinel == nil && strings.Contains(message, `"hbase.ipc.max.request.size"`) {
+		e.sentinel = ErrRequestTooLarge
+	}
 	// "Field is not a long" is how HBase rejects an Increment of a value
 	// that is not 8 bytes.
 	if e.sentinel == nil && strings.Contains(message, "Field is not a long") {

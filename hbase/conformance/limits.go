@@ -14,8 +14,10 @@ import (
 // hbase.DefaultMaxCellSize bytes (as hbase.CellSize counts it, HBase's
 // default hbase.server.keyvalue.maxsize) is written; one byte more, or 20
 // MB, is refused, alone, in a Batch, a CheckAndMutate or a MutateRow,
-// with an error naming the column and never the row; and a Batch of many
-// times the write buffer (hbase.DefaultWriteBufferSize) is written whole.
+// with an error naming the column and never the row; a mutation over
+// hbase.MaxRequestSize is refused with hbase.ErrRequestTooLarge; and a
+// Batch of many times the write buffer (hbase.DefaultWriteBufferSize) is
+// written whole.
 func (s *suite) testWriteLimits(t *testing.T) {
 	s.need(t, CellSizeLimit)
 	ctx := s.ctx(t)
@@ -78,6 +80,18 @@ func (s *suite) testWriteLimits(t *testing.T) {
 			}
 		})
 	}
+	t.Run("mutation over the request size", func(t *testing.T) {
+		// 30 cells of 9 MiB (one array): 270 MiB, over hbase.MaxRequestSize.
+		big, wide := make([]byte, 9<<20), map[string][]byte{}
+		for i := range 30 {
+			wide[fmt.Sprintf("q%02d", i)] = big
+		}
+		err := d.Put(ctx, &hbase.Put{Table: tbl, Row: b(row), Values: map[string]map[string][]byte{"cf2": wide}})
+		wantErr(t, "put", err, hbase.ErrRequestTooLarge)
+		if err != nil && strings.Contains(err.Error(), row) {
+			t.Errorf("error %q quotes the row key", err)
+		}
+	})
 	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(row)})
 	if got := len(r.Value(b("cf2"), b("big"))); got != len(sized(hbase.DefaultMaxCellSize)["cf2"]["big"]) {
 		t.Errorf("after the refusals the cell holds %d bytes; a refused write changed it", got)
