@@ -217,6 +217,8 @@ func TestRedactRows(t *testing.T) {
 		{"Timestamp for KV out of range Cell[" + secretRow + "/cf:q/9/Put/vlen=1/seqid=0] (too.new=100)",
 			"Timestamp for KV out of range Cell[…] (too.new=100)"},
 		{"plain message", "plain message"},
+		{"Region moved to: hostname=h port=16020 startCode=17. As of locationSeqNum=5.", "Region moved to: hostname=h port=16020 startCode=17. As of locationSeqNum=5."},
+		{"borrow=x narrow=y", "borrow=x narrow=y"},
 	}
 	for _, tc := range tests {
 		if got := remoteErrorFromClass(excDoNotRetry, tc.in, true, false).Message; got != tc.want {

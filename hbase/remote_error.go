@@ -303,7 +303,7 @@ var (
 	cellInMessage = regexp.MustCompile(`Cell\[.*?/seqid=\d+\]`)
 	cellWithSize  = regexp.MustCompile(`Cell\[.*?\] with size`)
 	regionName    = regexp.MustCompile(`([^\s,]+),.*?,(\d+)\.([0-9a-f]{32})\.`)
-	namedKey      = regexp.MustCompile(`(?i)(row|startKey|endKey|getStartKey\(\)|getEndKey\(\))=('.*?'|\S*)(,\s|\s|$)`)
+	namedKey      = regexp.MustCompile(`(?i)\b(row|startKey|endKey|getStartKey\(\)|getEndKey\(\))=('.*?'|\S*)(,\s|\s|$)`)
 )
 
 func redactRows(message string) string {
