@@ -13,7 +13,7 @@ func writeLimits(c Client) hbase.WriteLimits {
 	if l, ok := c.(interface{ WriteLimits() hbase.WriteLimits }); ok {
 		return l.WriteLimits()
 	}
-	return hbase.DefaultWriteLimits
+	return hbase.DefaultWriteLimits()
 }
 
 // checkCellSizes refuses an encoded record with a cell larger than the

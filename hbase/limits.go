@@ -48,8 +48,10 @@ type WriteLimits struct {
 	WriteBufferSize int
 }
 
-// DefaultWriteLimits are HBase's defaults.
-var DefaultWriteLimits = WriteLimits{MaxCellSize: DefaultMaxCellSize, WriteBufferSize: DefaultWriteBufferSize}
+// DefaultWriteLimits returns HBase's defaults.
+func DefaultWriteLimits() WriteLimits {
+	return WriteLimits{MaxCellSize: DefaultMaxCellSize, WriteBufferSize: DefaultWriteBufferSize}
+}
 
 // WriteLimits returns the limits c applies to writes (WithMaxCellSize,
 // WithWriteBufferSize).
@@ -91,9 +93,9 @@ func writeSize(req any, maxCellSize int) (int, error) {
 		op = "mutate row"
 		n, err = mutationsSize(op, r.Row, r.Mutations, maxCellSize)
 	case *Increment:
-		for _, qs := range r.Deltas {
-			for range qs {
-				n += len(r.Row) + 8 + cellOverhead + 16 // family and qualifier: small
+		for f, qs := range r.Deltas {
+			for q := range qs {
+				n += len(r.Row) + len(f) + len(q) + 8 + cellOverhead
 			}
 		}
 		return n, nil

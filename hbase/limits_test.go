@@ -226,3 +226,43 @@ func TestRedactRows(t *testing.T) {
 		}
 	}
 }
+
+// TestCoalescedWritesBoundMultiBytes: single-row Puts queued while the
+// server is busy go out in Multis of at most the write buffer, a larger
+// Put alone.
+func TestCoalescedWritesBoundMultiBytes(t *testing.T) {
+	fc := newFakeCluster(t, nil, 1)
+	c := fc.client(WithWriteBufferSize(4 << 10))
+	ctx := testCtx(t)
+	release, inFlight := fillInFlight(t, fc, c)
+	var ps []*Put
+	for i := range 6 {
+		size := 1 << 10
+		if i == 5 {
+			size = 8 << 10 // over the buffer: alone
+		}
+		ps = append(ps, &Put{Table: "t", Row: fmt.Appendf(nil, "q%d", i), Values: map[string]map[string][]byte{"cf": {"q": make([]byte, size)}}})
+	}
+	queued := putConcurrently(ctx, c, ps...)
+	waitQueued(t, c, "rs1:16020", len(ps))
+	release()
+	for i, err := range append(queued(), inFlight()...) {
+		if err != nil {
+			t.Errorf("Put %d: %v", i, err)
+		}
+	}
+	multis := fc.multis()
+	if len(multis) < 3 {
+		t.Errorf("%d Multis for 5 Puts of 1 KiB and one of 8 KiB with a 4 KiB buffer, want at least 3", len(multis))
+	}
+	for i, m := range multis {
+		n, size := 0, 0
+		for _, ra := range m.GetRegionAction() {
+			n += len(ra.GetAction())
+			size += proto.Size(ra)
+		}
+		if n > 1 && size > 4<<10 {
+			t.Errorf("Multi %d: %d actions, %d bytes over the 4 KiB buffer", i, n, size)
+		}
+	}
+}

@@ -42,7 +42,7 @@ func (c *Client) Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error) {
 // WriteLimits returns HBase's default limits, which the fake enforces
 // as a Client with its defaults does: a cell over
 // hbase.DefaultMaxCellSize fails with hbase.ErrCellTooLarge.
-func (c *Client) WriteLimits() hbase.WriteLimits { return hbase.DefaultWriteLimits }
+func (c *Client) WriteLimits() hbase.WriteLimits { return hbase.DefaultWriteLimits() }
 
 // Put implements hbase.DataClient.
 func (c *Client) Put(ctx context.Context, p *hbase.Put) error {
