@@ -23,7 +23,11 @@ import (
 // *BatchError with Rejected set listing the invalid records.
 //
 // Writes are then per record, not atomic: the records are sent in chunks
-// of the batch size (WithBatchSize), each chunk sharing its round trips.
+// of the batch size (WithBatchSize) and of at most the client's write
+// buffer (hbase.WithWriteBufferSize; a larger record goes alone), each
+// chunk sharing its round trips. A record with a cell larger than the
+// client sends (hbase.WithMaxCellSize) is invalid: its *ValidationError
+// names the field and wraps hbase.ErrCellTooLarge.
 // If some records fail, the error is a *BatchError listing each of them
 // once (errors.Is and errors.As look through each record's error) and
 // every other record was written. If ctx ends between chunks, the records
@@ -161,13 +165,14 @@ func isValidation(err error) bool {
 	return errors.As(err, &ve)
 }
 
-// sendChunks sends rows in chunks of r.batchSize, up to r.writeConc at a
-// time (one after another when a row key repeats across chunks, so that
-// the later record wins), and stores the outcome of rows[i] in
-// results[i]. Chunks not started when ctx ends are ErrNotAttempted.
+// sendChunks sends rows in chunks of r.batchSize records and at most the
+// client's write buffer bytes (chunkEnd), up to r.writeConc at a time
+// (one after another when a row key repeats across chunks, so that the
+// later record wins), and stores the outcome of rows[i] in results[i].
+// Chunks not started when ctx ends are ErrNotAttempted.
 func (r *Repo[T]) sendChunks(ctx context.Context, op writeOp, rows []*schema.Record, results []error) {
 	par := r.writeConc
-	if len(rows) <= r.batchSize || par > 1 && !distinctKeys(rows) {
+	if r.chunkEnd(rows, 0) == len(rows) || par > 1 && !distinctKeys(rows) {
 		par = 1
 	}
 	if par > 1 {
@@ -175,9 +180,9 @@ func (r *Repo[T]) sendChunks(ctx context.Context, op writeOp, rows []*schema.Rec
 		return
 	}
 	// One after another, with no goroutine, semaphore or WaitGroup: the
-	// path of every call of up to r.batchSize records.
-	for lo := 0; lo < len(rows); lo += r.batchSize {
-		hi := min(lo+r.batchSize, len(rows))
+	// path of every call of one chunk.
+	for lo, hi := 0, 0; lo < len(rows); lo = hi {
+		hi = r.chunkEnd(rows, lo)
 		if err := ctx.Err(); err != nil {
 			fill(results[lo:], fmt.Errorf("%w: %w", ErrNotAttempted, err))
 			return
@@ -191,8 +196,8 @@ func (r *Repo[T]) sendParallel(ctx context.Context, op writeOp, rows []*schema.R
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for lo := 0; lo < len(rows); lo += r.batchSize {
-		hi := min(lo+r.batchSize, len(rows))
+	for lo, hi := 0, 0; lo < len(rows); lo = hi {
+		hi = r.chunkEnd(rows, lo)
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():

@@ -41,6 +41,7 @@ type Repo[T any] struct {
 	name      string
 	salts     int // salt buckets of a salted layout, 0 otherwise
 	batchSize int
+	limits    hbase.WriteLimits // the client's (writeLimits)
 	conc      int
 	writeConc int
 	caching   int
@@ -112,7 +113,7 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	tn, _ := hbase.ParseTableName(name) // checked by the option
 	r := &Repo[T]{
 		c: c, t: table, name: tn.String(),
-		batchSize: o.batchSize, conc: o.concurrency, writeConc: o.writeConc, caching: o.caching, unindexed: o.unindexed,
+		batchSize: o.batchSize, limits: writeLimits(c), conc: o.concurrency, writeConc: o.writeConc, caching: o.caching, unindexed: o.unindexed,
 		nix:  len(ixs),
 		cols: make(map[string]map[string]colName),
 		uids: o.uids, uidDecls: uidDecls,
@@ -197,7 +198,7 @@ func (r *Repo[T]) encode(v *T, rec *schema.Record) error {
 	if len(rec.Data.Cells) == 0 {
 		return &ValidationError{Table: r.name, Reason: "record has no column value; HBase keeps no row without a cell"}
 	}
-	return nil
+	return r.checkCellSizes(rec)
 }
 
 // encodeKey encodes only the row key of key into rec (deletes).

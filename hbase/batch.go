@@ -43,6 +43,8 @@ type batchItem struct {
 	wire    pb.Action
 	wireIdx uint32
 	nonced  bool
+	// size is the bytes of the action's cells (writeSize).
+	size int
 	// A CheckAndMutate is its own atomic RegionAction: cond and the
 	// mutations as numbered actions.
 	cond    *pb.Condition
@@ -117,11 +119,17 @@ func (c *Client) Batch(ctx context.Context, actions []Action) (_ []BatchResult, 
 			failed[i] = err
 			continue
 		}
+		size, err := writeSize(a, c.opts.maxCellSize)
+		if err != nil {
+			failed[i] = err
+			continue
+		}
 		it, err := c.newBatchItem(i, a)
 		if err != nil {
 			failed[i] = err
 			continue
 		}
+		it.size = size
 		items = append(items, it)
 	}
 
@@ -228,6 +236,7 @@ func (it *batchItem) weight() int {
 type regionGroup struct {
 	reg   *region
 	items []*batchItem
+	bytes int // the sum of the items' size
 }
 
 // multiReq is one MultiRequest to one server.
@@ -235,6 +244,7 @@ type multiReq struct {
 	addr   string
 	groups []*regionGroup
 	n      int
+	bytes  int // the sum of the items' size
 }
 
 // batchRound locates and sends every pending item once. Successes go to
@@ -273,7 +283,7 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 	var reqs []*multiReq
 	perServer := max(1, maxMultiInFlight/max(1, len(servers)))
 	for _, addr := range servers {
-		reqs = append(reqs, serverRequests(addr, byServer[addr], perServer)...)
+		reqs = append(reqs, serverRequests(addr, byServer[addr], perServer, c.opts.writeBuffer)...)
 	}
 	// Send in parallel, the last request on the caller's goroutine, which
 	// waits for the others anyway: a Batch bound for one server's region
@@ -344,15 +354,17 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 // region's with its own WAL sync, and parallel Multis on parallel
 // handlers, whose syncs its WAL groups. So the plain actions of several
 // regions are spread: a region's actions (cut in pieces of at most
-// maxActionsPerMulti first) are kept together, the largest first; a piece
-// of minSpread actions or more starts a Multi of its own while there are
-// fewer than k, and otherwise joins the Multi with the fewest actions,
-// unless that would pass maxActionsPerMulti, which starts another. With
+// maxActionsPerMulti and of at most limit bytes first, but for an action
+// larger than limit on its own) are kept together, the largest first; a
+// piece of minSpread actions or more starts a Multi of its own while
+// there are fewer than k, and otherwise joins the Multi with the fewest
+// actions, unless that would pass maxActionsPerMulti or limit bytes, which
+// starts another. With
 // k = 1 this fills one Multi per server as long as it holds a whole
 // region's piece. Then the CheckAndMutates, in chunks (see condChunks):
 // the first joins the Multi with the fewest actions when it fits there,
 // each of the others starts a Multi of its own.
-func serverRequests(addr string, groups []*regionGroup, k int) []*multiReq {
+func serverRequests(addr string, groups []*regionGroup, k, limit int) []*multiReq {
 	var pieces []*regionGroup
 	var conds []*batchItem
 	for _, g := range groups {
@@ -362,44 +374,47 @@ func serverRequests(addr string, groups []*regionGroup, k int) []*multiReq {
 				conds = append(conds, it)
 				continue
 			}
-			if part == nil || len(part.items) == maxActionsPerMulti {
+			if part == nil || len(part.items) == maxActionsPerMulti || part.bytes+it.size > limit {
 				part = &regionGroup{reg: g.reg}
 				pieces = append(pieces, part)
 			}
 			part.items = append(part.items, it)
+			part.bytes += it.size
 		}
 	}
 	slices.SortStableFunc(pieces, func(a, b *regionGroup) int { return len(b.items) - len(a.items) })
 	var reqs []*multiReq
-	// place returns the Multi for n more actions: a new one when spread
-	// and there are fewer than k, else the one with the fewest actions if
-	// they fit there, else a new one.
-	place := func(n int, spread bool) *multiReq {
+	// place returns the Multi for n more actions of size bytes: a new one
+	// when spread and there are fewer than k, else the one with the
+	// fewest actions if they fit there, else a new one.
+	place := func(n, size int, spread bool) *multiReq {
 		var best *multiReq
 		for _, mr := range reqs {
 			if best == nil || mr.n < best.n {
 				best = mr
 			}
 		}
-		if best == nil || (spread && len(reqs) < k) || best.n+n > maxActionsPerMulti {
+		if best == nil || (spread && len(reqs) < k) || best.n+n > maxActionsPerMulti || best.bytes+size > limit {
 			best = &multiReq{addr: addr}
 			reqs = append(reqs, best)
 		}
 		return best
 	}
 	for _, p := range pieces {
-		mr := place(len(p.items), len(p.items) >= minSpread)
+		mr := place(len(p.items), p.bytes, len(p.items) >= minSpread)
 		mr.groups = append(mr.groups, p)
 		mr.n += len(p.items)
+		mr.bytes += p.bytes
 	}
-	for i, chunk := range condChunks(conds) {
-		w := 0
+	for i, chunk := range condChunks(conds, limit) {
+		w, size := 0, 0
 		for _, it := range chunk {
 			w += it.weight()
+			size += it.size
 		}
 		var mr *multiReq
 		if i == 0 {
-			mr = place(w, false)
+			mr = place(w, size, false)
 		} else {
 			mr = &multiReq{addr: addr}
 			reqs = append(reqs, mr)
@@ -413,16 +428,18 @@ func serverRequests(addr string, groups []*regionGroup, k int) []*multiReq {
 			part.items = append(part.items, it)
 		}
 		mr.n += w
+		mr.bytes += size
 	}
 	return reqs
 }
 
 // condChunks splits the CheckAndMutates bound for one server into up to
 // maxMultiInFlight item lists, one per Multi, at least minCondsPerMulti
-// items each (but the last), about equal, with all the items of one row in
-// one chunk in their batch order, since the server runs the RegionActions
-// of a Multi in order and parallel Multis in any order.
-func condChunks(conds []*batchItem) [][]*batchItem {
+// items each (but the last), about equal, and more when they pass limit
+// bytes, with all the items of one row in one chunk in their batch order,
+// since the server runs the RegionActions of a Multi in order and
+// parallel Multis in any order.
+func condChunks(conds []*batchItem, limit int) [][]*batchItem {
 	if len(conds) == 0 {
 		return nil
 	}
@@ -442,10 +459,19 @@ func condChunks(conds []*batchItem) [][]*batchItem {
 	target := (len(conds) + k - 1) / k
 	var chunks [][]*batchItem
 	var cur []*batchItem
+	size := 0
 	for _, run := range runs {
+		runSize := 0
+		for _, it := range run {
+			runSize += it.size
+		}
+		if len(cur) > 0 && size+runSize > limit {
+			chunks, cur, size = append(chunks, cur), nil, 0
+		}
 		cur = append(cur, run...)
+		size += runSize
 		if len(cur) >= target {
-			chunks, cur = append(chunks, cur), nil
+			chunks, cur, size = append(chunks, cur), nil, 0
 		}
 	}
 	if len(cur) > 0 {

@@ -71,9 +71,13 @@ type coordinator interface {
 }
 
 // New connects to the ZooKeeper quorum zkQuorum ("host:port[,host:port...]";
-// the port defaults to 2181) and returns a client. ctx bounds only the
-// connection to ZooKeeper; region servers and the master are dialled
-// lazily, on first use.
+// the port defaults to 2181) and returns a client. ctx and WithZKTimeout
+// bound only the connection to ZooKeeper; region servers and the master
+// are dialled lazily, on first use. When every ZooKeeper address refuses
+// the connection, New fails at once with the dial error
+// (errors.Is(err, syscall.ECONNREFUSED)); when WithZKTimeout passes
+// first, with an error matching ErrTimeout; the end of ctx is reported as
+// ctx's error.
 func New(ctx context.Context, zkQuorum string, opts ...Option) (*Client, error) {
 	o := defaultOptions()
 	for _, opt := range opts {
@@ -121,6 +125,10 @@ func New(ctx context.Context, zkQuorum string, opts ...Option) (*Client, error) 
 	zc, err := zk.Dial(ctx, servers, zk.WithParent(o.znodeParent), zk.WithTimeout(o.zkTimeout))
 	if err != nil {
 		pool.Close()
+		if errors.Is(err, zk.ErrTimeout) && ctx.Err() == nil {
+			// WithZKTimeout, not the caller's deadline.
+			return nil, fmt.Errorf("hbase: %w: %s", ErrTimeout, err)
+		}
 		return nil, fmt.Errorf("hbase: %w", err)
 	}
 	var seed [8]byte

@@ -111,6 +111,7 @@ func (c *Client) coalesced(actx context.Context, r *region, row []byte, reads bo
 		it:   &batchItem{table: r.table, row: row, reg: r, idempotent: true, pa: action()},
 		done: make(chan outcome, 1),
 	}
+	w.it.size = proto.Size(w.it.pa)
 	q.waiting = append(q.waiting, w)
 	q.mu.Unlock()
 	select {
@@ -168,8 +169,8 @@ func (c *Client) sendQueued(q *rowQueue, addr string) {
 }
 
 // sendQueuedCalls sends the queued calls whose callers still wait as one
-// Multi (or several, maxActionsPerMulti each) and gives each caller its
-// outcome.
+// Multi (or several, of at most maxActionsPerMulti actions and the write
+// buffer's bytes each) and gives each caller its outcome.
 func (c *Client) sendQueuedCalls(addr string, batch []*queuedCall) {
 	live := batch[:0]
 	for _, w := range batch {
@@ -178,7 +179,11 @@ func (c *Client) sendQueuedCalls(addr string, batch []*queuedCall) {
 		}
 	}
 	for len(live) > 0 {
-		n := min(len(live), maxActionsPerMulti)
+		n, size := 0, 0
+		for n < len(live) && n < maxActionsPerMulti && (n == 0 || size+live[n].it.size <= c.opts.writeBuffer) {
+			size += live[n].it.size
+			n++
+		}
 		c.sendQueuedMulti(addr, live[:n])
 		live = live[n:]
 	}

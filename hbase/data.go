@@ -177,6 +177,9 @@ func (c *Client) Put(ctx context.Context, p *Put) (err error) {
 	if err := p.Validate(); err != nil {
 		return err
 	}
+	if _, err := writeSize(p, c.opts.maxCellSize); err != nil {
+		return err
+	}
 	if err := c.checkOpen(); err != nil {
 		return err
 	}
@@ -233,6 +236,9 @@ func (c *Client) Append(ctx context.Context, a *Append) (_ *Result, err error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
+	if _, err := writeSize(a, c.opts.maxCellSize); err != nil {
+		return nil, err
+	}
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -252,6 +258,9 @@ func (c *Client) Append(ctx context.Context, a *Append) (_ *Result, err error) {
 // atomic, conditional RegionAction of a Multi (HBase 2.4+).
 func (c *Client) CheckAndMutate(ctx context.Context, cam *CheckAndMutate) (_ bool, err error) {
 	if err := cam.Validate(); err != nil {
+		return false, err
+	}
+	if _, err := writeSize(cam, c.opts.maxCellSize); err != nil {
 		return false, err
 	}
 	if err := c.checkOpen(); err != nil {
@@ -279,6 +288,9 @@ func (c *Client) CheckAndMutate(ctx context.Context, cam *CheckAndMutate) (_ boo
 // atomic RegionAction of a Multi, as the Java client's mutateRow does.
 func (c *Client) MutateRow(ctx context.Context, rm *RowMutations) (err error) {
 	if err := rm.Validate(); err != nil {
+		return err
+	}
+	if _, err := writeSize(rm, c.opts.maxCellSize); err != nil {
 		return err
 	}
 	if err := c.checkOpen(); err != nil {

@@ -56,6 +56,15 @@ var (
 	ErrInvalidTimeRange  = errors.New("hbase: invalid time range")
 	ErrInvalidFilter     = errors.New("hbase: invalid filter")
 	ErrInvalidSplitKeys  = errors.New("hbase: invalid split keys")
+	// ErrCellTooLarge: a cell larger than the maximum cell size
+	// (WithMaxCellSize, CellSize): refused before sending, or by a server
+	// (hbase.server.keyvalue.maxsize), as a *RemoteError that names the
+	// column but not the row.
+	ErrCellTooLarge = errors.New("hbase: cell larger than the maximum cell size")
+	// ErrRequestTooLarge: one mutation larger than MaxRequestSize, or a
+	// request a server refused as larger than its
+	// hbase.ipc.max.request.size (RequestTooBigException).
+	ErrRequestTooLarge = errors.New("hbase: request larger than the server accepts")
 
 	// ErrClosed is returned by calls on a closed client or scanner.
 	ErrClosed = errors.New("hbase: client closed")

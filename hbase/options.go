@@ -35,6 +35,9 @@ type options struct {
 	scannerLease      time.Duration
 	noScanReadAhead   bool // WithScanReadAhead(false)
 
+	maxCellSize int // WithMaxCellSize; 0: no limit
+	writeBuffer int // WithWriteBufferSize
+
 	kerberos *Kerberos   // WithKerberos; nil: SIMPLE
 	tls      *tls.Config // WithTLS; nil: plain TCP
 
@@ -84,6 +87,8 @@ func defaultOptions() options {
 		scanCaching:       DefaultScanCaching,
 		scanMaxResultSize: DefaultScanMaxResultSize,
 		scannerLease:      defaultScannerLease,
+		maxCellSize:       DefaultMaxCellSize,
+		writeBuffer:       DefaultWriteBufferSize,
 	}
 }
 
@@ -116,6 +121,10 @@ func (o *options) validate() error {
 		return fmt.Errorf("hbase: scan max result size %d <= 0", o.scanMaxResultSize)
 	case o.scannerLease <= 0:
 		return fmt.Errorf("hbase: scanner lease renewal %v <= 0", o.scannerLease)
+	case o.maxCellSize < 0:
+		return fmt.Errorf("hbase: max cell size %d < 0", o.maxCellSize)
+	case o.writeBuffer <= 0:
+		return fmt.Errorf("hbase: write buffer size %d <= 0", o.writeBuffer)
 	case strings.ContainsAny(o.user, "\x00"):
 		return fmt.Errorf("hbase: invalid user %q", o.user)
 	}
@@ -210,6 +219,22 @@ func WithScanReadAhead(on bool) Option {
 func WithScannerLeaseRenewal(d time.Duration) Option {
 	return func(o *options) { o.scannerLease = d }
 }
+
+// WithMaxCellSize sets the largest cell, as CellSize counts it, that the
+// client sends, like the Java client's hbase.client.keyvalue.maxsize
+// (default DefaultMaxCellSize, HBase's default; 0: no limit). A write
+// with a larger cell fails before anything is sent, with an
+// *InvalidRequestError wrapping ErrCellTooLarge that names the column.
+// Raise it only with the servers' hbase.server.keyvalue.maxsize.
+func WithMaxCellSize(n int) Option { return func(o *options) { o.maxCellSize = n } }
+
+// WithWriteBufferSize bounds the bytes of the mutations (as CellSize
+// counts them) of one Multi request a Batch or the coalesced writes
+// send, like the Java client's hbase.client.write.buffer (default
+// DefaultWriteBufferSize, 2 MiB); a larger mutation goes in a request of
+// its own. With at most 8 requests of a Batch in flight, it bounds the
+// memory a Batch asks of the servers at a time.
+func WithWriteBufferSize(n int) Option { return func(o *options) { o.writeBuffer = n } }
 
 // WithTracerProvider sets the provider of the client's tracer. Without
 // it, the global provider (otel.GetTracerProvider) is used.

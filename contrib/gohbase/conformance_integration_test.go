@@ -20,7 +20,8 @@ func TestIntegrationConformance(t *testing.T) {
 		NewTableName: conformance.NameGenerator("itgohbase"),
 		Timeout:      3 * time.Minute,
 		Unsupported: map[conformance.Capability]string{
-			conformance.ScanBatch: "gohbase's Scan has no batch size",
+			conformance.ScanBatch:     "gohbase's Scan has no batch size",
+			conformance.CellSizeLimit: "gohbase checks no cell size before sending",
 			conformance.FullAdmin: "gohbase's AdminClient has no namespace calls, DescribeTable, ModifyTable, TruncateTable or SplitRegion, " +
 				"and reaches tables of the default namespace only (TestIntegrationAdmin covers the rest)",
 		},

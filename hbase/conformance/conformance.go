@@ -48,6 +48,10 @@ const (
 	// IsTableEnabled, ListTables, DescribeTable, ModifyTable,
 	// EnableTable, TruncateTable, TableRegions and SplitRegion.
 	FullAdmin Capability = "the full AdminClient"
+	// CellSizeLimit is HBase's maximum cell size checked before sending:
+	// a larger cell refused with an *hbase.InvalidRequestError wrapping
+	// hbase.ErrCellTooLarge that names the column.
+	CellSizeLimit Capability = "the cell size limit"
 )
 
 // need skips t if the implementation lacks c.
@@ -83,6 +87,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("BatchCheckAndMutate", s.testBatchCheckAndMutate)
 	t.Run("Validation", s.testValidation)
 	t.Run("Errors", s.testErrors)
+	t.Run("WriteLimits", s.testWriteLimits)
 
 	s.scan = s.createTable(t, "conf_scan", []hbase.FamilyDescriptor{{Name: "cf"}, {Name: "meta"}},
 		[][]byte{[]byte("k15"), []byte("k05"), []byte("k10")})

@@ -39,9 +39,17 @@ func (c *Client) Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error) {
 	return res, nil
 }
 
+// WriteLimits returns HBase's default limits, which the fake enforces
+// as a Client with its defaults does: a cell over
+// hbase.DefaultMaxCellSize fails with hbase.ErrCellTooLarge.
+func (c *Client) WriteLimits() hbase.WriteLimits { return hbase.DefaultWriteLimits() }
+
 // Put implements hbase.DataClient.
 func (c *Client) Put(ctx context.Context, p *hbase.Put) error {
 	if err := p.Validate(); err != nil {
+		return err
+	}
+	if err := hbase.CheckWriteSize(p, hbase.DefaultMaxCellSize); err != nil {
 		return err
 	}
 	if err := c.begin(ctx); err != nil {
@@ -206,6 +214,9 @@ func (c *Client) Append(ctx context.Context, a *hbase.Append) (*hbase.Result, er
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
+	if err := hbase.CheckWriteSize(a, hbase.DefaultMaxCellSize); err != nil {
+		return nil, err
+	}
 	if err := c.begin(ctx); err != nil {
 		return nil, err
 	}
@@ -250,6 +261,9 @@ func (c *Client) CheckAndMutate(ctx context.Context, cam *hbase.CheckAndMutate) 
 	if err := cam.Validate(); err != nil {
 		return false, err
 	}
+	if err := hbase.CheckWriteSize(cam, hbase.DefaultMaxCellSize); err != nil {
+		return false, err
+	}
 	if err := c.begin(ctx); err != nil {
 		return false, err
 	}
@@ -292,6 +306,9 @@ func (c *Client) CheckAndMutate(ctx context.Context, cam *hbase.CheckAndMutate) 
 // server-assigned timestamp, as in HBase.
 func (c *Client) MutateRow(ctx context.Context, rm *hbase.RowMutations) error {
 	if err := rm.Validate(); err != nil {
+		return err
+	}
+	if err := hbase.CheckWriteSize(rm, hbase.DefaultMaxCellSize); err != nil {
 		return err
 	}
 	if err := c.begin(ctx); err != nil {

@@ -6,7 +6,9 @@
 // with older timestamps), per-family VERSIONS and TTL, MaxVersions and
 // time ranges, the filters of package hbase, forward and reversed scans,
 // check-and-mutate, atomic row mutations, Increment, Append, batches with
-// per-action results, namespaces, table states and region boundaries.
+// per-action results, namespaces, table states, region boundaries, and
+// HBase's default cell size limit (hbase.ErrCellTooLarge over
+// hbase.DefaultMaxCellSize, as hbase.CellSize counts a cell).
 //
 // # Who should use it
 //

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	gozk "github.com/go-zookeeper/zk"
@@ -74,9 +76,17 @@ type Client struct {
 	opts options
 }
 
+// ErrTimeout: no session within the timeout of WithTimeout (the caller's
+// context, when it ends first, is reported as its own error).
+var ErrTimeout = errors.New("zk: timeout")
+
 // Dial connects to a ZooKeeper ensemble ("host:port" each; the port
 // defaults to 2181) and waits for a session, within ctx and the
-// configured timeout.
+// configured timeout. When every address of the ensemble refused the
+// connection (or failed otherwise than by timing out), it returns at once
+// with the last dial error, so errors.Is(err, syscall.ECONNREFUSED)
+// holds; when the timeout passes first, an error wrapping ErrTimeout and
+// context.DeadlineExceeded.
 func Dial(ctx context.Context, servers []string, opts ...Option) (*Client, error) {
 	o := options{parent: DefaultParent, sessionTimeout: 10 * time.Second, timeout: 10 * time.Second,
 		logf: func(string, ...any) {}}
@@ -89,11 +99,13 @@ func Dial(ctx context.Context, servers []string, opts ...Option) (*Client, error
 	if len(servers) == 0 {
 		return nil, errors.New("zk: no servers")
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, o.timeout, ErrTimeout)
 	defer cancel()
 
 	session := make(chan struct{}, 1)
+	watch := &dialWatch{down: make(chan error, 1)}
 	conn, _, err := gozk.Connect(servers, o.sessionTimeout,
+		gozk.WithHostProvider(watch), gozk.WithDialer(watch.dial),
 		gozk.WithLogger(logger(o.logf)),
 		gozk.WithLogInfo(false),
 		gozk.WithEventCallback(func(ev gozk.Event) {
@@ -110,14 +122,74 @@ func Dial(ctx context.Context, servers []string, opts ...Option) (*Client, error
 	if conn.State() != gozk.StateHasSession {
 		select {
 		case <-session:
+		case err := <-watch.down:
+			go conn.Close()
+			return nil, fmt.Errorf("zk: connect %v: %w", servers, err)
 		case <-ctx.Done():
 			// Close can block for seconds while no session exists; do
 			// not make the caller wait for it.
 			go conn.Close()
+			if cause := context.Cause(ctx); errors.Is(cause, ErrTimeout) {
+				err := fmt.Errorf("zk: connect %v: no session within %v: %w: %w", servers, o.timeout, cause, ctx.Err())
+				if last := watch.lastError(); last != nil {
+					err = fmt.Errorf("%w (last dial: %v)", err, last)
+				}
+				return nil, err
+			}
 			return nil, fmt.Errorf("zk: connect %v: %w", servers, ctx.Err())
 		}
 	}
 	return &Client{conn: conn, opts: o}, nil
+}
+
+// dialWatch is the session's host provider and dialer: it tells Dial,
+// on down, when every address failed to connect since the last
+// connection, each with an error other than a timeout.
+type dialWatch struct {
+	gozk.DNSHostProvider
+	down chan error // buffered; receives once
+
+	mu     sync.Mutex
+	failed map[string]bool
+	last   error
+}
+
+func (w *dialWatch) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	nc, err := net.DialTimeout(network, addr, timeout)
+	if err == nil {
+		return nc, nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.last = err
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		return nil, err
+	}
+	if w.failed == nil {
+		w.failed = make(map[string]bool)
+	}
+	w.failed[addr] = true
+	if len(w.failed) >= w.Len() {
+		select {
+		case w.down <- err:
+		default:
+		}
+	}
+	return nil, err
+}
+
+// Connected implements gozk.HostProvider.
+func (w *dialWatch) Connected() {
+	w.mu.Lock()
+	w.failed = nil
+	w.mu.Unlock()
+	w.DNSHostProvider.Connected()
+}
+
+func (w *dialWatch) lastError() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.last
 }
 
 // Close ends the session.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -66,5 +67,27 @@ func TestDialBounded(t *testing.T) {
 	cancel()
 	if _, err := Dial(ctx, []string{ln.Addr().String()}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Dial with a canceled context = %v, want Canceled", err)
+	}
+}
+
+// TestDialRefused: when every server refuses the connection, Dial fails
+// at once with the dial error, not after its timeout.
+func TestDialRefused(t *testing.T) {
+	var addrs []string
+	for range 2 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs = append(addrs, ln.Addr().String())
+		ln.Close()
+	}
+	start := time.Now()
+	_, err := Dial(context.Background(), addrs)
+	if !errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Dial = %v, want ECONNREFUSED and no deadline", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Dial took %v to report refused connections", d)
 	}
 }
