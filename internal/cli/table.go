@@ -33,7 +33,10 @@ Subcommands:
 
 --schema takes a built-in name (see "hbkit table list") or a JSON schema
 file (see the admin package documentation); repeat it or separate names
-with commas for several tables, e.g. --schema sms,sms_index.
+with commas for several tables. A data table that declares indexes comes
+with its index tables: --schema sms creates, describes, truncates and
+drops sms and sms_index. A new index table over a data table that holds
+rows is reported "needs building" until "hbkit index build" has run.
 
 Flags:
 `
@@ -85,10 +88,11 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 		fmt.Fprintf(e.Stderr, "%s table %s: --schema is required\n", e.name(), sub)
 		return ErrUsage
 	}
-	defs, err := loadSchemas(f.schemas)
+	named, err := loadSchemas(f.schemas)
 	if err != nil {
 		return err
 	}
+	defs := admin.WithIndexTables(named...)
 	plans := make([]*admin.Plan, len(defs))
 	for i, d := range defs {
 		if plans[i], err = admin.PlanTable(d); err != nil {
@@ -149,8 +153,18 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 	case "describe":
 		return runDescribe(ctx, e, a, defs, f)
 	case "drop":
+		explicit := make(map[string]bool, len(named))
+		for _, d := range named {
+			explicit[d.Name().String()] = true
+		}
 		for _, p := range plans {
-			if err := a.Drop(ctx, p.Table); err != nil {
+			err := a.Drop(ctx, p.Table)
+			if errors.Is(err, hbase.ErrTableNotFound) && !explicit[p.Table] {
+				// An index table that came with its data table.
+				fmt.Fprintf(e.Stdout, "%s: absent\n", p.Table)
+				continue
+			}
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(e.Stdout, "%s: dropped\n", p.Table)
@@ -234,6 +248,9 @@ func runEnsure(ctx context.Context, e *Env, a *admin.Admin, defs []schema.Defini
 			continue
 		}
 		fmt.Fprintf(e.Stdout, "%s: %s\n", r.Table, r.Outcome)
+		if r.Outcome == admin.NeedsBuilding {
+			fmt.Fprintf(e.Stdout, "  its data table held rows when it was created: readers refuse it until %s index build has run\n", e.name())
+		}
 	}
 	return err
 }
