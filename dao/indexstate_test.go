@@ -12,6 +12,8 @@ import (
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
@@ -285,5 +287,45 @@ func TestIndexOfEmptyTableStartsActive(t *testing.T) {
 	}
 	if got, err := reds(ctx, repo); err != nil || !slices.Equal(got, []string{"a"}) {
 		t.Errorf("Find = %v, %v; want [a]", got, err)
+	}
+}
+
+// refusingDescribe is a client that refuses DescribeTable, as the gohbase
+// adapter does.
+type refusingDescribe struct{ *fake.Client }
+
+func (refusingDescribe) DescribeTable(context.Context, string) (hbase.TableDescriptor, error) {
+	return hbase.TableDescriptor{}, fmt.Errorf("describe table: %w", errors.ErrUnsupported)
+}
+
+// Over a client that cannot read descriptors, readers cannot know the
+// state and answer as before; BuildIndex says it cannot mark the index.
+func TestIndexStateOverClientWithoutDescribe(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(t)
+	full, err := parcelsTable(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	createTable(t, f, full)
+	if err := f.Put(ctx, &hbase.Put{Table: "parcels", Row: []byte("xxp1"), Values: map[string]map[string][]byte{"f": {"c": []byte("red")}}}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := admin.New(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err := a.EnsureTable(ctx, full.Indexes()[0]); err != nil || o != admin.NeedsBuilding {
+		t.Fatalf("EnsureTable = %v, %v; want needs building", o, err)
+	}
+	repo, err := dao.New(refusingDescribe{f}, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reds(ctx, repo); err != nil {
+		t.Errorf("Find over a client without DescribeTable = %v, want an answer", err)
+	}
+	if _, err := repo.BuildIndex(ctx, ""); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("BuildIndex over a client without DescribeTable = %v, want ErrUnsupported", err)
 	}
 }

@@ -35,7 +35,8 @@ func (e *BuildingError) Unwrap() error { return ErrIndexBuilding }
 // StateReader is the call that reads an index table's state (its
 // descriptor's schema.IndexStateAttribute). A Client that implements it,
 // as the real client and the fake do, has its readers refuse an index
-// that is building; over one that does not, every index counts as active.
+// that is building; over one that does not, or refuses the call
+// (errors.ErrUnsupported), every index counts as active.
 type StateReader interface {
 	DescribeTable(ctx context.Context, table string) (hbase.TableDescriptor, error)
 }
@@ -49,7 +50,7 @@ type StateWriter interface {
 
 // State returns the state of the named index, read from its table's
 // descriptor now (schema.IndexActive over a Client that is no
-// StateReader).
+// StateReader, or whose DescribeTable fails with errors.ErrUnsupported).
 func (t *Table[T]) State(ctx context.Context, index string) (schema.IndexState, error) {
 	s, err := t.index(index)
 	if err != nil {
@@ -60,7 +61,10 @@ func (t *Table[T]) State(ctx context.Context, index string) (schema.IndexState, 
 		return schema.IndexActive, nil
 	}
 	desc, err := sr.DescribeTable(ctx, s.name)
-	if err != nil {
+	switch {
+	case errors.Is(err, errors.ErrUnsupported):
+		return schema.IndexActive, nil // a client that refuses the call is one without it
+	case err != nil:
 		return "", fmt.Errorf("index: state of %s: %w", s.name, err)
 	}
 	return schema.IndexStateOf(desc.Attributes), nil
@@ -112,6 +116,11 @@ func (t *Table[T]) Build(ctx context.Context, index string, opts ...CheckOption)
 	sw, ok := t.c.(StateWriter)
 	if !ok {
 		return Report{}, fmt.Errorf("index: build: the client cannot read or change table descriptors: %w", errors.ErrUnsupported)
+	}
+	for _, s := range targets { // before the long part: can the state be changed at all?
+		if _, err := sw.DescribeTable(ctx, s.name); err != nil {
+			return Report{}, fmt.Errorf("index: build: state of %s: %w", s.name, err)
+		}
 	}
 	rep, err := t.Check(ctx, ModeRebuild, opts...)
 	if err != nil {

@@ -55,6 +55,8 @@ type tableFlags struct {
 	yes     bool
 	rows    bool
 	grown   bool
+	// namespace serves the schema's tables in another namespace.
+	namespace string
 }
 
 func runTableWith(ctx context.Context, e *Env, args []string, connect connectFunc[admin.Client]) error {
@@ -92,7 +94,13 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 	if err != nil {
 		return err
 	}
-	defs := admin.WithIndexTables(named...)
+	defs, err := inNamespace(admin.WithIndexTables(named...), f.namespace)
+	if err != nil {
+		return err
+	}
+	if named, err = inNamespace(named, f.namespace); err != nil {
+		return err
+	}
 	plans := make([]*admin.Plan, len(defs))
 	for i, d := range defs {
 		if plans[i], err = admin.PlanTable(d); err != nil {
@@ -196,6 +204,7 @@ func tableFlagSet(e *Env, f *tableFlags) *flag.FlagSet {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the split keys and options without touching HBase")
 	fs.BoolVar(&f.yes, "yes", false, "confirm drop or truncate")
 	fs.BoolVar(&f.rows, "rows", false, "describe: count rows per region with a key-only scan (reads the whole table)")
+	fs.StringVar(&f.namespace, "namespace", "", "serve the schema's tables in namespace `NS` (created if missing)")
 	fs.BoolVar(&f.grown, "allow-grown-regions", false, "accept region boundaries beyond the declared split keys (regions HBase split as they grew)")
 	return fs
 }
@@ -219,6 +228,26 @@ func loadSchemas(names []string) ([]schema.Definition, error) {
 			return nil, err
 		}
 		out = append(out, defs...)
+	}
+	return out, nil
+}
+
+// inNamespace returns defs served in namespace ns ("": as declared); an
+// index table keeps the link to its data table, moved with it.
+func inNamespace(defs []schema.Definition, ns string) ([]schema.Definition, error) {
+	if ns == "" {
+		return defs, nil
+	}
+	out := make([]schema.Definition, len(defs))
+	for i, d := range defs {
+		n := schema.TableName{Namespace: ns, Qualifier: d.Name().Qualifier}
+		if err := n.Validate(); err != nil {
+			return nil, fmt.Errorf("--namespace %q: %w", ns, err)
+		}
+		out[i] = schema.Renamed(d, n)
+		if ix, ok := d.(schema.IndexDefinition); ok {
+			out[i] = schema.RenamedIndex(ix, n, schema.TableName{Namespace: ns, Qualifier: ix.DataTable().Qualifier})
+		}
 	}
 	return out, nil
 }
