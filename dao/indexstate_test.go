@@ -126,7 +126,15 @@ func buildScenario(t *testing.T, c stateClient, names map[string]string) {
 		t.Errorf("incomplete read before the build = %v, %v; want no record and no error", got, err)
 	}
 
-	// Build while a writer keeps writing: new red parcels, and recolouring.
+	buildWhileWriting(t, ctx, repo, want)
+	checkAfterBuild(t, ctx, a, repo, other, want)
+}
+
+// buildWhileWriting runs BuildIndex while a writer keeps writing to repo,
+// new red parcels and recoloured old ones, recording them in want; the
+// writer gets a few writes in between every batch of the build.
+func buildWhileWriting(t *testing.T, ctx context.Context, repo *dao.Repo[Parcel], want map[string]string) {
+	colors := []string{"red", "green", "blue"}
 	var mu sync.Mutex
 	writes, started, stop := atomic.Int64{}, make(chan struct{}), make(chan struct{})
 	var wg sync.WaitGroup
@@ -160,7 +168,6 @@ func buildScenario(t *testing.T, c stateClient, names map[string]string) {
 	<-started
 	progress := 0
 	rep, err := repo.BuildIndex(ctx, "parcels_by_color", index.WithProgress(func(index.Progress) {
-		// The writer gets a few writes in between every batch of the build.
 		progress++
 		for at := writes.Load(); writes.Load() < at+3 && !writerDone.Load(); {
 			runtime.Gosched()
@@ -179,12 +186,15 @@ func buildScenario(t *testing.T, c stateClient, names map[string]string) {
 	if err := repo.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
 
-	// Active: every reader answers, with every red parcel.
+// checkAfterBuild checks that the index is active and that both stores
+// answer every red parcel of want, and Check finds nothing amiss.
+func checkAfterBuild(t *testing.T, ctx context.Context, a *admin.Admin, repo, other *dao.Repo[Parcel], want map[string]string) {
 	if st, err := other.IndexState(ctx, "parcels_by_color"); err != nil || st != schema.IndexActive {
 		t.Fatalf("IndexState after the build = %q, %v; want active", st, err)
 	}
-	res, err = a.EnsureTables(ctx, repo.Tables()...)
+	res, err := a.EnsureTables(ctx, repo.Tables()...)
 	if err != nil || !slices.Equal(outcomesOf(res), []admin.Outcome{admin.Unchanged, admin.Unchanged}) {
 		t.Errorf("EnsureTables after the build = %v, %v; want [unchanged unchanged]", outcomesOf(res), err)
 	}
