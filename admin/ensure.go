@@ -26,6 +26,11 @@ const (
 	// Enabled: the table existed as declared but disabled, left so by an
 	// interrupted drop or truncate, and was enabled.
 	Enabled
+	// NeedsBuilding: an index table exists as declared (created now or
+	// before) and is building: its data table held rows when it was
+	// created, which have no entry until the index is built (dao's
+	// Repo.BuildIndex, hbkit index build). Readers refuse it until then.
+	NeedsBuilding
 )
 
 func (o Outcome) String() string {
@@ -36,6 +41,8 @@ func (o Outcome) String() string {
 		return "created"
 	case Enabled:
 		return "enabled"
+	case NeedsBuilding:
+		return "needs building"
 	}
 	return "Outcome(" + strconv.Itoa(int(o)) + ")"
 }
@@ -45,9 +52,15 @@ func (o Outcome) String() string {
 // creates every region or rolls back). A missing namespace is created
 // first. An existing table is an error wrapping hbase.ErrTableExists; use
 // EnsureTable to accept a table that is already as declared.
+//
+// An index table (schema.IndexDefinition) starts building when its data
+// table holds rows, active otherwise (see EnsureTables).
 func (a *Admin) Create(ctx context.Context, def schema.Definition) error {
 	p, err := PlanTable(def)
 	if err != nil {
+		return err
+	}
+	if p, err = a.withInitialState(ctx, p, def, nil); err != nil {
 		return err
 	}
 	return a.create(ctx, p)
@@ -92,7 +105,7 @@ func (a *Admin) EnsureTable(ctx context.Context, def schema.Definition) (Outcome
 	if err != nil {
 		return 0, err
 	}
-	return a.ensure(ctx, p)
+	return a.ensureDef(ctx, p, def, nil)
 }
 
 func (a *Admin) ensure(ctx context.Context, p *Plan) (Outcome, error) {
@@ -282,6 +295,12 @@ type TableResult struct {
 // declaration changes nothing. A table that fails does not stop the
 // others; the error joins every failure (errors.Is and errors.As see each
 // one) and the results say what happened to each table.
+//
+// A new index table (schema.IndexDefinition) starts active when its data
+// table is created by the same call, is missing or holds no row; it
+// starts building when the data table holds rows, and is reported as
+// NeedsBuilding, on this run and on every later one, until it is built.
+// Pass the tables of a schema with WithIndexes or WithIndexTables.
 func (a *Admin) EnsureTables(ctx context.Context, defs ...schema.Definition) ([]TableResult, error) {
 	plans := make([]*Plan, len(defs))
 	seen := make(map[string]bool, len(defs))
@@ -301,9 +320,11 @@ func (a *Admin) EnsureTables(ctx context.Context, defs ...schema.Definition) ([]
 		out[i].Table = p.Table
 	}
 	var errs []error
+	fresh := make(map[string]bool)
 	for i, p := range plans {
-		o, err := a.ensure(ctx, p)
+		o, err := a.ensureDef(ctx, p, defs[i], fresh)
 		out[i].Outcome, out[i].Err = o, err
+		fresh[p.Table] = o == Created
 		if err != nil {
 			errs = append(errs, err)
 			if ctx.Err() != nil {

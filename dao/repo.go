@@ -566,7 +566,11 @@ func (s *settler) wait(ctx context.Context, recs []*schema.Record) {
 func (r *Repo[T]) Tables() []schema.Definition {
 	out := []schema.Definition{r.renamed(r.t, r.name)}
 	for _, ix := range r.t.Indexes() {
-		out = append(out, r.renamed(ix, r.indexes[ix.Name().String()].name))
+		d := r.renamed(ix, r.indexes[ix.Name().String()].name)
+		if d != schema.Definition(ix) || out[0] != schema.Definition(r.t) {
+			d = schema.RenamedIndex(ix, d.Name(), out[0].Name())
+		}
+		out = append(out, d)
 	}
 	return out
 }

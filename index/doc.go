@@ -411,6 +411,14 @@
 // the insert with ErrExists; otherwise the conditional data-row write on
 // the version read decides, and a lost race rereads the row.
 //
+// # Index state
+//
+// An index table created over a data table that already holds rows
+// starts building (schema.IndexBuilding, a table attribute every client
+// sees): writers maintain it, readers refuse it with a *BuildingError
+// (ErrIndexBuilding) until Build has written the entries of the older
+// rows and marked it active. See docs/index-state.md.
+//
 // # Who should use it
 //
 // Package dao, whose store drives this engine for every schema with

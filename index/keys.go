@@ -21,7 +21,7 @@ import (
 // Modes in the package documentation); Find, which fetches every data
 // row, is exact in all.
 func (t *Table[T]) Keys(ctx context.Context, index string, ranges []keys.KeyRange, fn func(key, dataKey []byte) bool) (err error) {
-	s, err := t.index(index)
+	s, err := t.readable(ctx, index)
 	if err != nil {
 		return err
 	}

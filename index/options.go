@@ -111,6 +111,10 @@ type Config struct {
 	// TracerProvider receives the spans of writes, reads and checks (nil:
 	// the global provider).
 	TracerProvider trace.TracerProvider
+	// ReadIncomplete lets readers answer from an index that is building
+	// (ErrIndexBuilding otherwise): their answer may miss records written
+	// before the index existed.
+	ReadIncomplete bool
 }
 
 type options struct {
@@ -125,6 +129,7 @@ type options struct {
 	names          map[string]string
 	batchSize      int
 	tracerProvider trace.TracerProvider
+	readIncomplete bool
 }
 
 // options turns the config into the settings the engine runs with.
@@ -132,7 +137,7 @@ func (c *Config) options() (options, error) {
 	o := options{
 		hook: c.Hook, now: c.Clock, grace: c.GracePeriod, attempts: c.MaxAttempts, parallelism: c.Parallelism,
 		readRepair: !c.NoReadRepair, blindPuts: !c.NoBlindPuts, asyncVerify: !c.SyncVerify,
-		batchSize: c.BatchSize, tracerProvider: c.TracerProvider,
+		batchSize: c.BatchSize, tracerProvider: c.TracerProvider, readIncomplete: c.ReadIncomplete,
 	}
 	switch {
 	case c.GracePeriod < 0:

@@ -369,7 +369,7 @@ func (t *Table[T]) Find(ctx context.Context, index string, ranges []keys.KeyRang
 // ranges are those left from row on (they start at or before it). With
 // afterCell nil, or for an index whose entries are rows, it is Find.
 func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.KeyRange, row, afterCell []byte, fn func(key []byte, rec *T) bool) (err error) {
-	s, err := t.index(index)
+	s, err := t.readable(ctx, index)
 	if err != nil {
 		return err
 	}
@@ -465,7 +465,7 @@ func (t *Table[T]) verifies() bool { return t.mode != schema.VerifyOnRead }
 // it derives their key. In the verify-on-read mode every entry costs that
 // Get (see trusted).
 func (t *Table[T]) Count(ctx context.Context, index string, ranges []keys.KeyRange, group func(key []byte) string) (_ map[string]int64, err error) {
-	s, err := t.index(index)
+	s, err := t.readable(ctx, index)
 	if err != nil {
 		return nil, err
 	}

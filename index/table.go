@@ -71,6 +71,7 @@ type Table[T any] struct {
 	val       *verifier // background validation of mutable writes (nil with Config.SyncVerify)
 	pending   sync.Map  // *hbase.Get queued on val -> pendingWrite[T]
 	tracer    trace.Tracer
+	settledAt atomic.Int64 // when writers last read the indexes' states (see settled), UnixNano; -1 once all are active
 }
 
 // ixState is one index of the table, resolved for the protocol.
@@ -82,7 +83,8 @@ type ixState[T any] struct {
 	rowQ     string // entry cell holding the data row key
 	keyQ     string // data-table qualifier recording the entry key
 	carried  []schema.ColumnInfo
-	inv      bool // inverted: an entry is one cell, its value the status (see inverted.go)
+	inv      bool        // inverted: an entry is one cell, its value the status (see inverted.go)
+	active   atomic.Bool // seen active: readers need not read its state again (see readable)
 }
 
 // New returns the engine serving t and all of its indexes through c.

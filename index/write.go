@@ -120,11 +120,11 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 func (t *Table[T]) run(ctx context.Context, op Op, items []*item[T]) {
 	pending := items
 	// A put's first attempt may skip the read altogether (blind): see
-	// guessAbsent. It does not count against the attempts: a blind
+	// guessAbsent and settled. It does not count against the attempts: a blind
 	// attempt lost to an existing row is no conflict. Inserts never go
 	// blind (see early in attempt).
 	blindFirst := op == OpPut && len(items) > 0 && items[0].expect == nil && !items[0].insert &&
-		t.o.blindPuts && t.guessAbsent()
+		t.o.blindPuts && t.settled(ctx) && t.guessAbsent()
 	limit := t.o.attempts
 	if blindFirst {
 		limit++

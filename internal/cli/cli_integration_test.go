@@ -19,6 +19,7 @@ func TestIntegrationNative(t *testing.T) {
 	h := clitest.Harness{Connect: cli.ConnectNative, Prefix: "cli_native"}
 	t.Run("Tables", func(t *testing.T) { clitest.Tables(t, h) })
 	t.Run("Index", func(t *testing.T) { clitest.Index(t, h) })
+	t.Run("IndexTables", func(t *testing.T) { clitest.IndexTables(t, h) })
 	t.Run("Bench", func(t *testing.T) { clitest.Bench(t, h) })
 	t.Run("View", func(t *testing.T) { clitest.View(t, h) })
 }

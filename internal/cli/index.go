@@ -17,7 +17,7 @@ import (
 	"github.com/hbkit/hbkit/schema"
 )
 
-const indexUsage = `usage: hbkit index verify|repair|rebuild --schema NAME [flags]
+const indexUsage = `usage: hbkit index verify|repair|rebuild|build --schema NAME [flags]
 
 Checks a data table against its index tables: scans the data table, then
 each index table, and counts missing entries (a data row whose entry is
@@ -30,6 +30,10 @@ clients write with the same key design count only when they disagree.
   repair   report, and fix what diverges (other clients' data rows are
            never rewritten: their missing or stale entries are)
   rebuild  rewrite every entry, and delete dead orphans
+  build    build an index that is building (created over a data table that
+           held rows, which readers refuse until then): rebuild while
+           writers keep writing, then mark it active (--index NAME: that
+           index only; every index by default)
 
 Long runs show progress on stderr. With --checkpoint FILE the position is
 saved after each batch; running the same command again resumes from it.
@@ -42,6 +46,7 @@ Flags:
 // (*dao.Repo[T] of any T).
 type indexChecker interface {
 	Check(ctx context.Context, mode index.Mode, opts ...index.CheckOption) (index.Report, error)
+	BuildIndex(ctx context.Context, name string, opts ...index.CheckOption) (index.Report, error)
 	Name() string
 	IndexTables() []string
 }
@@ -58,6 +63,8 @@ type indexFlags struct {
 	rename     string
 	grace      time.Duration
 	batch      int
+	build      bool   // the build subcommand
+	index      string // build: the index to build ("": every one)
 }
 
 func indexFlagSet(e *Env, f *indexFlags) *flag.FlagSet {
@@ -70,6 +77,7 @@ func indexFlagSet(e *Env, f *indexFlags) *flag.FlagSet {
 	fs.StringVar(&f.rename, "rename", "", "serve the schema under other table names: `declared=actual,...`")
 	fs.DurationVar(&f.grace, "grace", time.Minute, "age after which an unverified orphan is deleted by repair")
 	fs.IntVar(&f.batch, "batch", 500, "rows per batch")
+	fs.StringVar(&f.index, "index", "", "build: the index `NAME` to build (default: every index of the schema)")
 	return fs
 }
 
@@ -77,15 +85,22 @@ func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFun
 	if err := e.subcommandHelp(args, indexUsage, indexFlagSet(e, &indexFlags{})); err != nil {
 		return err
 	}
-	mode, err := index.ParseMode(args[0])
+	var f indexFlags
+	mode, err := index.ModeRebuild, error(nil) // build runs a rebuild
+	if f.build = args[0] == "build"; !f.build {
+		mode, err = index.ParseMode(args[0])
+	}
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "%s index: unknown subcommand %q\n", e.name(), args[0])
 		return ErrUsage
 	}
-	var f indexFlags
 	fs := indexFlagSet(e, &f)
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
+	}
+	if f.index != "" && !f.build {
+		fmt.Fprintf(e.Stderr, "%s index %s: --index applies to build only\n", e.name(), args[0])
+		return ErrUsage
 	}
 	if f.schema == "" || fs.NArg() > 0 {
 		fmt.Fprintf(e.Stderr, "%s index: --schema is required and no arguments are taken\n", e.name())
@@ -157,7 +172,14 @@ func checkIndex(ctx context.Context, e *Env, t indexChecker, mode index.Mode, f 
 	}
 	bar := &progressBar{w: e.Stderr}
 	opts = append(opts, index.WithProgress(bar.update))
-	rep, err := t.Check(ctx, mode, opts...)
+	run, label := t.Check, mode.String()
+	if f.build {
+		run = func(ctx context.Context, _ index.Mode, opts ...index.CheckOption) (index.Report, error) {
+			return t.BuildIndex(ctx, f.index, opts...)
+		}
+		label = "build"
+	}
+	rep, err := run(ctx, mode, opts...)
 	bar.finish()
 	if err != nil {
 		return err
@@ -169,14 +191,14 @@ func checkIndex(ctx context.Context, e *Env, t indexChecker, mode index.Mode, f 
 			Indexes []string     `json:"index_tables"`
 			Report  index.Report `json:"report"`
 			Clean   bool         `json:"clean"`
-		}{mode.String(), t.Name(), t.IndexTables(), rep, rep.Clean()}
+		}{label, t.Name(), t.IndexTables(), rep, rep.Clean()}
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(e.Stdout, "%s %s (index %s)\n", mode, t.Name(), strings.Join(t.IndexTables(), ", "))
+		fmt.Fprintf(e.Stdout, "%s %s (index %s)\n", label, t.Name(), strings.Join(t.IndexTables(), ", "))
 		fmt.Fprintf(e.Stdout, "  data rows    %d\n  entries      %d\n  missing      %d\n  orphaned     %d\n  stale        %d\n  undecodable  %d\n  tombstones   %d\n",
 			rep.DataRows, rep.Entries, rep.Missing, rep.Orphaned, rep.Stale, rep.Undecodable, rep.Tombstones)
 		if mode != index.ModeVerify {

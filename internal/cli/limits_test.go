@@ -112,7 +112,7 @@ func TestTableOverLimitedClient(t *testing.T) {
 	if on, err := c.IsTableEnabled(ctx, "sms"); err != nil || !on || c.disables != 0 {
 		t.Errorf("after the refused truncate: enabled %v (%v), %d disables; want the table left enabled", on, err, c.disables)
 	}
-	if out, _, err := runLimited(c, "table", "drop", "--schema", "sms", "--yes"); err != nil || out != "sms: dropped\n" {
+	if out, _, err := runLimited(c, "table", "drop", "--schema", "sms", "--yes"); err != nil || out != "sms: dropped\nsms_index: dropped\n" {
 		t.Errorf("drop: %q, %v", out, err)
 	}
 }

@@ -33,7 +33,10 @@ Subcommands:
 
 --schema takes a built-in name (see "hbkit table list") or a JSON schema
 file (see the admin package documentation); repeat it or separate names
-with commas for several tables, e.g. --schema sms,sms_index.
+with commas for several tables. A data table that declares indexes comes
+with its index tables: --schema sms creates, describes, truncates and
+drops sms and sms_index. A new index table over a data table that holds
+rows is reported "needs building" until "hbkit index build" has run.
 
 Flags:
 `
@@ -52,6 +55,8 @@ type tableFlags struct {
 	yes     bool
 	rows    bool
 	grown   bool
+	// namespace serves the schema's tables in another namespace.
+	namespace string
 }
 
 func runTableWith(ctx context.Context, e *Env, args []string, connect connectFunc[admin.Client]) error {
@@ -85,8 +90,15 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 		fmt.Fprintf(e.Stderr, "%s table %s: --schema is required\n", e.name(), sub)
 		return ErrUsage
 	}
-	defs, err := loadSchemas(f.schemas)
+	named, err := loadSchemas(f.schemas)
 	if err != nil {
+		return err
+	}
+	defs, err := inNamespace(admin.WithIndexTables(named...), f.namespace)
+	if err != nil {
+		return err
+	}
+	if named, err = inNamespace(named, f.namespace); err != nil {
 		return err
 	}
 	plans := make([]*admin.Plan, len(defs))
@@ -149,8 +161,18 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 	case "describe":
 		return runDescribe(ctx, e, a, defs, f)
 	case "drop":
+		explicit := make(map[string]bool, len(named))
+		for _, d := range named {
+			explicit[d.Name().String()] = true
+		}
 		for _, p := range plans {
-			if err := a.Drop(ctx, p.Table); err != nil {
+			err := a.Drop(ctx, p.Table)
+			if errors.Is(err, hbase.ErrTableNotFound) && !explicit[p.Table] {
+				// An index table that came with its data table.
+				fmt.Fprintf(e.Stdout, "%s: absent\n", p.Table)
+				continue
+			}
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(e.Stdout, "%s: dropped\n", p.Table)
@@ -182,6 +204,7 @@ func tableFlagSet(e *Env, f *tableFlags) *flag.FlagSet {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the split keys and options without touching HBase")
 	fs.BoolVar(&f.yes, "yes", false, "confirm drop or truncate")
 	fs.BoolVar(&f.rows, "rows", false, "describe: count rows per region with a key-only scan (reads the whole table)")
+	fs.StringVar(&f.namespace, "namespace", "", "serve the schema's tables in namespace `NS` (created if missing)")
 	fs.BoolVar(&f.grown, "allow-grown-regions", false, "accept region boundaries beyond the declared split keys (regions HBase split as they grew)")
 	return fs
 }
@@ -205,6 +228,26 @@ func loadSchemas(names []string) ([]schema.Definition, error) {
 			return nil, err
 		}
 		out = append(out, defs...)
+	}
+	return out, nil
+}
+
+// inNamespace returns defs served in namespace ns ("": as declared); an
+// index table keeps the link to its data table, moved with it.
+func inNamespace(defs []schema.Definition, ns string) ([]schema.Definition, error) {
+	if ns == "" {
+		return defs, nil
+	}
+	out := make([]schema.Definition, len(defs))
+	for i, d := range defs {
+		n := schema.TableName{Namespace: ns, Qualifier: d.Name().Qualifier}
+		if err := n.Validate(); err != nil {
+			return nil, fmt.Errorf("--namespace %q: %w", ns, err)
+		}
+		out[i] = schema.Renamed(d, n)
+		if ix, ok := d.(schema.IndexDefinition); ok {
+			out[i] = schema.RenamedIndex(ix, n, schema.TableName{Namespace: ns, Qualifier: ix.DataTable().Qualifier})
+		}
 	}
 	return out, nil
 }
@@ -234,6 +277,9 @@ func runEnsure(ctx context.Context, e *Env, a *admin.Admin, defs []schema.Defini
 			continue
 		}
 		fmt.Fprintf(e.Stdout, "%s: %s\n", r.Table, r.Outcome)
+		if r.Outcome == admin.NeedsBuilding {
+			fmt.Fprintf(e.Stdout, "  its data table held rows when it was created: readers refuse it until %s index build has run\n", e.name())
+		}
 	}
 	return err
 }

@@ -138,7 +138,8 @@ func TestTableCreateDescribeDrop(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &desc); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
-	if len(desc) != 1 || len(desc[0].Regions) != 20 || desc[0].Regions[1].Start.Key != `"05"` ||
+	// sms comes with its index table (issue 33, item 10).
+	if len(desc) != 2 || desc[1].Table != "sms_index" || len(desc[1].Regions) != 10 || len(desc[0].Regions) != 20 || desc[0].Regions[1].Start.Key != `"05"` ||
 		desc[0].Regions[1].Start.Hex != "3035" || desc[0].Regions[1].Rows != nil || len(desc[0].Drift) != 0 {
 		t.Errorf("describe --json = %+v", desc)
 	}
@@ -146,10 +147,10 @@ func TestTableCreateDescribeDrop(t *testing.T) {
 	if _, stderr, err := h.run(nil, "drop", "--schema", "sms"); !errors.Is(err, ErrUsage) || !strings.Contains(stderr, "--yes") {
 		t.Errorf("drop without --yes: %v, %q", err, stderr)
 	}
-	if out, _, err = h.run(nil, "truncate", "--schema", "sms", "--yes"); err != nil || out != "sms: truncated, splits kept\n" {
+	if out, _, err = h.run(nil, "truncate", "--schema", "sms", "--yes"); err != nil || out != "sms: truncated, splits kept\nsms_index: truncated, splits kept\n" {
 		t.Errorf("truncate: %q, %v", out, err)
 	}
-	if out, _, err = h.run(nil, "drop", "--schema", "sms", "--yes"); err != nil || out != "sms: dropped\n" {
+	if out, _, err = h.run(nil, "drop", "--schema", "sms", "--yes"); err != nil || out != "sms: dropped\nsms_index: dropped\n" {
 		t.Errorf("drop: %q, %v", out, err)
 	}
 	if _, _, err = h.run(nil, "drop", "--schema", "sms", "--yes"); !errors.Is(err, hbase.ErrTableNotFound) {
