@@ -1,0 +1,33 @@
+//go:build integration
+
+package dao_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/hbkit/hbkit/dao"
+)
+
+// TestTimeZoneRoundTripHBase is TestTimeZoneRoundTrip against a real
+// HBase: readings stamped in Asia/Shanghai, Pacific/Auckland and
+// America/Los_Angeles at hours when the local date is not UTC's, as times
+// built in the zone and as the process's local time, are found by Get,
+// Find, Count and Check in every write mode.
+func TestTimeZoneRoundTripHBase(t *testing.T) {
+	c := itClient(t)
+	for _, zc := range zoneCases(t) {
+		for _, mode := range writeModes {
+			t.Run(zc.name()+"/"+mode.String(), func(t *testing.T) {
+				zc.inZone(t, func(at []time.Time) {
+					tbl := readingsTable(t, mode)
+					r, err := dao.New(c, tbl, itTables(t, c, tbl))
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkZoneRoundTrip(t, r, at)
+				})
+			})
+		}
+	}
+}
