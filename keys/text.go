@@ -130,6 +130,30 @@ func (s Segment) value(b []byte) (any, error) {
 	return nil, configError(s.Name, "no value for a "+s.Kind.String()+" segment")
 }
 
+// Text is Value as text, in a form AppendText reads back: strings as they are,
+// numbers in decimal, times in TimeLayout, dates as yyyy-MM-dd. A custom segment,
+// whose codec this package cannot call without the record type, gives its bytes as
+// a string. Errors are Value's.
+func (s Segment) Text(b []byte) (string, error) {
+	v, err := s.Value(b)
+	if err != nil {
+		return "", err
+	}
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case uint64:
+		return strconv.FormatUint(x, 10), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case time.Time:
+		return x.Format(TimeLayout), nil
+	case []byte:
+		return string(x), nil
+	}
+	return "", configError(s.Name, "no text for a "+s.Kind.String()+" segment")
+}
+
 // formatClock renders a time of day as HH:mm:ss.SSS.
 func formatClock(d time.Duration) string {
 	return time.Unix(0, 0).UTC().Add(d).Format("15:04:05.000")

@@ -3,6 +3,7 @@ package dao_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -214,5 +215,70 @@ func TestTimeZoneRoundTrip(t *testing.T) {
 				})
 			})
 		}
+	}
+}
+
+// checkCountByValue writes readings of two devices over two days and counts
+// them through the index by each key segment: the counts are keyed by the
+// segment's value as text (issue 33 item 4), not by the key's bytes
+// ("dev-00354\x00\x01", "20261127").
+func checkCountByValue(t *testing.T, r *dao.Repo[reading]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	day := time.Date(2026, 11, 27, 9, 30, 0, 0, time.UTC)
+	recs := []*reading{
+		{Device: "dev-00354", ID: 1, At: day},
+		{Device: "dev-00354", ID: 2, At: day.Add(time.Hour)},
+		{Device: "dev-00354", ID: 3, At: day.AddDate(0, 0, 1)},
+		{Device: "dev-00355", ID: 20, At: day.Add(2*time.Hour + 1500*time.Millisecond)},
+		{Device: "dev-00355", ID: 21, At: day.AddDate(0, 0, 1)},
+	}
+	if _, err := r.PutBatch(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	x, err := r.Index("readings_by_day")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		q    dao.Query[reading]
+		by   string
+		want map[string]int64
+	}{
+		{dao.Query[reading]{}, "device", map[string]int64{"dev-00354": 3, "dev-00355": 2}},
+		{dao.Eq(&reading{At: day}, "day"), "device", map[string]int64{"dev-00354": 2, "dev-00355": 1}},
+		{dao.Query[reading]{}, "day", map[string]int64{"2026-11-27": 3, "2026-11-28": 2}},
+		{dao.Eq(&reading{At: day}, "day"), "clock", map[string]int64{"09:30:00.000": 1, "10:30:00.000": 1, "11:30:01.500": 1}},
+		{dao.Eq(&reading{At: day.AddDate(0, 0, 1)}, "day"), "id", map[string]int64{"3": 1, "21": 1}},
+		{dao.Query[reading]{}, "", map[string]int64{"": 5}},
+	} {
+		got, err := x.Count(ctx, tt.q, tt.by)
+		if err != nil || !maps.Equal(got, tt.want) {
+			t.Errorf("Count(by %q) = %v, %v; want %v", tt.by, got, err, tt.want)
+		}
+		if n := got["dev-00354"]; tt.by == "device" && n == 0 {
+			t.Errorf(`Count(by "device")["dev-00354"] = 0`)
+		}
+	}
+	days, err := x.CountRanges(ctx, []dao.Query[reading]{dao.Eq(&reading{At: day}, "day"), dao.Eq(&reading{At: day.AddDate(0, 0, 1)}, "day")}, "day")
+	if want := map[string]int64{"2026-11-27": 3, "2026-11-28": 2}; err != nil || !maps.Equal(days, want) {
+		t.Errorf("CountRanges(by day) = %v, %v; want %v", days, err, want)
+	}
+}
+
+// TestIndexCountByValue is issue 33 item 4 on the fake, in every write mode.
+func TestIndexCountByValue(t *testing.T) {
+	for _, mode := range writeModes {
+		t.Run(mode.String(), func(t *testing.T) {
+			f := newFake(t)
+			tbl := readingsTable(t, mode)
+			createTables(t, f, tbl)
+			r, err := dao.New(f, tbl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCountByValue(t, r)
+		})
 	}
 }

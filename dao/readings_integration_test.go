@@ -31,3 +31,19 @@ func TestTimeZoneRoundTripHBase(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexCountByValueHBase is TestIndexCountByValue against a real
+// HBase.
+func TestIndexCountByValueHBase(t *testing.T) {
+	c := itClient(t)
+	for _, mode := range writeModes {
+		t.Run(mode.String(), func(t *testing.T) {
+			tbl := readingsTable(t, mode)
+			r, err := dao.New(c, tbl, itTables(t, c, tbl))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCountByValue(t, r)
+		})
+	}
+}
