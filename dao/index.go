@@ -2,6 +2,7 @@ package dao
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 
@@ -98,7 +99,7 @@ func (x *Index[T]) Find(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 			err = nerr
 		}
 		if err != nil && !stopped {
-			yield(nil, fmt.Errorf("dao: index %q: %w", x.name, err))
+			yield(nil, x.readError(ctx, err))
 		}
 	}
 }
@@ -130,6 +131,16 @@ func (x *Index[T]) find(ctx context.Context, p *plan, fn func(key []byte, rec *T
 		err = ctx.Err() // a read stopped by ctx is not a complete one
 	}
 	return err
+}
+
+// readError wraps the error of a read of the index. A read that ctx
+// stopped says so once, however many scans it ran.
+func (x *Index[T]) readError(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return fmt.Errorf("dao: index %q: read stopped by its context before it completed "+
+			"(cancelled, or a deadline too short for the ranges read): %w", x.name, err)
+	}
+	return fmt.Errorf("dao: index %q: %w", x.name, err)
 }
 
 // Page returns up to size records of q through the index after q.Resume,
@@ -169,7 +180,7 @@ func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) ([]*T, Token,
 		err = nerr
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("dao: index %q: %w", x.name, err)
+		return nil, "", x.readError(ctx, err)
 	}
 	if !more {
 		return out, "", nil
@@ -248,7 +259,7 @@ func (x *Index[T]) count(ctx context.Context, ranges []keys.KeyRange, by string)
 	}
 	out, err := x.r.ix.Count(ctx, x.declared, ranges, group)
 	if err != nil {
-		return nil, fmt.Errorf("dao: index %q: %w", x.name, err)
+		return nil, x.readError(ctx, err)
 	}
 	return out, nil
 }

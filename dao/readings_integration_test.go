@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/schema"
 )
 
 // TestTimeZoneRoundTripHBase is TestTimeZoneRoundTrip against a real
@@ -46,4 +47,16 @@ func TestIndexCountByValueHBase(t *testing.T) {
 			checkCountByValue(t, r)
 		})
 	}
+}
+
+// TestCancelledReadsSaySoOnceHBase is TestCancelledReadsSaySoOnce against
+// a real HBase, whose client wraps a cancelled scan in errors of its own.
+func TestCancelledReadsSaySoOnceHBase(t *testing.T) {
+	c := itClient(t)
+	tbl := readingsTable(t, schema.Strict)
+	r, err := dao.New(c, tbl, itTables(t, c, tbl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCancelledReads(t, r)
 }
