@@ -60,3 +60,32 @@ func TestCancelledReadsSaySoOnceHBase(t *testing.T) {
 	}
 	checkCancelledReads(t, r)
 }
+
+// TestDeclaredZoneRoundTripHBase is TestDeclaredZoneRoundTrip against a
+// real HBase, for times of the process's zone (east and west of UTC) in
+// every write mode.
+func TestDeclaredZoneRoundTripHBase(t *testing.T) {
+	c := itClient(t)
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, zc := range zoneCases(t) {
+		if !zc.local {
+			continue
+		}
+		for _, mode := range writeModes {
+			t.Run(zc.name()+"/"+mode.String(), func(t *testing.T) {
+				zc.inZone(t, func(at []time.Time) {
+					tbl := readingsTableIn(t, mode, shanghai)
+					r, err := dao.New(c, tbl, itTables(t, c, tbl))
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkZoneRoundTrip(t, r, at)
+					checkShanghaiDays(t, r, at, shanghai)
+				})
+			})
+		}
+	}
+}

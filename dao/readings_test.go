@@ -29,6 +29,20 @@ type reading struct {
 // whatever zone that is (no .UTC() anywhere).
 func readingsTable(t testing.TB, mode schema.WriteMode) *schema.Table[reading] {
 	t.Helper()
+	return readingsTableIn(t, mode, nil)
+}
+
+// readingsTableIn is readingsTable with the day and the clock in the
+// calendar of loc (keys.DateIn, keys.TimeOfDayIn); nil means UTC (keys.Date,
+// keys.TimeOfDay).
+func readingsTableIn(t testing.TB, mode schema.WriteMode, loc *time.Location) *schema.Table[reading] {
+	t.Helper()
+	day := keys.Date("day", func(r *reading) time.Time { return r.At }, nil)
+	clock := func(r *reading) time.Duration { return keys.TimeOfDay(r.At) }
+	if loc != nil {
+		day = keys.DateIn("day", loc, func(r *reading) time.Time { return r.At }, nil)
+		clock = func(r *reading) time.Duration { return keys.TimeOfDayIn(r.At, loc) }
+	}
 	device := func() keys.Field[reading] {
 		return keys.String("device", func(r *reading) string { return r.Device }, func(r *reading, v string) { r.Device = v })
 	}
@@ -39,10 +53,7 @@ func readingsTable(t testing.TB, mode schema.WriteMode) *schema.Table[reading] {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ixKey, err := keys.NewLayout(
-		keys.Date("day", func(r *reading) time.Time { return r.At }, nil),
-		keys.ReversedTimeOfDay("clock", func(r *reading) time.Duration { return keys.TimeOfDay(r.At) }, nil),
-		device(), id())
+	ixKey, err := keys.NewLayout(day, keys.ReversedTimeOfDay("clock", clock, nil), device(), id())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,6 +205,52 @@ func checkZoneRoundTrip(t *testing.T, r *dao.Repo[reading], at []time.Time) {
 // writeModes are the schema's write modes, each a way the protocol
 // derives the entry of a record and checks it against its data row.
 var writeModes = []schema.WriteMode{schema.Strict, schema.Mutable, schema.InsertOnly, schema.VerifyOnRead}
+
+// TestDeclaredZoneRoundTrip: an index whose day and clock are in a zone
+// the segments declare (Asia/Shanghai) finds readings stamped in any zone,
+// the process's included, in every write mode; a day's query takes the
+// Shanghai date.
+func TestDeclaredZoneRoundTrip(t *testing.T) {
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, zc := range zoneCases(t) {
+		for _, mode := range writeModes {
+			t.Run(zc.name()+"/"+mode.String(), func(t *testing.T) {
+				zc.inZone(t, func(at []time.Time) {
+					f := newFake(t)
+					tbl := readingsTableIn(t, mode, shanghai)
+					createTables(t, f, tbl)
+					r, err := dao.New(f, tbl)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkZoneRoundTrip(t, r, at)
+					checkShanghaiDays(t, r, at, shanghai)
+				})
+			})
+		}
+	}
+}
+
+// checkShanghaiDays counts the readings at by the day of an index in the
+// Shanghai calendar: the counts are keyed by Shanghai dates.
+func checkShanghaiDays(t *testing.T, r *dao.Repo[reading], at []time.Time, shanghai *time.Location) {
+	t.Helper()
+	want := map[string]int64{}
+	for _, tm := range at {
+		want[tm.In(shanghai).Format(time.DateOnly)]++
+	}
+	x, err := r.Index("readings_by_day")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := x.Count(context.Background(), dao.Query[reading]{}, "day")
+	if err != nil || !maps.Equal(got, want) {
+		t.Errorf("Count by Shanghai day = %v, %v; want %v", got, err, want)
+	}
+}
 
 // TestTimeZoneRoundTrip is issue 33 item 1 on the fake: readings stamped in
 // a zone east or west of UTC, at hours when its date is not UTC's, are
