@@ -33,8 +33,12 @@ const (
 	NeedsBuilding
 )
 
+// String returns the outcome's name: "unchanged", "created", "enabled"; the
+// zero Outcome, which comes with an error (TableResult.Err), is "failed".
 func (o Outcome) String() string {
 	switch o {
+	case 0:
+		return "failed"
 	case Unchanged:
 		return "unchanged"
 	case Created:
@@ -285,7 +289,7 @@ func containsKey(ks [][]byte, k []byte) bool {
 // TableResult is the outcome of one table of EnsureTables.
 type TableResult struct {
 	Table   string
-	Outcome Outcome // zero when Err is set
+	Outcome Outcome // zero ("failed") when Err is set
 	Err     error
 }
 

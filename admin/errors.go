@@ -153,6 +153,8 @@ func (e *DriftError) Error() string {
 		}
 		b.WriteString(d.String())
 	}
+	b.WriteString(". EnsureTable never alters a table: alter the table to match (HBase shell alter, or drop and " +
+		"create it if it holds nothing) or change the schema to match the table")
 	return b.String()
 }
 

@@ -2,6 +2,7 @@ package dao
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 
@@ -98,7 +99,7 @@ func (x *Index[T]) Find(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 			err = nerr
 		}
 		if err != nil && !stopped {
-			yield(nil, fmt.Errorf("dao: index %q: %w", x.name, err))
+			yield(nil, x.readError(ctx, err))
 		}
 	}
 }
@@ -130,6 +131,16 @@ func (x *Index[T]) find(ctx context.Context, p *plan, fn func(key []byte, rec *T
 		err = ctx.Err() // a read stopped by ctx is not a complete one
 	}
 	return err
+}
+
+// readError wraps the error of a read of the index. A read that ctx
+// stopped says so once, however many scans it ran.
+func (x *Index[T]) readError(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return fmt.Errorf("dao: index %q: read stopped by its context before it completed "+
+			"(cancelled, or a deadline too short for the ranges read): %w", x.name, err)
+	}
+	return fmt.Errorf("dao: index %q: %w", x.name, err)
 }
 
 // Page returns up to size records of q through the index after q.Resume,
@@ -169,7 +180,7 @@ func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) ([]*T, Token,
 		err = nerr
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("dao: index %q: %w", x.name, err)
+		return nil, "", x.readError(ctx, err)
 	}
 	if !more {
 		return out, "", nil
@@ -178,9 +189,10 @@ func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) ([]*T, Token,
 }
 
 // Count counts the live records q selects through the index, grouped by
-// the bytes of the index-key segment named by (as the key holds them:
-// "20250123" for a yyyyMMdd day); an empty by counts everything under "".
-// It reads the index alone: verified entries are counted as they are, and
+// the value of the index-key segment named by, as text (keys.Segment.Text:
+// "dev-00354" for a string, "20" for a number, "2025-01-23" for a date,
+// never the key's bytes); an empty by counts everything under "". It
+// reads the index alone: verified entries are counted as they are, and
 // only unverified ones (writes in flight or interrupted) cost a Get of
 // their data row. q.Limit and q.Resume must be unset.
 func (x *Index[T]) Count(ctx context.Context, q Query[T], by string) (map[string]int64, error) {
@@ -227,6 +239,10 @@ func (x *Index[T]) count(ctx context.Context, ranges []keys.KeyRange, by string)
 			return nil, &QueryError{Table: x.name, Field: "by", Reason: fmt.Sprintf("%q is not a segment of the index key (%v)", by, names)}
 		}
 	}
+	var seg keys.Segment
+	if pos >= 0 {
+		seg = layout.Segments()[pos]
+	}
 	group := func(key []byte) string {
 		if pos < 0 {
 			return ""
@@ -235,11 +251,15 @@ func (x *Index[T]) count(ctx context.Context, ranges []keys.KeyRange, by string)
 		if err != nil || pos >= len(parts) {
 			return ""
 		}
-		return string(parts[pos])
+		text, err := seg.Text(parts[pos])
+		if err != nil {
+			return string(parts[pos]) // an entry another client wrote: its bytes
+		}
+		return text
 	}
 	out, err := x.r.ix.Count(ctx, x.declared, ranges, group)
 	if err != nil {
-		return nil, fmt.Errorf("dao: index %q: %w", x.name, err)
+		return nil, x.readError(ctx, err)
 	}
 	return out, nil
 }

@@ -140,7 +140,7 @@ func (x *Index[T]) Keys(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 			err = ctx.Err()
 		}
 		if err != nil && !stopped {
-			yield(nil, fmt.Errorf("dao: index %q: %w", x.name, err))
+			yield(nil, x.readError(ctx, err))
 		}
 	}
 }

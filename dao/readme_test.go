@@ -133,6 +133,6 @@ func ExampleNew() {
 	// Output:
 	// insert u1 again: exists = true
 	// 辽宁省, 20: u1 Ann
-	// 吉林省 by age: map[020:1 021:1]
+	// 吉林省 by age: map[20:1 21:1]
 	// dao: table "users": invalid record: age: want 0 to 150
 }

@@ -206,7 +206,7 @@ func (s *SMSRepo) CountPerDay(ctx context.Context, account string, from, to time
 	}
 	var out []DayCount
 	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
-		out = append(out, DayCount{Date: d, Count: counts[d.Format("20060102")]})
+		out = append(out, DayCount{Date: d, Count: counts[d.Format(time.DateOnly)]})
 	}
 	return out, nil
 }

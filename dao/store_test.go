@@ -678,7 +678,7 @@ func TestTypedIndexReads(t *testing.T) {
 		w := map[string]int64{}
 		for _, u := range model {
 			if u.Province == "辽宁省" {
-				w[fmt.Sprintf("%03d", u.Age)]++
+				w[fmt.Sprint(u.Age)]++
 			}
 		}
 		if !maps.Equal(got, w) {

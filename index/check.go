@@ -50,7 +50,7 @@ func ParseMode(s string) (Mode, error) {
 			return m, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: unknown mode %q", ErrInvalidOption, s)
+	return 0, fmt.Errorf("%w: unknown check mode %q (want verify, repair or rebuild)", ErrInvalidOption, s)
 }
 
 // Report counts what Check found and fixed. An entry without a status
@@ -131,7 +131,8 @@ func WithCheckpoint(save func(Checkpoint) error) CheckOption {
 // from its last checkpoint.
 func (t *Table[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (rep Report, err error) {
 	if mode < ModeVerify || mode > ModeRebuild {
-		return Report{}, fmt.Errorf("%w: mode %d", ErrInvalidOption, mode)
+		return Report{}, fmt.Errorf("%w: Check mode %d is not a mode: pass index.ModeVerify (report only), "+
+			"index.ModeRepair or index.ModeRebuild", ErrInvalidOption, mode)
 	}
 	ctx, span := t.span(ctx, "check", t.name, attribute.String("hbkit.index.mode", mode.String()))
 	defer func() {

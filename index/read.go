@@ -253,10 +253,36 @@ func (t *Table[T]) scanEntries(ctx context.Context, s *ixState[T], ranges []keys
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := scanError(ctx, errs); err != nil {
 		return err
 	}
 	return emit(slices.Concat(found...))
+}
+
+// scanError folds the errors of parallel scans into one. A context that
+// ended stops every scan with its error: that is reported once, unless a
+// scan failed for another reason first. Other errors are joined, each
+// distinct message once.
+func scanError(ctx context.Context, errs []error) error {
+	var out []error
+	var ctxErr error
+	seen := make(map[string]bool)
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+			if ctxErr == nil {
+				ctxErr = err
+			}
+		case !seen[err.Error()]:
+			seen[err.Error()] = true
+			out = append(out, err)
+		}
+	}
+	if len(out) == 0 {
+		return ctxErr
+	}
+	return errors.Join(out...)
 }
 
 // streamEntries reads sorted ranges of index s with one scan (see

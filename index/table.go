@@ -142,7 +142,9 @@ func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {
 			continue
 		}
 		if !ok {
-			return nil, fmt.Errorf("%w: index %s does not carry the data row key", ErrUnsupportedSchema, declared)
+			return nil, fmt.Errorf("%w: index %s does not carry the data row key, which the protocol needs to find "+
+				"an entry's record: set IndexSpec.RowKeyQualifier (a qualifier such as \"row\") or make the index "+
+				"inverted with IndexSpec.Qualifier", ErrUnsupportedSchema, declared)
 		}
 		s := &ixState[T]{
 			ix: ix, declared: declared, name: o.rename(declared), fam: fam, rowQ: rowQ,

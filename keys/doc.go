@@ -13,7 +13,8 @@
 //     modulo N; deterministic, so readers can recompute it), JavaHashBucket (Java's
 //     String.hashCode by the formula Java code used, for tables Java already writes)
 //     and Salt (random, so readers need one scan per bucket);
-//   - ordered encodings: Digits and Decimal (fixed-width), Date (yyyyMMdd), Uint64 and
+//   - ordered encodings: Digits and Decimal (fixed-width), Date (yyyyMMdd of the UTC
+//     day; DateIn for a zone the segment declares), Uint64 and
 //     Int64 (big-endian, sign bit flipped), Fixed (padded strings), String (escaped and
 //     terminated, byte order preserved), Unique (a hex suffix against collisions) and
 //     Literal tags;

@@ -173,19 +173,44 @@ func ReversedTimestampBinary[T any](name string, get func(*T) int64, set func(*T
 	}
 }
 
-// Date is the calendar date of a time as yyyyMMdd (AppendDate), in the time's own
-// location; ascending. Decode sets midnight UTC of the date.
+// Date is the calendar date of a time in UTC as yyyyMMdd (AppendDate); ascending.
+// The time's own location does not matter: the same instant has one date whatever
+// zone the caller's clock or the process runs in, so a time read back from a cell
+// (in UTC) derives the key it was written under. Decode sets midnight UTC of the
+// date. DateIn writes the date of another zone.
 func Date[T any](name string, get func(*T) time.Time, set func(*T, time.Time)) Field[T] {
+	return dateField(name, nil, get, set)
+}
+
+// DateIn is Date in the calendar of loc (a business day in Asia/Shanghai, say): the
+// date of the instant in loc, whatever the time's own location. Decode sets midnight
+// in loc. A nil loc is a configuration error. Choosing another zone for an existing
+// table is a data migration: about a third of the keys change date.
+func DateIn[T any](name string, loc *time.Location, get func(*T) time.Time, set func(*T, time.Time)) Field[T] {
+	if loc == nil {
+		return badField[T](name, KindDate, "nil location")
+	}
+	if loc == time.UTC {
+		loc = nil
+	}
+	return dateField(name, loc, get, set)
+}
+
+// dateField writes the date of get(rec) in loc (nil: UTC).
+func dateField[T any](name string, loc *time.Location, get func(*T) time.Time, set func(*T, time.Time)) Field[T] {
 	if get == nil {
 		return badField[T](name, KindDate, "nil getter")
 	}
+	seg := Segment{Name: name, Kind: KindDate, Width: DateWidth, Order: Ascending, Decodable: set != nil, Location: loc}
+	zone := seg.Zone()
 	return Field[T]{
-		seg: Segment{Name: name, Kind: KindDate, Width: DateWidth, Order: Ascending, Decodable: set != nil},
-		enc: func(dst []byte, rec *T) ([]byte, error) { return AppendDate(dst, get(rec)) },
+		seg: seg,
+		enc: func(dst []byte, rec *T) ([]byte, error) { return AppendDate(dst, get(rec).In(zone)) },
 		dec: func(b []byte, rec *T) ([]byte, error) {
 			t, rest, err := DecodeDate(b)
 			if err == nil && set != nil {
-				set(rec, t)
+				y, m, d := t.Date()
+				set(rec, time.Date(y, m, d, 0, 0, 0, 0, zone))
 			}
 			return rest, err
 		},
@@ -193,7 +218,9 @@ func Date[T any](name string, get func(*T) time.Time, set func(*T, time.Time)) F
 }
 
 // ReversedTimeOfDay is 235959999 - HHmmssSSS in 9 digits (AppendReversedTimeOfDay);
-// descending within a day. get returns the time since midnight (see TimeOfDay).
+// descending within a day. get returns the time since midnight: TimeOfDay of the
+// time (its UTC clock), or TimeOfDayIn of the zone of the DateIn beside it, so that
+// the day and the clock read one calendar.
 func ReversedTimeOfDay[T any](name string, get func(*T) time.Duration, set func(*T, time.Duration)) Field[T] {
 	if get == nil {
 		return badField[T](name, KindReversedTimeOfDay, "nil getter")

@@ -158,6 +158,18 @@ type Segment struct {
 	// Delimiter is the text that ends a part of a Joined group other than the
 	// last; its bytes (Layout.Parts) include it.
 	Delimiter string
+	// Location is the zone whose calendar a KindDate segment writes (DateIn); nil
+	// means UTC (Date). See Segment.Zone.
+	Location *time.Location
+}
+
+// Zone returns the zone whose calendar a KindDate segment writes: Location, or UTC
+// when it is nil.
+func (s Segment) Zone() *time.Location {
+	if s.Location == nil {
+		return time.UTC
+	}
+	return s.Location
 }
 
 // Field binds a segment codec to accessor functions on a record type T. Build fields

@@ -130,6 +130,30 @@ func (s Segment) value(b []byte) (any, error) {
 	return nil, configError(s.Name, "no value for a "+s.Kind.String()+" segment")
 }
 
+// Text is Value as text, in a form AppendText reads back: strings as they are,
+// numbers in decimal, times in TimeLayout, dates as yyyy-MM-dd. A custom segment,
+// whose codec this package cannot call without the record type, gives its bytes as
+// a string. Errors are Value's.
+func (s Segment) Text(b []byte) (string, error) {
+	v, err := s.Value(b)
+	if err != nil {
+		return "", err
+	}
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case uint64:
+		return strconv.FormatUint(x, 10), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case time.Time:
+		return x.Format(TimeLayout), nil
+	case []byte:
+		return string(x), nil
+	}
+	return "", configError(s.Name, "no text for a "+s.Kind.String()+" segment")
+}
+
 // formatClock renders a time of day as HH:mm:ss.SSS.
 func formatClock(d time.Duration) string {
 	return time.Unix(0, 0).UTC().Add(d).Format("15:04:05.000")
@@ -142,7 +166,8 @@ func formatClock(d time.Duration) string {
 //
 // The text is what Value prints, or an equivalent form: digits, numbers in decimal,
 // times as RFC 3339 (TimeLayout; without a zone they are UTC), a date alone (midnight
-// UTC) or Unix milliseconds, dates as yyyy-MM-dd or yyyyMMdd, times of day as
+// UTC) or Unix milliseconds, dates as yyyy-MM-dd or yyyyMMdd (or a time, whose date
+// in the segment's zone is taken), times of day as
 // HH:mm:ss[.SSS], time offsets as Go durations; a time base takes any time of its
 // range. A segment computed from another field (a hash, a bucket, a
 // partition) takes its own encoded value: the hex digits, the bucket number. Literal
@@ -184,14 +209,18 @@ func (s Segment) appendText(dst []byte, text string) ([]byte, error) {
 		}
 		return AppendReversedTimestampBinary(dst, t.UnixMilli())
 	case KindDate:
-		t, ok := ParseTime(text)
-		if !ok {
-			if t, err := time.Parse("20060102", text); err == nil {
+		// A date is that date; a time is the date of the instant in the
+		// segment's zone (Segment.Zone).
+		for _, layout := range []string{time.DateOnly, "20060102"} {
+			if t, err := time.Parse(layout, text); err == nil {
 				return AppendDate(dst, t)
 			}
+		}
+		t, ok := ParseTime(text)
+		if !ok {
 			return bad("a date: yyyy-MM-dd or yyyyMMdd")
 		}
-		return AppendDate(dst, t.UTC())
+		return AppendDate(dst, t.In(s.Zone()))
 	case KindReversedTimeOfDay:
 		for _, layout := range []string{"15:04:05.000", "15:04:05"} {
 			if t, err := time.Parse(layout, text); err == nil {

@@ -89,6 +89,9 @@ func TestSegmentTextRoundTrip(t *testing.T) {
 			if c.text != "" && text != c.text {
 				t.Errorf("Value(%q) = %q, want %q", parts[0], text, c.text)
 			}
+			if got, err := seg.Text(parts[0]); err != nil || got != text {
+				t.Errorf("Text(%q) = %q, %v; want %q", parts[0], got, err, text)
+			}
 			if seg.Kind == KindMD5 {
 				text = v.(string)
 			}

@@ -89,7 +89,8 @@ const DateWidth = 8
 // AppendDate appends the calendar date of t, in t's location, as yyyyMMdd (8 digits).
 // The year must lie in [0, 9999]; otherwise dst is returned unchanged with an *Error
 // wrapping ErrOutOfRange. Convert t to the zone the key should use (t.UTC(), t.In(loc))
-// before calling: the same instant has different dates in different zones.
+// before calling: the same instant has different dates in different zones. The Date
+// and DateIn fields do that conversion.
 //
 // Ordering: bytes.Compare of encodings equals the order of the dates.
 func AppendDate(dst []byte, t time.Time) ([]byte, error) {
@@ -181,10 +182,19 @@ func DecodeReversedTimeOfDay(b []byte) (d time.Duration, rest []byte, err error)
 	return d, rest, nil
 }
 
-// TimeOfDay returns the time elapsed since midnight of t's day on t's wall clock,
-// suitable for AppendReversedTimeOfDay. It reads the clock fields, so days with a
-// daylight-saving jump still map into [0, 24h).
-func TimeOfDay(t time.Time) time.Duration {
+// TimeOfDay returns the time elapsed since midnight UTC of t's UTC day, suitable for
+// AppendReversedTimeOfDay: the clock of the instant, whatever t's own location, as
+// Date writes the date of it. TimeOfDayIn reads the clock of another zone.
+func TimeOfDay(t time.Time) time.Duration { return TimeOfDayIn(t, time.UTC) }
+
+// TimeOfDayIn returns the time elapsed since midnight of t's day in loc, read from the
+// clock fields of t in loc, so days with a daylight-saving jump still map into
+// [0, 24h) (and the repeated hour of such a day maps twice). A nil loc means UTC.
+func TimeOfDayIn(t time.Time, loc *time.Location) time.Duration {
+	if loc == nil {
+		loc = time.UTC
+	}
+	t = t.In(loc)
 	h, m, s := t.Clock()
 	return time.Duration(h)*time.Hour + time.Duration(m)*time.Minute +
 		time.Duration(s)*time.Second + time.Duration(t.Nanosecond())

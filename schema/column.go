@@ -136,7 +136,9 @@ func BoolColumn[T any](name, family, qualifier string, get func(*T) bool, set fu
 // TimeColumn returns a column holding a time as the 8 big-endian bytes of
 // its Unix milliseconds (Bytes.toBytes(long) of a Java timestamp). The zero
 // time writes no cell; values read back are in UTC, truncated to the
-// millisecond.
+// millisecond: the same instant, so key segments computed from it (keys.Date,
+// keys.TimeOfDay: UTC, or a zone they declare) derive the same key from the
+// record read back as from the one written.
 func TimeColumn[T any](name, family, qualifier string, get func(*T) time.Time, set func(*T, time.Time)) Column[T] {
 	return Column[T]{
 		Name: name, Family: family, Qualifier: qualifier, Type: ColumnTime,

@@ -167,7 +167,9 @@ func newIndex[T any](t *Table[T], spec IndexSpec[T]) (*Index[T], error) {
 // not. Hashes (KindMD5Hex, KindMD5, KindBucket, KindBucketByte,
 // KindJavaPartition) never determine F. A KindDate or a
 // KindReversedTimeOfDay alone does not either; the two together, both from
-// F, give F to the millisecond (the SMS index's "day" and "time"). A kind
+// F, give F to the millisecond (the SMS index's "day" and "time"), when
+// their getters read one calendar: keys.Date with keys.TimeOfDay (UTC), or
+// keys.DateIn with keys.TimeOfDayIn of its zone (docs/keys.md). A kind
 // not named here (a KindDecimal, often a bucket such as ts % 10) counts
 // only when the segment is decodable.
 //

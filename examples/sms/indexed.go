@@ -119,7 +119,7 @@ func (d *demo) indexQueries(ctx context.Context, w *dao.SMSRepo, t *truth) error
 	total, lines = 0, nil
 	for i, n := range t.perDay {
 		day := t.firstDay.AddDate(0, 0, i)
-		got := counts[day.Format("20060102")]
+		got := counts[day.Format(time.DateOnly)]
 		if got != n {
 			return &MismatchError{Query: name, Got: int(got), Want: int(n), Detail: "count of " + day.Format(time.DateOnly)}
 		}
