@@ -1,0 +1,20 @@
+//go:build integration
+
+package dao_test
+
+import (
+	"testing"
+
+	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// TestIntegrationReadsReturnEachRecordOnce runs
+// testReadsReturnEachRecordOnce on HBase, with tables of their own per
+// write mode.
+func TestIntegrationReadsReturnEachRecordOnce(t *testing.T) {
+	testReadsReturnEachRecordOnce(t, func(t *testing.T, _ schema.WriteMode) moveBackend {
+		c := itClient(t)
+		return moveBackend{c: c, opts: []dao.Option{itTables(t, c, ordersTable(t))}}
+	})
+}
