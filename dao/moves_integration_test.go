@@ -18,3 +18,12 @@ func TestIntegrationReadsReturnEachRecordOnce(t *testing.T) {
 		return moveBackend{c: c, opts: []dao.Option{itTables(t, c, ordersTable(t))}}
 	})
 }
+
+// TestIntegrationInsertOnlyRefusesRewrites runs
+// testInsertOnlyRefusesRewrites on HBase.
+func TestIntegrationInsertOnlyRefusesRewrites(t *testing.T) {
+	testInsertOnlyRefusesRewrites(t, func(t *testing.T, tbl *schema.Table[ShopOrder]) moveBackend {
+		c := itClient(t)
+		return moveBackend{c: c, opts: []dao.Option{itTables(t, c, tbl)}}
+	})
+}

@@ -29,6 +29,12 @@ const ordersByStatus = "shop_orders_by_status"
 
 func ordersTable(t testing.TB) *schema.Table[ShopOrder] {
 	t.Helper()
+	return ordersTableWrites(t, schema.Strict)
+}
+
+// ordersTableWrites is ordersTable declaring the write mode writes.
+func ordersTableWrites(t testing.TB, writes schema.WriteMode) *schema.Table[ShopOrder] {
+	t.Helper()
 	id := keys.String("id", func(o *ShopOrder) string { return o.ID }, func(o *ShopOrder, v string) { o.ID = v })
 	key, err := keys.NewLayout(id)
 	if err != nil {
@@ -43,7 +49,7 @@ func ordersTable(t testing.TB) *schema.Table[ShopOrder] {
 		t.Fatal(err)
 	}
 	tbl, err := schema.New(schema.Spec[ShopOrder]{
-		Name: "shop_orders", Families: []schema.Family{{Name: "f"}}, Key: key,
+		Name: "shop_orders", Families: []schema.Family{{Name: "f"}}, Key: key, Writes: writes,
 		Columns: []schema.Column[ShopOrder]{
 			schema.StringColumn("status", "f", "s", func(o *ShopOrder) string { return o.Status }, func(o *ShopOrder, v string) { o.Status = v }),
 			schema.TimeColumn("day", "f", "d", func(o *ShopOrder) time.Time { return o.Day }, func(o *ShopOrder, v time.Time) { o.Day = v.UTC() }),
