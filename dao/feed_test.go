@@ -77,12 +77,16 @@ func fillFeed(t testing.TB, ctx context.Context, r *dao.Repo[Post], users, posts
 // value of the hash (65,536); the answer is the user's latest posts,
 // newest first.
 func TestWhereOnHashLedDataKey(t *testing.T) {
-	ctx := context.Background()
-	f := newFake(t)
 	tbl := feedTable(t, "feed_where")
+	f := newFake(t)
 	createTable(t, f, tbl)
-	c := &scanCounter{Client: f}
-	r, err := dao.New(c, tbl)
+	testWhereOnHashLedDataKey(t, tbl, moveBackend{c: f})
+}
+
+func testWhereOnHashLedDataKey(t *testing.T, tbl *schema.Table[Post], b moveBackend) {
+	ctx := context.Background()
+	c := &scanCounter{Client: b.c}
+	r, err := dao.New(c, tbl, b.opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,3 +27,11 @@ func TestIntegrationInsertOnlyRefusesRewrites(t *testing.T) {
 		return moveBackend{c: c, opts: []dao.Option{itTables(t, c, tbl)}}
 	})
 }
+
+// TestIntegrationWhereOnHashLedDataKey runs testWhereOnHashLedDataKey on
+// HBase, the feed table pre-split in 8 regions.
+func TestIntegrationWhereOnHashLedDataKey(t *testing.T) {
+	c := itClient(t)
+	tbl := feedTable(t, "feed_where")
+	testWhereOnHashLedDataKey(t, tbl, moveBackend{c: c, opts: []dao.Option{itTables(t, c, tbl)}})
+}
