@@ -214,6 +214,11 @@ var (
 	// ErrExists reports an Insert whose row key a live record holds;
 	// nothing was written for it.
 	ErrExists = index.ErrExists
+	// ErrInsertOnly reports a Put over a live record with other values
+	// (a rewrite, or a move of its index entries) on a table whose write
+	// mode is schema.InsertOnly; nothing was written for it. Delete the
+	// record first, or declare the table Strict, Mutable or VerifyOnRead.
+	ErrInsertOnly = index.ErrInsertOnly
 	// ErrUnknownIndex reports an index name the schema does not declare.
 	ErrUnknownIndex = index.ErrUnknownIndex
 	// ErrNoIndex reports an index operation (Check) on a table that

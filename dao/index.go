@@ -69,8 +69,10 @@ func (x *Index[T]) plan(q Query[T]) (*plan, error) {
 }
 
 // Find returns an iterator over the records q selects through the index,
-// in index-key order, at most q.Limit of them (0: all), after q.Resume.
-// An error is yielded once, as the last element, with a nil record.
+// in index-key order, at most q.Limit of them (0: all), after q.Resume,
+// each record once though it moves while the read runs (Page and Keys
+// likewise; see docs/index-reads.md for the memory this costs). An error
+// is yielded once, as the last element, with a nil record.
 func (x *Index[T]) Find(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		if err := x.r.setQueryIDs(ctx, q); err != nil {

@@ -158,7 +158,7 @@ func exactRows[T any](layout *keys.Layout[T], source func(string) string, q Quer
 	}
 	n := q.Fields
 	if q.Where != nil {
-		_, w, err := layout.Where(q.Where, source)
+		_, w, err := layout.Where(q.Where, fixedSource(q, source))
 		if err != nil {
 			return
 		}

@@ -55,8 +55,9 @@ type Query[T any] struct {
 // buckets (hash or ts%N segments computed from fields the query does not
 // name) are set aside; those buckets are read one range per value
 // (keys.Layout.SpreadRanges). A named field restricts every segment
-// computed from it that falls in that prefix. Build it with Eq or
-// Between.
+// computed from it that falls in that prefix (Spec.From on the data
+// table, IndexSpec.From on an index): Eq on user over a key
+// [md5(user)][user][time] is one range. Build it with Eq or Range.
 //
 // Prefix returns the query of the rows whose first n key fields equal
 // those of rec.
@@ -137,13 +138,13 @@ func (r *Repo[T]) plan(q Query[T]) (*plan, error) {
 	return planQuery(r.name, r.t.Key(), r.dataSource, q)
 }
 
-// dataSource returns the record field a data-key segment holds: its name
-// when it decodes into the record, "" for a derived one (a hash).
+// dataSource returns the record field a data-key segment holds or is
+// computed from (Spec.From: the hash of a field), "" when the schema does
+// not say. A query naming that field then computes the segment from its
+// value instead of reading every value of it.
 func (r *Repo[T]) dataSource(segment string) string {
-	if r.t.HasField(segment) {
-		return segment
-	}
-	return ""
+	src, _ := r.t.Source(segment)
+	return src
 }
 
 // planQuery validates q against a key layout of table name; source maps a
@@ -182,7 +183,7 @@ func planQuery[T any](name string, layout *keys.Layout[T], source func(string) s
 		if hi == nil {
 			hi = q.Lo
 		}
-		spread, n, err := layout.Where(q.Where, source)
+		spread, n, err := layout.Where(q.Where, fixedSource(q, source))
 		if err != nil {
 			_, reason := describe(err)
 			return bad("Where", reason, nil)
@@ -246,6 +247,23 @@ func planQuery[T any](name string, layout *keys.Layout[T], source func(string) s
 		p.after = after
 	}
 	return p, nil
+}
+
+// fixedSource is source for the segments a Where query q can compute:
+// in a Range (Hi set apart from Lo) the last named field spans the range,
+// so a segment computed from it (ts % 10) takes other values between the
+// bounds and is read one range per value instead.
+func fixedSource[T any](q Query[T], source func(string) string) func(string) string {
+	if q.Hi == nil || q.Hi == q.Lo || len(q.Where) == 0 {
+		return source
+	}
+	bounded := q.Where[len(q.Where)-1]
+	return func(segment string) string {
+		if src := source(segment); src != bounded {
+			return src
+		}
+		return "" // its own segment is still matched by name
+	}
 }
 
 // fingerprint identifies the query a token belongs to: the table, the

@@ -224,7 +224,9 @@ func (r *Repo[T]) invalid(err error) *ValidationError {
 // row key if there is one (an upsert): columns it has no value for are
 // removed when the table is indexed, and its index entries follow it. An
 // invalid record is rejected with a *ValidationError (errors.Is
-// ErrInvalidRecord) before anything is written.
+// ErrInvalidRecord) before anything is written. On an insert-only table
+// (schema.InsertOnly) a Put over a live record with other values fails
+// with ErrInsertOnly; the same record again succeeds.
 func (r *Repo[T]) Put(ctx context.Context, v *T) error {
 	return r.one(ctx, opPut, v)
 }

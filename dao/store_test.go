@@ -1100,8 +1100,15 @@ func (c *keepingClient) Put(ctx context.Context, p *hbase.Put) error {
 func (c *keepingClient) Batch(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
 	if c.fail {
 		for _, a := range acts {
-			if p, ok := a.(*hbase.Put); ok {
-				c.kept = append(c.kept, p)
+			switch x := a.(type) {
+			case *hbase.Put:
+				c.kept = append(c.kept, x)
+			case *hbase.CheckAndMutate: // an insert-only put's data row
+				for _, m := range x.Mutations {
+					if p, ok := m.(*hbase.Put); ok {
+						c.kept = append(c.kept, p)
+					}
+				}
 			}
 		}
 		return nil, context.DeadlineExceeded

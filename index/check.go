@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -66,7 +67,43 @@ type Report struct {
 	Undecodable int64 `json:"undecodable"` // data rows that do not decode into a valid record
 	Tombstones  int64 `json:"tombstones"`  // rows of deleted records keeping their version (repair removes those past the grace period)
 	Repaired    int64 `json:"repaired"`    // fixes written
-	Skipped     int64 `json:"skipped"`     // fixes not written: the row changed meanwhile, or the orphan may belong to a write in flight
+	Skipped     int64 `json:"skipped"`     // fixes not written: the row changed meanwhile, or the orphan may belong to a write in flight (Skips says which)
+	Skips       Skips `json:"skips"`       // why fixes were skipped, one count per reason
+}
+
+// Skips counts the fixes Check left unwritten, by reason; they add up to
+// Report.Skipped.
+type Skips struct {
+	// Changed: the data row, or the entry, changed after Check read it (a
+	// writer got there first). The next run judges the new state.
+	Changed int64 `json:"changed"`
+	// InFlight: orphaned entries younger than the grace period, which may
+	// belong to a write whose data row has not landed yet. A run after
+	// the grace period has passed deletes those that are still orphans.
+	InFlight int64 `json:"in_flight"`
+	// Grace is the grace period InFlight was judged by
+	// (Config.GracePeriod), set when InFlight is.
+	Grace time.Duration `json:"grace_ns,omitempty"`
+	// Foreign: cells of an inverted index with an empty qualifier, which
+	// another client wrote and no Delete can remove alone (it would
+	// remove the whole row).
+	Foreign int64 `json:"foreign"`
+}
+
+// SkippedWhy says in words why the run's fixes were skipped, one clause
+// per reason, "" when none was.
+func (r Report) SkippedWhy() string {
+	var out []string
+	if n := r.Skips.InFlight; n > 0 {
+		out = append(out, fmt.Sprintf("%d orphaned entries within the grace period of %s (they may belong to writes in flight: repair deletes them once it has passed)", n, r.Skips.Grace))
+	}
+	if n := r.Skips.Changed; n > 0 {
+		out = append(out, fmt.Sprintf("%d rows or entries changed after they were read (a writer got there first: run again to judge them)", n))
+	}
+	if n := r.Skips.Foreign; n > 0 {
+		out = append(out, fmt.Sprintf("%d inverted-index cells with an empty qualifier (another client's: no Delete removes one alone)", n))
+	}
+	return strings.Join(out, "; ")
 }
 
 // Clean reports whether nothing is missing, orphaned or stale.
@@ -372,6 +409,7 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 			return it.err
 		case it.skipped:
 			rep.Skipped++
+			rep.Skips.Changed++
 		default:
 			rep.Repaired++
 		}
@@ -413,8 +451,13 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip
 				cams = append(cams, cam)
 			case w != nil:
 				fixes = append(fixes, w)
+			case !v.valid && s.inv && len(e.qual) == 0:
+				rep.Skipped++
+				rep.Skips.Foreign++
 			case !v.valid:
 				rep.Skipped++
+				rep.Skips.InFlight++ // not a dead orphan yet (deadOrphan)
+				rep.Skips.Grace = t.o.grace
 			}
 		}
 		rep.Repaired += int64(t.applyRepairs(ctx, fixes, cams))
@@ -488,6 +531,7 @@ func (t *Table[T]) sendConditional(ctx context.Context, cams []*hbase.CheckAndMu
 			rep.Repaired++
 		} else {
 			rep.Skipped++
+			rep.Skips.Changed++
 		}
 	}
 	return nil

@@ -177,9 +177,14 @@
 // written again with other values: messages, log events, order lines.
 // Data rows carry no bookkeeping cells.
 //
-//   - A put is one Batch: the data row and its entries, the entries
-//     verified (status version from the clock), all stamped by the
-//     server. No read, no conditional write.
+//   - A put is one Batch, as an insert is (below): the data row's
+//     conditional write (its first cell absent) and its entries, verified.
+//     No read. A put that finds its key taken reads the row: the same
+//     record again succeeds (putting again is idempotent); other values,
+//     a rewrite or a move, fail with ErrInsertOnly, and the put withdraws
+//     what it wrote as a lost insert does. So the mode never leaves an
+//     old value's entry behind, and index-only counts stay exact. A
+//     record is moved by deleting it and putting it again.
 //   - A writer dying inside that Batch (its Multis are separate, even to
 //     one server) leaves an entry without its row or a row without its
 //     entry. Readers skip the first (they fetch every row) and delete it
@@ -200,8 +205,7 @@
 //   - Index-only counts (Count) count verified entries as they are, so
 //     they include the entry of a write in flight before its row lands,
 //     and of a writer that died before its row landed, until Check
-//     removes it. Rewriting a key with other values breaks the contract:
-//     the old entry stays until Check.
+//     removes it.
 //
 // Mutable (schema.Mutable) updates, moves and deletes records without a
 // read before the write and without a conditional write.

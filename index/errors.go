@@ -11,6 +11,15 @@ var (
 	// conditional write found the key taken. Package dao returns the same
 	// value as dao.ErrExists.
 	ErrExists = errors.New("record already exists")
+	// ErrInsertOnly reports a put, on a table whose write mode is
+	// schema.InsertOnly, over a live record holding other values: a
+	// rewrite or a move, which that mode does not make (its entries would
+	// stay behind). Nothing is left of the put. Delete the record first,
+	// or declare the table Strict, Mutable or VerifyOnRead. Putting the
+	// same record again succeeds. Package dao returns the same value as
+	// dao.ErrInsertOnly.
+	ErrInsertOnly = errors.New("index: insert-only table: a live record holds the key with other values " +
+		"(a rewrite or a move); delete it first, or declare the table strict, mutable or verify-on-read")
 	// ErrConflict reports a write that lost the race for its data row on
 	// every attempt (another writer kept changing the row).
 	ErrConflict = errors.New("index: too many concurrent updates of the row")

@@ -332,6 +332,7 @@ func testForeignDivergence(t *testing.T, mode dao.Option) {
 	fixed := found
 	fixed.Entries++                      // pass 2 reads the entry pass 1 wrote
 	fixed.Repaired, fixed.Skipped = 2, 1 // the orphan is younger than the grace period
+	fixed.Skips = index.Skips{InFlight: 1, Grace: time.Minute}
 	check(index.ModeRepair, fixed)
 	check(index.ModeVerify, index.Report{DataRows: 12, Entries: 13, Orphaned: 1})
 	clk.advance(2 * time.Minute)

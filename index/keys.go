@@ -17,7 +17,9 @@ import (
 // interrupted) and those without a status (written by other clients) cost
 // a Get of their data row, and count if it derives them (every entry, in
 // the verify-on-read mode). fn returning
-// false ends the read. Its answer is as exact as Count's in each mode (see
+// false ends the read. Each data row key comes once per call, though its
+// record moves during the read (see passKeys). Its answer is as exact as
+// Count's in each mode (see
 // Modes in the package documentation); Find, which fetches every data
 // row, is exact in all.
 func (t *Table[T]) Keys(ctx context.Context, index string, ranges []keys.KeyRange, fn func(key, dataKey []byte) bool) (err error) {
@@ -29,6 +31,7 @@ func (t *Table[T]) Keys(ctx context.Context, index string, ranges []keys.KeyRang
 	defer func() { end(span, err) }()
 	i := slices.Index(t.ixs, s)
 	stopped := false
+	var seen passKeys // a record moving during the read is listed once
 	err = t.scanEntries(ctx, s, ranges, nil, func(es []*entry) error {
 		var check []*entry
 		for _, e := range es {
@@ -51,6 +54,9 @@ func (t *Table[T]) Keys(ctx context.Context, index string, ranges []keys.KeyRang
 				if d == nil || !d.exists || !d.decoded || !bytes.Equal(d.derived[i], e.key) || !t.ownsCell(i, e, d) {
 					continue
 				}
+			}
+			if !seen.first(e.dataKey) {
+				continue
 			}
 			if !fn(e.key, e.dataKey) {
 				stopped = true

@@ -14,72 +14,15 @@ import (
 // The write modes other than Strict (see schema.WriteMode, and Modes in
 // the package documentation for what each guarantees).
 
-// writeInsertOnly writes the puts of an insert-only table: each data row
-// and its entries in one Batch, with no read and no conditional write.
-// Entries are written verified: a key is never written again with other
-// values, so an entry can only ever agree with its data row or have none
-// yet. It works on the records themselves, with none of the per-record
-// state of the other paths (item): record i's actions are
-// acts[i*per:(i+1)*per], so an action's record is its position divided by
-// per. It returns one error per record as Write does, nil when all were
-// written.
-func (t *Table[T]) writeInsertOnly(ctx context.Context, recs []*schema.Record) []error {
-	failAll := func(err error) []error {
-		errs := make([]error, len(recs))
-		for i := range errs {
-			errs[i] = &StepError{Step: Step{Op: OpPut, Phase: PhaseData, Attempt: 1, Records: len(recs)}, Err: err}
-		}
-		return errs
-	}
-	if err := t.hook(Step{Op: OpPut, Phase: PhaseData, Attempt: 1, Records: len(recs)}); err != nil {
-		return failAll(err)
-	}
-	if len(recs) == 0 {
-		return nil
-	}
-	// Every entry of the call gets the same status (verified at the
-	// call's clock): one value, shared by their Puts, which only read it.
-	status := statusValue(statusVerified, t.o.now().UnixMilli())
-	per := 1 + len(t.ixs)
-	acts := make([]hbase.Action, 0, len(recs)*per)
-	for _, r := range recs {
-		acts = append(acts, &hbase.Put{Table: t.name, Row: r.Data.Key, Values: r.Data.Values()})
-		for i, s := range t.ixs {
-			acts = append(acts, s.insertOnlyEntry(&r.Entries[i], status))
-		}
-	}
-	res, err := t.c.Batch(ctx, acts)
-	if err != nil && !isBatchError(err) {
-		return failAll(err)
-	}
-	var errs []error
-	for i, r := range res {
-		n := i / per
-		if r.Err == nil || n >= len(recs) {
-			continue
-		}
-		if errs == nil {
-			errs = make([]error, len(recs))
-		}
-		if errs[n] == nil { // a record's first failed action
-			errs[n] = &StepError{Step: Step{Op: OpPut, Phase: PhaseData, Attempt: 1, Records: len(recs)}, Err: r.Err}
-		}
-	}
-	return errs
-}
-
-// insertOnlyEntry is the Put of an insert-only entry with the given
-// status value (verified): stamped by the server like its data row.
-func (s *ixState[T]) insertOnlyEntry(e *schema.Row, status []byte) *hbase.Put {
-	return s.entryPutValue(e, status, 0)
-}
-
-// insertInsertOnly writes the inserts of an insert-only table in one
-// Batch: each data row's conditional write (its first cell absent) next to
-// its entries, verified, at version v. An insert that finds its key taken
-// then withdraws the cell versions it wrote under entry keys the live
-// record does not derive (withdraw), so the round trip is shared by every
-// insert and only the rare lost one pays a second.
+// insertInsertOnly writes the puts and inserts of an insert-only table in
+// one Batch: each data row's conditional write (its first cell absent)
+// next to its entries, verified, at version v. A write that finds its key
+// taken reads the live row: a put of the record the row holds succeeds
+// (writing a record again is idempotent); any other write fails, an
+// insert with ErrExists, a put (a rewrite or a move) with ErrInsertOnly,
+// and withdraws the cell versions it wrote under entry keys the live
+// record does not derive (withdraw). So the round trip is shared by every
+// write and only the rare lost one pays a second.
 func (t *Table[T]) insertInsertOnly(ctx context.Context, items []*item[T]) {
 	if err := t.hook(Step{Op: OpPut, Phase: PhaseData, Attempt: 1, Records: len(items)}); err != nil {
 		t.failAll(items, OpPut, PhaseData, len(items), err)
@@ -137,11 +80,24 @@ func (t *Table[T]) insertInsertOnly(ctx context.Context, items []*item[T]) {
 	}
 	rows, err := t.c.Batch(ctx, gets)
 	if err != nil {
+		for _, it := range lost {
+			if !it.insert { // a put cannot tell a rewrite from a repeat without the row
+				it.err = nil
+				t.failAll([]*item[T]{it}, OpPut, PhaseData, len(items), err)
+			}
+		}
 		return // best effort: what is left is an entry its row does not derive, which Check removes
 	}
 	var cleanup []hbase.Action
 	for i, it := range lost {
 		d := t.readData(it.key, rows[i].Result)
+		if !it.insert {
+			if t.holds(d, it.enc) {
+				it.err = nil // the same record again
+				continue
+			}
+			it.err = ErrInsertOnly
+		}
 		cleanup = append(cleanup, t.withdraw(it, d)...)
 		// An entry key the live record derives got this insert's cells
 		// over the record's own: write the record's entry again, above
@@ -158,6 +114,16 @@ func (t *Table[T]) insertInsertOnly(ctx context.Context, items []*item[T]) {
 	if len(cleanup) > 0 {
 		_, _ = t.c.Batch(ctx, cleanup)
 	}
+}
+
+// holds reports whether data row d holds the record rec encodes: the
+// same cells, no more.
+func (t *Table[T]) holds(d *dataState[T], rec *schema.Record) bool {
+	if !d.exists || !d.decoded {
+		return false
+	}
+	live, err := t.encode(&d.rec)
+	return err == nil && sameCells(live.Data.Cells, rec.Data.Cells)
 }
 
 // deleteInsertOnly deletes records of an insert-only table: it reads the

@@ -382,9 +382,12 @@ var errStop = errors.New("index: stop")
 // index-key order, with each entry key and the record its data row
 // confirms: an entry counts only if its data row exists and deriving the
 // index key from it gives exactly the entry's key, and the record is
-// decoded from the data row. fn returning false ends the read. With read
-// repair on, confirmed entries that are unverified or stale are rewritten
-// verified and dead orphans deleted.
+// decoded from the data row. A record is passed to fn once per call,
+// though it moves during the read from an entry already read to one not
+// yet read (both then agree with the row when they are read): see
+// passKeys. fn returning false ends the read. With read repair on,
+// confirmed entries that are unverified or stale are rewritten verified
+// and dead orphans deleted.
 func (t *Table[T]) Find(ctx context.Context, index string, ranges []keys.KeyRange, fn func(key []byte, rec *T) bool) error {
 	return t.FindAfter(ctx, index, ranges, nil, nil, fn)
 }
@@ -403,6 +406,7 @@ func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.Ke
 	defer func() { end(span, err) }()
 	i := slices.Index(t.ixs, s)
 	stopped := false
+	var seen passKeys
 	err = t.scanEntriesAfter(ctx, s, ranges, row, afterCell, func(es []*entry) error {
 		ds, err := t.dataRows(ctx, es)
 		if err != nil {
@@ -412,7 +416,7 @@ func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.Ke
 		var cams []*hbase.CheckAndMutate
 		for j, e := range es {
 			v := t.judge(i, e, ds[j])
-			if v.valid && !stopped && !fn(e.key, &v.data.rec) {
+			if v.valid && !stopped && seen.first(e.dataKey) && !fn(e.key, &v.data.rec) {
 				stopped = true
 			}
 			if t.o.readRepair {
@@ -435,6 +439,29 @@ func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.Ke
 		err = nil
 	}
 	return err
+}
+
+// passKeys is the set of data row keys one read (Find, Keys) has passed
+// on. A record that moves while the read runs, from an entry the read has
+// passed to one it has not reached, has two entries that each agree with
+// its row when read (the old one before the move, the new one after): the
+// read returns the first and drops the second. No reader can tell which
+// of a row's entries it passed, or will reach, without remembering what
+// it returned, so the set holds every key returned, until the read ends:
+// about 45 to 55 bytes more than the key per record
+// (docs/index-reads.md).
+type passKeys map[string]struct{}
+
+// first reports whether key is new to the read, and remembers it.
+func (p *passKeys) first(key []byte) bool {
+	if *p == nil {
+		*p = make(passKeys)
+	}
+	if _, ok := (*p)[string(key)]; ok {
+		return false
+	}
+	(*p)[string(key)] = struct{}{}
+	return true
 }
 
 // Live reports whether a row read from the data table holds a record: it

@@ -62,9 +62,6 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 		}
 		return errs
 	}
-	if t.mode == schema.InsertOnly && op == OpPut {
-		return t.writeInsertOnly(ctx, recs)
-	}
 	kind := op
 	if kind == OpInsert {
 		kind = OpPut
@@ -92,7 +89,7 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 		items = append(items, it)
 	}
 	switch {
-	case t.mode == schema.InsertOnly && op == OpInsert:
+	case t.mode == schema.InsertOnly && op != OpDelete:
 		t.insertInsertOnly(ctx, items)
 	case t.mode == schema.InsertOnly && op == OpDelete:
 		t.deleteInsertOnly(ctx, items)

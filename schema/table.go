@@ -209,6 +209,14 @@ func (t *Table[T]) Fields() []string { return slices.Clone(t.fields) }
 // HasField reports whether name is a record field of the table.
 func (t *Table[T]) HasField(name string) bool { return slices.Contains(t.fields, name) }
 
+// Source returns the record field a key segment holds or is computed
+// from: the Spec.From mapping, or the segment itself when it is a field
+// (as Index.Source does for an index key).
+func (t *Table[T]) Source(segment string) (string, bool) {
+	src := t.source(segment)
+	return src, src != ""
+}
+
 // isKeyField reports whether name is a field the row key holds and gives
 // back (a decodable segment of the key), as opposed to a column.
 func (t *Table[T]) isKeyField(name string) bool {

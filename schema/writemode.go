@@ -23,10 +23,12 @@ const (
 	// until Check repairs it).
 	Mutable
 	// InsertOnly: a key is never written again with other values
-	// (messages, log events, order lines). A put is the data row and its
-	// entries in one round trip, with no read and no conditional write.
-	// Inserts still fail on a taken key; deletes read the row to find
-	// its entries.
+	// (messages, log events, order lines). A put is the data row's
+	// conditional write and its entries in one round trip, with no read;
+	// a put over a live record with other values (a rewrite or a move)
+	// fails (index.ErrInsertOnly), the same record again succeeds.
+	// Inserts fail on a taken key; deletes read the row to find its
+	// entries.
 	InsertOnly
 	// VerifyOnRead: records are updated, moved and deleted with one
 	// round trip and no read: the data row and its new entries, written

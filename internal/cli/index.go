@@ -203,6 +203,9 @@ func checkIndex(ctx context.Context, e *Env, t indexChecker, mode index.Mode, f 
 			rep.DataRows, rep.Entries, rep.Missing, rep.Orphaned, rep.Stale, rep.Undecodable, rep.Tombstones)
 		if mode != index.ModeVerify {
 			fmt.Fprintf(e.Stdout, "  repaired     %d\n  skipped      %d\n", rep.Repaired, rep.Skipped)
+			if why := rep.SkippedWhy(); why != "" {
+				fmt.Fprintf(e.Stdout, "    (%s)\n", why)
+			}
 		}
 	}
 	if mode == index.ModeVerify && !rep.Clean() {

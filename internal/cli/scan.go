@@ -58,6 +58,9 @@ each one's bytes in that form. --json prints one JSON object per row:
 {column: value}, "other": {"family:qualifier": bytes}, "errors": {name:
 reason}, "raw": {"key": {...}, "columns": {...}}} (times as RFC 3339 strings,
 bytes in the shell's form; "other", "errors" and "raw" only when not empty).
+When --limit stops the scan with rows left, a last line says so:
+{"more": true, "rows": N, "limit": N}, an object without "table" (text
+output ends "--limit N reached, more follow" instead).
 A wide table's row (rows as columns) lists its cells, one record each:
 "cells": [{"qualifier": {field: value}, "value"}]; in text, one line per
 cell named by its qualifier's fields, such as message[ts=1m30.5s].
@@ -289,7 +292,10 @@ func runView(ctx context.Context, e *Env, cmd string, args []string, connect con
 		fmt.Fprintf(e.Stderr, "%s scan: %s read and left out for their %s, which the key range cannot fix\n",
 			e.name(), rowCount(p.skipped), strings.Join(slices.Sorted(maps.Keys(p.want)), ", "))
 	}
-	if !f.json {
+	switch {
+	case f.json && more:
+		return p.printMore(n, f.limit)
+	case !f.json:
 		if more {
 			fmt.Fprintf(e.Stdout, "%s; --limit %d reached, more follow\n", rowCount(n), f.limit)
 		} else {
@@ -594,6 +600,22 @@ func (p *rowPrinter) printJSON(rv schema.RowView, keyErr error) error {
 		j.Errors = errs
 	}
 	b, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(p.w, "%s\n", b)
+	return err
+}
+
+// moreJSON is the last line of a --json scan that --limit cut short.
+type moreJSON struct {
+	More  bool `json:"more"`
+	Rows  int  `json:"rows"`
+	Limit int  `json:"limit"`
+}
+
+func (p *rowPrinter) printMore(rows, limit int) error {
+	b, err := json.Marshal(moreJSON{More: true, Rows: rows, Limit: limit})
 	if err != nil {
 		return err
 	}

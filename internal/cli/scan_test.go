@@ -73,19 +73,64 @@ func runViewOn(t *testing.T, c *fake.Client, args ...string) (int, string, strin
 // scanJSON runs a scan with --json and returns its rows.
 func scanJSON(t *testing.T, c *fake.Client, args ...string) []rowJSON {
 	t.Helper()
+	rows, _ := scanJSONMore(t, c, args...)
+	return rows
+}
+
+// scanJSONMore runs a scan with --json and returns its rows and the last
+// line that says --limit cut it, if there is one.
+func scanJSONMore(t *testing.T, c *fake.Client, args ...string) ([]rowJSON, *moreJSON) {
+	t.Helper()
 	code, out, errOut, err := runViewOn(t, c, append([]string{"scan", "--json"}, args...)...)
 	if code != 0 || err != nil {
 		t.Fatalf("scan %v: exit %d, %v\n%s", args, code, err, errOut)
 	}
 	var rows []rowJSON
+	var more *moreJSON
 	for line := range strings.Lines(out) {
+		if more != nil {
+			t.Fatalf("line %q after the \"more\" line", line)
+		}
 		var r rowJSON
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("line %q: %v", line, err)
 		}
+		if r.Table == "" {
+			more = new(moreJSON)
+			if err := json.Unmarshal([]byte(line), more); err != nil || !more.More {
+				t.Fatalf("line %q is neither a row nor the \"more\" line: %v", line, err)
+			}
+			continue
+		}
 		rows = append(rows, r)
 	}
-	return rows
+	return rows, more
+}
+
+// TestScanJSONSaysWhenTheLimitCutIt: --json ends with {"more": true, ...}
+// when --limit stopped the scan with rows left, and only then.
+func TestScanJSONSaysWhenTheLimitCutIt(t *testing.T) {
+	c, msgs := viewFixture(t)
+	for _, tc := range []struct {
+		limit string
+		rows  int
+		more  *moreJSON
+	}{
+		{"2", 2, &moreJSON{More: true, Rows: 2, Limit: 2}},
+		{"4", 4, &moreJSON{More: true, Rows: 4, Limit: 4}},
+		{"5", 5, nil}, // exactly every row: nothing left
+		{"0", 5, nil},
+	} {
+		t.Run("limit "+tc.limit, func(t *testing.T) {
+			rows, more := scanJSONMore(t, c, "--schema", "sms", "--limit", tc.limit)
+			if len(rows) != tc.rows || len(msgs) != 5 {
+				t.Errorf("got %d rows, want %d", len(rows), tc.rows)
+			}
+			if (more == nil) != (tc.more == nil) || more != nil && *more != *tc.more {
+				t.Errorf("more line: got %+v, want %+v", more, tc.more)
+			}
+		})
+	}
 }
 
 // mobiles lists the "mobile" key field of rows, in order.
