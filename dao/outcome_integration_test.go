@@ -379,3 +379,73 @@ func TestIntegrationOutcomeSMSSendReset(t *testing.T) {
 		})
 	}
 }
+
+// TestIntegrationOutcomeSMSSendRandomResets: SMSRepo.Send under random
+// answer resets (a tenth of all answers, reads and lookups included): no
+// message is stored twice, every acknowledged one is stored once, and
+// Check finds no duplicate.
+func TestIntegrationOutcomeSMSSendRandomResets(t *testing.T) {
+	c, rs := outcomeClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	tbl, err := schema.SMSTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []schema.WriteMode{schema.InsertOnly, schema.Strict} {
+		t.Run(mode.String(), func(t *testing.T) {
+			r, err := dao.NewSMS(c, itTables(t, c, tbl), dao.WithWriteMode(mode))
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := time.Date(2026, 11, 27, 11, 0, 0, 0, time.UTC)
+			rs.d.Seed(34)
+			before := rs.d.Stats().Resets
+			rs.d.SetFaults(faultnet.Faults{ResetAnswer: 0.1})
+			var sent []*schema.SMS
+			var errs []error
+			for b := range 10 {
+				var msgs []*schema.SMS
+				for j := range 10 {
+					// Two messages per mobile and millisecond: the second needs Seq 1.
+					msgs = append(msgs, &schema.SMS{Mobile: fmt.Sprintf("1390000%02d%02d", b, j/2), SentAt: at, Account: "acct", Content: fmt.Sprintf("r %d/%d", b, j)})
+				}
+				res, _ := r.Send(ctx, msgs)
+				sent, errs = append(sent, msgs...), append(errs, res...)
+			}
+			rs.d.SetFaults(faultnet.Faults{})
+			t.Logf("%s: %d answers reset", mode, rs.d.Stats().Resets-before)
+			var acked, failed int
+			for i, m := range sent {
+				if errs[i] != nil {
+					failed++
+					if errors.Is(errs[i], dao.ErrExists) {
+						t.Errorf("message %d: ErrExists: %v", i, errs[i])
+					}
+				} else {
+					acked++
+				}
+				n := 0
+				for got, err := range r.Messages(ctx, m.Mobile, at, at.Add(time.Millisecond), 0) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got.Content == m.Content {
+						n++
+					}
+				}
+				if n > 1 || errs[i] == nil && n != 1 {
+					t.Errorf("message %d (error %v) stored %d times", i, errs[i], n)
+				}
+			}
+			t.Logf("%s: %d acknowledged, %d failed", mode, acked, failed)
+			if err := r.Flush(ctx); err != nil {
+				t.Logf("Flush: %v", err)
+			}
+			rep, err := r.Check(ctx, index.ModeVerify)
+			if err != nil || rep.Duplicates != 0 {
+				t.Errorf("Check = %+v, %v; want no duplicate", rep, err)
+			}
+		})
+	}
+}
