@@ -33,14 +33,14 @@ import (
 // every other record was written. If ctx ends between chunks, the records
 // not sent have results wrapping ErrNotAttempted and the context's error.
 func (r *Repo[T]) PutBatch(ctx context.Context, recs []*T) ([]error, error) {
-	return r.batch(ctx, opPut, recs)
+	return r.batch(ctx, opPut, recs, nil)
 }
 
 // InsertBatch writes recs like PutBatch, each as Insert: a record whose
 // row key a live record holds is not written and its result wraps
 // ErrExists. Two records of one batch must not share a row key.
 func (r *Repo[T]) InsertBatch(ctx context.Context, recs []*T) ([]error, error) {
-	return r.batch(ctx, opInsert, recs)
+	return r.batch(ctx, opInsert, recs, nil)
 }
 
 // DeleteBatch deletes the records whose key fields are those of keys, with
@@ -51,11 +51,13 @@ func (r *Repo[T]) DeleteBatch(ctx context.Context, keys []*T) ([]error, error) {
 	if r.salts > 0 && !r.indexed() {
 		return nil, &QueryError{Table: r.name, Field: "key", Reason: "DeleteBatch does not support salted layouts; use Delete"}
 	}
-	return r.batch(ctx, opDelete, keys)
+	return r.batch(ctx, opDelete, keys, nil)
 }
 
-// batch encodes every record once, then sends them in chunks.
-func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, err error) {
+// batch encodes every record once, then sends them in chunks. tokens,
+// when set, are the inserts' tokens (schema.Record.Token), one per record;
+// without them each insert gets its own (index.Table.Write).
+func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T, tokens [][]byte) (_ []error, err error) {
 	ctx, span := r.span(ctx, op, len(recs))
 	defer func() { end(span, err) }()
 	results := make([]error, len(recs))
@@ -81,6 +83,10 @@ func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 		if err != nil {
 			results[i] = err
 			rejected = append(rejected, ItemError{Index: i, Err: err})
+		}
+		encoded[i].Token = nil // a reused record's is another insert's
+		if tokens != nil {
+			encoded[i].Token = tokens[i]
 		}
 	}
 	if len(rejected) > 0 {

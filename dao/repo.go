@@ -284,6 +284,7 @@ func (r *Repo[T]) one(ctx context.Context, op writeOp, v *T) (err error) {
 	if err != nil {
 		return err
 	}
+	rec.Token = nil // a pooled record's is another insert's
 	results := []error{nil}
 	r.sendVia(ctx, op, []*schema.Record{rec}, results, true)
 	if results[0] != nil {

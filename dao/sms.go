@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -63,8 +64,19 @@ func NextSMSSeq(m *schema.SMS) bool {
 // the record's key fields in place), inserting it again, until it lands or
 // next reports none is left (its result then wraps ErrExists). A unique
 // suffix, such as the SMS key's Seq, is what next changes.
+//
+// A record is never moved on for its own write: on an indexed table each
+// record keeps one insert token (schema.Record.Token) under every key it
+// tries, an insert whose answer the network hid is settled by reading the
+// token back, and Check counts two rows holding one token as Duplicates.
+// A result wrapping hbase.ErrOutcomeUnknown (the read back failed too) is
+// not moved on either: read the record before sending it again.
 func InsertUnique[T any](ctx context.Context, r *Repo[T], recs []*T, next func(*T) bool) ([]error, error) {
-	results, err := r.InsertBatch(ctx, recs)
+	tokens := make([][]byte, len(recs))
+	for i := range tokens {
+		tokens[i] = index.NewToken()
+	}
+	results, err := r.batch(ctx, opInsert, recs, tokens)
 	for err != nil {
 		var retry []int
 		for i, e := range results {
@@ -76,10 +88,11 @@ func InsertUnique[T any](ctx context.Context, r *Repo[T], recs []*T, next func(*
 			break
 		}
 		again := make([]*T, len(retry))
+		againTokens := make([][]byte, len(retry))
 		for j, i := range retry {
-			again[j] = recs[i]
+			again[j], againTokens[j] = recs[i], tokens[i]
 		}
-		res, _ := r.InsertBatch(ctx, again)
+		res, _ := r.batch(ctx, opInsert, again, againTokens)
 		for j, i := range retry {
 			results[i] = res[j]
 		}

@@ -28,7 +28,10 @@ type DataClient interface {
 	// Append appends to values and returns the new values.
 	Append(ctx context.Context, a *Append) (*Result, error)
 	// CheckAndMutate atomically applies the mutations when the condition
-	// holds and reports whether it held.
+	// holds and reports whether it held. When an attempt that may have
+	// reached the server was lost, a "condition failed" is not reported as
+	// false but as ErrOutcomeUnknown: the lost attempt's own write may be
+	// what failed it.
 	CheckAndMutate(ctx context.Context, cam *CheckAndMutate) (bool, error)
 	// MutateRow applies several Puts and Deletes to one row atomically.
 	MutateRow(ctx context.Context, rm *RowMutations) error

@@ -86,8 +86,10 @@ func (it *batchItem) final(err error) error {
 // RegionActionResult.processed becomes BatchResult.Processed. Many
 // CheckAndMutates for one server are spread over up to 8 parallel Multis
 // (see condChunks), those of one row kept together in batch order.
-// Like a lone CheckAndMutate, it is resent after a retryable failure
-// (which, after a broken connection, may find its own write in place).
+// Like a lone CheckAndMutate, it is resent after a retryable failure; a
+// resend answered "condition failed" after an earlier attempt may have
+// reached the server (and its own write failed the condition) fails with
+// ErrOutcomeUnknown instead of reporting Processed false.
 func (c *Client) Batch(ctx context.Context, actions []Action) (_ []BatchResult, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -300,6 +302,11 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 		mu.Lock()
 		defer mu.Unlock()
 		for _, o := range outcomes {
+			if o.err == nil && o.it.cond != nil && !o.processed && o.it.applied {
+				// Its own earlier attempt may be what failed the condition.
+				failed[o.it.idx] = opErr("batch", o.it.table, conditionFailed(true))
+				continue
+			}
 			if o.err == nil {
 				c.regions.answered(o.it.reg, sent)
 				results[o.it.idx] = BatchResult{Result: o.res, Processed: o.processed}

@@ -63,6 +63,9 @@ func (c *Client) regionWrite(ctx context.Context, table string, row []byte, idem
 				return nil
 			}
 		}
+		if err == errConditionFailed {
+			return rt.conditionFailed()
+		}
 		if c.closed.Load() {
 			return ErrClosed
 		}
@@ -111,7 +114,9 @@ func (c *Client) rsCall(ctx context.Context, addr, method string, req, resp prot
 }
 
 // mutate sends one MutateRequest to the region of row and returns the
-// response, with the cell block of its result.
+// response, with the cell block of its result. A conditional write whose
+// condition failed returns errConditionFailed (see
+// retrier.conditionFailed).
 func (c *Client) mutate(ctx context.Context, table string, row []byte, m *pb.MutationProto, cond *pb.Condition, nonced bool) (*pb.MutateResponse, []byte, error) {
 	var resp *pb.MutateResponse
 	var block []byte
@@ -121,8 +126,14 @@ func (c *Client) mutate(ctx context.Context, table string, row []byte, m *pb.Mut
 			req.NonceGroup = proto.Uint64(c.nonceGroup)
 		}
 		resp = new(pb.MutateResponse)
-		return c.rsCall(ctx, r.addr, "Mutate", req, resp, rpc.WithCellBlock(&block),
-			rpc.WithCheck(func() error { _, err := rowResult(resp.GetResult(), block, row); return err }))
+		if err := c.rsCall(ctx, r.addr, "Mutate", req, resp, rpc.WithCellBlock(&block),
+			rpc.WithCheck(func() error { _, err := rowResult(resp.GetResult(), block, row); return err })); err != nil {
+			return err
+		}
+		if cond != nil && !resp.GetProcessed() {
+			return errConditionFailed
+		}
+		return nil
 	})
 	return resp, block, err
 }
@@ -274,14 +285,17 @@ func (c *Client) CheckAndMutate(ctx context.Context, cam *CheckAndMutate) (_ boo
 		return false, err
 	}
 	if len(muts) == 1 {
-		resp, _, err := c.mutate(ctx, table, cam.Row, muts[0], cond, false)
-		if err != nil {
-			return false, opErr("check_and_mutate", table, err)
-		}
-		return resp.GetProcessed(), nil
+		_, _, err = c.mutate(ctx, table, cam.Row, muts[0], cond, false)
+	} else {
+		err = c.atomicRow(ctx, table, cam.Row, muts, cond)
 	}
-	processed, err := c.atomicRow(ctx, table, cam.Row, muts, cond)
-	return processed, opErr("check_and_mutate", table, err)
+	switch {
+	case err == errConditionFailed:
+		return false, nil
+	case err != nil:
+		return false, opErr("check_and_mutate", table, err)
+	}
+	return true, nil
 }
 
 // MutateRow applies several Puts and Deletes to one row atomically: one
@@ -305,7 +319,7 @@ func (c *Client) MutateRow(ctx context.Context, rm *RowMutations) (err error) {
 			return err
 		}
 	}
-	_, err = c.atomicRow(ctx, table, rm.Row, muts, nil)
+	err = c.atomicRow(ctx, table, rm.Row, muts, nil)
 	return opErr("mutate_row", table, err)
 }
 
@@ -353,15 +367,14 @@ func atomicOutcome(rar *pb.RegionActionResult) (bool, error) {
 }
 
 // atomicRow sends muts (all of row) as one atomic RegionAction, with cond
-// if set, and reports RegionActionResult.processed.
-func (c *Client) atomicRow(ctx context.Context, table string, row []byte, muts []*pb.MutationProto, cond *pb.Condition) (bool, error) {
+// if set; errConditionFailed when RegionActionResult.processed is false.
+func (c *Client) atomicRow(ctx context.Context, table string, row []byte, muts []*pb.MutationProto, cond *pb.Condition) error {
 	actions := atomicActions(muts)
 	idempotent := cond == nil
 	for _, m := range muts {
 		idempotent = idempotent && mutationIdempotent(m)
 	}
-	var processed bool
-	err := c.regionWrite(ctx, table, row, idempotent, func(ctx context.Context, r *region) error {
+	return c.regionWrite(ctx, table, row, idempotent, func(ctx context.Context, r *region) error {
 		req := &pb.MultiRequest{RegionAction: []*pb.RegionAction{atomicRegionAction(r, actions, cond)}}
 		var resp pb.MultiResponse
 		if err := c.rsCall(ctx, r.addr, "Multi", req, &resp); err != nil {
@@ -376,10 +389,11 @@ func (c *Client) atomicRow(ctx context.Context, table string, row []byte, muts [
 			return err
 		}
 		// Without a condition, success is the answer.
-		processed = p || cond == nil
+		if !p && cond != nil {
+			return errConditionFailed
+		}
 		return nil
 	})
-	return processed, err
 }
 
 // exceptionFromPair converts a Multi exception (NameBytesPair of the Java

@@ -46,6 +46,14 @@ type fakeCluster struct {
 	actionHook func(addr string, reg *fakeRegion, a *pb.Action) *pb.NameBytesPair
 	// hang makes region servers (not meta) never answer.
 	hang bool
+	// dropAnswers, when above 0, makes the next answers of region servers
+	// (not meta) to Mutate and Multi calls be dropped after the call was
+	// handled, and the connection closed: the server acted, the client
+	// never learns how it ended.
+	dropAnswers int
+	// mutateConditions makes Mutate evaluate its condition (holds);
+	// otherwise every conditional Mutate is processed.
+	mutateConditions bool
 	// heartbeats makes every scan call that would return cells answer
 	// with an empty heartbeat first, on the next call the data.
 	heartbeats bool
@@ -245,6 +253,10 @@ func (fc *fakeCluster) serve(addr string, nc net.Conn) {
 			if resp == nil && exc == nil {
 				return // hang
 			}
+			if fc.dropAnswer(hdr.GetMethodName()) {
+				nc.Close()
+				return
+			}
 			fc.mu.Lock()
 			inline := fc.inline
 			fc.mu.Unlock()
@@ -260,6 +272,18 @@ func (fc *fakeCluster) serve(addr string, nc net.Conn) {
 			reply(resp, cells, exc)
 		}()
 	})
+}
+
+// dropAnswer reports whether the answer to a call of method is to be
+// dropped (see dropAnswers), counting it.
+func (fc *fakeCluster) dropAnswer(method string) bool {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if fc.dropAnswers <= 0 || method != "Mutate" && method != "Multi" {
+		return false
+	}
+	fc.dropAnswers--
+	return true
 }
 
 // holdConn is a fake server's end of a connection, which writes the
@@ -415,6 +439,9 @@ func (fc *fakeCluster) handle(addr, method string, param []byte) (proto.Message,
 		if _, exc := fc.region(addr, req.GetRegion()); exc != nil {
 			return nil, exc
 		}
+		if cond := req.GetCondition(); cond != nil && fc.mutateConditions && !fc.holds(cond) {
+			return &pb.MutateResponse{Processed: proto.Bool(false)}, nil
+		}
 		res, x := fc.apply(req.GetMutation())
 		if x != nil {
 			return nil, fcException(x.GetName())
@@ -469,7 +496,21 @@ func (fc *fakeCluster) conditional(addr string, reg *fakeRegion, ra *pb.RegionAc
 			return
 		}
 	}
-	cond := ra.GetCondition()
+	ok := fc.holds(ra.GetCondition())
+	if ok {
+		for _, a := range ra.GetAction() {
+			if _, x := fc.apply(a.GetMutation()); x != nil {
+				rar.Exception = x
+				return
+			}
+		}
+	}
+	rar.Processed = proto.Bool(ok)
+}
+
+// holds evaluates a condition as HBase 2.4+ does: "given OP stored"
+// (family cf only). mu is held.
+func (fc *fakeCluster) holds(cond *pb.Condition) bool {
 	var bc pb.BinaryComparator
 	if err := proto.Unmarshal(cond.GetComparator().GetSerializedComparator(), &bc); err != nil {
 		fc.t.Errorf("fake cluster: condition comparator: %v", err)
@@ -490,15 +531,7 @@ func (fc *fakeCluster) conditional(addr string, reg *fakeRegion, ra *pb.RegionAc
 			pb.CompareType_NOT_EQUAL: c != 0, pb.CompareType_GREATER_OR_EQUAL: c >= 0, pb.CompareType_GREATER: c > 0,
 		}[cond.GetCompareType()]
 	}
-	if ok {
-		for _, a := range ra.GetAction() {
-			if _, x := fc.apply(a.GetMutation()); x != nil {
-				rar.Exception = x
-				return
-			}
-		}
-	}
-	rar.Processed = proto.Bool(ok)
+	return ok
 }
 
 // region finds the region a request names, hosted on addr; mu is held.

@@ -203,8 +203,9 @@ type Retryable interface {
 // idempotent: Delete of the newest version of a column (Timestamp 0,
 // AllVersions false), Increment and Append (the client's own resends carry
 // a nonce the server recognises; a caller's new call does not),
-// CheckAndMutate (a resend may find its own write and report the
-// condition failed), MutateRow containing such a Delete. In a Batch, each
+// CheckAndMutate (the client's own resend may find its own write: "condition
+// failed" after an attempt that may have reached the server is reported as
+// ErrOutcomeUnknown, never as false), MutateRow containing such a Delete. In a Batch, each
 // action is judged on its own. Admin calls are treated as idempotent: the
 // master rejects a repeated create or delete with ErrTableExists or
 // ErrTableNotFound rather than applying it twice.

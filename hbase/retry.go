@@ -335,6 +335,28 @@ func (r *retrier) timeout(ctx context.Context, lastErr error) *timeoutError {
 		paced: pacedIn(ctx), backedOff: r.backedOff, last: convertError(last)}
 }
 
+// errConditionFailed is the answer of one attempt of a conditional write
+// whose condition did not hold.
+var errConditionFailed = errors.New("hbase: condition failed")
+
+// errResentConditionFailed: a conditional write was answered "condition
+// failed" after an earlier attempt may have reached the server, whose
+// write may be what failed the condition.
+var errResentConditionFailed = errors.New("hbase: condition failed on a resend, after an earlier attempt may have been applied")
+
+// conditionFailed is the verdict on a conditional write answered
+// "condition failed" (errConditionFailed): a clean no when no earlier
+// attempt may have reached the server, else an outcome unknown.
+func conditionFailed(applied bool) error {
+	if applied {
+		return &outcomeUnknownError{err: errResentConditionFailed}
+	}
+	return errConditionFailed
+}
+
+// conditionFailed is conditionFailed for the attempts r has seen.
+func (r *retrier) conditionFailed() error { return conditionFailed(r.applied) }
+
 // final marks the error of a write that is not idempotent and may have
 // been applied.
 func (r *retrier) final(err error) error {

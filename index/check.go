@@ -66,6 +66,7 @@ type Report struct {
 	Stale       int64 `json:"stale"`       // entries whose carried cells disagree with the data row
 	Undecodable int64 `json:"undecodable"` // data rows that do not decode into a valid record
 	Tombstones  int64 `json:"tombstones"`  // rows of deleted records keeping their version (repair removes those past the grace period)
+	Duplicates  int64 `json:"duplicates"`  // data rows holding the insert token of another row: one insert stored twice (reported, never removed)
 	Repaired    int64 `json:"repaired"`    // fixes written
 	Skipped     int64 `json:"skipped"`     // fixes not written: the row changed meanwhile, or the orphan may belong to a write in flight (Skips says which)
 	Skips       Skips `json:"skips"`       // why fixes were skipped, one count per reason
@@ -106,8 +107,11 @@ func (r Report) SkippedWhy() string {
 	return strings.Join(out, "; ")
 }
 
-// Clean reports whether nothing is missing, orphaned or stale.
-func (r Report) Clean() bool { return r.Missing == 0 && r.Orphaned == 0 && r.Stale == 0 }
+// Clean reports whether nothing is missing, orphaned, stale or stored
+// twice.
+func (r Report) Clean() bool {
+	return r.Missing == 0 && r.Orphaned == 0 && r.Stale == 0 && r.Duplicates == 0
+}
 
 // Progress is reported after each batch of a Check.
 type Progress struct {
@@ -272,9 +276,15 @@ func (t *Table[T]) checkData(ctx context.Context, mode Mode, start []byte, rep *
 		return err
 	}
 	var rows []*hbase.Result
+	dups := newDupWindow()
 	flush := func() error {
 		if len(rows) == 0 {
 			return nil
+		}
+		for _, r := range rows {
+			if tok := t.tokenOf(r); tok != nil && dups.saw(tok) && t.readData(r.Row(), r).exists {
+				rep.Duplicates++
+			}
 		}
 		if err := t.checkDataRows(ctx, mode, rows, rep); err != nil {
 			return err

@@ -25,7 +25,10 @@
 //
 // Every data row holds, besides its columns, a version (qualifier "_v":
 // the milliseconds of the write that produced it, strictly increasing per
-// row) and the key of its entry in each index ("_ix:<index>"). Every entry
+// row) and the key of its entry in each index ("_ix:<index>"); a row an
+// insert wrote also holds the insert's token ("_t"), by which the writer
+// settles a write whose answer the network hid and Check finds a record
+// stored twice (docs/timeouts.md, "Outcomes"). Every entry
 // holds the data row key, the carried columns and a status ("_s": 'u' or
 // 'v' plus the version that set it). Every cell and delete marker a write
 // produces, in both tables, carries its version as timestamp. A write of

@@ -22,12 +22,31 @@ import (
 // insert with ErrExists, a put (a rewrite or a move) with ErrInsertOnly,
 // and withdraws the cell versions it wrote under entry keys the live
 // record does not derive (withdraw). So the round trip is shared by every
-// write and only the rare lost one pays a second.
+// write and only the rare lost one pays a second. A write whose outcome
+// the network hid is read back (readBack): its own token means it landed,
+// another record means the key is taken, no record means it is sent again,
+// up to the table's attempts.
 func (t *Table[T]) insertInsertOnly(ctx context.Context, items []*item[T]) {
 	if err := t.hook(Step{Op: OpPut, Phase: PhaseData, Attempt: 1, Records: len(items)}); err != nil {
 		t.failAll(items, OpPut, PhaseData, len(items), err)
 		return
 	}
+	for attempt := 1; len(items) > 0; attempt++ {
+		again, errs := t.insertInsertOnlyOnce(ctx, items)
+		if attempt >= t.o.attempts {
+			for i, it := range again {
+				t.failAll([]*item[T]{it}, OpPut, PhaseData, len(items), errs[i])
+			}
+			return
+		}
+		items = again
+	}
+}
+
+// insertInsertOnlyOnce is one round of insertInsertOnly. It returns the
+// inserts to send again, whose write the network hid and did not land,
+// with the errors that hid them.
+func (t *Table[T]) insertInsertOnlyOnce(ctx context.Context, items []*item[T]) (again []*item[T], errs []error) {
 	v := t.o.now().UnixMilli()
 	acts := make([]hbase.Action, 0, len(items)*(1+len(t.ixs)))
 	owner := make([]*item[T], 0, cap(acts))
@@ -36,10 +55,14 @@ func (t *Table[T]) insertInsertOnly(ctx context.Context, items []*item[T]) {
 		it.v = v
 		first := it.enc.Data.Cells[0]
 		cams[n] = len(acts)
+		vals := it.enc.Data.Values()
+		if len(it.enc.Token) > 0 {
+			put(vals, t.fam, TokenQualifier, it.enc.Token)
+		}
 		acts = append(acts, &hbase.CheckAndMutate{
 			Table: t.name, Row: it.key, Family: []byte(first.Family), Qualifier: []byte(first.Qualifier),
 			Compare:   hbase.CompareEqual,
-			Mutations: []hbase.Mutation{&hbase.Put{Table: t.name, Row: it.key, Values: it.enc.Data.Values()}},
+			Mutations: []hbase.Mutation{&hbase.Put{Table: t.name, Row: it.key, Values: vals}},
 		})
 		owner = append(owner, it)
 		for i, s := range t.ixs {
@@ -49,28 +72,53 @@ func (t *Table[T]) insertInsertOnly(ctx context.Context, items []*item[T]) {
 	res, err := t.c.Batch(ctx, acts)
 	if err != nil && !isBatchError(err) {
 		t.failAll(items, OpPut, PhaseData, len(items), err)
-		return
+		return nil, nil
 	}
 	if len(res) != len(acts) {
 		t.failAll(items, OpPut, PhaseData, len(items), fmt.Errorf("index: Batch returned %d results for %d actions", len(res), len(acts)))
-		return
+		return nil, nil
 	}
 	for i, r := range res {
-		if r.Err != nil {
+		if _, cond := acts[i].(*hbase.CheckAndMutate); r.Err != nil && !(cond && outcomeUnknown(r.Err)) {
 			t.failAll([]*item[T]{owner[i]}, OpPut, PhaseData, len(items), r.Err)
 		}
 	}
-	var lost []*item[T]
+	var lost, unknown []*item[T]
+	var unknownErrs []error
 	for n, it := range items {
-		switch {
-		case res[cams[n]].Err != nil:
-		case !res[cams[n]].Processed:
+		switch r := res[cams[n]]; {
+		case r.Err != nil && outcomeUnknown(r.Err):
+			unknown, unknownErrs = append(unknown, it), append(unknownErrs, r.Err)
+		case r.Err != nil:
+		case !r.Processed:
 			it.err, it.done = ErrExists, true
 			lost = append(lost, it)
 		case it.err == nil:
 			it.done = true
 		}
 	}
+	for i, l := range t.readBackIf(ctx, unknown) {
+		it := unknown[i]
+		switch l {
+		case landed:
+			it.done = it.err == nil
+		case taken:
+			it.err, it.done = ErrExists, true
+			lost = append(lost, it)
+		case absent:
+			again, errs = append(again, it), append(errs, unknownErrs[i])
+		default:
+			t.failAll([]*item[T]{it}, OpPut, PhaseData, len(items), unknownErrs[i])
+		}
+	}
+	t.withdrawLost(ctx, lost, v)
+	return again, errs
+}
+
+// withdrawLost cleans up after inserts that found their key taken: it
+// withdraws the entries they wrote at v (withdraw), and writes again the
+// live record's entry where an insert's cells landed over it.
+func (t *Table[T]) withdrawLost(ctx context.Context, lost []*item[T], v int64) {
 	if len(lost) == 0 {
 		return
 	}
@@ -83,7 +131,7 @@ func (t *Table[T]) insertInsertOnly(ctx context.Context, items []*item[T]) {
 		for _, it := range lost {
 			if !it.insert { // a put cannot tell a rewrite from a repeat without the row
 				it.err = nil
-				t.failAll([]*item[T]{it}, OpPut, PhaseData, len(items), err)
+				t.failAll([]*item[T]{it}, OpPut, PhaseData, len(lost), err)
 			}
 		}
 		return // best effort: what is left is an entry its row does not derive, which Check removes

@@ -44,6 +44,11 @@ const (
 	// StatusQualifier holds an entry's status: one byte, 'u' (unverified)
 	// or 'v' (verified), then the 8-byte version of the write that set it.
 	StatusQualifier = "_s"
+	// TokenQualifier holds the token of the insert that wrote the record
+	// (schema.Record.Token): how a writer recognises its own insert after
+	// the network hid the answer, and how Check recognises one insert
+	// stored under two keys.
+	TokenQualifier = "_t"
 )
 
 // Entry statuses, the first byte of the status cell.
@@ -126,7 +131,7 @@ func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {
 	}
 	tb.fam = t.Families()[0].Name
 	for _, c := range tb.dataCols {
-		if c.Family == tb.fam && (c.Qualifier == VersionQualifier || len(c.Qualifier) >= len(KeyQualifierPrefix) && c.Qualifier[:len(KeyQualifierPrefix)] == KeyQualifierPrefix) {
+		if c.Family == tb.fam && (c.Qualifier == VersionQualifier || c.Qualifier == TokenQualifier || len(c.Qualifier) >= len(KeyQualifierPrefix) && c.Qualifier[:len(KeyQualifierPrefix)] == KeyQualifierPrefix) {
 			return nil, fmt.Errorf("%w: column %q uses a reserved qualifier", ErrUnsupportedSchema, c.Name)
 		}
 	}

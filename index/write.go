@@ -50,8 +50,12 @@ type item[T any] struct {
 // when all were. A record's error is a *StepError (the phase it failed
 // at; before PhaseUnverified with nothing sent, wrapping a *schema.Error,
 // for a record whose inverted-index qualifier does not encode), or wraps
-// ErrConflict, ErrExists or the context's error. An invalid op fails
-// every record with ErrInvalidOption.
+// ErrConflict, ErrExists or the context's error. An insert is never
+// reported ErrExists for its own write: one whose answer the network hid
+// is settled by reading its token back (an insert without
+// schema.Record.Token gets one), and an error wrapping
+// hbase.ErrOutcomeUnknown is left only when that read failed too. An
+// invalid op fails every record with ErrInvalidOption.
 func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (errs []error) {
 	switch op {
 	case OpPut, OpInsert, OpDelete:
@@ -77,6 +81,9 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 		it.pos, it.op, it.key = i, op, r.Data.Key
 		if op != OpDelete {
 			it.op, it.insert, it.enc = OpPut, op == OpInsert, r
+		}
+		if op == OpInsert && len(r.Token) == 0 {
+			r.Token = NewToken()
 		}
 		all[i] = it
 		var err error
@@ -300,10 +307,13 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 		fail(live, PhaseData, err)
 		return retry
 	}
-	var written []*item[T]
+	var written, unknown []*item[T]
+	var unknownErrs []error
 	lost := 0
 	for i, it := range live {
 		switch {
+		case res[i].Err != nil && outcomeUnknown(res[i].Err):
+			unknown, unknownErrs = append(unknown, it), append(unknownErrs, res[i].Err)
 		case res[i].Err != nil:
 			fail([]*item[T]{it}, PhaseData, res[i].Err)
 		case res[i].Processed:
@@ -315,6 +325,19 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 	}
 	if blind && !live[0].insert {
 		t.noteBlind(len(live), lost)
+	}
+	// A write whose outcome the network hid: its own (the insert's
+	// token) goes on to phase 3, any other is retried, and the next
+	// attempt's read decides; unread, its error stays.
+	for i, v := range t.readBackIf(ctx, unknown) {
+		switch v {
+		case landed:
+			written = append(written, unknown[i])
+		case unread:
+			fail([]*item[T]{unknown[i]}, PhaseData, unknownErrs[i])
+		default:
+			retry = append(retry, unknown[i])
+		}
 	}
 	if len(written) == 0 {
 		return retry
@@ -404,6 +427,9 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbase.CheckAndMutate {
 	}
 	vals := it.enc.Data.Values()
 	put(vals, t.fam, VersionQualifier, versionValue(it.v))
+	if len(it.enc.Token) > 0 {
+		put(vals, t.fam, TokenQualifier, it.enc.Token)
+	}
 	for i, s := range t.ixs {
 		put(vals, t.fam, s.keyQ, it.enc.Entries[i].Key)
 		if t.mode == schema.Mutable {

@@ -23,6 +23,11 @@ func Invalid(field, reason string) error {
 type Record struct {
 	Data    Row
 	Entries []Row
+	// Token, when set, is the insert's own token: the index protocol
+	// writes it with the data row, reads it back to settle a write whose
+	// outcome the network hid, and Check reports two rows holding one
+	// token (a record stored twice). EncodeRecord leaves it alone.
+	Token []byte
 }
 
 // EncodeRecord checks v (Spec.Validate, then the values its index keys are

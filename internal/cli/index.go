@@ -199,8 +199,8 @@ func checkIndex(ctx context.Context, e *Env, t indexChecker, mode index.Mode, f 
 		}
 	} else {
 		fmt.Fprintf(e.Stdout, "%s %s (index %s)\n", label, t.Name(), strings.Join(t.IndexTables(), ", "))
-		fmt.Fprintf(e.Stdout, "  data rows    %d\n  entries      %d\n  missing      %d\n  orphaned     %d\n  stale        %d\n  undecodable  %d\n  tombstones   %d\n",
-			rep.DataRows, rep.Entries, rep.Missing, rep.Orphaned, rep.Stale, rep.Undecodable, rep.Tombstones)
+		fmt.Fprintf(e.Stdout, "  data rows    %d\n  entries      %d\n  missing      %d\n  orphaned     %d\n  stale        %d\n  undecodable  %d\n  tombstones   %d\n  duplicates   %d\n",
+			rep.DataRows, rep.Entries, rep.Missing, rep.Orphaned, rep.Stale, rep.Undecodable, rep.Tombstones, rep.Duplicates)
 		if mode != index.ModeVerify {
 			fmt.Fprintf(e.Stdout, "  repaired     %d\n  skipped      %d\n", rep.Repaired, rep.Skipped)
 			if why := rep.SkippedWhy(); why != "" {

@@ -18,6 +18,7 @@ import (
 	"unicode"
 
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -484,6 +485,11 @@ func (p *rowPrinter) print(v schema.Viewer, key []byte, res *hbase.Result) error
 		cells[i] = schema.Cell{Family: string(c.Family), Qualifier: string(c.Qualifier), Value: c.Value}
 	}
 	rv, keyErr := v.ViewRow(key, cells)
+	// The insert token is the store's bookkeeping (index.TokenQualifier),
+	// not data no column declares.
+	rv.Cells = slices.DeleteFunc(rv.Cells, func(c schema.CellView) bool {
+		return c.Column.Name == "" && c.Qualifier == index.TokenQualifier
+	})
 	if !p.matches(rv) {
 		p.skipped++
 		return nil
