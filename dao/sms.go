@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -63,8 +64,11 @@ func NextSMSSeq(m *schema.SMS) bool {
 // the record's key fields in place), inserting it again, until it lands or
 // next reports none is left (its result then wraps ErrExists). A unique
 // suffix, such as the SMS key's Seq, is what next changes.
-func InsertUnique[T any](ctx context.Context, r *Repo[T], recs []*T, next func(*T) bool) ([]error, error) {
-	results, err := r.InsertBatch(ctx, recs)
+func InsertUnique[T any](ctx context.Context, r *Repo[T], recs []*T, next func(*T) bool) (results []error, err error) {
+	// One operation timeout for every attempt (docs/timeouts.md).
+	ctx, endOp := hbase.StartOperation(ctx, r.c)
+	defer func() { err = endOp(err) }()
+	results, err = r.InsertBatch(ctx, recs)
 	for err != nil {
 		var retry []int
 		for i, e := range results {

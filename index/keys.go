@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/keys"
 )
 
@@ -27,6 +28,8 @@ func (t *Table[T]) Keys(ctx context.Context, index string, ranges []keys.KeyRang
 	}
 	ctx, span := t.span(ctx, "keys", s.name, attribute.Int("ranges", len(ranges)))
 	defer func() { end(span, err) }()
+	ctx, endOp := hbase.StartOperation(ctx, t.c)
+	defer func() { err = endOp(err) }()
 	i := slices.Index(t.ixs, s)
 	stopped := false
 	err = t.scanEntries(ctx, s, ranges, nil, func(es []*entry) error {
