@@ -15,9 +15,9 @@ import (
 // Scans over a bad network (issue 34): the client's connections go
 // through a faultnet.Dialer; the rows are loaded before any fault is set.
 
-// faultClient returns a client whose connections go through a new
+// scanFaultClient returns a client whose connections go through a new
 // faultnet.Dialer, and that dialer.
-func faultClient(t *testing.T, opts ...hbase.Option) (*hbase.Client, *faultnet.Dialer) {
+func scanFaultClient(t *testing.T, opts ...hbase.Option) (*hbase.Client, *faultnet.Dialer) {
 	t.Helper()
 	d := faultnet.New(nil, nil)
 	return itClient(t, append([]hbase.Option{hbase.WithDialer(d.Dial)}, opts...)...), d
@@ -68,7 +68,7 @@ func scanEvery(t *testing.T, ctx context.Context, c *hbase.Client, s *hbase.Scan
 // each reset re-opens the scanner after the last row completed.
 func TestIntegrationScanSurvivesResets(t *testing.T) {
 	const n, size = 20000, 100
-	c, d := faultClient(t, hbase.WithOperationTimeout(20*time.Second), hbase.WithRPCTimeout(5*time.Second))
+	c, d := scanFaultClient(t, hbase.WithOperationTimeout(20*time.Second), hbase.WithRPCTimeout(5*time.Second))
 	ctx := itCtx(t, 5*time.Minute)
 	table := itTable(t, c, "resets", nil)
 	loadValued(t, ctx, c, table, n, size)
@@ -102,7 +102,7 @@ func TestIntegrationScanSurvivesResets(t *testing.T) {
 // shrinks its answers until they fit and returns every row.
 func TestIntegrationScanSlowLink(t *testing.T) {
 	const n, size = 5000, 1024
-	c, d := faultClient(t, hbase.WithRPCTimeout(2*time.Second))
+	c, d := scanFaultClient(t, hbase.WithRPCTimeout(2*time.Second))
 	ctx := itCtx(t, 5*time.Minute)
 	table := itTable(t, c, "slowlink", nil)
 	loadValued(t, ctx, c, table, n, size)
