@@ -18,14 +18,16 @@ import (
 // rest of the answer would hold up every later answer on it.
 func TestCallTimeoutMidAnswerClosesConn(t *testing.T) {
 	s := newFakeServer(t, func(sc *serverConn, req *serverRequest) {
-		hb, err := proto.Marshal(&pb.ResponseHeader{CallId: proto.Uint32(req.id())})
+		const cells = 256 << 10
+		hb, err := proto.Marshal(&pb.ResponseHeader{CallId: proto.Uint32(req.id()),
+			CellBlockMeta: &pb.CellBlockMeta{Length: proto.Uint32(cells)}})
 		if err != nil {
 			t.Error(err)
 			return
 		}
 		payload := protowire.AppendBytes(nil, hb)
 		payload = protowire.AppendBytes(payload, nil)
-		payload = append(payload, make([]byte, 256<<10)...)
+		payload = append(payload, make([]byte, cells)...)
 		frame := binary.BigEndian.AppendUint32(nil, uint32(len(payload)))
 		frame = append(frame, payload...)
 		// The first 40 KiB at once, then 1 KiB every 20ms.
