@@ -559,13 +559,11 @@ func (s *scanner) fetch() error {
 			// is slow. Re-open at once asking for less.
 			s.shrink()
 			kind = retryNow
-		case (errors.Is(err, errAttemptTimeout) && !errors.As(err, &ce) || connBroke(err)) && ctx.Err() == nil:
+		case errors.Is(err, errAttemptTimeout) && !errors.As(err, &ce) && ctx.Err() == nil:
 			// The server is slow, not gone (its connection still
 			// answers, and a scan call that finds nothing answers with a
-			// heartbeat before the timeout), or a connection to it broke
-			// after it took the request: re-open without forgetting the
-			// server's regions. A server that is gone refuses the
-			// re-open's connection, or does not answer it.
+			// heartbeat before the timeout): re-open without forgetting
+			// the server's regions.
 			kind = retryBackoff
 		default:
 			kind = c.handleRegionError(ctx, s.table, reg, err)
@@ -1167,14 +1165,6 @@ func (s *scanner) Close() error {
 	s.frame, s.spares, s.cellsB, s.partsB = nil, [2][]byte{}, nil, nil
 	s.ownRow, s.ownCur, s.ownCell = nil, nil, nil
 	return nil
-}
-
-// connBroke reports whether err is a connection that broke after the
-// request was sent (reset or closed by the peer), not one that stalled
-// or was refused.
-func connBroke(err error) bool {
-	var ce *rpc.ConnError
-	return errors.As(err, &ce) && ce.Sent && !errors.Is(ce.Err, rpc.ErrConnStalled) && !serverDown(err)
 }
 
 // shrink halves the MaxResultSize of the scanner's next opens, down to
