@@ -60,6 +60,8 @@ func (r *Repo[T]) DeleteBatch(ctx context.Context, keys []*T) ([]error, error) {
 func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T, tokens [][]byte) (_ []error, err error) {
 	ctx, span := r.span(ctx, op, len(recs))
 	defer func() { end(span, err) }()
+	ctx, endOp := hbase.StartOperation(ctx, r.c)
+	defer func() { err = endOp(err) }()
 	results := make([]error, len(recs))
 	slab := r.newRecords(len(recs), op != opDelete)
 	encoded, rows := slab.recs[:len(recs)], slab.ptrs[:len(recs)]

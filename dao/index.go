@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -75,6 +76,9 @@ func (x *Index[T]) plan(q Query[T]) (*plan, error) {
 // is yielded once, as the last element, with a nil record.
 func (x *Index[T]) Find(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
+		// One operation timeout for the whole query (docs/timeouts.md).
+		ctx, endOp := hbase.StartOperation(ctx, x.r.c)
+		defer endOp(nil)
 		if err := x.r.setQueryIDs(ctx, q); err != nil {
 			yield(nil, err)
 			return
@@ -101,7 +105,7 @@ func (x *Index[T]) Find(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 			err = nerr
 		}
 		if err != nil && !stopped {
-			yield(nil, x.readError(ctx, err))
+			yield(nil, x.readError(ctx, endOp(err)))
 		}
 	}
 }
@@ -148,7 +152,9 @@ func (x *Index[T]) readError(ctx context.Context, err error) error {
 // Page returns up to size records of q through the index after q.Resume,
 // and the token that continues after the last of them (empty when there
 // is no more). q.Limit is ignored.
-func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) ([]*T, Token, error) {
+func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) (_ []*T, _ Token, err error) {
+	ctx, endOp := hbase.StartOperation(ctx, x.r.c)
+	defer func() { err = endOp(err) }()
 	if size < 1 {
 		return nil, "", &QueryError{Table: x.name, Field: "size", Reason: "page size must be at least 1"}
 	}
@@ -197,7 +203,9 @@ func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) ([]*T, Token,
 // reads the index alone: verified entries are counted as they are, and
 // only unverified ones (writes in flight or interrupted) cost a Get of
 // their data row. q.Limit and q.Resume must be unset.
-func (x *Index[T]) Count(ctx context.Context, q Query[T], by string) (map[string]int64, error) {
+func (x *Index[T]) Count(ctx context.Context, q Query[T], by string) (_ map[string]int64, err error) {
+	ctx, endOp := hbase.StartOperation(ctx, x.r.c)
+	defer func() { err = endOp(err) }()
 	if q.Limit != 0 || q.Resume != "" {
 		return nil, &QueryError{Table: x.name, Field: "Limit", Reason: "a count takes no limit or resume token"}
 	}
@@ -213,7 +221,9 @@ func (x *Index[T]) Count(ctx context.Context, q Query[T], by string) (map[string
 
 // CountRanges counts like Count over the ranges of several queries at
 // once (a count per day over many days, each day an Eq query).
-func (x *Index[T]) CountRanges(ctx context.Context, qs []Query[T], by string) (map[string]int64, error) {
+func (x *Index[T]) CountRanges(ctx context.Context, qs []Query[T], by string) (_ map[string]int64, err error) {
+	ctx, endOp := hbase.StartOperation(ctx, x.r.c)
+	defer func() { err = endOp(err) }()
 	var ranges []keys.KeyRange
 	for _, q := range qs {
 		if err := x.r.setQueryIDs(ctx, q); err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/keys"
 )
 
@@ -100,6 +101,9 @@ func (x *Index[T]) returned(p *plan, key []byte, rec *T) bool {
 // Find; Resume is not taken.
 func (x *Index[T]) Keys(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
+		// One operation timeout for the whole query (docs/timeouts.md).
+		ctx, endOp := hbase.StartOperation(ctx, x.r.c)
+		defer endOp(nil)
 		if q.Resume != "" {
 			yield(nil, &QueryError{Table: x.name, Field: "Resume", Reason: "Keys takes no resume token"})
 			return
@@ -140,7 +144,7 @@ func (x *Index[T]) Keys(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 			err = ctx.Err()
 		}
 		if err != nil && !stopped {
-			yield(nil, x.readError(ctx, err))
+			yield(nil, x.readError(ctx, endOp(err)))
 		}
 	}
 }

@@ -259,6 +259,8 @@ func (r *Repo[T]) Delete(ctx context.Context, key *T) error {
 func (r *Repo[T]) one(ctx context.Context, op writeOp, v *T) (err error) {
 	ctx, span := r.span(ctx, op, 1)
 	defer func() { end(span, err) }()
+	ctx, endOp := hbase.StartOperation(ctx, r.c)
+	defer func() { err = endOp(err) }()
 	rec := r.recs.Get().(*schema.Record)
 	if r.reuses() {
 		// Not where the index protocol's background verification still
@@ -345,7 +347,9 @@ func (r *Repo[T]) live(res *hbase.Result) bool {
 // Get reads the record whose key fields are those of key (its other
 // fields are ignored) and reports whether it exists. For a salted layout
 // it reads every salt value's row, in one batch.
-func (r *Repo[T]) Get(ctx context.Context, key *T) (*T, bool, error) {
+func (r *Repo[T]) Get(ctx context.Context, key *T) (_ *T, _ bool, err error) {
+	ctx, endOp := hbase.StartOperation(ctx, r.c)
+	defer func() { err = endOp(err) }()
 	if err := r.setIDs(ctx, key, false); err != nil {
 		return nil, false, err
 	}

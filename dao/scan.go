@@ -68,7 +68,9 @@ func (r *Repo[T]) Scan(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 // no more rows. Pages of one query never repeat or skip a row that was
 // there during the whole paging (rows written meanwhile may or may not
 // show, as with any HBase scan). q.Limit is ignored.
-func (r *Repo[T]) Page(ctx context.Context, q Query[T], size int) ([]*T, Token, error) {
+func (r *Repo[T]) Page(ctx context.Context, q Query[T], size int) (_ []*T, _ Token, err error) {
+	ctx, endOp := hbase.StartOperation(ctx, r.c)
+	defer func() { err = endOp(err) }()
 	if size < 1 {
 		return nil, "", &QueryError{Table: r.name, Field: "size", Reason: "page size must be at least 1"}
 	}

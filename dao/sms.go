@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -70,13 +71,16 @@ func NextSMSSeq(m *schema.SMS) bool {
 // tries, an insert whose answer the network hid is settled by reading the
 // token back, and Check counts two rows holding one token as Duplicates.
 // A result wrapping hbase.ErrOutcomeUnknown (the read back failed too) is
-// not moved on either: read the record before sending it again.
-func InsertUnique[T any](ctx context.Context, r *Repo[T], recs []*T, next func(*T) bool) ([]error, error) {
+// not moved on either: read the record before sending it again. Every
+// attempt shares one operation timeout (docs/timeouts.md).
+func InsertUnique[T any](ctx context.Context, r *Repo[T], recs []*T, next func(*T) bool) (results []error, err error) {
+	ctx, endOp := hbase.StartOperation(ctx, r.c)
+	defer func() { err = endOp(err) }()
 	tokens := make([][]byte, len(recs))
 	for i := range tokens {
 		tokens[i] = index.NewToken()
 	}
-	results, err := r.batch(ctx, opInsert, recs, tokens)
+	results, err = r.batch(ctx, opInsert, recs, tokens)
 	for err != nil {
 		var retry []int
 		for i, e := range results {

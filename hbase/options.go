@@ -156,7 +156,8 @@ func WithZKTimeout(d time.Duration) Option { return func(o *options) { o.zkTimeo
 // and so on, with its region lookups, attempts, backoffs and retries
 // (default DefaultOperationTimeout, 30s; the Java client's is 20 minutes).
 // For a scan it bounds each fetch of rows from the servers (the role of
-// hbase.client.scanner.timeout.period), not the whole scan. The caller's
+// hbase.client.scanner.timeout.period), not the whole scan; see
+// Client.Operation for several calls bounded as one. The caller's
 // context bounds operations too; whichever ends first wins. An operation
 // that runs out of it fails with an error matching ErrTimeout.
 func WithOperationTimeout(d time.Duration) Option {

@@ -30,6 +30,9 @@ const (
 	// maxScanResultSize caps MaxResultSize well below the RPC frame
 	// limit: the server overshoots the size by up to one cell.
 	maxScanResultSize = rpc.DefaultMaxFrameSize / 2
+	// minScanResultSize is the floor of a scanner's MaxResultSize after
+	// answers cut off by the RPC timeout (see scanner.shrink).
+	minScanResultSize = 16 << 10
 )
 
 // Scan opens a scanner. The first batch of rows is fetched before Scan
@@ -87,6 +90,10 @@ type scanner struct {
 	stop     []byte
 	tmpl     *pb.Scan // the scan sent on every open, with the bounds patched
 	caching  uint32
+	// maxSize is the MaxResultSize of the next open: the Scan's (or the
+	// client's default), halved after each answer the RPC timeout cut off
+	// (shrink).
+	maxSize int64
 
 	// Position: where the next server-side scanner opens. A scanner that
 	// failed re-opens after the last row completed, or, when parts of a
@@ -135,6 +142,7 @@ type scanner struct {
 	heartbeats int  // heartbeat answers received
 	partials   int  // partial results received
 	chains     int  // calls made by chain
+	shrinks    int  // answers cut off by the RPC timeout (shrink)
 
 	// reuse (Scan.ReuseMemory): once the caller has asked for the row
 	// after the last one of a response, and no row being assembled points
@@ -192,7 +200,6 @@ func (c *Client) newScanner(ctx context.Context, s *Scan, sp *op) (*scanner, err
 		maxSize = c.opts.scanMaxResultSize
 	}
 	maxSize = min(maxSize, maxScanResultSize)
-	tmpl.MaxResultSize = proto.Uint64(uint64(maxSize))
 	tmpl.Caching = proto.Uint32(uint32(caching))
 	return &scanner{
 		c:            c,
@@ -206,6 +213,7 @@ func (c *Client) newScanner(ctx context.Context, s *Scan, sp *op) (*scanner, err
 		stop:         s.StopRow,
 		tmpl:         tmpl,
 		caching:      uint32(caching),
+		maxSize:      maxSize,
 		nextStart:    s.StartRow,
 		includeStart: true,
 		reuse:        s.ReuseMemory,
@@ -545,13 +553,19 @@ func (s *scanner) fetch() error {
 		s.resetPosition(err, leftOpen)
 		var kind retryKind
 		var ce *rpc.ConnError
-		if errors.Is(err, errAttemptTimeout) && !errors.As(err, &ce) && ctx.Err() == nil {
+		switch {
+		case errors.Is(err, rpc.ErrAnswerCutOff) && ctx.Err() == nil:
+			// The answer did not arrive within the RPC timeout: the link
+			// is slow. Re-open at once asking for less.
+			s.shrink()
+			kind = retryNow
+		case errors.Is(err, errAttemptTimeout) && !errors.As(err, &ce) && ctx.Err() == nil:
 			// The server is slow, not gone (its connection still
 			// answers, and a scan call that finds nothing answers with a
 			// heartbeat before the timeout): re-open without forgetting
 			// the server's regions.
 			kind = retryBackoff
-		} else {
+		default:
 			kind = c.handleRegionError(ctx, s.table, reg, err)
 		}
 		if kind == retryRelocate {
@@ -664,6 +678,7 @@ func (s *scanner) callNext(ctx context.Context) (resp *pb.ScanResponse, block, f
 		s.reg = r
 		scan := proto.CloneOf(s.tmpl)
 		scan.StartRow = s.nextStart
+		scan.MaxResultSize = proto.Uint64(uint64(s.maxSize))
 		if !s.includeStart {
 			scan.IncludeStartRow = &boolFalse
 		}
@@ -1150,4 +1165,11 @@ func (s *scanner) Close() error {
 	s.frame, s.spares, s.cellsB, s.partsB = nil, [2][]byte{}, nil, nil
 	s.ownRow, s.ownCur, s.ownCell = nil, nil, nil
 	return nil
+}
+
+// shrink halves the MaxResultSize of the scanner's next opens, down to
+// minScanResultSize, after an answer that the RPC timeout cut off.
+func (s *scanner) shrink() {
+	s.maxSize = max(s.maxSize/2, min(s.maxSize, minScanResultSize))
+	s.shrinks++
 }

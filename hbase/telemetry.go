@@ -72,6 +72,7 @@ type op struct {
 	span  trace.Span
 	start time.Time
 	name  string
+	label string               // the span's name
 	attrs []attribute.KeyValue // common to span and metrics
 
 	mu     sync.Mutex // setServer may be called from a batch's goroutines
@@ -93,6 +94,7 @@ func (c *Client) startOp(ctx context.Context, operation, table string) (context.
 	if table != "" {
 		name += " " + table
 	}
+	o.label = name
 	ctx, o.span = c.tel.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(o.attrs...))
 	return context.WithValue(ctx, opKey{}, o), o
 }
@@ -155,6 +157,9 @@ func (o *op) end(ctx context.Context, err error) {
 		// The description is the error type, not the message: server
 		// messages can quote row keys.
 		o.span.SetStatus(codes.Error, et)
+	}
+	if l, ok := ctx.Value(opLogKey{}).(*opLog); ok {
+		l.add(o.label, time.Since(o.start), err != nil)
 	}
 	o.t.duration.Record(context.WithoutCancel(ctx), time.Since(o.start).Seconds(), metric.WithAttributes(attrs...))
 	o.span.End()

@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/keys"
 )
 
@@ -29,6 +30,8 @@ func (t *Table[T]) Keys(ctx context.Context, index string, ranges []keys.KeyRang
 	}
 	ctx, span := t.span(ctx, "keys", s.name, attribute.Int("ranges", len(ranges)))
 	defer func() { end(span, err) }()
+	ctx, endOp := hbase.StartOperation(ctx, t.c)
+	defer func() { err = endOp(err) }()
 	i := slices.Index(t.ixs, s)
 	stopped := false
 	var seen passKeys // a record moving during the read is listed once

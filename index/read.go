@@ -404,6 +404,8 @@ func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.Ke
 	}
 	ctx, span := t.span(ctx, "lookup", s.name, attribute.Int("ranges", len(ranges)))
 	defer func() { end(span, err) }()
+	ctx, endOp := hbase.StartOperation(ctx, t.c)
+	defer func() { err = endOp(err) }()
 	i := slices.Index(t.ixs, s)
 	stopped := false
 	var seen passKeys
@@ -524,6 +526,8 @@ func (t *Table[T]) Count(ctx context.Context, index string, ranges []keys.KeyRan
 	}
 	ctx, span := t.span(ctx, "count", s.name, attribute.Int("ranges", len(ranges)))
 	defer func() { end(span, err) }()
+	ctx, endOp := hbase.StartOperation(ctx, t.c)
+	defer func() { err = endOp(err) }()
 	i := slices.Index(t.ixs, s)
 	var cols []hbase.Column // an inverted row: its family, every cell an entry
 	if !s.inv {

@@ -66,6 +66,14 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 		}
 		return errs
 	}
+	// One operation timeout for every step and retry (docs/timeouts.md).
+	ctx, endOp := hbase.StartOperation(ctx, t.c)
+	defer func() {
+		for i, err := range errs {
+			errs[i] = endOp(err)
+		}
+		endOp(nil)
+	}()
 	kind := op
 	if kind == OpInsert {
 		kind = OpPut

@@ -84,6 +84,10 @@ type pending struct {
 	reuse bool
 	// head is WithHead's function, set before the call is registered.
 	head func(msg []byte)
+	// answering is set by the reader when it starts reading the call's
+	// answer frame (frames of reuseMin bytes or more, whose call id it
+	// peeks at): see cutOff.
+	answering atomic.Bool
 }
 
 type result struct {
@@ -204,7 +208,8 @@ func (c *Conn) Close() error {
 // response is discarded. A context ending with cause ErrCallTimeout is the
 // call's per-RPC timeout: if nothing was read from the connection since
 // the call was registered, the connection is closed as stalled (see
-// ErrConnStalled) and the call fails with its *ConnError.
+// ErrConnStalled) and the call fails with its *ConnError; if the call's
+// answer was being read, the connection is closed too (ErrAnswerCutOff).
 //
 // Errors: *RemoteError for a server exception, *ConnError when the
 // connection broke (see IsRetryable and RequestSent), ErrClosed, or a
@@ -310,6 +315,9 @@ func ctxError(ctx context.Context, method string) error {
 func (c *Conn) abandon(ctx context.Context, method string, p *pending) error {
 	p.gone.Store(true)
 	c.unregister(p)
+	if err := c.cutOff(ctx, method, p); err != nil {
+		return err
+	}
 	if !errors.Is(context.Cause(ctx), ErrCallTimeout) || c.progressSince(p) {
 		return &sentError{ctxError(ctx, method)}
 	}
@@ -339,6 +347,19 @@ func (c *Conn) progressSince(p *pending) bool {
 	_, waiting := c.pending[uint32(id)]
 	c.mu.Unlock()
 	return waiting
+}
+
+// cutOff fails the connection with ErrAnswerCutOff when p's per-RPC
+// timeout passed while its answer was being read, and returns p's error;
+// it returns nil otherwise.
+func (c *Conn) cutOff(ctx context.Context, method string, p *pending) error {
+	if !p.answering.Load() || !errors.Is(context.Cause(ctx), ErrCallTimeout) {
+		return nil
+	}
+	waited := time.Duration(c.now() - p.queued).Round(time.Millisecond)
+	c.fail(&ConnError{Addr: c.addr, Service: c.service,
+		Err: fmt.Errorf("%w (%s's answer still arriving after %v)", ErrAnswerCutOff, method, waited)})
+	return fmt.Errorf("rpc: %s: %w: %w", method, context.Cause(ctx), c.callErr(c.deadErr(), p))
 }
 
 // now is the connection's clock: monotonic nanoseconds since dial.
@@ -501,6 +522,9 @@ func (c *Conn) readFrame(br *bufio.Reader) ([]byte, error) {
 		c.mu.Lock()
 		p = c.pending[fh.id]
 		c.mu.Unlock()
+	}
+	if p != nil {
+		p.answering.Store(true)
 	}
 	if p != nil && p.head != nil {
 		if msg, ok := peekMessage(br, n); ok {

@@ -30,6 +30,15 @@ var ErrCallTimeout = errors.New("rpc: call timed out")
 // ConnError; the next call through a Pool dials a fresh connection.
 var ErrConnStalled = errors.New("rpc: connection stalled: the server stopped answering")
 
+// ErrAnswerCutOff is the cause (ConnError.Err wraps it) of a connection
+// closed because a call's per-RPC timeout passed while its answer was
+// still arriving: the rest of that answer would hold up every later
+// answer on the connection (at a slow link, for seconds). The call and
+// every call pending on the connection fail with that ConnError; the next
+// call through a Pool dials a fresh connection. A caller that sees it
+// knows the answer did not fit the timeout, and may ask for a smaller one.
+var ErrAnswerCutOff = errors.New("rpc: answer cut off by the call's timeout")
+
 // RemoteError is an exception thrown by the server for one call (or, wrapped
 // in a ConnError, for the whole connection). Dispatch on Class, never on
 // Message.
