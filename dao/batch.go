@@ -60,8 +60,10 @@ func (r *Repo[T]) DeleteBatch(ctx context.Context, keys []*T) ([]error, error) {
 func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T, tokens [][]byte) (_ []error, err error) {
 	ctx, span := r.span(ctx, op, len(recs))
 	defer func() { end(span, err) }()
-	ctx, endOp := hbase.StartOperation(ctx, r.c)
-	defer func() { err = endOp(err) }()
+	// Each chunk is one operation (index.Write, or the client's Batch), so
+	// a load of any size runs as long as it needs while no chunk waits
+	// longer than one operation timeout (docs/timeouts.md); a caller that
+	// started an operation (InsertUnique) bounds them all.
 	results := make([]error, len(recs))
 	slab := r.newRecords(len(recs), op != opDelete)
 	encoded, rows := slab.recs[:len(recs)], slab.ptrs[:len(recs)]

@@ -1,10 +1,15 @@
 package dao_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"os/exec"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,29 +130,54 @@ func (zc zoneCase) name() string {
 	return zc.zone + "/built in zone"
 }
 
-// inZone runs fn with time.Local set to the case's zone when it asks for
-// the process's zone, and the readings' times in time.Local then.
+// tzChild names the one case a child process of inZone runs.
+const tzChild = "HBKIT_TEST_TZ_CASE"
+
+// inZone runs fn with the case's times. A case of the process's zone runs
+// in a child process of the test binary started with TZ set to the zone,
+// so that time.Local is that zone from the start: assigning time.Local in
+// the test would race with every goroutine reading it (the race detector
+// says so). The child runs the same test and skips every case but this
+// one.
 func (zc zoneCase) inZone(t *testing.T, fn func(at []time.Time)) {
 	t.Helper()
-	if !zc.local {
+	switch child := os.Getenv(tzChild); {
+	case child != "" && child != t.Name():
+		t.Skip("a child process for another case")
+	case !zc.local:
 		fn(zc.at)
-		return
-	}
-	loc, err := time.LoadLocation(zc.zone)
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := time.Local
-	time.Local = loc
-	defer func() { time.Local = saved }()
-	at := make([]time.Time, len(zc.at))
-	for i, tm := range zc.at {
-		at[i] = tm.Local()
-		if at[i].Location() != time.Local {
-			t.Fatalf("%v is not in time.Local", at[i])
+	case child == "":
+		runInZone(t, zc.zone)
+	default:
+		loc, err := time.LoadLocation(zc.zone)
+		if err != nil {
+			t.Fatal(err)
 		}
+		at := make([]time.Time, len(zc.at))
+		for i, tm := range zc.at {
+			at[i] = tm.Local()
+			_, off := at[i].Zone()
+			if _, want := tm.In(loc).Zone(); off != want {
+				t.Fatalf("time.Local is not %s (TZ=%q): %v", zc.zone, os.Getenv("TZ"), at[i])
+			}
+		}
+		fn(at)
 	}
-	fn(at)
+}
+
+// runInZone runs the test t in a child process whose zone is zone.
+func runInZone(t *testing.T, zone string) {
+	t.Helper()
+	top, _, _ := strings.Cut(t.Name(), "/")
+	cmd := exec.Command(os.Args[0], "-test.run=^"+regexp.QuoteMeta(top)+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "TZ="+zone, tzChild+"="+t.Name())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the child process in TZ=%s: %v\n%s", zone, err, out)
+	}
+	if !bytes.Contains(out, []byte("--- PASS: "+t.Name()+" ")) {
+		t.Fatalf("the child process in TZ=%s did not run %s:\n%s", zone, t.Name(), out)
+	}
 }
 
 // checkZoneRoundTrip writes readings stamped at in a store of

@@ -338,6 +338,9 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 			rep.Undecodable++
 			continue
 		}
+		// A row rewritten by repair or rebuild keeps its insert's token,
+		// so that the insert's read back and Duplicates still know it.
+		enc.Token = t.tokenOf(r)
 		live = append(live, row{d, enc})
 		for i, s := range t.ixs {
 			g := &hbase.Get{Table: s.name, Row: enc.Entries[i].Key, Families: [][]byte{[]byte(s.fam)}}

@@ -31,8 +31,11 @@ func (t *Table[T]) insertInsertOnly(ctx context.Context, items []*item[T]) {
 		t.failAll(items, OpPut, PhaseData, len(items), err)
 		return
 	}
+	// One version for every round: a round's entries are written at it,
+	// so a later round that finds the key taken withdraws them all.
+	v := t.o.now().UnixMilli()
 	for attempt := 1; len(items) > 0; attempt++ {
-		again, errs := t.insertInsertOnlyOnce(ctx, items)
+		again, errs := t.insertInsertOnlyOnce(ctx, items, v)
 		if attempt >= t.o.attempts {
 			for i, it := range again {
 				t.failAll([]*item[T]{it}, OpPut, PhaseData, len(items), errs[i])
@@ -46,8 +49,7 @@ func (t *Table[T]) insertInsertOnly(ctx context.Context, items []*item[T]) {
 // insertInsertOnlyOnce is one round of insertInsertOnly. It returns the
 // inserts to send again, whose write the network hid and did not land,
 // with the errors that hid them.
-func (t *Table[T]) insertInsertOnlyOnce(ctx context.Context, items []*item[T]) (again []*item[T], errs []error) {
-	v := t.o.now().UnixMilli()
+func (t *Table[T]) insertInsertOnlyOnce(ctx context.Context, items []*item[T], v int64) (again []*item[T], errs []error) {
 	acts := make([]hbase.Action, 0, len(items)*(1+len(t.ixs)))
 	owner := make([]*item[T], 0, cap(acts))
 	cams := make([]int, len(items)) // position of each item's conditional write in acts
@@ -106,6 +108,7 @@ func (t *Table[T]) insertInsertOnlyOnce(ctx context.Context, items []*item[T]) (
 			it.err, it.done = ErrExists, true
 			lost = append(lost, it)
 		case absent:
+			it.err = nil // an entry's failure of this round is sent again too
 			again, errs = append(again, it), append(errs, unknownErrs[i])
 		default:
 			t.failAll([]*item[T]{it}, OpPut, PhaseData, len(items), unknownErrs[i])
