@@ -302,6 +302,11 @@ func warmUp(t *testing.T, ctx context.Context, c *hbase.Client, backends modeBac
 				t.Fatalf("warm-up scan of %s: %v", table, err)
 			}
 		}
+		// The master's connection too: the stores read their index
+		// tables' state through it (DescribeTable).
+		if _, err := c.DescribeTable(ctx, b.index); err != nil {
+			t.Fatalf("warm-up describe of %s: %v", b.index, err)
+		}
 	}
 }
 
