@@ -141,6 +141,12 @@ func (t *Table[T]) withdrawLost(ctx context.Context, lost []*item[T], v int64) {
 	}
 	var cleanup []hbase.Action
 	for i, it := range lost {
+		if it.insert && t.ownInsert(it, rows[i].Result) {
+			// Its own insert: the answer that said the key was taken was
+			// wrong (a flipped bit on the way), the record is stored.
+			it.err, it.done = nil, true
+			continue
+		}
 		d := t.readData(it.key, rows[i].Result)
 		if !it.insert {
 			if t.holds(d, it.enc) {

@@ -49,6 +49,13 @@ func (t *Table[T]) tokenOf(r *hbase.Result) []byte {
 	return c.Value
 }
 
+// ownInsert reports whether row r holds the insert of it: its token, written
+// with the row's current version. A token is drawn at random per insert,
+// so no other write carries it.
+func (t *Table[T]) ownInsert(it *item[T], r *hbase.Result) bool {
+	return it.enc != nil && len(it.enc.Token) > 0 && r != nil && bytes.Equal(t.tokenOf(r), it.enc.Token)
+}
+
 // readBackIf is readBack, with no round trip for no items.
 func (t *Table[T]) readBackIf(ctx context.Context, items []*item[T]) []landing {
 	if len(items) == 0 {

@@ -241,6 +241,12 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 		case op == OpDelete && !d.exists:
 			it.done = true
 			continue
+		case it.insert && d.exists && t.ownInsert(it, res[i].Result):
+			// An earlier attempt of this insert landed, though its answer
+			// said otherwise (lost, or corrupted on the way): done. Its
+			// entries are settled by readers and Check, as after a crash.
+			it.done = true
+			continue
 		case it.insert && d.exists:
 			it.err, it.done = ErrExists, true
 			cleanup = append(cleanup, t.withdraw(it, d)...)
