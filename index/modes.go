@@ -93,7 +93,10 @@ func (t *Table[T]) insertInsertOnlyOnce(ctx context.Context, items []*item[T], v
 			unknown, unknownErrs = append(unknown, it), append(unknownErrs, r.Err)
 		case r.Err != nil:
 		case !r.Processed:
-			it.err, it.done = ErrExists, true
+			if it.err == nil { // keep an entry's failure: the insert may be its own
+				it.err = ErrExists
+			}
+			it.done = true
 			lost = append(lost, it)
 		case it.err == nil:
 			it.done = true
@@ -143,8 +146,12 @@ func (t *Table[T]) withdrawLost(ctx context.Context, lost []*item[T], v int64) {
 	for i, it := range lost {
 		if it.insert && t.ownInsert(it, rows[i].Result) {
 			// Its own insert: the answer that said the key was taken was
-			// wrong (a flipped bit on the way), the record is stored.
-			it.err, it.done = nil, true
+			// wrong (a flipped bit on the way), the record is stored, and
+			// so are its entries unless one of them failed.
+			if it.err == ErrExists {
+				it.err = nil
+			}
+			it.done = true
 			continue
 		}
 		d := t.readData(it.key, rows[i].Result)

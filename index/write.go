@@ -243,10 +243,18 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 			continue
 		case it.insert && d.exists && t.ownInsert(it, res[i].Result):
 			// An earlier attempt of this insert landed, though its answer
-			// said otherwise (lost, or corrupted on the way): done. Its
-			// entries are settled by readers and Check, as after a crash.
-			it.done = true
-			continue
+			// said otherwise (lost, or corrupted on the way): finish it as
+			// a put of the same record over its own row, which writes and
+			// verifies its entries like any put.
+			it.insert = false
+			if early && it.v <= d.version {
+				it.floor = d.version
+				retry = append(retry, it)
+				continue
+			}
+			if !early {
+				it.v = t.nextVersion(it.key, d.version)
+			}
 		case it.insert && d.exists:
 			it.err, it.done = ErrExists, true
 			cleanup = append(cleanup, t.withdraw(it, d)...)
