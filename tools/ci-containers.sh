@@ -17,8 +17,10 @@
 # 3. Start HBase in a container through testcontainers-go
 #    (integration/cmd/hbase-container), on host networking, advertising
 #    127.0.0.1.
-# 4. go test -tags integration ./... with HBKIT_ZK pointing at it (without
-#    -race: make test runs the same tests with it).
+# 4. go test -tags integration with HBKIT_ZK pointing at it, on
+#    CONTAINER_PKGS (default ./integration/... ./examples/... ./admin/...;
+#    ./... for every package), without -race: make test runs every package
+#    with it.
 # 5. Stop the container and the API service, also on failure.
 #
 # Ports: HBKIT_ZK_PORT / HBKIT_MASTER_PORT / HBKIT_RS_PORT (default: free
@@ -147,14 +149,20 @@ rm -f "$env_file"
 export HBKIT_ZK
 echo "HBKIT_ZK=$HBKIT_ZK"
 
-step "go test -tags integration ./... against the container"
+# The packages that prove the container path: the integration package
+# (hbasetest.Main gives it a container of its own), the examples and admin,
+# the code a user's own tests run. make test runs every package, with the
+# race detector, against the launcher's HBase on the same code;
+# CONTAINER_PKGS=./... runs them all here too.
+pkgs=${CONTAINER_PKGS:-./integration/... ./examples/... ./admin/...}
+step "go test -tags integration $pkgs against the container"
 # Without the race detector by default: this run proves the container path,
 # and `make test` has already run the same tests with it on the same code
 # (TEST_FLAGS=-race... puts it back). In the background, so a SIGTERM to
 # this script is handled (traps wait for foreground commands) and the
 # cleanup below runs.
 # shellcheck disable=SC2086
-go test ${TEST_FLAGS:--count=1 -timeout 30m} -tags integration ./... &
+go test ${TEST_FLAGS:--count=1 -timeout 30m} -tags integration $pkgs &
 test_pid=$!
 wait "$test_pid"
 test_pid=

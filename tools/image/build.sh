@@ -20,8 +20,11 @@
 # $HBKIT_CACHE/image. A new HBase image replaces the older localhost/hbkit/hbase
 # tags.
 #
-# Usage: tools/image/build.sh [--print-tag]
+# Usage: tools/image/build.sh [--print-tag | --base]
 #   --print-tag   print the tag the inputs give, build nothing
+#   --base        build (or find) the base stage only and print its tag; needs
+#                 no Maven, so .ci/run starts it in the background while
+#                 make test resolves the HBase jars
 #
 # Environment:
 #   HBKIT_CACHE          cache root (default ~/.cache/hbkit)
@@ -38,10 +41,12 @@ cd "$(dirname "$0")/../.."
 here=tools/image
 
 print_only=false
+base_only=false
 case "${1:-}" in
 --print-tag) print_only=true ;;
+--base) base_only=true ;;
 "") ;;
-*) echo "usage: $0 [--print-tag]" >&2; exit 2 ;;
+*) echo "usage: $0 [--print-tag | --base]" >&2; exit 2 ;;
 esac
 
 suite=bookworm
@@ -76,24 +81,6 @@ manifest=$cache/base-$base_hash.manifest
 
 # The HBase stage's inputs: the base, the jars (content), their order, and
 # the files copied into the image.
-cp_list=$(go run ./tools/hbase classpath)
-hbase_version=$(sed -n 's:.*<hbase.version>\(.*\)</hbase.version>.*:\1:p' tools/hbase/pom.xml)
-jar_hash=$(tr ':' '\n' <<<"$cp_list" | xargs sha256sum | awk '{print $1}' | sha)
-order_hash=$(tr ':' '\n' <<<"$cp_list" | xargs -n1 basename | sha)
-files_hash=$(cat "$here/Containerfile" "$here/entrypoint.sh" "$here/log4j2.properties" | sha)
-hash=$(printf '%s\n' "$base_hash" "$jar_hash" "$order_hash" "$files_hash" | sha)
-tag=localhost/hbkit/hbase:${hbase_version%-hadoop3}-$hash
-
-if $print_only; then
-	echo "$tag"
-	exit 0
-fi
-if image_exists "$tag"; then
-	log "up to date: $tag"
-	echo "$tag"
-	exit 0
-fi
-
 # --- base recipe (its text is part of the base hash)
 build_base() {
 	command -v debootstrap >/dev/null || { echo "build.sh: debootstrap is missing: apt-get install -y debootstrap" >&2; exit 1; }
@@ -133,8 +120,10 @@ build_base() {
 }
 # --- end base recipe
 
-t0=$(date +%s)
-if ! image_exists "$base_tag"; then
+ensure_base() {
+	local t0
+	t0=$(date +%s)
+	image_exists "$base_tag" && return
 	if [ ! -s "$base_tar" ]; then
 		build_base
 		log "base rootfs built in $(($(date +%s) - t0)) s: $base_tar ($(du -h "$base_tar" | cut -f1)), packages in $manifest"
@@ -142,7 +131,33 @@ if ! image_exists "$base_tag"; then
 	log "import $base_tag"
 	"$engine" import --change 'CMD ["/bin/bash"]' - "$base_tag" <"$base_tar" >/dev/null 2>"$cache/import.log" ||
 		{ cat "$cache/import.log" >&2; exit 1; }
+}
+
+if $base_only; then
+	ensure_base
+	echo "$base_tag"
+	exit 0
 fi
+
+cp_list=$(go run ./tools/hbase classpath)
+hbase_version=$(sed -n 's:.*<hbase.version>\(.*\)</hbase.version>.*:\1:p' tools/hbase/pom.xml)
+jar_hash=$(tr ':' '\n' <<<"$cp_list" | xargs sha256sum | awk '{print $1}' | sha)
+order_hash=$(tr ':' '\n' <<<"$cp_list" | xargs -n1 basename | sha)
+files_hash=$(cat "$here/Containerfile" "$here/entrypoint.sh" "$here/log4j2.properties" | sha)
+hash=$(printf '%s\n' "$base_hash" "$jar_hash" "$order_hash" "$files_hash" | sha)
+tag=localhost/hbkit/hbase:${hbase_version%-hadoop3}-$hash
+
+if $print_only; then
+	echo "$tag"
+	exit 0
+fi
+if image_exists "$tag"; then
+	log "up to date: $tag"
+	echo "$tag"
+	exit 0
+fi
+
+ensure_base
 
 t1=$(date +%s)
 ctx=$(mktemp -d "$cache/context.XXXXXX")
