@@ -54,8 +54,10 @@ type batchItem struct {
 	// always, a Delete as mutationIdempotent says, an Increment, an
 	// Append or a CheckAndMutate never.
 	idempotent bool
-	// applied: an attempt may have reached the server.
+	// applied: an attempt may have reached the server; sentTo is that
+	// server, for a nonced action (see elsewhereError).
 	applied bool
+	sentTo  string
 
 	// State of the current round.
 	reg     *region
@@ -269,6 +271,10 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 			}
 			continue
 		}
+		if it.nonced && it.sentTo != "" && r.addr != it.sentTo {
+			failed[it.idx] = opErr("batch", it.table, it.final(&elsewhereError{from: it.sentTo, to: r.addr}))
+			continue
+		}
 		it.reg = r
 		g := groupOf[r]
 		if g == nil {
@@ -313,7 +319,9 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 				continue
 			}
 			o.it.lastErr = o.err
-			o.it.applied = o.it.applied || requestSent(o.err)
+			if !o.it.applied && requestSent(o.err) {
+				o.it.applied, o.it.sentTo = true, o.it.reg.addr
+			}
 			o.it.kind = c.handleRegionError(ctx, o.it.table, o.it.reg, o.err)
 			// The end of ctx mid-call is reported by Batch's wait.
 			if o.it.kind == retryNever && !isContextError(o.err) {

@@ -120,7 +120,11 @@ func (c *Client) rsCall(ctx context.Context, addr, method string, req, resp prot
 func (c *Client) mutate(ctx context.Context, table string, row []byte, m *pb.MutationProto, cond *pb.Condition, nonced bool) (*pb.MutateResponse, []byte, error) {
 	var resp *pb.MutateResponse
 	var block []byte
+	sentTo := "" // the server an attempt of a nonced write may have reached
 	err := c.regionWrite(ctx, table, row, cond == nil && mutationIdempotent(m), func(ctx context.Context, r *region) error {
+		if nonced && sentTo != "" && r.addr != sentTo {
+			return &elsewhereError{from: sentTo, to: r.addr}
+		}
 		req := &pb.MutateRequest{Region: r.specifier(), Mutation: m, Condition: cond}
 		if nonced {
 			req.NonceGroup = proto.Uint64(c.nonceGroup)
@@ -128,6 +132,9 @@ func (c *Client) mutate(ctx context.Context, table string, row []byte, m *pb.Mut
 		resp = new(pb.MutateResponse)
 		if err := c.rsCall(ctx, r.addr, "Mutate", req, resp, rpc.WithCellBlock(&block),
 			rpc.WithCheck(func() error { _, err := rowResult(resp.GetResult(), block, row); return err })); err != nil {
+			if nonced && sentTo == "" && requestSent(err) {
+				sentTo = r.addr
+			}
 			return err
 		}
 		if cond != nil && !resp.GetProcessed() {

@@ -2,8 +2,14 @@ package hbase
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"sync/atomic"
 	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hbkit/hbkit/internal/pb"
 )
 
 // A conditional write whose answer is lost after the server applied it is
@@ -65,6 +71,56 @@ func TestResentConditionalWriteIsNotAConditionFailure(t *testing.T) {
 			// Without a lost answer the resend path is not taken.
 			if ok, err := tt.call(ctx, c, "fresh"); !ok || err != nil {
 				t.Errorf("on a free row = (%v, %v), want (true, nil)", ok, err)
+			}
+		})
+	}
+}
+
+// An Increment whose answer was lost is not sent again to another server
+// when its region moved meanwhile: a server drops a resend by its nonce,
+// but only the server that saw the first attempt knows the nonce, so the
+// new one would add the delta twice. The call reports ErrOutcomeUnknown
+// and the counter holds the delta once (issue 34: Increment and Append
+// are resolved for certain or reported unknown).
+func TestNoncedWriteNotResentToAnotherServer(t *testing.T) {
+	inc := &Increment{Table: "t", Row: []byte("row"), Deltas: map[string]map[string]int64{"cf": {"n": 5}}}
+	tests := []struct {
+		name string
+		call func(ctx context.Context, c *Client) error
+	}{
+		{"Increment", func(ctx context.Context, c *Client) error { _, err := c.Increment(ctx, inc); return err }},
+		{"batch item", func(ctx context.Context, c *Client) error {
+			res, err := c.Batch(ctx, []Action{inc})
+			if len(res) == 1 && res[0].Err != nil {
+				return res[0].Err
+			}
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fc := newFakeCluster(t, nil, 2)
+			c := fc.client()
+			ctx := testCtx(t)
+			var writes atomic.Int32
+			fc.set(func() {
+				fc.dropAnswers = 1
+				fc.hook = func(addr, method string, req proto.Message) *pb.ExceptionResponse {
+					if (method == "Mutate" || method == "Multi") && writes.Add(1) == 2 {
+						fc.move("", "rs2:16020") // the resend finds the region gone
+					}
+					return nil
+				}
+			})
+			err := tt.call(ctx, c)
+			if !errors.Is(err, ErrOutcomeUnknown) {
+				t.Errorf("answer lost, region moved = %v, want ErrOutcomeUnknown", err)
+			}
+			fc.mu.Lock()
+			got := fc.rows["row"]["n"]
+			fc.mu.Unlock()
+			if len(got) != 8 || binary.BigEndian.Uint64(got) != 5 {
+				t.Errorf("counter = %x, want 5: the delta applied once", got)
 			}
 		})
 	}

@@ -344,6 +344,19 @@ var errConditionFailed = errors.New("hbase: condition failed")
 // write may be what failed the condition.
 var errResentConditionFailed = errors.New("hbase: condition failed on a resend, after an earlier attempt may have been applied")
 
+// elsewhereError stops the resend of a nonced write (Increment, Append)
+// to another server than the one an earlier attempt may have reached. A
+// server drops a resend it has seen the nonce of, but only that server
+// knows the nonce: a region that moved brings none along, so the new
+// server would apply the write again. The call ends with
+// ErrOutcomeUnknown instead (retrier.final).
+type elsewhereError struct{ from, to string }
+
+func (e *elsewhereError) Error() string {
+	return "hbase: not resent to " + e.to + ": the region moved from " + e.from +
+		", where an earlier attempt may have been applied, and only that server knows the write's nonce"
+}
+
 // conditionFailed is the verdict on a conditional write answered
 // "condition failed" (errConditionFailed): a clean no when no earlier
 // attempt may have reached the server, else an outcome unknown.
