@@ -358,9 +358,16 @@ type pacing struct {
 	canWatch bool          // the coordinator can watch region servers
 }
 
+// The longest hold is the backoff's maximum, but at most a quarter of the
+// operation timeout: a hold longer than an operation leaves a call that
+// meets it no attempt at all, and a location that failed by a stalled
+// connection is most often right (make test-faults' latency scenario saw
+// calls made seconds after the faults ended spend their whole 5 s waiting).
 func (c *Client) pacing() pacing {
 	_, ok := c.zk.(serverRegistry)
-	return pacing{holdBase: relocateHoldFactor * c.opts.backoffBase, holdMax: c.opts.backoffMax, canWatch: ok}
+	holdBase := relocateHoldFactor * c.opts.backoffBase
+	holdMax := max(holdBase, min(c.opts.backoffMax, c.opts.retryBudget/4))
+	return pacing{holdBase: holdBase, holdMax: holdMax, canWatch: ok}
 }
 
 // hold is the hold after the n-th (1-based) answer that repeated a failed

@@ -57,3 +57,29 @@ func TestTimeoutErrorText(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldsFitTheOperation: the hold of a failed location never passes a
+// quarter of the operation timeout, so a call that meets one still makes
+// attempts. make test-faults' latency scenario (operation timeout 5s)
+// saw holds doubling to 8s: calls made seconds after the faults ended
+// spent their whole 5s "waiting on region lookup pacing", 0 attempts.
+func TestHoldsFitTheOperation(t *testing.T) {
+	fc := newFakeCluster(t, nil, 1)
+	for _, tt := range []struct {
+		op        time.Duration
+		wantFirst time.Duration
+		wantMax   time.Duration
+	}{
+		{5 * time.Second, time.Second, 1250 * time.Millisecond},
+		{DefaultOperationTimeout, time.Second, DefaultOperationTimeout / 4},
+		{time.Second, time.Second, time.Second}, // never below the first hold
+	} {
+		p := fc.client(WithBackoff(100*time.Millisecond, 10*time.Second), WithOperationTimeout(tt.op)).pacing()
+		if got := p.hold(1); got != tt.wantFirst {
+			t.Errorf("operation timeout %v: first hold %v, want %v", tt.op, got, tt.wantFirst)
+		}
+		if got := p.hold(20); got != tt.wantMax {
+			t.Errorf("operation timeout %v: longest hold %v, want %v", tt.op, got, tt.wantMax)
+		}
+	}
+}
