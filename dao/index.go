@@ -120,7 +120,7 @@ func (x *Index[T]) find(ctx context.Context, p *plan, fn func(key []byte, rec *T
 	n := 0
 	// A page of an inverted index resumed inside a row: the row's cells up
 	// to the token's are skipped before their data rows are read.
-	err := x.r.ix.FindAfter(ctx, x.declared, ranges, p.after, p.afterCell, func(key []byte, rec *T) bool {
+	err := x.r.ix.FindAfter(ctx, x.declared, ranges, p.after, p.afterCell, p.limit, func(key []byte, rec *T) bool {
 		if err := ctx.Err(); err != nil {
 			return false
 		}

@@ -434,7 +434,7 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 // row that derives exactly its key.
 func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip []byte, rep *Report, done func(last, lastCell []byte) error) error {
 	s := t.ixs[i]
-	return t.scanEntries(ctx, s, []keys.KeyRange{{Start: start}}, nil, func(es []*entry) error {
+	return t.scanEntries(ctx, s, []keys.KeyRange{{Start: start}}, nil, t.o.batchSize, func(es []*entry) error {
 		if skip != nil {
 			// A resumed pass of an inverted index: row start's cells up to
 			// skip were checked before.

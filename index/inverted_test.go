@@ -1159,7 +1159,7 @@ func TestInvertedFindAfter(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
 			stop := []byte(provinces[2] + "_64")
-			err := x.FindAfter(ctx, schema.TestTableIndexName, []keys.KeyRange{{Start: tc.start, Stop: stop}}, row, []byte("c"), func(_ []byte, u *schema.User) bool {
+			err := x.FindAfter(ctx, schema.TestTableIndexName, []keys.KeyRange{{Start: tc.start, Stop: stop}}, row, []byte("c"), 0, func(_ []byte, u *schema.User) bool {
 				got = append(got, u.UID)
 				return true
 			})

@@ -35,7 +35,7 @@ func (t *Table[T]) Keys(ctx context.Context, index string, ranges []keys.KeyRang
 	i := slices.Index(t.ixs, s)
 	stopped := false
 	var seen passKeys // a record moving during the read is listed once
-	err = t.scanEntries(ctx, s, ranges, nil, func(es []*entry) error {
+	err = t.scanEntries(ctx, s, ranges, nil, t.o.batchSize, func(es []*entry) error {
 		var check []*entry
 		for _, e := range es {
 			if !t.trusted(e) && e.dataKey != nil {

@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/index/kmerge"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -176,14 +176,14 @@ func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Acti
 // alone from the next cell on (the server skips the others), then the
 // ranges after it; otherwise the row's cells up to afterCell are dropped
 // before fn sees them.
-func (t *Table[T]) scanEntriesAfter(ctx context.Context, s *ixState[T], ranges []keys.KeyRange, row, afterCell []byte, fn func([]*entry) error) error {
+func (t *Table[T]) scanEntriesAfter(ctx context.Context, s *ixState[T], ranges []keys.KeyRange, row, afterCell []byte, size int, fn func([]*entry) error) error {
 	if !s.inv || afterCell == nil {
-		return t.scanEntries(ctx, s, ranges, nil, fn)
+		return t.scanEntries(ctx, s, ranges, nil, size, fn)
 	}
 	if slices.ContainsFunc(ranges, func(kr keys.KeyRange) bool { return bytes.Compare(kr.Start, row) < 0 }) {
 		// Keys before row too: one scan, the returned cells dropped
 		// before their data rows are read.
-		return t.scanEntries(ctx, s, ranges, nil, func(es []*entry) error {
+		return t.scanEntries(ctx, s, ranges, nil, size, func(es []*entry) error {
 			es = slices.DeleteFunc(es, func(e *entry) bool { return bytes.Equal(e.key, row) && bytes.Compare(e.qual, afterCell) <= 0 })
 			if len(es) == 0 {
 				return nil
@@ -205,93 +205,91 @@ func (t *Table[T]) scanEntriesAfter(ctx context.Context, s *ixState[T], ranges [
 		rest = append(rest, kr)
 	}
 	if inside {
-		if err := t.streamEntries(ctx, s, []keys.KeyRange{{Start: row, Stop: next}}, nil, afterCell, fn); err != nil {
+		if err := t.streamEntries(ctx, s, []keys.KeyRange{{Start: row, Stop: next}}, nil, afterCell, size, fn); err != nil {
 			return err
 		}
 	}
-	return t.scanEntries(ctx, s, rest, nil, fn)
+	return t.scanEntries(ctx, s, rest, nil, size, fn)
 }
 
 // scanEntries scans the ranges of index s and calls fn with chunks of at
-// most batchSize entries, in key order. One range is streamed. Several
-// ranges (the ten buckets of an SMS query) are cut into up to
+// most size entries (see chunkSize), in key order. One range is streamed.
+// Several ranges (the ten buckets of an SMS query) are cut into up to
 // parallelism groups of neighbouring ranges, each read by its own scan
-// with a MultiRowRangeFilter, all at once: the buckets live in different
-// regions, so the query costs one scan's latency, not ten.
-func (t *Table[T]) scanEntries(ctx context.Context, s *ixState[T], ranges []keys.KeyRange, columns []hbase.Column, fn func([]*entry) error) error {
+// with a MultiRowRangeFilter, all at once, and merged as they stream in
+// (package kmerge): the buckets live in different regions, so the query
+// costs one scan's latency, not ten, and a caller that has what it wants
+// stops every scan, each having read at most two chunks ahead.
+func (t *Table[T]) scanEntries(ctx context.Context, s *ixState[T], ranges []keys.KeyRange, columns []hbase.Column, size int, fn func([]*entry) error) error {
 	if len(ranges) == 0 {
 		return nil
 	}
 	rs := slices.Clone(ranges)
 	slices.SortFunc(rs, func(a, b keys.KeyRange) int { return bytes.Compare(a.Start, b.Start) })
-	emit := func(es []*entry) error {
-		for len(es) > 0 {
-			n := min(len(es), t.o.batchSize)
-			if err := fn(es[:n]); err != nil {
-				return err
-			}
-			es = es[n:]
-		}
-		return nil
-	}
 	if len(rs) == 1 {
-		return t.streamEntries(ctx, s, rs, columns, nil, fn)
+		return t.streamEntries(ctx, s, rs, columns, nil, size, fn)
 	}
 	groups := min(len(rs), t.o.parallelism)
-	found := make([][]*entry, groups)
-	errs := make([]error, groups)
-	var wg sync.WaitGroup
+	srcs := make([]kmerge.Source[*entry], groups)
 	for g := range groups {
 		part := rs[g*len(rs)/groups : (g+1)*len(rs)/groups]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[g] = t.scanRanges(ctx, s, part, columns, nil, func(e *entry) error {
-				found[g] = append(found[g], e)
+		srcs[g] = func(ctx context.Context, emit func(*entry) bool) error {
+			err := t.scanRanges(ctx, s, part, columns, nil, size, func(e *entry) error {
+				if !emit(e) {
+					return errStop
+				}
 				return nil
 			})
-		}()
-	}
-	wg.Wait()
-	if err := scanError(ctx, errs); err != nil {
-		return err
-	}
-	return emit(slices.Concat(found...))
-}
-
-// scanError folds the errors of parallel scans into one. A context that
-// ended stops every scan with its error: that is reported once, unless a
-// scan failed for another reason first. Other errors are joined, each
-// distinct message once.
-func scanError(ctx context.Context, errs []error) error {
-	var out []error
-	var ctxErr error
-	seen := make(map[string]bool)
-	for _, err := range errs {
-		switch {
-		case err == nil:
-		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-			if ctxErr == nil {
-				ctxErr = err
+			if errors.Is(err, errStop) {
+				return nil
 			}
-		case !seen[err.Error()]:
-			seen[err.Error()] = true
-			out = append(out, err)
+			return err
 		}
 	}
-	if len(out) == 0 {
-		return ctxErr
+	chunk := make([]*entry, 0, size)
+	for e, err := range kmerge.Merge(ctx, srcs, kmerge.Config[*entry]{Cmp: entryOrder, Conc: groups, Chunk: size}) {
+		if err != nil {
+			return err
+		}
+		chunk = append(chunk, e)
+		if len(chunk) == size {
+			if err := fn(chunk); err != nil {
+				return err
+			}
+			chunk = chunk[:0]
+		}
 	}
-	return errors.Join(out...)
+	if len(chunk) == 0 {
+		return nil
+	}
+	return fn(chunk)
+}
+
+// entryOrder orders entries by key, then (inverted) by qualifier.
+func entryOrder(a, b *entry) int {
+	if c := bytes.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	return bytes.Compare(a.qual, b.qual)
+}
+
+// chunkSize is the size of the chunks a read hands over: the batch size,
+// or limit when it is smaller (a caller that wants few records reads
+// few).
+func (t *Table[T]) chunkSize(limit int) int {
+	if limit > 0 && limit < t.o.batchSize {
+		return limit
+	}
+	return t.o.batchSize
 }
 
 // streamEntries reads sorted ranges of index s with one scan (see
-// scanRanges) and calls fn with chunks of at most batchSize entries.
-func (t *Table[T]) streamEntries(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbase.Column, cellsAfter []byte, fn func([]*entry) error) error {
+// scanRanges) and calls fn with chunks of at most size entries.
+func (t *Table[T]) streamEntries(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbase.Column, cellsAfter []byte, size int, fn func([]*entry) error) error {
 	var chunk []*entry
-	err := t.scanRanges(ctx, s, rs, columns, cellsAfter, func(e *entry) error {
+	err := t.scanRanges(ctx, s, rs, columns, cellsAfter, size, func(e *entry) error {
 		chunk = append(chunk, e)
-		if len(chunk) == t.o.batchSize {
+		if len(chunk) == size {
 			err := fn(chunk)
 			chunk = chunk[:0]
 			return err
@@ -306,9 +304,10 @@ func (t *Table[T]) streamEntries(ctx context.Context, s *ixState[T], rs []keys.K
 
 // scanRanges reads sorted ranges of index s with one scan. cellsAfter,
 // for the scan of one row of an inverted index, skips the row's cells up
-// to that qualifier on the server (a ColumnRangeFilter).
-func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbase.Column, cellsAfter []byte, fn func(*entry) error) error {
-	sc := &hbase.Scan{Table: s.name, StartRow: rs[0].Start, Columns: columns, Caching: t.o.batchSize}
+// to that qualifier on the server (a ColumnRangeFilter). The server
+// returns size rows (or cells of a row, inverted) at a time.
+func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbase.Column, cellsAfter []byte, size int, fn func(*entry) error) error {
+	sc := &hbase.Scan{Table: s.name, StartRow: rs[0].Start, Columns: columns, Caching: size}
 	if cellsAfter != nil {
 		sc.Filter = &hbase.ColumnRangeFilter{Min: cellsAfter}
 	}
@@ -316,7 +315,7 @@ func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyR
 		sc.Families = [][]byte{[]byte(s.fam)}
 	}
 	if s.inv {
-		sc.Batch = t.o.batchSize // a row holds an entry per record: read it in parts
+		sc.Batch = size // a row holds an entry per record: read it in parts
 	}
 	for _, r := range rs {
 		if r.Stop == nil {
@@ -389,7 +388,7 @@ var errStop = errors.New("index: stop")
 // confirmed entries that are unverified or stale are rewritten verified
 // and dead orphans deleted.
 func (t *Table[T]) Find(ctx context.Context, index string, ranges []keys.KeyRange, fn func(key []byte, rec *T) bool) error {
-	return t.FindAfter(ctx, index, ranges, nil, nil, fn)
+	return t.FindAfter(ctx, index, ranges, nil, nil, 0, fn)
 }
 
 // FindAfter is Find resumed inside row of an inverted index, after its
@@ -397,7 +396,10 @@ func (t *Table[T]) Find(ctx context.Context, index string, ranges []keys.KeyRang
 // data rows, and the rest of the ranges is read from the next row on.
 // ranges are those left from row on (they start at or before it). With
 // afterCell nil, or for an index whose entries are rows, it is Find.
-func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.KeyRange, row, afterCell []byte, fn func(key []byte, rec *T) bool) (err error) {
+// limit, when positive, is the number of records the caller wants at
+// most (fn then returns false): the read fetches entries in chunks no
+// larger, so that a small limit reads little.
+func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.KeyRange, row, afterCell []byte, limit int, fn func(key []byte, rec *T) bool) (err error) {
 	s, err := t.readable(ctx, index)
 	if err != nil {
 		return err
@@ -409,7 +411,7 @@ func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.Ke
 	i := slices.Index(t.ixs, s)
 	stopped := false
 	var seen passKeys
-	err = t.scanEntriesAfter(ctx, s, ranges, row, afterCell, func(es []*entry) error {
+	err = t.scanEntriesAfter(ctx, s, ranges, row, afterCell, t.chunkSize(limit), func(es []*entry) error {
 		ds, err := t.dataRows(ctx, es)
 		if err != nil {
 			return err
@@ -537,7 +539,7 @@ func (t *Table[T]) Count(ctx context.Context, index string, ranges []keys.KeyRan
 		}
 	}
 	out := make(map[string]int64)
-	err = t.scanEntries(ctx, s, ranges, cols, func(es []*entry) error {
+	err = t.scanEntries(ctx, s, ranges, cols, t.o.batchSize, func(es []*entry) error {
 		var check []*entry
 		for _, e := range es {
 			if t.trusted(e) {
