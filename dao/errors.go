@@ -35,8 +35,6 @@ var (
 	// ErrDecode reports a row that cannot be decoded into a record. The
 	// concrete error is a *DecodeError.
 	ErrDecode = errors.New("dao: cannot decode row")
-	// ErrInvalidOption reports an option with a value New refuses.
-	ErrInvalidOption = errors.New("dao: invalid option")
 )
 
 // ValidationError reports a record rejected before any write. It names the
@@ -221,6 +219,22 @@ var (
 	ErrInsertOnly = index.ErrInsertOnly
 	// ErrUnknownIndex reports an index name the schema does not declare.
 	ErrUnknownIndex = index.ErrUnknownIndex
+	// ErrInvalidOption reports an option with a value New (or Check)
+	// refuses.
+	ErrInvalidOption = index.ErrInvalidOption
+	// ErrUnsupportedSchema reports a schema whose indexes the protocol
+	// cannot serve: an index that carries neither the data row key nor
+	// an inverted entry, or a column using a reserved qualifier.
+	ErrUnsupportedSchema = index.ErrUnsupportedSchema
+	// ErrConflict reports a write that lost the race for its data row on
+	// every attempt.
+	ErrConflict = index.ErrConflict
+	// ErrAborted reports a write stopped between two of its writes by the
+	// fault-injection hook (WithHook); readers and Check repair what
+	// it left.
+	ErrAborted = index.ErrAborted
+	// ErrBadCheckpoint reports a Check checkpoint given to another run.
+	ErrBadCheckpoint = index.ErrBadCheckpoint
 	// ErrNoIndex reports an index operation (Check) on a table that
 	// declares no index.
 	ErrNoIndex = errors.New("dao: table declares no index")

@@ -57,7 +57,7 @@ func defaultOptions() options {
 
 func (o *options) fail(format string, args ...any) {
 	if o.err == nil {
-		o.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, args...)...)
+		o.err = fmt.Errorf("dao: %w: "+format, append([]any{ErrInvalidOption}, args...)...)
 	}
 }
 
@@ -283,7 +283,7 @@ func (o *options) tableName(declared string) (string, error) {
 		return declared, nil
 	}
 	if strings.Contains(declared, ":") {
-		return "", fmt.Errorf("%w: WithNamespace(%q): table %q already has a namespace", ErrInvalidOption, o.namespace, declared)
+		return "", fmt.Errorf("dao: %w: WithNamespace(%q): table %q already has a namespace", ErrInvalidOption, o.namespace, declared)
 	}
 	return o.namespace + ":" + declared, nil
 }

@@ -49,19 +49,15 @@ type Repo[T any] struct {
 	unindexed bool            // WithUnindexedWrites: data rows only
 	indexes   map[string]*Index[T]
 	nix       int // indexes the schema declares: entries per encoded record
-	// cols maps family then qualifier to the strings the schema uses, so
-	// decoding converts no bytes to strings.
-	cols     map[string]map[string]colName
-	recs     sync.Pool // *schema.Record for single-record writes
-	slabs    sync.Pool // *recordSlab for batches, when no write keeps its records (reuses)
-	tracer   trace.Tracer
-	traceAll bool    // WithTracerProvider given: every write gets a span
-	settle   settler // puts after deletes, on a table without index
-	uids     *UIDs   // WithUIDs; nil when the schema declares no UID field
-	uidDecls []schema.UID[T]
+	dec       *index.RowDecoder[T]
+	recs      sync.Pool // *schema.Record for single-record writes
+	slabs     sync.Pool // *recordSlab for batches, when no write keeps its records (reuses)
+	tracer    trace.Tracer
+	traceAll  bool    // WithTracerProvider given: every write gets a span
+	settle    settler // puts after deletes, on a table without index
+	uids      *UIDs   // WithUIDs; nil when the schema declares no UID field
+	uidDecls  []schema.UID[T]
 }
-
-type colName struct{ family, qualifier string }
 
 // New returns the store of table on client c. When the table declares
 // indexes, every write goes through the index protocol (see package
@@ -69,15 +65,15 @@ type colName struct{ family, qualifier string }
 // once here.
 func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], error) {
 	if c == nil || isNilPointer(c) {
-		return nil, fmt.Errorf("%w: nil client", ErrInvalidOption)
+		return nil, fmt.Errorf("dao: %w: nil client", ErrInvalidOption)
 	}
 	if table == nil {
-		return nil, fmt.Errorf("%w: nil table", ErrInvalidOption)
+		return nil, fmt.Errorf("dao: %w: nil table", ErrInvalidOption)
 	}
 	o := defaultOptions()
 	for i, opt := range opts {
 		if opt == nil {
-			return nil, fmt.Errorf("%w: option %d is nil", ErrInvalidOption, i)
+			return nil, fmt.Errorf("dao: %w: option %d is nil", ErrInvalidOption, i)
 		}
 		opt(&o)
 	}
@@ -88,9 +84,9 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	if len(ixs) == 0 {
 		switch {
 		case len(o.protocol) > 0:
-			return nil, fmt.Errorf("%w: %s: table %s declares no index", ErrInvalidOption, o.protocol[0], table.Name())
+			return nil, fmt.Errorf("dao: %w: %s: table %s declares no index", ErrInvalidOption, o.protocol[0], table.Name())
 		case o.unindexed:
-			return nil, fmt.Errorf("%w: WithUnindexedWrites: table %s declares no index", ErrInvalidOption, table.Name())
+			return nil, fmt.Errorf("dao: %w: WithUnindexedWrites: table %s declares no index", ErrInvalidOption, table.Name())
 		}
 	}
 	declared := map[string]bool{table.Name().String(): true}
@@ -99,7 +95,7 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	}
 	for from := range o.names {
 		if !declared[from] {
-			return nil, fmt.Errorf("%w: WithTableNames: %q is not a table of the schema", ErrInvalidOption, from)
+			return nil, fmt.Errorf("dao: %w: WithTableNames: %q is not a table of the schema", ErrInvalidOption, from)
 		}
 	}
 	name, err := o.tableName(table.Name().String())
@@ -115,7 +111,7 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 		c: c, t: table, name: tn.String(),
 		batchSize: o.batchSize, limits: writeLimits(c), conc: o.concurrency, writeConc: o.writeConc, caching: o.caching, unindexed: o.unindexed,
 		nix:  len(ixs),
-		cols: make(map[string]map[string]colName),
+		dec:  index.NewRowDecoder(table),
 		uids: o.uids, uidDecls: uidDecls,
 		tracer:   newTracer(o.ix.TracerProvider),
 		traceAll: o.ix.TracerProvider != nil,
@@ -135,11 +131,12 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 			}
 			itn, _ := hbase.ParseTableName(to)
 			if other, dup := onCluster[itn.String()]; dup {
-				return nil, fmt.Errorf("%w: tables %q and %q both map to %q", ErrInvalidOption, other, d, itn.String())
+				return nil, fmt.Errorf("dao: %w: tables %q and %q both map to %q", ErrInvalidOption, other, d, itn.String())
 			}
 			onCluster[itn.String()] = d
 			cfg.IndexTables[d] = itn.String()
 		}
+		cfg.Tracer = r.tracer // one tracer for the store's spans and the protocol's
 		if r.ix, err = index.New(c, table, cfg); err != nil {
 			return nil, fmt.Errorf("dao: table %q: %w", r.name, err)
 		}
@@ -152,14 +149,6 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	}
 	if segs := table.KeySegments(); len(segs) > 0 && segs[0].Kind == keys.KindSalt {
 		r.salts = int(segs[0].Keyspace.Count)
-	}
-	for _, ci := range table.Columns() {
-		fam := r.cols[ci.Family]
-		if fam == nil {
-			fam = make(map[string]colName)
-			r.cols[ci.Family] = fam
-		}
-		fam[ci.Qualifier] = colName{ci.Family, ci.Qualifier}
 	}
 	r.recs.New = func() any { return new(schema.Record) }
 	return r, nil
@@ -434,24 +423,15 @@ func (r *Repo[T]) getOne(ctx context.Context, key *T) (*T, bool, error) {
 	return v, true, nil
 }
 
-// decode decodes a result into v, reusing cells as scratch space.
+// decode decodes a result into v, reusing cells as scratch space (the
+// one decoder of a data row, index.RowDecoder).
 func (r *Repo[T]) decode(res *hbase.Result, cells []schema.Cell, v *T) ([]schema.Cell, error) {
-	cells = cells[:0]
 	var since int64 // cells older than the record's version belong to an older value
 	if r.ix != nil {
 		since = r.ix.Since(res)
 	}
-	for _, c := range res.Cells {
-		if c.Timestamp < since {
-			continue
-		}
-		if fam, ok := r.cols[string(c.Family)]; ok {
-			if n, ok := fam[string(c.Qualifier)]; ok {
-				cells = append(cells, schema.Cell{Family: n.family, Qualifier: n.qualifier, Value: c.Value})
-			}
-		}
-	}
-	if err := r.t.DecodeRow(res.Row(), cells, v); err != nil {
+	cells, err := r.dec.Decode(res, since, cells, v)
+	if err != nil {
 		field, reason := describe(err)
 		return cells, &DecodeError{Table: r.name, Field: field, Reason: reason, Err: err}
 	}

@@ -9,8 +9,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/hbkit/hbkit/index"
 )
 
 const (
@@ -72,7 +70,7 @@ func end(span trace.Span, err error) {
 // errorType names an error for error.type: the sentinel it wraps, else its
 // Go type. Messages may quote keys, so they are not used.
 func errorType(err error) string {
-	for _, s := range []error{ErrInvalidRecord, ErrExists, ErrNotAttempted, index.ErrConflict, index.ErrAborted, context.Canceled, context.DeadlineExceeded} {
+	for _, s := range []error{ErrInvalidRecord, ErrExists, ErrNotAttempted, ErrConflict, ErrAborted, context.Canceled, context.DeadlineExceeded} {
 		if errors.Is(err, s) {
 			return s.Error()
 		}

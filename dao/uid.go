@@ -83,7 +83,7 @@ type uidOptions struct {
 func WithUIDCacheSize(n int) UIDOption {
 	return func(o *uidOptions) {
 		if n < 0 && o.err == nil {
-			o.err = fmt.Errorf("%w: WithUIDCacheSize(%d): want >= 0", ErrInvalidOption, n)
+			o.err = fmt.Errorf("dao: %w: WithUIDCacheSize(%d): want >= 0", ErrInvalidOption, n)
 		}
 		o.cache = n
 	}
@@ -119,16 +119,16 @@ type UIDs struct {
 // table with admin from Table.
 func NewUIDs(c UIDClient, table string, kinds []UIDKind, opts ...UIDOption) (*UIDs, error) {
 	if c == nil || isNilPointer(c) {
-		return nil, fmt.Errorf("%w: nil client", ErrInvalidOption)
+		return nil, fmt.Errorf("dao: %w: nil client", ErrInvalidOption)
 	}
 	tn, err := hbase.ParseTableName(table)
 	if err != nil {
-		return nil, fmt.Errorf("%w: UID table %q: %w", ErrInvalidOption, table, err)
+		return nil, fmt.Errorf("dao: %w: UID table %q: %w", ErrInvalidOption, table, err)
 	}
 	o := uidOptions{cache: DefaultUIDCacheSize}
 	for i, opt := range opts {
 		if opt == nil {
-			return nil, fmt.Errorf("%w: UID option %d is nil", ErrInvalidOption, i)
+			return nil, fmt.Errorf("dao: %w: UID option %d is nil", ErrInvalidOption, i)
 		}
 		opt(&o)
 	}
@@ -136,18 +136,18 @@ func NewUIDs(c UIDClient, table string, kinds []UIDKind, opts ...UIDOption) (*UI
 		return nil, o.err
 	}
 	if len(kinds) == 0 {
-		return nil, fmt.Errorf("%w: UID table %q: no kinds", ErrInvalidOption, table)
+		return nil, fmt.Errorf("dao: %w: UID table %q: no kinds", ErrInvalidOption, table)
 	}
 	u := &UIDs{c: c, name: tn.String(), kinds: make(map[string]int, len(kinds))}
 	for _, k := range kinds {
 		switch {
 		case !schema.ValidUIDKind(k.Name):
-			return nil, fmt.Errorf("%w: UID kind %q: want 1 to 64 of a-z, 0-9, '_', '-', '.'", ErrInvalidOption, k.Name)
+			return nil, fmt.Errorf("dao: %w: UID kind %q: want 1 to 64 of a-z, 0-9, '_', '-', '.'", ErrInvalidOption, k.Name)
 		case k.Width < 1 || k.Width > schema.MaxUIDWidth:
-			return nil, fmt.Errorf("%w: UID kind %q: width %d, want 1 to %d", ErrInvalidOption, k.Name, k.Width, schema.MaxUIDWidth)
+			return nil, fmt.Errorf("dao: %w: UID kind %q: width %d, want 1 to %d", ErrInvalidOption, k.Name, k.Width, schema.MaxUIDWidth)
 		}
 		if _, dup := u.kinds[k.Name]; dup {
-			return nil, fmt.Errorf("%w: UID kind %q declared twice", ErrInvalidOption, k.Name)
+			return nil, fmt.Errorf("dao: %w: UID kind %q declared twice", ErrInvalidOption, k.Name)
 		}
 		u.kinds[k.Name] = k.Width
 	}

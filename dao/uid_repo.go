@@ -88,13 +88,13 @@ func (r *Repo[T]) setQueryIDs(ctx context.Context, q Query[T]) error {
 func checkUIDOption[T any](uids *UIDs, decls []schema.UID[T], table schema.TableName) error {
 	switch {
 	case len(decls) > 0 && uids == nil:
-		return fmt.Errorf("%w: table %s declares UID fields: give WithUIDs", ErrInvalidOption, table)
+		return fmt.Errorf("dao: %w: table %s declares UID fields: give WithUIDs", ErrInvalidOption, table)
 	case len(decls) == 0 && uids != nil:
-		return fmt.Errorf("%w: WithUIDs: table %s declares no UID field", ErrInvalidOption, table)
+		return fmt.Errorf("dao: %w: WithUIDs: table %s declares no UID field", ErrInvalidOption, table)
 	}
 	for _, d := range decls {
 		if w, ok := uids.Width(d.Kind); !ok || w != d.Width {
-			return fmt.Errorf("%w: WithUIDs: UID field %s of table %s wants kind %q of width %d; the UID table has width %d",
+			return fmt.Errorf("dao: %w: WithUIDs: UID field %s of table %s wants kind %q of width %d; the UID table has width %d",
 				ErrInvalidOption, d.Segment, table, d.Kind, d.Width, w)
 		}
 	}

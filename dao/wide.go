@@ -50,15 +50,15 @@ type Wide[T any] struct {
 // ErrInvalidOption.
 func NewWide[T any](c Client, t *schema.WideTable[T], opts ...Option) (*Wide[T], error) {
 	if c == nil || isNilPointer(c) {
-		return nil, fmt.Errorf("%w: nil client", ErrInvalidOption)
+		return nil, fmt.Errorf("dao: %w: nil client", ErrInvalidOption)
 	}
 	if t == nil {
-		return nil, fmt.Errorf("%w: nil table", ErrInvalidOption)
+		return nil, fmt.Errorf("dao: %w: nil table", ErrInvalidOption)
 	}
 	o := defaultOptions()
 	for i, opt := range opts {
 		if opt == nil {
-			return nil, fmt.Errorf("%w: option %d is nil", ErrInvalidOption, i)
+			return nil, fmt.Errorf("dao: %w: option %d is nil", ErrInvalidOption, i)
 		}
 		opt(&o)
 	}
@@ -66,13 +66,13 @@ func NewWide[T any](c Client, t *schema.WideTable[T], opts ...Option) (*Wide[T],
 	case o.err != nil:
 		return nil, o.err
 	case len(o.protocol) > 0:
-		return nil, fmt.Errorf("%w: %s: wide table %s has no index", ErrInvalidOption, o.protocol[0], t.Name())
+		return nil, fmt.Errorf("dao: %w: %s: wide table %s has no index", ErrInvalidOption, o.protocol[0], t.Name())
 	case o.unindexed:
-		return nil, fmt.Errorf("%w: WithUnindexedWrites: wide table %s has no index", ErrInvalidOption, t.Name())
+		return nil, fmt.Errorf("dao: %w: WithUnindexedWrites: wide table %s has no index", ErrInvalidOption, t.Name())
 	}
 	for from := range o.names {
 		if from != t.Name().String() {
-			return nil, fmt.Errorf("%w: WithTableNames: %q is not the wide table", ErrInvalidOption, from)
+			return nil, fmt.Errorf("dao: %w: WithTableNames: %q is not the wide table", ErrInvalidOption, from)
 		}
 	}
 	name, err := o.tableName(t.Name().String())

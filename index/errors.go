@@ -27,8 +27,9 @@ var (
 	// writes. The state left behind is the one the protocol is designed to
 	// survive: readers detect it and repair it.
 	ErrAborted = errors.New("index: write aborted between two writes")
-	// ErrInvalidOption reports a Config value that cannot be used.
-	ErrInvalidOption = errors.New("index: invalid option")
+	// ErrInvalidOption reports an option or Config value that cannot be
+	// used. Package dao returns the same value as dao.ErrInvalidOption.
+	ErrInvalidOption = errors.New("invalid option")
 	// ErrUnknownIndex reports an index name the table does not declare.
 	ErrUnknownIndex = errors.New("index: unknown index")
 	// ErrUnsupportedSchema reports a table declaration the protocol cannot

@@ -111,6 +111,9 @@ type Config struct {
 	// TracerProvider receives the spans of writes, reads and checks (nil:
 	// the global provider).
 	TracerProvider trace.TracerProvider
+	// Tracer, when set, starts those spans instead of a tracer of this
+	// package: package dao passes its own, so that a store has one tracer.
+	Tracer trace.Tracer
 	// ReadIncomplete lets readers answer from an index that is building
 	// (ErrIndexBuilding otherwise): their answer may miss records written
 	// before the index existed.
@@ -141,13 +144,13 @@ func (c *Config) options() (options, error) {
 	}
 	switch {
 	case c.GracePeriod < 0:
-		return o, fmt.Errorf("%w: negative grace period", ErrInvalidOption)
+		return o, fmt.Errorf("index: %w: negative grace period", ErrInvalidOption)
 	case c.MaxAttempts < 0:
-		return o, fmt.Errorf("%w: max attempts %d < 0", ErrInvalidOption, c.MaxAttempts)
+		return o, fmt.Errorf("index: %w: max attempts %d < 0", ErrInvalidOption, c.MaxAttempts)
 	case c.Parallelism < 0:
-		return o, fmt.Errorf("%w: parallelism %d < 0", ErrInvalidOption, c.Parallelism)
+		return o, fmt.Errorf("index: %w: parallelism %d < 0", ErrInvalidOption, c.Parallelism)
 	case c.BatchSize < 0:
-		return o, fmt.Errorf("%w: batch size %d < 0", ErrInvalidOption, c.BatchSize)
+		return o, fmt.Errorf("index: %w: batch size %d < 0", ErrInvalidOption, c.BatchSize)
 	}
 	if o.now == nil {
 		o.now = time.Now
@@ -167,7 +170,7 @@ func (c *Config) options() (options, error) {
 	o.names = make(map[string]string, len(c.IndexTables)+1)
 	for from, to := range c.IndexTables {
 		if _, err := hbase.ParseTableName(to); err != nil {
-			return o, fmt.Errorf("%w: table name for %q: %w", ErrInvalidOption, from, err)
+			return o, fmt.Errorf("index: %w: table name for %q: %w", ErrInvalidOption, from, err)
 		}
 		o.names[from] = to
 	}

@@ -63,6 +63,7 @@ const (
 type Table[T any] struct {
 	c         Client
 	t         *schema.Table[T]
+	dec       *RowDecoder[T]
 	o         options
 	name      string // data table on the cluster
 	fam       string // family of the version and key cells
@@ -99,7 +100,7 @@ type ixState[T any] struct {
 // dao store instead, which calls New when the schema declares indexes.
 func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {
 	if c == nil || t == nil {
-		return nil, fmt.Errorf("%w: nil client or table", ErrInvalidOption)
+		return nil, fmt.Errorf("index: %w: nil client or table", ErrInvalidOption)
 	}
 	o, err := cfg.options()
 	if err != nil {
@@ -107,16 +108,19 @@ func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {
 	}
 	if cfg.DataTable != "" {
 		if _, err := hbase.ParseTableName(cfg.DataTable); err != nil {
-			return nil, fmt.Errorf("%w: data table name: %w", ErrInvalidOption, err)
+			return nil, fmt.Errorf("index: %w: data table name: %w", ErrInvalidOption, err)
 		}
 	}
-	tb := &Table[T]{c: c, t: t, o: o, dataCols: t.Columns(), tracer: newTracer(o.tracerProvider)}
+	tb := &Table[T]{c: c, t: t, dec: NewRowDecoder(t), o: o, dataCols: t.Columns(), tracer: cfg.Tracer}
+	if tb.tracer == nil {
+		tb.tracer = newTracer(o.tracerProvider)
+	}
 	tb.mode = t.WriteMode()
 	if cfg.Writes != nil {
 		tb.mode = *cfg.Writes
 	}
 	if !tb.mode.Valid() {
-		return nil, fmt.Errorf("%w: write mode %v", ErrInvalidOption, tb.mode)
+		return nil, fmt.Errorf("index: %w: write mode %v", ErrInvalidOption, tb.mode)
 	}
 	if o.asyncVerify {
 		tb.ver = newVerifier(tb.sendVerifications)
@@ -388,7 +392,7 @@ func (t *Table[T]) readData(key []byte, r *hbase.Result) *dataState[T] {
 		}
 	}
 	d.exists = true
-	if err := t.t.DecodeRow(key, toSchemaCells(r, t.Since(r)), &d.rec); err == nil {
+	if _, err := t.dec.Decode(r, t.Since(r), nil, &d.rec); err == nil {
 		d.decoded = true
 	}
 	for i, s := range t.ixs {
