@@ -367,113 +367,101 @@ func (s FileSegment) joined() ([]keys.Field[record], error) {
 }
 
 func (s FileSegment) field() (keys.Field[record], error) {
-	name := s.Name
-	if name == "" {
+	if s.Name == "" {
 		return keys.Field[record]{}, errors.New("segment has no name")
 	}
+	switch s.Kind {
+	case "bucket", "java_bucket", "md5hex", "java_partition":
+		return s.hashField()
+	case "reversed_digits", "digits", "fixed", "reversed_timestamp", "string", "trailing_string", "java_long", "java_int", "java_short":
+		return s.valueField()
+	}
+	return keys.Field[record]{}, fmt.Errorf("segment %q: unknown kind %q (want %s)", s.Name, s.Kind, strings.Join(segmentKinds, ", "))
+}
+
+// takes refuses the settings the segment's kind does not take: width,
+// buckets and from unless allowed, a rule but for java_bucket, and a
+// joined segment's delimiter and parts.
+func (s FileSegment) takes(width, buckets, from bool) error {
+	switch {
+	case s.Rule != "" && s.Kind != "java_bucket":
+		return fmt.Errorf("segment %q: kind %s takes no rule", s.Name, s.Kind)
+	case s.Delimiter != "" || len(s.Parts) > 0:
+		return fmt.Errorf("segment %q: kind %s takes no delimiter or parts", s.Name, s.Kind)
+	case !width && s.Width != 0:
+		return fmt.Errorf("segment %q: kind %s takes no width", s.Name, s.Kind)
+	case !buckets && s.Buckets != 0:
+		return fmt.Errorf("segment %q: kind %s takes no buckets", s.Name, s.Kind)
+	case !from && s.From != "":
+		return fmt.Errorf("segment %q: kind %s takes no from", s.Name, s.Kind)
+	}
+	return nil
+}
+
+// hashField is a segment computed from another field (From): a hash
+// bucket, an MD5 prefix, or a Java partition.
+func (s FileSegment) hashField() (keys.Field[record], error) {
+	name, src := s.Name, s.From
+	var f keys.Field[record]
+	if err := s.takes(s.Kind == "md5hex", s.Kind != "md5hex", true); err != nil {
+		return f, err
+	}
+	if src == "" {
+		if s.Kind == "java_partition" {
+			return f, fmt.Errorf("segment %q: kind java_partition needs \"from\", the long it takes modulo buckets", name)
+		}
+		return f, fmt.Errorf("segment %q: kind %s needs \"from\", the field it hashes", name, s.Kind)
+	}
+	g := func(r *record) string { return r.str(src) }
+	switch s.Kind {
+	case "bucket":
+		return keys.HashBucket(name, s.Buckets, g, nil), nil
+	case "md5hex":
+		return keys.MD5Hex(name, s.Width, g), nil
+	case "java_partition":
+		return keys.JavaPartition(name, s.Buckets, func(r *record) int64 { return r.num(src) },
+			func(r *record, v int64) { r.setNum(name, v) }), nil
+	}
+	if s.Rule == "" {
+		return f, fmt.Errorf("segment %q: kind java_bucket needs \"rule\": mask, abs or floormod, as the Java code computes the bucket", name)
+	}
+	rule, err := keys.ParseJavaBucketRule(s.Rule)
+	if err != nil {
+		return f, fmt.Errorf("segment %q: %w", name, err)
+	}
+	return keys.JavaHashBucket(name, s.Buckets, rule, g, nil), nil
+}
+
+// valueField is a segment holding a field's own value.
+func (s FileSegment) valueField() (keys.Field[record], error) {
+	name := s.Name
 	get := func(r *record) string { return r.str(name) }
 	set := func(r *record, v string) { r.setStr(name, v) }
 	getNum := func(r *record) int64 { return r.num(name) }
 	setNum := func(r *record, v int64) { r.setNum(name, v) }
-	from := func() (func(*record) string, error) {
-		if s.From == "" {
-			return nil, fmt.Errorf("segment %q: kind %s needs \"from\", the field it hashes", name, s.Kind)
-		}
-		src := s.From
-		return func(r *record) string { return r.str(src) }, nil
+	sized := s.Kind == "reversed_digits" || s.Kind == "digits" || s.Kind == "fixed"
+	if err := s.takes(sized, false, false); err != nil {
+		return keys.Field[record]{}, err
 	}
-	noExtra := func(width, buckets, from bool) error {
-		switch {
-		case s.Rule != "" && s.Kind != "java_bucket":
-			return fmt.Errorf("segment %q: kind %s takes no rule", name, s.Kind)
-		case s.Delimiter != "" || len(s.Parts) > 0:
-			return fmt.Errorf("segment %q: kind %s takes no delimiter or parts", name, s.Kind)
-		case !width && s.Width != 0:
-			return fmt.Errorf("segment %q: kind %s takes no width", name, s.Kind)
-		case !buckets && s.Buckets != 0:
-			return fmt.Errorf("segment %q: kind %s takes no buckets", name, s.Kind)
-		case !from && s.From != "":
-			return fmt.Errorf("segment %q: kind %s takes no from", name, s.Kind)
-		}
-		return nil
-	}
-	var f keys.Field[record]
 	switch s.Kind {
-	case "bucket", "java_bucket":
-		if err := noExtra(false, true, true); err != nil {
-			return f, err
-		}
-		g, err := from()
-		if err != nil {
-			return f, err
-		}
-		if s.Kind == "bucket" {
-			f = keys.HashBucket(name, s.Buckets, g, nil)
-			break
-		}
-		if s.Rule == "" {
-			return f, fmt.Errorf("segment %q: kind java_bucket needs \"rule\": mask, abs or floormod, as the Java code computes the bucket", name)
-		}
-		rule, err := keys.ParseJavaBucketRule(s.Rule)
-		if err != nil {
-			return f, fmt.Errorf("segment %q: %w", name, err)
-		}
-		f = keys.JavaHashBucket(name, s.Buckets, rule, g, nil)
-	case "md5hex":
-		if err := noExtra(true, false, true); err != nil {
-			return f, err
-		}
-		g, err := from()
-		if err != nil {
-			return f, err
-		}
-		f = keys.MD5Hex(name, s.Width, g)
 	case "reversed_digits":
-		if err := noExtra(true, false, false); err != nil {
-			return f, err
-		}
-		f = keys.ReversedDigits(name, s.Width, get, set)
+		return keys.ReversedDigits(name, s.Width, get, set), nil
 	case "digits":
-		if err := noExtra(true, false, false); err != nil {
-			return f, err
-		}
-		f = keys.Digits(name, s.Width, get, set)
+		return keys.Digits(name, s.Width, get, set), nil
 	case "fixed":
-		if err := noExtra(true, false, false); err != nil {
-			return f, err
-		}
-		f = keys.Fixed(name, s.Width, ' ', get, set)
-	case "reversed_timestamp", "string", "trailing_string", "java_long", "java_int", "java_short":
-		if err := noExtra(false, false, false); err != nil {
-			return f, err
-		}
-		switch s.Kind {
-		case "reversed_timestamp":
-			f = keys.ReversedTimestamp(name, getNum, setNum)
-		case "string":
-			f = keys.String(name, get, set)
-		case "trailing_string":
-			f = keys.TrailingString(name, get, set)
-		case "java_long":
-			f = keys.JavaLong(name, getNum, setNum)
-		case "java_int":
-			f = keys.JavaInt(name, func(r *record) int32 { return int32(r.num(name)) }, func(r *record, v int32) { r.setNum(name, int64(v)) })
-		default:
-			f = keys.JavaShort(name, func(r *record) int16 { return int16(r.num(name)) }, func(r *record, v int16) { r.setNum(name, int64(v)) })
-		}
-	case "java_partition":
-		if err := noExtra(false, true, true); err != nil {
-			return f, err
-		}
-		if s.From == "" {
-			return f, fmt.Errorf("segment %q: kind java_partition needs \"from\", the long it takes modulo buckets", name)
-		}
-		src := s.From
-		f = keys.JavaPartition(name, s.Buckets, func(r *record) int64 { return r.num(src) }, setNum)
-	default:
-		return f, fmt.Errorf("segment %q: unknown kind %q (want %s)", name, s.Kind, strings.Join(segmentKinds, ", "))
+		return keys.Fixed(name, s.Width, ' ', get, set), nil
+	case "reversed_timestamp":
+		return keys.ReversedTimestamp(name, getNum, setNum), nil
+	case "string":
+		return keys.String(name, get, set), nil
+	case "trailing_string":
+		return keys.TrailingString(name, get, set), nil
+	case "java_long":
+		return keys.JavaLong(name, getNum, setNum), nil
+	case "java_int":
+		return keys.JavaInt(name, func(r *record) int32 { return int32(r.num(name)) }, func(r *record, v int32) { r.setNum(name, int64(v)) }), nil
 	}
-	return f, nil
+	return keys.JavaShort(name, func(r *record) int16 { return int16(r.num(name)) }, func(r *record, v int16) { r.setNum(name, int64(v)) }), nil
 }
 
 func (fs *FileSplits) splits() (schema.Splits, error) {
@@ -492,6 +480,14 @@ func (fs *FileSplits) splits() (schema.Splits, error) {
 	if fs.Algorithm == "" && (fs.Buckets != 0 || fs.Width != 0) {
 		return schema.Splits{}, errors.New("buckets and width need an algorithm")
 	}
+	if fs.Regions == 0 {
+		return fs.explicit()
+	}
+	return fs.computed()
+}
+
+// explicit is the split keys the file lists, as text or hex.
+func (fs *FileSplits) explicit() (schema.Splits, error) {
 	switch {
 	case len(fs.Keys) > 0:
 		if fs.Algorithm != "" {
@@ -516,6 +512,12 @@ func (fs *FileSplits) splits() (schema.Splits, error) {
 		}
 		return schema.Splits{Keys: ks}, nil
 	}
+	return schema.Splits{}, nil
+}
+
+// computed is the split keys of Regions regions by the file's algorithm
+// (none: HBase's even split of the key space).
+func (fs *FileSplits) computed() (schema.Splits, error) {
 	if fs.Regions < 1 {
 		return schema.Splits{}, fmt.Errorf("regions must be at least 1, got %d", fs.Regions)
 	}

@@ -51,6 +51,25 @@ type options struct {
 	err         error // the first option that could not be applied
 }
 
+// resolve checks the client and applies opts over the defaults: the
+// preamble of every store's constructor.
+func resolve(c Client, nilTable bool, opts []Option) (options, error) {
+	if c == nil || isNilPointer(c) {
+		return options{}, fmt.Errorf("dao: %w: nil client", ErrInvalidOption)
+	}
+	if nilTable {
+		return options{}, fmt.Errorf("dao: %w: nil table", ErrInvalidOption)
+	}
+	o := defaultOptions()
+	for i, opt := range opts {
+		if opt == nil {
+			return options{}, fmt.Errorf("dao: %w: option %d is nil", ErrInvalidOption, i)
+		}
+		opt(&o)
+	}
+	return o, o.err
+}
+
 func defaultOptions() options {
 	return options{batchSize: DefaultBatchSize, concurrency: DefaultScanConcurrency, writeConc: DefaultWriteConcurrency}
 }

@@ -2,6 +2,7 @@ package dao
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
@@ -134,6 +135,15 @@ type plan struct {
 	afterCell []byte
 }
 
+// planOf sets the ids of the names q's bounds give (UID fields) and
+// plans q.
+func (r *Repo[T]) planOf(ctx context.Context, q Query[T]) (*plan, error) {
+	if err := r.setQueryIDs(ctx, q); err != nil {
+		return nil, err
+	}
+	return r.plan(q)
+}
+
 func (r *Repo[T]) plan(q Query[T]) (*plan, error) {
 	return planQuery(r.name, r.t.Key(), r.dataSource, q)
 }
@@ -150,93 +160,19 @@ func (r *Repo[T]) dataSource(segment string) string {
 // planQuery validates q against a key layout of table name; source maps a
 // segment to the record field it is computed from ("" if unknown).
 func planQuery[T any](name string, layout *keys.Layout[T], source func(string) string, q Query[T]) (*plan, error) {
-	bad := func(field, reason string, err error) (*plan, error) {
-		return nil, &QueryError{Table: name, Field: field, Reason: reason, Err: err}
-	}
 	if q.Limit < 0 {
-		return bad("Limit", "negative limit", nil)
+		return nil, queryErr(name, "Limit", "negative limit", nil)
 	}
 	if q.MergeSkip < 0 {
-		return bad("MergeSkip", "negative", nil)
+		return nil, queryErr(name, "MergeSkip", "negative", nil)
 	}
 	p := &plan{reversed: q.Reversed, skip: q.MergeSkip, limit: q.Limit}
-	switch {
-	case q.Ranges != nil:
-		if q.Lo != nil || q.Hi != nil || q.Fields != 0 || q.Where != nil {
-			return bad("Ranges", "set with Lo, Hi, Fields or Where", nil)
-		}
-		if len(q.Ranges) == 0 {
-			return bad("Ranges", "empty", nil)
-		}
-		p.ranges = make([]keys.KeyRange, len(q.Ranges))
-		for i, kr := range q.Ranges {
-			p.ranges[i] = keys.KeyRange{Start: bytes.Clone(kr.Start), Stop: bytes.Clone(kr.Stop)}
-		}
-	case q.Where != nil:
-		if q.Fields != 0 {
-			return bad("Where", "set with Fields", nil)
-		}
-		if q.Lo == nil {
-			return bad("Lo", "nil bound", nil)
-		}
-		hi := q.Hi
-		if hi == nil {
-			hi = q.Lo
-		}
-		spread, n, err := layout.Where(q.Where, fixedSource(q, source))
-		if err != nil {
-			_, reason := describe(err)
-			return bad("Where", reason, nil)
-		}
-		rs, err := layout.SpreadRanges(q.Lo, hi, spread, n)
-		if err != nil {
-			field, reason := describe(err)
-			return bad(field, reason, err)
-		}
-		p.ranges = rs
-	case q.Fields == 0:
-		if q.Lo != nil || q.Hi != nil {
-			return bad("Fields", "0 with bounds: say how many key fields Lo and Hi set", nil)
-		}
-		p.ranges = []keys.KeyRange{{}}
-	default:
-		n := layout.Len()
-		if q.Fields < 0 || q.Fields > n {
-			return bad("Fields", strconv.Itoa(q.Fields)+" outside [0, "+strconv.Itoa(n)+"]", nil)
-		}
-		if q.Lo == nil {
-			return bad("Lo", "nil bound", nil)
-		}
-		hi := q.Hi
-		if hi == nil {
-			hi = q.Lo
-		}
-		rs, err := layout.Ranges(q.Lo, hi, q.Fields)
-		if err != nil {
-			field, reason := describe(err)
-			return bad(field, reason, err)
-		}
-		p.ranges = rs
+	var err error
+	if p.ranges, err = queryRanges(name, layout, source, q); err != nil {
+		return nil, err
 	}
-	for i, kr := range p.ranges {
-		if kr.Stop != nil && bytes.Compare(kr.Start, kr.Stop) >= 0 {
-			return bad("Ranges", "range "+strconv.Itoa(i)+" is empty or reversed (Start >= Stop)", nil)
-		}
-		if i > 0 {
-			prev := p.ranges[i-1]
-			if prev.Stop == nil || bytes.Compare(prev.Stop, kr.Start) > 0 {
-				return bad("Ranges", "range "+strconv.Itoa(i)+" overlaps or precedes range "+strconv.Itoa(i-1), nil)
-			}
-		}
-		if p.skip > 0 {
-			if len(kr.Start) < p.skip {
-				return bad("MergeSkip", "range "+strconv.Itoa(i)+" starts with fewer than MergeSkip bytes", nil)
-			}
-			end := keys.PrefixEnd(kr.Start[:p.skip])
-			if end != nil && (kr.Stop == nil || bytes.Compare(kr.Stop, end) > 0) {
-				return bad("MergeSkip", "range "+strconv.Itoa(i)+" spans more than one value of its first MergeSkip bytes", nil)
-			}
-		}
+	if err := checkRanges(name, p); err != nil {
+		return nil, err
 	}
 	p.fp = fingerprint(name, p)
 	if q.Resume != "" {
@@ -247,6 +183,91 @@ func planQuery[T any](name string, layout *keys.Layout[T], source func(string) s
 		p.after = after
 	}
 	return p, nil
+}
+
+// queryErr is the *QueryError of a query of table name.
+func queryErr(name, field, reason string, err error) error {
+	return &QueryError{Table: name, Field: field, Reason: reason, Err: err}
+}
+
+// queryRanges returns the key ranges q selects: explicit Ranges, the
+// spread of a Where query, the whole table, or the Fields leading
+// segments between Lo and Hi.
+func queryRanges[T any](name string, layout *keys.Layout[T], source func(string) string, q Query[T]) ([]keys.KeyRange, error) {
+	switch {
+	case q.Ranges != nil:
+		if q.Lo != nil || q.Hi != nil || q.Fields != 0 || q.Where != nil {
+			return nil, queryErr(name, "Ranges", "set with Lo, Hi, Fields or Where", nil)
+		}
+		if len(q.Ranges) == 0 {
+			return nil, queryErr(name, "Ranges", "empty", nil)
+		}
+		rs := make([]keys.KeyRange, len(q.Ranges))
+		for i, kr := range q.Ranges {
+			rs[i] = keys.KeyRange{Start: bytes.Clone(kr.Start), Stop: bytes.Clone(kr.Stop)}
+		}
+		return rs, nil
+	case q.Where != nil && q.Fields != 0:
+		return nil, queryErr(name, "Where", "set with Fields", nil)
+	case q.Fields == 0 && q.Where == nil:
+		if q.Lo != nil || q.Hi != nil {
+			return nil, queryErr(name, "Fields", "0 with bounds: say how many key fields Lo and Hi set", nil)
+		}
+		return []keys.KeyRange{{}}, nil
+	case q.Where == nil && (q.Fields < 0 || q.Fields > layout.Len()):
+		return nil, queryErr(name, "Fields", strconv.Itoa(q.Fields)+" outside [0, "+strconv.Itoa(layout.Len())+"]", nil)
+	case q.Lo == nil:
+		return nil, queryErr(name, "Lo", "nil bound", nil)
+	}
+	hi := q.Hi
+	if hi == nil {
+		hi = q.Lo
+	}
+	var rs []keys.KeyRange
+	var err error
+	if q.Where != nil {
+		spread, n, werr := layout.Where(q.Where, fixedSource(q, source))
+		if werr != nil {
+			_, reason := describe(werr)
+			return nil, queryErr(name, "Where", reason, nil)
+		}
+		rs, err = layout.SpreadRanges(q.Lo, hi, spread, n)
+	} else {
+		rs, err = layout.Ranges(q.Lo, hi, q.Fields)
+	}
+	if err != nil {
+		field, reason := describe(err)
+		return nil, queryErr(name, field, reason, err)
+	}
+	return rs, nil
+}
+
+// checkRanges refuses ranges that are empty, reversed, overlapping or out
+// of order, and, with MergeSkip, ranges that span more than one value of
+// their first MergeSkip bytes.
+func checkRanges(name string, p *plan) error {
+	for i, kr := range p.ranges {
+		at := "range " + strconv.Itoa(i)
+		if kr.Stop != nil && bytes.Compare(kr.Start, kr.Stop) >= 0 {
+			return queryErr(name, "Ranges", at+" is empty or reversed (Start >= Stop)", nil)
+		}
+		if i > 0 {
+			prev := p.ranges[i-1]
+			if prev.Stop == nil || bytes.Compare(prev.Stop, kr.Start) > 0 {
+				return queryErr(name, "Ranges", at+" overlaps or precedes range "+strconv.Itoa(i-1), nil)
+			}
+		}
+		if p.skip > 0 {
+			if len(kr.Start) < p.skip {
+				return queryErr(name, "MergeSkip", at+" starts with fewer than MergeSkip bytes", nil)
+			}
+			end := keys.PrefixEnd(kr.Start[:p.skip])
+			if end != nil && (kr.Stop == nil || bytes.Compare(kr.Stop, end) > 0) {
+				return queryErr(name, "MergeSkip", at+" spans more than one value of its first MergeSkip bytes", nil)
+			}
+		}
+	}
+	return nil
 }
 
 // fixedSource is source for the segments a Where query q can compute:

@@ -64,21 +64,9 @@ type Repo[T any] struct {
 // index) and Index gives the typed index reads. Options are validated
 // once here.
 func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], error) {
-	if c == nil || isNilPointer(c) {
-		return nil, fmt.Errorf("dao: %w: nil client", ErrInvalidOption)
-	}
-	if table == nil {
-		return nil, fmt.Errorf("dao: %w: nil table", ErrInvalidOption)
-	}
-	o := defaultOptions()
-	for i, opt := range opts {
-		if opt == nil {
-			return nil, fmt.Errorf("dao: %w: option %d is nil", ErrInvalidOption, i)
-		}
-		opt(&o)
-	}
-	if o.err != nil {
-		return nil, o.err
+	o, err := resolve(c, table == nil, opts)
+	if err != nil {
+		return nil, err
 	}
 	ixs := table.Indexes()
 	if len(ixs) == 0 {
@@ -117,34 +105,8 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 		traceAll: o.ix.TracerProvider != nil,
 	}
 	if len(ixs) > 0 {
-		cfg := o.ix
-		cfg.DataTable = r.name
-		cfg.IndexTables = make(map[string]string, len(ixs))
-		cfg.Parallelism = o.concurrency
-		cfg.BatchSize = o.batchSize
-		onCluster := map[string]string{r.name: table.Name().String()}
-		for _, ix := range ixs {
-			d := ix.Name().String()
-			to, err := o.tableName(d)
-			if err != nil {
-				return nil, err
-			}
-			itn, _ := hbase.ParseTableName(to)
-			if other, dup := onCluster[itn.String()]; dup {
-				return nil, fmt.Errorf("dao: %w: tables %q and %q both map to %q", ErrInvalidOption, other, d, itn.String())
-			}
-			onCluster[itn.String()] = d
-			cfg.IndexTables[d] = itn.String()
-		}
-		cfg.Tracer = r.tracer // one tracer for the store's spans and the protocol's
-		if r.ix, err = index.New(c, table, cfg); err != nil {
-			return nil, fmt.Errorf("dao: table %q: %w", r.name, err)
-		}
-		r.indexes = make(map[string]*Index[T], len(ixs))
-		for _, ix := range ixs {
-			x := &Index[T]{r: r, ix: ix, declared: ix.Name().String(), name: cfg.IndexTables[ix.Name().String()]}
-			r.indexes[x.declared] = x
-			r.indexes[ix.Name().FullName()] = x
+		if err := r.openIndexes(&o); err != nil {
+			return nil, err
 		}
 	}
 	if segs := table.KeySegments(); len(segs) > 0 && segs[0].Kind == keys.KindSalt {
@@ -152,6 +114,43 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	}
 	r.recs.New = func() any { return new(schema.Record) }
 	return r, nil
+}
+
+// openIndexes starts the index protocol of r's table, on the index
+// tables the options name, and r's index readers.
+func (r *Repo[T]) openIndexes(o *options) error {
+	ixs := r.t.Indexes()
+	cfg := o.ix
+	cfg.DataTable = r.name
+	cfg.IndexTables = make(map[string]string, len(ixs))
+	cfg.Parallelism = o.concurrency
+	cfg.BatchSize = o.batchSize
+	onCluster := map[string]string{r.name: r.t.Name().String()}
+	for _, ix := range ixs {
+		d := ix.Name().String()
+		to, err := o.tableName(d)
+		if err != nil {
+			return err
+		}
+		itn, _ := hbase.ParseTableName(to)
+		if other, dup := onCluster[itn.String()]; dup {
+			return fmt.Errorf("dao: %w: tables %q and %q both map to %q", ErrInvalidOption, other, d, itn.String())
+		}
+		onCluster[itn.String()] = d
+		cfg.IndexTables[d] = itn.String()
+	}
+	cfg.Tracer = r.tracer // one tracer for the store's spans and the protocol's
+	var err error
+	if r.ix, err = index.New(r.c, r.t, cfg); err != nil {
+		return fmt.Errorf("dao: table %q: %w", r.name, err)
+	}
+	r.indexes = make(map[string]*Index[T], len(ixs))
+	for _, ix := range ixs {
+		x := &Index[T]{r: r, ix: ix, declared: ix.Name().String(), name: cfg.IndexTables[ix.Name().String()]}
+		r.indexes[x.declared] = x
+		r.indexes[ix.Name().FullName()] = x
+	}
+	return nil
 }
 
 // Table returns the schema the store uses.

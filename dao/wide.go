@@ -49,22 +49,10 @@ type Wide[T any] struct {
 // writes, as for New) and WithUIDs (required when t declares UID fields). Index-protocol options are refused with
 // ErrInvalidOption.
 func NewWide[T any](c Client, t *schema.WideTable[T], opts ...Option) (*Wide[T], error) {
-	if c == nil || isNilPointer(c) {
-		return nil, fmt.Errorf("dao: %w: nil client", ErrInvalidOption)
-	}
-	if t == nil {
-		return nil, fmt.Errorf("dao: %w: nil table", ErrInvalidOption)
-	}
-	o := defaultOptions()
-	for i, opt := range opts {
-		if opt == nil {
-			return nil, fmt.Errorf("dao: %w: option %d is nil", ErrInvalidOption, i)
-		}
-		opt(&o)
-	}
+	o, err := resolve(c, t == nil, opts)
 	switch {
-	case o.err != nil:
-		return nil, o.err
+	case err != nil:
+		return nil, err
 	case len(o.protocol) > 0:
 		return nil, fmt.Errorf("dao: %w: %s: wide table %s has no index", ErrInvalidOption, o.protocol[0], t.Name())
 	case o.unindexed:
@@ -295,31 +283,54 @@ func (w *Wide[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 		}
 		return results, &BatchError{Table: w.name, Op: op.String(), Rejected: true, Failed: rejected}
 	}
-	var rows []*wideRow
-	if op == opPut {
-		byRow := make(map[string]*wideRow)
-		for i := range cells {
-			c := &cells[i]
-			r, ok := byRow[string(c.Row)]
-			if !ok {
-				r = &wideRow{row: c.Row, action: &hbase.Put{Table: w.name, Row: c.Row,
-					Values: map[string]map[string][]byte{string(w.family): {}}}}
-				byRow[string(c.Row)] = r
-				rows = append(rows, r)
-			}
-			r.action.(*hbase.Put).Values[string(w.family)][string(c.Qualifier)] = c.Value
-			r.records = append(r.records, i)
+	w.sendRows(ctx, op, w.rows(op, cells), results)
+	var failed []ItemError
+	for i, err := range results {
+		if err != nil {
+			failed = append(failed, ItemError{Index: i, Err: err})
 		}
-	} else {
+	}
+	if len(failed) > 0 {
+		return results, &BatchError{Table: w.name, Op: op.String(), Failed: failed}
+	}
+	return results, nil
+}
+
+// rows returns the writes of cells: one Put per row holding every cell
+// of it, or one Delete per cell.
+func (w *Wide[T]) rows(op writeOp, cells []schema.WideCell) []*wideRow {
+	var rows []*wideRow
+	if op != opPut {
 		for i := range cells {
 			c := &cells[i]
 			rows = append(rows, &wideRow{row: c.Row, records: []int{i},
 				action: &hbase.Delete{Table: w.name, Row: c.Row, Family: w.family, Qualifier: c.Qualifier, AllVersions: true}})
 		}
+		return rows
 	}
-	// Rows are distinct within a put batch and deletes are idempotent, so
-	// chunks may go in any order: up to WithWriteConcurrency at a time.
+	byRow := make(map[string]*wideRow)
+	for i := range cells {
+		c := &cells[i]
+		r, ok := byRow[string(c.Row)]
+		if !ok {
+			r = &wideRow{row: c.Row, action: &hbase.Put{Table: w.name, Row: c.Row,
+				Values: map[string]map[string][]byte{string(w.family): {}}}}
+			byRow[string(c.Row)] = r
+			rows = append(rows, r)
+		}
+		r.action.(*hbase.Put).Values[string(w.family)][string(c.Qualifier)] = c.Value
+		r.records = append(r.records, i)
+	}
+	return rows
+}
+
+// sendRows sends rows in chunks of the batch size, recording each
+// record's error in results. Rows are distinct within a put batch and
+// deletes are idempotent, so chunks may go in any order: up to
+// WithWriteConcurrency at a time.
+func (w *Wide[T]) sendRows(ctx context.Context, op writeOp, rows []*wideRow, results []error) {
 	var wg sync.WaitGroup
+	defer wg.Wait()
 	var sem chan struct{}
 	if w.writeConc > 1 && len(rows) > w.batchSize {
 		sem = make(chan struct{}, w.writeConc)
@@ -338,7 +349,7 @@ func (w *Wide[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 					results[i] = errors.Join(ErrNotAttempted, err)
 				}
 			}
-			break
+			return
 		}
 		if sem == nil {
 			w.send(ctx, op, chunk, results)
@@ -351,17 +362,6 @@ func (w *Wide[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 			w.send(ctx, op, chunk, results)
 		}()
 	}
-	wg.Wait()
-	var failed []ItemError
-	for i, err := range results {
-		if err != nil {
-			failed = append(failed, ItemError{Index: i, Err: err})
-		}
-	}
-	if len(failed) > 0 {
-		return results, &BatchError{Table: w.name, Op: op.String(), Failed: failed}
-	}
-	return results, nil
 }
 
 // WideQuery selects the records of a wide table whose key, row key then

@@ -51,7 +51,7 @@ func ParseMode(s string) (Mode, error) {
 			return m, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: unknown check mode %q (want verify, repair or rebuild)", ErrInvalidOption, s)
+	return 0, fmt.Errorf("index: %w: unknown check mode %q (want verify, repair or rebuild)", ErrInvalidOption, s)
 }
 
 // Report counts what Check found and fixed. An entry without a status
@@ -172,7 +172,7 @@ func WithCheckpoint(save func(Checkpoint) error) CheckOption {
 // from its last checkpoint.
 func (t *Table[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (rep Report, err error) {
 	if mode < ModeVerify || mode > ModeRebuild {
-		return Report{}, fmt.Errorf("%w: Check mode %d is not a mode: pass index.ModeVerify (report only), "+
+		return Report{}, fmt.Errorf("index: %w: Check mode %d is not a mode: pass index.ModeVerify (report only), "+
 			"index.ModeRepair or index.ModeRebuild", ErrInvalidOption, mode)
 	}
 	ctx, span := t.span(ctx, "check", t.name, attribute.String("hbkit.index.mode", mode.String()))
@@ -185,59 +185,16 @@ func (t *Table[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (r
 	for _, opt := range opts {
 		opt(&o)
 	}
-	// This Table's own writes settle first. A verification that failed
-	// leaves its entries unverified, which the check finds like any other
-	// divergence; Flush still reports the failure.
-	if t.val != nil {
-		if err := t.val.wait(ctx); err != nil {
-			return Report{}, err
-		}
+	if err := t.settleWrites(ctx); err != nil {
+		return Report{}, err
 	}
-	if t.ver != nil {
-		if err := t.ver.wait(ctx); err != nil {
-			return Report{}, err
-		}
-	}
-	cp := Checkpoint{Table: t.name, Mode: mode.String(), Pass: 1}
-	if o.resume != nil && !o.resume.Done {
-		r := *o.resume
-		if r.Table != t.name || r.Mode != mode.String() || r.Pass < 1 || r.Pass > 1+len(t.ixs) {
-			return Report{}, fmt.Errorf("%w: checkpoint of %s %s pass %d, run is %s %s", ErrBadCheckpoint, r.Mode, r.Table, r.Pass, mode, t.name)
-		}
-		cp = r
+	cp, err := t.startAt(mode, &o)
+	if err != nil {
+		return Report{}, err
 	}
 	passes := 1 + len(t.ixs)
 	for ; cp.Pass <= passes; cp.Pass, cp.After, cp.AfterCell = cp.Pass+1, nil, nil {
-		var start []byte
-		if cp.After != nil {
-			start = append(bytes.Clone(cp.After), 0)
-			if cp.AfterCell != nil {
-				start = bytes.Clone(cp.After) // the rest of the row (checkIndex skips what was done)
-			}
-		}
-		step := func(last, lastCell []byte, table string, splits [][]byte) error {
-			cp.After, cp.AfterCell = bytes.Clone(last), bytes.Clone(lastCell)
-			if o.progress != nil {
-				o.progress(Progress{Mode: mode, Pass: cp.Pass, Passes: passes, Table: table,
-					Fraction: (float64(cp.Pass-1) + regionFraction(last, splits)) / float64(passes), Report: cp.Report})
-			}
-			if o.save != nil {
-				return o.save(cp)
-			}
-			return nil
-		}
-		var err error
-		if cp.Pass == 1 {
-			err = t.checkData(ctx, mode, start, &cp.Report, func(last []byte) error {
-				return step(last, nil, t.name, t.t.SplitKeys())
-			})
-		} else {
-			s := t.ixs[cp.Pass-2]
-			err = t.checkIndex(ctx, mode, cp.Pass-2, start, cp.AfterCell, &cp.Report, func(last, lastCell []byte) error {
-				return step(last, lastCell, s.name, s.ix.SplitKeys())
-			})
-		}
-		if err != nil {
+		if err := t.checkPass(ctx, mode, &o, &cp); err != nil {
 			return cp.Report, err
 		}
 	}
@@ -255,6 +212,68 @@ func (t *Table[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (r
 		}
 	}
 	return cp.Report, nil
+}
+
+// settleWrites waits for this Table's own writes to settle. A
+// verification that failed leaves its entries unverified, which the check
+// finds like any other divergence; Flush still reports the failure.
+func (t *Table[T]) settleWrites(ctx context.Context) error {
+	if t.val != nil {
+		if err := t.val.wait(ctx); err != nil {
+			return err
+		}
+	}
+	if t.ver != nil {
+		return t.ver.wait(ctx)
+	}
+	return nil
+}
+
+// startAt returns the checkpoint a run starts from: the resumed one, if
+// it belongs to this run and is not done, else the first pass.
+func (t *Table[T]) startAt(mode Mode, o *checkOptions) (Checkpoint, error) {
+	cp := Checkpoint{Table: t.name, Mode: mode.String(), Pass: 1}
+	if o.resume == nil || o.resume.Done {
+		return cp, nil
+	}
+	r := *o.resume
+	if r.Table != t.name || r.Mode != mode.String() || r.Pass < 1 || r.Pass > 1+len(t.ixs) {
+		return cp, fmt.Errorf("%w: checkpoint of %s %s pass %d, run is %s %s", ErrBadCheckpoint, r.Mode, r.Table, r.Pass, mode, t.name)
+	}
+	return r, nil
+}
+
+// checkPass runs pass cp.Pass from cp's position, reporting progress and
+// saving the checkpoint after each batch.
+func (t *Table[T]) checkPass(ctx context.Context, mode Mode, o *checkOptions, cp *Checkpoint) error {
+	passes := 1 + len(t.ixs)
+	var start []byte
+	if cp.After != nil {
+		start = append(bytes.Clone(cp.After), 0)
+		if cp.AfterCell != nil {
+			start = bytes.Clone(cp.After) // the rest of the row (checkIndex skips what was done)
+		}
+	}
+	step := func(last, lastCell []byte, table string, splits [][]byte) error {
+		cp.After, cp.AfterCell = bytes.Clone(last), bytes.Clone(lastCell)
+		if o.progress != nil {
+			o.progress(Progress{Mode: mode, Pass: cp.Pass, Passes: passes, Table: table,
+				Fraction: (float64(cp.Pass-1) + regionFraction(last, splits)) / float64(passes), Report: cp.Report})
+		}
+		if o.save != nil {
+			return o.save(*cp)
+		}
+		return nil
+	}
+	if cp.Pass == 1 {
+		return t.checkData(ctx, mode, start, &cp.Report, func(last []byte) error {
+			return step(last, nil, t.name, t.t.SplitKeys())
+		})
+	}
+	s := t.ixs[cp.Pass-2]
+	return t.checkIndex(ctx, mode, cp.Pass-2, start, cp.AfterCell, &cp.Report, func(last, lastCell []byte) error {
+		return step(last, lastCell, s.name, s.ix.SplitKeys())
+	})
 }
 
 // regionFraction estimates how far key is through a table split at splits.
@@ -307,13 +326,61 @@ func (t *Table[T]) checkData(ctx context.Context, mode Mode, start []byte, rep *
 	return flush()
 }
 
+// checkedRow is a live data row of pass 1 and the record it encodes.
+type checkedRow[T any] struct {
+	d   *dataState[T]
+	enc *schema.Record
+}
+
 func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.Result, rep *Report) error {
-	type row struct {
-		d   *dataState[T]
-		enc *schema.Record
+	live, purge := t.liveRows(mode, rows, rep)
+	// A tombstone purge is skipped when the record was written again meanwhile.
+	if err := t.sendConditional(ctx, purge, rep); err != nil {
+		return err
 	}
-	var live []row
-	var gets []hbase.Action
+	if len(live) == 0 {
+		return nil
+	}
+	gets := make([]hbase.Action, 0, len(live)*len(t.ixs))
+	for _, r := range live {
+		for i, s := range t.ixs {
+			gets = append(gets, s.entryGet(&r.enc.Entries[i]))
+		}
+	}
+	res, err := t.c.Batch(ctx, gets)
+	if err != nil {
+		return err
+	}
+	var fix []*item[T]
+	var foreign []*hbase.CheckAndMutate
+	for j, r := range live {
+		stray, ours := t.judgeEntries(r.d, res[j*len(t.ixs):(j+1)*len(t.ixs)], rep)
+		switch {
+		case mode == ModeVerify || mode == ModeRepair && !ours && len(stray) == 0:
+		case mode == ModeRepair && !ours && r.d.verBytes == nil:
+			for _, i := range stray {
+				foreign = append(foreign, t.foreignEntryFix(i, &r.enc.Entries[i]))
+			}
+		default:
+			v := r.d.version
+			quals, err := t.qualifiers(r.enc.Data.Key, r.enc)
+			if err != nil {
+				return err
+			}
+			fix = append(fix, &item[T]{op: OpPut, key: r.enc.Data.Key, enc: r.enc, expect: &v, quals: quals})
+		}
+	}
+	if err := t.sendConditional(ctx, foreign, rep); err != nil {
+		return err
+	}
+	return t.rewrite(ctx, fix, rep)
+}
+
+// liveRows counts the data rows of pass 1 and returns the live ones that
+// decode, with their records, and the conditional deletes of the
+// tombstones older than the grace period (outside ModeVerify).
+func (t *Table[T]) liveRows(mode Mode, rows []*hbase.Result, rep *Report) ([]checkedRow[T], []*hbase.CheckAndMutate) {
+	var live []checkedRow[T]
 	var purge []*hbase.CheckAndMutate
 	for _, r := range rows {
 		d := t.readData(r.Row(), r)
@@ -341,77 +408,60 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 		// A row rewritten by repair or rebuild keeps its insert's token,
 		// so that the insert's read back and Duplicates still know it.
 		enc.Token = t.tokenOf(r)
-		live = append(live, row{d, enc})
-		for i, s := range t.ixs {
-			g := &hbase.Get{Table: s.name, Row: enc.Entries[i].Key, Families: [][]byte{[]byte(s.fam)}}
-			if s.inv {
-				// This record's cell only, not the row of every record
-				// sharing its value.
-				g.Families = nil
-				g.Columns = []hbase.Column{{Family: []byte(s.fam), Qualifier: []byte(enc.Entries[i].Cells[0].Qualifier)}}
-			}
-			gets = append(gets, g)
-		}
+		live = append(live, checkedRow[T]{d, enc})
 	}
-	// A tombstone purge is skipped when the record was written again meanwhile.
-	if err := t.sendConditional(ctx, purge, rep); err != nil {
-		return err
+	return live, purge
+}
+
+// entryGet reads entry e of index s as Check compares it.
+func (s *ixState[T]) entryGet(e *schema.Row) *hbase.Get {
+	g := &hbase.Get{Table: s.name, Row: e.Key, Families: [][]byte{[]byte(s.fam)}}
+	if s.inv {
+		// This record's cell only, not the row of every record sharing
+		// its value.
+		g.Families = nil
+		g.Columns = []hbase.Column{{Family: []byte(s.fam), Qualifier: []byte(e.Cells[0].Qualifier)}}
 	}
-	if len(gets) == 0 {
-		return nil
-	}
-	res, err := t.c.Batch(ctx, gets)
-	if err != nil {
-		return err
-	}
-	var fix []*item[T]
-	var foreign []*hbase.CheckAndMutate
-	for j, r := range live {
-		var stray []int // indexes whose entry is absent, or stale without a status cell
-		ours := false   // an entry with a status is missing or stale: the protocol fixes it
-		for i, s := range t.ixs {
-			got := res[j*len(t.ixs)+i].Result
-			var e *entry
-			if es := s.parseEntries(got); len(es) > 0 {
-				e = es[0]
-			}
-			switch {
-			case got.Empty() || e == nil:
-				rep.Missing++
-				stray = append(stray, i)
-			case e.rawState == nil && !t.judge(i, e, r.d).stale:
-				// Another client's entry, and it agrees: not missing.
-			case e.rawState == nil:
-				rep.Stale++
-				stray = append(stray, i)
-			case e.status != statusVerified && t.verifies():
-				// (Entries stay unverified in that mode: one that agrees
-				// is as it should be.)
-				rep.Missing++
-				ours = true
-			case t.judge(i, e, r.d).stale:
-				rep.Stale++
-				ours = true
-			}
+	return g
+}
+
+// judgeEntries compares the entries read (res, one per index) with those
+// data row d derives and counts what is missing or stale: stray lists the
+// indexes whose entry is absent, or stale without a status cell; ours
+// reports an entry with a status that is missing or stale, which the
+// protocol fixes.
+func (t *Table[T]) judgeEntries(d *dataState[T], res []hbase.BatchResult, rep *Report) (stray []int, ours bool) {
+	for i, s := range t.ixs {
+		got := res[i].Result
+		var e *entry
+		if es := s.parseEntries(got); len(es) > 0 {
+			e = es[0]
 		}
 		switch {
-		case mode == ModeVerify || mode == ModeRepair && !ours && len(stray) == 0:
-		case mode == ModeRepair && !ours && r.d.verBytes == nil:
-			for _, i := range stray {
-				foreign = append(foreign, t.foreignEntryFix(i, &r.enc.Entries[i]))
-			}
-		default:
-			v := r.d.version
-			quals, err := t.qualifiers(r.enc.Data.Key, r.enc)
-			if err != nil {
-				return err
-			}
-			fix = append(fix, &item[T]{op: OpPut, key: r.enc.Data.Key, enc: r.enc, expect: &v, quals: quals})
+		case got.Empty() || e == nil:
+			rep.Missing++
+			stray = append(stray, i)
+		case e.rawState == nil && !t.judge(i, e, d).stale:
+			// Another client's entry, and it agrees: not missing.
+		case e.rawState == nil:
+			rep.Stale++
+			stray = append(stray, i)
+		case e.status != statusVerified && t.verifies():
+			// (Entries stay unverified in that mode: one that agrees is as
+			// it should be.)
+			rep.Missing++
+			ours = true
+		case t.judge(i, e, d).stale:
+			rep.Stale++
+			ours = true
 		}
 	}
-	if err := t.sendConditional(ctx, foreign, rep); err != nil {
-		return err
-	}
+	return stray, ours
+}
+
+// rewrite puts the records of fix again through the protocol, each only
+// if its data row is still at the version read, and counts them.
+func (t *Table[T]) rewrite(ctx context.Context, fix []*item[T], rep *Report) error {
 	if len(fix) == 0 {
 		return nil
 	}

@@ -286,6 +286,26 @@ func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 		t.failAll(items, op, PhaseData, len(items), err)
 		return
 	}
+	acts, owner, nonces := t.mutableActions(op, items)
+	res, err := t.batchCarrying(ctx, acts)
+	written := t.settle(res, err, owner, items, func(it *item[T], err error) { t.failAll([]*item[T]{it}, op, PhaseData, len(items), err) })
+	for _, it := range written {
+		it.done = true
+	}
+	if len(written) == 0 {
+		return
+	}
+	if err := t.hook(Step{Op: op, Phase: PhaseVerify, Attempt: 1, Records: len(written)}); err != nil {
+		t.failAll(written, op, PhaseVerify, len(written), err)
+		return
+	}
+	t.validateWritten(ctx, op, written, nonces)
+}
+
+// mutableActions returns the writes of a mutable table's puts or deletes
+// (and the item of each), every cell at the write's version, and the
+// nonce of each item's writer.
+func (t *Table[T]) mutableActions(op Op, items []*item[T]) ([]hbase.Action, []*item[T], map[*item[T]]uint32) {
 	var acts []hbase.Action
 	var owner []*item[T]
 	add := func(a hbase.Action, it *item[T]) { acts, owner = append(acts, a), append(owner, it) }
@@ -312,9 +332,14 @@ func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 		}
 		add(&hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}, it)
 	}
-	// The validations earlier writes queued ride along, saving their own
-	// round trip (the verifier's sender leaves its queue to the writers
-	// for a moment before sending it itself).
+	return acts, owner, nonces
+}
+
+// batchCarrying sends acts in one Batch with the validations earlier
+// writes queued riding along, saving their own round trip (the
+// verifier's sender leaves its queue to the writers for a moment before
+// sending it itself). It returns the results of acts.
+func (t *Table[T]) batchCarrying(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
 	var extra takenWork
 	if t.val != nil {
 		extra = t.val.take(maxPiggyback)
@@ -334,17 +359,13 @@ func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 	if len(res) >= own {
 		res = res[:own]
 	}
-	written := t.settle(res, err, owner, items, func(it *item[T], err error) { t.failAll([]*item[T]{it}, op, PhaseData, len(items), err) })
-	for _, it := range written {
-		it.done = true
-	}
-	if len(written) == 0 {
-		return
-	}
-	if err := t.hook(Step{Op: op, Phase: PhaseVerify, Attempt: 1, Records: len(written)}); err != nil {
-		t.failAll(written, op, PhaseVerify, len(written), err)
-		return
-	}
+	return res, err
+}
+
+// validateWritten validates the mutable writes written (see
+// validateMutable): it reads their rows' bookkeeping and removes the
+// entries older writes left, in the background unless Config.SyncVerify.
+func (t *Table[T]) validateWritten(ctx context.Context, op Op, written []*item[T], nonces map[*item[T]]uint32) {
 	gets := make([]hbase.Action, len(written))
 	for i, it := range written {
 		// The bookkeeping cells only: history, recorded keys, version.
@@ -455,70 +476,85 @@ func (t *Table[T]) validated(acts []hbase.Action, res []hbase.BatchResult, err e
 		}
 	}
 	var cleanup []hbase.Action
-	fam := []byte(t.fam)
 	for i, w := range ws {
 		if w.it == nil || i >= len(res) || res[i].Err != nil || res[i].Result.Empty() {
 			continue
 		}
-		r := res[i].Result
-		ver := r.Value(fam, []byte(VersionQualifier))
-		nonce := r.Value(fam, []byte(WriterQualifier))
-		if len(ver) < 8 {
-			continue
-		}
-		if int64(binary.BigEndian.Uint64(ver)) != w.v || len(nonce) != 4 || binary.BigEndian.Uint32(nonce) != w.nonce {
-			// Overtaken, or tied with a writer whose cells won. That
-			// writer cleans up after this one if its validation saw this
-			// one's history cell; it did not if this write landed after
-			// it validated. Either way, withdraw this write's own entries
-			// where the row's live key differs: they can only mislead
-			// index-only counts.
-			cleanup = append(cleanup, t.withdrawOvertaken(w, r)...)
-			continue
-		}
-		tomb := len(ver) == 9 && ver[8] == tombstoneFlag
-		for j, s := range t.ixs {
-			own := s.historyQualifier(w.v, w.nonce)
-			prefix := own[:len(own)-12]
-			var key []byte
-			if !tomb {
-				key = w.it.enc.Entries[j].Key
-			}
-			for _, c := range r.Cells {
-				if !bytes.Equal(c.Family, fam) || len(c.Qualifier) != len(own) || !bytes.HasPrefix(c.Qualifier, prefix) ||
-					bytes.Equal(c.Qualifier, own) {
-					continue
-				}
-				at := int64(binary.BigEndian.Uint64(c.Qualifier[len(prefix):]))
-				switch {
-				case at > w.v:
-					continue
-				case at == w.v:
-					// A writer of this millisecond (another process) whose
-					// row lost. Its entry is not deleted: a marker at this
-					// version would also hide the entry of any other writer
-					// of the millisecond under that key, whose row may yet
-					// land and win. Unverified while still verified as that
-					// writer wrote it, it is checked by index-only reads,
-					// and removed once a newer version passes it. Its
-					// history cell stays for that newer write.
-					if len(c.Value) > 0 && !bytes.Equal(c.Value, key) && !s.inv {
-						cleanup = append(cleanup, s.unverifyTied(bytes.Clone(c.Value), at))
-					}
-					continue
-				}
-				if len(c.Value) > 0 && !bytes.Equal(c.Value, key) {
-					// The cells that write stamped, and older ones: a newer
-					// write under the same entry key (a record moved back)
-					// keeps its own.
-					cleanup = append(cleanup, s.dropEntry(bytes.Clone(c.Value), w.it.quals[j], at, hbase.AsyncWAL))
-				}
-				cleanup = append(cleanup, &hbase.Delete{Table: t.name, Row: w.it.key, Family: fam, Qualifier: bytes.Clone(c.Qualifier),
-					AllVersions: true, Timestamp: w.v, Durability: hbase.AsyncWAL})
-			}
-		}
+		cleanup = append(cleanup, t.cleanupAfter(w, res[i].Result)...)
 	}
 	return cleanup, err
+}
+
+// cleanupAfter returns the cleanup that the bookkeeping r of write w's
+// row calls for (see validated).
+func (t *Table[T]) cleanupAfter(w pendingWrite[T], r *hbase.Result) []hbase.Action {
+	fam := []byte(t.fam)
+	ver := r.Value(fam, []byte(VersionQualifier))
+	nonce := r.Value(fam, []byte(WriterQualifier))
+	if len(ver) < 8 {
+		return nil
+	}
+	if int64(binary.BigEndian.Uint64(ver)) != w.v || len(nonce) != 4 || binary.BigEndian.Uint32(nonce) != w.nonce {
+		// Overtaken, or tied with a writer whose cells won. That writer
+		// cleans up after this one if its validation saw this one's
+		// history cell; it did not if this write landed after it
+		// validated. Either way, withdraw this write's own entries where
+		// the row's live key differs: they can only mislead index-only
+		// counts.
+		return t.withdrawOvertaken(w, r)
+	}
+	tomb := len(ver) == 9 && ver[8] == tombstoneFlag
+	var cleanup []hbase.Action
+	for j, s := range t.ixs {
+		var key []byte
+		if !tomb {
+			key = w.it.enc.Entries[j].Key
+		}
+		cleanup = t.dropOlderWrites(cleanup, w, j, s, key, r)
+	}
+	return cleanup
+}
+
+// dropOlderWrites appends to cleanup the removal of what the writes older
+// than w left in index j (s) of its row (r): their history cells, and
+// their entries where they differ from key, the entry w keeps.
+func (t *Table[T]) dropOlderWrites(cleanup []hbase.Action, w pendingWrite[T], j int, s *ixState[T], key []byte, r *hbase.Result) []hbase.Action {
+	fam := []byte(t.fam)
+	own := s.historyQualifier(w.v, w.nonce)
+	prefix := own[:len(own)-12]
+	for _, c := range r.Cells {
+		if !bytes.Equal(c.Family, fam) || len(c.Qualifier) != len(own) || !bytes.HasPrefix(c.Qualifier, prefix) ||
+			bytes.Equal(c.Qualifier, own) {
+			continue
+		}
+		at := int64(binary.BigEndian.Uint64(c.Qualifier[len(prefix):]))
+		switch {
+		case at > w.v:
+			continue
+		case at == w.v:
+			// A writer of this millisecond (another process) whose row
+			// lost. Its entry is not deleted: a marker at this version
+			// would also hide the entry of any other writer of the
+			// millisecond under that key, whose row may yet land and win.
+			// Unverified while still verified as that writer wrote it, it
+			// is checked by index-only reads, and removed once a newer
+			// version passes it. Its history cell stays for that newer
+			// write.
+			if len(c.Value) > 0 && !bytes.Equal(c.Value, key) && !s.inv {
+				cleanup = append(cleanup, s.unverifyTied(bytes.Clone(c.Value), at))
+			}
+			continue
+		}
+		if len(c.Value) > 0 && !bytes.Equal(c.Value, key) {
+			// The cells that write stamped, and older ones: a newer write
+			// under the same entry key (a record moved back) keeps its
+			// own.
+			cleanup = append(cleanup, s.dropEntry(bytes.Clone(c.Value), w.it.quals[j], at, hbase.AsyncWAL))
+		}
+		cleanup = append(cleanup, &hbase.Delete{Table: t.name, Row: w.it.key, Family: fam, Qualifier: bytes.Clone(c.Qualifier),
+			AllVersions: true, Timestamp: w.v, Durability: hbase.AsyncWAL})
+	}
+	return cleanup
 }
 
 // unverifyTied returns the write that marks unverified the entry under

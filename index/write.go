@@ -62,7 +62,7 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 	default:
 		errs = make([]error, len(recs))
 		for i := range errs {
-			errs[i] = fmt.Errorf("%w: write op %v", ErrInvalidOption, op)
+			errs[i] = fmt.Errorf("index: %w: write op %v", ErrInvalidOption, op)
 		}
 		return errs
 	}
@@ -164,40 +164,88 @@ func (t *Table[T]) run(ctx context.Context, op Op, items []*item[T]) {
 
 // attempt runs the three writes once and returns the items to retry.
 func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items []*item[T]) []*item[T] {
-	fail := func(its []*item[T], phase Phase, err error) {
-		for _, it := range its {
-			if it.err == nil {
-				it.err = &StepError{Step: Step{Op: op, Phase: phase, Attempt: n, Records: len(items)}, Err: err}
-			}
+	r := &round[T]{t: t, op: op, n: n, blind: blind, items: items,
+		early: op == OpPut && items[0].expect == nil && !items[0].insert}
+	live := r.read(ctx)
+	if len(live) > 0 {
+		live = r.unverify(ctx, live)
+	}
+	if len(live) > 0 {
+		live = r.writeData(ctx, live)
+	}
+	if len(live) > 0 {
+		r.verify(ctx, live)
+	}
+	return r.retry
+}
+
+// round is one attempt of a batch of writes of one kind: the steps of the
+// protocol, each a method, and the items they leave to retry.
+type round[T any] struct {
+	t     *Table[T]
+	op    Op
+	n     int  // the attempt's number
+	blind bool // the rows are assumed absent, not read (see run)
+	// early: a plain put, whose new entries do not depend on what is
+	// read, so they go in the read's round trip (phase 1, early).
+	early bool
+	items []*item[T]
+	retry []*item[T]
+}
+
+// fail records err, at phase, on the items of its that have no error
+// yet.
+func (r *round[T]) fail(its []*item[T], phase Phase, err error) {
+	for _, it := range its {
+		if it.err == nil {
+			it.err = &StepError{Step: Step{Op: r.op, Phase: phase, Attempt: r.n, Records: len(r.items)}, Err: err}
 		}
 	}
-	// Read the current rows: their versions and the entries they own. A
-	// plain put's new entries do not depend on what is read, so they go
-	// in the same round trip (phase 1, early), at a version taken before
-	// the read; if the row turns out to be newer, the attempt is redone
-	// above it. Deletes and Check's conditional rewrites read first.
-	//
-	// A blind attempt skips the read: it assumes the rows absent, and the
-	// conditional write of phase 2 checks that assumption like any other;
-	// a row that exists makes the record start over, reading first.
-	// Inserts read first, so that a row another client wrote (no version
-	// cell for a blind attempt's condition to find) is refused too.
-	early := op == OpPut && items[0].expect == nil && !items[0].insert
+}
+
+// failOne is fail of one item, for Table.batch.
+func (r *round[T]) failOne(phase Phase) func(*item[T], error) {
+	return func(it *item[T], err error) { r.fail([]*item[T]{it}, phase, err) }
+}
+
+// hook runs the hook before phase for its; false when it stopped them.
+func (r *round[T]) hook(phase Phase, its []*item[T]) bool {
+	if err := r.t.hook(Step{Op: r.op, Phase: phase, Attempt: r.n, Records: len(its)}); err != nil {
+		r.fail(its, phase, err)
+		return false
+	}
+	return true
+}
+
+// read reads the current rows: their versions and the entries they own.
+// A plain put's new entries go in the same round trip (phase 1, early),
+// at a version taken before the read; if the row turns out to be newer,
+// the attempt is redone above it. Deletes and Check's conditional
+// rewrites read first.
+//
+// A blind attempt skips the read: it assumes the rows absent, and the
+// conditional write of phase 2 checks that assumption like any other; a
+// row that exists makes the record start over, reading first. Inserts
+// read first, so that a row another client wrote (no version cell for a
+// blind attempt's condition to find) is refused too.
+//
+// It returns the items that go on to the rest of phase 1.
+func (r *round[T]) read(ctx context.Context) []*item[T] {
+	t := r.t
 	var acts []hbase.Action
 	var owner []*item[T]
-	if !blind {
-		for _, it := range items {
+	if !r.blind {
+		for _, it := range r.items {
 			acts = append(acts, &hbase.Get{Table: t.name, Row: it.key})
 			owner = append(owner, it)
 		}
 	}
 	reads := len(acts)
-	if early {
-		if err := t.hook(Step{Op: op, Phase: PhaseUnverified, Attempt: n, Records: len(items)}); err != nil {
-			fail(items, PhaseUnverified, err)
+	if r.early {
+		if !r.hook(PhaseUnverified, r.items) {
 			return nil
 		}
-		for _, it := range items {
+		for _, it := range r.items {
 			it.v = t.nextVersion(it.key, it.floor)
 			for i, s := range t.ixs {
 				for _, a := range s.entryActions(&it.enc.Entries[i], statusUnverified, it.v) {
@@ -208,127 +256,169 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 	}
 	res, err := t.c.Batch(ctx, acts)
 	if err != nil && !isBatchError(err) {
-		fail(items, PhaseUnverified, err)
+		r.fail(r.items, PhaseUnverified, err)
 		return nil
 	}
 	for i := reads; i < len(res); i++ {
 		if res[i].Err != nil {
-			fail([]*item[T]{owner[i]}, PhaseUnverified, res[i].Err)
+			r.fail(owner[i:i+1], PhaseUnverified, res[i].Err)
 		}
 	}
-	var retry []*item[T]
+	return r.judgeRows(ctx, res)
+}
+
+// judgeRows decides from the rows read (res, one per item, unless
+// blind) which items go on, and withdraws the early entries of inserts
+// refused.
+func (r *round[T]) judgeRows(ctx context.Context, res []hbase.BatchResult) []*item[T] {
 	var cleanup []hbase.Action
-	live := items[:0:0]
-	for i, it := range items {
+	live := r.items[:0:0]
+	for i, it := range r.items {
 		if it.err != nil {
 			continue
 		}
-		if blind {
+		if r.blind {
 			// The row is assumed absent: no version, no entries to drop.
-			it.oldVer, it.oldKeys = nil, t.noKeys
+			it.oldVer, it.oldKeys = nil, r.t.noKeys
 			live = append(live, it)
 			continue
 		}
 		if res[i].Err != nil {
-			fail([]*item[T]{it}, PhaseUnverified, res[i].Err)
+			r.fail([]*item[T]{it}, PhaseUnverified, res[i].Err)
 			continue
 		}
-		d := t.readData(it.key, res[i].Result)
-		switch {
-		case it.expect != nil && (!d.exists || d.version != *it.expect):
-			it.skipped, it.done = true, true
-			continue
-		case op == OpDelete && !d.exists:
-			it.done = true
-			continue
-		case it.insert && d.exists && t.ownInsert(it, res[i].Result):
-			// An earlier attempt of this insert landed, though its answer
-			// said otherwise (lost, or corrupted on the way): finish it as
-			// a put of the same record over its own row, which writes and
-			// verifies its entries like any put.
-			it.insert = false
-			if early && it.v <= d.version {
-				it.floor = d.version
-				retry = append(retry, it)
-				continue
-			}
-			if !early {
-				it.v = t.nextVersion(it.key, d.version)
-			}
-		case it.insert && d.exists:
-			it.err, it.done = ErrExists, true
-			cleanup = append(cleanup, t.withdraw(it, d)...)
-			continue
-		case early && it.v <= d.version:
-			it.floor = d.version // the row is ahead of our clock: redo above it
-			retry = append(retry, it)
-			continue
-		case !early:
-			it.v = t.nextVersion(it.key, d.version)
+		d := r.t.readData(it.key, res[i].Result)
+		goOn, withdraw := r.judgeRow(it, d, res[i].Result)
+		cleanup = append(cleanup, withdraw...)
+		if goOn {
+			it.oldVer, it.oldKeys = d.verBytes, d.keys
+			live = append(live, it)
 		}
-		it.oldVer, it.oldKeys = d.verBytes, d.keys
-		live = append(live, it)
 	}
 	if len(cleanup) > 0 {
 		// Best effort: what is left is an unverified orphan, which readers
 		// skip and Check removes after the grace period.
-		_, _ = t.c.Batch(ctx, cleanup)
+		_, _ = r.t.c.Batch(ctx, cleanup)
 	}
-	if len(live) == 0 {
-		return retry
-	}
+	return live
+}
 
-	// Phase 1 (the rest): entries about to be dropped are marked
-	// unverified before the data row moves away from them, so that no
-	// verified entry ever disagrees with its data row.
-	if !early {
-		if err := t.hook(Step{Op: op, Phase: PhaseUnverified, Attempt: n, Records: len(live)}); err != nil {
-			fail(live, PhaseUnverified, err)
-			return retry
+// judgeRow decides whether item it goes on over its data row d (read as
+// row): it may be done (a conditional write whose row changed, a delete
+// of an absent row), refused (an insert over a live record, whose early
+// entries the returned writes withdraw) or retried above the row's
+// version; going on, it gets its version.
+func (r *round[T]) judgeRow(it *item[T], d *dataState[T], row *hbase.Result) (goOn bool, withdraw []hbase.Action) {
+	t := r.t
+	switch {
+	case it.expect != nil && (!d.exists || d.version != *it.expect):
+		it.skipped, it.done = true, true
+		return false, nil
+	case r.op == OpDelete && !d.exists:
+		it.done = true
+		return false, nil
+	case it.insert && d.exists && t.ownInsert(it, row):
+		// An earlier attempt of this insert landed, though its answer
+		// said otherwise (lost, or corrupted on the way): finish it as a
+		// put of the same record over its own row, which writes and
+		// verifies its entries like any put.
+		it.insert = false
+		if r.early && it.v <= d.version {
+			it.floor = d.version
+			r.retry = append(r.retry, it)
+			return false, nil
 		}
+		if !r.early {
+			it.v = t.nextVersion(it.key, d.version)
+		}
+	case it.insert && d.exists:
+		it.err, it.done = ErrExists, true
+		return false, t.withdraw(it, d)
+	case r.early && it.v <= d.version:
+		it.floor = d.version // the row is ahead of our clock: redo above it
+		r.retry = append(r.retry, it)
+		return false, nil
+	case !r.early:
+		it.v = t.nextVersion(it.key, d.version)
 	}
-	acts, owner = acts[:0], owner[:0]
-	for _, it := range live {
-		for i, s := range t.ixs {
+	return true, nil
+}
+
+// unverify is the rest of phase 1: entries about to be dropped are
+// marked unverified before the data row moves away from them, so that no
+// verified entry ever disagrees with its data row; the new entries of a
+// write that read first are written unverified.
+func (r *round[T]) unverify(ctx context.Context, live []*item[T]) []*item[T] {
+	t := r.t
+	if !r.early && !r.hook(PhaseUnverified, live) {
+		return nil
+	}
+	acts, owner := r.entryWrites(live, func(it *item[T], i int, s *ixState[T], dropped []byte) (acts []hbase.Action) {
+		if r.op == OpPut && !r.early {
+			acts = s.entryActions(&it.enc.Entries[i], statusUnverified, it.v)
+		}
+		if dropped != nil {
+			acts = append(acts, s.markUnverified(dropped, it.quals[i], it.v))
+		}
+		return acts
+	})
+	return t.batch(ctx, acts, owner, live, r.failOne(PhaseUnverified))
+}
+
+// entryWrites collects the writes fn returns for each item of its and
+// each index i: dropped is the entry key the item's row recorded, when
+// the write moves the record away from it (nil otherwise). It returns one
+// Batch's actions and the item each belongs to.
+func (r *round[T]) entryWrites(its []*item[T], fn func(it *item[T], i int, s *ixState[T], dropped []byte) []hbase.Action) ([]hbase.Action, []*item[T]) {
+	var acts []hbase.Action
+	var owner []*item[T]
+	for _, it := range its {
+		for i, s := range r.t.ixs {
 			var newKey []byte
-			if op == OpPut {
+			if r.op == OpPut {
 				newKey = it.enc.Entries[i].Key
-				if !early {
-					for _, a := range s.entryActions(&it.enc.Entries[i], statusUnverified, it.v) {
-						acts, owner = append(acts, a), append(owner, it)
-					}
-				}
 			}
+			var dropped []byte
 			if old := it.oldKeys[i]; old != nil && !bytes.Equal(old, newKey) {
-				acts = append(acts, s.markUnverified(old, it.quals[i], it.v))
-				owner = append(owner, it)
+				dropped = old
+			}
+			for _, a := range fn(it, i, s, dropped) {
+				acts, owner = append(acts, a), append(owner, it)
 			}
 		}
 	}
-	live = t.batch(ctx, acts, owner, live, func(it *item[T], err error) { fail([]*item[T]{it}, PhaseUnverified, err) })
-	if len(live) == 0 {
-		return retry
-	}
+	return acts, owner
+}
 
-	// Phase 2: the data row, only if nobody changed it since we read it.
-	if err := t.hook(Step{Op: op, Phase: PhaseData, Attempt: n, Records: len(live)}); err != nil {
-		fail(live, PhaseData, err)
-		return retry
+// writeData is phase 2: the data row, only if nobody changed it since it
+// was read. One Batch of CheckAndMutates: one conditional RegionAction
+// per record, in a few parallel Multis per region server. It returns the
+// items written.
+func (r *round[T]) writeData(ctx context.Context, live []*item[T]) []*item[T] {
+	if !r.hook(PhaseData, live) {
+		return nil
 	}
-	// One Batch of CheckAndMutates: one conditional RegionAction per
-	// record, in a few parallel Multis per region server.
-	acts = acts[:0]
+	acts := make([]hbase.Action, 0, len(live))
 	for _, it := range live {
-		acts = append(acts, t.dataMutation(op, it))
+		acts = append(acts, r.t.dataMutation(r.op, it))
 	}
-	res, err = t.c.Batch(ctx, acts)
+	res, err := r.t.c.Batch(ctx, acts)
 	if err == nil && len(res) != len(acts) {
 		err = fmt.Errorf("index: Batch returned %d results for %d actions", len(res), len(acts))
 	}
 	if err != nil && !isBatchError(err) {
-		fail(live, PhaseData, err)
-		return retry
+		r.fail(live, PhaseData, err)
+		return nil
 	}
+	return r.landed(ctx, live, res)
+}
+
+// landed sorts the answers res of phase 2 into the items written, those
+// to retry (lost to another writer) and those failed. A write whose
+// outcome the network hid: its own (the insert's token) goes on to phase
+// 3, any other is retried, and the next attempt's read decides; unread,
+// its error stays.
+func (r *round[T]) landed(ctx context.Context, live []*item[T], res []hbase.BatchResult) []*item[T] {
 	var written, unknown []*item[T]
 	var unknownErrs []error
 	lost := 0
@@ -337,82 +427,71 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 		case res[i].Err != nil && outcomeUnknown(res[i].Err):
 			unknown, unknownErrs = append(unknown, it), append(unknownErrs, res[i].Err)
 		case res[i].Err != nil:
-			fail([]*item[T]{it}, PhaseData, res[i].Err)
+			r.fail([]*item[T]{it}, PhaseData, res[i].Err)
 		case res[i].Processed:
 			written = append(written, it)
 		default:
-			retry = append(retry, it)
+			r.retry = append(r.retry, it)
 			lost++
 		}
 	}
-	if blind && !live[0].insert {
-		t.noteBlind(len(live), lost)
+	if r.blind && !live[0].insert {
+		r.t.noteBlind(len(live), lost)
 	}
-	// A write whose outcome the network hid: its own (the insert's
-	// token) goes on to phase 3, any other is retried, and the next
-	// attempt's read decides; unread, its error stays.
-	for i, v := range t.readBackIf(ctx, unknown) {
+	for i, v := range r.t.readBackIf(ctx, unknown) {
 		switch v {
 		case landed:
 			written = append(written, unknown[i])
 		case unread:
-			fail([]*item[T]{unknown[i]}, PhaseData, unknownErrs[i])
+			r.fail([]*item[T]{unknown[i]}, PhaseData, unknownErrs[i])
 		default:
-			retry = append(retry, unknown[i])
+			r.retry = append(r.retry, unknown[i])
 		}
 	}
-	if len(written) == 0 {
-		return retry
-	}
+	return written
+}
 
-	// Phase 3: verify the new entries, delete the dropped ones. Every cell
-	// is written at the version's timestamp, so a slower writer of an
-	// older version can neither resurrect nor re-verify what this one
-	// dropped. The entry is rewritten whole, not just its status: two
-	// writers of one record in one millisecond (in two processes) write
-	// their phase 1 at the same timestamp, and the loser's cells may have
-	// landed last. These writes skip the wait for the WAL sync
-	// (AsyncWAL): if a region server loses them, the entries are left as
-	// phase 1 and 2 made them (new ones unverified, dropped ones marked
-	// unverified), which readers and Check already handle.
-	if err := t.hook(Step{Op: op, Phase: PhaseVerify, Attempt: n, Records: len(written)}); err != nil {
-		fail(written, PhaseVerify, err)
-		return retry
+// verify is phase 3: verify the new entries, delete the dropped ones.
+// Every cell is written at the version's timestamp, so a slower writer of
+// an older version can neither resurrect nor re-verify what this one
+// dropped. The entry is rewritten whole, not just its status: two writers
+// of one record in one millisecond (in two processes) write their phase 1
+// at the same timestamp, and the loser's cells may have landed last.
+// These writes skip the wait for the WAL sync (AsyncWAL): if a region
+// server loses them, the entries are left as phase 1 and 2 made them (new
+// ones unverified, dropped ones marked unverified), which readers and
+// Check already handle.
+func (r *round[T]) verify(ctx context.Context, written []*item[T]) {
+	t := r.t
+	if !r.hook(PhaseVerify, written) {
+		return
 	}
-	acts, owner = acts[:0], owner[:0]
-	for _, it := range written {
-		for i, s := range t.ixs {
-			var newKey []byte
-			if op == OpPut {
-				newKey = it.enc.Entries[i].Key
-			}
-			if op == OpPut && t.verifies() {
-				// (A verify-on-read table's entries stay unverified, those
-				// of its inserts and Check's repairs too.)
-				p := s.entryPut(&it.enc.Entries[i], statusVerified, it.v)
-				p.Durability = hbase.AsyncWAL
-				acts, owner = append(acts, p), append(owner, it)
-			}
-			if old := it.oldKeys[i]; old != nil && !bytes.Equal(old, newKey) {
-				acts = append(acts, s.dropEntry(old, it.quals[i], it.v, hbase.AsyncWAL))
-				owner = append(owner, it)
-			}
+	acts, owner := r.entryWrites(written, func(it *item[T], i int, s *ixState[T], dropped []byte) (acts []hbase.Action) {
+		if r.op == OpPut && t.verifies() {
+			// (A verify-on-read table's entries stay unverified, those of
+			// its inserts and Check's repairs too.)
+			p := s.entryPut(&it.enc.Entries[i], statusVerified, it.v)
+			p.Durability = hbase.AsyncWAL
+			acts = append(acts, p)
 		}
-	}
+		if dropped != nil {
+			acts = append(acts, s.dropEntry(dropped, it.quals[i], it.v, hbase.AsyncWAL))
+		}
+		return acts
+	})
 	if t.ver != nil && written[0].expect == nil {
 		if err := t.ver.enqueue(ctx, acts); err != nil {
-			fail(written, PhaseVerify, err)
-			return retry
+			r.fail(written, PhaseVerify, err)
+			return
 		}
 		for _, it := range written {
 			it.done = true
 		}
-		return retry
+		return
 	}
-	for _, it := range t.batch(ctx, acts, owner, written, func(it *item[T], err error) { fail([]*item[T]{it}, PhaseVerify, err) }) {
+	for _, it := range t.batch(ctx, acts, owner, written, r.failOne(PhaseVerify)) {
 		it.done = true
 	}
-	return retry
 }
 
 // dataMutation is the conditional write of phase 2. Its cells and delete
