@@ -46,6 +46,15 @@ func (x *Index[T]) source(segment string) string {
 	return src
 }
 
+// planOf sets the ids of the names q's bounds give (UID fields) and
+// plans q for this index.
+func (x *Index[T]) planOf(ctx context.Context, q Query[T]) (*plan, error) {
+	if err := x.r.setQueryIDs(ctx, q); err != nil {
+		return nil, err
+	}
+	return x.plan(q)
+}
+
 // plan validates q for this index. Index reads run forward, in index-key
 // order; Reversed and MergeSkip are refused.
 func (x *Index[T]) plan(q Query[T]) (*plan, error) {
@@ -79,11 +88,7 @@ func (x *Index[T]) Find(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 		// One operation timeout for the whole query (docs/timeouts.md).
 		ctx, endOp := hbase.StartOperation(ctx, x.r.c)
 		defer endOp(nil)
-		if err := x.r.setQueryIDs(ctx, q); err != nil {
-			yield(nil, err)
-			return
-		}
-		p, err := x.plan(q)
+		p, err := x.planOf(ctx, q)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -159,10 +164,7 @@ func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) (_ []*T, _ To
 		return nil, "", &QueryError{Table: x.name, Field: "size", Reason: "page size must be at least 1"}
 	}
 	q.Limit = 0
-	if err := x.r.setQueryIDs(ctx, q); err != nil {
-		return nil, "", err
-	}
-	p, err := x.plan(q)
+	p, err := x.planOf(ctx, q)
 	if err != nil {
 		return nil, "", err
 	}
@@ -209,10 +211,7 @@ func (x *Index[T]) Count(ctx context.Context, q Query[T], by string) (_ map[stri
 	if q.Limit != 0 || q.Resume != "" {
 		return nil, &QueryError{Table: x.name, Field: "Limit", Reason: "a count takes no limit or resume token"}
 	}
-	if err := x.r.setQueryIDs(ctx, q); err != nil {
-		return nil, err
-	}
-	p, err := x.plan(q)
+	p, err := x.planOf(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -226,10 +225,7 @@ func (x *Index[T]) CountRanges(ctx context.Context, qs []Query[T], by string) (_
 	defer func() { err = endOp(err) }()
 	var ranges []keys.KeyRange
 	for _, q := range qs {
-		if err := x.r.setQueryIDs(ctx, q); err != nil {
-			return nil, err
-		}
-		p, err := x.plan(q)
+		p, err := x.planOf(ctx, q)
 		if err != nil {
 			return nil, err
 		}

@@ -108,11 +108,7 @@ func (x *Index[T]) Keys(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 			yield(nil, &QueryError{Table: x.name, Field: "Resume", Reason: "Keys takes no resume token"})
 			return
 		}
-		if err := x.r.setQueryIDs(ctx, q); err != nil {
-			yield(nil, err)
-			return
-		}
-		p, err := x.plan(q)
+		p, err := x.planOf(ctx, q)
 		if err != nil {
 			yield(nil, err)
 			return

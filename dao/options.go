@@ -85,12 +85,7 @@ func (o *options) fail(format string, args ...any) {
 // read or check handles per Batch (default DefaultBatchSize, at most
 // MaxBatchSize).
 func WithBatchSize(n int) Option {
-	return func(o *options) {
-		if n < 1 || n > MaxBatchSize {
-			o.fail("WithBatchSize(%d): want 1..%d", n, MaxBatchSize)
-		}
-		o.batchSize = n
-	}
+	return intOption("WithBatchSize", n, MaxBatchSize, func(o *options) *int { return &o.batchSize })
 }
 
 // WithWriteConcurrency bounds how many of the batches of one batch call
@@ -100,12 +95,7 @@ func WithBatchSize(n int) Option {
 // batches sends its batches one after another, so that the later record
 // wins, as it does with 1.
 func WithWriteConcurrency(n int) Option {
-	return func(o *options) {
-		if n < 1 || n > MaxWriteConcurrency {
-			o.fail("WithWriteConcurrency(%d): want 1..%d", n, MaxWriteConcurrency)
-		}
-		o.writeConc = n
-	}
+	return intOption("WithWriteConcurrency", n, MaxWriteConcurrency, func(o *options) *int { return &o.writeConc })
 }
 
 // WithScanConcurrency bounds how many scans of one read fetch rows at the
@@ -113,11 +103,17 @@ func WithWriteConcurrency(n int) Option {
 // and those of an index read over several ranges (default
 // DefaultScanConcurrency, at most MaxScanConcurrency).
 func WithScanConcurrency(n int) Option {
+	return intOption("WithScanConcurrency", n, MaxScanConcurrency, func(o *options) *int { return &o.concurrency })
+}
+
+// intOption is the option named name that sets the field at returns to
+// n, which must be in [1, most].
+func intOption(name string, n, most int, at func(*options) *int) Option {
 	return func(o *options) {
-		if n < 1 || n > MaxScanConcurrency {
-			o.fail("WithScanConcurrency(%d): want 1..%d", n, MaxScanConcurrency)
+		if n < 1 || n > most {
+			o.fail("%s(%d): want 1..%d", name, n, most)
 		}
-		o.concurrency = n
+		*at(o) = n
 	}
 }
 

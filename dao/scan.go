@@ -43,11 +43,7 @@ func Collect[T any](seq iter.Seq2[*T, error]) ([]T, error) {
 //	}
 func (r *Repo[T]) Scan(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
-		if err := r.setQueryIDs(ctx, q); err != nil {
-			yield(nil, err)
-			return
-		}
-		p, err := r.plan(q)
+		p, err := r.planOf(ctx, q)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -75,10 +71,7 @@ func (r *Repo[T]) Page(ctx context.Context, q Query[T], size int) (_ []*T, _ Tok
 		return nil, "", &QueryError{Table: r.name, Field: "size", Reason: "page size must be at least 1"}
 	}
 	q.Limit = 0
-	if err := r.setQueryIDs(ctx, q); err != nil {
-		return nil, "", err
-	}
-	p, err := r.plan(q)
+	p, err := r.planOf(ctx, q)
 	if err != nil {
 		return nil, "", err
 	}

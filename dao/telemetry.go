@@ -2,26 +2,18 @@ package dao
 
 import (
 	"context"
-	"errors"
-	"reflect"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hbkit/hbkit/index"
 )
 
-const (
-	instrumentationName    = "github.com/hbkit/hbkit/dao"
-	instrumentationVersion = "0.1.0"
-)
+// instrumentationName names the store's tracer: the import path of the
+// package users call.
+const instrumentationName = "github.com/hbkit/hbkit/dao"
 
-func newTracer(tp trace.TracerProvider) trace.Tracer {
-	if tp == nil {
-		tp = otel.GetTracerProvider()
-	}
-	return tp.Tracer(instrumentationName, trace.WithInstrumentationVersion(instrumentationVersion))
-}
+func newTracer(tp trace.TracerProvider) trace.Tracer { return index.NewTracer(tp, instrumentationName) }
 
 // span starts the span of one write of the store, "{op} {table}": the
 // index protocol's round trips and retries run under it. Attributes carry
@@ -55,25 +47,10 @@ func writeSpan(ctx context.Context, tracer trace.Tracer, traceAll bool, op write
 // noSpan is the span of an untraced write.
 var noSpan = trace.SpanFromContext(context.Background())
 
-// end records err on the span and ends it.
+// end records err on the span and ends it (index.EndSpan).
 func end(span trace.Span, err error) {
 	if span == noSpan {
 		return
 	}
-	if err != nil {
-		span.SetStatus(codes.Error, "")
-		span.SetAttributes(attribute.String("error.type", errorType(err)))
-	}
-	span.End()
-}
-
-// errorType names an error for error.type: the sentinel it wraps, else its
-// Go type. Messages may quote keys, so they are not used.
-func errorType(err error) string {
-	for _, s := range []error{ErrInvalidRecord, ErrExists, ErrNotAttempted, ErrConflict, ErrAborted, context.Canceled, context.DeadlineExceeded} {
-		if errors.Is(err, s) {
-			return s.Error()
-		}
-	}
-	return reflect.TypeOf(err).String()
+	index.EndSpan(span, err, ErrInvalidRecord, ErrExists, ErrNotAttempted, ErrConflict, ErrAborted)
 }

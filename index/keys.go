@@ -3,11 +3,7 @@ package index
 import (
 	"bytes"
 	"context"
-	"slices"
 
-	"go.opentelemetry.io/otel/attribute"
-
-	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/keys"
 )
 
@@ -24,15 +20,11 @@ import (
 // Modes in the package documentation); Find, which fetches every data
 // row, is exact in all.
 func (t *Table[T]) Keys(ctx context.Context, index string, ranges []keys.KeyRange, fn func(key, dataKey []byte) bool) (err error) {
-	s, err := t.readable(ctx, index)
+	ctx, s, i, done, err := t.startRead(ctx, "keys", index, len(ranges))
 	if err != nil {
 		return err
 	}
-	ctx, span := t.span(ctx, "keys", s.name, attribute.Int("ranges", len(ranges)))
-	defer func() { end(span, err) }()
-	ctx, endOp := hbase.StartOperation(ctx, t.c)
-	defer func() { err = endOp(err) }()
-	i := slices.Index(t.ixs, s)
+	defer func() { err = done(err) }()
 	stopped := false
 	var seen passKeys // a record moving during the read is listed once
 	err = t.scanEntries(ctx, s, ranges, nil, t.o.batchSize, func(es []*entry) error {

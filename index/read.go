@@ -400,15 +400,11 @@ func (t *Table[T]) Find(ctx context.Context, index string, ranges []keys.KeyRang
 // most (fn then returns false): the read fetches entries in chunks no
 // larger, so that a small limit reads little.
 func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.KeyRange, row, afterCell []byte, limit int, fn func(key []byte, rec *T) bool) (err error) {
-	s, err := t.readable(ctx, index)
+	ctx, s, i, done, err := t.startRead(ctx, "lookup", index, len(ranges))
 	if err != nil {
 		return err
 	}
-	ctx, span := t.span(ctx, "lookup", s.name, attribute.Int("ranges", len(ranges)))
-	defer func() { end(span, err) }()
-	ctx, endOp := hbase.StartOperation(ctx, t.c)
-	defer func() { err = endOp(err) }()
-	i := slices.Index(t.ixs, s)
+	defer func() { err = done(err) }()
 	stopped := false
 	var seen passKeys
 	err = t.scanEntriesAfter(ctx, s, ranges, row, afterCell, t.chunkSize(limit), func(es []*entry) error {
@@ -443,6 +439,25 @@ func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.Ke
 		err = nil
 	}
 	return err
+}
+
+// startRead opens a read (op) of the named index over n ranges: it
+// checks that the index is readable and starts the read's span and
+// operation timeout. It returns the index, its position, and done, which
+// ends them with the read's error and returns that error.
+func (t *Table[T]) startRead(ctx context.Context, op, index string, n int) (context.Context, *ixState[T], int, func(error) error, error) {
+	s, err := t.readable(ctx, index)
+	if err != nil {
+		return ctx, nil, 0, nil, err
+	}
+	ctx, span := t.span(ctx, op, s.name, attribute.Int("ranges", n))
+	ctx, endOp := hbase.StartOperation(ctx, t.c)
+	done := func(err error) error {
+		err = endOp(err)
+		end(span, err)
+		return err
+	}
+	return ctx, s, slices.Index(t.ixs, s), done, nil
 }
 
 // passKeys is the set of data row keys one read (Find, Keys) has passed
@@ -522,15 +537,11 @@ func (t *Table[T]) verifies() bool { return t.mode != schema.VerifyOnRead }
 // it derives their key. In the verify-on-read mode every entry costs that
 // Get (see trusted).
 func (t *Table[T]) Count(ctx context.Context, index string, ranges []keys.KeyRange, group func(key []byte) string) (_ map[string]int64, err error) {
-	s, err := t.readable(ctx, index)
+	ctx, s, i, done, err := t.startRead(ctx, "count", index, len(ranges))
 	if err != nil {
 		return nil, err
 	}
-	ctx, span := t.span(ctx, "count", s.name, attribute.Int("ranges", len(ranges)))
-	defer func() { end(span, err) }()
-	ctx, endOp := hbase.StartOperation(ctx, t.c)
-	defer func() { err = endOp(err) }()
-	i := slices.Index(t.ixs, s)
+	defer func() { err = done(err) }()
 	var cols []hbase.Column // an inverted row: its family, every cell an entry
 	if !s.inv {
 		cols = []hbase.Column{

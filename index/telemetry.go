@@ -17,11 +17,17 @@ const (
 	instrumentationVersion = "0.1.0"
 )
 
-func newTracer(tp trace.TracerProvider) trace.Tracer {
+func newTracer(tp trace.TracerProvider) trace.Tracer { return NewTracer(tp, instrumentationName) }
+
+// NewTracer returns the tracer named scope (an import path) from tp, or
+// from the global provider when tp is nil. Package dao makes one per
+// store with it and passes it to New (Config.Tracer): a store's spans
+// come from one tracer.
+func NewTracer(tp trace.TracerProvider, scope string) trace.Tracer {
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
-	return tp.Tracer(instrumentationName, trace.WithInstrumentationVersion(instrumentationVersion))
+	return tp.Tracer(scope, trace.WithInstrumentationVersion(instrumentationVersion))
 }
 
 // span starts the span of one operation on table.
@@ -35,20 +41,27 @@ func (t *Table[T]) span(ctx context.Context, op, table string, attrs ...attribut
 
 // end records err on the span and ends it.
 func end(span trace.Span, err error) {
+	EndSpan(span, err, ErrExists, ErrConflict, ErrAborted, ErrUnknownIndex, ErrBadCheckpoint)
+}
+
+// EndSpan records err, if any, on span and ends it: status Error, and
+// error.type naming the first of known (then context.Canceled and
+// context.DeadlineExceeded) that err wraps, else err's Go type. Messages
+// may quote keys, so they are not used.
+func EndSpan(span trace.Span, err error, known ...error) {
 	if err != nil {
 		span.SetStatus(codes.Error, "")
-		span.SetAttributes(attribute.String("error.type", errorType(err)))
+		span.SetAttributes(attribute.String("error.type", errorType(err, known)))
 	}
 	span.End()
 }
 
-// errorType names an error for error.type: the sentinel of this package
-// it wraps, else its Go type. Messages may quote keys, so they are not
-// used.
-func errorType(err error) string {
-	for _, s := range []error{ErrExists, ErrConflict, ErrAborted, ErrUnknownIndex, ErrBadCheckpoint, context.Canceled, context.DeadlineExceeded} {
-		if errors.Is(err, s) {
-			return s.Error()
+func errorType(err error, known []error) string {
+	for _, list := range [][]error{known, {context.Canceled, context.DeadlineExceeded}} {
+		for _, s := range list {
+			if errors.Is(err, s) {
+				return s.Error()
+			}
 		}
 	}
 	return reflect.TypeOf(err).String()
