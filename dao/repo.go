@@ -450,14 +450,13 @@ func (r *Repo[T]) Flush(ctx context.Context) error {
 	return r.ix.Flush(ctx)
 }
 
-// Check verifies, repairs or rebuilds the table's indexes (index.ModeVerify,
+// Check verifies, repairs or rebuilds the table's indexes (ModeVerify,
 // ModeRepair, ModeRebuild): missing, orphaned and stale entries, with
-// progress and a resumable checkpoint (index.WithProgress,
-// index.WithCheckpoint, index.WithResume). A table without indexes is an
-// error wrapping ErrNoIndex.
-func (r *Repo[T]) Check(ctx context.Context, mode index.Mode, opts ...index.CheckOption) (index.Report, error) {
+// progress and a resumable checkpoint (WithProgress, WithCheckpoint,
+// WithResume). A table without indexes is an error wrapping ErrNoIndex.
+func (r *Repo[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (Report, error) {
 	if r.ix == nil {
-		return index.Report{}, fmt.Errorf("dao: check %q: %w", r.name, ErrNoIndex)
+		return Report{}, fmt.Errorf("dao: check %q: %w", r.name, ErrNoIndex)
 	}
 	return r.ix.Check(ctx, mode, opts...)
 }

@@ -1,0 +1,48 @@
+package dao
+
+import "github.com/hbkit/hbkit/index"
+
+// The vocabulary of Check, so that a store's user needs no other package:
+// these are package index's types and values under the names users call.
+type (
+	// Mode is what Check does: ModeVerify, ModeRepair or ModeRebuild.
+	Mode = index.Mode
+	// Report counts what Check found and did.
+	Report = index.Report
+	// Skips counts the records Check left alone, by reason.
+	Skips = index.Skips
+	// Progress is what Check reports as it goes (WithProgress).
+	Progress = index.Progress
+	// Checkpoint is where a Check run stands, to resume it (WithCheckpoint,
+	// WithResume).
+	Checkpoint = index.Checkpoint
+	// CheckOption configures one Check run.
+	CheckOption = index.CheckOption
+)
+
+// Check modes.
+const (
+	// ModeVerify only reports.
+	ModeVerify = index.ModeVerify
+	// ModeRepair reports, then rewrites the records whose entries are
+	// missing, unverified or stale and deletes dead orphans.
+	ModeRepair = index.ModeRepair
+	// ModeRebuild rewrites every record with its entries and deletes dead
+	// orphans.
+	ModeRebuild = index.ModeRebuild
+)
+
+// ParseMode parses "verify", "repair" or "rebuild".
+func ParseMode(s string) (Mode, error) { return index.ParseMode(s) }
+
+// WithProgress calls fn as Check advances.
+func WithProgress(fn func(Progress)) CheckOption { return index.WithProgress(fn) }
+
+// WithCheckpoint calls save after each batch with the position reached;
+// an error from save stops the run.
+func WithCheckpoint(save func(Checkpoint) error) CheckOption { return index.WithCheckpoint(save) }
+
+// WithResume continues the run that saved cp. Its table and mode must be
+// those of this run (ErrBadCheckpoint otherwise); a completed checkpoint
+// starts a fresh run.
+func WithResume(cp Checkpoint) CheckOption { return index.WithResume(cp) }
