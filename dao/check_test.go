@@ -2,10 +2,12 @@ package dao_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/index"
 )
 
 // TestCheckFromDaoAlone: a store's user verifies and repairs its indexes
@@ -47,5 +49,28 @@ func TestCheckFromDaoAlone(t *testing.T) {
 	}
 	if _, err := r.Check(ctx, dao.ModeRepair, dao.WithResume(last)); err != nil {
 		t.Errorf("Check(ModeRepair, WithResume(done)) = %v", err)
+	}
+}
+
+// TestOneSentinelPerMeaning: an invalid option is one error value,
+// whichever layer refused it (dao.New's nil client, the engine's Check
+// mode), under either package's name.
+func TestOneSentinelPerMeaning(t *testing.T) {
+	f := newFake(t)
+	tbl, err := parcelsTable(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	createTables(t, f, tbl)
+	r, err := dao.New(f, tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, checkErr := r.Check(context.Background(), 0)
+	_, newErr := dao.New[Parcel](nil, tbl)
+	for what, err := range map[string]error{"Check(mode 0)": checkErr, "New(nil client)": newErr} {
+		if !errors.Is(err, dao.ErrInvalidOption) || !errors.Is(err, index.ErrInvalidOption) {
+			t.Errorf("%s = %v, want both dao.ErrInvalidOption and index.ErrInvalidOption", what, err)
+		}
 	}
 }
