@@ -219,7 +219,7 @@ func (t *Table[T]) scanEntriesAfter(ctx context.Context, s *ixState[T], ranges [
 // with a MultiRowRangeFilter, all at once, and merged as they stream in
 // (package kmerge): the buckets live in different regions, so the query
 // costs one scan's latency, not ten, and a caller that has what it wants
-// stops every scan, each having read at most two chunks ahead.
+// stops every scan, each having read at most three chunks ahead.
 func (t *Table[T]) scanEntries(ctx context.Context, s *ixState[T], ranges []keys.KeyRange, columns []hbase.Column, size int, fn func([]*entry) error) error {
 	if len(ranges) == 0 {
 		return nil

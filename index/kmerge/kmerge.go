@@ -27,8 +27,9 @@ type Config[E any] struct {
 	// the merger to take it.
 	Conc int
 	// Chunk is how many elements a source hands over at a time (at
-	// least 1): with one chunk in flight, a source reads at most two
-	// chunks ahead of the merger.
+	// least 1): a source reads at most three chunks ahead of what the
+	// merger yielded (the one the merger holds, one waiting in its
+	// channel, one it is sending).
 	Chunk int
 	// Limit, if positive, ends the merge after that many elements; no
 	// source is asked for more than Limit.

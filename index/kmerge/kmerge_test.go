@@ -52,8 +52,8 @@ func TestMergeOrdersAndStopsEarly(t *testing.T) {
 			if len(got) != tc.want || !slices.IsSorted(got) || got[0] != 0 || got[len(got)-1] != tc.want-1 {
 				t.Fatalf("merged %d elements %v..., want 0..%d in order", len(got), got[:min(len(got), 10)], tc.want-1)
 			}
-			// Each source reads at most two chunks ahead of the merger.
-			if most := int64(tc.want + 3*2*tc.chunk); n.Load() > most {
+			// Each source reads at most three chunks ahead of the merger.
+			if most := int64(tc.want + 3*3*tc.chunk); n.Load() > most {
 				t.Errorf("sources produced %d elements for %d merged, want at most %d", n.Load(), tc.want, most)
 			}
 		})
