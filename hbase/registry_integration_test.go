@@ -125,3 +125,41 @@ func TestIntegrationBootstrapNoServer(t *testing.T) {
 		t.Errorf("TableExists = %v, want ErrNoBootstrapServer naming 127.0.0.1:2", err)
 	}
 }
+
+// TestIntegrationConfigRPCRegistry: NewFromConfig on an hbase-site.xml
+// that names the RPC connection registry and a ZooKeeper quorum nobody
+// serves reaches HBase through the bootstrap servers alone.
+func TestIntegrationConfigRPCRegistry(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	master, err := adminITClient(t).masterAddress(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := `<?xml version="1.0"?>
+<configuration>
+  <property><name>hbase.zookeeper.quorum</name><value>127.0.0.1:1</value></property>
+  <property><name>hbase.client.registry.impl</name><value>org.apache.hadoop.hbase.client.RpcConnectionRegistry</value></property>
+  <property><name>hbase.client.bootstrap.servers</name><value>` + master + `</value></property>
+  <property><name>hbase.client.operation.timeout</name><value>20000</value></property>
+</configuration>`
+	path := t.TempDir() + "/hbase-site.xml"
+	if err := os.WriteFile(path, []byte(site), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewFromConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if ok, err := c.TableExists(ctx, "hbase:meta"); err != nil || !ok {
+		t.Fatalf("TableExists(hbase:meta) = %v, %v; want true", ok, err)
+	}
+	if c.opts.retryBudget != 20*time.Second {
+		t.Errorf("operation timeout %v, want 20s from hbase.client.operation.timeout", c.opts.retryBudget)
+	}
+}
