@@ -87,7 +87,15 @@ func New(ctx context.Context, zkQuorum string, opts ...Option) (*Client, error) 
 		return nil, err
 	}
 	return newClient(o, func(*rpc.Pool) (coordinator, error) {
-		zc, err := zk.Dial(ctx, servers, zk.WithParent(o.znodeParent), zk.WithTimeout(o.zkTimeout))
+		log := o.log()
+		zc, err := zk.Dial(ctx, servers, zk.WithParent(o.znodeParent), zk.WithTimeout(o.zkTimeout),
+			zk.WithSessionEvents(func(state string) {
+				if state == "connected" {
+					log.Info("hbase: ZooKeeper session back", "quorum", zkQuorum)
+					return
+				}
+				log.Warn("hbase: ZooKeeper session "+state, "quorum", zkQuorum)
+			}))
 		if err != nil {
 			if errors.Is(err, zk.ErrTimeout) && ctx.Err() == nil {
 				// WithZKTimeout, not the caller's deadline.
