@@ -79,6 +79,16 @@ func checkEquivalent[T any](t *testing.T, tbl *Table[T], vt *Table[Values], recs
 		t.Errorf("write mode %s fields %v uids %d, want %s %v %d", vt.WriteMode(), vt.Fields(), len(vt.UIDs()),
 			tbl.WriteMode(), tbl.Fields(), len(tbl.UIDs()))
 	}
+	if want, err := tbl.Document(); err == nil {
+		got, err := vt.Document()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Validate = want.Validate // Validate is Go code: Open has none unless given
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("document of the opened table differs:\n got  %+v\n want %+v", got, want)
+		}
+	}
 	ixs, vixs := tbl.Indexes(), vt.Indexes()
 	if len(ixs) != len(vixs) {
 		t.Fatalf("%d indexes, want %d", len(vixs), len(ixs))
