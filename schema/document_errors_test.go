@@ -2,8 +2,11 @@ package schema
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hbkit/hbkit/keys"
 )
 
 // TestDocumentGolden pins the documents of the built-in schemas
@@ -163,4 +166,34 @@ func FuzzParseDocument(f *testing.F) {
 		}
 		_, _ = Open(d)
 	})
+}
+
+// TestDocumentKindsCoverKeys: every segment kind of package keys has a
+// document kind, so a Go layout always has a description.
+func TestDocumentKindsCoverKeys(t *testing.T) {
+	for k := keys.KindLiteral; k <= keys.KindTimeOffset; k++ {
+		if name := kindName(keys.Segment{Kind: k}); !slices.ContainsFunc(docKinds, func(d docKind) bool { return d.name == name }) {
+			t.Errorf("keys kind %s has no document kind", k)
+		}
+	}
+}
+
+// TestDocumentNamesWhatItCannotHold: a hash computed from a field the
+// declaration does not name is an error, not a guess.
+func TestDocumentNamesWhatItCannotHold(t *testing.T) {
+	key, err := keys.NewLayout(
+		keys.MD5Hex("id_md5", 4, func(u *User) string { return u.UID }),
+		keys.String("uid", func(u *User) string { return u.UID }, func(u *User, v string) { u.UID = v }),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := New(Spec[User]{Name: "users", Families: []Family{{Name: "f"}}, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var se *Error
+	if _, err := tbl.Document(); !errors.Is(err, ErrUnknownField) || !errors.As(err, &se) || se.Field != "key[0]" {
+		t.Errorf("Document = %v, want ErrUnknownField at key[0]", err)
+	}
 }
