@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -22,8 +23,8 @@ type documented interface {
 
 // DescriptorWriter is the call that stores a schema document in a table
 // created before documents were stored (EnsureTable); hbase.AdminClient
-// and the fake have it. A Client without it leaves such tables as they
-// are.
+// and the fake have it. A Client without it, or whose ModifyTable is
+// unsupported (errors.ErrUnsupported), leaves such tables as they are.
 type DescriptorWriter interface {
 	ModifyTable(ctx context.Context, desc hbase.TableDescriptor) error
 }
@@ -132,10 +133,11 @@ func (a *Admin) storeDocument(ctx context.Context, p *Plan, desc hbase.TableDesc
 		desc.Attributes = map[string]string{}
 	}
 	desc.Attributes[schema.DocumentAttribute] = declared
-	if err := w.ModifyTable(ctx, desc); err != nil {
+	err := w.ModifyTable(ctx, desc)
+	if err != nil && !errors.Is(err, errors.ErrUnsupported) {
 		return fmt.Errorf("admin: store the schema document of %q: %w", p.Table, err)
 	}
-	return nil
+	return nil // a client that cannot modify tables leaves the table as it is
 }
 
 // firstDifference returns the path of the first difference between two
