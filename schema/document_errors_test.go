@@ -125,6 +125,12 @@ func TestFromDocumentErrors(t *testing.T) {
 	if _, err := OpenWide(wide); !errors.Is(err, ErrInvalidDocument) {
 		t.Errorf("OpenWide of a table: %v", err)
 	}
+	clock := doc
+	clock.Fields = append(clock.Fields, DocField{Name: "at", Type: "time"})
+	clock.Key = append(clock.Key, DocSegment{Name: "at", Kind: "reversed_time_of_day"})
+	if _, err := Open(clock); !errors.Is(err, ErrInvalidDocument) || !strings.Contains(err.Error(), "key[1].decodable") {
+		t.Errorf("decodable time of day of a time field: %v, want ErrInvalidDocument at key[1].decodable", err)
+	}
 	doc.Fields[0].Type = "int64"
 	if _, err := Open(doc); !errors.Is(err, ErrInvalidDocument) || !strings.Contains(err.Error(), "key[0]") {
 		t.Errorf("string segment over an int64 field: %v, want ErrInvalidDocument at key[0]", err)
