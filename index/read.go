@@ -172,16 +172,16 @@ func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Acti
 }
 
 // confirmOrphans reads again entries es of index i, which a read judged
-// dead orphans (repairAction gave their deletes), and the data rows they
-// point to, in one Batch, and returns the deletes of those that read
-// unchanged and are judged dead orphans again. HBase's RPC has no
-// checksum: a bit flipped on the way in a value of the data row (the
-// account, a timestamp, the version) or in the entry's row pointer makes
-// a live record's entry look like an orphan, and deleting it would lose
-// the entry of an acknowledged write (issue 34). A delete takes two
-// answers that agree, read in different round trips, one of them after
-// the judgement. Only reads that find dead orphans pay the round trip.
-func (t *Table[T]) confirmOrphans(ctx context.Context, i int, es []*entry) []*hbase.CheckAndMutate {
+// dead orphans against data rows ds (repairAction gave their deletes),
+// and the data rows they point to, in one Batch, and returns the deletes
+// of those whose second read agrees with the first and judges them dead
+// orphans again. HBase's RPC has no checksum: a bit flipped on the way in
+// a value of the data row (the account, a timestamp, the version) or in
+// the entry's row pointer makes a live record's entry look like an
+// orphan, and deleting it would lose the entry of an acknowledged write
+// (issue 34). A delete takes two answers that agree, read in different
+// round trips. Only reads that find dead orphans pay the round trip.
+func (t *Table[T]) confirmOrphans(ctx context.Context, i int, es []*entry, ds []*dataState[T]) []*hbase.CheckAndMutate {
 	if len(es) == 0 {
 		return nil
 	}
@@ -202,7 +202,7 @@ func (t *Table[T]) confirmOrphans(ctx context.Context, i int, es []*entry) []*hb
 		return nil
 	}
 	var cams []*hbase.CheckAndMutate
-	for _, e := range es {
+	for j, e := range es {
 		er := res[0]
 		res = res[1:]
 		var d *dataState[T]
@@ -214,12 +214,9 @@ func (t *Table[T]) confirmOrphans(ctx context.Context, i int, es []*entry) []*hb
 			}
 			d = t.readData(e.dataKey, dr.Result)
 		}
-		if er.Err != nil {
-			continue
-		}
-		again := slices.IndexFunc(s.parseEntries(er.Result), func(x *entry) bool { return sameEntry(x, e) })
-		if again < 0 {
-			continue // changed, or read differently: the next read judges it
+		if er.Err != nil || !sameData(i, ds[j], d) ||
+			!slices.ContainsFunc(s.parseEntries(er.Result), func(x *entry) bool { return sameEntry(x, e) }) {
+			continue // changed, or read differently: a later read judges it
 		}
 		if _, cam := t.repairAction(i, e, t.judge(i, e, d)); cam != nil {
 			cams = append(cams, cam)
@@ -233,6 +230,16 @@ func (t *Table[T]) confirmOrphans(ctx context.Context, i int, es []*entry) []*hb
 func sameEntry(a, b *entry) bool {
 	return bytes.Equal(a.key, b.key) && bytes.Equal(a.qual, b.qual) && bytes.Equal(a.raw, b.raw) &&
 		bytes.Equal(a.dataKey, b.dataKey) && a.maxTS == b.maxTS && a.version == b.version && a.status == b.status
+}
+
+// sameData reports whether a and b, two reads of one data row, agree on
+// what judging an entry of index i against it takes.
+func sameData[T any](i int, a, b *dataState[T]) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.exists == b.exists && a.tombstone == b.tombstone && a.decoded == b.decoded && a.version == b.version &&
+		bytes.Equal(a.verBytes, b.verBytes) && bytes.Equal(a.derived[i], b.derived[i])
 }
 
 // scanEntriesAfter is scanEntries resumed after cell afterCell of row
@@ -480,6 +487,7 @@ func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.Ke
 		}
 		var fixes []hbase.Action
 		var orphans []*entry
+		var orphanRows []*dataState[T]
 		for j, e := range es {
 			v := t.judge(i, e, ds[j])
 			if v.valid && !stopped && seen.first(e.dataKey) && !fn(e.key, &v.data.rec) {
@@ -491,11 +499,11 @@ func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.Ke
 					fixes = append(fixes, w)
 				}
 				if cam != nil {
-					orphans = append(orphans, e)
+					orphans, orphanRows = append(orphans, e), append(orphanRows, ds[j])
 				}
 			}
 		}
-		t.applyRepairs(ctx, fixes, t.confirmOrphans(ctx, i, orphans))
+		t.applyRepairs(ctx, fixes, t.confirmOrphans(ctx, i, orphans, orphanRows))
 		if stopped {
 			return errStop
 		}
