@@ -552,10 +552,16 @@ func (c *Client) sendMulti(ctx context.Context, mr *multiReq) []outcome {
 	}
 	actx, cancel := c.attemptContext(ctx)
 	var resp pb.MultiResponse
-	var block []byte
+	var block, msg []byte
 	var results [][]*Result
-	err := attemptError(ctx, actx, c.pool.Call(actx, mr.addr, rpc.ClientService, "Multi", req, &resp, rpc.WithCellBlock(&block),
-		rpc.WithCheck(func() (err error) { results, err = multiResults(&resp, block); return err })))
+	conds := slices.ContainsFunc(was, func(wa wireAction) bool { return wa.cond })
+	err := attemptError(ctx, actx, c.pool.Call(actx, mr.addr, rpc.ClientService, "Multi", req, &resp, rpc.WithCellBlock(&block), rpc.WithMessage(&msg),
+		rpc.WithCheck(func() (err error) {
+			if results, err = multiResults(&resp, block); err == nil && conds {
+				err = checkMultiFlags(msg)
+			}
+			return err
+		})))
 	cancel()
 	if err == nil {
 		c.noteLoad(&resp)

@@ -130,8 +130,15 @@ func (c *Client) mutate(ctx context.Context, table string, row []byte, m *pb.Mut
 			req.NonceGroup = proto.Uint64(c.nonceGroup)
 		}
 		resp = new(pb.MutateResponse)
-		if err := c.rsCall(ctx, r.addr, "Mutate", req, resp, rpc.WithCellBlock(&block),
-			rpc.WithCheck(func() error { _, err := rowResult(resp.GetResult(), block, row); return err })); err != nil {
+		var msg []byte
+		if err := c.rsCall(ctx, r.addr, "Mutate", req, resp, rpc.WithCellBlock(&block), rpc.WithMessage(&msg),
+			rpc.WithCheck(func() error {
+				_, err := rowResult(resp.GetResult(), block, row)
+				if err == nil && cond != nil {
+					err = checkFlag(msg, mutateProcessed)
+				}
+				return err
+			})); err != nil {
 			if nonced && sentTo == "" && requestSent(err) {
 				sentTo = r.addr
 			}
@@ -384,7 +391,9 @@ func (c *Client) atomicRow(ctx context.Context, table string, row []byte, muts [
 	return c.regionWrite(ctx, table, row, idempotent, func(ctx context.Context, r *region) error {
 		req := &pb.MultiRequest{RegionAction: []*pb.RegionAction{atomicRegionAction(r, actions, cond)}}
 		var resp pb.MultiResponse
-		if err := c.rsCall(ctx, r.addr, "Multi", req, &resp); err != nil {
+		var msg []byte
+		if err := c.rsCall(ctx, r.addr, "Multi", req, &resp, rpc.WithMessage(&msg),
+			rpc.WithCheck(func() error { return checkMultiFlags(msg) })); err != nil {
 			return err
 		}
 		rars := resp.GetRegionActionResult()

@@ -447,7 +447,8 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip
 		if err != nil {
 			return err
 		}
-		var cams []*hbase.CheckAndMutate
+		var orphans []*entry
+		var orphanRows []*dataState[T]
 		var fixes []hbase.Action
 		for j, e := range es {
 			rep.Entries++
@@ -461,7 +462,7 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip
 			w, cam := t.repairAction(i, e, v)
 			switch {
 			case cam != nil:
-				cams = append(cams, cam)
+				orphans, orphanRows = append(orphans, e), append(orphanRows, ds[j])
 			case w != nil:
 				fixes = append(fixes, w)
 			case !v.valid && s.inv && len(e.qual) == 0:
@@ -472,6 +473,11 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip
 				rep.Skips.InFlight++ // not a dead orphan yet (deadOrphan)
 				rep.Skips.Grace = t.o.grace
 			}
+		}
+		cams := t.confirmOrphans(ctx, i, orphans, orphanRows)
+		if n := int64(len(orphans) - len(cams)); n > 0 {
+			rep.Skipped += n
+			rep.Skips.Changed += n // read again, the entry or its data row differed
 		}
 		rep.Repaired += int64(t.applyRepairs(ctx, fixes, cams))
 		last := es[len(es)-1]

@@ -171,6 +171,77 @@ func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Acti
 	}
 }
 
+// confirmOrphans reads again entries es of index i, which a read judged
+// dead orphans against data rows ds (repairAction gave their deletes),
+// and the data rows they point to, in one Batch, and returns the deletes
+// of those whose second read agrees with the first and judges them dead
+// orphans again. HBase's RPC has no checksum: a bit flipped on the way in
+// a value of the data row (the account, a timestamp, the version) or in
+// the entry's row pointer makes a live record's entry look like an
+// orphan, and deleting it would lose the entry of an acknowledged write
+// (issue 34). A delete takes two answers that agree, read in different
+// round trips. Only reads that find dead orphans pay the round trip.
+func (t *Table[T]) confirmOrphans(ctx context.Context, i int, es []*entry, ds []*dataState[T]) []*hbase.CheckAndMutate {
+	if len(es) == 0 {
+		return nil
+	}
+	s := t.ixs[i]
+	acts := make([]hbase.Action, 0, 2*len(es))
+	for _, e := range es {
+		g := &hbase.Get{Table: s.name, Row: e.key, Families: [][]byte{[]byte(s.fam)}}
+		if s.inv {
+			g = &hbase.Get{Table: s.name, Row: e.key, Columns: []hbase.Column{{Family: []byte(s.fam), Qualifier: e.qual}}}
+		}
+		acts = append(acts, g)
+		if e.dataKey != nil {
+			acts = append(acts, &hbase.Get{Table: t.name, Row: e.dataKey})
+		}
+	}
+	res, err := t.c.Batch(ctx, acts)
+	if err != nil && !isBatchError(err) || len(res) != len(acts) {
+		return nil
+	}
+	var cams []*hbase.CheckAndMutate
+	for j, e := range es {
+		er := res[0]
+		res = res[1:]
+		var d *dataState[T]
+		if e.dataKey != nil {
+			dr := res[0]
+			res = res[1:]
+			if dr.Err != nil {
+				continue
+			}
+			d = t.readData(e.dataKey, dr.Result)
+		}
+		if er.Err != nil || !sameData(i, ds[j], d) ||
+			!slices.ContainsFunc(s.parseEntries(er.Result), func(x *entry) bool { return sameEntry(x, e) }) {
+			continue // changed, or read differently: a later read judges it
+		}
+		if _, cam := t.repairAction(i, e, t.judge(i, e, d)); cam != nil {
+			cams = append(cams, cam)
+		}
+	}
+	return cams
+}
+
+// sameEntry reports whether entries a and b, two reads of one entry, read
+// the same.
+func sameEntry(a, b *entry) bool {
+	return bytes.Equal(a.key, b.key) && bytes.Equal(a.qual, b.qual) && bytes.Equal(a.raw, b.raw) &&
+		bytes.Equal(a.dataKey, b.dataKey) && a.maxTS == b.maxTS && a.version == b.version && a.status == b.status
+}
+
+// sameData reports whether a and b, two reads of one data row, agree on
+// what judging an entry of index i against it takes.
+func sameData[T any](i int, a, b *dataState[T]) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.exists == b.exists && a.tombstone == b.tombstone && a.decoded == b.decoded && a.version == b.version &&
+		bytes.Equal(a.verBytes, b.verBytes) && bytes.Equal(a.derived[i], b.derived[i])
+}
+
 // scanEntriesAfter is scanEntries resumed after cell afterCell of row
 // (see FindAfter): when no range starts before row, that row is scanned
 // alone from the next cell on (the server skips the others), then the
@@ -415,7 +486,8 @@ func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.Ke
 			return err
 		}
 		var fixes []hbase.Action
-		var cams []*hbase.CheckAndMutate
+		var orphans []*entry
+		var orphanRows []*dataState[T]
 		for j, e := range es {
 			v := t.judge(i, e, ds[j])
 			if v.valid && !stopped && seen.first(e.dataKey) && !fn(e.key, &v.data.rec) {
@@ -427,11 +499,11 @@ func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.Ke
 					fixes = append(fixes, w)
 				}
 				if cam != nil {
-					cams = append(cams, cam)
+					orphans, orphanRows = append(orphans, e), append(orphanRows, ds[j])
 				}
 			}
 		}
-		t.applyRepairs(ctx, fixes, cams)
+		t.applyRepairs(ctx, fixes, t.confirmOrphans(ctx, i, orphans, orphanRows))
 		if stopped {
 			return errStop
 		}
