@@ -62,6 +62,7 @@ type Table[T any] struct {
 	required [][]ColumnInfo // per index: the columns its key is computed from
 	uids     []UID[T]
 	from     map[string]string // Spec.From
+	split    Splits            // Spec.Splits, as declared
 }
 
 // New validates spec and returns the table it declares. Errors are *Error
@@ -134,6 +135,7 @@ func New[T any](spec Spec[T]) (*Table[T], error) {
 	if t.splits, err = spec.Splits.compute(segmentsOf(spec.Key)); err != nil {
 		return fail(err)
 	}
+	t.split = spec.Splits
 	indexNames := make(map[string]bool)
 	for _, is := range spec.Indexes {
 		ix, err := newIndex(t, is)
