@@ -93,7 +93,8 @@ var benchUserRecord = benchUser{UID: "u1", Name: "Ann", Province: "辽宁省", A
 	Joined: time.Date(2026, 11, 27, 23, 0, 0, 0, time.UTC)}
 
 // BenchmarkUserEncode encodes a record's data row and index entry
-// (EncodeRecord) with hand-written accessors and with StructFields'.
+// (EncodeRecord) with hand-written accessors, with StructFields' in the
+// same declaration, and with the table Bind builds from a document.
 func BenchmarkUserEncode(b *testing.B) {
 	for _, bc := range []struct {
 		name string
@@ -101,9 +102,13 @@ func BenchmarkUserEncode(b *testing.B) {
 	}{
 		{"hand", func(testing.TB) userAccessors { return handAccessors() }},
 		{"struct", structAccessors},
+		{"bind", nil},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			tbl, _ := benchUsersTable(b, bc.acc(b))
+			tbl := mustBind(b)
+			if bc.acc != nil {
+				tbl, _ = benchUsersTable(b, bc.acc(b))
+			}
 			var r Record
 			b.ReportAllocs()
 			for b.Loop() {
@@ -123,9 +128,13 @@ func BenchmarkUserDecode(b *testing.B) {
 	}{
 		{"hand", func(testing.TB) userAccessors { return handAccessors() }},
 		{"struct", structAccessors},
+		{"bind", nil},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			tbl, _ := benchUsersTable(b, bc.acc(b))
+			tbl := mustBind(b)
+			if bc.acc != nil {
+				tbl, _ = benchUsersTable(b, bc.acc(b))
+			}
 			var r Row
 			if err := tbl.EncodeRow(&r, &benchUserRecord); err != nil {
 				b.Fatal(err)
