@@ -111,11 +111,13 @@ func BenchmarkUserEncode(b *testing.B) {
 			}
 			var r Record
 			b.ReportAllocs()
-			for b.Loop() {
-				if err := tbl.EncodeRecord(&r, &benchUserRecord); err != nil {
-					b.Fatal(err)
+			reportCPU(b, func() {
+				for b.Loop() {
+					if err := tbl.EncodeRecord(&r, &benchUserRecord); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
+			})
 		})
 	}
 }
@@ -141,11 +143,13 @@ func BenchmarkUserDecode(b *testing.B) {
 			}
 			var out benchUser
 			b.ReportAllocs()
-			for b.Loop() {
-				if err := tbl.DecodeRow(r.Key, r.Cells, &out); err != nil {
-					b.Fatal(err)
+			reportCPU(b, func() {
+				for b.Loop() {
+					if err := tbl.DecodeRow(r.Key, r.Cells, &out); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
+			})
 		})
 	}
 }
