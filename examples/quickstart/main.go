@@ -5,7 +5,7 @@
 //
 //	go run ./examples/quickstart
 //
-// The tables users and users_by_region stay behind.
+// The tables users and users_by_region stay behind; it can run again.
 package main
 
 import (

@@ -56,12 +56,12 @@ func run(ctx context.Context, c dao.Conn, w io.Writer, opts ...dao.Option) error
 		{UID: "u2", Name: "Bo", Province: "辽宁省", Age: 20},
 		{UID: "u3", Name: "Cy", Province: "吉林省", Age: 31},
 	} {
-		if err := store.Insert(ctx, &u); err != nil {
+		if err := store.Put(ctx, &u); err != nil { // Put: insert or replace
 			return err
 		}
 	}
 	err = store.Insert(ctx, &User{UID: "u1", Name: "Ann", Province: "辽宁省", Age: 20})
-	fmt.Fprintln(w, "insert u1 again:", errors.Is(err, dao.ErrExists))
+	fmt.Fprintln(w, "insert u1 again:", errors.Is(err, dao.ErrExists)) // Insert: only a new key
 	if err := store.Put(ctx, &User{UID: "u2", Name: "Bo", Province: "吉林省", Age: 21}); err != nil {
 		return err // Bo moved: Put replaces the record and moves its index entry
 	}
