@@ -60,7 +60,8 @@
 // style of pgx's RowToFunc, so the hot path (record to row key and cells)
 // is a few appends into a reused buffer. StructFields derives those
 // functions from a struct's fields and tags once, with reflection at
-// declaration time only.
+// declaration time only, and Bind builds a table from a Document over a
+// struct through them.
 //
 // # Errors
 //

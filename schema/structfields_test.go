@@ -65,7 +65,7 @@ func TestStructFieldsRoundTrip(t *testing.T) {
 	}
 	zone := time.FixedZone("CST", 8*3600)
 	when := time.Date(2026, 11, 27, 23, 5, 0, 123e6, zone)
-	var r fieldsRecord
+	r := fieldsRecord{internal: 7} // left alone: unexported
 	setString(t, fs, &r, "tenant", "acme")
 	setString(t, fs, &r, "id", "u1")
 	setString(t, fs, &r, "status", "open")
@@ -115,7 +115,7 @@ func TestStructFieldsRoundTrip(t *testing.T) {
 		I8: -10, I16: -11, I32: -12, I: -13, I64: -14,
 		U8: 10, U16: 11, U32: 12, U: 13, U64: 14,
 		F32: 2.5, F64: 2.5, OK: true, TTL: time.Minute,
-		Nick: ptr("annie"), Score: ptr(int32(42)), Seen: &when,
+		Nick: ptr("annie"), Score: ptr(int32(42)), Seen: &when, internal: 7,
 	}
 	if !reflect.DeepEqual(r, want) {
 		t.Errorf("record after sets:\n got %+v\nwant %+v", r, want)
