@@ -131,12 +131,15 @@ func (a *Admin) ensure(ctx context.Context, p *Plan) (Outcome, error) {
 			outcome = Created
 		}
 	}
-	diffs, enabled, err := a.inspect(ctx, p)
+	diffs, enabled, desc, err := a.inspectDesc(ctx, p)
 	if err != nil {
 		return 0, err
 	}
 	if len(diffs) > 0 {
 		return 0, &DriftError{Table: p.Table, Diffs: diffs, Disabled: !enabled}
+	}
+	if err := a.storeDocument(ctx, p, desc); err != nil {
+		return 0, err
 	}
 	if enabled {
 		return outcome, nil
@@ -197,26 +200,36 @@ func (a *Admin) Check(ctx context.Context, def schema.Definition) ([]Diff, bool,
 }
 
 func (a *Admin) inspect(ctx context.Context, p *Plan) ([]Diff, bool, error) {
+	diffs, enabled, _, err := a.inspectDesc(ctx, p)
+	return diffs, enabled, err
+}
+
+// inspectDesc is inspect, also returning the live descriptor.
+func (a *Admin) inspectDesc(ctx context.Context, p *Plan) ([]Diff, bool, hbase.TableDescriptor, error) {
+	var none hbase.TableDescriptor
 	desc, err := a.c.DescribeTable(ctx, p.Table)
 	if err != nil {
-		return nil, false, fmt.Errorf("admin: describe table %q: %w", p.Table, err)
+		return nil, false, none, fmt.Errorf("admin: describe table %q: %w", p.Table, err)
 	}
 	regions, err := a.c.TableRegions(ctx, p.Table)
 	if err != nil {
-		return nil, false, fmt.Errorf("admin: table regions %q: %w", p.Table, err)
+		return nil, false, none, fmt.Errorf("admin: table regions %q: %w", p.Table, err)
 	}
 	enabled, err := a.c.IsTableEnabled(ctx, p.Table)
 	if err != nil {
-		return nil, false, fmt.Errorf("admin: is table enabled %q: %w", p.Table, err)
+		return nil, false, none, fmt.Errorf("admin: is table enabled %q: %w", p.Table, err)
 	}
 	diffs, err := familyDiffs(p, desc)
 	if err != nil {
-		return nil, false, err
+		return nil, false, none, err
 	}
 	if d, ok := splitDiff(p.SplitKeys, boundaries(regions), a.opts.grownSplits); ok {
 		diffs = append(diffs, d)
 	}
-	return diffs, enabled, nil
+	if d, ok := documentDiff(p, desc); ok {
+		diffs = append(diffs, d)
+	}
+	return diffs, enabled, desc, nil
 }
 
 func familyDiffs(p *Plan, desc hbase.TableDescriptor) ([]Diff, error) {

@@ -11,7 +11,9 @@ import (
 
 // Plan is what creating a declared table sends to HBase: the descriptor,
 // with every family option spelled out (HBase's defaults included, so the
-// table reads back exactly as declared), and the split keys. PlanTable
+// table reads back exactly as declared) and the table's schema document
+// (attribute schema.DocumentAttribute, for a data or wide table), and the
+// split keys. PlanTable
 // builds it without any I/O; the CLI prints it for --dry-run.
 type Plan struct {
 	Table      string // canonical name: "t" or "ns:t"
@@ -19,6 +21,10 @@ type Plan struct {
 	Families   []schema.Family
 	Descriptor hbase.TableDescriptor
 	SplitKeys  [][]byte // ascending; len(SplitKeys)+1 regions
+	// DocumentErr says why a data table's declaration cannot describe
+	// itself as a schema document (a hash whose source it does not
+	// name): the table is then created and checked without one.
+	DocumentErr error
 }
 
 // Regions returns the number of regions the table is created with.
@@ -58,6 +64,10 @@ func PlanTable(def schema.Definition) (*Plan, error) {
 		seen[f.Name] = true
 		desc.Families = append(desc.Families, hbase.FamilyDescriptor{Name: f.Name, Attributes: f.Attributes()})
 	}
+	doc, docErr := documentOf(def)
+	if doc != "" {
+		desc.Attributes = map[string]string{schema.DocumentAttribute: doc}
+	}
 	splits := def.SplitKeys()
 	if err := keys.ValidateSplits(splits); err != nil {
 		return bad(err)
@@ -77,7 +87,7 @@ func PlanTable(def schema.Definition) (*Plan, error) {
 	if ns == "" {
 		ns = schema.DefaultNamespace
 	}
-	return &Plan{Table: table, Namespace: ns, Families: fams, Descriptor: desc, SplitKeys: splits}, nil
+	return &Plan{Table: table, Namespace: ns, Families: fams, Descriptor: desc, SplitKeys: splits, DocumentErr: docErr}, nil
 }
 
 // checkName validates a table name given as a string before any RPC.

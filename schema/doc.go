@@ -43,6 +43,13 @@
 // and buckets from the fields they come from (Spec.From, IndexSpec.From);
 // hbkit get and scan are built on it.
 //
+// A Document is the schema as data: a versioned JSON description of a
+// table and its indexes, every segment kind with its parameters, that a
+// Go declaration exports (Table.Document) and that FromDocument turns back
+// into a table over any record type with Fields, or Open over Values, a
+// record by field name. The two encode the same bytes; admin stores the
+// document with the table.
+//
 // # Who should use it
 //
 // Code that owns a table design and wants it written down once, checked

@@ -14,6 +14,11 @@ import (
 // ErrDocumentVersion.
 const DocumentVersion = 1
 
+// DocumentAttribute is the table attribute (HBase descriptor value) that
+// holds a table's document, in JSON, next to IndexStateAttribute; admin's
+// EnsureTables writes it.
+const DocumentAttribute = "hbkit.schema"
+
 // MaxDocumentSize bounds the JSON form of a document that ParseDocument
 // and ReadDocument accept.
 const MaxDocumentSize = 1 << 20

@@ -27,7 +27,7 @@ import (
 // ErrUnknownField.
 func (t *Table[T]) Document() (Document, error) {
 	e := newExporter(t.name.String())
-	d := Document{Version: DocumentVersion, Name: t.name.String(), Families: docFamilies(t.families), Validate: t.validate != nil}
+	d := Document{Version: DocumentVersion, Name: t.name.String(), Families: docFamilies(t.families), Validate: t.opaqueCheck}
 	if t.writes != Strict {
 		d.Writes = t.writes.String()
 	}
@@ -53,7 +53,7 @@ func (t *Table[T]) Document() (Document, error) {
 // Document describes the wide table as data, as Table.Document does.
 func (t *WideTable[T]) Document() (Document, error) {
 	e := newExporter(t.name.String())
-	d := Document{Version: DocumentVersion, Name: t.name.String(), Families: docFamilies(t.families), Validate: t.validate != nil}
+	d := Document{Version: DocumentVersion, Name: t.name.String(), Families: docFamilies(t.families), Validate: t.opaqueCheck}
 	e.declare(t.fields)
 	isField := func(name string) bool { return e.declared[name] }
 	var err error

@@ -72,6 +72,9 @@ func (b *docBuilder[T]) field(path string, s DocSegment, k docKind) (keys.Field[
 		return keys.DateIn(s.Name, loc, get, only(set, dec)), err
 	case valDuration:
 		get, set, err := b.duration(path, src, s.Zone)
+		if err == nil && dec && set == nil {
+			err = docError(b.doc.Name, path+".decodable", "the time of day of a time cannot be decoded back into it")
+		}
 		return keys.ReversedTimeOfDay(s.Name, get, only(set, dec)), err
 	}
 	return b.custom(path, s, src, dec)

@@ -18,9 +18,27 @@ type CodecValue interface {
 type Option[T any] func(*openOptions[T])
 
 type openOptions[T any] struct {
-	codecs   map[string]docCodec[T]
-	validate func(*T) error
-	rand     keys.RandSource
+	codecs    map[string]docCodec[T]
+	validate  func(*T) error // WithValidate
+	typeCheck func(*T) error // Open's check of the values' types
+	rand      keys.RandSource
+}
+
+// check is the record check of the opened table: the type check, then
+// the check of WithValidate.
+func (o *openOptions[T]) check() func(*T) error {
+	switch {
+	case o.typeCheck == nil:
+		return o.validate
+	case o.validate == nil:
+		return o.typeCheck
+	}
+	return func(v *T) error {
+		if err := o.typeCheck(v); err != nil {
+			return err
+		}
+		return o.validate(v)
+	}
 }
 
 // docCodec is a codec supplied by WithCodec: the field type it reads and
@@ -139,7 +157,12 @@ func FromDocument[T any](doc Document, f Fields[T], opts ...Option[T]) (*Table[T
 	if err != nil {
 		return nil, withTable(err, doc.Name)
 	}
-	return New(spec)
+	t, err := New(spec)
+	if err != nil {
+		return nil, err
+	}
+	t.opaqueCheck = b.o.validate != nil
+	return t, nil
 }
 
 // WideFromDocument is FromDocument for the document of a wide table
@@ -156,7 +179,12 @@ func WideFromDocument[T any](doc Document, f Fields[T], opts ...Option[T]) (*Wid
 	if err != nil {
 		return nil, withTable(err, doc.Name)
 	}
-	return NewWide(spec)
+	t, err := NewWide(spec)
+	if err != nil {
+		return nil, err
+	}
+	t.opaqueCheck = b.o.validate != nil
+	return t, nil
 }
 
 // docBuilder turns a checked document into a Spec over T.
@@ -185,7 +213,7 @@ func (b *docBuilder[T]) spec() (Spec[T], error) {
 	d := b.doc
 	var s Spec[T]
 	var err error
-	s.Name, s.Validate = d.Name, b.o.validate
+	s.Name, s.Validate = d.Name, b.o.check()
 	if s.Families, err = familiesOf(d.Families); err != nil {
 		return s, err
 	}
@@ -224,7 +252,7 @@ func (b *docBuilder[T]) wideSpec() (WideSpec[T], error) {
 	d := b.doc
 	var s WideSpec[T]
 	var err error
-	s.Name, s.Validate = d.Name, b.o.validate
+	s.Name, s.Validate = d.Name, b.o.check()
 	if s.Families, err = familiesOf(d.Families); err != nil {
 		return s, err
 	}

@@ -48,7 +48,7 @@ func valuesCheck(doc Document, opts []Option[Values]) Option[Values] {
 		}
 		user := o.validate
 		types := ValuesFields(doc).(*valuesFields).types
-		o.validate = func(v *Values) error {
+		o.typeCheck = func(v *Values) error {
 			for name, x := range *v {
 				t, ok := types[name]
 				switch {
@@ -58,11 +58,9 @@ func valuesCheck(doc Document, opts []Option[Values]) Option[Values] {
 					return Invalid(name, "want a value of type "+t+", got "+valueTypeName(x))
 				}
 			}
-			if user != nil {
-				return user(v)
-			}
 			return nil
 		}
+		o.validate = user
 	}
 }
 

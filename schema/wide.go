@@ -64,6 +64,8 @@ type WideTable[T any] struct {
 	uids     []UID[T]
 	from     map[string]string // WideSpec.From
 	split    Splits            // WideSpec.Splits, as declared
+	// opaqueCheck is Table.opaqueCheck.
+	opaqueCheck bool
 }
 
 var _ Definition = (*WideTable[LogEvent])(nil)
@@ -96,7 +98,7 @@ func NewWide[T any](spec WideSpec[T]) (*WideTable[T], error) {
 	bad := func(field, reason string) (*WideTable[T], error) {
 		return fail(&Error{Field: field, Reason: reason, Kind: ErrInvalidTable})
 	}
-	t := &WideTable[T]{name: name, key: spec.Key, qual: spec.Qualifier, value: spec.Value, validate: spec.Validate}
+	t := &WideTable[T]{name: name, key: spec.Key, qual: spec.Qualifier, value: spec.Value, validate: spec.Validate, opaqueCheck: spec.Validate != nil}
 	if t.families, err = validateFamilies(spec.Families); err != nil {
 		return fail(err)
 	}
