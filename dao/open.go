@@ -44,13 +44,18 @@ func Open[T any](ctx context.Context, c Conn, doc schema.Document, opts ...Optio
 
 // CreateTables creates the tables the store writes (Tables), with their
 // families and split keys, in the order of Tables, skipping each table
-// that exists. It checks nothing of an existing table and creates no
-// namespace: admin.EnsureTables does both, and reports drift.
+// that exists. The data table stores its schema document, as
+// admin.EnsureTables stores it (schema.DocumentAttribute), when the
+// table describes itself. It checks nothing of an existing table and
+// creates no namespace: admin.EnsureTables does both, and reports drift.
 func (r *Repo[T]) CreateTables(ctx context.Context, c TableCreator) error {
 	for _, d := range r.Tables() {
 		desc := hbase.TableDescriptor{Name: d.Name().String()}
 		for _, f := range d.Families() {
 			desc.Families = append(desc.Families, hbase.FamilyDescriptor{Name: f.Name, Attributes: f.Attributes()})
+		}
+		if doc, err := schema.StoredDocument(d); err == nil && doc != "" {
+			desc.Attributes = map[string]string{schema.DocumentAttribute: doc}
 		}
 		err := c.CreateTable(ctx, desc, d.SplitKeys())
 		if err != nil && !errors.Is(err, hbase.ErrTableExists) {

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/schema"
@@ -240,7 +242,7 @@ func TestOpenOwnSchemas(t *testing.T) {
 
 // TestOpenTwice: a second Open of the same document finds its tables
 // and creates nothing; a record written through the first is read by the
-// second.
+// second; the data table holds its document, and admin sees no drift.
 func TestOpenTwice(t *testing.T) {
 	ctx := context.Background()
 	c, err := fake.New()
@@ -268,6 +270,30 @@ func TestOpenTwice(t *testing.T) {
 	}
 	if len(regions) != 4 {
 		t.Errorf("orders has %d regions, want 4", len(regions))
+	}
+	// The table stores its document, as admin.EnsureTables does: admin
+	// reads it back and finds no drift.
+	a, err := admin.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := a.ReadDocument(ctx, "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := schema.Bind[statusOrder](ordersDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := tbl.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(stored, want) {
+		t.Errorf("stored document\n%+v\nwant\n%+v", stored, want)
+	}
+	if _, err := a.EnsureTables(ctx, first.Tables()...); err != nil {
+		t.Errorf("EnsureTables over Open's tables: %v", err)
 	}
 }
 

@@ -1,6 +1,10 @@
 package schema
 
-import "reflect"
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+)
 
 // Bind builds the table doc describes over the struct type T, whose
 // fields StructFields names: FromDocument(doc, StructFields[T]()), after
@@ -89,4 +93,24 @@ func docFieldType(t reflect.Type) string {
 		return "int64"
 	}
 	return ""
+}
+
+// StoredDocument returns the value of the table attribute
+// DocumentAttribute for def: the compact JSON form of its Document, or ""
+// when def does not describe itself as one (an index table, a renamed
+// table). The error is Document's when def cannot describe itself.
+func StoredDocument(def Definition) (string, error) {
+	d, ok := def.(interface{ Document() (Document, error) })
+	if !ok {
+		return "", nil
+	}
+	doc, err := d.Document()
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return "", fmt.Errorf("schema: encode the schema document: %w", err)
+	}
+	return string(b), nil
 }
