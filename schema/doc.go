@@ -63,10 +63,12 @@
 // Code that only needs to encode a key segment should use package keys
 // directly. Code that talks to HBase uses package hbase; this package does
 // no I/O, knows nothing about connections, and never imports hbase. It is
-// not an ORM either: there is no reflection and there are no struct tags;
-// a record is mapped by explicit functions in the style of pgx's
-// RowToFunc, so the hot path (record to row key and cells) is a few
-// appends into a reused buffer.
+// not an ORM either: a record is mapped by explicit functions in the
+// style of pgx's RowToFunc, so the hot path (record to row key and cells)
+// is a few appends into a reused buffer. StructFields derives those
+// functions from a struct's fields and tags once, with reflection at
+// declaration time only, and Bind builds a table from a Document over a
+// struct through them.
 //
 // # Errors
 //
