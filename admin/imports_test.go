@@ -16,7 +16,7 @@ func TestForbiddenImports(t *testing.T) {
 	const mod = "github.com/hbkit/hbkit/"
 	allowed := func(dep string) bool {
 		switch dep {
-		case mod + "admin", mod + "schema", mod + "keys", mod + "hbase":
+		case mod + "admin", mod + "schema", mod + "keys", mod + "hbase", mod + "hbase/hbapi", mod + "hbase/internal/flat":
 			return true
 		}
 		return strings.HasPrefix(dep, mod+"internal/") && !strings.HasPrefix(dep, mod+"internal/cli")

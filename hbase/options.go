@@ -248,3 +248,9 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(o *options) { o.meterProvider, o.nilMeter = mp, mp == nil }
 }
+
+// WriteLimits returns the limits c applies to writes (WithMaxCellSize,
+// WithWriteBufferSize).
+func (c *Client) WriteLimits() WriteLimits {
+	return WriteLimits{MaxCellSize: c.opts.maxCellSize, WriteBufferSize: c.opts.writeBuffer}
+}
