@@ -34,7 +34,7 @@ func TestForbiddenImports(t *testing.T) {
 	}
 	const mod = "github.com/hbkit/hbkit/"
 	check("depends on", list(`{{join .Deps "\n"}}`), []string{
-		mod + "admin/", mod + "admin", mod + "cmd/", mod + "internal/cli",
+		mod + "admin/", mod + "admin", mod + "cmd/", mod + "cli",
 		mod + "examples/", mod + "examples", mod + "integration/", mod + "integration",
 	})
 	check("imports", list(`{{join .Imports "\n"}}`), []string{
