@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -26,7 +26,7 @@ type documented interface {
 // and the fake have it. A Client without it, or whose ModifyTable is
 // unsupported (errors.ErrUnsupported), leaves such tables as they are.
 type DescriptorWriter interface {
-	ModifyTable(ctx context.Context, desc hbase.TableDescriptor) error
+	ModifyTable(ctx context.Context, desc hbapi.TableDescriptor) error
 }
 
 // documentOf returns the JSON form of def's schema document, stored in the
@@ -107,7 +107,7 @@ func (a *Admin) ReadDocument(ctx context.Context, table string) (schema.Document
 
 // documentDiff compares the declared document with the one stored in the
 // live table. A table that stores none is not drifted: ensure stores it.
-func documentDiff(p *Plan, desc hbase.TableDescriptor) (Diff, bool) {
+func documentDiff(p *Plan, desc hbapi.TableDescriptor) (Diff, bool) {
 	declared := p.Descriptor.Attributes[schema.DocumentAttribute]
 	stored, ok := desc.Attributes[schema.DocumentAttribute]
 	if declared == "" || !ok || declared == stored {
@@ -122,7 +122,7 @@ func documentDiff(p *Plan, desc hbase.TableDescriptor) (Diff, bool) {
 
 // storeDocument writes the declared document into a live table that has
 // none, when the client can modify tables.
-func (a *Admin) storeDocument(ctx context.Context, p *Plan, desc hbase.TableDescriptor) error {
+func (a *Admin) storeDocument(ctx context.Context, p *Plan, desc hbapi.TableDescriptor) error {
 	declared := p.Descriptor.Attributes[schema.DocumentAttribute]
 	w, ok := a.c.(DescriptorWriter)
 	if _, stored := desc.Attributes[schema.DocumentAttribute]; declared == "" || stored || !ok {

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -19,7 +19,7 @@ type Plan struct {
 	Table      string // canonical name: "t" or "ns:t"
 	Namespace  string
 	Families   []schema.Family
-	Descriptor hbase.TableDescriptor
+	Descriptor hbapi.TableDescriptor
 	SplitKeys  [][]byte // ascending; len(SplitKeys)+1 regions
 	// DocumentErr says why a data table's declaration cannot describe
 	// itself as a schema document (a hash whose source it does not
@@ -53,7 +53,7 @@ func PlanTable(def schema.Definition) (*Plan, error) {
 		return bad(errors.New("no column families"))
 	}
 	seen := make(map[string]bool, len(fams))
-	desc := hbase.TableDescriptor{Name: table}
+	desc := hbapi.TableDescriptor{Name: table}
 	for _, f := range fams {
 		if err := f.Validate(); err != nil {
 			return bad(err)
@@ -62,7 +62,7 @@ func PlanTable(def schema.Definition) (*Plan, error) {
 			return bad(fmt.Errorf("family %q declared twice", f.Name))
 		}
 		seen[f.Name] = true
-		desc.Families = append(desc.Families, hbase.FamilyDescriptor{Name: f.Name, Attributes: f.Attributes()})
+		desc.Families = append(desc.Families, hbapi.FamilyDescriptor{Name: f.Name, Attributes: f.Attributes()})
 	}
 	doc, docErr := documentOf(def)
 	if doc != "" {
@@ -73,14 +73,14 @@ func PlanTable(def schema.Definition) (*Plan, error) {
 		return bad(err)
 	}
 	for i, k := range splits {
-		if len(k) > hbase.MaxRowLength {
-			return bad(fmt.Errorf("split key %d is %d bytes, longer than a row key may be (%d)", i, len(k), hbase.MaxRowLength))
+		if len(k) > hbapi.MaxRowLength {
+			return bad(fmt.Errorf("split key %d is %d bytes, longer than a row key may be (%d)", i, len(k), hbapi.MaxRowLength))
 		}
 	}
 	if err := desc.Validate(); err != nil {
 		return bad(err)
 	}
-	if err := hbase.ValidateSplitKeys(splits); err != nil {
+	if err := hbapi.ValidateSplitKeys(splits); err != nil {
 		return bad(err)
 	}
 	ns := name.Namespace

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -19,7 +19,7 @@ type Conn interface {
 // TableCreator creates a table: the call of hbase.AdminClient that
 // CreateTables makes.
 type TableCreator interface {
-	CreateTable(ctx context.Context, desc hbase.TableDescriptor, splitKeys [][]byte) error
+	CreateTable(ctx context.Context, desc hbapi.TableDescriptor, splitKeys [][]byte) error
 }
 
 // Open is the short way to a store: it builds the table doc describes
@@ -50,15 +50,15 @@ func Open[T any](ctx context.Context, c Conn, doc schema.Document, opts ...Optio
 // creates no namespace: admin.EnsureTables does both, and reports drift.
 func (r *Repo[T]) CreateTables(ctx context.Context, c TableCreator) error {
 	for _, d := range r.Tables() {
-		desc := hbase.TableDescriptor{Name: d.Name().String()}
+		desc := hbapi.TableDescriptor{Name: d.Name().String()}
 		for _, f := range d.Families() {
-			desc.Families = append(desc.Families, hbase.FamilyDescriptor{Name: f.Name, Attributes: f.Attributes()})
+			desc.Families = append(desc.Families, hbapi.FamilyDescriptor{Name: f.Name, Attributes: f.Attributes()})
 		}
 		if doc, err := schema.StoredDocument(d); err == nil && doc != "" {
 			desc.Attributes = map[string]string{schema.DocumentAttribute: doc}
 		}
 		err := c.CreateTable(ctx, desc, d.SplitKeys())
-		if err != nil && !errors.Is(err, hbase.ErrTableExists) {
+		if err != nil && !errors.Is(err, hbapi.ErrTableExists) {
 			return fmt.Errorf("dao: create table %q: %w", desc.Name, err)
 		}
 	}

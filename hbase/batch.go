@@ -43,7 +43,7 @@ type batchItem struct {
 	wire    pb.Action
 	wireIdx uint32
 	nonced  bool
-	// size is the bytes of the action's cells (writeSize).
+	// size is the bytes of the action's cells (WriteSize).
 	size int
 	// A CheckAndMutate is its own atomic RegionAction: cond and the
 	// mutations as numbered actions.
@@ -123,7 +123,7 @@ func (c *Client) Batch(ctx context.Context, actions []Action) (_ []BatchResult, 
 			failed[i] = err
 			continue
 		}
-		size, err := writeSize(a, c.opts.maxCellSize)
+		size, err := WriteSize(a, c.opts.maxCellSize)
 		if err != nil {
 			failed[i] = err
 			continue

@@ -202,7 +202,7 @@ func (c *Client) Put(ctx context.Context, p *Put) (err error) {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	if _, err := writeSize(p, c.opts.maxCellSize); err != nil {
+	if _, err := WriteSize(p, c.opts.maxCellSize); err != nil {
 		return err
 	}
 	if err := c.checkOpen(); err != nil {
@@ -261,7 +261,7 @@ func (c *Client) Append(ctx context.Context, a *Append) (_ *Result, err error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	if _, err := writeSize(a, c.opts.maxCellSize); err != nil {
+	if _, err := WriteSize(a, c.opts.maxCellSize); err != nil {
 		return nil, err
 	}
 	if err := c.checkOpen(); err != nil {
@@ -285,7 +285,7 @@ func (c *Client) CheckAndMutate(ctx context.Context, cam *CheckAndMutate) (_ boo
 	if err := cam.Validate(); err != nil {
 		return false, err
 	}
-	if _, err := writeSize(cam, c.opts.maxCellSize); err != nil {
+	if _, err := WriteSize(cam, c.opts.maxCellSize); err != nil {
 		return false, err
 	}
 	if err := c.checkOpen(); err != nil {
@@ -318,7 +318,7 @@ func (c *Client) MutateRow(ctx context.Context, rm *RowMutations) (err error) {
 	if err := rm.Validate(); err != nil {
 		return err
 	}
-	if _, err := writeSize(rm, c.opts.maxCellSize); err != nil {
+	if _, err := WriteSize(rm, c.opts.maxCellSize); err != nil {
 		return err
 	}
 	if err := c.checkOpen(); err != nil {

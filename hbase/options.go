@@ -275,3 +275,9 @@ var silent = slog.New(slog.DiscardHandler)
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(o *options) { o.meterProvider, o.nilMeter = mp, mp == nil }
 }
+
+// WriteLimits returns the limits c applies to writes (WithMaxCellSize,
+// WithWriteBufferSize).
+func (c *Client) WriteLimits() WriteLimits {
+	return WriteLimits{MaxCellSize: c.opts.maxCellSize, WriteBufferSize: c.opts.writeBuffer}
+}

@@ -10,7 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -271,11 +271,11 @@ func regionFraction(key []byte, splits [][]byte) float64 {
 // checkData is pass 1: every data row must have its entries, verified and
 // carrying the data row's cells.
 func (t *Table[T]) checkData(ctx context.Context, mode Mode, start []byte, rep *Report, done func(last []byte) error) error {
-	sc, err := t.c.Scan(ctx, &hbase.Scan{Table: t.name, StartRow: start, Caching: t.o.batchSize})
+	sc, err := t.c.Scan(ctx, &hbapi.Scan{Table: t.name, StartRow: start, Caching: t.o.batchSize})
 	if err != nil {
 		return err
 	}
-	var rows []*hbase.Result
+	var rows []*hbapi.Result
 	dups := newDupWindow()
 	flush := func() error {
 		if len(rows) == 0 {
@@ -293,7 +293,7 @@ func (t *Table[T]) checkData(ctx context.Context, mode Mode, start []byte, rep *
 		rows = rows[:0]
 		return done(last)
 	}
-	for r, err := range hbase.All(ctx, sc) {
+	for r, err := range hbapi.All(ctx, sc) {
 		if err != nil {
 			return err
 		}
@@ -307,23 +307,23 @@ func (t *Table[T]) checkData(ctx context.Context, mode Mode, start []byte, rep *
 	return flush()
 }
 
-func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.Result, rep *Report) error {
+func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbapi.Result, rep *Report) error {
 	type row struct {
 		d   *dataState[T]
 		enc *schema.Record
 	}
 	var live []row
-	var gets []hbase.Action
-	var purge []*hbase.CheckAndMutate
+	var gets []hbapi.Action
+	var purge []*hbapi.CheckAndMutate
 	for _, r := range rows {
 		d := t.readData(r.Row(), r)
 		if d.tombstone {
 			rep.Tombstones++
 			if mode != ModeVerify && t.o.now().Sub(time.UnixMilli(d.version)) > t.o.grace {
-				purge = append(purge, &hbase.CheckAndMutate{
+				purge = append(purge, &hbapi.CheckAndMutate{
 					Table: t.name, Row: r.Row(), Family: []byte(t.fam), Qualifier: []byte(VersionQualifier),
-					Compare: hbase.CompareEqual, Value: d.verBytes,
-					Mutations: []hbase.Mutation{&hbase.Delete{Table: t.name, Row: r.Row(), Timestamp: d.version}},
+					Compare: hbapi.CompareEqual, Value: d.verBytes,
+					Mutations: []hbapi.Mutation{&hbapi.Delete{Table: t.name, Row: r.Row(), Timestamp: d.version}},
 				})
 			}
 			continue
@@ -343,12 +343,12 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 		enc.Token = t.tokenOf(r)
 		live = append(live, row{d, enc})
 		for i, s := range t.ixs {
-			g := &hbase.Get{Table: s.name, Row: enc.Entries[i].Key, Families: [][]byte{[]byte(s.fam)}}
+			g := &hbapi.Get{Table: s.name, Row: enc.Entries[i].Key, Families: [][]byte{[]byte(s.fam)}}
 			if s.inv {
 				// This record's cell only, not the row of every record
 				// sharing its value.
 				g.Families = nil
-				g.Columns = []hbase.Column{{Family: []byte(s.fam), Qualifier: []byte(enc.Entries[i].Cells[0].Qualifier)}}
+				g.Columns = []hbapi.Column{{Family: []byte(s.fam), Qualifier: []byte(enc.Entries[i].Cells[0].Qualifier)}}
 			}
 			gets = append(gets, g)
 		}
@@ -365,7 +365,7 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 		return err
 	}
 	var fix []*item[T]
-	var foreign []*hbase.CheckAndMutate
+	var foreign []*hbapi.CheckAndMutate
 	for j, r := range live {
 		var stray []int // indexes whose entry is absent, or stale without a status cell
 		ours := false   // an entry with a status is missing or stale: the protocol fixes it
@@ -449,7 +449,7 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip
 		}
 		var orphans []*entry
 		var orphanRows []*dataState[T]
-		var fixes []hbase.Action
+		var fixes []hbapi.Action
 		for j, e := range es {
 			rep.Entries++
 			v := t.judge(i, e, ds[j])
@@ -511,13 +511,13 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip
 // are stamped by the server, whose clock has moved past the cells and
 // delete markers already there (the stale entry's, or those of a delete
 // that removed it).
-func (t *Table[T]) foreignEntryFix(i int, want *schema.Row) *hbase.CheckAndMutate {
+func (t *Table[T]) foreignEntryFix(i int, want *schema.Row) *hbapi.CheckAndMutate {
 	s := t.ixs[i]
 	vals := want.Values()
-	muts := []hbase.Mutation{&hbase.Put{Table: s.name, Row: want.Key, Values: vals}}
+	muts := []hbapi.Mutation{&hbapi.Put{Table: s.name, Row: want.Key, Values: vals}}
 	for _, c := range s.carried {
 		if _, ok := vals[c.Family][c.Qualifier]; !ok {
-			muts = append(muts, &hbase.Delete{Table: s.name, Row: want.Key, Family: []byte(c.Family),
+			muts = append(muts, &hbapi.Delete{Table: s.name, Row: want.Key, Family: []byte(c.Family),
 				Qualifier: []byte(c.Qualifier), AllVersions: true})
 		}
 	}
@@ -525,19 +525,19 @@ func (t *Table[T]) foreignEntryFix(i int, want *schema.Row) *hbase.CheckAndMutat
 	if s.inv {
 		q = []byte(want.Cells[0].Qualifier) // the cell itself, absent
 	}
-	return &hbase.CheckAndMutate{
+	return &hbapi.CheckAndMutate{
 		Table: s.name, Row: want.Key, Family: []byte(s.fam), Qualifier: q,
-		Compare: hbase.CompareEqual, Mutations: muts,
+		Compare: hbapi.CompareEqual, Mutations: muts,
 	}
 }
 
 // sendConditional sends cams in one Batch and counts those applied as
 // repaired, the others as skipped.
-func (t *Table[T]) sendConditional(ctx context.Context, cams []*hbase.CheckAndMutate, rep *Report) error {
+func (t *Table[T]) sendConditional(ctx context.Context, cams []*hbapi.CheckAndMutate, rep *Report) error {
 	if len(cams) == 0 {
 		return nil
 	}
-	acts := make([]hbase.Action, len(cams))
+	acts := make([]hbapi.Action, len(cams))
 	for i, cam := range cams {
 		acts[i] = cam
 	}

@@ -7,7 +7,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 )
 
@@ -30,7 +30,7 @@ func (t *Table[T]) Keys(ctx context.Context, index string, ranges []keys.KeyRang
 	}
 	ctx, span := t.span(ctx, "keys", s.name, attribute.Int("ranges", len(ranges)))
 	defer func() { end(span, err) }()
-	ctx, endOp := hbase.StartOperation(ctx, t.c)
+	ctx, endOp := hbapi.StartOperation(ctx, t.c)
 	defer func() { err = endOp(err) }()
 	i := slices.Index(t.ixs, s)
 	stopped := false

@@ -10,7 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -28,7 +28,7 @@ type entry struct {
 	raw      []byte // the value conditional writes on the entry test (statusColumn), nil if absent
 }
 
-func (s *ixState[T]) parseEntry(r *hbase.Result) *entry {
+func (s *ixState[T]) parseEntry(r *hbapi.Result) *entry {
 	e := &entry{key: r.Row(), cells: toSchemaCells(r, 0)}
 	for _, c := range r.Cells {
 		e.maxTS = max(e.maxTS, c.Timestamp)
@@ -140,7 +140,7 @@ func (t *Table[T]) deadOrphan(e *entry, d *dataState[T]) bool {
 // or a conditional delete of a dead orphan. The valid entries of a data
 // row without a version cell, which another client wrote, are left as
 // they are: Check fixes them (see foreignEntryFix).
-func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Action, cam *hbase.CheckAndMutate) {
+func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbapi.Action, cam *hbapi.CheckAndMutate) {
 	s := t.ixs[i]
 	if v.valid && !t.verifies() {
 		// Entries stay unverified in this mode (no writer withdraws one it
@@ -164,10 +164,10 @@ func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Acti
 		return nil, nil
 	}
 	fam, q := s.statusColumn(e)
-	return nil, &hbase.CheckAndMutate{
+	return nil, &hbapi.CheckAndMutate{
 		Table: s.name, Row: e.key, Family: fam, Qualifier: q,
-		Compare: hbase.CompareEqual, Value: e.raw,
-		Mutations: []hbase.Mutation{s.dropEntry(e.key, e.qual, max(e.version, e.maxTS), hbase.DurabilityDefault)},
+		Compare: hbapi.CompareEqual, Value: e.raw,
+		Mutations: []hbapi.Mutation{s.dropEntry(e.key, e.qual, max(e.version, e.maxTS), hbapi.DurabilityDefault)},
 	}
 }
 
@@ -181,27 +181,27 @@ func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Acti
 // orphan, and deleting it would lose the entry of an acknowledged write
 // (issue 34). A delete takes two answers that agree, read in different
 // round trips. Only reads that find dead orphans pay the round trip.
-func (t *Table[T]) confirmOrphans(ctx context.Context, i int, es []*entry, ds []*dataState[T]) []*hbase.CheckAndMutate {
+func (t *Table[T]) confirmOrphans(ctx context.Context, i int, es []*entry, ds []*dataState[T]) []*hbapi.CheckAndMutate {
 	if len(es) == 0 {
 		return nil
 	}
 	s := t.ixs[i]
-	acts := make([]hbase.Action, 0, 2*len(es))
+	acts := make([]hbapi.Action, 0, 2*len(es))
 	for _, e := range es {
-		g := &hbase.Get{Table: s.name, Row: e.key, Families: [][]byte{[]byte(s.fam)}}
+		g := &hbapi.Get{Table: s.name, Row: e.key, Families: [][]byte{[]byte(s.fam)}}
 		if s.inv {
-			g = &hbase.Get{Table: s.name, Row: e.key, Columns: []hbase.Column{{Family: []byte(s.fam), Qualifier: e.qual}}}
+			g = &hbapi.Get{Table: s.name, Row: e.key, Columns: []hbapi.Column{{Family: []byte(s.fam), Qualifier: e.qual}}}
 		}
 		acts = append(acts, g)
 		if e.dataKey != nil {
-			acts = append(acts, &hbase.Get{Table: t.name, Row: e.dataKey})
+			acts = append(acts, &hbapi.Get{Table: t.name, Row: e.dataKey})
 		}
 	}
 	res, err := t.c.Batch(ctx, acts)
 	if err != nil && !isBatchError(err) || len(res) != len(acts) {
 		return nil
 	}
-	var cams []*hbase.CheckAndMutate
+	var cams []*hbapi.CheckAndMutate
 	for j, e := range es {
 		er := res[0]
 		res = res[1:]
@@ -289,7 +289,7 @@ func (t *Table[T]) scanEntriesAfter(ctx context.Context, s *ixState[T], ranges [
 // parallelism groups of neighbouring ranges, each read by its own scan
 // with a MultiRowRangeFilter, all at once: the buckets live in different
 // regions, so the query costs one scan's latency, not ten.
-func (t *Table[T]) scanEntries(ctx context.Context, s *ixState[T], ranges []keys.KeyRange, columns []hbase.Column, fn func([]*entry) error) error {
+func (t *Table[T]) scanEntries(ctx context.Context, s *ixState[T], ranges []keys.KeyRange, columns []hbapi.Column, fn func([]*entry) error) error {
 	if len(ranges) == 0 {
 		return nil
 	}
@@ -358,7 +358,7 @@ func scanError(ctx context.Context, errs []error) error {
 
 // streamEntries reads sorted ranges of index s with one scan (see
 // scanRanges) and calls fn with chunks of at most batchSize entries.
-func (t *Table[T]) streamEntries(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbase.Column, cellsAfter []byte, fn func([]*entry) error) error {
+func (t *Table[T]) streamEntries(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbapi.Column, cellsAfter []byte, fn func([]*entry) error) error {
 	var chunk []*entry
 	err := t.scanRanges(ctx, s, rs, columns, cellsAfter, func(e *entry) error {
 		chunk = append(chunk, e)
@@ -378,10 +378,10 @@ func (t *Table[T]) streamEntries(ctx context.Context, s *ixState[T], rs []keys.K
 // scanRanges reads sorted ranges of index s with one scan. cellsAfter,
 // for the scan of one row of an inverted index, skips the row's cells up
 // to that qualifier on the server (a ColumnRangeFilter).
-func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbase.Column, cellsAfter []byte, fn func(*entry) error) error {
-	sc := &hbase.Scan{Table: s.name, StartRow: rs[0].Start, Columns: columns, Caching: t.o.batchSize}
+func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbapi.Column, cellsAfter []byte, fn func(*entry) error) error {
+	sc := &hbapi.Scan{Table: s.name, StartRow: rs[0].Start, Columns: columns, Caching: t.o.batchSize}
 	if cellsAfter != nil {
-		sc.Filter = &hbase.ColumnRangeFilter{Min: cellsAfter}
+		sc.Filter = &hbapi.ColumnRangeFilter{Min: cellsAfter}
 	}
 	if len(columns) == 0 {
 		sc.Families = [][]byte{[]byte(s.fam)}
@@ -399,9 +399,9 @@ func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyR
 		}
 	}
 	if len(rs) > 1 {
-		f := &hbase.MultiRowRangeFilter{}
+		f := &hbapi.MultiRowRangeFilter{}
 		for _, r := range rs {
-			f.Ranges = append(f.Ranges, hbase.RowRange{Start: r.Start, StartInclusive: true, Stop: r.Stop})
+			f.Ranges = append(f.Ranges, hbapi.RowRange{Start: r.Start, StartInclusive: true, Stop: r.Stop})
 		}
 		sc.Filter = f
 	}
@@ -409,7 +409,7 @@ func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyR
 	if err != nil {
 		return err
 	}
-	for r, err := range hbase.All(ctx, scanner) {
+	for r, err := range hbapi.All(ctx, scanner) {
 		if err != nil {
 			return err
 		}
@@ -425,11 +425,11 @@ func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyR
 // dataRows batch-gets the data rows the entries point to.
 func (t *Table[T]) dataRows(ctx context.Context, es []*entry) ([]*dataState[T], error) {
 	out := make([]*dataState[T], len(es))
-	var gets []hbase.Action
+	var gets []hbapi.Action
 	var at []int
 	for i, e := range es {
 		if e.dataKey != nil {
-			gets = append(gets, &hbase.Get{Table: t.name, Row: e.dataKey})
+			gets = append(gets, &hbapi.Get{Table: t.name, Row: e.dataKey})
 			at = append(at, i)
 		}
 	}
@@ -475,7 +475,7 @@ func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.Ke
 	}
 	ctx, span := t.span(ctx, "lookup", s.name, attribute.Int("ranges", len(ranges)))
 	defer func() { end(span, err) }()
-	ctx, endOp := hbase.StartOperation(ctx, t.c)
+	ctx, endOp := hbapi.StartOperation(ctx, t.c)
 	defer func() { err = endOp(err) }()
 	i := slices.Index(t.ixs, s)
 	stopped := false
@@ -485,7 +485,7 @@ func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.Ke
 		if err != nil {
 			return err
 		}
-		var fixes []hbase.Action
+		var fixes []hbapi.Action
 		var orphans []*entry
 		var orphanRows []*dataState[T]
 		for j, e := range es {
@@ -542,7 +542,7 @@ func (p *passKeys) first(key []byte) bool {
 // is not empty and not the tombstone a delete leaves (see Deletes in the
 // package documentation). Rows written by other clients, without a
 // version cell, are live.
-func (t *Table[T]) Live(r *hbase.Result) bool {
+func (t *Table[T]) Live(r *hbapi.Result) bool {
 	if r.Empty() {
 		return false
 	}
@@ -553,8 +553,8 @@ func (t *Table[T]) Live(r *hbase.Result) bool {
 // applyRepairs sends read-repair writes, the conditional ones too, in one
 // Batch. Their failure does not fail the read: the read's answer was
 // already checked against the data rows.
-func (t *Table[T]) applyRepairs(ctx context.Context, fixes []hbase.Action, cams []*hbase.CheckAndMutate) (n int) {
-	acts := make([]hbase.Action, 0, len(fixes)+len(cams))
+func (t *Table[T]) applyRepairs(ctx context.Context, fixes []hbapi.Action, cams []*hbapi.CheckAndMutate) (n int) {
+	acts := make([]hbapi.Action, 0, len(fixes)+len(cams))
 	acts = append(acts, fixes...)
 	for _, cam := range cams {
 		acts = append(acts, cam)
@@ -598,12 +598,12 @@ func (t *Table[T]) Count(ctx context.Context, index string, ranges []keys.KeyRan
 	}
 	ctx, span := t.span(ctx, "count", s.name, attribute.Int("ranges", len(ranges)))
 	defer func() { end(span, err) }()
-	ctx, endOp := hbase.StartOperation(ctx, t.c)
+	ctx, endOp := hbapi.StartOperation(ctx, t.c)
 	defer func() { err = endOp(err) }()
 	i := slices.Index(t.ixs, s)
-	var cols []hbase.Column // an inverted row: its family, every cell an entry
+	var cols []hbapi.Column // an inverted row: its family, every cell an entry
 	if !s.inv {
-		cols = []hbase.Column{
+		cols = []hbapi.Column{
 			{Family: []byte(s.fam), Qualifier: []byte(StatusQualifier)},
 			{Family: []byte(s.fam), Qualifier: []byte(s.rowQ)},
 		}

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -67,7 +67,7 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 		return errs
 	}
 	// One operation timeout for every step and retry (docs/timeouts.md).
-	ctx, endOp := hbase.StartOperation(ctx, t.c)
+	ctx, endOp := hbapi.StartOperation(ctx, t.c)
 	defer func() {
 		for i, err := range errs {
 			errs[i] = endOp(err)
@@ -183,11 +183,11 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 	// Inserts read first, so that a row another client wrote (no version
 	// cell for a blind attempt's condition to find) is refused too.
 	early := op == OpPut && items[0].expect == nil && !items[0].insert
-	var acts []hbase.Action
+	var acts []hbapi.Action
 	var owner []*item[T]
 	if !blind {
 		for _, it := range items {
-			acts = append(acts, &hbase.Get{Table: t.name, Row: it.key})
+			acts = append(acts, &hbapi.Get{Table: t.name, Row: it.key})
 			owner = append(owner, it)
 		}
 	}
@@ -217,7 +217,7 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 		}
 	}
 	var retry []*item[T]
-	var cleanup []hbase.Action
+	var cleanup []hbapi.Action
 	live := items[:0:0]
 	for i, it := range items {
 		if it.err != nil {
@@ -390,11 +390,11 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 				// (A verify-on-read table's entries stay unverified, those
 				// of its inserts and Check's repairs too.)
 				p := s.entryPut(&it.enc.Entries[i], statusVerified, it.v)
-				p.Durability = hbase.AsyncWAL
+				p.Durability = hbapi.AsyncWAL
 				acts, owner = append(acts, p), append(owner, it)
 			}
 			if old := it.oldKeys[i]; old != nil && !bytes.Equal(old, newKey) {
-				acts = append(acts, s.dropEntry(old, it.quals[i], it.v, hbase.AsyncWAL))
+				acts = append(acts, s.dropEntry(old, it.quals[i], it.v, hbapi.AsyncWAL))
 				owner = append(owner, it)
 			}
 		}
@@ -419,29 +419,29 @@ func (t *Table[T]) attempt(ctx context.Context, op Op, n int, blind bool, items 
 // markers carry the version as timestamp, like the entries: a record
 // deleted and written again within one millisecond is not hidden by its
 // own delete marker, as it would be with server-assigned timestamps.
-func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbase.CheckAndMutate {
-	cam := &hbase.CheckAndMutate{
+func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbapi.CheckAndMutate {
+	cam := &hbapi.CheckAndMutate{
 		Table: t.name, Row: it.key, Family: []byte(t.fam), Qualifier: []byte(VersionQualifier),
-		Compare: hbase.CompareEqual, Value: it.oldVer,
+		Compare: hbapi.CompareEqual, Value: it.oldVer,
 	}
 	if op == OpDelete {
 		// Delete the record's cells, keep its version as a tombstone.
 		vals := map[string]map[string][]byte{}
 		put(vals, t.fam, VersionQualifier, append(versionValue(it.v), tombstoneFlag))
-		muts := []hbase.Mutation{&hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
+		muts := []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
 		for _, f := range t.t.Families() {
 			if f.Name != t.fam {
-				muts = append(muts, &hbase.Delete{Table: t.name, Row: it.key, Family: []byte(f.Name), Timestamp: it.v})
+				muts = append(muts, &hbapi.Delete{Table: t.name, Row: it.key, Family: []byte(f.Name), Timestamp: it.v})
 			}
 		}
 		for _, c := range t.dataCols {
 			if c.Family == t.fam {
-				muts = append(muts, &hbase.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
+				muts = append(muts, &hbapi.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
 					Qualifier: []byte(c.Qualifier), AllVersions: true, Timestamp: it.v})
 			}
 		}
 		for _, s := range t.ixs {
-			muts = append(muts, &hbase.Delete{Table: t.name, Row: it.key, Family: []byte(t.fam),
+			muts = append(muts, &hbapi.Delete{Table: t.name, Row: it.key, Family: []byte(t.fam),
 				Qualifier: []byte(s.keyQ), AllVersions: true, Timestamp: it.v})
 		}
 		cam.Mutations = muts
@@ -461,10 +461,10 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbase.CheckAndMutate {
 			put(vals, t.fam, WriterQualifier, []byte{0, 0, 0, 0})
 		}
 	}
-	muts := []hbase.Mutation{&hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
+	muts := []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
 	for _, c := range t.dataCols {
 		if _, ok := vals[c.Family][c.Qualifier]; !ok {
-			muts = append(muts, &hbase.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
+			muts = append(muts, &hbapi.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
 				Qualifier: []byte(c.Qualifier), AllVersions: true, Timestamp: it.v})
 		}
 	}
@@ -474,7 +474,7 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbase.CheckAndMutate {
 
 // batch sends acts and returns the items none of whose actions failed;
 // onErr is called once for each item with a failed action.
-func (t *Table[T]) batch(ctx context.Context, acts []hbase.Action, owner, items []*item[T], onErr func(*item[T], error)) []*item[T] {
+func (t *Table[T]) batch(ctx context.Context, acts []hbapi.Action, owner, items []*item[T], onErr func(*item[T], error)) []*item[T] {
 	if len(acts) == 0 {
 		return items
 	}
@@ -485,7 +485,7 @@ func (t *Table[T]) batch(ctx context.Context, acts []hbase.Action, owner, items 
 // settle is batch's second half: given the answers to acts (res, err of
 // their Batch), it reports each failed item's first error to onErr and
 // returns the items none of whose actions failed.
-func (t *Table[T]) settle(res []hbase.BatchResult, err error, owner, items []*item[T], onErr func(*item[T], error)) []*item[T] {
+func (t *Table[T]) settle(res []hbapi.BatchResult, err error, owner, items []*item[T], onErr func(*item[T], error)) []*item[T] {
 	if err != nil && !isBatchError(err) {
 		for _, it := range items {
 			onErr(it, err)
@@ -515,7 +515,7 @@ func (t *Table[T]) settle(res []hbase.BatchResult, err error, owner, items []*it
 }
 
 func isBatchError(err error) bool {
-	var be *hbase.BatchError
+	var be *hbapi.BatchError
 	return errors.As(err, &be)
 }
 
@@ -565,11 +565,11 @@ func (t *Table[T]) noteBlind(tried, lost int) {
 // same entry key at another version stay. An entry key the live record
 // itself derives is left alone: its cells there are the record's entry,
 // rewritten unverified, which readers check and repair.
-func (t *Table[T]) withdraw(it *item[T], d *dataState[T]) []hbase.Action {
+func (t *Table[T]) withdraw(it *item[T], d *dataState[T]) []hbapi.Action {
 	if it.enc == nil || it.v == 0 {
 		return nil
 	}
-	var acts []hbase.Action
+	var acts []hbapi.Action
 	for i, s := range t.ixs {
 		e := &it.enc.Entries[i]
 		if bytes.Equal(e.Key, d.keys[i]) {
@@ -577,12 +577,12 @@ func (t *Table[T]) withdraw(it *item[T], d *dataState[T]) []hbase.Action {
 		}
 		if s.inv {
 			// Exactly the cell version it wrote.
-			acts = append(acts, &hbase.Delete{Table: s.name, Row: e.Key, Family: []byte(s.fam), Qualifier: it.quals[i], Timestamp: it.v})
+			acts = append(acts, &hbapi.Delete{Table: s.name, Row: e.Key, Family: []byte(s.fam), Qualifier: it.quals[i], Timestamp: it.v})
 			continue
 		}
-		acts = append(acts, &hbase.Delete{Table: s.name, Row: e.Key, Family: []byte(s.fam), Qualifier: []byte(StatusQualifier), Timestamp: it.v})
+		acts = append(acts, &hbapi.Delete{Table: s.name, Row: e.Key, Family: []byte(s.fam), Qualifier: []byte(StatusQualifier), Timestamp: it.v})
 		for _, c := range e.Cells {
-			acts = append(acts, &hbase.Delete{Table: s.name, Row: e.Key, Family: []byte(c.Family), Qualifier: []byte(c.Qualifier), Timestamp: it.v})
+			acts = append(acts, &hbapi.Delete{Table: s.name, Row: e.Key, Family: []byte(c.Family), Qualifier: []byte(c.Qualifier), Timestamp: it.v})
 		}
 	}
 	return acts

@@ -70,7 +70,7 @@ func TestTableDryRun(t *testing.T) {
 		t.Error("--dry-run connected to HBase")
 	}
 
-	out, _, err = h.run(nil, "create", "--schema", "../../admin/testdata/seed001.json", "--dry-run", "--json")
+	out, _, err = h.run(nil, "create", "--schema", "../admin/testdata/seed001.json", "--dry-run", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,10 @@
-package hbase
+package hbapi
 
 import (
 	"context"
 	"iter"
-	"slices"
-	"strings"
+
+	"github.com/hbkit/hbkit/hbase/internal/flat"
 )
 
 // DataClient is the data half of an HBase client: exactly the calls that
@@ -247,10 +247,10 @@ type ColumnDelta struct {
 
 // ColumnDeltas returns the deltas of inc sorted by family then qualifier.
 func (inc *Increment) ColumnDeltas() []ColumnDelta {
-	cols := flattenMap(inc.Deltas)
+	cols := flat.Map(inc.Deltas)
 	out := make([]ColumnDelta, len(cols))
 	for i, c := range cols {
-		out[i] = ColumnDelta{Family: []byte(c.family), Qualifier: []byte(c.qualifier), Delta: c.v}
+		out[i] = ColumnDelta{Family: []byte(c.Family), Qualifier: []byte(c.Qualifier), Delta: c.V}
 	}
 	return out
 }
@@ -415,45 +415,11 @@ func actionName(a Action) string {
 	return "unknown"
 }
 
-type flatCol[V any] struct {
-	family, qualifier string
-	v                 V
-}
-
-func flattenMap[V any](m map[string]map[string]V) []flatCol[V] {
-	return flattenMapInto(nil, m)
-}
-
-// flattenMapInto is flattenMap into dst's memory when it holds them all
-// (a caller's array can then stay on its stack).
-func flattenMapInto[V any](dst []flatCol[V], m map[string]map[string]V) []flatCol[V] {
-	n := 0
-	for _, qs := range m {
-		n += len(qs)
-	}
-	out := dst[:0]
-	if cap(out) < n {
-		out = make([]flatCol[V], 0, n)
-	}
-	for f, qs := range m {
-		for q, v := range qs {
-			out = append(out, flatCol[V]{f, q, v})
-		}
-	}
-	slices.SortFunc(out, func(a, b flatCol[V]) int {
-		if c := strings.Compare(a.family, b.family); c != 0 {
-			return c
-		}
-		return strings.Compare(a.qualifier, b.qualifier)
-	})
-	return out
-}
-
 func flatten(m map[string]map[string][]byte) []ColumnValue {
-	cols := flattenMap(m)
+	cols := flat.Map(m)
 	out := make([]ColumnValue, len(cols))
 	for i, c := range cols {
-		out[i] = ColumnValue{Family: []byte(c.family), Qualifier: []byte(c.qualifier), Value: c.v}
+		out[i] = ColumnValue{Family: []byte(c.Family), Qualifier: []byte(c.Qualifier), Value: c.V}
 	}
 	return out
 }

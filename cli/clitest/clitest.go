@@ -1,6 +1,6 @@
 // Package clitest runs hbkit's commands (package cli) against a real HBase
 // over the client a binary connects with: the integration scenarios that
-// cmd/hbkit's native client (internal/cli's tests) and contrib/gohbase's
+// cmd/hbkit's native client (cli's tests) and contrib/gohbase's
 // hbkit-gohbase share, so that the command line behaves the same over
 // both, and fails the same way, with a *cli.UnsupportedError, where a
 // client cannot serve a command.
@@ -25,9 +25,9 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/bench"
+	"github.com/hbkit/hbkit/cli"
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
-	"github.com/hbkit/hbkit/internal/cli"
 	"github.com/hbkit/hbkit/schema"
 	"github.com/hbkit/hbkit/sim"
 )

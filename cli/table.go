@@ -90,7 +90,7 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 		fmt.Fprintf(e.Stderr, "%s table %s: --schema is required\n", e.name(), sub)
 		return ErrUsage
 	}
-	named, err := loadSchemas(f.schemas)
+	named, err := e.loadSchemas(f.schemas)
 	if err != nil {
 		return err
 	}
@@ -209,10 +209,15 @@ func tableFlagSet(e *Env, f *tableFlags) *flag.FlagSet {
 	return fs
 }
 
-// loadSchemas resolves each --schema: a built-in name, else a file.
-func loadSchemas(names []string) ([]schema.Definition, error) {
+// loadSchemas resolves each --schema: one of e.Schemas, a built-in
+// name, else a file.
+func (e *Env) loadSchemas(names []string) ([]schema.Definition, error) {
 	var out []schema.Definition
 	for _, n := range names {
+		if d, ok := e.Schemas[n]; ok {
+			out = append(out, d)
+			continue
+		}
 		if d, err := schema.Builtin(n); err == nil {
 			out = append(out, d)
 			continue

@@ -20,8 +20,8 @@ func TestForbiddenImports(t *testing.T) {
 		mod + "cmd/", mod + "examples", mod + "integration", mod + "contrib/", "github.com/tsuna/gohbase",
 	}
 	for _, tc := range []struct{ pkg, alsoForbidden string }{
-		{mod + "internal/cli", mod + "internal/cli/clitest"},
-		{mod + "internal/cli/clitest", ""},
+		{mod + "cli", mod + "cli/clitest"},
+		{mod + "cli/clitest", ""},
 	} {
 		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", tc.pkg).Output()
 		if err != nil {

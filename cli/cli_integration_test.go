@@ -5,14 +5,14 @@ package cli_test
 import (
 	"testing"
 
-	"github.com/hbkit/hbkit/internal/cli"
-	"github.com/hbkit/hbkit/internal/cli/clitest"
+	"github.com/hbkit/hbkit/cli"
+	"github.com/hbkit/hbkit/cli/clitest"
 )
 
 // hbkit's commands over the native client, against the local HBase (make
 // hbase-up; HBKIT_ZK, default 127.0.0.1:2181):
 //
-//	go test -tags integration -run TestIntegrationNative ./internal/cli/
+//	go test -tags integration -run TestIntegrationNative ./cli/
 //
 // contrib/gohbase's hbkit-gohbase runs the same scenarios over gohbase.
 func TestIntegrationNative(t *testing.T) {

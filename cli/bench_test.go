@@ -78,7 +78,7 @@ func TestBenchJSONAndCompare(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hbkit-1.json"), []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pe, err := os.ReadFile("../../bench/testdata/pe-sequentialWrite-1.log")
+	pe, err := os.ReadFile("../bench/testdata/pe-sequentialWrite-1.log")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package hbase
+package hbapi
 
 import (
 	"bytes"
@@ -397,6 +397,19 @@ type RegionInfo struct {
 // ContainsRow reports whether row falls in [StartKey, EndKey).
 func (r RegionInfo) ContainsRow(row []byte) bool {
 	return bytes.Compare(row, r.StartKey) >= 0 && (len(r.EndKey) == 0 || bytes.Compare(row, r.EndKey) < 0)
+}
+
+// RegionLoad is the load a region server reports for one of its regions
+// in its heartbeat to the master (every 3 s by default), so the counts lag
+// by up to one report interval.
+type RegionLoad struct {
+	RegionName           []byte // full region name, as in hbase:meta
+	ReadRequests         uint64
+	WriteRequests        uint64
+	FilteredReadRequests uint64
+	StoreFiles           uint32
+	StoreFileSizeMB      uint32
+	MemStoreSizeMB       uint32
 }
 
 func cmpInt64(a, b int64) int {

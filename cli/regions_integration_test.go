@@ -21,7 +21,7 @@ import (
 // table pre-split like the SMS data table and loaded with the SMS workload
 // has, region by region, the distribution the simulator predicts.
 //
-//	go test -tags integration -run TestRegionsIntegration ./internal/cli/
+//	go test -tags integration -run TestRegionsIntegration ./cli/
 func TestRegionsIntegration(t *testing.T) {
 	zk := os.Getenv("HBKIT_ZK")
 	if zk == "" {

@@ -232,7 +232,7 @@ func runView(ctx context.Context, e *Env, cmd string, args []string, connect con
 			keyFields = append(keyFields, ft)
 		}
 	}
-	v, err := loadViewer(f.schema, f.table)
+	v, err := e.loadViewer(f.schema, f.table)
 	if err != nil {
 		if errors.Is(err, ErrUsage) {
 			return usageErr("%v", err)
@@ -353,9 +353,9 @@ func (e argError) Unwrap() error { return ErrUsage }
 
 // loadViewer resolves --schema (NAME, FILE or FILE#TABLE) and --table.
 // An argument that names no one table wraps ErrUsage.
-func loadViewer(name, table string) (schema.Viewer, error) {
+func (e *Env) loadViewer(name, table string) (schema.Viewer, error) {
 	file, pick, _ := strings.Cut(name, "#")
-	defs, err := loadSchemas([]string{file})
+	defs, err := e.loadSchemas([]string{file})
 	if err != nil {
 		return nil, err
 	}

@@ -332,7 +332,7 @@ func TestViewBadInput(t *testing.T) {
 // computed from the uid: --eq uid computes the bucket, and the columns
 // read back typed.
 func TestScanSchemaFile(t *testing.T) {
-	const file = "../../admin/testdata/columns.json"
+	const file = "../admin/testdata/columns.json"
 	ctx := context.Background()
 	c, err := fake.New()
 	if err != nil {

@@ -1,4 +1,4 @@
-package hbase
+package hbapi
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hbkit/hbkit/hbase/internal/flat"
 )
 
 // Validation follows the limits of the wire protocol reference (section 9)
@@ -133,12 +135,12 @@ func checkValues(op string, values map[string]map[string][]byte) error {
 	}
 	// Something is wrong: walk in order, so that the error reported is
 	// the same whatever the map's iteration order.
-	for _, c := range flattenMap(values) {
-		field := fmt.Sprintf("Values[%q][%q]", c.family, c.qualifier)
-		if err := checkFamily(op, field, []byte(c.family)); err != nil {
+	for _, c := range flat.Map(values) {
+		field := fmt.Sprintf("Values[%q][%q]", c.Family, c.Qualifier)
+		if err := checkFamily(op, field, []byte(c.Family)); err != nil {
 			return err
 		}
-		if c.v == nil {
+		if c.V == nil {
 			return invalid(op, field, ErrNilValue, "use []byte{} for an empty value")
 		}
 	}

@@ -1,4 +1,4 @@
-package hbase
+package hbapi
 
 import (
 	"fmt"
@@ -53,12 +53,6 @@ func DefaultWriteLimits() WriteLimits {
 	return WriteLimits{MaxCellSize: DefaultMaxCellSize, WriteBufferSize: DefaultWriteBufferSize}
 }
 
-// WriteLimits returns the limits c applies to writes (WithMaxCellSize,
-// WithWriteBufferSize).
-func (c *Client) WriteLimits() WriteLimits {
-	return WriteLimits{MaxCellSize: c.opts.maxCellSize, WriteBufferSize: c.opts.writeBuffer}
-}
-
 // CheckWriteSize checks the cells of a valid *Put, *Append,
 // *CheckAndMutate or *RowMutations against maxCellSize (0: no limit) and
 // the whole against MaxRequestSize, as a Client does before sending it;
@@ -67,14 +61,14 @@ func (c *Client) WriteLimits() WriteLimits {
 // neither names the row. Implementations of DataClient other than Client
 // (the fake) use it to refuse what HBase refuses.
 func CheckWriteSize(req any, maxCellSize int) error {
-	_, err := writeSize(req, maxCellSize)
+	_, err := WriteSize(req, maxCellSize)
 	return err
 }
 
-// writeSize returns the bytes of the cells of req as CellSize counts
+// WriteSize returns the bytes of the cells of req as CellSize counts
 // them (an estimate of what it costs on the wire and in a server's
 // memory), checking them as CheckWriteSize says.
-func writeSize(req any, maxCellSize int) (int, error) {
+func WriteSize(req any, maxCellSize int) (int, error) {
 	var op string
 	var n int
 	var err error
@@ -122,7 +116,7 @@ func mutationsSize(op string, row []byte, muts []Mutation, limit int) (int, erro
 		case *Put:
 			n, err = valuesSize(op, prefix, row, m.Values, limit)
 		case *Delete:
-			n, err = writeSize(m, limit)
+			n, err = WriteSize(m, limit)
 		}
 		if err != nil {
 			return 0, err

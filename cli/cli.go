@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/schema"
 )
 
 // Client is what the commands use of HBase: hbkit's data and admin calls.
@@ -45,6 +47,10 @@ type Env struct {
 	// example "gohbase v0.0.0-..."): "version" prints it and bench's help
 	// names it.
 	Over string
+	// Schemas are a team's own schemas, by the name --schema gives them
+	// (table, get, scan); they are looked up before the built-in ones
+	// and before files.
+	Schemas map[string]schema.Definition
 
 	security *Security // the flags of connectFlags, once registered
 }
@@ -208,6 +214,19 @@ func connectAs[C any](e *Env, as func(Client) C) connectFunc[C] {
 		}
 		return as(c), closer, nil
 	}
+}
+
+// NativeEnv returns the Env of the hbkit binary: output to stdout and
+// stderr, the environment read with getenv (os.Getenv when nil), and
+// hbkit's native client, secured by the --principal, --tls-ca ... flags
+// (or their HBKIT_* variables). A team's own binary sets more fields
+// (Name, Schemas) on it before calling Main.
+func NativeEnv(stdout, stderr io.Writer, getenv func(string) string) Env {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return Env{Stdout: stdout, Stderr: stderr, Getenv: getenv,
+		Connect: ConnectNativeEnv(getenv), ConnectSecure: ConnectNativeSecure(getenv)}
 }
 
 // ConnectNative opens hbkit's native client (hbase.New): the ConnectFunc
