@@ -11,6 +11,7 @@ import (
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/internal/buildinfo"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -116,7 +117,9 @@ func commands(e *Env) []command {
 	}
 }
 
-const version = "0.1.0-dev"
+// version is hbkit's version as the build records it (internal/buildinfo):
+// the module version a binary was built from, not a constant to bump.
+var version = buildinfo.Version()
 
 // defaultQuorum is the local HBase that make hbase-up starts.
 const defaultQuorum = "127.0.0.1:2181"
