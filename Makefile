@@ -69,6 +69,12 @@ generate:
 check-generate:
 	tools/genproto.sh --check
 
+# go.mod and go.sum as go mod tidy leaves them (issue 36: every direct
+# requirement marked direct).
+.PHONY: tidy-check
+tidy-check:
+	$(GO) mod tidy -diff
+
 # A short run of every fuzz target, package by package; see the script for
 # how it tells a finding from the fuzzing engine's own timing failures.
 fuzz-smoke:

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 )
 
 // Client is the part of hbase.AdminClient this package calls. The real
@@ -14,24 +14,24 @@ import (
 // implement it.
 type Client interface {
 	CreateNamespace(ctx context.Context, namespace string) error
-	CreateTable(ctx context.Context, desc hbase.TableDescriptor, splitKeys [][]byte) error
+	CreateTable(ctx context.Context, desc hbapi.TableDescriptor, splitKeys [][]byte) error
 	DeleteTable(ctx context.Context, table string) error
 	EnableTable(ctx context.Context, table string) error
 	DisableTable(ctx context.Context, table string) error
 	TruncateTable(ctx context.Context, table string, preserveSplits bool) error
 	TableExists(ctx context.Context, table string) (bool, error)
 	IsTableEnabled(ctx context.Context, table string) (bool, error)
-	DescribeTable(ctx context.Context, table string) (hbase.TableDescriptor, error)
-	TableRegions(ctx context.Context, table string) ([]hbase.RegionInfo, error)
+	DescribeTable(ctx context.Context, table string) (hbapi.TableDescriptor, error)
+	TableRegions(ctx context.Context, table string) ([]hbapi.RegionInfo, error)
 }
 
-var _ Client = hbase.AdminClient(nil)
+var _ Client = hbapi.AdminClient(nil)
 
 // RegionLoad is what a region server reports about one region in its
 // load report: requests, store files and memstore size. HBase reports
 // request counts and sizes, not row counts; Describe counts rows itself
 // when asked (see CountRows).
-type RegionLoad = hbase.RegionLoad
+type RegionLoad = hbapi.RegionLoad
 
 // RegionLoader reports the load of a table's regions. It is optional:
 // Describe uses the loader given with WithRegionLoader, or the Client
@@ -46,7 +46,7 @@ type RegionLoader interface {
 // CountRows is set; hbase.DataClient has it. Describe uses the Client when
 // it implements RowScanner.
 type RowScanner interface {
-	Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error)
+	Scan(ctx context.Context, s *hbapi.Scan) (hbapi.Scanner, error)
 }
 
 // Option configures an Admin.

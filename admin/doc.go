@@ -18,6 +18,11 @@
 //     altered. A second run is a no-op. EnsureTables does the same for a
 //     table and its index tables (WithIndexes) or for the tables of a
 //     schema file, validating them all before the first RPC.
+//   - A data table is created with its schema document (schema.Document,
+//     in the table attribute schema.DocumentAttribute), so that tools read
+//     the schema from the table; a stored document that differs from the
+//     declared one is drift (SchemaDocument), and ReadDocument reads it.
+//     A schema file may be such a document.
 //   - Create, Drop (disable and delete), Truncate (keeping the splits) and
 //     Describe (families with all their attributes, regions with start and
 //     end keys, servers, and the per-region load HBase reports when a

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -72,8 +72,8 @@ func (a *Admin) Create(ctx context.Context, def schema.Definition) error {
 
 func (a *Admin) create(ctx context.Context, p *Plan) error {
 	err := a.c.CreateTable(ctx, p.Descriptor, p.SplitKeys)
-	if errors.Is(err, hbase.ErrNamespaceNotFound) && p.Namespace != schema.DefaultNamespace {
-		if nerr := a.c.CreateNamespace(ctx, p.Namespace); nerr != nil && !errors.Is(nerr, hbase.ErrNamespaceExists) {
+	if errors.Is(err, hbapi.ErrNamespaceNotFound) && p.Namespace != schema.DefaultNamespace {
+		if nerr := a.c.CreateNamespace(ctx, p.Namespace); nerr != nil && !errors.Is(nerr, hbapi.ErrNamespaceExists) {
 			return fmt.Errorf("admin: create namespace %q: %w", p.Namespace, nerr)
 		}
 		err = a.c.CreateTable(ctx, p.Descriptor, p.SplitKeys)
@@ -120,23 +120,26 @@ func (a *Admin) ensure(ctx context.Context, p *Plan) (Outcome, error) {
 	outcome := Unchanged
 	if !exists {
 		cerr := a.create(ctx, p)
-		if cerr != nil && !errors.Is(cerr, hbase.ErrTableExists) {
+		if cerr != nil && !errors.Is(cerr, hbapi.ErrTableExists) {
 			// The master may have created the table although the call
 			// failed; if so, check it like any existing table.
 			if ok, err := a.c.TableExists(ctx, p.Table); err != nil || !ok {
 				return 0, cerr
 			}
 		}
-		if !errors.Is(cerr, hbase.ErrTableExists) {
+		if !errors.Is(cerr, hbapi.ErrTableExists) {
 			outcome = Created
 		}
 	}
-	diffs, enabled, err := a.inspect(ctx, p)
+	diffs, enabled, desc, err := a.inspectDesc(ctx, p)
 	if err != nil {
 		return 0, err
 	}
 	if len(diffs) > 0 {
 		return 0, &DriftError{Table: p.Table, Diffs: diffs, Disabled: !enabled}
+	}
+	if err := a.storeDocument(ctx, p, desc); err != nil {
+		return 0, err
 	}
 	if enabled {
 		return outcome, nil
@@ -159,7 +162,7 @@ func (a *Admin) enable(ctx context.Context, table string) error {
 	if err == nil {
 		return nil
 	}
-	if !errors.Is(err, hbase.ErrTableNotDisabled) {
+	if !errors.Is(err, hbapi.ErrTableNotDisabled) {
 		return fmt.Errorf("admin: enable table %q: %w", table, err)
 	}
 	deadline := time.Now().Add(a.opts.enableWait)
@@ -197,29 +200,39 @@ func (a *Admin) Check(ctx context.Context, def schema.Definition) ([]Diff, bool,
 }
 
 func (a *Admin) inspect(ctx context.Context, p *Plan) ([]Diff, bool, error) {
+	diffs, enabled, _, err := a.inspectDesc(ctx, p)
+	return diffs, enabled, err
+}
+
+// inspectDesc is inspect, also returning the live descriptor.
+func (a *Admin) inspectDesc(ctx context.Context, p *Plan) ([]Diff, bool, hbapi.TableDescriptor, error) {
+	var none hbapi.TableDescriptor
 	desc, err := a.c.DescribeTable(ctx, p.Table)
 	if err != nil {
-		return nil, false, fmt.Errorf("admin: describe table %q: %w", p.Table, err)
+		return nil, false, none, fmt.Errorf("admin: describe table %q: %w", p.Table, err)
 	}
 	regions, err := a.c.TableRegions(ctx, p.Table)
 	if err != nil {
-		return nil, false, fmt.Errorf("admin: table regions %q: %w", p.Table, err)
+		return nil, false, none, fmt.Errorf("admin: table regions %q: %w", p.Table, err)
 	}
 	enabled, err := a.c.IsTableEnabled(ctx, p.Table)
 	if err != nil {
-		return nil, false, fmt.Errorf("admin: is table enabled %q: %w", p.Table, err)
+		return nil, false, none, fmt.Errorf("admin: is table enabled %q: %w", p.Table, err)
 	}
 	diffs, err := familyDiffs(p, desc)
 	if err != nil {
-		return nil, false, err
+		return nil, false, none, err
 	}
 	if d, ok := splitDiff(p.SplitKeys, boundaries(regions), a.opts.grownSplits); ok {
 		diffs = append(diffs, d)
 	}
-	return diffs, enabled, nil
+	if d, ok := documentDiff(p, desc); ok {
+		diffs = append(diffs, d)
+	}
+	return diffs, enabled, desc, nil
 }
 
-func familyDiffs(p *Plan, desc hbase.TableDescriptor) ([]Diff, error) {
+func familyDiffs(p *Plan, desc hbapi.TableDescriptor) ([]Diff, error) {
 	described := make(map[string]map[string]string, len(desc.Families))
 	for _, f := range desc.Families {
 		described[f.Name] = f.Attributes
@@ -246,9 +259,9 @@ func familyDiffs(p *Plan, desc hbase.TableDescriptor) ([]Diff, error) {
 
 // boundaries returns the start keys of every region but the first, in
 // order: the split keys the table has now.
-func boundaries(regions []hbase.RegionInfo) [][]byte {
+func boundaries(regions []hbapi.RegionInfo) [][]byte {
 	rs := slices.Clone(regions)
-	slices.SortFunc(rs, func(a, b hbase.RegionInfo) int { return bytes.Compare(a.StartKey, b.StartKey) })
+	slices.SortFunc(rs, func(a, b hbapi.RegionInfo) int { return bytes.Compare(a.StartKey, b.StartKey) })
 	var out [][]byte
 	for _, r := range rs {
 		// A split parent still listed next to its daughters repeats a

@@ -25,6 +25,10 @@ var (
 	// within the wait budget, typically because another procedure (a
 	// create or enable still running on the master) holds it.
 	ErrNotEnabled = errors.New("admin: table is not enabled")
+	// ErrNoDocument reports a table that holds no schema document
+	// (ReadDocument): it was created before documents were stored, or
+	// from a declaration that has none.
+	ErrNoDocument = errors.New("admin: table holds no schema document")
 )
 
 // DiffKind says what a Diff is about.
@@ -40,6 +44,10 @@ const (
 	FamilyOption
 	// SplitKeys: the region boundaries differ from the declared split keys.
 	SplitKeys
+	// SchemaDocument: the schema document stored with the table
+	// (schema.DocumentAttribute) differs from the declared one. Option is
+	// the path of the first difference, Declared and Actual its values.
+	SchemaDocument
 )
 
 func (k DiffKind) String() string {
@@ -52,6 +60,8 @@ func (k DiffKind) String() string {
 		return "family option"
 	case SplitKeys:
 		return "split keys"
+	case SchemaDocument:
+		return "schema document"
 	}
 	return "DiffKind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -83,6 +93,8 @@ func (d Diff) String() string {
 		return "family " + strconv.Quote(d.Family) + ": in the table but not declared"
 	case FamilyOption:
 		return "family " + strconv.Quote(d.Family) + ": " + d.Option + ": declared " + d.Declared + ", actual " + d.Actual
+	case SchemaDocument:
+		return "schema document (" + schema.DocumentAttribute + "): " + d.Option + ": declared " + d.Declared + ", stored " + d.Actual
 	case SplitKeys:
 		var b strings.Builder
 		b.WriteString("split keys: declared ")

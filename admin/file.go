@@ -138,7 +138,9 @@ type FileSplits struct {
 }
 
 // ParseSchemaFile reads a JSON schema file and returns its tables as
-// definitions, in file order. Unknown fields, unknown options, trailing
+// definitions, in file order. A file whose top-level object has a
+// "version" is a schema document (schema.Document): its table, then its
+// index tables. Unknown fields, unknown options, trailing
 // data and anything package schema rejects are errors wrapping
 // ErrInvalidSchema that name the table and field; nothing is sent
 // anywhere.
@@ -149,6 +151,9 @@ func ParseSchemaFile(r io.Reader) ([]schema.Definition, error) {
 	}
 	if len(data) > MaxSchemaFileSize {
 		return nil, fmt.Errorf("%w: schema file larger than %d bytes", ErrInvalidSchema, MaxSchemaFileSize)
+	}
+	if isDocument(data) {
+		return documentDefinitions(data)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

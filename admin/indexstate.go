@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -104,11 +104,11 @@ func (a *Admin) initialState(ctx context.Context, data string, fresh map[string]
 		// attribute do.
 		return schema.IndexActive, nil
 	}
-	sc, err := rs.Scan(ctx, &hbase.Scan{Table: data, Limit: 1, Caching: 1, Filter: &hbase.FirstKeyOnlyFilter{}})
+	sc, err := rs.Scan(ctx, &hbapi.Scan{Table: data, Limit: 1, Caching: 1, Filter: &hbapi.FirstKeyOnlyFilter{}})
 	if err != nil {
 		return "", fmt.Errorf("admin: scan %q for rows: %w", data, err)
 	}
-	for _, err := range hbase.All(ctx, sc) {
+	for _, err := range hbapi.All(ctx, sc) {
 		if err != nil {
 			return "", fmt.Errorf("admin: scan %q for rows: %w", data, err)
 		}

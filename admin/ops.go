@@ -8,7 +8,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -52,7 +52,7 @@ func (a *Admin) Truncate(ctx context.Context, table string) error {
 // disable disables an enabled table and accepts one that is disabled.
 func (a *Admin) disable(ctx context.Context, name string) error {
 	err := a.c.DisableTable(ctx, name)
-	if err == nil || errors.Is(err, hbase.ErrTableDisabled) {
+	if err == nil || errors.Is(err, hbapi.ErrTableDisabled) {
 		return nil
 	}
 	return fmt.Errorf("admin: disable table %q: %w", name, err)
@@ -165,7 +165,7 @@ func (a *Admin) Describe(ctx context.Context, table string, opts ...DescribeOpti
 		d.Families = append(d.Families, FamilyDescription{Name: f.Name, Attributes: sortAttributes(f.Attributes)})
 	}
 	slices.SortFunc(d.Families, func(x, y FamilyDescription) int { return bytes.Compare([]byte(x.Name), []byte(y.Name)) })
-	slices.SortFunc(infos, func(x, y hbase.RegionInfo) int { return bytes.Compare(x.StartKey, y.StartKey) })
+	slices.SortFunc(infos, func(x, y hbapi.RegionInfo) int { return bytes.Compare(x.StartKey, y.StartKey) })
 	for _, r := range infos {
 		d.Regions = append(d.Regions, Region{StartKey: r.StartKey, EndKey: r.EndKey, Server: r.Server, Name: r.RegionName, ID: r.ID, Rows: -1})
 	}
@@ -197,9 +197,9 @@ func (a *Admin) Describe(ctx context.Context, table string, opts ...DescribeOpti
 }
 
 func countRows(ctx context.Context, s RowScanner, table string, r Region) (int64, error) {
-	scan := &hbase.Scan{
+	scan := &hbapi.Scan{
 		Table: table, StartRow: r.StartKey, StopRow: r.EndKey,
-		Filter: &hbase.FilterList{Op: hbase.MustPassAll, Filters: []hbase.Filter{&hbase.FirstKeyOnlyFilter{}, &hbase.KeyOnlyFilter{}}},
+		Filter: &hbapi.FilterList{Op: hbapi.MustPassAll, Filters: []hbapi.Filter{&hbapi.FirstKeyOnlyFilter{}, &hbapi.KeyOnlyFilter{}}},
 		// Rows are counted, not kept.
 		ReuseMemory: true,
 	}
@@ -208,7 +208,7 @@ func countRows(ctx context.Context, s RowScanner, table string, r Region) (int64
 		return 0, fmt.Errorf("admin: count rows of %q: %w", table, err)
 	}
 	var n int64
-	for _, err := range hbase.All(ctx, sc) {
+	for _, err := range hbapi.All(ctx, sc) {
 		if err != nil {
 			return 0, fmt.Errorf("admin: count rows of %q from %s: %w", table, schema.QuoteKey(r.StartKey), err)
 		}

@@ -4,21 +4,27 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
 
 // Plan is what creating a declared table sends to HBase: the descriptor,
 // with every family option spelled out (HBase's defaults included, so the
-// table reads back exactly as declared), and the split keys. PlanTable
+// table reads back exactly as declared) and the table's schema document
+// (attribute schema.DocumentAttribute, for a data or wide table), and the
+// split keys. PlanTable
 // builds it without any I/O; the CLI prints it for --dry-run.
 type Plan struct {
 	Table      string // canonical name: "t" or "ns:t"
 	Namespace  string
 	Families   []schema.Family
-	Descriptor hbase.TableDescriptor
+	Descriptor hbapi.TableDescriptor
 	SplitKeys  [][]byte // ascending; len(SplitKeys)+1 regions
+	// DocumentErr says why a data table's declaration cannot describe
+	// itself as a schema document (a hash whose source it does not
+	// name): the table is then created and checked without one.
+	DocumentErr error
 }
 
 // Regions returns the number of regions the table is created with.
@@ -47,7 +53,7 @@ func PlanTable(def schema.Definition) (*Plan, error) {
 		return bad(errors.New("no column families"))
 	}
 	seen := make(map[string]bool, len(fams))
-	desc := hbase.TableDescriptor{Name: table}
+	desc := hbapi.TableDescriptor{Name: table}
 	for _, f := range fams {
 		if err := f.Validate(); err != nil {
 			return bad(err)
@@ -56,28 +62,32 @@ func PlanTable(def schema.Definition) (*Plan, error) {
 			return bad(fmt.Errorf("family %q declared twice", f.Name))
 		}
 		seen[f.Name] = true
-		desc.Families = append(desc.Families, hbase.FamilyDescriptor{Name: f.Name, Attributes: f.Attributes()})
+		desc.Families = append(desc.Families, hbapi.FamilyDescriptor{Name: f.Name, Attributes: f.Attributes()})
+	}
+	doc, docErr := documentOf(def)
+	if doc != "" {
+		desc.Attributes = map[string]string{schema.DocumentAttribute: doc}
 	}
 	splits := def.SplitKeys()
 	if err := keys.ValidateSplits(splits); err != nil {
 		return bad(err)
 	}
 	for i, k := range splits {
-		if len(k) > hbase.MaxRowLength {
-			return bad(fmt.Errorf("split key %d is %d bytes, longer than a row key may be (%d)", i, len(k), hbase.MaxRowLength))
+		if len(k) > hbapi.MaxRowLength {
+			return bad(fmt.Errorf("split key %d is %d bytes, longer than a row key may be (%d)", i, len(k), hbapi.MaxRowLength))
 		}
 	}
 	if err := desc.Validate(); err != nil {
 		return bad(err)
 	}
-	if err := hbase.ValidateSplitKeys(splits); err != nil {
+	if err := hbapi.ValidateSplitKeys(splits); err != nil {
 		return bad(err)
 	}
 	ns := name.Namespace
 	if ns == "" {
 		ns = schema.DefaultNamespace
 	}
-	return &Plan{Table: table, Namespace: ns, Families: fams, Descriptor: desc, SplitKeys: splits}, nil
+	return &Plan{Table: table, Namespace: ns, Families: fams, Descriptor: desc, SplitKeys: splits, DocumentErr: docErr}, nil
 }
 
 // checkName validates a table name given as a string before any RPC.

@@ -7,7 +7,7 @@ import (
 	"hash/maphash"
 	"sync"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -268,20 +268,20 @@ func (r *Repo[T]) sendVia(ctx context.Context, op writeOp, recs []*schema.Record
 		}
 		return
 	}
-	actions := make([]hbase.Action, len(recs))
+	actions := make([]hbapi.Action, len(recs))
 	for i, rec := range recs {
 		switch op {
 		case opDelete:
-			actions[i] = &hbase.Delete{Table: r.name, Row: rec.Data.Key}
+			actions[i] = &hbapi.Delete{Table: r.name, Row: rec.Data.Key}
 		case opInsert:
 			first := rec.Data.Cells[0]
-			actions[i] = &hbase.CheckAndMutate{
+			actions[i] = &hbapi.CheckAndMutate{
 				Table: r.name, Row: rec.Data.Key, Family: []byte(first.Family), Qualifier: []byte(first.Qualifier),
-				Compare: hbase.CompareEqual, Value: nil,
-				Mutations: []hbase.Mutation{&hbase.Put{Table: r.name, Row: rec.Data.Key, Values: rec.Data.Values()}},
+				Compare: hbapi.CompareEqual, Value: nil,
+				Mutations: []hbapi.Mutation{&hbapi.Put{Table: r.name, Row: rec.Data.Key, Values: rec.Data.Values()}},
 			}
 		default:
-			actions[i] = &hbase.Put{Table: r.name, Row: rec.Data.Key, Values: rec.Data.Values()}
+			actions[i] = &hbapi.Put{Table: r.name, Row: rec.Data.Key, Values: rec.Data.Values()}
 		}
 	}
 	if single && len(actions) == 1 {
@@ -289,7 +289,7 @@ func (r *Repo[T]) sendVia(ctx context.Context, op writeOp, recs []*schema.Record
 		return
 	}
 	res, err := r.c.Batch(ctx, actions)
-	var be *hbase.BatchError
+	var be *hbapi.BatchError
 	switch {
 	case err != nil && !errors.As(err, &be):
 		fill(results, err)
@@ -317,13 +317,13 @@ func (r *Repo[T]) sendVia(ctx context.Context, op writeOp, recs []*schema.Record
 }
 
 // sendOne sends one plain write as its own call.
-func (r *Repo[T]) sendOne(ctx context.Context, a hbase.Action) error {
+func (r *Repo[T]) sendOne(ctx context.Context, a hbapi.Action) error {
 	switch a := a.(type) {
-	case *hbase.Put:
+	case *hbapi.Put:
 		return r.c.Put(ctx, a)
-	case *hbase.Delete:
+	case *hbapi.Delete:
 		return r.c.Delete(ctx, a)
-	case *hbase.CheckAndMutate:
+	case *hbapi.CheckAndMutate:
 		ok, err := r.c.CheckAndMutate(ctx, a)
 		if err == nil && !ok {
 			err = ErrExists

@@ -7,8 +7,8 @@ import (
 )
 
 // TestForbiddenImports keeps the import graph of the README true (pebble's
-// TestForbiddenImports): dao builds on keys, schema and the hbase
-// interfaces. Nothing it depends on, directly or not, may be the index
+// TestForbiddenImports): dao builds on keys, schema and the client's
+// interfaces (hbase/hbapi). Nothing it depends on, directly or not, may be the index
 // package (index never imports dao, and dao plugs an index in through
 // Indexer), the admin layer, the command line, examples or integration
 // code; and dao itself imports neither hbkit's internal packages (the
@@ -34,14 +34,14 @@ func TestForbiddenImports(t *testing.T) {
 	}
 	const mod = "github.com/hbkit/hbkit/"
 	check("depends on", list(`{{join .Deps "\n"}}`), []string{
-		mod + "admin/", mod + "admin", mod + "cmd/", mod + "internal/cli",
+		mod + "admin/", mod + "admin", mod + "cmd/", mod + "cli",
 		mod + "examples/", mod + "examples", mod + "integration/", mod + "integration",
 	})
 	check("imports", list(`{{join .Imports "\n"}}`), []string{
 		mod + "internal/", mod + "hbase/fake", mod + "hbase/conformance",
 	})
 	imports := list(`{{join .Imports "\n"}}`)
-	for _, want := range []string{mod + "schema", mod + "hbase"} {
+	for _, want := range []string{mod + "schema", mod + "hbase/hbapi"} {
 		found := false
 		for _, imp := range imports {
 			found = found || imp == want

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -86,7 +86,7 @@ func (x *Index[T]) plan(q Query[T]) (*plan, error) {
 func (x *Index[T]) Find(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		// One operation timeout for the whole query (docs/timeouts.md).
-		ctx, endOp := hbase.StartOperation(ctx, x.r.c)
+		ctx, endOp := hbapi.StartOperation(ctx, x.r.c)
 		defer endOp(nil)
 		p, err := x.planOf(ctx, q)
 		if err != nil {
@@ -158,7 +158,7 @@ func (x *Index[T]) readError(ctx context.Context, err error) error {
 // and the token that continues after the last of them (empty when there
 // is no more). q.Limit is ignored.
 func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) (_ []*T, _ Token, err error) {
-	ctx, endOp := hbase.StartOperation(ctx, x.r.c)
+	ctx, endOp := hbapi.StartOperation(ctx, x.r.c)
 	defer func() { err = endOp(err) }()
 	if size < 1 {
 		return nil, "", &QueryError{Table: x.name, Field: "size", Reason: "page size must be at least 1"}
@@ -206,7 +206,7 @@ func (x *Index[T]) Page(ctx context.Context, q Query[T], size int) (_ []*T, _ To
 // only unverified ones (writes in flight or interrupted) cost a Get of
 // their data row. q.Limit and q.Resume must be unset.
 func (x *Index[T]) Count(ctx context.Context, q Query[T], by string) (_ map[string]int64, err error) {
-	ctx, endOp := hbase.StartOperation(ctx, x.r.c)
+	ctx, endOp := hbapi.StartOperation(ctx, x.r.c)
 	defer func() { err = endOp(err) }()
 	if q.Limit != 0 || q.Resume != "" {
 		return nil, &QueryError{Table: x.name, Field: "Limit", Reason: "a count takes no limit or resume token"}
@@ -221,7 +221,7 @@ func (x *Index[T]) Count(ctx context.Context, q Query[T], by string) (_ map[stri
 // CountRanges counts like Count over the ranges of several queries at
 // once (a count per day over many days, each day an Eq query).
 func (x *Index[T]) CountRanges(ctx context.Context, qs []Query[T], by string) (_ map[string]int64, err error) {
-	ctx, endOp := hbase.StartOperation(ctx, x.r.c)
+	ctx, endOp := hbapi.StartOperation(ctx, x.r.c)
 	defer func() { err = endOp(err) }()
 	var ranges []keys.KeyRange
 	for _, q := range qs {

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 )
 
@@ -102,7 +102,7 @@ func (x *Index[T]) returned(p *plan, key []byte, rec *T) bool {
 func (x *Index[T]) Keys(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		// One operation timeout for the whole query (docs/timeouts.md).
-		ctx, endOp := hbase.StartOperation(ctx, x.r.c)
+		ctx, endOp := hbapi.StartOperation(ctx, x.r.c)
 		defer endOp(nil)
 		if q.Resume != "" {
 			yield(nil, &QueryError{Table: x.name, Field: "Resume", Reason: "Keys takes no resume token"})

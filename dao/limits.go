@@ -3,17 +3,17 @@ package dao
 import (
 	"fmt"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
 // writeLimits returns the byte limits of c's writes: its own when it
 // tells them (hbase.Client, the fake), else HBase's defaults.
-func writeLimits(c Client) hbase.WriteLimits {
-	if l, ok := c.(interface{ WriteLimits() hbase.WriteLimits }); ok {
+func writeLimits(c Client) hbapi.WriteLimits {
+	if l, ok := c.(interface{ WriteLimits() hbapi.WriteLimits }); ok {
 		return l.WriteLimits()
 	}
-	return hbase.DefaultWriteLimits()
+	return hbapi.DefaultWriteLimits()
 }
 
 // checkCellSizes refuses an encoded record with a cell larger than the
@@ -25,18 +25,18 @@ func (r *Repo[T]) checkCellSizes(rec *schema.Record) error {
 		return nil
 	}
 	for _, c := range rec.Data.Cells {
-		if n := hbase.CellSize(rec.Data.Key, c.Family, c.Qualifier, c.Value); n > limit {
+		if n := hbapi.CellSize(rec.Data.Key, c.Family, c.Qualifier, c.Value); n > limit {
 			return &ValidationError{Table: r.name, Field: r.fieldOf(c.Family, c.Qualifier),
 				Reason: fmt.Sprintf("cell %s:%s of %d bytes is larger than the %d HBase takes", c.Family, c.Qualifier, n, limit),
-				Err:    hbase.ErrCellTooLarge}
+				Err:    hbapi.ErrCellTooLarge}
 		}
 	}
 	for _, e := range rec.Entries {
 		for _, c := range e.Cells {
-			if n := hbase.CellSize(e.Key, c.Family, c.Qualifier, c.Value); n > limit {
+			if n := hbapi.CellSize(e.Key, c.Family, c.Qualifier, c.Value); n > limit {
 				return &ValidationError{Table: r.name,
 					Reason: fmt.Sprintf("index entry cell %s:%s of %d bytes is larger than the %d HBase takes", c.Family, c.Qualifier, n, limit),
-					Err:    hbase.ErrCellTooLarge}
+					Err:    hbapi.ErrCellTooLarge}
 			}
 		}
 	}
@@ -58,15 +58,15 @@ func (r *Repo[T]) fieldOf(family, qualifier string) string {
 func recordSize(rec *schema.Record) int {
 	n := 0
 	for _, c := range rec.Data.Cells {
-		n += hbase.CellSize(rec.Data.Key, c.Family, c.Qualifier, c.Value)
+		n += hbapi.CellSize(rec.Data.Key, c.Family, c.Qualifier, c.Value)
 	}
 	for _, e := range rec.Entries {
 		for _, c := range e.Cells {
-			n += hbase.CellSize(e.Key, c.Family, c.Qualifier, c.Value)
+			n += hbapi.CellSize(e.Key, c.Family, c.Qualifier, c.Value)
 		}
 	}
 	if n == 0 { // a delete: its key
-		n = hbase.CellSize(rec.Data.Key, "", "", nil)
+		n = hbapi.CellSize(rec.Data.Key, "", "", nil)
 	}
 	return n
 }

@@ -8,7 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -141,7 +141,7 @@ func WithTableNames(names map[string]string) Option {
 			o.names = make(map[string]string, len(names))
 		}
 		for from, to := range names {
-			if _, err := hbase.ParseTableName(to); err != nil {
+			if _, err := hbapi.ParseTableName(to); err != nil {
 				o.fail("WithTableNames: %q: %w", from, err)
 			}
 			o.names[from] = to
@@ -155,7 +155,7 @@ func WithTableNames(names map[string]string) Option {
 // is an error.
 func WithNamespace(ns string) Option {
 	return func(o *options) {
-		if _, err := hbase.ParseTableName(ns + ":t"); err != nil || ns == "" {
+		if _, err := hbapi.ParseTableName(ns + ":t"); err != nil || ns == "" {
 			o.fail("WithNamespace(%q): not a valid namespace", ns)
 		}
 		o.namespace = ns

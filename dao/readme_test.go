@@ -15,9 +15,9 @@ import (
 	"github.com/hbkit/hbkit/schema"
 )
 
-// The README's first library section: a schema of one's own with an
-// index, its tables created pre-split, records inserted, updated, deleted
-// and queried through the index. usersDemo is that code; ExampleNew runs
+// The README's section "Your own schema, with closures": a schema of
+// one's own with an index, its tables created pre-split, records
+// inserted, updated, deleted and queried through the index. usersDemo is that code; ExampleNew runs
 // it on the in-memory fake and TestIntegrationREADME on HBase.
 
 // User is seed 001's user record.

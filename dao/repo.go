@@ -10,7 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
@@ -19,15 +19,15 @@ import (
 // Client is the part of hbase.DataClient a store calls. hbase.DataClient,
 // the native client and the in-memory fake (hbase/fake) all satisfy it.
 type Client interface {
-	Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error)
-	Put(ctx context.Context, p *hbase.Put) error
-	Delete(ctx context.Context, d *hbase.Delete) error
-	CheckAndMutate(ctx context.Context, cam *hbase.CheckAndMutate) (bool, error)
-	Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error)
-	Batch(ctx context.Context, actions []hbase.Action) ([]hbase.BatchResult, error)
+	Get(ctx context.Context, g *hbapi.Get) (*hbapi.Result, error)
+	Put(ctx context.Context, p *hbapi.Put) error
+	Delete(ctx context.Context, d *hbapi.Delete) error
+	CheckAndMutate(ctx context.Context, cam *hbapi.CheckAndMutate) (bool, error)
+	Scan(ctx context.Context, s *hbapi.Scan) (hbapi.Scanner, error)
+	Batch(ctx context.Context, actions []hbapi.Action) ([]hbapi.BatchResult, error)
 }
 
-var _ Client = hbase.DataClient(nil)
+var _ Client = hbapi.DataClient(nil)
 
 // Repo is the store of one schema: it reads and writes records of type T
 // in the data table the schema declares and, when the schema declares
@@ -41,7 +41,7 @@ type Repo[T any] struct {
 	name      string
 	salts     int // salt buckets of a salted layout, 0 otherwise
 	batchSize int
-	limits    hbase.WriteLimits // the client's (writeLimits)
+	limits    hbapi.WriteLimits // the client's (writeLimits)
 	conc      int
 	writeConc int
 	caching   int
@@ -94,7 +94,7 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	if err := checkUIDOption(o.uids, uidDecls, table.Name()); err != nil {
 		return nil, err
 	}
-	tn, _ := hbase.ParseTableName(name) // checked by the option
+	tn, _ := hbapi.ParseTableName(name) // checked by the option
 	r := &Repo[T]{
 		c: c, t: table, name: tn.String(),
 		batchSize: o.batchSize, limits: writeLimits(c), conc: o.concurrency, writeConc: o.writeConc, caching: o.caching, unindexed: o.unindexed,
@@ -132,7 +132,7 @@ func (r *Repo[T]) openIndexes(o *options) error {
 		if err != nil {
 			return err
 		}
-		itn, _ := hbase.ParseTableName(to)
+		itn, _ := hbapi.ParseTableName(to)
 		if other, dup := onCluster[itn.String()]; dup {
 			return fmt.Errorf("dao: %w: tables %q and %q both map to %q", ErrInvalidOption, other, d, itn.String())
 		}
@@ -180,8 +180,8 @@ func (r *Repo[T]) encode(v *T, rec *schema.Record) error {
 	if err := r.t.EncodeRecord(rec, v); err != nil {
 		return r.invalid(err)
 	}
-	if len(rec.Data.Key) > hbase.MaxRowLength {
-		return &ValidationError{Table: r.name, Reason: "row key longer than " + strconv.Itoa(hbase.MaxRowLength) + " bytes"}
+	if len(rec.Data.Key) > hbapi.MaxRowLength {
+		return &ValidationError{Table: r.name, Reason: "row key longer than " + strconv.Itoa(hbapi.MaxRowLength) + " bytes"}
 	}
 	if len(rec.Data.Cells) == 0 {
 		return &ValidationError{Table: r.name, Reason: "record has no column value; HBase keeps no row without a cell"}
@@ -247,7 +247,7 @@ func (r *Repo[T]) Delete(ctx context.Context, key *T) error {
 func (r *Repo[T]) one(ctx context.Context, op writeOp, v *T) (err error) {
 	ctx, span := r.span(ctx, op, 1)
 	defer func() { end(span, err) }()
-	ctx, endOp := hbase.StartOperation(ctx, r.c)
+	ctx, endOp := hbapi.StartOperation(ctx, r.c)
 	defer func() { err = endOp(err) }()
 	rec := r.recs.Get().(*schema.Record)
 	if r.reuses() {
@@ -312,9 +312,9 @@ func (r *Repo[T]) deleteSalted(ctx context.Context, key *T) error {
 	if err != nil {
 		return err
 	}
-	actions := make([]hbase.Action, len(ks))
+	actions := make([]hbapi.Action, len(ks))
 	for i, k := range ks {
-		actions[i] = &hbase.Delete{Table: r.name, Row: k}
+		actions[i] = &hbapi.Delete{Table: r.name, Row: k}
 	}
 	if _, err = r.c.Batch(ctx, actions); err != nil {
 		return fmt.Errorf("dao: delete %q: %w", r.name, err)
@@ -325,7 +325,7 @@ func (r *Repo[T]) deleteSalted(ctx context.Context, key *T) error {
 
 // live reports whether a data row read back holds a record: not empty,
 // and not the tombstone an indexed delete leaves.
-func (r *Repo[T]) live(res *hbase.Result) bool {
+func (r *Repo[T]) live(res *hbapi.Result) bool {
 	if r.ix != nil {
 		return r.ix.Live(res)
 	}
@@ -336,7 +336,7 @@ func (r *Repo[T]) live(res *hbase.Result) bool {
 // fields are ignored) and reports whether it exists. For a salted layout
 // it reads every salt value's row, in one batch.
 func (r *Repo[T]) Get(ctx context.Context, key *T) (_ *T, _ bool, err error) {
-	ctx, endOp := hbase.StartOperation(ctx, r.c)
+	ctx, endOp := hbapi.StartOperation(ctx, r.c)
 	defer func() { err = endOp(err) }()
 	if err := r.setIDs(ctx, key, false); err != nil {
 		return nil, false, err
@@ -355,17 +355,17 @@ func (r *Repo[T]) Get(ctx context.Context, key *T) (_ *T, _ bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	var results []*hbase.Result
+	var results []*hbapi.Result
 	if len(ks) == 1 {
-		res, err := r.c.Get(ctx, &hbase.Get{Table: r.name, Row: ks[0]})
+		res, err := r.c.Get(ctx, &hbapi.Get{Table: r.name, Row: ks[0]})
 		if err != nil {
 			return nil, false, fmt.Errorf("dao: get %q: %w", r.name, err)
 		}
-		results = []*hbase.Result{res}
+		results = []*hbapi.Result{res}
 	} else {
-		actions := make([]hbase.Action, len(ks))
+		actions := make([]hbapi.Action, len(ks))
 		for i, k := range ks {
-			actions[i] = &hbase.Get{Table: r.name, Row: k}
+			actions[i] = &hbapi.Get{Table: r.name, Row: k}
 		}
 		brs, err := r.c.Batch(ctx, actions)
 		if err != nil {
@@ -405,7 +405,7 @@ func (r *Repo[T]) getOne(ctx context.Context, key *T) (*T, bool, error) {
 		return nil, false, r.invalid(err)
 	}
 	rec.Data.Key = k
-	res, err := r.c.Get(ctx, &hbase.Get{Table: r.name, Row: k})
+	res, err := r.c.Get(ctx, &hbapi.Get{Table: r.name, Row: k})
 	if err != nil {
 		return nil, false, fmt.Errorf("dao: get %q: %w", r.name, err)
 	}
@@ -424,7 +424,7 @@ func (r *Repo[T]) getOne(ctx context.Context, key *T) (*T, bool, error) {
 
 // decode decodes a result into v, reusing cells as scratch space (the
 // one decoder of a data row, index.RowDecoder).
-func (r *Repo[T]) decode(res *hbase.Result, cells []schema.Cell, v *T) ([]schema.Cell, error) {
+func (r *Repo[T]) decode(res *hbapi.Result, cells []schema.Cell, v *T) ([]schema.Cell, error) {
 	var since int64 // cells older than the record's version belong to an older value
 	if r.ix != nil {
 		since = r.ix.Since(res)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -65,7 +65,7 @@ func (r *Repo[T]) Scan(ctx context.Context, q Query[T]) iter.Seq2[*T, error] {
 // there during the whole paging (rows written meanwhile may or may not
 // show, as with any HBase scan). q.Limit is ignored.
 func (r *Repo[T]) Page(ctx context.Context, q Query[T], size int) (_ []*T, _ Token, err error) {
-	ctx, endOp := hbase.StartOperation(ctx, r.c)
+	ctx, endOp := hbapi.StartOperation(ctx, r.c)
 	defer func() { err = endOp(err) }()
 	if size < 1 {
 		return nil, "", &QueryError{Table: r.name, Field: "size", Reason: "page size must be at least 1"}
@@ -116,8 +116,8 @@ func (r *Repo[T]) items(ctx context.Context, p *plan) iter.Seq2[item[T], error] 
 // half-open [Start, Stop) is read from Stop down, skipping a row equal to
 // Stop, to a StopRow just below Start; the stream drops what lies below
 // Start.
-func (r *Repo[T]) scanOf(kr keys.KeyRange, p *plan) *hbase.Scan {
-	s := &hbase.Scan{Table: r.name, Reversed: p.reversed, Caching: r.caching, Limit: p.limit}
+func (r *Repo[T]) scanOf(kr keys.KeyRange, p *plan) *hbapi.Scan {
+	s := &hbapi.Scan{Table: r.name, Reversed: p.reversed, Caching: r.caching, Limit: p.limit}
 	if r.ix != nil {
 		// Tombstones of deleted records are skipped here, not on the
 		// server: a server-side limit would count them.
@@ -150,7 +150,7 @@ func (r *Repo[T]) scanOf(kr keys.KeyRange, p *plan) *hbase.Scan {
 
 // stream reads the rows of one range from a scanner, in scan order.
 type stream struct {
-	sc       hbase.Scanner
+	sc       hbapi.Scanner
 	lo, hi   []byte
 	reversed bool
 	done     bool
@@ -158,7 +158,7 @@ type stream struct {
 
 // next returns the next row of the range that passes live, nil at its
 // end.
-func (s *stream) next(live func(*hbase.Result) bool) (*hbase.Result, error) {
+func (s *stream) next(live func(*hbapi.Result) bool) (*hbapi.Result, error) {
 	for !s.done && s.sc.Next() {
 		res := s.sc.Result()
 		if !live(res) {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -74,7 +74,7 @@ func NextSMSSeq(m *schema.SMS) bool {
 // not moved on either: read the record before sending it again. Every
 // attempt shares one operation timeout (docs/timeouts.md).
 func InsertUnique[T any](ctx context.Context, r *Repo[T], recs []*T, next func(*T) bool) (results []error, err error) {
-	ctx, endOp := hbase.StartOperation(ctx, r.c)
+	ctx, endOp := hbapi.StartOperation(ctx, r.c)
 	defer func() { err = endOp(err) }()
 	tokens := make([][]byte, len(recs))
 	for i := range tokens {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -53,13 +53,13 @@ const DefaultUIDCacheSize = 1 << 16
 
 // UIDClient is the part of hbase.DataClient a UID table calls.
 type UIDClient interface {
-	Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error)
-	Increment(ctx context.Context, inc *hbase.Increment) (*hbase.Result, error)
-	CheckAndMutate(ctx context.Context, cam *hbase.CheckAndMutate) (bool, error)
-	Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error)
+	Get(ctx context.Context, g *hbapi.Get) (*hbapi.Result, error)
+	Increment(ctx context.Context, inc *hbapi.Increment) (*hbapi.Result, error)
+	CheckAndMutate(ctx context.Context, cam *hbapi.CheckAndMutate) (bool, error)
+	Scan(ctx context.Context, s *hbapi.Scan) (hbapi.Scanner, error)
 }
 
-var _ UIDClient = hbase.DataClient(nil)
+var _ UIDClient = hbapi.DataClient(nil)
 
 // UIDKind declares a kind of name in a UID table and the width of its ids
 // in bytes (1 to schema.MaxUIDWidth). Every user of a table must declare
@@ -121,7 +121,7 @@ func NewUIDs(c UIDClient, table string, kinds []UIDKind, opts ...UIDOption) (*UI
 	if c == nil || isNilPointer(c) {
 		return nil, fmt.Errorf("dao: %w: nil client", ErrInvalidOption)
 	}
-	tn, err := hbase.ParseTableName(table)
+	tn, err := hbapi.ParseTableName(table)
 	if err != nil {
 		return nil, fmt.Errorf("dao: %w: UID table %q: %w", ErrInvalidOption, table, err)
 	}
@@ -247,7 +247,7 @@ func (u *UIDs) lookup(ctx context.Context, kind, name string, w int) (uint64, bo
 	if err != nil {
 		return 0, false, err
 	}
-	res, err := u.c.Get(ctx, &hbase.Get{Table: u.name, Row: fwd})
+	res, err := u.c.Get(ctx, &hbapi.Get{Table: u.name, Row: fwd})
 	if err != nil {
 		return 0, false, fmt.Errorf("dao: uid %q: get: %w", u.name, err)
 	}
@@ -273,7 +273,7 @@ func (u *UIDs) assign(ctx context.Context, kind, name string, w int) (uint64, er
 	if err != nil {
 		return 0, err
 	}
-	res, err := u.c.Increment(ctx, &hbase.Increment{Table: u.name, Row: ctr,
+	res, err := u.c.Increment(ctx, &hbapi.Increment{Table: u.name, Row: ctr,
 		Deltas: map[string]map[string]int64{schema.UIDFamily: {schema.UIDCounterQualifier: 1}}})
 	if err != nil {
 		return 0, fmt.Errorf("dao: uid %q: increment: %w", u.name, err)
@@ -292,16 +292,16 @@ func (u *UIDs) assign(ctx context.Context, kind, name string, w int) (uint64, er
 	if err != nil {
 		return 0, err
 	}
-	ok, err := u.c.CheckAndMutate(ctx, &hbase.CheckAndMutate{Table: u.name, Row: rev, Family: uidFamily, Qualifier: uidNameQ,
-		Mutations: []hbase.Mutation{&hbase.Put{Values: map[string]map[string][]byte{schema.UIDFamily: {schema.UIDNameQualifier: []byte(name)}}}}})
+	ok, err := u.c.CheckAndMutate(ctx, &hbapi.CheckAndMutate{Table: u.name, Row: rev, Family: uidFamily, Qualifier: uidNameQ,
+		Mutations: []hbapi.Mutation{&hbapi.Put{Values: map[string]map[string][]byte{schema.UIDFamily: {schema.UIDNameQualifier: []byte(name)}}}}})
 	if err != nil {
 		return 0, fmt.Errorf("dao: uid %q: write reverse row: %w", u.name, err)
 	}
 	if !ok {
 		return 0, &UIDError{Kind: kind, Reason: "reverse row of a new id is taken", Err: ErrUIDConflict}
 	}
-	ok, err = u.c.CheckAndMutate(ctx, &hbase.CheckAndMutate{Table: u.name, Row: fwd, Family: uidFamily, Qualifier: uidIDQual,
-		Mutations: []hbase.Mutation{&hbase.Put{Values: map[string]map[string][]byte{schema.UIDFamily: {schema.UIDIDQualifier: idb}}}}})
+	ok, err = u.c.CheckAndMutate(ctx, &hbapi.CheckAndMutate{Table: u.name, Row: fwd, Family: uidFamily, Qualifier: uidIDQual,
+		Mutations: []hbapi.Mutation{&hbapi.Put{Values: map[string]map[string][]byte{schema.UIDFamily: {schema.UIDIDQualifier: idb}}}}})
 	if err != nil {
 		return 0, fmt.Errorf("dao: uid %q: write forward row: %w", u.name, err)
 	}
@@ -341,7 +341,7 @@ func (u *UIDs) Name(ctx context.Context, kind string, id uint64) (string, error)
 	if err != nil {
 		return "", err
 	}
-	res, err := u.c.Get(ctx, &hbase.Get{Table: u.name, Row: rev})
+	res, err := u.c.Get(ctx, &hbapi.Get{Table: u.name, Row: rev})
 	if err != nil {
 		return "", fmt.Errorf("dao: uid %q: get: %w", u.name, err)
 	}

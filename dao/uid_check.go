@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -45,11 +45,11 @@ func (u *UIDs) Check(ctx context.Context) (UIDReport, error) {
 	rep := UIDReport{Names: make(map[string]int), Counters: make(map[string]int64)}
 	forward := make(map[uidNameKey]uint64)
 	reverse := make(map[uidIDKey]string)
-	sc, err := u.c.Scan(ctx, &hbase.Scan{Table: u.name})
+	sc, err := u.c.Scan(ctx, &hbapi.Scan{Table: u.name})
 	if err != nil {
 		return UIDReport{}, fmt.Errorf("dao: uid %q: check: %w", u.name, err)
 	}
-	for res, err := range hbase.All(ctx, sc) {
+	for res, err := range hbapi.All(ctx, sc) {
 		if err != nil {
 			return UIDReport{}, fmt.Errorf("dao: uid %q: check: %w", u.name, err)
 		}

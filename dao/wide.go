@@ -12,7 +12,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -71,7 +71,7 @@ func NewWide[T any](c Client, t *schema.WideTable[T], opts ...Option) (*Wide[T],
 	if err := checkUIDOption(o.uids, decls, t.Name()); err != nil {
 		return nil, err
 	}
-	tn, _ := hbase.ParseTableName(name) // checked by the option
+	tn, _ := hbapi.ParseTableName(name) // checked by the option
 	return &Wide[T]{
 		c: c, t: t, name: tn.String(), family: []byte(t.Family()),
 		batchSize: o.batchSize, writeConc: o.writeConc, caching: o.caching, uids: o.uids, uidDecls: decls,
@@ -113,8 +113,8 @@ func (w *Wide[T]) encode(ctx context.Context, v *T, c *schema.WideCell, value bo
 		field, reason := describe(err)
 		return &ValidationError{Table: w.name, Field: field, Reason: reason, Err: err}
 	}
-	if len(c.Row) > hbase.MaxRowLength {
-		return &ValidationError{Table: w.name, Reason: "row key longer than " + strconv.Itoa(hbase.MaxRowLength) + " bytes"}
+	if len(c.Row) > hbapi.MaxRowLength {
+		return &ValidationError{Table: w.name, Reason: "row key longer than " + strconv.Itoa(hbapi.MaxRowLength) + " bytes"}
 	}
 	return nil
 }
@@ -130,7 +130,7 @@ func (w *Wide[T]) Put(ctx context.Context, v *T) (err error) {
 		return err
 	}
 	w.settle.waitKeys(ctx, [][]byte{c.Row})
-	p := &hbase.Put{Table: w.name, Row: c.Row, Values: map[string]map[string][]byte{
+	p := &hbapi.Put{Table: w.name, Row: c.Row, Values: map[string]map[string][]byte{
 		string(w.family): {string(c.Qualifier): c.Value},
 	}}
 	if err := w.c.Put(ctx, p); err != nil {
@@ -149,7 +149,7 @@ func (w *Wide[T]) Delete(ctx context.Context, key *T) (err error) {
 	if err := w.encode(ctx, key, &c, false); err != nil {
 		return err
 	}
-	d := &hbase.Delete{Table: w.name, Row: c.Row, Family: w.family, Qualifier: c.Qualifier, AllVersions: true}
+	d := &hbapi.Delete{Table: w.name, Row: c.Row, Family: w.family, Qualifier: c.Qualifier, AllVersions: true}
 	if err := w.c.Delete(ctx, d); err != nil {
 		return fmt.Errorf("dao: delete %q: %w", w.name, err)
 	}
@@ -164,7 +164,7 @@ func (w *Wide[T]) Get(ctx context.Context, key *T) (*T, bool, error) {
 	if err := w.encode(ctx, key, &c, false); err != nil {
 		return nil, false, err
 	}
-	res, err := w.c.Get(ctx, &hbase.Get{Table: w.name, Row: c.Row, Columns: []hbase.Column{{Family: w.family, Qualifier: c.Qualifier}}})
+	res, err := w.c.Get(ctx, &hbapi.Get{Table: w.name, Row: c.Row, Columns: []hbapi.Column{{Family: w.family, Qualifier: c.Qualifier}}})
 	if err != nil {
 		return nil, false, fmt.Errorf("dao: get %q: %w", w.name, err)
 	}
@@ -178,7 +178,7 @@ func (w *Wide[T]) Get(ctx context.Context, key *T) (*T, bool, error) {
 	return v, true, nil
 }
 
-func (w *Wide[T]) decode(ctx context.Context, cell hbase.Cell, v *T) error {
+func (w *Wide[T]) decode(ctx context.Context, cell hbapi.Cell, v *T) error {
 	if err := w.t.DecodeCell(cell.Row, cell.Qualifier, cell.Value, v); err != nil {
 		field, reason := describe(err)
 		return &DecodeError{Table: w.name, Field: field, Reason: reason, Err: err}
@@ -212,7 +212,7 @@ func (w *Wide[T]) DeleteBatch(ctx context.Context, keys []*T) ([]error, error) {
 // of their records. Each record belongs to one row, so concurrent sends
 // write disjoint results.
 func (w *Wide[T]) send(ctx context.Context, op writeOp, chunk []*wideRow, results []error) {
-	actions := make([]hbase.Action, len(chunk))
+	actions := make([]hbapi.Action, len(chunk))
 	keys := make([][]byte, len(chunk))
 	for j, r := range chunk {
 		actions[j], keys[j] = r.action, r.row
@@ -221,7 +221,7 @@ func (w *Wide[T]) send(ctx context.Context, op writeOp, chunk []*wideRow, result
 		w.settle.waitKeys(ctx, keys)
 	}
 	brs, err := w.c.Batch(ctx, actions)
-	var be *hbase.BatchError
+	var be *hbapi.BatchError
 	if errors.As(err, &be) && len(brs) == len(chunk) {
 		// Some rows failed; each result says which (hbase.DataClient).
 		err = nil
@@ -250,7 +250,7 @@ func (w *Wide[T]) send(ctx context.Context, op writeOp, chunk []*wideRow, result
 
 // wideRow is the action of one row of a batch and the records it carries.
 type wideRow struct {
-	action  hbase.Action
+	action  hbapi.Action
 	row     []byte
 	records []int
 }
@@ -304,7 +304,7 @@ func (w *Wide[T]) rows(op writeOp, cells []schema.WideCell) []*wideRow {
 		for i := range cells {
 			c := &cells[i]
 			rows = append(rows, &wideRow{row: c.Row, records: []int{i},
-				action: &hbase.Delete{Table: w.name, Row: c.Row, Family: w.family, Qualifier: c.Qualifier, AllVersions: true}})
+				action: &hbapi.Delete{Table: w.name, Row: c.Row, Family: w.family, Qualifier: c.Qualifier, AllVersions: true}})
 		}
 		return rows
 	}
@@ -313,12 +313,12 @@ func (w *Wide[T]) rows(op writeOp, cells []schema.WideCell) []*wideRow {
 		c := &cells[i]
 		r, ok := byRow[string(c.Row)]
 		if !ok {
-			r = &wideRow{row: c.Row, action: &hbase.Put{Table: w.name, Row: c.Row,
+			r = &wideRow{row: c.Row, action: &hbapi.Put{Table: w.name, Row: c.Row,
 				Values: map[string]map[string][]byte{string(w.family): {}}}}
 			byRow[string(c.Row)] = r
 			rows = append(rows, r)
 		}
-		r.action.(*hbase.Put).Values[string(w.family)][string(c.Qualifier)] = c.Value
+		r.action.(*hbapi.Put).Values[string(w.family)][string(c.Qualifier)] = c.Value
 		r.records = append(r.records, i)
 	}
 	return rows
@@ -433,13 +433,13 @@ func (w *Wide[T]) bounds(ctx context.Context, q WideQuery[T]) (*wideBounds, erro
 // scan opens the scan of the bounds' rows: from the first row to just
 // after the last, the table's family only, WithBatchSize cells per Result
 // so that a row of many columns is never held whole.
-func (w *Wide[T]) scan(ctx context.Context, b *wideBounds, keyOnly bool) (hbase.Scanner, error) {
-	s := &hbase.Scan{
+func (w *Wide[T]) scan(ctx context.Context, b *wideBounds, keyOnly bool) (hbapi.Scanner, error) {
+	s := &hbapi.Scan{
 		Table: w.name, StartRow: b.loRow, StopRow: append(bytes.Clone(b.hiRow), 0),
 		Families: [][]byte{w.family}, Caching: w.caching, Batch: w.batchSize,
 	}
 	if keyOnly {
-		s.Filter = &hbase.KeyOnlyFilter{}
+		s.Filter = &hbapi.KeyOnlyFilter{}
 	}
 	sc, err := w.c.Scan(ctx, s)
 	if err != nil {
@@ -464,7 +464,7 @@ func (w *Wide[T]) Scan(ctx context.Context, q WideQuery[T]) iter.Seq2[*T, error]
 			return
 		}
 		n := 0
-		for res, err := range hbase.All(ctx, sc) {
+		for res, err := range hbapi.All(ctx, sc) {
 			if err != nil {
 				yield(nil, fmt.Errorf("dao: scan %q: %w", w.name, err))
 				return
@@ -541,7 +541,7 @@ func (w *Wide[T]) Counts(ctx context.Context, q WideQuery[T]) iter.Seq2[RowCount
 			n++
 			return q.Limit == 0 || n < q.Limit
 		}
-		for res, err := range hbase.All(ctx, sc) {
+		for res, err := range hbapi.All(ctx, sc) {
 			if err != nil {
 				yield(RowCount[T]{}, fmt.Errorf("dao: scan %q: %w", w.name, err))
 				return
@@ -574,7 +574,7 @@ func (w *Wide[T]) CountRow(ctx context.Context, key *T) (int, error) {
 	if err := w.encode(ctx, key, &c, false); err != nil {
 		return 0, err
 	}
-	res, err := w.c.Get(ctx, &hbase.Get{Table: w.name, Row: c.Row, Families: [][]byte{w.family}, Filter: &hbase.KeyOnlyFilter{}})
+	res, err := w.c.Get(ctx, &hbapi.Get{Table: w.name, Row: c.Row, Families: [][]byte{w.family}, Filter: &hbapi.KeyOnlyFilter{}})
 	if err != nil {
 		return 0, fmt.Errorf("dao: count %q: %w", w.name, err)
 	}

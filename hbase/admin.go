@@ -46,10 +46,12 @@ func withOp(op string, err error) error {
 
 // parseAdminTable validates a table name argument.
 func parseAdminTable(op, table string) (TableName, error) {
-	if err := checkTable(op, table); err != nil {
-		return TableName{}, err
+	tn, err := ParseTableName(table)
+	var ie *InvalidRequestError
+	if errors.As(err, &ie) {
+		return TableName{}, &InvalidRequestError{Op: op, Field: "Table", Reason: ie.Reason, Err: ie.Err}
 	}
-	return ParseTableName(table)
+	return tn, err
 }
 
 // ddlNonce returns the nonce group and a fresh nonce for one DDL request.

@@ -7,19 +7,6 @@ import (
 	"github.com/hbkit/hbkit/internal/pb"
 )
 
-// RegionLoad is the load a region server reports for one of its regions
-// in its heartbeat to the master (every 3 s by default), so the counts lag
-// by up to one report interval.
-type RegionLoad struct {
-	RegionName           []byte // full region name, as in hbase:meta
-	ReadRequests         uint64
-	WriteRequests        uint64
-	FilteredReadRequests uint64
-	StoreFiles           uint32
-	StoreFileSizeMB      uint32
-	MemStoreSizeMB       uint32
-}
-
 // RegionLoads returns the load of every region of table that a live
 // region server reports, from the master's cluster status. A table with
 // no region reported (or none yet) gives an empty slice; the call does

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/hbkit/hbkit/internal/pb"
 	"github.com/hbkit/hbkit/internal/rpc"
 )
@@ -47,6 +49,70 @@ func rowResult(r *pb.Result, block, row []byte) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// errFlag: a conditional write's "processed" flag is encoded as neither
+// 0 nor 1, which HBase never sends.
+var errFlag = errors.New("hbase: answer holds a processed flag that is neither 0 nor 1")
+
+// Field numbers of the "processed" flags: MutateResponse.processed,
+// MultiResponse.regionActionResult and RegionActionResult.processed.
+const (
+	mutateProcessed    protowire.Number = 2
+	multiRegionResults protowire.Number = 1
+	regionProcessed    protowire.Number = 3
+)
+
+// checkFlag checks that every varint field num of msg, an encoded
+// message, is the one byte 0 or 1, as HBase encodes a bool. A decoder
+// takes any other value for true: a bit flipped in a "condition failed"
+// (0) would report a conditional write applied that was not. Only the
+// flip to 1 stays unseen.
+func checkFlag(msg []byte, num protowire.Number) error {
+	return eachField(msg, func(n protowire.Number, typ protowire.Type, v []byte) error {
+		if n == num && typ == protowire.VarintType && (len(v) != 1 || v[0] > 1) {
+			return errFlag
+		}
+		return nil
+	})
+}
+
+// checkMultiFlags is checkFlag for the processed flag of each
+// RegionActionResult of an encoded MultiResponse.
+func checkMultiFlags(msg []byte) error {
+	return eachField(msg, func(n protowire.Number, typ protowire.Type, v []byte) error {
+		if n != multiRegionResults || typ != protowire.BytesType {
+			return nil
+		}
+		rar, _ := protowire.ConsumeBytes(v) // eachField parsed it
+		return checkFlag(rar, regionProcessed)
+	})
+}
+
+// errUnparsed: an encoded message does not parse.
+var errUnparsed = errors.New("hbase: answer message does not parse")
+
+// eachField calls fn with each field of msg: its number, type and encoded
+// value (a varint's bytes; a length-delimited field's length and bytes).
+// It stops at the first error of fn, or with errUnparsed where msg does
+// not parse.
+func eachField(msg []byte, fn func(protowire.Number, protowire.Type, []byte) error) error {
+	for len(msg) > 0 {
+		n, typ, l := protowire.ConsumeTag(msg)
+		if l < 0 {
+			return errUnparsed
+		}
+		msg = msg[l:]
+		l = protowire.ConsumeFieldValue(n, typ, msg)
+		if l < 0 {
+			return errUnparsed
+		}
+		if err := fn(n, typ, msg[:l]); err != nil {
+			return err
+		}
+		msg = msg[l:]
+	}
+	return nil
 }
 
 // corruptAnswer marks err, a failed decode or check of an answer from

@@ -68,3 +68,39 @@ func TestCheckResultRow(t *testing.T) {
 		t.Errorf("a cell of another row: %v, want a retryable corrupt answer wrapping errOtherRow", err)
 	}
 }
+
+// TestCheckFlag: HBase encodes a conditional write's "processed" flag as
+// the byte 0 or 1; a flipped bit that makes it anything else is caught,
+// in a MutateResponse and in each RegionActionResult of a MultiResponse.
+// The answers are as HBase 2.6 sent them (a CheckAndMutate whose
+// condition failed).
+func TestCheckFlag(t *testing.T) {
+	mutate := []byte{0x10, 0x00}                                                // MutateResponse{processed: false}
+	multi := []byte{0x0a, 0x06, 0x0a, 0x02, 0x08, 0x00, 0x18, 0x00, 0x1a, 0x00} // one RegionActionResult, processed false
+	for _, tt := range []struct {
+		name  string
+		msg   []byte
+		at    int // the flag's byte
+		check func([]byte) error
+	}{
+		{"Mutate", mutate, 1, func(b []byte) error { return checkFlag(b, mutateProcessed) }},
+		{"Multi", multi, 7, checkMultiFlags},
+	} {
+		if err := tt.check(tt.msg); err != nil {
+			t.Errorf("%s: %v for the answer as sent", tt.name, err)
+		}
+		for bit := range 8 {
+			b := append([]byte(nil), tt.msg...)
+			b[tt.at] ^= 1 << bit
+			err := tt.check(b)
+			switch {
+			case bit == 0 && err != nil:
+				t.Errorf("%s, bit 0 flipped (%x): %v, want nil (1 is a valid true)", tt.name, b, err)
+			case bit == 7 && err == nil: // 0x80 starts a longer varint: the message does not parse
+				t.Errorf("%s, bit 7 flipped (%x): nil, want an error", tt.name, b)
+			case bit > 0 && bit < 7 && !errors.Is(err, errFlag):
+				t.Errorf("%s, bit %d flipped (%x): %v, want errFlag", tt.name, bit, b, err)
+			}
+		}
+	}
+}

@@ -43,7 +43,7 @@ type batchItem struct {
 	wire    pb.Action
 	wireIdx uint32
 	nonced  bool
-	// size is the bytes of the action's cells (writeSize).
+	// size is the bytes of the action's cells (WriteSize).
 	size int
 	// A CheckAndMutate is its own atomic RegionAction: cond and the
 	// mutations as numbered actions.
@@ -123,7 +123,7 @@ func (c *Client) Batch(ctx context.Context, actions []Action) (_ []BatchResult, 
 			failed[i] = err
 			continue
 		}
-		size, err := writeSize(a, c.opts.maxCellSize)
+		size, err := WriteSize(a, c.opts.maxCellSize)
 		if err != nil {
 			failed[i] = err
 			continue
@@ -552,10 +552,16 @@ func (c *Client) sendMulti(ctx context.Context, mr *multiReq) []outcome {
 	}
 	actx, cancel := c.attemptContext(ctx)
 	var resp pb.MultiResponse
-	var block []byte
+	var block, msg []byte
 	var results [][]*Result
-	err := attemptError(ctx, actx, c.pool.Call(actx, mr.addr, rpc.ClientService, "Multi", req, &resp, rpc.WithCellBlock(&block),
-		rpc.WithCheck(func() (err error) { results, err = multiResults(&resp, block); return err })))
+	conds := slices.ContainsFunc(was, func(wa wireAction) bool { return wa.cond })
+	err := attemptError(ctx, actx, c.pool.Call(actx, mr.addr, rpc.ClientService, "Multi", req, &resp, rpc.WithCellBlock(&block), rpc.WithMessage(&msg),
+		rpc.WithCheck(func() (err error) {
+			if results, err = multiResults(&resp, block); err == nil && conds {
+				err = checkMultiFlags(msg)
+			}
+			return err
+		})))
 	cancel()
 	if err == nil {
 		c.noteLoad(&resp)

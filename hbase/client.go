@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -79,20 +78,76 @@ type coordinator interface {
 // first, with an error matching ErrTimeout; the end of ctx is reported as
 // ctx's error.
 func New(ctx context.Context, zkQuorum string, opts ...Option) (*Client, error) {
-	o := defaultOptions()
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, errors.New("hbase: nil Option")
-		}
-		opt(&o)
-	}
-	if err := o.validate(); err != nil {
+	o, err := newOptions(opts)
+	if err != nil {
 		return nil, err
 	}
 	servers, err := parseQuorum(zkQuorum)
 	if err != nil {
 		return nil, err
 	}
+	return newClient(o, func(*rpc.Pool) (coordinator, error) {
+		log := o.log()
+		zc, err := zk.Dial(ctx, servers, zk.WithParent(o.znodeParent), zk.WithTimeout(o.zkTimeout),
+			zk.WithSessionEvents(func(state string) {
+				if state == "connected" {
+					log.Info("hbase: ZooKeeper session back", "quorum", zkQuorum)
+					return
+				}
+				log.Warn("hbase: ZooKeeper session "+state, "quorum", zkQuorum)
+			}))
+		if err != nil {
+			if errors.Is(err, zk.ErrTimeout) && ctx.Err() == nil {
+				// WithZKTimeout, not the caller's deadline.
+				return nil, fmt.Errorf("hbase: %w: %s", ErrTimeout, err)
+			}
+			return nil, fmt.Errorf("hbase: %w", err)
+		}
+		return zc, nil
+	})
+}
+
+// NewFromBootstrap connects through HBase's RPC connection registry
+// instead of ZooKeeper, as the Java client does with
+// hbase.client.bootstrap.servers (HBase 2.5 and later): servers is
+// "host:port[,host:port…]" of masters or region servers (the port
+// defaults to DefaultBootstrapPort), which tell the client the active
+// master and where hbase:meta is. For clusters whose ZooKeeper clients
+// cannot reach. Nothing is dialled before the first call; a registry call
+// that no server answers fails with ErrNoBootstrapServer. The options are
+// New's (WithZKTimeout and WithZNodeParent do not apply).
+func NewFromBootstrap(ctx context.Context, servers string, opts ...Option) (*Client, error) {
+	o, err := newOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	addrs, err := parseServers(servers, "bootstrap server", "bootstrap server list", DefaultBootstrapPort)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return newClient(o, func(pool *rpc.Pool) (coordinator, error) {
+		return &rpcRegistry{pool: pool, servers: addrs}, nil
+	})
+}
+
+// newOptions applies opts over the defaults and validates them.
+func newOptions(opts []Option) (options, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		if opt == nil {
+			return o, errors.New("hbase: nil Option")
+		}
+		opt(&o)
+	}
+	return o, o.validate()
+}
+
+// newClient builds the client's telemetry and connection pool, and its
+// coordinator with coord.
+func newClient(o options, coord func(*rpc.Pool) (coordinator, error)) (*Client, error) {
 	tel, err := newTelemetry(&o)
 	if err != nil {
 		return nil, fmt.Errorf("hbase: telemetry: %w", err)
@@ -122,24 +177,20 @@ func New(ctx context.Context, zkQuorum string, opts ...Option) (*Client, error) 
 	if err != nil {
 		return nil, fmt.Errorf("hbase: %w", err)
 	}
-	zc, err := zk.Dial(ctx, servers, zk.WithParent(o.znodeParent), zk.WithTimeout(o.zkTimeout))
+	co, err := coord(pool)
 	if err != nil {
 		pool.Close()
-		if errors.Is(err, zk.ErrTimeout) && ctx.Err() == nil {
-			// WithZKTimeout, not the caller's deadline.
-			return nil, fmt.Errorf("hbase: %w: %s", ErrTimeout, err)
-		}
-		return nil, fmt.Errorf("hbase: %w", err)
+		return nil, err
 	}
 	var seed [8]byte
 	if _, err := rand.Read(seed[:]); err != nil {
-		zc.Close()
+		co.Close()
 		pool.Close()
 		return nil, fmt.Errorf("hbase: nonce group: %w", err)
 	}
 	c := &Client{
 		opts:       o,
-		zk:         zc,
+		zk:         co,
 		pool:       pool,
 		tel:        tel,
 		regions:    newRegionCache(),
@@ -152,32 +203,7 @@ func New(ctx context.Context, zkQuorum string, opts ...Option) (*Client, error) 
 
 // parseQuorum splits "host:port,host:port" and checks each address.
 func parseQuorum(q string) ([]string, error) {
-	var out []string
-	for _, s := range strings.Split(q, ",") {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			continue
-		}
-		host, port, err := net.SplitHostPort(s)
-		if err != nil {
-			// No port: ZooKeeper's default.
-			if strings.Count(s, ":") > 1 && !strings.HasPrefix(s, "[") {
-				return nil, fmt.Errorf("hbase: invalid ZooKeeper address %q", s)
-			}
-			host, port = strings.Trim(s, "[]"), "2181"
-		}
-		if host == "" {
-			return nil, fmt.Errorf("hbase: invalid ZooKeeper address %q: empty host", s)
-		}
-		if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
-			return nil, fmt.Errorf("hbase: invalid ZooKeeper address %q: bad port", s)
-		}
-		out = append(out, net.JoinHostPort(host, port))
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("hbase: empty ZooKeeper quorum %q", q)
-	}
-	return out, nil
+	return parseServers(q, "ZooKeeper", "ZooKeeper quorum", 2181)
 }
 
 // Close closes the connections and the ZooKeeper session. Calls in

@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/hbkit/hbkit/hbase/internal/flat"
 	"github.com/hbkit/hbkit/internal/cellblock"
 	"github.com/hbkit/hbkit/internal/pb"
 	"github.com/hbkit/hbkit/internal/rpc"
@@ -180,18 +181,18 @@ func putToPB(p *Put, row []byte) *pb.MutationProto {
 // and qualifier so that the encoding is deterministic. ts, if set, is
 // repeated on every cell.
 func valuesToPB(values map[string]map[string][]byte, ts *uint64) []*pb.MutationProto_ColumnValue {
-	cols := flattenMap(values)
+	cols := flat.Map(values)
 	out := make([]*pb.MutationProto_ColumnValue, 0, len(values))
 	qvs := make([]pb.MutationProto_ColumnValue_QualifierValue, len(cols))
 	var cur *pb.MutationProto_ColumnValue
 	for i, c := range cols {
-		if cur == nil || string(cur.Family) != c.family {
-			cur = &pb.MutationProto_ColumnValue{Family: readOnlyBytes(c.family)}
+		if cur == nil || string(cur.Family) != c.Family {
+			cur = &pb.MutationProto_ColumnValue{Family: readOnlyBytes(c.Family)}
 			out = append(out, cur)
 		}
 		qv := &qvs[i]
-		qv.Qualifier = readOnlyBytes(c.qualifier)
-		qv.Value = c.v
+		qv.Qualifier = readOnlyBytes(c.Qualifier)
+		qv.Value = c.V
 		if qv.Value == nil {
 			qv.Value = []byte{}
 		}
@@ -251,18 +252,18 @@ func incrementToPB(inc *Increment, nonce uint64) *pb.MutationProto {
 	if nonce != 0 {
 		m.Nonce = proto.Uint64(nonce)
 	}
-	cols := flattenMap(inc.Deltas)
+	cols := flat.Map(inc.Deltas)
 	qvs := make([]pb.MutationProto_ColumnValue_QualifierValue, len(cols))
 	vals := make([]byte, 8*len(cols))
 	var cur *pb.MutationProto_ColumnValue
 	for i, c := range cols {
-		if cur == nil || string(cur.Family) != c.family {
-			cur = &pb.MutationProto_ColumnValue{Family: []byte(c.family)}
+		if cur == nil || string(cur.Family) != c.Family {
+			cur = &pb.MutationProto_ColumnValue{Family: []byte(c.Family)}
 			m.ColumnValue = append(m.ColumnValue, cur)
 		}
 		v := vals[8*i : 8*i+8 : 8*i+8]
-		binary.BigEndian.PutUint64(v, uint64(c.v))
-		qvs[i].Qualifier = []byte(c.qualifier)
+		binary.BigEndian.PutUint64(v, uint64(c.V))
+		qvs[i].Qualifier = []byte(c.Qualifier)
 		qvs[i].Value = v
 		cur.QualifierValue = append(cur.QualifierValue, &qvs[i])
 	}

@@ -130,8 +130,15 @@ func (c *Client) mutate(ctx context.Context, table string, row []byte, m *pb.Mut
 			req.NonceGroup = proto.Uint64(c.nonceGroup)
 		}
 		resp = new(pb.MutateResponse)
-		if err := c.rsCall(ctx, r.addr, "Mutate", req, resp, rpc.WithCellBlock(&block),
-			rpc.WithCheck(func() error { _, err := rowResult(resp.GetResult(), block, row); return err })); err != nil {
+		var msg []byte
+		if err := c.rsCall(ctx, r.addr, "Mutate", req, resp, rpc.WithCellBlock(&block), rpc.WithMessage(&msg),
+			rpc.WithCheck(func() error {
+				_, err := rowResult(resp.GetResult(), block, row)
+				if err == nil && cond != nil {
+					err = checkFlag(msg, mutateProcessed)
+				}
+				return err
+			})); err != nil {
 			if nonced && sentTo == "" && requestSent(err) {
 				sentTo = r.addr
 			}
@@ -195,7 +202,7 @@ func (c *Client) Put(ctx context.Context, p *Put) (err error) {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	if _, err := writeSize(p, c.opts.maxCellSize); err != nil {
+	if _, err := WriteSize(p, c.opts.maxCellSize); err != nil {
 		return err
 	}
 	if err := c.checkOpen(); err != nil {
@@ -254,7 +261,7 @@ func (c *Client) Append(ctx context.Context, a *Append) (_ *Result, err error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	if _, err := writeSize(a, c.opts.maxCellSize); err != nil {
+	if _, err := WriteSize(a, c.opts.maxCellSize); err != nil {
 		return nil, err
 	}
 	if err := c.checkOpen(); err != nil {
@@ -278,7 +285,7 @@ func (c *Client) CheckAndMutate(ctx context.Context, cam *CheckAndMutate) (_ boo
 	if err := cam.Validate(); err != nil {
 		return false, err
 	}
-	if _, err := writeSize(cam, c.opts.maxCellSize); err != nil {
+	if _, err := WriteSize(cam, c.opts.maxCellSize); err != nil {
 		return false, err
 	}
 	if err := c.checkOpen(); err != nil {
@@ -311,7 +318,7 @@ func (c *Client) MutateRow(ctx context.Context, rm *RowMutations) (err error) {
 	if err := rm.Validate(); err != nil {
 		return err
 	}
-	if _, err := writeSize(rm, c.opts.maxCellSize); err != nil {
+	if _, err := WriteSize(rm, c.opts.maxCellSize); err != nil {
 		return err
 	}
 	if err := c.checkOpen(); err != nil {
@@ -384,7 +391,9 @@ func (c *Client) atomicRow(ctx context.Context, table string, row []byte, muts [
 	return c.regionWrite(ctx, table, row, idempotent, func(ctx context.Context, r *region) error {
 		req := &pb.MultiRequest{RegionAction: []*pb.RegionAction{atomicRegionAction(r, actions, cond)}}
 		var resp pb.MultiResponse
-		if err := c.rsCall(ctx, r.addr, "Multi", req, &resp); err != nil {
+		var msg []byte
+		if err := c.rsCall(ctx, r.addr, "Multi", req, &resp, rpc.WithMessage(&msg),
+			rpc.WithCheck(func() error { return checkMultiFlags(msg) })); err != nil {
 			return err
 		}
 		rars := resp.GetRegionActionResult()

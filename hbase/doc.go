@@ -1,5 +1,9 @@
-// Package hbase is hbkit's native client for Apache HBase 2.x: its public
-// types and the narrow interfaces that the rest of hbkit builds on.
+// Package hbase is hbkit's native client for Apache HBase 2.x.
+//
+// Its public types and the narrow interfaces that the rest of hbkit
+// builds on are defined in package hbase/hbapi, which links no wire code;
+// this package declares each of them again under the same name (aliases,
+// thin wrappers: vocab.go, generated), so either import works.
 //
 // # Who should use it
 //
@@ -54,3 +58,5 @@
 // package hbase/conformance checks the client and the fake against the
 // same expectations.
 package hbase
+
+//go:generate go run ./internal/aliasgen

@@ -683,6 +683,7 @@ func (c *Client) regionFailed(r *region, err error, kind retryKind) retryKind {
 		return retryBackoff
 	}
 	invalidate := func() {
+		c.opts.log().Debug("hbase: region location dropped", "table", r.table, "region", r.encodedName(), "server", r.addr, "error", err)
 		if f := c.regions.onFailure; f != nil {
 			f(r, err)
 		}
@@ -695,6 +696,7 @@ func (c *Client) regionFailed(r *region, err error, kind retryKind) retryKind {
 		invalidate()
 	case retryMoved:
 		if addr, ok := movedTo(err); ok {
+			c.opts.log().Info("hbase: region moved", "table", r.table, "region", r.encodedName(), "from", r.addr, "to", addr)
 			c.regions.moved(r, addr)
 		} else {
 			invalidate()

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net"
 	"strings"
@@ -43,6 +44,7 @@ type options struct {
 
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
+	logger         *slog.Logger // WithLogger; nil: silent (see log)
 
 	// set records which options were given, to reject nil providers
 	// and dialers given explicitly.
@@ -243,8 +245,39 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 	return func(o *options) { o.tracerProvider, o.nilTracer = tp, tp == nil }
 }
 
+// WithLogger logs what the client does on its own, which no call's error
+// reports: a region that moved or whose location was dropped, a
+// ZooKeeper session lost, expired or back, a call that ran out of
+// retries or time, a scanner's lease renewal that failed. Records carry
+// table and server names and error texts, never row keys or values (keys
+// hold phone numbers). Without it the client is silent; nil means
+// silent too.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) {
+		o.logger = l
+	}
+}
+
+// log returns the WithLogger logger, a silent one if none is set (a zero
+// options, as some tests build).
+func (o *options) log() *slog.Logger {
+	if o.logger == nil {
+		return silent
+	}
+	return o.logger
+}
+
+// silent discards every record.
+var silent = slog.New(slog.DiscardHandler)
+
 // WithMeterProvider sets the provider of the client's meter. Without it,
 // the global provider (otel.GetMeterProvider) is used.
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(o *options) { o.meterProvider, o.nilMeter = mp, mp == nil }
+}
+
+// WriteLimits returns the limits c applies to writes (WithMaxCellSize,
+// WithWriteBufferSize).
+func (c *Client) WriteLimits() WriteLimits {
+	return WriteLimits{MaxCellSize: c.opts.maxCellSize, WriteBufferSize: c.opts.writeBuffer}
 }

@@ -4,6 +4,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/hbkit/hbkit/hbase/internal/flat"
 	"github.com/hbkit/hbkit/internal/pb"
 )
 
@@ -51,9 +52,9 @@ const maxPutWire = 1 << 10
 // Put p, tag and length included, or false when its MutationProto would
 // be larger than limit bytes.
 func putActionField(p *Put, limit int) (protoreflect.RawFields, bool) {
-	var cols [8]flatCol[[]byte]
+	var cols [8]flat.Col[[]byte]
 	var fams [4]famRun
-	w := putWire{p: p, cols: flattenMapInto(cols[:0], p.Values)}
+	w := putWire{p: p, cols: flat.MapInto(cols[:0], p.Values)}
 	if t := wireTimestamp(p.Timestamp); t != nil {
 		w.ts, w.hasTS = *t, true
 	}
@@ -74,7 +75,7 @@ func putActionField(p *Put, limit int) (protoreflect.RawFields, bool) {
 // counts once for the sizes and append reuses for the length prefixes.
 type putWire struct {
 	p     *Put
-	cols  []flatCol[[]byte]
+	cols  []flat.Col[[]byte]
 	fams  []famRun
 	ts    uint64
 	hasTS bool
@@ -85,8 +86,8 @@ type putWire struct {
 type famRun struct{ end, size int }
 
 // qvSize is the size of the QualifierValue of c.
-func (w putWire) qvSize(c *flatCol[[]byte]) int {
-	n := 1 + protowire.SizeBytes(len(c.qualifier)) + 1 + protowire.SizeBytes(len(c.v))
+func (w putWire) qvSize(c *flat.Col[[]byte]) int {
+	n := 1 + protowire.SizeBytes(len(c.Qualifier)) + 1 + protowire.SizeBytes(len(c.V))
 	if w.hasTS {
 		n += 1 + protowire.SizeVarint(w.ts)
 	}
@@ -98,9 +99,9 @@ func (w putWire) qvSize(c *flatCol[[]byte]) int {
 func (w putWire) measure(fams []famRun) (int, []famRun) {
 	n := 1 + protowire.SizeBytes(len(w.p.Row)) + 1 + protowire.SizeVarint(uint64(pb.MutationProto_PUT))
 	for i := 0; i < len(w.cols); {
-		fam := w.cols[i].family
+		fam := w.cols[i].Family
 		size := 1 + protowire.SizeBytes(len(fam))
-		for ; i < len(w.cols) && w.cols[i].family == fam; i++ {
+		for ; i < len(w.cols) && w.cols[i].Family == fam; i++ {
 			size += 1 + protowire.SizeBytes(w.qvSize(&w.cols[i]))
 		}
 		fams = append(fams, famRun{end: i, size: size})
@@ -127,15 +128,15 @@ func (w putWire) append(b []byte) []byte {
 		b = protowire.AppendTag(b, fieldMutationColumnValue, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(f.size))
 		b = protowire.AppendTag(b, fieldColumnFamily, protowire.BytesType)
-		b = protowire.AppendString(b, w.cols[i].family)
+		b = protowire.AppendString(b, w.cols[i].Family)
 		for ; i < f.end; i++ {
 			c := &w.cols[i]
 			b = protowire.AppendTag(b, fieldColumnQV, protowire.BytesType)
 			b = protowire.AppendVarint(b, uint64(w.qvSize(c)))
 			b = protowire.AppendTag(b, fieldQVQualifier, protowire.BytesType)
-			b = protowire.AppendString(b, c.qualifier)
+			b = protowire.AppendString(b, c.Qualifier)
 			b = protowire.AppendTag(b, fieldQVValue, protowire.BytesType)
-			b = protowire.AppendBytes(b, c.v)
+			b = protowire.AppendBytes(b, c.V)
 			if w.hasTS {
 				b = protowire.AppendTag(b, fieldQVTimestamp, protowire.VarintType)
 				b = protowire.AppendVarint(b, w.ts)

@@ -508,3 +508,14 @@ func (rc *regionCache) answered(r *region, since time.Time) {
 	}
 	rc.someFailed.Store(false)
 }
+
+// encodedName is the last part of the region's name ("table,start,id.
+// encoded."), the hash HBase's logs and UI name a region by: unlike the
+// whole name, it holds no row key.
+func (r *region) encodedName() string {
+	n := bytes.TrimSuffix(r.name, []byte("."))
+	if i := bytes.LastIndexByte(n, '.'); i >= 0 {
+		return string(n[i+1:])
+	}
+	return strconv.FormatUint(r.info.GetRegionId(), 10)
+}

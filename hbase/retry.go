@@ -259,7 +259,9 @@ func (r *retrier) wait(ctx context.Context, lastErr error, kind retryKind) error
 		return r.final(convertError(lastErr))
 	}
 	if r.retries >= r.o.maxRetries {
-		return r.final(&retriesExhaustedError{retries: r.retries, err: convertError(lastErr)})
+		err := &retriesExhaustedError{retries: r.retries, err: convertError(lastErr)}
+		r.o.log().Warn("hbase: call gave up: retries exhausted", "retries", r.retries, "error", err.err)
+		return r.final(err)
 	}
 	d := r.backoff(r.retries, kind)
 	if !r.resent && lostAnswer(lastErr) {
@@ -331,8 +333,11 @@ func (r *retrier) timeout(ctx context.Context, lastErr error) *timeoutError {
 	case last == nil && errors.As(lastErr, &ce):
 		last = ce.last // why a wait (lookup pacing) held the operation
 	}
-	return &timeoutError{after: r.o.retryBudget, elapsed: time.Since(r.deadline.Add(-r.o.retryBudget)), attempts: r.attempts,
+	te = &timeoutError{after: r.o.retryBudget, elapsed: time.Since(r.deadline.Add(-r.o.retryBudget)), attempts: r.attempts,
 		paced: pacedIn(ctx), backedOff: r.backedOff, last: convertError(last)}
+	r.o.log().Warn("hbase: call gave up: operation timeout", "timeout", r.o.retryBudget, "attempts", te.attempts,
+		"paced", te.paced, "backed_off", te.backedOff, "error", te.last)
+	return te
 }
 
 // errConditionFailed is the answer of one attempt of a conditional write

@@ -1113,9 +1113,12 @@ func (s *scanner) renewLease() {
 		ClientHandlesPartials:   &boolTrue,
 		ClientHandlesHeartbeats: &boolTrue,
 	}
-	if err := s.c.rsCall(ctx, s.reg.addr, "Scan", req, nil); err == nil {
-		s.scheduleRenewal()
+	if err := s.c.rsCall(ctx, s.reg.addr, "Scan", req, nil); err != nil {
+		s.c.opts.log().Warn("hbase: scanner lease renewal failed; the next read reopens the scanner",
+			"table", s.reg.table, "region", s.reg.encodedName(), "server", s.reg.addr, "error", err)
+		return
 	}
+	s.scheduleRenewal()
 }
 
 // finish ends the scan: records err, closes the server-side scanner and

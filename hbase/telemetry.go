@@ -10,14 +10,13 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hbkit/hbkit/internal/buildinfo"
 )
 
 // instrumentationName names the client's tracer and meter: the package's
-// import path.
-const (
-	instrumentationName    = "github.com/hbkit/hbkit/hbase"
-	instrumentationVersion = "0.1.0"
-)
+// import path; their version is hbkit's (buildinfo).
+const instrumentationName = "github.com/hbkit/hbkit/hbase"
 
 // Attribute keys of the OpenTelemetry database semantic conventions.
 const (
@@ -46,8 +45,8 @@ func newTelemetry(o *options) (*telemetry, error) {
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
-	t := &telemetry{tracer: tp.Tracer(instrumentationName, trace.WithInstrumentationVersion(instrumentationVersion))}
-	meter := mp.Meter(instrumentationName, metric.WithInstrumentationVersion(instrumentationVersion))
+	t := &telemetry{tracer: tp.Tracer(instrumentationName, trace.WithInstrumentationVersion(buildinfo.Version()))}
+	meter := mp.Meter(instrumentationName, metric.WithInstrumentationVersion(buildinfo.Version()))
 	var err error
 	t.duration, err = meter.Float64Histogram("db.client.operation.duration",
 		metric.WithDescription("Duration of HBase client operations, retries included."),

@@ -10,7 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -290,11 +290,11 @@ func regionFraction(key []byte, splits [][]byte) float64 {
 // checkData is pass 1: every data row must have its entries, verified and
 // carrying the data row's cells.
 func (t *Table[T]) checkData(ctx context.Context, mode Mode, start []byte, rep *Report, done func(last []byte) error) error {
-	sc, err := t.c.Scan(ctx, &hbase.Scan{Table: t.name, StartRow: start, Caching: t.o.batchSize})
+	sc, err := t.c.Scan(ctx, &hbapi.Scan{Table: t.name, StartRow: start, Caching: t.o.batchSize})
 	if err != nil {
 		return err
 	}
-	var rows []*hbase.Result
+	var rows []*hbapi.Result
 	dups := newDupWindow()
 	flush := func() error {
 		if len(rows) == 0 {
@@ -312,7 +312,7 @@ func (t *Table[T]) checkData(ctx context.Context, mode Mode, start []byte, rep *
 		rows = rows[:0]
 		return done(last)
 	}
-	for r, err := range hbase.All(ctx, sc) {
+	for r, err := range hbapi.All(ctx, sc) {
 		if err != nil {
 			return err
 		}
@@ -332,7 +332,7 @@ type checkedRow[T any] struct {
 	enc *schema.Record
 }
 
-func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.Result, rep *Report) error {
+func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbapi.Result, rep *Report) error {
 	live, purge := t.liveRows(mode, rows, rep)
 	// A tombstone purge is skipped when the record was written again meanwhile.
 	if err := t.sendConditional(ctx, purge, rep); err != nil {
@@ -341,7 +341,7 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 	if len(live) == 0 {
 		return nil
 	}
-	gets := make([]hbase.Action, 0, len(live)*len(t.ixs))
+	gets := make([]hbapi.Action, 0, len(live)*len(t.ixs))
 	for _, r := range live {
 		for i, s := range t.ixs {
 			gets = append(gets, s.entryGet(&r.enc.Entries[i]))
@@ -352,7 +352,7 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 		return err
 	}
 	var fix []*item[T]
-	var foreign []*hbase.CheckAndMutate
+	var foreign []*hbapi.CheckAndMutate
 	for j, r := range live {
 		stray, ours := t.judgeEntries(r.d, res[j*len(t.ixs):(j+1)*len(t.ixs)], rep)
 		switch {
@@ -379,18 +379,18 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbase.R
 // liveRows counts the data rows of pass 1 and returns the live ones that
 // decode, with their records, and the conditional deletes of the
 // tombstones older than the grace period (outside ModeVerify).
-func (t *Table[T]) liveRows(mode Mode, rows []*hbase.Result, rep *Report) ([]checkedRow[T], []*hbase.CheckAndMutate) {
+func (t *Table[T]) liveRows(mode Mode, rows []*hbapi.Result, rep *Report) ([]checkedRow[T], []*hbapi.CheckAndMutate) {
 	var live []checkedRow[T]
-	var purge []*hbase.CheckAndMutate
+	var purge []*hbapi.CheckAndMutate
 	for _, r := range rows {
 		d := t.readData(r.Row(), r)
 		if d.tombstone {
 			rep.Tombstones++
 			if mode != ModeVerify && t.o.now().Sub(time.UnixMilli(d.version)) > t.o.grace {
-				purge = append(purge, &hbase.CheckAndMutate{
+				purge = append(purge, &hbapi.CheckAndMutate{
 					Table: t.name, Row: r.Row(), Family: []byte(t.fam), Qualifier: []byte(VersionQualifier),
-					Compare: hbase.CompareEqual, Value: d.verBytes,
-					Mutations: []hbase.Mutation{&hbase.Delete{Table: t.name, Row: r.Row(), Timestamp: d.version}},
+					Compare: hbapi.CompareEqual, Value: d.verBytes,
+					Mutations: []hbapi.Mutation{&hbapi.Delete{Table: t.name, Row: r.Row(), Timestamp: d.version}},
 				})
 			}
 			continue
@@ -414,13 +414,13 @@ func (t *Table[T]) liveRows(mode Mode, rows []*hbase.Result, rep *Report) ([]che
 }
 
 // entryGet reads entry e of index s as Check compares it.
-func (s *ixState[T]) entryGet(e *schema.Row) *hbase.Get {
-	g := &hbase.Get{Table: s.name, Row: e.Key, Families: [][]byte{[]byte(s.fam)}}
+func (s *ixState[T]) entryGet(e *schema.Row) *hbapi.Get {
+	g := &hbapi.Get{Table: s.name, Row: e.Key, Families: [][]byte{[]byte(s.fam)}}
 	if s.inv {
 		// This record's cell only, not the row of every record sharing
 		// its value.
 		g.Families = nil
-		g.Columns = []hbase.Column{{Family: []byte(s.fam), Qualifier: []byte(e.Cells[0].Qualifier)}}
+		g.Columns = []hbapi.Column{{Family: []byte(s.fam), Qualifier: []byte(e.Cells[0].Qualifier)}}
 	}
 	return g
 }
@@ -430,7 +430,7 @@ func (s *ixState[T]) entryGet(e *schema.Row) *hbase.Get {
 // indexes whose entry is absent, or stale without a status cell; ours
 // reports an entry with a status that is missing or stale, which the
 // protocol fixes.
-func (t *Table[T]) judgeEntries(d *dataState[T], res []hbase.BatchResult, rep *Report) (stray []int, ours bool) {
+func (t *Table[T]) judgeEntries(d *dataState[T], res []hbapi.BatchResult, rep *Report) (stray []int, ours bool) {
 	for i, s := range t.ixs {
 		got := res[i].Result
 		var e *entry
@@ -497,8 +497,9 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip
 		if err != nil {
 			return err
 		}
-		var cams []*hbase.CheckAndMutate
-		var fixes []hbase.Action
+		var orphans []*entry
+		var orphanRows []*dataState[T]
+		var fixes []hbapi.Action
 		for j, e := range es {
 			rep.Entries++
 			v := t.judge(i, e, ds[j])
@@ -511,7 +512,7 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip
 			w, cam := t.repairAction(i, e, v)
 			switch {
 			case cam != nil:
-				cams = append(cams, cam)
+				orphans, orphanRows = append(orphans, e), append(orphanRows, ds[j])
 			case w != nil:
 				fixes = append(fixes, w)
 			case !v.valid && s.inv && len(e.qual) == 0:
@@ -522,6 +523,11 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip
 				rep.Skips.InFlight++ // not a dead orphan yet (deadOrphan)
 				rep.Skips.Grace = t.o.grace
 			}
+		}
+		cams := t.confirmOrphans(ctx, i, orphans, orphanRows)
+		if n := int64(len(orphans) - len(cams)); n > 0 {
+			rep.Skipped += n
+			rep.Skips.Changed += n // read again, the entry or its data row differed
 		}
 		rep.Repaired += int64(t.applyRepairs(ctx, fixes, cams))
 		last := es[len(es)-1]
@@ -555,13 +561,13 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip
 // are stamped by the server, whose clock has moved past the cells and
 // delete markers already there (the stale entry's, or those of a delete
 // that removed it).
-func (t *Table[T]) foreignEntryFix(i int, want *schema.Row) *hbase.CheckAndMutate {
+func (t *Table[T]) foreignEntryFix(i int, want *schema.Row) *hbapi.CheckAndMutate {
 	s := t.ixs[i]
 	vals := want.Values()
-	muts := []hbase.Mutation{&hbase.Put{Table: s.name, Row: want.Key, Values: vals}}
+	muts := []hbapi.Mutation{&hbapi.Put{Table: s.name, Row: want.Key, Values: vals}}
 	for _, c := range s.carried {
 		if _, ok := vals[c.Family][c.Qualifier]; !ok {
-			muts = append(muts, &hbase.Delete{Table: s.name, Row: want.Key, Family: []byte(c.Family),
+			muts = append(muts, &hbapi.Delete{Table: s.name, Row: want.Key, Family: []byte(c.Family),
 				Qualifier: []byte(c.Qualifier), AllVersions: true})
 		}
 	}
@@ -569,19 +575,19 @@ func (t *Table[T]) foreignEntryFix(i int, want *schema.Row) *hbase.CheckAndMutat
 	if s.inv {
 		q = []byte(want.Cells[0].Qualifier) // the cell itself, absent
 	}
-	return &hbase.CheckAndMutate{
+	return &hbapi.CheckAndMutate{
 		Table: s.name, Row: want.Key, Family: []byte(s.fam), Qualifier: q,
-		Compare: hbase.CompareEqual, Mutations: muts,
+		Compare: hbapi.CompareEqual, Mutations: muts,
 	}
 }
 
 // sendConditional sends cams in one Batch and counts those applied as
 // repaired, the others as skipped.
-func (t *Table[T]) sendConditional(ctx context.Context, cams []*hbase.CheckAndMutate, rep *Report) error {
+func (t *Table[T]) sendConditional(ctx context.Context, cams []*hbapi.CheckAndMutate, rep *Report) error {
 	if len(cams) == 0 {
 		return nil
 	}
-	acts := make([]hbase.Action, len(cams))
+	acts := make([]hbapi.Action, len(cams))
 	for i, cam := range cams {
 		acts[i] = cam
 	}

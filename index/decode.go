@@ -1,7 +1,7 @@
 package index
 
 import (
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -36,10 +36,10 @@ func NewRowDecoder[T any](t *schema.Table[T]) *RowDecoder[T] {
 // of the record: see Table.Since) and delete markers of raw scans. cells
 // is scratch space; the slice used is returned for reuse, its cells
 // aliasing r. The error is the schema's (*schema.Error).
-func (d *RowDecoder[T]) Decode(r *hbase.Result, since int64, cells []schema.Cell, v *T) ([]schema.Cell, error) {
+func (d *RowDecoder[T]) Decode(r *hbapi.Result, since int64, cells []schema.Cell, v *T) ([]schema.Cell, error) {
 	cells = cells[:0]
 	for _, c := range r.Cells {
-		if c.Type != 0 && c.Type != hbase.CellTypePut || c.Timestamp < since {
+		if c.Type != 0 && c.Type != hbapi.CellTypePut || c.Timestamp < since {
 			continue
 		}
 		fam, ok := d.cols[string(c.Family)]

@@ -75,7 +75,10 @@
 // write), when it cannot belong to a write in flight: it is verified
 // (which the protocol never leaves behind), or the data row's version has
 // passed the entry's, or the entry is older than the grace period
-// (Config.GracePeriod). Check finds the same states across whole tables:
+// (Config.GracePeriod), and when a second read of the entry and its data
+// row, in another round trip, judges the same: HBase's RPC has no
+// checksum, and one flipped bit in a value read can make a live record's
+// entry look like an orphan. Check finds the same states across whole tables:
 // missing (a data row whose entry is absent or unverified), orphaned and
 // stale (carried cells that disagree), and repairs them through the same
 // protocol, conditioned on the data row's version so it never undoes a

@@ -18,7 +18,7 @@ func TestForbiddenImports(t *testing.T) {
 		"github.com/hbkit/hbkit/dao",
 		"github.com/hbkit/hbkit/admin",
 		"github.com/hbkit/hbkit/cmd/",
-		"github.com/hbkit/hbkit/internal/cli",
+		"github.com/hbkit/hbkit/cli",
 		"github.com/hbkit/hbkit/hbase/fake",
 		"github.com/hbkit/hbkit/hbase/hbasemock",
 	}

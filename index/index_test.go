@@ -342,7 +342,7 @@ func (f *firstActions) Batch(ctx context.Context, acts []hbase.Action) ([]hbase.
 func (f *firstActions) reads() int {
 	n := 0
 	for _, s := range f.seen {
-		if s == "*hbase.Get" {
+		if s == "*hbapi.Get" {
 			n++
 		}
 	}
@@ -368,7 +368,7 @@ func TestBlindPuts(t *testing.T) {
 	if _, err := s.PutBatch(ctx, batch("acme")); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"*hbase.Put", "*hbase.CheckAndMutate", "*hbase.Put"}; !slices.Equal(rec.seen, want) {
+	if want := []string{"*hbapi.Put", "*hbapi.CheckAndMutate", "*hbapi.Put"}; !slices.Equal(rec.seen, want) {
 		t.Fatalf("insert: Batches starting with %v, want %v", rec.seen, want)
 	}
 	// Updates: the blind attempt loses every conditional write, the
@@ -377,7 +377,7 @@ func TestBlindPuts(t *testing.T) {
 	if _, err := s.PutBatch(ctx, batch("globex")); err != nil {
 		t.Fatal(err)
 	}
-	if rec.reads() != 1 || rec.seen[0] != "*hbase.Put" || rec.seen[1] != "*hbase.CheckAndMutate" {
+	if rec.reads() != 1 || rec.seen[0] != "*hbapi.Put" || rec.seen[1] != "*hbapi.CheckAndMutate" {
 		t.Fatalf("first update: Batches starting with %v, want a blind attempt then one read", rec.seen)
 	}
 	// The next 16 batches read first; the 17th is blind again.
@@ -386,7 +386,7 @@ func TestBlindPuts(t *testing.T) {
 		if _, err := s.PutBatch(ctx, batch(fmt.Sprintf("acct-%d", i))); err != nil {
 			t.Fatal(err)
 		}
-		if readFirst := rec.seen[0] == "*hbase.Get"; readFirst != (i < 16) {
+		if readFirst := rec.seen[0] == "*hbapi.Get"; readFirst != (i < 16) {
 			t.Fatalf("update %d after a lost guess: Batches starting with %v", i+1, rec.seen)
 		}
 	}

@@ -1,7 +1,7 @@
 package index
 
 import (
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -52,20 +52,20 @@ func (t *Table[T]) qualifiers(key []byte, enc *schema.Record) ([][]byte, error) 
 
 // cellPut is the Put of an inverted entry: its cell, holding the status, at
 // version v.
-func (s *ixState[T]) cellPut(row, qual []byte, status byte, v int64) *hbase.Put {
+func (s *ixState[T]) cellPut(row, qual []byte, status byte, v int64) *hbapi.Put {
 	vals := map[string]map[string][]byte{s.fam: {string(qual): statusValue(status, v)}}
-	return &hbase.Put{Table: s.name, Row: row, Values: vals, Timestamp: v}
+	return &hbapi.Put{Table: s.name, Row: row, Values: vals, Timestamp: v}
 }
 
 // markUnverified is the phase-1 write that marks the entry of a record in
 // row (its qualifier qual, for an inverted index) unverified at version v.
-func (s *ixState[T]) markUnverified(row, qual []byte, v int64) *hbase.Put {
+func (s *ixState[T]) markUnverified(row, qual []byte, v int64) *hbapi.Put {
 	if s.inv {
 		return s.cellPut(row, qual, statusUnverified, v)
 	}
 	vals := map[string]map[string][]byte{}
 	put(vals, s.fam, StatusQualifier, statusValue(statusUnverified, v))
-	return &hbase.Put{Table: s.name, Row: row, Values: vals, Timestamp: v}
+	return &hbapi.Put{Table: s.name, Row: row, Values: vals, Timestamp: v}
 }
 
 // dropEntry deletes the entry of a record in row (its qualifier qual, for
@@ -75,14 +75,14 @@ func (s *ixState[T]) markUnverified(row, qual []byte, v int64) *hbase.Put {
 // and callers skip cells that have one (another client's): should one
 // get here, its Delete carries a non-nil empty qualifier, which the
 // client refuses, never a nil one, which would delete the family.
-func (s *ixState[T]) dropEntry(row, qual []byte, v int64, d hbase.Durability) *hbase.Delete {
+func (s *ixState[T]) dropEntry(row, qual []byte, v int64, d hbapi.Durability) *hbapi.Delete {
 	if s.inv {
 		if qual == nil {
 			qual = []byte{}
 		}
-		return &hbase.Delete{Table: s.name, Row: row, Family: []byte(s.fam), Qualifier: qual, AllVersions: true, Timestamp: v, Durability: d}
+		return &hbapi.Delete{Table: s.name, Row: row, Family: []byte(s.fam), Qualifier: qual, AllVersions: true, Timestamp: v, Durability: d}
 	}
-	return &hbase.Delete{Table: s.name, Row: row, Timestamp: v, Durability: d}
+	return &hbapi.Delete{Table: s.name, Row: row, Timestamp: v, Durability: d}
 }
 
 // statusColumn is the column whose value a conditional write on entry e
@@ -97,14 +97,14 @@ func (s *ixState[T]) statusColumn(e *entry) (family, qualifier []byte) {
 
 // parseCells splits a row (or part of a row) of an inverted index into its
 // entries, one per cell of the entry family, newest version of each.
-func (s *ixState[T]) parseCells(r *hbase.Result) []*entry {
+func (s *ixState[T]) parseCells(r *hbapi.Result) []*entry {
 	if r.Empty() {
 		return nil
 	}
 	var out []*entry
 	var last []byte
 	for _, c := range r.Cells {
-		if c.Type != 0 && c.Type != hbase.CellTypePut || string(c.Family) != s.fam {
+		if c.Type != 0 && c.Type != hbapi.CellTypePut || string(c.Family) != s.fam {
 			continue
 		}
 		if last != nil && string(c.Qualifier) == string(last) {
@@ -128,7 +128,7 @@ func (s *ixState[T]) parseCells(r *hbase.Result) []*entry {
 
 // parseEntries returns the entries of a result read from index s: the row
 // itself, or the cells of an inverted row.
-func (s *ixState[T]) parseEntries(r *hbase.Result) []*entry {
+func (s *ixState[T]) parseEntries(r *hbapi.Result) []*entry {
 	if s.inv {
 		return s.parseCells(r)
 	}

@@ -66,12 +66,12 @@ func TestPartialBatchFailures(t *testing.T) {
 		batch int
 		first string // type of the failing Batch's first action
 	}{
-		{"read first/reads and unverified entries", false, 1, "*hbase.Get"},
-		{"read first/data rows", false, 3, "*hbase.CheckAndMutate"},
-		{"read first/verification", false, 4, "*hbase.Put"},
-		{"blind/unverified entries", true, 1, "*hbase.Put"},
-		{"blind/data rows", true, 2, "*hbase.CheckAndMutate"},
-		{"blind/second attempt reads", true, 4, "*hbase.Get"},
+		{"read first/reads and unverified entries", false, 1, "*hbapi.Get"},
+		{"read first/data rows", false, 3, "*hbapi.CheckAndMutate"},
+		{"read first/verification", false, 4, "*hbapi.Put"},
+		{"blind/unverified entries", true, 1, "*hbapi.Put"},
+		{"blind/data rows", true, 2, "*hbapi.CheckAndMutate"},
+		{"blind/second attempt reads", true, 4, "*hbapi.Get"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -50,7 +50,7 @@ func (t *Table[T]) insertInsertOnly(ctx context.Context, items []*item[T]) {
 // inserts to send again, whose write the network hid and did not land,
 // with the errors that hid them.
 func (t *Table[T]) insertInsertOnlyOnce(ctx context.Context, items []*item[T], v int64) (again []*item[T], errs []error) {
-	acts := make([]hbase.Action, 0, len(items)*(1+len(t.ixs)))
+	acts := make([]hbapi.Action, 0, len(items)*(1+len(t.ixs)))
 	owner := make([]*item[T], 0, cap(acts))
 	cams := make([]int, len(items)) // position of each item's conditional write in acts
 	for n, it := range items {
@@ -61,10 +61,10 @@ func (t *Table[T]) insertInsertOnlyOnce(ctx context.Context, items []*item[T], v
 		if len(it.enc.Token) > 0 {
 			put(vals, t.fam, TokenQualifier, it.enc.Token)
 		}
-		acts = append(acts, &hbase.CheckAndMutate{
+		acts = append(acts, &hbapi.CheckAndMutate{
 			Table: t.name, Row: it.key, Family: []byte(first.Family), Qualifier: []byte(first.Qualifier),
-			Compare:   hbase.CompareEqual,
-			Mutations: []hbase.Mutation{&hbase.Put{Table: t.name, Row: it.key, Values: vals}},
+			Compare:   hbapi.CompareEqual,
+			Mutations: []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Values: vals}},
 		})
 		owner = append(owner, it)
 		for i, s := range t.ixs {
@@ -81,7 +81,7 @@ func (t *Table[T]) insertInsertOnlyOnce(ctx context.Context, items []*item[T], v
 		return nil, nil
 	}
 	for i, r := range res {
-		if _, cond := acts[i].(*hbase.CheckAndMutate); r.Err != nil && !(cond && outcomeUnknown(r.Err)) {
+		if _, cond := acts[i].(*hbapi.CheckAndMutate); r.Err != nil && !(cond && outcomeUnknown(r.Err)) {
 			t.failAll([]*item[T]{owner[i]}, OpPut, PhaseData, len(items), r.Err)
 		}
 	}
@@ -128,9 +128,9 @@ func (t *Table[T]) withdrawLost(ctx context.Context, lost []*item[T], v int64) {
 	if len(lost) == 0 {
 		return
 	}
-	gets := make([]hbase.Action, len(lost))
+	gets := make([]hbapi.Action, len(lost))
 	for i, it := range lost {
-		gets[i] = &hbase.Get{Table: t.name, Row: it.key}
+		gets[i] = &hbapi.Get{Table: t.name, Row: it.key}
 	}
 	rows, err := t.c.Batch(ctx, gets)
 	if err != nil {
@@ -142,7 +142,7 @@ func (t *Table[T]) withdrawLost(ctx context.Context, lost []*item[T], v int64) {
 		}
 		return // best effort: what is left is an entry its row does not derive, which Check removes
 	}
-	var cleanup []hbase.Action
+	var cleanup []hbapi.Action
 	for i, it := range lost {
 		if it.insert && t.ownInsert(it, rows[i].Result) {
 			// Its own insert: the answer that said the key was taken was
@@ -194,9 +194,9 @@ func (t *Table[T]) holds(d *dataState[T], rec *schema.Record) bool {
 // data rows to learn their entries, then deletes rows and entries in one
 // Batch.
 func (t *Table[T]) deleteInsertOnly(ctx context.Context, items []*item[T]) {
-	gets := make([]hbase.Action, len(items))
+	gets := make([]hbapi.Action, len(items))
 	for i, it := range items {
-		gets[i] = &hbase.Get{Table: t.name, Row: it.key}
+		gets[i] = &hbapi.Get{Table: t.name, Row: it.key}
 	}
 	res, err := t.c.Batch(ctx, gets)
 	if err != nil {
@@ -207,7 +207,7 @@ func (t *Table[T]) deleteInsertOnly(ctx context.Context, items []*item[T]) {
 		t.failAll(items, OpDelete, PhaseData, len(items), err)
 		return
 	}
-	var acts []hbase.Action
+	var acts []hbapi.Action
 	var owner, live []*item[T]
 	for i, it := range items {
 		d := t.readData(it.key, res[i].Result)
@@ -216,10 +216,10 @@ func (t *Table[T]) deleteInsertOnly(ctx context.Context, items []*item[T]) {
 			continue
 		}
 		live = append(live, it)
-		acts, owner = append(acts, &hbase.Delete{Table: t.name, Row: it.key}), append(owner, it)
+		acts, owner = append(acts, &hbapi.Delete{Table: t.name, Row: it.key}), append(owner, it)
 		for j, s := range t.ixs {
 			if k := d.keys[j]; k != nil {
-				acts, owner = append(acts, s.dropEntry(k, it.quals[j], 0, hbase.DurabilityDefault)), append(owner, it)
+				acts, owner = append(acts, s.dropEntry(k, it.quals[j], 0, hbapi.DurabilityDefault)), append(owner, it)
 			}
 		}
 	}
@@ -236,7 +236,7 @@ func (t *Table[T]) failAll(items []*item[T], op Op, phase Phase, records int, er
 }
 
 // finish sends acts and marks done the items none of whose actions failed.
-func (t *Table[T]) finish(ctx context.Context, acts []hbase.Action, owner, items []*item[T], op Op, phase Phase) {
+func (t *Table[T]) finish(ctx context.Context, acts []hbapi.Action, owner, items []*item[T], op Op, phase Phase) {
 	onErr := func(it *item[T], err error) { t.failAll([]*item[T]{it}, op, phase, len(items), err) }
 	for _, it := range t.batch(ctx, acts, owner, items, onErr) {
 		it.done = true
@@ -305,10 +305,10 @@ func (t *Table[T]) writeMutable(ctx context.Context, op Op, items []*item[T]) {
 // mutableActions returns the writes of a mutable table's puts or deletes
 // (and the item of each), every cell at the write's version, and the
 // nonce of each item's writer.
-func (t *Table[T]) mutableActions(op Op, items []*item[T]) ([]hbase.Action, []*item[T], map[*item[T]]uint32) {
-	var acts []hbase.Action
+func (t *Table[T]) mutableActions(op Op, items []*item[T]) ([]hbapi.Action, []*item[T], map[*item[T]]uint32) {
+	var acts []hbapi.Action
 	var owner []*item[T]
-	add := func(a hbase.Action, it *item[T]) { acts, owner = append(acts, a), append(owner, it) }
+	add := func(a hbapi.Action, it *item[T]) { acts, owner = append(acts, a), append(owner, it) }
 	nonces := make(map[*item[T]]uint32, len(items))
 	for _, it := range items {
 		it.v = t.nextVersion(it.key, 0)
@@ -330,7 +330,7 @@ func (t *Table[T]) mutableActions(op Op, items []*item[T]) ([]hbase.Action, []*i
 			put(vals, t.fam, s.keyQ, k)
 			put(vals, t.fam, string(s.historyQualifier(it.v, nonce)), k)
 		}
-		add(&hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}, it)
+		add(&hbapi.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}, it)
 	}
 	return acts, owner, nonces
 }
@@ -339,7 +339,7 @@ func (t *Table[T]) mutableActions(op Op, items []*item[T]) ([]hbase.Action, []*i
 // writes queued riding along, saving their own round trip (the
 // verifier's sender leaves its queue to the writers for a moment before
 // sending it itself). It returns the results of acts.
-func (t *Table[T]) batchCarrying(ctx context.Context, acts []hbase.Action) ([]hbase.BatchResult, error) {
+func (t *Table[T]) batchCarrying(ctx context.Context, acts []hbapi.Action) ([]hbapi.BatchResult, error) {
 	var extra takenWork
 	if t.val != nil {
 		extra = t.val.take(maxPiggyback)
@@ -366,10 +366,10 @@ func (t *Table[T]) batchCarrying(ctx context.Context, acts []hbase.Action) ([]hb
 // validateMutable): it reads their rows' bookkeeping and removes the
 // entries older writes left, in the background unless Config.SyncVerify.
 func (t *Table[T]) validateWritten(ctx context.Context, op Op, written []*item[T], nonces map[*item[T]]uint32) {
-	gets := make([]hbase.Action, len(written))
+	gets := make([]hbapi.Action, len(written))
 	for i, it := range written {
 		// The bookkeeping cells only: history, recorded keys, version.
-		g := &hbase.Get{Table: t.name, Row: it.key, Families: [][]byte{[]byte(t.fam)}, Filter: &hbase.ColumnRangeFilter{
+		g := &hbapi.Get{Table: t.name, Row: it.key, Families: [][]byte{[]byte(t.fam)}, Filter: &hbapi.ColumnRangeFilter{
 			Min: []byte(HistoryQualifierPrefix), MinInclusive: true, Max: []byte(WriterQualifier), MaxInclusive: true,
 		}}
 		gets[i] = g
@@ -406,7 +406,7 @@ func (t *Table[T]) writeVerifyOnRead(ctx context.Context, op Op, items []*item[T
 		t.failAll(items, op, PhaseData, len(items), err)
 		return
 	}
-	acts := make([]hbase.Action, 0, len(items)*(1+len(t.ixs)))
+	acts := make([]hbapi.Action, 0, len(items)*(1+len(t.ixs)))
 	owner := make([]*item[T], 0, cap(acts))
 	for _, it := range items {
 		it.v = t.nextVersion(it.key, 0)
@@ -418,7 +418,7 @@ func (t *Table[T]) writeVerifyOnRead(ctx context.Context, op Op, items []*item[T
 				}
 			}
 		}
-		acts, owner = append(acts, &hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}), append(owner, it)
+		acts, owner = append(acts, &hbapi.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}), append(owner, it)
 	}
 	t.finish(ctx, acts, owner, items, op, PhaseData)
 }
@@ -446,7 +446,7 @@ const maxPiggyback = 1000
 // the validation reads writeMutable queued, with the cleanup earlier
 // validations called for, in one Batch, and returns the cleanup its reads
 // call for (validated).
-func (t *Table[T]) sendValidations(ctx context.Context, acts []hbase.Action) ([]hbase.Action, error) {
+func (t *Table[T]) sendValidations(ctx context.Context, acts []hbapi.Action) ([]hbapi.Action, error) {
 	res, err := t.c.Batch(ctx, acts)
 	return t.validated(acts, res, err)
 }
@@ -457,10 +457,10 @@ func (t *Table[T]) sendValidations(ctx context.Context, acts []hbase.Action) ([]
 // of its row, the entries and history cells older writes left; for a
 // write a newer one has overtaken, its own entries where the row's live
 // key differs (withdrawOvertaken). err is the Batch's.
-func (t *Table[T]) validated(acts []hbase.Action, res []hbase.BatchResult, err error) ([]hbase.Action, error) {
+func (t *Table[T]) validated(acts []hbapi.Action, res []hbapi.BatchResult, err error) ([]hbapi.Action, error) {
 	ws := make([]pendingWrite[T], len(acts))
 	for i, a := range acts {
-		if g, ok := a.(*hbase.Get); ok {
+		if g, ok := a.(*hbapi.Get); ok {
 			p, _ := t.pending.LoadAndDelete(g)
 			ws[i], _ = p.(pendingWrite[T])
 		}
@@ -475,7 +475,7 @@ func (t *Table[T]) validated(acts []hbase.Action, res []hbase.BatchResult, err e
 			break
 		}
 	}
-	var cleanup []hbase.Action
+	var cleanup []hbapi.Action
 	for i, w := range ws {
 		if w.it == nil || i >= len(res) || res[i].Err != nil || res[i].Result.Empty() {
 			continue
@@ -487,7 +487,7 @@ func (t *Table[T]) validated(acts []hbase.Action, res []hbase.BatchResult, err e
 
 // cleanupAfter returns the cleanup that the bookkeeping r of write w's
 // row calls for (see validated).
-func (t *Table[T]) cleanupAfter(w pendingWrite[T], r *hbase.Result) []hbase.Action {
+func (t *Table[T]) cleanupAfter(w pendingWrite[T], r *hbapi.Result) []hbapi.Action {
 	fam := []byte(t.fam)
 	ver := r.Value(fam, []byte(VersionQualifier))
 	nonce := r.Value(fam, []byte(WriterQualifier))
@@ -504,7 +504,7 @@ func (t *Table[T]) cleanupAfter(w pendingWrite[T], r *hbase.Result) []hbase.Acti
 		return t.withdrawOvertaken(w, r)
 	}
 	tomb := len(ver) == 9 && ver[8] == tombstoneFlag
-	var cleanup []hbase.Action
+	var cleanup []hbapi.Action
 	for j, s := range t.ixs {
 		var key []byte
 		if !tomb {
@@ -518,7 +518,7 @@ func (t *Table[T]) cleanupAfter(w pendingWrite[T], r *hbase.Result) []hbase.Acti
 // dropOlderWrites appends to cleanup the removal of what the writes older
 // than w left in index j (s) of its row (r): their history cells, and
 // their entries where they differ from key, the entry w keeps.
-func (t *Table[T]) dropOlderWrites(cleanup []hbase.Action, w pendingWrite[T], j int, s *ixState[T], key []byte, r *hbase.Result) []hbase.Action {
+func (t *Table[T]) dropOlderWrites(cleanup []hbapi.Action, w pendingWrite[T], j int, s *ixState[T], key []byte, r *hbapi.Result) []hbapi.Action {
 	fam := []byte(t.fam)
 	own := s.historyQualifier(w.v, w.nonce)
 	prefix := own[:len(own)-12]
@@ -549,10 +549,10 @@ func (t *Table[T]) dropOlderWrites(cleanup []hbase.Action, w pendingWrite[T], j 
 			// The cells that write stamped, and older ones: a newer write
 			// under the same entry key (a record moved back) keeps its
 			// own.
-			cleanup = append(cleanup, s.dropEntry(bytes.Clone(c.Value), w.it.quals[j], at, hbase.AsyncWAL))
+			cleanup = append(cleanup, s.dropEntry(bytes.Clone(c.Value), w.it.quals[j], at, hbapi.AsyncWAL))
 		}
-		cleanup = append(cleanup, &hbase.Delete{Table: t.name, Row: w.it.key, Family: fam, Qualifier: bytes.Clone(c.Qualifier),
-			AllVersions: true, Timestamp: w.v, Durability: hbase.AsyncWAL})
+		cleanup = append(cleanup, &hbapi.Delete{Table: t.name, Row: w.it.key, Family: fam, Qualifier: bytes.Clone(c.Qualifier),
+			AllVersions: true, Timestamp: w.v, Durability: hbapi.AsyncWAL})
 	}
 	return cleanup
 }
@@ -563,12 +563,12 @@ func (t *Table[T]) dropOlderWrites(cleanup []hbase.Action, w pendingWrite[T], j 
 // status being that writer's, so that an entry which has not landed is
 // not created, and one that another writer of v rewrote is left alone.
 // For an index whose entries are rows.
-func (s *ixState[T]) unverifyTied(key []byte, v int64) *hbase.CheckAndMutate {
+func (s *ixState[T]) unverifyTied(key []byte, v int64) *hbapi.CheckAndMutate {
 	q := []byte(StatusQualifier)
-	return &hbase.CheckAndMutate{
+	return &hbapi.CheckAndMutate{
 		Table: s.name, Row: key, Family: []byte(s.fam), Qualifier: q,
-		Compare: hbase.CompareEqual, Value: statusValue(statusVerified, v),
-		Mutations: []hbase.Mutation{&hbase.Put{Table: s.name, Row: key, Timestamp: v, Durability: hbase.AsyncWAL,
+		Compare: hbapi.CompareEqual, Value: statusValue(statusVerified, v),
+		Mutations: []hbapi.Mutation{&hbapi.Put{Table: s.name, Row: key, Timestamp: v, Durability: hbapi.AsyncWAL,
 			Values: map[string]map[string][]byte{s.fam: {StatusQualifier: statusValue(statusUnverified, v)}}}},
 	}
 }
@@ -579,14 +579,14 @@ func (s *ixState[T]) unverifyTied(key []byte, v int64) *hbase.CheckAndMutate {
 // the one w wrote. Each delete stops at w's version, so cells a newer
 // write put under the same key stay; deleting what the newer write's
 // validation already deleted changes nothing.
-func (t *Table[T]) withdrawOvertaken(w pendingWrite[T], r *hbase.Result) []hbase.Action {
+func (t *Table[T]) withdrawOvertaken(w pendingWrite[T], r *hbapi.Result) []hbapi.Action {
 	if w.it.op != OpPut {
 		return nil // a tombstone wrote no entry
 	}
 	fam := []byte(t.fam)
 	ver := r.Value(fam, []byte(VersionQualifier))
 	tied := len(ver) >= 8 && int64(binary.BigEndian.Uint64(ver)) == w.v
-	var acts []hbase.Action
+	var acts []hbapi.Action
 	for j, s := range t.ixs {
 		mine := w.it.enc.Entries[j].Key
 		if bytes.Equal(r.Value(fam, []byte(s.keyQ)), mine) {
@@ -601,14 +601,14 @@ func (t *Table[T]) withdrawOvertaken(w pendingWrite[T], r *hbase.Result) []hbase
 			// overwrites (same timestamp): index-only reads check it, and
 			// readers remove it once a newer version passes it.
 			p := s.entryPut(&w.it.enc.Entries[j], statusUnverified, w.v)
-			p.Durability = hbase.AsyncWAL
+			p.Durability = hbapi.AsyncWAL
 			acts = append(acts, p)
 			continue
 		}
 		acts = append(acts,
-			s.dropEntry(mine, w.it.quals[j], w.v, hbase.AsyncWAL),
-			&hbase.Delete{Table: t.name, Row: w.it.key, Family: fam, Qualifier: s.historyQualifier(w.v, w.nonce),
-				AllVersions: true, Timestamp: w.v, Durability: hbase.AsyncWAL})
+			s.dropEntry(mine, w.it.quals[j], w.v, hbapi.AsyncWAL),
+			&hbapi.Delete{Table: t.name, Row: w.it.key, Family: fam, Qualifier: s.historyQualifier(w.v, w.nonce),
+				AllVersions: true, Timestamp: w.v, Durability: hbapi.AsyncWAL})
 	}
 	return acts
 }

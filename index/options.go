@@ -6,7 +6,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -169,7 +169,7 @@ func (c *Config) options() (options, error) {
 	}
 	o.names = make(map[string]string, len(c.IndexTables)+1)
 	for from, to := range c.IndexTables {
-		if _, err := hbase.ParseTableName(to); err != nil {
+		if _, err := hbapi.ParseTableName(to); err != nil {
 			return o, fmt.Errorf("index: %w: table name for %q: %w", ErrInvalidOption, from, err)
 		}
 		o.names[from] = to

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"math/rand/v2"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 )
 
 // Outcomes the network hid. A conditional data-row write whose answer was
@@ -37,11 +37,11 @@ func NewToken() []byte {
 	return binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(make([]byte, 0, 16), rand.Uint64()), rand.Uint64())
 }
 
-func outcomeUnknown(err error) bool { return errors.Is(err, hbase.ErrOutcomeUnknown) }
+func outcomeUnknown(err error) bool { return errors.Is(err, hbapi.ErrOutcomeUnknown) }
 
 // tokenOf returns the insert token of data row r's current version, nil
 // when it has none.
-func (t *Table[T]) tokenOf(r *hbase.Result) []byte {
+func (t *Table[T]) tokenOf(r *hbapi.Result) []byte {
 	c, ok := r.Latest([]byte(t.fam), []byte(TokenQualifier))
 	if !ok || c.Timestamp < t.Since(r) {
 		return nil
@@ -52,7 +52,7 @@ func (t *Table[T]) tokenOf(r *hbase.Result) []byte {
 // ownInsert reports whether row r holds the insert of it: its token, written
 // with the row's current version. A token is drawn at random per insert,
 // so no other write carries it.
-func (t *Table[T]) ownInsert(it *item[T], r *hbase.Result) bool {
+func (t *Table[T]) ownInsert(it *item[T], r *hbapi.Result) bool {
 	return it.enc != nil && len(it.enc.Token) > 0 && r != nil && bytes.Equal(t.tokenOf(r), it.enc.Token)
 }
 
@@ -69,9 +69,9 @@ func (t *Table[T]) readBackIf(ctx context.Context, items []*item[T]) []landing {
 // reads as landed: its write is one a retry may repeat (a put, a delete).
 func (t *Table[T]) readBack(ctx context.Context, items []*item[T]) []landing {
 	out := make([]landing, len(items))
-	gets := make([]hbase.Action, len(items))
+	gets := make([]hbapi.Action, len(items))
 	for i, it := range items {
-		gets[i] = &hbase.Get{Table: t.name, Row: it.key}
+		gets[i] = &hbapi.Get{Table: t.name, Row: it.key}
 	}
 	res, err := t.c.Batch(ctx, gets)
 	if err != nil && !isBatchError(err) || len(res) != len(items) {

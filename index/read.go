@@ -9,7 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/index/kmerge"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
@@ -28,7 +28,7 @@ type entry struct {
 	raw      []byte // the value conditional writes on the entry test (statusColumn), nil if absent
 }
 
-func (s *ixState[T]) parseEntry(r *hbase.Result) *entry {
+func (s *ixState[T]) parseEntry(r *hbapi.Result) *entry {
 	e := &entry{key: r.Row(), cells: toSchemaCells(r, 0)}
 	for _, c := range r.Cells {
 		e.maxTS = max(e.maxTS, c.Timestamp)
@@ -140,7 +140,7 @@ func (t *Table[T]) deadOrphan(e *entry, d *dataState[T]) bool {
 // or a conditional delete of a dead orphan. The valid entries of a data
 // row without a version cell, which another client wrote, are left as
 // they are: Check fixes them (see foreignEntryFix).
-func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Action, cam *hbase.CheckAndMutate) {
+func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbapi.Action, cam *hbapi.CheckAndMutate) {
 	s := t.ixs[i]
 	if v.valid && !t.verifies() {
 		// Entries stay unverified in this mode (no writer withdraws one it
@@ -164,11 +164,82 @@ func (t *Table[T]) repairAction(i int, e *entry, v verdict[T]) (write hbase.Acti
 		return nil, nil
 	}
 	fam, q := s.statusColumn(e)
-	return nil, &hbase.CheckAndMutate{
+	return nil, &hbapi.CheckAndMutate{
 		Table: s.name, Row: e.key, Family: fam, Qualifier: q,
-		Compare: hbase.CompareEqual, Value: e.raw,
-		Mutations: []hbase.Mutation{s.dropEntry(e.key, e.qual, max(e.version, e.maxTS), hbase.DurabilityDefault)},
+		Compare: hbapi.CompareEqual, Value: e.raw,
+		Mutations: []hbapi.Mutation{s.dropEntry(e.key, e.qual, max(e.version, e.maxTS), hbapi.DurabilityDefault)},
 	}
+}
+
+// confirmOrphans reads again entries es of index i, which a read judged
+// dead orphans against data rows ds (repairAction gave their deletes),
+// and the data rows they point to, in one Batch, and returns the deletes
+// of those whose second read agrees with the first and judges them dead
+// orphans again. HBase's RPC has no checksum: a bit flipped on the way in
+// a value of the data row (the account, a timestamp, the version) or in
+// the entry's row pointer makes a live record's entry look like an
+// orphan, and deleting it would lose the entry of an acknowledged write
+// (issue 34). A delete takes two answers that agree, read in different
+// round trips. Only reads that find dead orphans pay the round trip.
+func (t *Table[T]) confirmOrphans(ctx context.Context, i int, es []*entry, ds []*dataState[T]) []*hbapi.CheckAndMutate {
+	if len(es) == 0 {
+		return nil
+	}
+	s := t.ixs[i]
+	acts := make([]hbapi.Action, 0, 2*len(es))
+	for _, e := range es {
+		g := &hbapi.Get{Table: s.name, Row: e.key, Families: [][]byte{[]byte(s.fam)}}
+		if s.inv {
+			g = &hbapi.Get{Table: s.name, Row: e.key, Columns: []hbapi.Column{{Family: []byte(s.fam), Qualifier: e.qual}}}
+		}
+		acts = append(acts, g)
+		if e.dataKey != nil {
+			acts = append(acts, &hbapi.Get{Table: t.name, Row: e.dataKey})
+		}
+	}
+	res, err := t.c.Batch(ctx, acts)
+	if err != nil && !isBatchError(err) || len(res) != len(acts) {
+		return nil
+	}
+	var cams []*hbapi.CheckAndMutate
+	for j, e := range es {
+		er := res[0]
+		res = res[1:]
+		var d *dataState[T]
+		if e.dataKey != nil {
+			dr := res[0]
+			res = res[1:]
+			if dr.Err != nil {
+				continue
+			}
+			d = t.readData(e.dataKey, dr.Result)
+		}
+		if er.Err != nil || !sameData(i, ds[j], d) ||
+			!slices.ContainsFunc(s.parseEntries(er.Result), func(x *entry) bool { return sameEntry(x, e) }) {
+			continue // changed, or read differently: a later read judges it
+		}
+		if _, cam := t.repairAction(i, e, t.judge(i, e, d)); cam != nil {
+			cams = append(cams, cam)
+		}
+	}
+	return cams
+}
+
+// sameEntry reports whether entries a and b, two reads of one entry, read
+// the same.
+func sameEntry(a, b *entry) bool {
+	return bytes.Equal(a.key, b.key) && bytes.Equal(a.qual, b.qual) && bytes.Equal(a.raw, b.raw) &&
+		bytes.Equal(a.dataKey, b.dataKey) && a.maxTS == b.maxTS && a.version == b.version && a.status == b.status
+}
+
+// sameData reports whether a and b, two reads of one data row, agree on
+// what judging an entry of index i against it takes.
+func sameData[T any](i int, a, b *dataState[T]) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.exists == b.exists && a.tombstone == b.tombstone && a.decoded == b.decoded && a.version == b.version &&
+		bytes.Equal(a.verBytes, b.verBytes) && bytes.Equal(a.derived[i], b.derived[i])
 }
 
 // scanEntriesAfter is scanEntries resumed after cell afterCell of row
@@ -220,7 +291,7 @@ func (t *Table[T]) scanEntriesAfter(ctx context.Context, s *ixState[T], ranges [
 // (package kmerge): the buckets live in different regions, so the query
 // costs one scan's latency, not ten, and a caller that has what it wants
 // stops every scan, each having read at most three chunks ahead.
-func (t *Table[T]) scanEntries(ctx context.Context, s *ixState[T], ranges []keys.KeyRange, columns []hbase.Column, size int, fn func([]*entry) error) error {
+func (t *Table[T]) scanEntries(ctx context.Context, s *ixState[T], ranges []keys.KeyRange, columns []hbapi.Column, size int, fn func([]*entry) error) error {
 	if len(ranges) == 0 {
 		return nil
 	}
@@ -285,7 +356,7 @@ func (t *Table[T]) chunkSize(limit int) int {
 
 // streamEntries reads sorted ranges of index s with one scan (see
 // scanRanges) and calls fn with chunks of at most size entries.
-func (t *Table[T]) streamEntries(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbase.Column, cellsAfter []byte, size int, fn func([]*entry) error) error {
+func (t *Table[T]) streamEntries(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbapi.Column, cellsAfter []byte, size int, fn func([]*entry) error) error {
 	var chunk []*entry
 	err := t.scanRanges(ctx, s, rs, columns, cellsAfter, size, func(e *entry) error {
 		chunk = append(chunk, e)
@@ -306,10 +377,10 @@ func (t *Table[T]) streamEntries(ctx context.Context, s *ixState[T], rs []keys.K
 // for the scan of one row of an inverted index, skips the row's cells up
 // to that qualifier on the server (a ColumnRangeFilter). The server
 // returns size rows (or cells of a row, inverted) at a time.
-func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbase.Column, cellsAfter []byte, size int, fn func(*entry) error) error {
-	sc := &hbase.Scan{Table: s.name, StartRow: rs[0].Start, Columns: columns, Caching: size}
+func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyRange, columns []hbapi.Column, cellsAfter []byte, size int, fn func(*entry) error) error {
+	sc := &hbapi.Scan{Table: s.name, StartRow: rs[0].Start, Columns: columns, Caching: size}
 	if cellsAfter != nil {
-		sc.Filter = &hbase.ColumnRangeFilter{Min: cellsAfter}
+		sc.Filter = &hbapi.ColumnRangeFilter{Min: cellsAfter}
 	}
 	if len(columns) == 0 {
 		sc.Families = [][]byte{[]byte(s.fam)}
@@ -327,9 +398,9 @@ func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyR
 		}
 	}
 	if len(rs) > 1 {
-		f := &hbase.MultiRowRangeFilter{}
+		f := &hbapi.MultiRowRangeFilter{}
 		for _, r := range rs {
-			f.Ranges = append(f.Ranges, hbase.RowRange{Start: r.Start, StartInclusive: true, Stop: r.Stop})
+			f.Ranges = append(f.Ranges, hbapi.RowRange{Start: r.Start, StartInclusive: true, Stop: r.Stop})
 		}
 		sc.Filter = f
 	}
@@ -337,7 +408,7 @@ func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyR
 	if err != nil {
 		return err
 	}
-	for r, err := range hbase.All(ctx, scanner) {
+	for r, err := range hbapi.All(ctx, scanner) {
 		if err != nil {
 			return err
 		}
@@ -353,11 +424,11 @@ func (t *Table[T]) scanRanges(ctx context.Context, s *ixState[T], rs []keys.KeyR
 // dataRows batch-gets the data rows the entries point to.
 func (t *Table[T]) dataRows(ctx context.Context, es []*entry) ([]*dataState[T], error) {
 	out := make([]*dataState[T], len(es))
-	var gets []hbase.Action
+	var gets []hbapi.Action
 	var at []int
 	for i, e := range es {
 		if e.dataKey != nil {
-			gets = append(gets, &hbase.Get{Table: t.name, Row: e.dataKey})
+			gets = append(gets, &hbapi.Get{Table: t.name, Row: e.dataKey})
 			at = append(at, i)
 		}
 	}
@@ -412,8 +483,9 @@ func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.Ke
 		if err != nil {
 			return err
 		}
-		var fixes []hbase.Action
-		var cams []*hbase.CheckAndMutate
+		var fixes []hbapi.Action
+		var orphans []*entry
+		var orphanRows []*dataState[T]
 		for j, e := range es {
 			v := t.judge(i, e, ds[j])
 			if v.valid && !stopped && seen.first(e.dataKey) && !fn(e.key, &v.data.rec) {
@@ -425,11 +497,11 @@ func (t *Table[T]) FindAfter(ctx context.Context, index string, ranges []keys.Ke
 					fixes = append(fixes, w)
 				}
 				if cam != nil {
-					cams = append(cams, cam)
+					orphans, orphanRows = append(orphans, e), append(orphanRows, ds[j])
 				}
 			}
 		}
-		t.applyRepairs(ctx, fixes, cams)
+		t.applyRepairs(ctx, fixes, t.confirmOrphans(ctx, i, orphans, orphanRows))
 		if stopped {
 			return errStop
 		}
@@ -451,7 +523,7 @@ func (t *Table[T]) startRead(ctx context.Context, op, index string, n int) (cont
 		return ctx, nil, 0, nil, err
 	}
 	ctx, span := t.span(ctx, op, s.name, attribute.Int("ranges", n))
-	ctx, endOp := hbase.StartOperation(ctx, t.c)
+	ctx, endOp := hbapi.StartOperation(ctx, t.c)
 	done := func(err error) error {
 		err = endOp(err)
 		end(span, err)
@@ -487,7 +559,7 @@ func (p *passKeys) first(key []byte) bool {
 // is not empty and not the tombstone a delete leaves (see Deletes in the
 // package documentation). Rows written by other clients, without a
 // version cell, are live.
-func (t *Table[T]) Live(r *hbase.Result) bool {
+func (t *Table[T]) Live(r *hbapi.Result) bool {
 	if r.Empty() {
 		return false
 	}
@@ -498,8 +570,8 @@ func (t *Table[T]) Live(r *hbase.Result) bool {
 // applyRepairs sends read-repair writes, the conditional ones too, in one
 // Batch. Their failure does not fail the read: the read's answer was
 // already checked against the data rows.
-func (t *Table[T]) applyRepairs(ctx context.Context, fixes []hbase.Action, cams []*hbase.CheckAndMutate) (n int) {
-	acts := make([]hbase.Action, 0, len(fixes)+len(cams))
+func (t *Table[T]) applyRepairs(ctx context.Context, fixes []hbapi.Action, cams []*hbapi.CheckAndMutate) (n int) {
+	acts := make([]hbapi.Action, 0, len(fixes)+len(cams))
 	acts = append(acts, fixes...)
 	for _, cam := range cams {
 		acts = append(acts, cam)
@@ -542,9 +614,9 @@ func (t *Table[T]) Count(ctx context.Context, index string, ranges []keys.KeyRan
 		return nil, err
 	}
 	defer func() { err = done(err) }()
-	var cols []hbase.Column // an inverted row: its family, every cell an entry
+	var cols []hbapi.Column // an inverted row: its family, every cell an entry
 	if !s.inv {
-		cols = []hbase.Column{
+		cols = []hbapi.Column{
 			{Family: []byte(s.fam), Qualifier: []byte(StatusQualifier)},
 			{Family: []byte(s.fam), Qualifier: []byte(s.rowQ)},
 		}

@@ -7,7 +7,7 @@ import (
 	"maps"
 	"time"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -38,14 +38,14 @@ func (e *BuildingError) Unwrap() error { return ErrIndexBuilding }
 // that is building; over one that does not, or refuses the call
 // (errors.ErrUnsupported), every index counts as active.
 type StateReader interface {
-	DescribeTable(ctx context.Context, table string) (hbase.TableDescriptor, error)
+	DescribeTable(ctx context.Context, table string) (hbapi.TableDescriptor, error)
 }
 
 // StateWriter is what Build needs besides the Client: reading and
 // changing the index table's descriptor.
 type StateWriter interface {
 	StateReader
-	ModifyTable(ctx context.Context, desc hbase.TableDescriptor) error
+	ModifyTable(ctx context.Context, desc hbapi.TableDescriptor) error
 }
 
 // State returns the state of the named index, read from its table's

@@ -11,7 +11,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -19,13 +19,13 @@ import (
 // client, the fake (package hbase/fake) and the mock (package
 // hbase/hbasemock) satisfy it.
 type Client interface {
-	Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error)
-	CheckAndMutate(ctx context.Context, cam *hbase.CheckAndMutate) (bool, error)
-	Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error)
-	Batch(ctx context.Context, actions []hbase.Action) ([]hbase.BatchResult, error)
+	Get(ctx context.Context, g *hbapi.Get) (*hbapi.Result, error)
+	CheckAndMutate(ctx context.Context, cam *hbapi.CheckAndMutate) (bool, error)
+	Scan(ctx context.Context, s *hbapi.Scan) (hbapi.Scanner, error)
+	Batch(ctx context.Context, actions []hbapi.Action) ([]hbapi.BatchResult, error)
 }
 
-var _ Client = hbase.DataClient(nil)
+var _ Client = hbapi.DataClient(nil)
 
 // Reserved qualifiers. The data row's version and recorded index keys live
 // in the data table's first family; the entry status lives in the index
@@ -107,7 +107,7 @@ func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {
 		return nil, err
 	}
 	if cfg.DataTable != "" {
-		if _, err := hbase.ParseTableName(cfg.DataTable); err != nil {
+		if _, err := hbapi.ParseTableName(cfg.DataTable); err != nil {
 			return nil, fmt.Errorf("index: %w: data table name: %w", ErrInvalidOption, err)
 		}
 	}
@@ -301,32 +301,32 @@ func put(m map[string]map[string][]byte, fam, q string, v []byte) {
 
 // entryPut is the Put of every cell of entry e at version v with the
 // given status.
-func (s *ixState[T]) entryPut(e *schema.Row, status byte, v int64) *hbase.Put {
+func (s *ixState[T]) entryPut(e *schema.Row, status byte, v int64) *hbapi.Put {
 	return s.entryPutValue(e, statusValue(status, v), v)
 }
 
 // entryPutValue is entryPut with the status value given (statusValue),
 // which the Put only reads, and its cells at timestamp ts (0: the
 // server's clock).
-func (s *ixState[T]) entryPutValue(e *schema.Row, status []byte, ts int64) *hbase.Put {
+func (s *ixState[T]) entryPutValue(e *schema.Row, status []byte, ts int64) *hbapi.Put {
 	if s.inv {
 		vals := map[string]map[string][]byte{s.fam: {e.Cells[0].Qualifier: status}}
-		return &hbase.Put{Table: s.name, Row: e.Key, Values: vals, Timestamp: ts}
+		return &hbapi.Put{Table: s.name, Row: e.Key, Values: vals, Timestamp: ts}
 	}
 	vals := e.Values()
 	put(vals, s.fam, StatusQualifier, status)
-	return &hbase.Put{Table: s.name, Row: e.Key, Values: vals, Timestamp: ts}
+	return &hbapi.Put{Table: s.name, Row: e.Key, Values: vals, Timestamp: ts}
 }
 
 // entryActions returns the writes of a whole entry at version v with the
 // given status: its Put (entryPut), and column deletes at v of carried
 // columns the record has no value for.
-func (s *ixState[T]) entryActions(e *schema.Row, status byte, v int64) []hbase.Action {
+func (s *ixState[T]) entryActions(e *schema.Row, status byte, v int64) []hbapi.Action {
 	p := s.entryPut(e, status, v)
-	acts := []hbase.Action{p}
+	acts := []hbapi.Action{p}
 	for _, c := range s.carried {
 		if _, ok := p.Values[c.Family][c.Qualifier]; !ok {
-			acts = append(acts, &hbase.Delete{Table: s.name, Row: e.Key, Family: []byte(c.Family),
+			acts = append(acts, &hbapi.Delete{Table: s.name, Row: e.Key, Family: []byte(c.Family),
 				Qualifier: []byte(c.Qualifier), Timestamp: v, AllVersions: true})
 		}
 	}
@@ -335,13 +335,13 @@ func (s *ixState[T]) entryActions(e *schema.Row, status byte, v int64) []hbase.A
 
 // toSchemaCells converts the newest version of each column of r, leaving
 // out cells older than since (see Since).
-func toSchemaCells(r *hbase.Result, since int64) []schema.Cell {
+func toSchemaCells(r *hbapi.Result, since int64) []schema.Cell {
 	if r.Empty() {
 		return nil
 	}
 	out := make([]schema.Cell, 0, len(r.Cells))
 	for _, c := range r.Cells {
-		if c.Type != 0 && c.Type != hbase.CellTypePut || c.Timestamp < since {
+		if c.Type != 0 && c.Type != hbapi.CellTypePut || c.Timestamp < since {
 			continue
 		}
 		if n := len(out); n > 0 && out[n-1].Family == string(c.Family) && out[n-1].Qualifier == string(c.Qualifier) {
@@ -368,7 +368,7 @@ type dataState[T any] struct {
 const tombstoneFlag = 'd'
 
 // readData interprets a data row.
-func (t *Table[T]) readData(key []byte, r *hbase.Result) *dataState[T] {
+func (t *Table[T]) readData(key []byte, r *hbapi.Result) *dataState[T] {
 	d := &dataState[T]{keys: make([][]byte, len(t.ixs)), derived: make([][]byte, len(t.ixs))}
 	if r.Empty() {
 		return d
@@ -416,7 +416,7 @@ func (t *Table[T]) readData(key []byte, r *hbase.Result) *dataState[T] {
 // mutable write leaves the columns its record lacks in place rather than
 // deleting them). Rows without a version cell (insert-only tables, other
 // clients) return 0: every cell counts.
-func (t *Table[T]) Since(r *hbase.Result) int64 {
+func (t *Table[T]) Since(r *hbapi.Result) int64 {
 	if c, ok := r.Latest([]byte(t.fam), []byte(VersionQualifier)); ok {
 		return c.Timestamp
 	}

@@ -7,7 +7,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 )
 
 const (
@@ -35,7 +35,7 @@ const (
 type verifier struct {
 	// send sends acts and returns the actions their answers call for,
 	// which go back on the queue as part of the same work.
-	send  func(ctx context.Context, acts []hbase.Action) (derived []hbase.Action, err error)
+	send  func(ctx context.Context, acts []hbapi.Action) (derived []hbapi.Action, err error)
 	limit int // queued actions beyond which enqueue waits
 	// linger is how long the sender leaves a fresh queue for a writer to
 	// take and send with its own writes; a flush or a full queue cuts it
@@ -62,23 +62,23 @@ type verifyJob struct {
 
 // queued is an action on the queue and the job it belongs to.
 type queued struct {
-	act hbase.Action
+	act hbapi.Action
 	job *verifyJob
 }
 
 // takenWork is what take hands a writer: the actions, and their jobs.
 type takenWork struct {
-	acts    []hbase.Action
+	acts    []hbapi.Action
 	entries []queued
 }
 
-func newVerifier(send func(ctx context.Context, acts []hbase.Action) ([]hbase.Action, error)) *verifier {
+func newVerifier(send func(ctx context.Context, acts []hbapi.Action) ([]hbapi.Action, error)) *verifier {
 	return &verifier{send: send, limit: maxQueuedVerifications, progress: make(chan struct{}), kick: make(chan struct{}, 1)}
 }
 
 // enqueue queues acts as a new job, waiting for room while the queue is
 // full.
-func (v *verifier) enqueue(ctx context.Context, acts []hbase.Action) error {
+func (v *verifier) enqueue(ctx context.Context, acts []hbapi.Action) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if err := v.waitLocked(ctx, func() bool { return len(v.queue) < v.limit }); err != nil {
@@ -96,7 +96,7 @@ func (v *verifier) enqueue(ctx context.Context, acts []hbase.Action) error {
 
 // appendLocked puts acts of job j on the queue and makes sure a sender
 // runs; v.mu is held.
-func (v *verifier) appendLocked(j *verifyJob, acts []hbase.Action) {
+func (v *verifier) appendLocked(j *verifyJob, acts []hbapi.Action) {
 	for _, a := range acts {
 		v.queue = append(v.queue, queued{a, j})
 	}
@@ -131,7 +131,7 @@ func (v *verifier) take(max int) takenWork {
 	if n == 0 {
 		return takenWork{}
 	}
-	w := takenWork{entries: v.queue[:n:n], acts: make([]hbase.Action, n)}
+	w := takenWork{entries: v.queue[:n:n], acts: make([]hbapi.Action, n)}
 	for i, e := range w.entries {
 		w.acts[i] = e.act
 	}
@@ -142,7 +142,7 @@ func (v *verifier) take(max int) takenWork {
 
 // settle records the outcome of work from take: the actions their answers
 // call for and err, the first failure among them, if any.
-func (v *verifier) settle(w takenWork, derived []hbase.Action, err error) {
+func (v *verifier) settle(w takenWork, derived []hbapi.Action, err error) {
 	if len(w.entries) == 0 {
 		return
 	}
@@ -169,7 +169,7 @@ func (v *verifier) putBack(w takenWork) {
 // work of the oldest job among them (every flush that waits for any of
 // them waits for that one), and jobs with nothing left are done; v.mu is
 // held.
-func (v *verifier) doneLocked(entries []queued, derived []hbase.Action, err error) {
+func (v *verifier) doneLocked(entries []queued, derived []hbapi.Action, err error) {
 	oldest := entries[0].job
 	for _, e := range entries {
 		e.job.open--
@@ -213,7 +213,7 @@ func (v *verifier) run() {
 		v.signal()
 		v.mu.Unlock()
 
-		acts := make([]hbase.Action, len(entries))
+		acts := make([]hbapi.Action, len(entries))
 		for i, e := range entries {
 			acts[i] = e.act
 		}
@@ -277,7 +277,7 @@ func (v *verifier) waitLocked(ctx context.Context, done func() bool) error {
 
 // sendVerifications is the verifier's Batch: verifications and deletions
 // that do not wait for the WAL sync, under a span of their own.
-func (t *Table[T]) sendVerifications(ctx context.Context, acts []hbase.Action) (_ []hbase.Action, err error) {
+func (t *Table[T]) sendVerifications(ctx context.Context, acts []hbapi.Action) (_ []hbapi.Action, err error) {
 	ctx, span := t.span(ctx, "verify", t.name, attribute.Int("db.operation.batch.size", len(acts)))
 	defer func() { end(span, err) }()
 	_, err = t.c.Batch(ctx, acts)

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -67,7 +67,7 @@ func (t *Table[T]) Write(ctx context.Context, op Op, recs []*schema.Record) (err
 		return errs
 	}
 	// One operation timeout for every step and retry (docs/timeouts.md).
-	ctx, endOp := hbase.StartOperation(ctx, t.c)
+	ctx, endOp := hbapi.StartOperation(ctx, t.c)
 	defer func() {
 		for i, err := range errs {
 			errs[i] = endOp(err)
@@ -232,11 +232,11 @@ func (r *round[T]) hook(phase Phase, its []*item[T]) bool {
 // It returns the items that go on to the rest of phase 1.
 func (r *round[T]) read(ctx context.Context) []*item[T] {
 	t := r.t
-	var acts []hbase.Action
+	var acts []hbapi.Action
 	var owner []*item[T]
 	if !r.blind {
 		for _, it := range r.items {
-			acts = append(acts, &hbase.Get{Table: t.name, Row: it.key})
+			acts = append(acts, &hbapi.Get{Table: t.name, Row: it.key})
 			owner = append(owner, it)
 		}
 	}
@@ -270,8 +270,8 @@ func (r *round[T]) read(ctx context.Context) []*item[T] {
 // judgeRows decides from the rows read (res, one per item, unless
 // blind) which items go on, and withdraws the early entries of inserts
 // refused.
-func (r *round[T]) judgeRows(ctx context.Context, res []hbase.BatchResult) []*item[T] {
-	var cleanup []hbase.Action
+func (r *round[T]) judgeRows(ctx context.Context, res []hbapi.BatchResult) []*item[T] {
+	var cleanup []hbapi.Action
 	live := r.items[:0:0]
 	for i, it := range r.items {
 		if it.err != nil {
@@ -308,7 +308,7 @@ func (r *round[T]) judgeRows(ctx context.Context, res []hbase.BatchResult) []*it
 // of an absent row), refused (an insert over a live record, whose early
 // entries the returned writes withdraw) or retried above the row's
 // version; going on, it gets its version.
-func (r *round[T]) judgeRow(it *item[T], d *dataState[T], row *hbase.Result) (goOn bool, withdraw []hbase.Action) {
+func (r *round[T]) judgeRow(it *item[T], d *dataState[T], row *hbapi.Result) (goOn bool, withdraw []hbapi.Action) {
 	t := r.t
 	switch {
 	case it.expect != nil && (!d.exists || d.version != *it.expect):
@@ -353,7 +353,7 @@ func (r *round[T]) unverify(ctx context.Context, live []*item[T]) []*item[T] {
 	if !r.early && !r.hook(PhaseUnverified, live) {
 		return nil
 	}
-	acts, owner := r.entryWrites(live, func(it *item[T], i int, s *ixState[T], dropped []byte) (acts []hbase.Action) {
+	acts, owner := r.entryWrites(live, func(it *item[T], i int, s *ixState[T], dropped []byte) (acts []hbapi.Action) {
 		if r.op == OpPut && !r.early {
 			acts = s.entryActions(&it.enc.Entries[i], statusUnverified, it.v)
 		}
@@ -369,8 +369,8 @@ func (r *round[T]) unverify(ctx context.Context, live []*item[T]) []*item[T] {
 // each index i: dropped is the entry key the item's row recorded, when
 // the write moves the record away from it (nil otherwise). It returns one
 // Batch's actions and the item each belongs to.
-func (r *round[T]) entryWrites(its []*item[T], fn func(it *item[T], i int, s *ixState[T], dropped []byte) []hbase.Action) ([]hbase.Action, []*item[T]) {
-	var acts []hbase.Action
+func (r *round[T]) entryWrites(its []*item[T], fn func(it *item[T], i int, s *ixState[T], dropped []byte) []hbapi.Action) ([]hbapi.Action, []*item[T]) {
+	var acts []hbapi.Action
 	var owner []*item[T]
 	for _, it := range its {
 		for i, s := range r.t.ixs {
@@ -398,7 +398,7 @@ func (r *round[T]) writeData(ctx context.Context, live []*item[T]) []*item[T] {
 	if !r.hook(PhaseData, live) {
 		return nil
 	}
-	acts := make([]hbase.Action, 0, len(live))
+	acts := make([]hbapi.Action, 0, len(live))
 	for _, it := range live {
 		acts = append(acts, r.t.dataMutation(r.op, it))
 	}
@@ -418,7 +418,7 @@ func (r *round[T]) writeData(ctx context.Context, live []*item[T]) []*item[T] {
 // outcome the network hid: its own (the insert's token) goes on to phase
 // 3, any other is retried, and the next attempt's read decides; unread,
 // its error stays.
-func (r *round[T]) landed(ctx context.Context, live []*item[T], res []hbase.BatchResult) []*item[T] {
+func (r *round[T]) landed(ctx context.Context, live []*item[T], res []hbapi.BatchResult) []*item[T] {
 	var written, unknown []*item[T]
 	var unknownErrs []error
 	lost := 0
@@ -466,16 +466,16 @@ func (r *round[T]) verify(ctx context.Context, written []*item[T]) {
 	if !r.hook(PhaseVerify, written) {
 		return
 	}
-	acts, owner := r.entryWrites(written, func(it *item[T], i int, s *ixState[T], dropped []byte) (acts []hbase.Action) {
+	acts, owner := r.entryWrites(written, func(it *item[T], i int, s *ixState[T], dropped []byte) (acts []hbapi.Action) {
 		if r.op == OpPut && t.verifies() {
 			// (A verify-on-read table's entries stay unverified, those of
 			// its inserts and Check's repairs too.)
 			p := s.entryPut(&it.enc.Entries[i], statusVerified, it.v)
-			p.Durability = hbase.AsyncWAL
+			p.Durability = hbapi.AsyncWAL
 			acts = append(acts, p)
 		}
 		if dropped != nil {
-			acts = append(acts, s.dropEntry(dropped, it.quals[i], it.v, hbase.AsyncWAL))
+			acts = append(acts, s.dropEntry(dropped, it.quals[i], it.v, hbapi.AsyncWAL))
 		}
 		return acts
 	})
@@ -498,29 +498,29 @@ func (r *round[T]) verify(ctx context.Context, written []*item[T]) {
 // markers carry the version as timestamp, like the entries: a record
 // deleted and written again within one millisecond is not hidden by its
 // own delete marker, as it would be with server-assigned timestamps.
-func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbase.CheckAndMutate {
-	cam := &hbase.CheckAndMutate{
+func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbapi.CheckAndMutate {
+	cam := &hbapi.CheckAndMutate{
 		Table: t.name, Row: it.key, Family: []byte(t.fam), Qualifier: []byte(VersionQualifier),
-		Compare: hbase.CompareEqual, Value: it.oldVer,
+		Compare: hbapi.CompareEqual, Value: it.oldVer,
 	}
 	if op == OpDelete {
 		// Delete the record's cells, keep its version as a tombstone.
 		vals := map[string]map[string][]byte{}
 		put(vals, t.fam, VersionQualifier, append(versionValue(it.v), tombstoneFlag))
-		muts := []hbase.Mutation{&hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
+		muts := []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
 		for _, f := range t.t.Families() {
 			if f.Name != t.fam {
-				muts = append(muts, &hbase.Delete{Table: t.name, Row: it.key, Family: []byte(f.Name), Timestamp: it.v})
+				muts = append(muts, &hbapi.Delete{Table: t.name, Row: it.key, Family: []byte(f.Name), Timestamp: it.v})
 			}
 		}
 		for _, c := range t.dataCols {
 			if c.Family == t.fam {
-				muts = append(muts, &hbase.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
+				muts = append(muts, &hbapi.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
 					Qualifier: []byte(c.Qualifier), AllVersions: true, Timestamp: it.v})
 			}
 		}
 		for _, s := range t.ixs {
-			muts = append(muts, &hbase.Delete{Table: t.name, Row: it.key, Family: []byte(t.fam),
+			muts = append(muts, &hbapi.Delete{Table: t.name, Row: it.key, Family: []byte(t.fam),
 				Qualifier: []byte(s.keyQ), AllVersions: true, Timestamp: it.v})
 		}
 		cam.Mutations = muts
@@ -540,10 +540,10 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbase.CheckAndMutate {
 			put(vals, t.fam, WriterQualifier, []byte{0, 0, 0, 0})
 		}
 	}
-	muts := []hbase.Mutation{&hbase.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
+	muts := []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
 	for _, c := range t.dataCols {
 		if _, ok := vals[c.Family][c.Qualifier]; !ok {
-			muts = append(muts, &hbase.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
+			muts = append(muts, &hbapi.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
 				Qualifier: []byte(c.Qualifier), AllVersions: true, Timestamp: it.v})
 		}
 	}
@@ -553,7 +553,7 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbase.CheckAndMutate {
 
 // batch sends acts and returns the items none of whose actions failed;
 // onErr is called once for each item with a failed action.
-func (t *Table[T]) batch(ctx context.Context, acts []hbase.Action, owner, items []*item[T], onErr func(*item[T], error)) []*item[T] {
+func (t *Table[T]) batch(ctx context.Context, acts []hbapi.Action, owner, items []*item[T], onErr func(*item[T], error)) []*item[T] {
 	if len(acts) == 0 {
 		return items
 	}
@@ -564,7 +564,7 @@ func (t *Table[T]) batch(ctx context.Context, acts []hbase.Action, owner, items 
 // settle is batch's second half: given the answers to acts (res, err of
 // their Batch), it reports each failed item's first error to onErr and
 // returns the items none of whose actions failed.
-func (t *Table[T]) settle(res []hbase.BatchResult, err error, owner, items []*item[T], onErr func(*item[T], error)) []*item[T] {
+func (t *Table[T]) settle(res []hbapi.BatchResult, err error, owner, items []*item[T], onErr func(*item[T], error)) []*item[T] {
 	if err != nil && !isBatchError(err) {
 		for _, it := range items {
 			onErr(it, err)
@@ -594,7 +594,7 @@ func (t *Table[T]) settle(res []hbase.BatchResult, err error, owner, items []*it
 }
 
 func isBatchError(err error) bool {
-	var be *hbase.BatchError
+	var be *hbapi.BatchError
 	return errors.As(err, &be)
 }
 
@@ -644,11 +644,11 @@ func (t *Table[T]) noteBlind(tried, lost int) {
 // same entry key at another version stay. An entry key the live record
 // itself derives is left alone: its cells there are the record's entry,
 // rewritten unverified, which readers check and repair.
-func (t *Table[T]) withdraw(it *item[T], d *dataState[T]) []hbase.Action {
+func (t *Table[T]) withdraw(it *item[T], d *dataState[T]) []hbapi.Action {
 	if it.enc == nil || it.v == 0 {
 		return nil
 	}
-	var acts []hbase.Action
+	var acts []hbapi.Action
 	for i, s := range t.ixs {
 		e := &it.enc.Entries[i]
 		if bytes.Equal(e.Key, d.keys[i]) {
@@ -656,12 +656,12 @@ func (t *Table[T]) withdraw(it *item[T], d *dataState[T]) []hbase.Action {
 		}
 		if s.inv {
 			// Exactly the cell version it wrote.
-			acts = append(acts, &hbase.Delete{Table: s.name, Row: e.Key, Family: []byte(s.fam), Qualifier: it.quals[i], Timestamp: it.v})
+			acts = append(acts, &hbapi.Delete{Table: s.name, Row: e.Key, Family: []byte(s.fam), Qualifier: it.quals[i], Timestamp: it.v})
 			continue
 		}
-		acts = append(acts, &hbase.Delete{Table: s.name, Row: e.Key, Family: []byte(s.fam), Qualifier: []byte(StatusQualifier), Timestamp: it.v})
+		acts = append(acts, &hbapi.Delete{Table: s.name, Row: e.Key, Family: []byte(s.fam), Qualifier: []byte(StatusQualifier), Timestamp: it.v})
 		for _, c := range e.Cells {
-			acts = append(acts, &hbase.Delete{Table: s.name, Row: e.Key, Family: []byte(c.Family), Qualifier: []byte(c.Qualifier), Timestamp: it.v})
+			acts = append(acts, &hbapi.Delete{Table: s.name, Row: e.Key, Family: []byte(c.Family), Qualifier: []byte(c.Qualifier), Timestamp: it.v})
 		}
 	}
 	return acts

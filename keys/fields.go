@@ -21,7 +21,7 @@ func Literal[T any](name, value string) Field[T] {
 		return badField[T](name, KindLiteral, "empty literal")
 	}
 	return Field[T]{
-		seg: Segment{Name: name, Kind: KindLiteral, Width: len(value), Order: Ascending},
+		seg: Segment{Name: name, Kind: KindLiteral, Width: len(value), Order: Ascending, Literal: value},
 		enc: func(dst []byte, _ *T) ([]byte, error) { return append(dst, value...), nil },
 		dec: func(b []byte, _ *T) ([]byte, error) {
 			if len(b) < len(value) {

@@ -148,5 +148,7 @@ func JavaHashBucket[T any](name string, n int, rule JavaBucketRule, get func(*T)
 	if get == nil {
 		return badField[T](name, KindBucket, "nil getter")
 	}
-	return bucketField(name, n, func(rec *T) (int, error) { return javaBucket(get(rec), n, rule) }, set)
+	f := bucketField(name, n, func(rec *T) (int, error) { return javaBucket(get(rec), n, rule) }, set)
+	f.seg.Rule = rule
+	return f
 }

@@ -161,6 +161,11 @@ type Segment struct {
 	// Location is the zone whose calendar a KindDate segment writes (DateIn); nil
 	// means UTC (Date). See Segment.Zone.
 	Location *time.Location
+	// Literal is the constant text of a KindLiteral segment.
+	Literal string
+	// Rule is the Java bucket rule of a KindBucket segment built by
+	// JavaHashBucket; zero for HashBucket's FNV-1a buckets.
+	Rule JavaBucketRule
 }
 
 // Zone returns the zone whose calendar a KindDate segment writes: Location, or UTC

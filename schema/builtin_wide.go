@@ -59,6 +59,7 @@ func LogDataWide() (*WideTable[UIDLogEvent], error) {
 			func(e *UIDLogEvent) string { return e.Message }, func(e *UIDLogEvent, v string) { e.Message = v }),
 		Splits: Splits{Regions: LogDataWideRegions},
 		UIDs:   uids,
+		From:   map[string]string{"host_bucket": "host"},
 	})
 }
 

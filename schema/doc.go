@@ -43,6 +43,13 @@
 // and buckets from the fields they come from (Spec.From, IndexSpec.From);
 // hbkit get and scan are built on it.
 //
+// A Document is the schema as data: a versioned JSON description of a
+// table and its indexes, every segment kind with its parameters, that a
+// Go declaration exports (Table.Document) and that FromDocument turns back
+// into a table over any record type with Fields, or Open over Values, a
+// record by field name. The two encode the same bytes; admin stores the
+// document with the table.
+//
 // # Who should use it
 //
 // Code that owns a table design and wants it written down once, checked
@@ -56,10 +63,12 @@
 // Code that only needs to encode a key segment should use package keys
 // directly. Code that talks to HBase uses package hbase; this package does
 // no I/O, knows nothing about connections, and never imports hbase. It is
-// not an ORM either: there is no reflection and there are no struct tags;
-// a record is mapped by explicit functions in the style of pgx's
-// RowToFunc, so the hot path (record to row key and cells) is a few
-// appends into a reused buffer.
+// not an ORM either: a record is mapped by explicit functions in the
+// style of pgx's RowToFunc, so the hot path (record to row key and cells)
+// is a few appends into a reused buffer. StructFields derives those
+// functions from a struct's fields and tags once, with reflection at
+// declaration time only, and Bind builds a table from a Document over a
+// struct through them.
 //
 // # Errors
 //

@@ -65,6 +65,7 @@ type Index[T any] struct {
 	columns  []Column[T]
 	rowKeyQ  string
 	qual     *keys.Layout[T] // inverted indexes only
+	split    Splits          // IndexSpec.Splits, as declared
 }
 
 func newIndex[T any](t *Table[T], spec IndexSpec[T]) (*Index[T], error) {
@@ -143,6 +144,7 @@ func newIndex[T any](t *Table[T], spec IndexSpec[T]) (*Index[T], error) {
 	if ix.splits, err = spec.Splits.compute(segs); err != nil {
 		return fail(err)
 	}
+	ix.split = spec.Splits
 	if spec.Qualifier != nil {
 		if err := ix.setInverted(spec); err != nil {
 			return fail(err)

@@ -62,6 +62,10 @@ type Table[T any] struct {
 	required [][]ColumnInfo // per index: the columns its key is computed from
 	uids     []UID[T]
 	from     map[string]string // Spec.From
+	split    Splits            // Spec.Splits, as declared
+	// opaqueCheck: validate holds a function a document cannot describe
+	// (Spec.Validate, WithValidate), not only Open's type check.
+	opaqueCheck bool
 }
 
 // New validates spec and returns the table it declares. Errors are *Error
@@ -71,7 +75,7 @@ func New[T any](spec Spec[T]) (*Table[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Table[T]{name: name, key: spec.Key, validate: spec.Validate, writes: spec.Writes}
+	t := &Table[T]{name: name, key: spec.Key, validate: spec.Validate, writes: spec.Writes, opaqueCheck: spec.Validate != nil}
 	if !spec.Writes.Valid() {
 		return nil, &Error{Table: name.String(), Field: "writes", Reason: "unknown write mode " + spec.Writes.String(), Kind: ErrInvalidTable}
 	}
@@ -134,6 +138,7 @@ func New[T any](spec Spec[T]) (*Table[T], error) {
 	if t.splits, err = spec.Splits.compute(segmentsOf(spec.Key)); err != nil {
 		return fail(err)
 	}
+	t.split = spec.Splits
 	indexNames := make(map[string]bool)
 	for _, is := range spec.Indexes {
 		ix, err := newIndex(t, is)

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -41,6 +42,10 @@ type WideSpec[T any] struct {
 	// UIDs declares row-key fields holding ids of a UID table, as in
 	// Spec.UIDs.
 	UIDs []UID[T]
+	// From maps a row-key segment computed from a record field (a hash of
+	// it) to that field, as Spec.From does. Optional; it names what a
+	// schema document (WideTable.Document) would otherwise not know.
+	From map[string]string
 }
 
 // WideTable is a validated wide-table declaration for records of type T.
@@ -57,6 +62,10 @@ type WideTable[T any] struct {
 	fields   []string
 	validate func(*T) error
 	uids     []UID[T]
+	from     map[string]string // WideSpec.From
+	split    Splits            // WideSpec.Splits, as declared
+	// opaqueCheck is Table.opaqueCheck.
+	opaqueCheck bool
 }
 
 var _ Definition = (*WideTable[LogEvent])(nil)
@@ -89,7 +98,7 @@ func NewWide[T any](spec WideSpec[T]) (*WideTable[T], error) {
 	bad := func(field, reason string) (*WideTable[T], error) {
 		return fail(&Error{Field: field, Reason: reason, Kind: ErrInvalidTable})
 	}
-	t := &WideTable[T]{name: name, key: spec.Key, qual: spec.Qualifier, value: spec.Value, validate: spec.Validate}
+	t := &WideTable[T]{name: name, key: spec.Key, qual: spec.Qualifier, value: spec.Value, validate: spec.Validate, opaqueCheck: spec.Validate != nil}
 	if t.families, err = validateFamilies(spec.Families); err != nil {
 		return fail(err)
 	}
@@ -162,6 +171,9 @@ func NewWide[T any](spec WideSpec[T]) (*WideTable[T], error) {
 		return fail(&Error{Family: v.Family, Field: v.Name, Reason: "family is not declared by the table", Kind: ErrInvalidTable})
 	}
 	t.fields = append(t.fields, v.Name)
+	if err := t.setFrom(spec); err != nil {
+		return fail(err)
+	}
 	if err := validateUIDs(spec.Key, spec.UIDs); err != nil {
 		return fail(err)
 	}
@@ -169,6 +181,7 @@ func NewWide[T any](spec WideSpec[T]) (*WideTable[T], error) {
 	if t.splits, err = spec.Splits.compute(rowSegs); err != nil {
 		return fail(err)
 	}
+	t.split = spec.Splits
 	return t, nil
 }
 
@@ -329,5 +342,21 @@ func (t *WideTable[T]) DecodeCell(row, qualifier, value []byte, v *T) error {
 		return &Error{Table: t.name.String(), Family: t.value.Family, Field: t.value.Name,
 			Reason: "cannot decode the value of a cell of " + strconv.Itoa(len(value)) + " bytes", Kind: ErrInvalidValue, Err: err}
 	}
+	return nil
+}
+
+// setFrom checks and records WideSpec.From: each entry names a row-key
+// segment and a field, which may be a field of the record the table does
+// not store (the name of a UID).
+func (t *WideTable[T]) setFrom(spec WideSpec[T]) error {
+	for seg, src := range spec.From {
+		switch {
+		case t.key.SegmentIndex(seg) < 0:
+			return &Error{Field: "From " + seg, Reason: "not a segment of the row key", Kind: ErrUnknownField}
+		case src == "":
+			return &Error{Field: "From " + seg, Reason: "names no field", Kind: ErrUnknownField}
+		}
+	}
+	t.from = maps.Clone(spec.From)
 	return nil
 }

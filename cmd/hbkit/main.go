@@ -12,8 +12,9 @@
 // --rpc-protection, --tls-ca, --tls-cert, --tls-key and --tls-server-name
 // flags (over the HBKIT_* variables of the same names) reach a cluster
 // secured with Kerberos and TLS (docs/security.md). The commands
-// themselves live in internal/cli; contrib/gohbase's hbkit-gohbase runs
-// them over a gohbase client.
+// themselves live in package cli, so a team can build its own hbkit (its
+// own schemas, its own name); contrib/gohbase's hbkit-gohbase runs them
+// over a gohbase client.
 package main
 
 import (
@@ -22,12 +23,11 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/hbkit/hbkit/internal/cli"
+	"github.com/hbkit/hbkit/cli"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e := cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Connect: cli.ConnectNativeEnv(os.Getenv), ConnectSecure: cli.ConnectNativeSecure(os.Getenv)}
-	os.Exit(cli.Main(ctx, e, os.Args[1:]))
+	os.Exit(cli.Main(ctx, cli.NativeEnv(os.Stdout, os.Stderr, os.Getenv), os.Args[1:]))
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 )
 
 // testWriteLimits pins the byte limits of writes: a cell of exactly
@@ -25,38 +25,38 @@ func (s *suite) testWriteLimits(t *testing.T) {
 	d := s.h.Data
 	const row = "lim-+4915112345678" // no error may quote it
 	sized := func(n int) map[string]map[string][]byte {
-		return map[string]map[string][]byte{"cf2": {"big": make([]byte, n-hbase.CellSize(b(row), "cf2", "big", nil))}}
+		return map[string]map[string][]byte{"cf2": {"big": make([]byte, n-hbapi.CellSize(b(row), "cf2", "big", nil))}}
 	}
-	if err := d.Put(ctx, &hbase.Put{Table: tbl, Row: b(row), Values: sized(hbase.DefaultMaxCellSize)}); err != nil {
+	if err := d.Put(ctx, &hbapi.Put{Table: tbl, Row: b(row), Values: sized(hbapi.DefaultMaxCellSize)}); err != nil {
 		t.Fatalf("Put of a cell of hbase.DefaultMaxCellSize bytes: %v", err)
 	}
-	r := s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(row)})
-	if got, want := len(r.Value(b("cf2"), b("big"))), len(sized(hbase.DefaultMaxCellSize)["cf2"]["big"]); got != want {
+	r := s.get(t, ctx, &hbapi.Get{Table: tbl, Row: b(row)})
+	if got, want := len(r.Value(b("cf2"), b("big"))), len(sized(hbapi.DefaultMaxCellSize)["cf2"]["big"]); got != want {
 		t.Errorf("read back a value of %d bytes, want %d", got, want)
 	}
-	over := sized(hbase.DefaultMaxCellSize + 1)
+	over := sized(hbapi.DefaultMaxCellSize + 1)
 	refused := []struct {
 		name string
 		call func() error
 	}{
-		{"put one byte over", func() error { return d.Put(ctx, &hbase.Put{Table: tbl, Row: b(row), Values: over}) }},
-		{"put of 20 MB", func() error { return d.Put(ctx, &hbase.Put{Table: tbl, Row: b(row), Values: sized(20 << 20)}) }},
+		{"put one byte over", func() error { return d.Put(ctx, &hbapi.Put{Table: tbl, Row: b(row), Values: over}) }},
+		{"put of 20 MB", func() error { return d.Put(ctx, &hbapi.Put{Table: tbl, Row: b(row), Values: sized(20 << 20)}) }},
 		{"append", func() error {
-			_, err := d.Append(ctx, &hbase.Append{Table: tbl, Row: b(row), Values: over})
+			_, err := d.Append(ctx, &hbapi.Append{Table: tbl, Row: b(row), Values: over})
 			return err
 		}},
 		{"check and mutate", func() error {
-			_, err := d.CheckAndMutate(ctx, &hbase.CheckAndMutate{Table: tbl, Row: b(row), Family: b("cf"), Qualifier: b("none"),
-				Compare: hbase.CompareEqual, Mutations: []hbase.Mutation{&hbase.Put{Values: over}}})
+			_, err := d.CheckAndMutate(ctx, &hbapi.CheckAndMutate{Table: tbl, Row: b(row), Family: b("cf"), Qualifier: b("none"),
+				Compare: hbapi.CompareEqual, Mutations: []hbapi.Mutation{&hbapi.Put{Values: over}}})
 			return err
 		}},
 		{"mutate row", func() error {
-			return d.MutateRow(ctx, &hbase.RowMutations{Table: tbl, Row: b(row), Mutations: []hbase.Mutation{&hbase.Put{Values: over}}})
+			return d.MutateRow(ctx, &hbapi.RowMutations{Table: tbl, Row: b(row), Mutations: []hbapi.Mutation{&hbapi.Put{Values: over}}})
 		}},
 		{"batch", func() error {
-			res, err := d.Batch(ctx, []hbase.Action{
-				&hbase.Put{Table: tbl, Row: b(row), Values: over},
-				&hbase.Put{Table: tbl, Row: b("lim-small"), Values: vals("cf", "q", "v")},
+			res, err := d.Batch(ctx, []hbapi.Action{
+				&hbapi.Put{Table: tbl, Row: b(row), Values: over},
+				&hbapi.Put{Table: tbl, Row: b("lim-small"), Values: vals("cf", "q", "v")},
 			})
 			if err == nil || len(res) != 2 || res[1].Err != nil {
 				return fmt.Errorf("batch = %v, %+v: want action 0 refused and 1 written", err, res)
@@ -67,15 +67,15 @@ func (s *suite) testWriteLimits(t *testing.T) {
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.call()
-			wantErr(t, "call", err, hbase.ErrCellTooLarge)
-			var ie *hbase.InvalidRequestError
+			wantErr(t, "call", err, hbapi.ErrCellTooLarge)
+			var ie *hbapi.InvalidRequestError
 			if !errors.As(err, &ie) || !strings.Contains(ie.Field, `["cf2"]["big"]`) {
 				t.Errorf("error %v: want an *hbase.InvalidRequestError naming the column", err)
 			}
 			if err != nil && strings.Contains(err.Error(), row) {
 				t.Errorf("error %q quotes the row key", err)
 			}
-			if hbase.IsRetryable(err) {
+			if hbapi.IsRetryable(err) {
 				t.Errorf("error %v is retryable", err)
 			}
 		})
@@ -86,14 +86,14 @@ func (s *suite) testWriteLimits(t *testing.T) {
 		for i := range 30 {
 			wide[fmt.Sprintf("q%02d", i)] = big
 		}
-		err := d.Put(ctx, &hbase.Put{Table: tbl, Row: b(row), Values: map[string]map[string][]byte{"cf2": wide}})
-		wantErr(t, "put", err, hbase.ErrRequestTooLarge)
+		err := d.Put(ctx, &hbapi.Put{Table: tbl, Row: b(row), Values: map[string]map[string][]byte{"cf2": wide}})
+		wantErr(t, "put", err, hbapi.ErrRequestTooLarge)
 		if err != nil && strings.Contains(err.Error(), row) {
 			t.Errorf("error %q quotes the row key", err)
 		}
 	})
-	r = s.get(t, ctx, &hbase.Get{Table: tbl, Row: b(row)})
-	if got := len(r.Value(b("cf2"), b("big"))); got != len(sized(hbase.DefaultMaxCellSize)["cf2"]["big"]) {
+	r = s.get(t, ctx, &hbapi.Get{Table: tbl, Row: b(row)})
+	if got := len(r.Value(b("cf2"), b("big"))); got != len(sized(hbapi.DefaultMaxCellSize)["cf2"]["big"]) {
 		t.Errorf("after the refusals the cell holds %d bytes; a refused write changed it", got)
 	}
 	s.testLargeBatch(t)
@@ -103,10 +103,10 @@ func (s *suite) testWriteLimits(t *testing.T) {
 // one Batch: each is written.
 func (s *suite) testLargeBatch(t *testing.T) {
 	ctx := s.ctx(t)
-	var actions []hbase.Action
+	var actions []hbapi.Action
 	value := bytes.Repeat([]byte("v"), 1<<20)
 	for i := range 12 {
-		actions = append(actions, &hbase.Put{Table: s.data, Row: fmt.Appendf(nil, "lim-batch-%02d", i),
+		actions = append(actions, &hbapi.Put{Table: s.data, Row: fmt.Appendf(nil, "lim-batch-%02d", i),
 			Values: map[string]map[string][]byte{"cf2": {"big": value}}})
 	}
 	res, err := s.h.Data.Batch(ctx, actions)
@@ -117,7 +117,7 @@ func (s *suite) testLargeBatch(t *testing.T) {
 		if res[i].Err != nil {
 			t.Errorf("action %d: %v", i, res[i].Err)
 		}
-		r := s.get(t, ctx, &hbase.Get{Table: s.data, Row: fmt.Appendf(nil, "lim-batch-%02d", i)})
+		r := s.get(t, ctx, &hbapi.Get{Table: s.data, Row: fmt.Appendf(nil, "lim-batch-%02d", i)})
 		if !bytes.Equal(r.Value(b("cf2"), b("big")), value) {
 			t.Errorf("row %d: read back %d bytes, want %d", i, len(r.Value(b("cf2"), b("big"))), len(value))
 		}

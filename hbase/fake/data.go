@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 )
 
 // Get implements hbase.DataClient.
-func (c *Client) Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error) {
+func (c *Client) Get(ctx context.Context, g *hbapi.Get) (*hbapi.Result, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
@@ -27,14 +27,14 @@ func (c *Client) Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error) {
 	if err := t.checkSelection(spec); err != nil {
 		return nil, opErr("get", g.Table, err)
 	}
-	res := &hbase.Result{}
+	res := &hbapi.Result{}
 	if pageLimit(g.Filter) != 0 {
 		if cells, ok := t.readRow(g.Row, spec, c.nowMs()); ok {
 			res.Cells = cells
 		}
 	}
 	if g.ExistenceOnly {
-		return &hbase.Result{Exists: len(res.Cells) > 0}, nil
+		return &hbapi.Result{Exists: len(res.Cells) > 0}, nil
 	}
 	return res, nil
 }
@@ -42,14 +42,14 @@ func (c *Client) Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error) {
 // WriteLimits returns HBase's default limits, which the fake enforces
 // as a Client with its defaults does: a cell over
 // hbase.DefaultMaxCellSize fails with hbase.ErrCellTooLarge.
-func (c *Client) WriteLimits() hbase.WriteLimits { return hbase.DefaultWriteLimits() }
+func (c *Client) WriteLimits() hbapi.WriteLimits { return hbapi.DefaultWriteLimits() }
 
 // Put implements hbase.DataClient.
-func (c *Client) Put(ctx context.Context, p *hbase.Put) error {
+func (c *Client) Put(ctx context.Context, p *hbapi.Put) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	if err := hbase.CheckWriteSize(p, hbase.DefaultMaxCellSize); err != nil {
+	if err := hbapi.CheckWriteSize(p, hbapi.DefaultMaxCellSize); err != nil {
 		return err
 	}
 	if err := c.begin(ctx); err != nil {
@@ -68,7 +68,7 @@ func (c *Client) Put(ctx context.Context, p *hbase.Put) error {
 }
 
 // Delete implements hbase.DataClient.
-func (c *Client) Delete(ctx context.Context, d *hbase.Delete) error {
+func (c *Client) Delete(ctx context.Context, d *hbapi.Delete) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
@@ -88,15 +88,15 @@ func (c *Client) Delete(ctx context.Context, d *hbase.Delete) error {
 }
 
 // checkMutation checks that every family of a Put or Delete exists.
-func (t *table) checkMutation(m hbase.Mutation) error {
+func (t *table) checkMutation(m hbapi.Mutation) error {
 	switch m := m.(type) {
-	case *hbase.Put:
+	case *hbapi.Put:
 		for f := range m.Values {
 			if err := t.checkFamily([]byte(f)); err != nil {
 				return err
 			}
 		}
-	case *hbase.Delete:
+	case *hbapi.Delete:
 		if m.Family != nil {
 			return t.checkFamily(m.Family)
 		}
@@ -104,36 +104,36 @@ func (t *table) checkMutation(m hbase.Mutation) error {
 	return nil
 }
 
-func explicitTS(ts int64) bool { return ts != 0 && ts != hbase.LatestTimestamp }
+func explicitTS(ts int64) bool { return ts != 0 && ts != hbapi.LatestTimestamp }
 
 // apply writes a validated and checked Put or Delete to row; ts is the
 // timestamp the server assigns to the operation.
-func (t *table) apply(m hbase.Mutation, key []byte, ts, now int64) {
+func (t *table) apply(m hbapi.Mutation, key []byte, ts, now int64) {
 	r := t.row(key, true)
 	switch m := m.(type) {
-	case *hbase.Put:
+	case *hbapi.Put:
 		if explicitTS(m.Timestamp) {
 			ts = m.Timestamp
 		}
 		for _, cv := range m.ColumnValues() {
-			r.add(hbase.Cell{Row: key, Family: cv.Family, Qualifier: cv.Qualifier, Timestamp: ts, Type: hbase.CellTypePut, Value: cv.Value})
+			r.add(hbapi.Cell{Row: key, Family: cv.Family, Qualifier: cv.Qualifier, Timestamp: ts, Type: hbapi.CellTypePut, Value: cv.Value})
 		}
-	case *hbase.Delete:
+	case *hbapi.Delete:
 		if explicitTS(m.Timestamp) {
 			ts = m.Timestamp
 		}
 		switch {
 		case m.Family == nil:
 			for _, f := range t.desc.Families {
-				r.add(hbase.Cell{Row: key, Family: []byte(f.Name), Timestamp: ts, Type: hbase.CellTypeDeleteFamily})
+				r.add(hbapi.Cell{Row: key, Family: []byte(f.Name), Timestamp: ts, Type: hbapi.CellTypeDeleteFamily})
 			}
 		case m.Qualifier == nil:
 			// Only a nil qualifier means the family: Delete.Validate
 			// refuses a non-nil empty one, and HBase's server deletes the
 			// column with the empty qualifier.
-			r.add(hbase.Cell{Row: key, Family: m.Family, Timestamp: ts, Type: hbase.CellTypeDeleteFamily})
+			r.add(hbapi.Cell{Row: key, Family: m.Family, Timestamp: ts, Type: hbapi.CellTypeDeleteFamily})
 		case m.AllVersions:
-			r.add(hbase.Cell{Row: key, Family: m.Family, Qualifier: m.Qualifier, Timestamp: ts, Type: hbase.CellTypeDeleteColumn})
+			r.add(hbapi.Cell{Row: key, Family: m.Family, Qualifier: m.Qualifier, Timestamp: ts, Type: hbapi.CellTypeDeleteColumn})
 		default:
 			if !explicitTS(m.Timestamp) {
 				// Newest version: the server places the marker at the
@@ -145,23 +145,23 @@ func (t *table) apply(m hbase.Mutation, key []byte, ts, now int64) {
 					}
 				}
 			}
-			r.add(hbase.Cell{Row: key, Family: m.Family, Qualifier: m.Qualifier, Timestamp: ts, Type: hbase.CellTypeDelete})
+			r.add(hbapi.Cell{Row: key, Family: m.Family, Qualifier: m.Qualifier, Timestamp: ts, Type: hbapi.CellTypeDelete})
 		}
 	}
 }
 
 // latest returns the newest live cell of a column within tr.
-func (t *table) latest(key, family, qualifier []byte, tr *hbase.TimeRange, now int64) (hbase.Cell, bool) {
+func (t *table) latest(key, family, qualifier []byte, tr *hbapi.TimeRange, now int64) (hbapi.Cell, bool) {
 	for _, cell := range t.visible(t.rows[string(key)], now) {
 		if bytes.Equal(cell.Family, family) && bytes.Equal(cell.Qualifier, qualifier) && tr.Contains(cell.Timestamp) {
 			return cell, true
 		}
 	}
-	return hbase.Cell{}, false
+	return hbapi.Cell{}, false
 }
 
 // Increment implements hbase.DataClient.
-func (c *Client) Increment(ctx context.Context, inc *hbase.Increment) (*hbase.Result, error) {
+func (c *Client) Increment(ctx context.Context, inc *hbapi.Increment) (*hbapi.Result, error) {
 	if err := inc.Validate(); err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (c *Client) Increment(ctx context.Context, inc *hbase.Increment) (*hbase.Re
 	}
 	now := c.nowMs()
 	deltas := inc.ColumnDeltas()
-	newCells := make([]hbase.Cell, 0, len(deltas))
+	newCells := make([]hbapi.Cell, 0, len(deltas))
 	ts := c.nextTS()
 	for _, d := range deltas {
 		if err := t.checkFamily(d.Family); err != nil {
@@ -185,12 +185,12 @@ func (c *Client) Increment(ctx context.Context, inc *hbase.Increment) (*hbase.Re
 		cellTS := ts
 		if cur, ok := t.latest(inc.Row, d.Family, d.Qualifier, nil, now); ok {
 			if len(cur.Value) != 8 {
-				return nil, opErr("increment", inc.Table, fmt.Errorf("%w: %s:%s has %d bytes", hbase.ErrNotCounter, d.Family, d.Qualifier, len(cur.Value)))
+				return nil, opErr("increment", inc.Table, fmt.Errorf("%w: %s:%s has %d bytes", hbapi.ErrNotCounter, d.Family, d.Qualifier, len(cur.Value)))
 			}
 			v = int64(binary.BigEndian.Uint64(cur.Value))
 			cellTS = max(cellTS, cur.Timestamp+1)
 		}
-		newCells = append(newCells, hbase.Cell{Row: inc.Row, Family: d.Family, Qualifier: d.Qualifier, Timestamp: cellTS, Type: hbase.CellTypePut,
+		newCells = append(newCells, hbapi.Cell{Row: inc.Row, Family: d.Family, Qualifier: d.Qualifier, Timestamp: cellTS, Type: hbapi.CellTypePut,
 			Value: binary.BigEndian.AppendUint64(nil, uint64(v+d.Delta))})
 	}
 	return t.writeCells(inc.Row, newCells), nil
@@ -198,23 +198,23 @@ func (c *Client) Increment(ctx context.Context, inc *hbase.Increment) (*hbase.Re
 
 // writeCells stores computed cells (all families checked) and returns
 // them as a Result.
-func (t *table) writeCells(key []byte, cells []hbase.Cell) *hbase.Result {
+func (t *table) writeCells(key []byte, cells []hbapi.Cell) *hbapi.Result {
 	r := t.row(key, true)
-	out := make([]hbase.Cell, len(cells))
+	out := make([]hbapi.Cell, len(cells))
 	for i, cell := range cells {
 		r.add(cell)
 		out[i] = cloneCell(cell)
 	}
-	slices.SortFunc(out, hbase.CompareCells)
-	return &hbase.Result{Cells: out}
+	slices.SortFunc(out, hbapi.CompareCells)
+	return &hbapi.Result{Cells: out}
 }
 
 // Append implements hbase.DataClient.
-func (c *Client) Append(ctx context.Context, a *hbase.Append) (*hbase.Result, error) {
+func (c *Client) Append(ctx context.Context, a *hbapi.Append) (*hbapi.Result, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	if err := hbase.CheckWriteSize(a, hbase.DefaultMaxCellSize); err != nil {
+	if err := hbapi.CheckWriteSize(a, hbapi.DefaultMaxCellSize); err != nil {
 		return nil, err
 	}
 	if err := c.begin(ctx); err != nil {
@@ -227,7 +227,7 @@ func (c *Client) Append(ctx context.Context, a *hbase.Append) (*hbase.Result, er
 	}
 	now := c.nowMs()
 	cols := a.ColumnValues()
-	newCells := make([]hbase.Cell, 0, len(cols))
+	newCells := make([]hbapi.Cell, 0, len(cols))
 	ts := c.nextTS()
 	for _, cv := range cols {
 		if err := t.checkFamily(cv.Family); err != nil {
@@ -239,7 +239,7 @@ func (c *Client) Append(ctx context.Context, a *hbase.Append) (*hbase.Result, er
 			v = slices.Clone(cur.Value)
 			cellTS = max(cellTS, cur.Timestamp+1)
 		}
-		newCells = append(newCells, hbase.Cell{Row: a.Row, Family: cv.Family, Qualifier: cv.Qualifier, Timestamp: cellTS, Type: hbase.CellTypePut,
+		newCells = append(newCells, hbapi.Cell{Row: a.Row, Family: cv.Family, Qualifier: cv.Qualifier, Timestamp: cellTS, Type: hbapi.CellTypePut,
 			Value: append(v, cv.Value...)})
 	}
 	return t.writeCells(a.Row, newCells), nil
@@ -247,7 +247,7 @@ func (c *Client) Append(ctx context.Context, a *hbase.Append) (*hbase.Result, er
 
 // bindMutations checks the mutations of a CheckAndMutate or RowMutations
 // (already validated) against the table.
-func (t *table) bindMutations(muts []hbase.Mutation) error {
+func (t *table) bindMutations(muts []hbapi.Mutation) error {
 	for _, m := range muts {
 		if err := t.checkMutation(m); err != nil {
 			return err
@@ -257,11 +257,11 @@ func (t *table) bindMutations(muts []hbase.Mutation) error {
 }
 
 // CheckAndMutate implements hbase.DataClient.
-func (c *Client) CheckAndMutate(ctx context.Context, cam *hbase.CheckAndMutate) (bool, error) {
+func (c *Client) CheckAndMutate(ctx context.Context, cam *hbapi.CheckAndMutate) (bool, error) {
 	if err := cam.Validate(); err != nil {
 		return false, err
 	}
-	if err := hbase.CheckWriteSize(cam, hbase.DefaultMaxCellSize); err != nil {
+	if err := hbapi.CheckWriteSize(cam, hbapi.DefaultMaxCellSize); err != nil {
 		return false, err
 	}
 	if err := c.begin(ctx); err != nil {
@@ -286,7 +286,7 @@ func (c *Client) CheckAndMutate(ctx context.Context, cam *hbase.CheckAndMutate) 
 		// Absence check, as HBase does it: an absent column counts as
 		// empty; NOT_EQUAL needs a present, non-empty value.
 		empty := !found || len(cur.Value) == 0
-		ok = empty == (cam.Compare != hbase.CompareNotEqual)
+		ok = empty == (cam.Compare != hbapi.CompareNotEqual)
 	case !found:
 		ok = false
 	default:
@@ -304,11 +304,11 @@ func (c *Client) CheckAndMutate(ctx context.Context, cam *hbase.CheckAndMutate) 
 
 // MutateRow implements hbase.DataClient. All mutations share one
 // server-assigned timestamp, as in HBase.
-func (c *Client) MutateRow(ctx context.Context, rm *hbase.RowMutations) error {
+func (c *Client) MutateRow(ctx context.Context, rm *hbapi.RowMutations) error {
 	if err := rm.Validate(); err != nil {
 		return err
 	}
-	if err := hbase.CheckWriteSize(rm, hbase.DefaultMaxCellSize); err != nil {
+	if err := hbapi.CheckWriteSize(rm, hbapi.DefaultMaxCellSize); err != nil {
 		return err
 	}
 	if err := c.begin(ctx); err != nil {
@@ -332,44 +332,44 @@ func (c *Client) MutateRow(ctx context.Context, rm *hbase.RowMutations) error {
 // Batch implements hbase.DataClient. Actions run one after the other, in
 // order, so the CheckAndMutates of one row apply in batch order as on
 // HBase.
-func (c *Client) Batch(ctx context.Context, actions []hbase.Action) ([]hbase.BatchResult, error) {
+func (c *Client) Batch(ctx context.Context, actions []hbapi.Action) ([]hbapi.BatchResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	results := make([]hbase.BatchResult, len(actions))
-	var failed []hbase.ActionError
+	results := make([]hbapi.BatchResult, len(actions))
+	var failed []hbapi.ActionError
 	for i, a := range actions {
-		var res *hbase.Result
+		var res *hbapi.Result
 		var processed bool
-		err := hbase.ValidateAction(a)
+		err := hbapi.ValidateAction(a)
 		if err == nil {
 			switch a := a.(type) {
-			case *hbase.Get:
+			case *hbapi.Get:
 				res, err = c.Get(ctx, a)
-			case *hbase.Put:
+			case *hbapi.Put:
 				err = c.Put(ctx, a)
-			case *hbase.Delete:
+			case *hbapi.Delete:
 				err = c.Delete(ctx, a)
-			case *hbase.Increment:
+			case *hbapi.Increment:
 				res, err = c.Increment(ctx, a)
-			case *hbase.Append:
+			case *hbapi.Append:
 				res, err = c.Append(ctx, a)
-			case *hbase.CheckAndMutate:
+			case *hbapi.CheckAndMutate:
 				processed, err = c.CheckAndMutate(ctx, a)
 			}
 		}
 		if err != nil {
-			results[i] = hbase.BatchResult{Err: err}
-			failed = append(failed, hbase.ActionError{Index: i, Action: a, Err: err})
+			results[i] = hbapi.BatchResult{Err: err}
+			failed = append(failed, hbapi.ActionError{Index: i, Action: a, Err: err})
 			continue
 		}
 		if res == nil {
-			res = &hbase.Result{}
+			res = &hbapi.Result{}
 		}
-		results[i] = hbase.BatchResult{Result: res, Processed: processed}
+		results[i] = hbapi.BatchResult{Result: res, Processed: processed}
 	}
 	if len(failed) > 0 {
-		return results, &hbase.BatchError{Failed: failed}
+		return results, &hbapi.BatchError{Failed: failed}
 	}
 	return results, nil
 }

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 )
 
 // Client is an in-memory HBase. It implements hbase.DataClient and
@@ -30,8 +30,8 @@ type Client struct {
 }
 
 var (
-	_ hbase.DataClient  = (*Client)(nil)
-	_ hbase.AdminClient = (*Client)(nil)
+	_ hbapi.DataClient  = (*Client)(nil)
+	_ hbapi.AdminClient = (*Client)(nil)
 )
 
 // Option configures a Client.
@@ -78,7 +78,7 @@ func New(opts ...Option) (*Client, error) {
 	return &Client{
 		now:        o.now,
 		server:     o.server,
-		namespaces: map[string]bool{hbase.DefaultNamespace: true, hbase.SystemNamespace: true},
+		namespaces: map[string]bool{hbapi.DefaultNamespace: true, hbapi.SystemNamespace: true},
 		tables:     map[string]*table{},
 	}, nil
 }
@@ -101,7 +101,7 @@ func (c *Client) begin(ctx context.Context) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return hbase.ErrClosed
+		return hbapi.ErrClosed
 	}
 	return nil
 }
@@ -125,13 +125,13 @@ func opErr(op, table string, err error) error {
 
 // lookup finds a table by any spelling of its name.
 func (c *Client) lookup(name string) (*table, error) {
-	tn, err := hbase.ParseTableName(name)
+	tn, err := hbapi.ParseTableName(name)
 	if err != nil {
 		return nil, err
 	}
 	t := c.tables[tn.String()]
 	if t == nil {
-		return nil, hbase.ErrTableNotFound
+		return nil, hbapi.ErrTableNotFound
 	}
 	return t, nil
 }
@@ -143,21 +143,21 @@ func (c *Client) dataTable(name string) (*table, error) {
 		return nil, err
 	}
 	if !t.enabled {
-		return nil, hbase.ErrTableDisabled
+		return nil, hbapi.ErrTableDisabled
 	}
 	return t, nil
 }
 
 func (t *table) checkFamily(f []byte) error {
 	if _, ok := t.families[string(f)]; !ok {
-		return fmt.Errorf("%w: %q", hbase.ErrNoSuchFamily, f)
+		return fmt.Errorf("%w: %q", hbapi.ErrNoSuchFamily, f)
 	}
 	return nil
 }
 
 // CreateNamespace implements hbase.AdminClient.
 func (c *Client) CreateNamespace(ctx context.Context, ns string) error {
-	if err := hbase.ValidateNamespace(ns); err != nil {
+	if err := hbapi.ValidateNamespace(ns); err != nil {
 		return err
 	}
 	if err := c.begin(ctx); err != nil {
@@ -165,7 +165,7 @@ func (c *Client) CreateNamespace(ctx context.Context, ns string) error {
 	}
 	defer c.mu.Unlock()
 	if c.namespaces[ns] {
-		return fmt.Errorf("fake: create namespace %q: %w", ns, hbase.ErrNamespaceExists)
+		return fmt.Errorf("fake: create namespace %q: %w", ns, hbapi.ErrNamespaceExists)
 	}
 	c.namespaces[ns] = true
 	return nil
@@ -173,22 +173,22 @@ func (c *Client) CreateNamespace(ctx context.Context, ns string) error {
 
 // DeleteNamespace implements hbase.AdminClient.
 func (c *Client) DeleteNamespace(ctx context.Context, ns string) error {
-	if err := hbase.ValidateNamespace(ns); err != nil {
+	if err := hbapi.ValidateNamespace(ns); err != nil {
 		return err
 	}
-	if ns == hbase.DefaultNamespace || ns == hbase.SystemNamespace {
-		return &hbase.InvalidRequestError{Op: "delete namespace", Field: "namespace", Reason: "reserved namespace " + ns, Err: hbase.ErrInvalidNamespace}
+	if ns == hbapi.DefaultNamespace || ns == hbapi.SystemNamespace {
+		return &hbapi.InvalidRequestError{Op: "delete namespace", Field: "namespace", Reason: "reserved namespace " + ns, Err: hbapi.ErrInvalidNamespace}
 	}
 	if err := c.begin(ctx); err != nil {
 		return err
 	}
 	defer c.mu.Unlock()
 	if !c.namespaces[ns] {
-		return fmt.Errorf("fake: delete namespace %q: %w", ns, hbase.ErrNamespaceNotFound)
+		return fmt.Errorf("fake: delete namespace %q: %w", ns, hbapi.ErrNamespaceNotFound)
 	}
 	for _, t := range c.tables {
 		if t.name.Namespace == ns {
-			return fmt.Errorf("fake: delete namespace %q: %w", ns, hbase.ErrNamespaceNotEmpty)
+			return fmt.Errorf("fake: delete namespace %q: %w", ns, hbapi.ErrNamespaceNotEmpty)
 		}
 	}
 	delete(c.namespaces, ns)
@@ -204,18 +204,18 @@ func (c *Client) ListNamespaces(ctx context.Context) ([]string, error) {
 	return slices.Sorted(maps.Keys(c.namespaces)), nil
 }
 
-func cloneDescriptor(d hbase.TableDescriptor) hbase.TableDescriptor {
-	out := hbase.TableDescriptor{Name: d.Name, Attributes: maps.Clone(d.Attributes)}
+func cloneDescriptor(d hbapi.TableDescriptor) hbapi.TableDescriptor {
+	out := hbapi.TableDescriptor{Name: d.Name, Attributes: maps.Clone(d.Attributes)}
 	for _, f := range d.Families {
-		out.Families = append(out.Families, hbase.FamilyDescriptor{Name: f.Name, Attributes: maps.Clone(f.Attributes)})
+		out.Families = append(out.Families, hbapi.FamilyDescriptor{Name: f.Name, Attributes: maps.Clone(f.Attributes)})
 	}
-	slices.SortFunc(out.Families, func(a, b hbase.FamilyDescriptor) int {
+	slices.SortFunc(out.Families, func(a, b hbapi.FamilyDescriptor) int {
 		return bytes.Compare([]byte(a.Name), []byte(b.Name))
 	})
 	return out
 }
 
-func (t *table) setDescriptor(d hbase.TableDescriptor) {
+func (t *table) setDescriptor(d hbapi.TableDescriptor) {
 	t.desc = cloneDescriptor(d)
 	t.desc.Name = t.name.String()
 	t.families = map[string]familyConf{}
@@ -225,23 +225,23 @@ func (t *table) setDescriptor(d hbase.TableDescriptor) {
 }
 
 // CreateTable implements hbase.AdminClient.
-func (c *Client) CreateTable(ctx context.Context, desc hbase.TableDescriptor, splitKeys [][]byte) error {
+func (c *Client) CreateTable(ctx context.Context, desc hbapi.TableDescriptor, splitKeys [][]byte) error {
 	if err := desc.Validate(); err != nil {
 		return err
 	}
-	if err := hbase.ValidateSplitKeys(splitKeys); err != nil {
+	if err := hbapi.ValidateSplitKeys(splitKeys); err != nil {
 		return err
 	}
-	tn, _ := hbase.ParseTableName(desc.Name) // validated above
+	tn, _ := hbapi.ParseTableName(desc.Name) // validated above
 	if err := c.begin(ctx); err != nil {
 		return err
 	}
 	defer c.mu.Unlock()
 	if !c.namespaces[tn.Namespace] {
-		return opErr("create table", desc.Name, hbase.ErrNamespaceNotFound)
+		return opErr("create table", desc.Name, hbapi.ErrNamespaceNotFound)
 	}
 	if c.tables[tn.String()] != nil {
-		return opErr("create table", desc.Name, hbase.ErrTableExists)
+		return opErr("create table", desc.Name, hbapi.ErrTableExists)
 	}
 	t := &table{name: tn, enabled: true}
 	t.setDescriptor(desc)
@@ -272,7 +272,7 @@ func (t *table) reset(splits [][]byte, id int64) {
 
 func (c *Client) nextRegionID() int64 { return c.nextTS() }
 
-func regionName(tn hbase.TableName, start []byte, id int64) []byte {
+func regionName(tn hbapi.TableName, start []byte, id int64) []byte {
 	b := []byte(tn.String())
 	b = append(b, ',')
 	b = append(b, start...)
@@ -295,7 +295,7 @@ func (c *Client) DeleteTable(ctx context.Context, name string) error {
 		return opErr("delete table", name, err)
 	}
 	if t.enabled {
-		return opErr("delete table", name, hbase.ErrTableNotDisabled)
+		return opErr("delete table", name, hbapi.ErrTableNotDisabled)
 	}
 	delete(c.tables, t.name.String())
 	return nil
@@ -312,7 +312,7 @@ func (c *Client) EnableTable(ctx context.Context, name string) error {
 		return opErr("enable table", name, err)
 	}
 	if t.enabled {
-		return opErr("enable table", name, hbase.ErrTableNotDisabled)
+		return opErr("enable table", name, hbapi.ErrTableNotDisabled)
 	}
 	t.enabled = true
 	return nil
@@ -329,7 +329,7 @@ func (c *Client) DisableTable(ctx context.Context, name string) error {
 		return opErr("disable table", name, err)
 	}
 	if !t.enabled {
-		return opErr("disable table", name, hbase.ErrTableDisabled)
+		return opErr("disable table", name, hbapi.ErrTableDisabled)
 	}
 	t.enabled = false
 	return nil
@@ -346,7 +346,7 @@ func (c *Client) TruncateTable(ctx context.Context, name string, preserveSplits 
 		return opErr("truncate table", name, err)
 	}
 	if t.enabled {
-		return opErr("truncate table", name, hbase.ErrTableNotDisabled)
+		return opErr("truncate table", name, hbapi.ErrTableNotDisabled)
 	}
 	splits := t.splits
 	if !preserveSplits {
@@ -359,7 +359,7 @@ func (c *Client) TruncateTable(ctx context.Context, name string, preserveSplits 
 
 // ModifyTable implements hbase.AdminClient. Data of removed families
 // disappears.
-func (c *Client) ModifyTable(ctx context.Context, desc hbase.TableDescriptor) error {
+func (c *Client) ModifyTable(ctx context.Context, desc hbapi.TableDescriptor) error {
 	if err := desc.Validate(); err != nil {
 		return err
 	}
@@ -373,7 +373,7 @@ func (c *Client) ModifyTable(ctx context.Context, desc hbase.TableDescriptor) er
 	}
 	t.setDescriptor(desc)
 	for _, r := range t.rows {
-		r.cells = slices.DeleteFunc(r.cells, func(cell hbase.Cell) bool {
+		r.cells = slices.DeleteFunc(r.cells, func(cell hbapi.Cell) bool {
 			_, ok := t.families[string(cell.Family)]
 			return !ok
 		})
@@ -383,7 +383,7 @@ func (c *Client) ModifyTable(ctx context.Context, desc hbase.TableDescriptor) er
 
 // TableExists implements hbase.AdminClient.
 func (c *Client) TableExists(ctx context.Context, name string) (bool, error) {
-	if _, err := hbase.ParseTableName(name); err != nil {
+	if _, err := hbapi.ParseTableName(name); err != nil {
 		return false, err
 	}
 	if err := c.begin(ctx); err != nil {
@@ -410,7 +410,7 @@ func (c *Client) IsTableEnabled(ctx context.Context, name string) (bool, error) 
 // ListTables implements hbase.AdminClient.
 func (c *Client) ListTables(ctx context.Context, namespace string) ([]string, error) {
 	if namespace != "" {
-		if err := hbase.ValidateNamespace(namespace); err != nil {
+		if err := hbapi.ValidateNamespace(namespace); err != nil {
 			return nil, err
 		}
 	}
@@ -419,11 +419,11 @@ func (c *Client) ListTables(ctx context.Context, namespace string) ([]string, er
 	}
 	defer c.mu.Unlock()
 	if namespace != "" && !c.namespaces[namespace] {
-		return nil, fmt.Errorf("fake: list tables %q: %w", namespace, hbase.ErrNamespaceNotFound)
+		return nil, fmt.Errorf("fake: list tables %q: %w", namespace, hbapi.ErrNamespaceNotFound)
 	}
 	var out []string
 	for name, t := range c.tables {
-		if (namespace == "" && t.name.Namespace != hbase.SystemNamespace) || t.name.Namespace == namespace {
+		if (namespace == "" && t.name.Namespace != hbapi.SystemNamespace) || t.name.Namespace == namespace {
 			out = append(out, name)
 		}
 	}
@@ -450,14 +450,14 @@ var familyDefaults = map[string]string{
 
 // DescribeTable implements hbase.AdminClient. Family attributes not set
 // at creation are reported with HBase's defaults.
-func (c *Client) DescribeTable(ctx context.Context, name string) (hbase.TableDescriptor, error) {
+func (c *Client) DescribeTable(ctx context.Context, name string) (hbapi.TableDescriptor, error) {
 	if err := c.begin(ctx); err != nil {
-		return hbase.TableDescriptor{}, err
+		return hbapi.TableDescriptor{}, err
 	}
 	defer c.mu.Unlock()
 	t, err := c.lookup(name)
 	if err != nil {
-		return hbase.TableDescriptor{}, opErr("describe table", name, err)
+		return hbapi.TableDescriptor{}, opErr("describe table", name, err)
 	}
 	d := cloneDescriptor(t.desc)
 	for i := range d.Families {
@@ -474,7 +474,7 @@ func (c *Client) DescribeTable(ctx context.Context, name string) (hbase.TableDes
 }
 
 // TableRegions implements hbase.AdminClient.
-func (c *Client) TableRegions(ctx context.Context, name string) ([]hbase.RegionInfo, error) {
+func (c *Client) TableRegions(ctx context.Context, name string) ([]hbapi.RegionInfo, error) {
 	if err := c.begin(ctx); err != nil {
 		return nil, err
 	}
@@ -489,7 +489,7 @@ func (c *Client) TableRegions(ctx context.Context, name string) ([]hbase.RegionI
 // SplitRegion implements hbase.AdminClient.
 func (c *Client) SplitRegion(ctx context.Context, name string, splitKey []byte) error {
 	if len(splitKey) == 0 {
-		return &hbase.InvalidRequestError{Op: "split region", Field: "splitKey", Err: hbase.ErrInvalidSplitKeys, Reason: "empty split key"}
+		return &hbapi.InvalidRequestError{Op: "split region", Field: "splitKey", Err: hbapi.ErrInvalidSplitKeys, Reason: "empty split key"}
 	}
 	if err := c.begin(ctx); err != nil {
 		return err
@@ -500,11 +500,11 @@ func (c *Client) SplitRegion(ctx context.Context, name string, splitKey []byte) 
 		return opErr("split region", name, err)
 	}
 	if !t.enabled {
-		return opErr("split region", name, hbase.ErrTableDisabled)
+		return opErr("split region", name, hbapi.ErrTableDisabled)
 	}
 	i, found := slices.BinarySearchFunc(t.splits, splitKey, bytes.Compare)
 	if found {
-		return &hbase.InvalidRequestError{Op: "split region", Field: "splitKey", Err: hbase.ErrInvalidSplitKeys, Reason: "split key equals a region start key"}
+		return &hbapi.InvalidRequestError{Op: "split region", Field: "splitKey", Err: hbapi.ErrInvalidSplitKeys, Reason: "split key equals a region start key"}
 	}
 	id := c.nextRegionID()
 	t.splits = slices.Insert(t.splits, i, bytes.Clone(splitKey))

@@ -6,16 +6,16 @@ import (
 	"encoding/binary"
 	"slices"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 )
 
 // readSpec is what a Get or Scan selects within a row.
 type readSpec struct {
 	families    [][]byte
-	columns     []hbase.Column
+	columns     []hbapi.Column
 	maxVersions int
-	timeRange   *hbase.TimeRange
-	filter      hbase.Filter
+	timeRange   *hbapi.TimeRange
+	filter      hbapi.Filter
 }
 
 func (t *table) checkSelection(s readSpec) error {
@@ -32,7 +32,7 @@ func (t *table) checkSelection(s readSpec) error {
 	return nil
 }
 
-func (s readSpec) selected(c hbase.Cell) bool {
+func (s readSpec) selected(c hbapi.Cell) bool {
 	if len(s.families) == 0 && len(s.columns) == 0 {
 		return true
 	}
@@ -54,7 +54,7 @@ func (s readSpec) selected(c hbase.Cell) bool {
 //
 // As in HBase, filters see every version in the time range before
 // MaxVersions is applied.
-func (t *table) readRow(key []byte, s readSpec, now int64) (cells []hbase.Cell, ok bool) {
+func (t *table) readRow(key []byte, s readSpec, now int64) (cells []hbapi.Cell, ok bool) {
 	r := t.rows[string(key)]
 	if r == nil {
 		return nil, false
@@ -78,7 +78,7 @@ func (t *table) readRow(key []byte, s readSpec, now int64) (cells []hbase.Cell, 
 	if maxV == 0 {
 		maxV = 1
 	}
-	out := make([]hbase.Cell, 0, len(cells))
+	out := make([]hbapi.Cell, 0, len(cells))
 	n := 0
 	for i, c := range cells {
 		if i > 0 && bytes.Equal(c.Family, cells[i-1].Family) && bytes.Equal(c.Qualifier, cells[i-1].Qualifier) {
@@ -95,9 +95,9 @@ func (t *table) readRow(key []byte, s readSpec, now int64) (cells []hbase.Cell, 
 
 // applyFilter evaluates a filter on one row. It returns the cells that
 // remain and whether the row passes. cells are sorted; the result is too.
-func applyFilter(f hbase.Filter, row []byte, cells []hbase.Cell) ([]hbase.Cell, bool) {
-	keepCells := func(pred func(hbase.Cell) bool) ([]hbase.Cell, bool) {
-		var out []hbase.Cell
+func applyFilter(f hbapi.Filter, row []byte, cells []hbapi.Cell) ([]hbapi.Cell, bool) {
+	keepCells := func(pred func(hbapi.Cell) bool) ([]hbapi.Cell, bool) {
+		var out []hbapi.Cell
 		for _, c := range cells {
 			if pred(c) {
 				out = append(out, c)
@@ -106,19 +106,19 @@ func applyFilter(f hbase.Filter, row []byte, cells []hbase.Cell) ([]hbase.Cell, 
 		return out, len(out) > 0
 	}
 	switch f := f.(type) {
-	case *hbase.PrefixFilter:
+	case *hbapi.PrefixFilter:
 		return cells, bytes.HasPrefix(row, f.Prefix)
-	case *hbase.RowFilter:
+	case *hbapi.RowFilter:
 		return cells, f.Compare.Matches(f.Comparator.Compare(row))
-	case *hbase.MultiRowRangeFilter:
+	case *hbapi.MultiRowRangeFilter:
 		for _, rr := range f.Ranges {
 			if rr.Contains(row) {
 				return cells, true
 			}
 		}
 		return nil, false
-	case *hbase.KeyOnlyFilter:
-		out := make([]hbase.Cell, len(cells))
+	case *hbapi.KeyOnlyFilter:
+		out := make([]hbapi.Cell, len(cells))
 		for i, c := range cells {
 			if f.LengthAsValue {
 				c.Value = binary.BigEndian.AppendUint32(nil, uint32(len(c.Value)))
@@ -128,18 +128,18 @@ func applyFilter(f hbase.Filter, row []byte, cells []hbase.Cell) ([]hbase.Cell, 
 			out[i] = c
 		}
 		return out, true
-	case *hbase.FirstKeyOnlyFilter:
+	case *hbapi.FirstKeyOnlyFilter:
 		if len(cells) == 0 {
 			return nil, false
 		}
 		return cells[:1:1], true
-	case *hbase.PageFilter:
+	case *hbapi.PageFilter:
 		// Row counting is done by the scan loop (see pageLimit).
 		return cells, true
-	case *hbase.ColumnPrefixFilter:
-		return keepCells(func(c hbase.Cell) bool { return bytes.HasPrefix(c.Qualifier, f.Prefix) })
-	case *hbase.ColumnRangeFilter:
-		return keepCells(func(c hbase.Cell) bool {
+	case *hbapi.ColumnPrefixFilter:
+		return keepCells(func(c hbapi.Cell) bool { return bytes.HasPrefix(c.Qualifier, f.Prefix) })
+	case *hbapi.ColumnRangeFilter:
+		return keepCells(func(c hbapi.Cell) bool {
 			if f.Min != nil {
 				cmp := bytes.Compare(c.Qualifier, f.Min)
 				if cmp < 0 || (cmp == 0 && !f.MinInclusive) {
@@ -154,13 +154,13 @@ func applyFilter(f hbase.Filter, row []byte, cells []hbase.Cell) ([]hbase.Cell, 
 			}
 			return true
 		})
-	case *hbase.FamilyFilter:
-		return keepCells(func(c hbase.Cell) bool { return f.Compare.Matches(f.Comparator.Compare(c.Family)) })
-	case *hbase.QualifierFilter:
-		return keepCells(func(c hbase.Cell) bool { return f.Compare.Matches(f.Comparator.Compare(c.Qualifier)) })
-	case *hbase.ValueFilter:
-		return keepCells(func(c hbase.Cell) bool { return f.Compare.Matches(f.Comparator.Compare(c.Value)) })
-	case *hbase.SingleColumnValueFilter:
+	case *hbapi.FamilyFilter:
+		return keepCells(func(c hbapi.Cell) bool { return f.Compare.Matches(f.Comparator.Compare(c.Family)) })
+	case *hbapi.QualifierFilter:
+		return keepCells(func(c hbapi.Cell) bool { return f.Compare.Matches(f.Comparator.Compare(c.Qualifier)) })
+	case *hbapi.ValueFilter:
+		return keepCells(func(c hbapi.Cell) bool { return f.Compare.Matches(f.Comparator.Compare(c.Value)) })
+	case *hbapi.SingleColumnValueFilter:
 		found := false
 		for _, c := range cells { // newest first within the column
 			if !bytes.Equal(c.Family, f.Family) || !bytes.Equal(c.Qualifier, f.Qualifier) {
@@ -178,11 +178,11 @@ func applyFilter(f hbase.Filter, row []byte, cells []hbase.Cell) ([]hbase.Cell, 
 			return nil, false
 		}
 		return cells, !f.FilterIfMissing
-	case *hbase.FilterList:
+	case *hbapi.FilterList:
 		if len(f.Filters) == 0 {
 			return cells, true
 		}
-		if f.Op == hbase.MustPassAll {
+		if f.Op == hbapi.MustPassAll {
 			out := cells
 			for _, sub := range f.Filters {
 				var keep bool
@@ -193,7 +193,7 @@ func applyFilter(f hbase.Filter, row []byte, cells []hbase.Cell) ([]hbase.Cell, 
 			}
 			return out, true
 		}
-		var union []hbase.Cell
+		var union []hbapi.Cell
 		pass := false
 		for _, sub := range f.Filters {
 			out, keep := applyFilter(sub, row, cells)
@@ -205,8 +205,8 @@ func applyFilter(f hbase.Filter, row []byte, cells []hbase.Cell) ([]hbase.Cell, 
 		if !pass {
 			return nil, false
 		}
-		slices.SortStableFunc(union, hbase.CompareCells)
-		union = slices.CompactFunc(union, func(a, b hbase.Cell) bool { return hbase.CompareCells(a, b) == 0 })
+		slices.SortStableFunc(union, hbapi.CompareCells)
+		union = slices.CompactFunc(union, func(a, b hbapi.Cell) bool { return hbapi.CompareCells(a, b) == 0 })
 		return union, true
 	}
 	return cells, true
@@ -214,12 +214,12 @@ func applyFilter(f hbase.Filter, row []byte, cells []hbase.Cell) ([]hbase.Cell, 
 
 // pageLimit returns the row limit set by PageFilters that every row must
 // pass (top level or in MustPassAll lists), or -1 if there is none.
-func pageLimit(f hbase.Filter) int64 {
+func pageLimit(f hbapi.Filter) int64 {
 	switch f := f.(type) {
-	case *hbase.PageFilter:
+	case *hbapi.PageFilter:
 		return f.Size
-	case *hbase.FilterList:
-		if f.Op != hbase.MustPassAll {
+	case *hbapi.FilterList:
+		if f.Op != hbapi.MustPassAll {
 			return -1
 		}
 		limit := int64(-1)
@@ -235,7 +235,7 @@ func pageLimit(f hbase.Filter) int64 {
 
 // Scan implements hbase.DataClient. The scanner works on a snapshot of the
 // range taken when the scan is opened; it honours ctx on every Next.
-func (c *Client) Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error) {
+func (c *Client) Scan(ctx context.Context, s *hbapi.Scan) (hbapi.Scanner, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -259,7 +259,7 @@ func (c *Client) Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error)
 		limit = p
 	}
 	now := c.nowMs()
-	var rows []*hbase.Result
+	var rows []*hbapi.Result
 	var n int64 // rows emitted
 	emit := func(key string) bool {
 		if limit >= 0 && n >= limit {
@@ -269,10 +269,10 @@ func (c *Client) Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error)
 			// Batch splits a row into Results of Batch cells (the last
 			// may hold fewer); AllowPartial allows whole rows.
 			for s.Batch > 0 && len(cells) > s.Batch {
-				rows = append(rows, &hbase.Result{Cells: cells[:s.Batch:s.Batch]})
+				rows = append(rows, &hbapi.Result{Cells: cells[:s.Batch:s.Batch]})
 				cells = cells[s.Batch:]
 			}
-			rows = append(rows, &hbase.Result{Cells: cells})
+			rows = append(rows, &hbapi.Result{Cells: cells})
 			n++
 		}
 		return limit < 0 || n < limit
@@ -312,8 +312,8 @@ func (c *Client) Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error)
 
 type scanner struct {
 	ctx    context.Context
-	rows   []*hbase.Result
-	cur    *hbase.Result
+	rows   []*hbapi.Result
+	cur    *hbapi.Result
 	err    error
 	closed bool
 }
@@ -334,7 +334,7 @@ func (s *scanner) Next() bool {
 	return true
 }
 
-func (s *scanner) Result() *hbase.Result { return s.cur }
+func (s *scanner) Result() *hbapi.Result { return s.cur }
 func (s *scanner) Err() error            { return s.err }
 
 func (s *scanner) Close() error {

@@ -5,13 +5,13 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 )
 
 // table is one table: its descriptor, state, region boundaries and rows.
 type table struct {
-	name     hbase.TableName
-	desc     hbase.TableDescriptor // as given, families sorted by name
+	name     hbapi.TableName
+	desc     hbapi.TableDescriptor // as given, families sorted by name
 	families map[string]familyConf
 	enabled  bool
 	splits   [][]byte // sorted region start keys after the first region
@@ -25,7 +25,7 @@ type familyConf struct {
 	ttlMs    int64 // 0: forever
 }
 
-func familyConfOf(f hbase.FamilyDescriptor) familyConf {
+func familyConfOf(f hbapi.FamilyDescriptor) familyConf {
 	c := familyConf{versions: 1}
 	if v, err := strconv.Atoi(f.Attributes["VERSIONS"]); err == nil && v > 0 {
 		c.versions = v
@@ -38,7 +38,7 @@ func familyConfOf(f hbase.FamilyDescriptor) familyConf {
 
 // row holds every put and delete marker ever written to a row.
 type row struct {
-	cells []hbase.Cell
+	cells []hbapi.Cell
 }
 
 func (t *table) row(key []byte, create bool) *row {
@@ -54,7 +54,7 @@ func (t *table) row(key []byte, create bool) *row {
 
 // add stores a cell (copying its bytes). A put with the same column and
 // timestamp as an existing put replaces it, as in HBase.
-func (r *row) add(c hbase.Cell) {
+func (r *row) add(c hbapi.Cell) {
 	c = cloneCell(c)
 	for i := range r.cells {
 		o := &r.cells[i]
@@ -67,13 +67,13 @@ func (r *row) add(c hbase.Cell) {
 	r.cells = append(r.cells, c)
 }
 
-func cloneCell(c hbase.Cell) hbase.Cell {
+func cloneCell(c hbapi.Cell) hbapi.Cell {
 	c.Row = bytes.Clone(c.Row)
 	c.Family = bytes.Clone(c.Family)
 	c.Qualifier = bytes.Clone(c.Qualifier)
 	if c.Value != nil {
 		c.Value = bytes.Clone(c.Value)
-	} else if c.Type == hbase.CellTypePut {
+	} else if c.Type == hbapi.CellTypePut {
 		c.Value = []byte{}
 	}
 	return c
@@ -84,7 +84,7 @@ type colKey struct{ family, qualifier string }
 // visible returns the live puts of the row (not hidden by a delete marker,
 // not expired, at most VERSIONS per column), sorted the HBase way: family,
 // qualifier, timestamp descending. now is used for TTL.
-func (t *table) visible(r *row, now int64) []hbase.Cell {
+func (t *table) visible(r *row, now int64) []hbapi.Cell {
 	if r == nil {
 		return nil
 	}
@@ -95,29 +95,29 @@ func (t *table) visible(r *row, now int64) []hbase.Cell {
 	for _, c := range r.cells {
 		f, k := string(c.Family), colKey{string(c.Family), string(c.Qualifier)}
 		switch c.Type {
-		case hbase.CellTypeDeleteFamily:
+		case hbapi.CellTypeDeleteFamily:
 			if v, ok := famDel[f]; !ok || c.Timestamp > v {
 				famDel[f] = c.Timestamp
 			}
-		case hbase.CellTypeDeleteFamilyVersion:
+		case hbapi.CellTypeDeleteFamilyVersion:
 			if famVer[f] == nil {
 				famVer[f] = map[int64]bool{}
 			}
 			famVer[f][c.Timestamp] = true
-		case hbase.CellTypeDeleteColumn:
+		case hbapi.CellTypeDeleteColumn:
 			if v, ok := colDel[k]; !ok || c.Timestamp > v {
 				colDel[k] = c.Timestamp
 			}
-		case hbase.CellTypeDelete:
+		case hbapi.CellTypeDelete:
 			if colVer[k] == nil {
 				colVer[k] = map[int64]bool{}
 			}
 			colVer[k][c.Timestamp] = true
 		}
 	}
-	var out []hbase.Cell
+	var out []hbapi.Cell
 	for _, c := range r.cells {
-		if c.Type != hbase.CellTypePut {
+		if c.Type != hbapi.CellTypePut {
 			continue
 		}
 		conf, ok := t.families[string(c.Family)]
@@ -142,7 +142,7 @@ func (t *table) visible(r *row, now int64) []hbase.Cell {
 		}
 		out = append(out, c)
 	}
-	slices.SortFunc(out, hbase.CompareCells)
+	slices.SortFunc(out, hbapi.CompareCells)
 	// Keep at most VERSIONS versions per column (what a major compaction
 	// would leave).
 	kept := out[:0]
@@ -161,8 +161,8 @@ func (t *table) visible(r *row, now int64) []hbase.Cell {
 }
 
 // regions returns the table's regions.
-func (t *table) regions(server string) []hbase.RegionInfo {
-	out := make([]hbase.RegionInfo, 0, len(t.splits)+1)
+func (t *table) regions(server string) []hbapi.RegionInfo {
+	out := make([]hbapi.RegionInfo, 0, len(t.splits)+1)
 	for i := 0; i <= len(t.splits); i++ {
 		var start, end []byte
 		if i > 0 {
@@ -171,7 +171,7 @@ func (t *table) regions(server string) []hbase.RegionInfo {
 		if i < len(t.splits) {
 			end = bytes.Clone(t.splits[i])
 		}
-		out = append(out, hbase.RegionInfo{
+		out = append(out, hbapi.RegionInfo{
 			Table:      t.name.String(),
 			StartKey:   start,
 			EndKey:     end,

@@ -275,6 +275,9 @@ func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message,
 	if co.cellBlock != nil {
 		*co.cellBlock = r.resp.CellBlock
 	}
+	if co.message != nil {
+		*co.message = r.resp.Body
+	}
 	if x := r.resp.Header.GetException(); x != nil {
 		return true, newRemoteError(x)
 	}

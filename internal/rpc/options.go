@@ -171,6 +171,7 @@ type CallOption func(*callOptions)
 type callOptions struct {
 	priority  uint32
 	cellBlock *[]byte
+	message   *[]byte
 	into      []byte  // WithFrameBuffer's buffer
 	frame     *[]byte // WithFrameBuffer's destination
 	head      func(msg []byte)
@@ -193,6 +194,11 @@ func WithPriority(p uint32) CallOption { return func(c *callOptions) { c.priorit
 // WithCellBlock stores the response's cell block (nil when there is none) in
 // *dst. Only connections created WithCellBlockCodec receive cell blocks.
 func WithCellBlock(dst *[]byte) CallOption { return func(c *callOptions) { c.cellBlock = dst } }
+
+// WithMessage stores the response's message as it came, encoded, in
+// *dst, for a check (WithCheck) of what decoding does not keep, such as
+// how a bool was encoded. Like the cell block, it aliases the frame.
+func WithMessage(dst *[]byte) CallOption { return func(c *callOptions) { c.message = dst } }
 
 // WithFrameBuffer offers buf (maybe nil) for the response: a response
 // frame of at least FrameReuseMin bytes (WithFrameReuseMin) is read into

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gozk "github.com/go-zookeeper/zk"
@@ -30,6 +31,23 @@ type options struct {
 	sessionTimeout time.Duration
 	timeout        time.Duration
 	logf           func(format string, args ...any)
+	onSession      func(state string) // WithSessionEvents; may be nil
+}
+
+// sessionStates names the session states WithSessionEvents reports.
+var sessionStates = map[gozk.State]string{
+	gozk.StateDisconnected: "disconnected",
+	gozk.StateExpired:      "expired",
+	gozk.StateHasSession:   "connected",
+	gozk.StateAuthFailed:   "auth failed",
+}
+
+// WithSessionEvents calls f, on the session's event goroutine, with the
+// new state each time the session's state changes after it was first
+// established: "disconnected", "expired", "connected" (again),
+// "auth failed". f must not block.
+func WithSessionEvents(f func(state string)) Option {
+	return func(o *options) { o.onSession = f }
 }
 
 // WithParent sets the parent znode (zookeeper.znode.parent); default
@@ -103,17 +121,22 @@ func Dial(ctx context.Context, servers []string, opts ...Option) (*Client, error
 	defer cancel()
 
 	session := make(chan struct{}, 1)
+	var established atomic.Bool
 	watch := &dialWatch{down: make(chan error, 1)}
 	conn, _, err := gozk.Connect(servers, o.sessionTimeout,
 		gozk.WithHostProvider(watch), gozk.WithDialer(watch.dial),
 		gozk.WithLogger(logger(o.logf)),
 		gozk.WithLogInfo(false),
 		gozk.WithEventCallback(func(ev gozk.Event) {
-			if ev.Type == gozk.EventSession && ev.State == gozk.StateHasSession {
-				select {
-				case session <- struct{}{}:
-				default:
-				}
+			if ev.Type != gozk.EventSession {
+				return
+			}
+			if ev.State == gozk.StateHasSession && !established.Swap(true) {
+				session <- struct{}{} // the first session: Dial may wait for it
+				return
+			}
+			if name, ok := sessionStates[ev.State]; ok && o.onSession != nil {
+				o.onSession(name)
 			}
 		}))
 	if err != nil {

@@ -19,6 +19,7 @@ type fakeZK struct {
 	wg    sync.WaitGroup
 
 	mu       sync.Mutex
+	conns    []net.Conn          // guarded by mu: accepted, for dropConns
 	children map[string][]string // guarded by mu
 	watchers map[string][]func() // guarded by mu: notify a child watch
 }
@@ -38,6 +39,9 @@ func startFakeZK(t *testing.T, nodes map[string][]byte) *fakeZK {
 			if err != nil {
 				return
 			}
+			s.mu.Lock()
+			s.conns = append(s.conns, c)
+			s.mu.Unlock()
 			s.wg.Add(1)
 			go func() {
 				defer s.wg.Done()
@@ -291,5 +295,45 @@ func TestRegionServerWatch(t *testing.T) {
 	defer c2.Close()
 	if _, _, err := c2.RegionServer(ctx, ServerName{"127.0.0.1", 16021, 8}); !errors.Is(err, ErrNoNode) {
 		t.Errorf("RegionServer without <parent>/rs = %v, want ErrNoNode", err)
+	}
+}
+
+// dropConns closes every connection accepted so far, as a ZooKeeper
+// server that restarts does; the listener stays open.
+func (s *fakeZK) dropConns() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		c.Close()
+	}
+	s.conns = nil
+}
+
+// TestSessionEvents: a session that drops and comes back is reported
+// through WithSessionEvents ("disconnected", then "connected"); the first
+// session is not.
+func TestSessionEvents(t *testing.T) {
+	srv := startFakeZK(t, nil)
+	states := make(chan string, 16)
+	c, err := Dial(context.Background(), []string{srv.ln.Addr().String()}, WithSessionEvents(func(s string) { states <- s }))
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	defer c.Close()
+	select {
+	case s := <-states:
+		t.Fatalf("event %q before anything happened", s)
+	case <-time.After(200 * time.Millisecond):
+	}
+	srv.dropConns()
+	for _, want := range []string{"disconnected", "connected"} {
+		select {
+		case got := <-states:
+			if got != want {
+				t.Fatalf("event %q, want %q", got, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %q event within 10s", want)
+		}
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/hbkit/hbkit/cli"
 	"github.com/hbkit/hbkit/hbase"
-	"github.com/hbkit/hbkit/internal/cli"
 )
 
 // SecurityOptions are the native client's Kerberos and TLS options from

@@ -42,8 +42,8 @@ import (
 	"github.com/tsuna/gohbase"
 
 	"github.com/hbkit/hbkit/admin"
+	"github.com/hbkit/hbkit/cli"
 	hbgohbase "github.com/hbkit/hbkit/contrib/gohbase"
-	"github.com/hbkit/hbkit/internal/cli"
 )
 
 var (

@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hbkit/hbkit/internal/cli"
-	"github.com/hbkit/hbkit/internal/cli/clitest"
+	"github.com/hbkit/hbkit/cli"
+	"github.com/hbkit/hbkit/cli/clitest"
 )
 
 // hbkit's commands over gohbase, against a real HBase (make test-gohbase;
 // HBKIT_ZK, default 127.0.0.1:2181): the scenarios cmd/hbkit's native
-// client runs (internal/cli's TestIntegrationNative), with what gohbase
+// client runs (cli's TestIntegrationNative), with what gohbase
 // cannot do failing with a *cli.UnsupportedError.
 func TestIntegrationCommands(t *testing.T) {
 	h := clitest.Harness{

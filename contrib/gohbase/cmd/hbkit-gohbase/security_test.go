@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hbkit/hbkit/internal/cli"
+	"github.com/hbkit/hbkit/cli"
 )
 
 // TestSecurityFlagsRefused: gohbase has neither Kerberos nor TLS, so

@@ -1,0 +1,300 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/hbkit/hbkit/admin"
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/internal/buildinfo"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// Client is what the commands use of HBase: hbkit's data and admin calls.
+// hbkit's native client (*hbase.Client) makes them all. Another client may
+// refuse some, as the gohbase adapter refuses DescribeTable and
+// TruncateTable; it should then say so up front (see Limited).
+type Client interface {
+	hbase.DataClient
+	hbase.AdminClient
+}
+
+// ConnectFunc opens a Client through the ZooKeeper quorum zk
+// (host:port[,host:port...]); the Closer closes it.
+type ConnectFunc func(ctx context.Context, zk string) (Client, io.Closer, error)
+
+// Env is what the commands may use of the process and of HBase, so that
+// they run the same in hbkit, in another binary over another client, and
+// in tests.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string // nil: an empty environment
+	// Connect opens the client of the commands that talk to HBase; nil
+	// makes them fail.
+	Connect ConnectFunc
+	// ConnectSecure, when set, is used instead of Connect and receives
+	// the --principal, --keytab, --tls-ca ... flags (security.go);
+	// without it those flags are refused with ErrSecurityUnsupported.
+	ConnectSecure SecureConnectFunc
+	// Name is the program's name in the usage text and in error
+	// messages; empty means "hbkit".
+	Name string
+	// Over names the HBase client when it is not hbkit's native one (for
+	// example "gohbase v0.0.0-..."): "version" prints it and bench's help
+	// names it.
+	Over string
+	// Schemas are a team's own schemas, by the name --schema gives them
+	// (table, get, scan); they are looked up before the built-in ones
+	// and before files.
+	Schemas map[string]schema.Definition
+
+	security *Security // the flags of connectFlags, once registered
+}
+
+func (e *Env) name() string {
+	if e.Name == "" {
+		return "hbkit"
+	}
+	return e.Name
+}
+
+// usage prints a command's usage text, which names the program "hbkit",
+// under the program's own name.
+func (e *Env) usage(text string) {
+	if n := e.name(); n != "hbkit" {
+		text = strings.ReplaceAll(text, "hbkit ", n+" ")
+	}
+	fmt.Fprint(e.Stderr, text)
+}
+
+// subcommandHelp answers a command that takes a subcommand first (table,
+// index) when args hold none or ask for help (-h, --help, help): it prints
+// the usage text and the flags of fs, and returns ErrUsage (no argument)
+// or flag.ErrHelp. It returns nil when args name a subcommand.
+func (e *Env) subcommandHelp(args []string, usage string, fs *flag.FlagSet) error {
+	if len(args) > 0 && args[0] != "-h" && args[0] != "--help" && args[0] != "help" {
+		return nil
+	}
+	e.usage(usage)
+	fs.PrintDefaults()
+	if len(args) == 0 {
+		return ErrUsage
+	}
+	return flag.ErrHelp
+}
+
+// clientName names the client in help texts.
+func (e *Env) clientName() string {
+	if e.Over == "" {
+		return "hbkit's native client"
+	}
+	return e.Over
+}
+
+// command is one hbkit subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *Env, args []string) error
+}
+
+// commands lists every subcommand. Each lives in its own file.
+func commands(e *Env) []command {
+	return []command{
+		{"version", "print the hbkit version", runVersion},
+		{"table", "create, check, describe, truncate and drop tables from schemas", runTable},
+		{"simulate", "predict how a key design spreads writes over regions and servers", runSimulate},
+		{"regions", "measure rows and requests per region of a live table", runRegions},
+		{"index", "verify, repair or rebuild index tables against their data table", runIndex},
+		{"get", "read one row by its key fields: named segments and typed columns", runGet},
+		{"scan", "read rows by field values: named segments and typed columns", runScan},
+		{"bench", "run PE's workloads (and dao/index writes) with " + e.clientName() + ": rows/s and latency", runBench},
+	}
+}
+
+// version is hbkit's version as the build records it (internal/buildinfo):
+// the module version a binary was built from, not a constant to bump.
+var version = buildinfo.Version()
+
+// defaultQuorum is the local HBase that make hbase-up starts.
+const defaultQuorum = "127.0.0.1:2181"
+
+// zkFlag registers the --zk flag every command that talks to HBase takes.
+func zkFlag(fs *flag.FlagSet, dst *string) {
+	fs.StringVar(dst, "zk", "", "ZooKeeper quorum `host:port[,...]` (default $HBKIT_ZK, else "+defaultQuorum+")")
+}
+
+// quorum resolves a --zk value: the flag, else $HBKIT_ZK, else the local
+// HBase.
+func (e *Env) quorum(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if e.Getenv != nil {
+		if zk := e.Getenv("HBKIT_ZK"); zk != "" {
+			return zk
+		}
+	}
+	return defaultQuorum
+}
+
+func runVersion(_ context.Context, e *Env, _ []string) error {
+	if e.Over != "" {
+		fmt.Fprintln(e.Stdout, e.name(), version, "over", e.Over)
+		return nil
+	}
+	fmt.Fprintln(e.Stdout, e.name(), version)
+	return nil
+}
+
+// ErrUsage marks a usage error, already explained on Stderr: exit status
+// 2, no extra message.
+var ErrUsage = errors.New("usage")
+
+// Main runs the command args names (the process's arguments after the
+// program name) and returns the exit status: 0, 1 when the command failed
+// (the error is printed on Stderr), 2 for a usage error.
+func Main(ctx context.Context, e Env, args []string) int {
+	err := Run(ctx, e, args)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, ErrUsage), errors.Is(err, flag.ErrHelp):
+		return 2
+	default:
+		fmt.Fprintf(e.Stderr, "%s %s: %v\n", e.name(), args[0], err)
+		return 1
+	}
+}
+
+// Run runs the command args names and returns its error, unprinted: nil,
+// ErrUsage or flag.ErrHelp for a usage error (explained on Stderr),
+// ErrDiverged when index verify finds divergences, an *UnsupportedError
+// when the client cannot serve the command, or the command's failure.
+func Run(ctx context.Context, e Env, args []string) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(e.Stdout, &e)
+		if len(args) == 0 {
+			return ErrUsage
+		}
+		return nil
+	}
+	for _, c := range commands(&e) {
+		if c.name == args[0] {
+			return c.run(ctx, &e, args[1:])
+		}
+	}
+	fmt.Fprintf(e.Stderr, "%s: unknown command %q\n", e.name(), args[0])
+	usage(e.Stderr, &e)
+	return ErrUsage
+}
+
+func usage(w io.Writer, e *Env) {
+	fmt.Fprintf(w, "usage: %s <command> [flags]\n\ncommands:\n", e.name())
+	for _, c := range commands(e) {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+}
+
+// connectFunc opens a client, as C, through the ZooKeeper quorum zk; the
+// Closer closes it. Commands take one so that tests can pass a fake, or a
+// client that lacks a call.
+type connectFunc[C any] func(ctx context.Context, zk string) (C, io.Closer, error)
+
+// connectAs returns e.Connect as a connectFunc of C, the interface a
+// command works through; as is the conversion, which the compiler checks.
+func connectAs[C any](e *Env, as func(Client) C) connectFunc[C] {
+	return func(ctx context.Context, zk string) (C, io.Closer, error) {
+		var none C
+		c, closer, err := e.connect(ctx, zk)
+		if err != nil {
+			return none, nil, err
+		}
+		return as(c), closer, nil
+	}
+}
+
+// NativeEnv returns the Env of the hbkit binary: output to stdout and
+// stderr, the environment read with getenv (os.Getenv when nil), and
+// hbkit's native client, secured by the --principal, --tls-ca ... flags
+// (or their HBKIT_* variables). A team's own binary sets more fields
+// (Name, Schemas) on it before calling Main.
+func NativeEnv(stdout, stderr io.Writer, getenv func(string) string) Env {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return Env{Stdout: stdout, Stderr: stderr, Getenv: getenv,
+		Connect: ConnectNativeEnv(getenv), ConnectSecure: ConnectNativeSecure(getenv)}
+}
+
+// ConnectNative opens hbkit's native client (hbase.New): the ConnectFunc
+// of cmd/hbkit.
+func ConnectNative(ctx context.Context, zk string) (Client, io.Closer, error) {
+	c, err := hbase.New(ctx, zk)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, c, nil
+}
+
+var (
+	_ Client = (*hbase.Client)(nil)
+	// Used through a type assertion (table describe, regions): a native
+	// client losing it would drop request counts.
+	_ admin.RegionLoader = (*hbase.Client)(nil)
+)
+
+// Limited is implemented by a client that knows, before sending anything,
+// which calls it refuses whatever their arguments, as the gohbase adapter
+// does. Commands ask it first, so that a job the client cannot finish
+// fails before it starts: table truncate would otherwise disable the
+// table, then fail.
+type Limited interface {
+	// Unsupported returns the error that the client's method named
+	// method (as in hbase.DataClient and hbase.AdminClient:
+	// "DescribeTable", "TruncateTable", ...) returns whatever its
+	// arguments, wrapping errors.ErrUnsupported; nil when the client makes
+	// the call.
+	Unsupported(method string) error
+}
+
+// UnsupportedError reports a command, or a part of one, that the client
+// cannot serve: it lacks a call the command needs, or refuses it whatever
+// the arguments (see Limited). It is returned before the command sends
+// anything that depends on the call. errors.Is(err,
+// errors.ErrUnsupported) holds, and the client's own error (the gohbase
+// adapter's *UnsupportedError) is wrapped.
+type UnsupportedError struct {
+	Command string // "table truncate", "regions", ...
+	Call    string // the call the client cannot make: "TruncateTable", "Scan", ...
+	Need    string // what the command needs the call for; may be empty
+	Err     error  // the client's refusal; errors.ErrUnsupported when it lacks the method
+}
+
+func (e *UnsupportedError) Error() string {
+	s := e.Command + " needs " + e.Call
+	if e.Need != "" {
+		s += " " + e.Need
+	}
+	return s + ", which this client cannot do: " + e.Err.Error()
+}
+
+func (e *UnsupportedError) Unwrap() error { return e.Err }
+
+// refused returns an *UnsupportedError when c is Limited and refuses
+// method, else nil.
+func refused(c any, command, method, need string) *UnsupportedError {
+	l, ok := c.(Limited)
+	if !ok {
+		return nil
+	}
+	if err := l.Unsupported(method); err != nil {
+		return &UnsupportedError{Command: command, Call: method, Need: need, Err: err}
+	}
+	return nil
+}

@@ -1,0 +1,673 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/index"
+	"github.com/hbkit/hbkit/keys"
+	"github.com/hbkit/hbkit/schema"
+)
+
+const scanUsage = `usage: hbkit scan --schema NAME|FILE [--eq FIELD=VALUE]... [--from FIELD=VALUE] [--to FIELD=VALUE] [flags]
+
+Reads rows of a table in key order and shows each one as the schema sees it:
+its key cut into named segments with their decoded values (a mobile number,
+a time, a bucket), then its cells decoded by their columns' types. Cells no
+column declares show as bytes.
+
+Rows are chosen by field values, never by raw keys:
+  --eq FIELD=VALUE   fix a key field; repeat for the following ones. The
+                     fields must lead the key, apart from leading hash
+                     buckets they do not give, which are read one range per
+                     bucket. A hash or bucket computed from a field given
+                     (md5(account), hash(mobile) % 10) is computed from its
+                     value: --eq mobile=13812345678 reads one range of
+                     sms_index.
+  --from FIELD=VALUE, --to FIELD=VALUE
+                     bound the key field after those fixed by --eq, both ends
+                     included, in the field's own order: on a reversed
+                     timestamp --from is the older end. One may be left out.
+Values are written as the output shows them: digits and numbers in decimal,
+times in RFC 3339 (2026-11-23T10:00:00.000Z; without a zone, UTC), a date
+(2026-11-23, midnight UTC) or Unix milliseconds, times of day HH:mm:ss.SSS;
+a hash segment takes its hex digits, a bucket its number.
+
+--schema takes a built-in name (see "hbkit table list") or a JSON schema
+file (see the admin package documentation); for a file declaring several
+tables, FILE#TABLE picks one. --table reads the schema's rows from a table
+of another name (a copy, a test table).
+
+Output: one block per row, the key as the HBase shell prints it
+(Bytes.toStringBinary) then one line per segment and per cell; --raw adds
+each one's bytes in that form. --json prints one JSON object per row:
+{"table", "row": {"key", "hex"}, "key": {segment: value}, "columns":
+{column: value}, "other": {"family:qualifier": bytes}, "errors": {name:
+reason}, "raw": {"key": {...}, "columns": {...}}} (times as RFC 3339 strings,
+bytes in the shell's form; "other", "errors" and "raw" only when not empty).
+When --limit stops the scan with rows left, a last line says so:
+{"more": true, "rows": N, "limit": N}, an object without "table" (text
+output ends "--limit N reached, more follow" instead).
+A wide table's row (rows as columns) lists its cells, one record each:
+"cells": [{"qualifier": {field: value}, "value"}]; in text, one line per
+cell named by its qualifier's fields, such as message[ts=1m30.5s].
+
+Flags:
+`
+
+const getUsage = `usage: hbkit get --schema NAME|FILE FIELD=VALUE... [flags]
+
+Reads the one row whose key fields are given, as FIELD=VALUE arguments
+(every field of the key; the forms are those of "hbkit scan --help"), and
+shows it as hbkit scan does. A key whose leading salt the fields cannot
+give is read once per salt value. A row that does not exist is an error:
+exit status 1 and a message naming the key.
+
+Flags:
+`
+
+// ErrRowNotFound is the error of get for a row that does not exist
+// (errors.Is); the *RowNotFoundError names it.
+var ErrRowNotFound = errors.New("no such row")
+
+// RowNotFoundError is get's error for a row that does not exist.
+type RowNotFoundError struct {
+	Table string
+	Keys  [][]byte // the keys read: one, or one per salt value
+}
+
+func (e *RowNotFoundError) Error() string {
+	ks := make([]string, len(e.Keys))
+	for i, k := range e.Keys {
+		ks[i] = schema.QuoteKey(k)
+	}
+	return "no row in table " + e.Table + " at key " + strings.Join(ks, ", ")
+}
+
+func (e *RowNotFoundError) Unwrap() error { return ErrRowNotFound }
+
+// InputError is an argument of get or scan that the schema refuses: an
+// unknown field, a value that does not parse, a range the key cannot
+// serve. It is explained on stderr and makes the exit status 2 (it wraps
+// ErrUsage); Err, usually a *schema.Error, says what is wrong.
+type InputError struct {
+	Arg string
+	Err error
+}
+
+func (e *InputError) Error() string   { return e.Arg + ": " + e.Err.Error() }
+func (e *InputError) Unwrap() []error { return []error{ErrUsage, e.Err} }
+func (e *Env) inputError(cmd, arg string, err error) error {
+	ie := &InputError{Arg: arg, Err: err}
+	fmt.Fprintf(e.Stderr, "%s %s: %v\n", e.name(), cmd, ie)
+	return ie
+}
+
+type viewFlags struct {
+	schema   string
+	table    string
+	zk       string
+	json     bool
+	raw      bool
+	limit    int
+	eq       []schema.FieldText
+	from, to *schema.FieldText
+}
+
+func viewFlagSet(e *Env, cmd string, f *viewFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("hbkit "+cmd, flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME`, JSON schema FILE, or FILE#TABLE")
+	fs.StringVar(&f.table, "table", "", "read table `T` with the schema (default: the schema's own name)")
+	e.connectFlags(fs, &f.zk)
+	fs.BoolVar(&f.json, "json", false, "one JSON object per row")
+	fs.BoolVar(&f.raw, "raw", false, "also show the bytes of each segment and cell as the HBase shell prints them")
+	if cmd != "scan" {
+		return fs
+	}
+	fs.IntVar(&f.limit, "limit", 100, "at most `N` rows; 0 for all")
+	fs.Func("eq", "fix key field: `FIELD=VALUE`; repeatable, leading fields first", func(s string) error {
+		ft, err := fieldText(s)
+		if err == nil {
+			f.eq = append(f.eq, ft)
+		}
+		return err
+	})
+	fs.Func("from", "lower bound of the next key field, included: `FIELD=VALUE`", func(s string) error {
+		ft, err := fieldText(s)
+		f.from = &ft
+		return err
+	})
+	fs.Func("to", "upper bound of the next key field, included: `FIELD=VALUE`", func(s string) error {
+		ft, err := fieldText(s)
+		f.to = &ft
+		return err
+	})
+	return fs
+}
+
+func fieldText(s string) (schema.FieldText, error) {
+	field, text, ok := strings.Cut(s, "=")
+	if !ok || field == "" {
+		return schema.FieldText{}, fmt.Errorf("%q is not FIELD=VALUE", s)
+	}
+	return schema.FieldText{Field: field, Text: text}, nil
+}
+
+// viewClient is what get and scan use of HBase.
+type viewClient interface {
+	Get(ctx context.Context, g *hbase.Get) (*hbase.Result, error)
+	Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error)
+}
+
+func runScan(ctx context.Context, e *Env, args []string) error {
+	return runView(ctx, e, "scan", args, connectAs(e, func(c Client) viewClient { return c }))
+}
+
+func runGet(ctx context.Context, e *Env, args []string) error {
+	return runView(ctx, e, "get", args, connectAs(e, func(c Client) viewClient { return c }))
+}
+
+func runView(ctx context.Context, e *Env, cmd string, args []string, connect connectFunc[viewClient]) error {
+	var f viewFlags
+	fs := viewFlagSet(e, cmd, &f)
+	fs.Usage = func() {
+		e.usage(map[string]string{"scan": scanUsage, "get": getUsage}[cmd])
+		fs.PrintDefaults()
+	}
+	// Flags may follow get's FIELD=VALUE arguments.
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return ErrUsage // explained on stderr by fs
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	usageErr := func(format string, a ...any) error {
+		fmt.Fprintf(e.Stderr, "%s %s: %s\n", e.name(), cmd, fmt.Sprintf(format, a...))
+		return ErrUsage
+	}
+	if f.schema == "" {
+		return usageErr("--schema is required")
+	}
+	var keyFields []schema.FieldText
+	switch cmd {
+	case "scan":
+		if len(positional) > 0 {
+			return usageErr("unexpected argument %q (fields are given with --eq, --from and --to)", positional[0])
+		}
+		if f.limit < 0 {
+			return e.inputError(cmd, "--limit", fmt.Errorf("%d: want a number of rows, or 0 for all", f.limit))
+		}
+	case "get":
+		if len(positional) == 0 {
+			return usageErr("give the key's fields as FIELD=VALUE arguments")
+		}
+		for _, a := range positional {
+			ft, err := fieldText(a)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			keyFields = append(keyFields, ft)
+		}
+	}
+	v, err := e.loadViewer(f.schema, f.table)
+	if err != nil {
+		if errors.Is(err, ErrUsage) {
+			return usageErr("%v", err)
+		}
+		return err
+	}
+	table := v.Name().String()
+	var ranges []keys.KeyRange
+	var getKeys [][]byte
+	if cmd == "scan" {
+		ranges, err = v.KeyRanges(schema.TextQuery{Eq: f.eq, Lo: f.from, Hi: f.to})
+		if err != nil {
+			return e.inputError(cmd, "--eq, --from, --to", err)
+		}
+	} else {
+		getKeys, err = v.RowKeys(keyFields)
+		if err != nil {
+			return e.inputError(cmd, "key fields", err)
+		}
+	}
+
+	zk := e.quorum(f.zk)
+	c, closer, err := connect(ctx, zk)
+	if err != nil {
+		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+	}
+	defer closer.Close()
+	p := &rowPrinter{w: e.Stdout, table: table, json: f.json, raw: f.raw, want: wantSegments(v, f.eq)}
+	if cmd == "get" {
+		found := false
+		for _, k := range getKeys {
+			res, err := c.Get(ctx, &hbase.Get{Table: table, Row: k})
+			if err != nil {
+				return err
+			}
+			if res.Empty() {
+				continue
+			}
+			found = true
+			if err := p.print(v, k, res); err != nil {
+				return err
+			}
+		}
+		if !found {
+			return &RowNotFoundError{Table: table, Keys: getKeys}
+		}
+		return nil
+	}
+	n, more, err := scanRanges(ctx, c, table, ranges, f.limit, len(p.want) > 0, func(key []byte, res *hbase.Result) (bool, error) {
+		before := p.rows
+		err := p.print(v, key, res)
+		return p.rows > before, err
+	})
+	if err != nil {
+		return err
+	}
+	if p.skipped > 0 {
+		fmt.Fprintf(e.Stderr, "%s scan: %s read and left out for their %s, which the key range cannot fix\n",
+			e.name(), rowCount(p.skipped), strings.Join(slices.Sorted(maps.Keys(p.want)), ", "))
+	}
+	switch {
+	case f.json && more:
+		return p.printMore(n, f.limit)
+	case !f.json:
+		if more {
+			fmt.Fprintf(e.Stdout, "%s; --limit %d reached, more follow\n", rowCount(n), f.limit)
+		} else {
+			fmt.Fprintln(e.Stdout, rowCount(n))
+		}
+	}
+	return nil
+}
+
+// scanRanges scans the ranges in order and hands each row to fn, which
+// reports whether it counts (a row filtered out does not), until limit rows
+// counted (0: all). more reports that the limit stopped the scan with rows
+// left to read.
+func scanRanges(ctx context.Context, c viewClient, table string, ranges []keys.KeyRange, limit int, filtered bool,
+	fn func(key []byte, res *hbase.Result) (bool, error)) (n int, more bool, err error) {
+	for _, kr := range ranges {
+		s := &hbase.Scan{Table: table, StartRow: kr.Start, StopRow: kr.Stop}
+		if limit > 0 && !filtered {
+			s.Limit = limit - n + 1 // one more row says whether more follow
+		}
+		sc, err := c.Scan(ctx, s)
+		if err != nil {
+			return n, false, err
+		}
+		for sc.Next() {
+			if limit > 0 && n == limit {
+				sc.Close()
+				return n, true, nil
+			}
+			res := sc.Result()
+			counted, err := fn(res.Row(), res)
+			if err != nil {
+				sc.Close()
+				return n, false, err
+			}
+			if counted {
+				n++
+			}
+		}
+		err = sc.Err()
+		sc.Close()
+		if err != nil {
+			return n, false, err
+		}
+	}
+	return n, false, nil
+}
+
+// argError is an argument that names no table: a usage error.
+type argError string
+
+func (e argError) Error() string { return string(e) }
+func (e argError) Unwrap() error { return ErrUsage }
+
+// loadViewer resolves --schema (NAME, FILE or FILE#TABLE) and --table.
+// An argument that names no one table wraps ErrUsage.
+func (e *Env) loadViewer(name, table string) (schema.Viewer, error) {
+	file, pick, _ := strings.Cut(name, "#")
+	defs, err := e.loadSchemas([]string{file})
+	if err != nil {
+		return nil, err
+	}
+	var d schema.Definition
+	switch {
+	case pick != "":
+		for _, x := range defs {
+			if x.Name().String() == pick || x.Name().FullName() == pick {
+				d = x
+			}
+		}
+		if d == nil {
+			return nil, argError(fmt.Sprintf("--schema %s: no table %q in %s (it declares %s)", name, pick, file, defNames(defs)))
+		}
+	case len(defs) == 1:
+		d = defs[0]
+	default:
+		return nil, argError(fmt.Sprintf("--schema %s declares %s: pick one with --schema %s#TABLE", name, defNames(defs), name))
+	}
+	if table != "" {
+		tn, err := schema.ParseTableName(table)
+		if err != nil {
+			return nil, argError("--table: " + err.Error())
+		}
+		d = schema.Renamed(d, tn)
+	}
+	v, ok := schema.AsViewer(d)
+	if !ok {
+		return nil, argError(fmt.Sprintf("table %s of --schema %s cannot be read without its record type (it is no schema.Viewer)", d.Name(), name))
+	}
+	return v, nil
+}
+
+func defNames(defs []schema.Definition) string {
+	names := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = d.Name().String()
+	}
+	return strings.Join(names, ", ")
+}
+
+// rowPrinter prints rows as text blocks or JSON lines.
+type rowPrinter struct {
+	w       io.Writer
+	table   string
+	json    bool
+	raw     bool
+	rows    int
+	skipped int               // rows read that p.want turned down
+	want    map[string][]byte // segment name → bytes a row must hold
+}
+
+// matches reports whether the row's segments hold the values of p.want,
+// the --eq fields that the scan ranges do not fix.
+func (p *rowPrinter) matches(rv schema.RowView) bool {
+	for _, s := range rv.Segments {
+		if b, ok := p.want[s.Name]; ok && string(b) != string(s.Bytes) {
+			return false
+		}
+	}
+	return true
+}
+
+// wantSegments encodes the --eq values of fields that are key segments of
+// v: a row outside them is left out, for the ranges of a key whose leading
+// bucket is computed from a field fix only the bucket. Values were checked
+// by KeyRanges.
+func wantSegments(v schema.Viewer, eq []schema.FieldText) map[string][]byte {
+	want := map[string][]byte{}
+	for _, s := range v.KeySegments() {
+		for _, f := range eq {
+			if f.Field != s.Name {
+				continue
+			}
+			if b, err := schema.AppendSegmentText(nil, s, f.Text); err == nil {
+				want[s.Name] = b
+			}
+		}
+	}
+	return want
+}
+
+// rowJSON is the JSON form of a row; its field names are stable.
+type rowJSON struct {
+	Table   string            `json:"table"`
+	Row     keyJSON           `json:"row"`
+	Key     map[string]any    `json:"key"`
+	Columns map[string]any    `json:"columns"`
+	Other   map[string]string `json:"other,omitempty"`
+	Errors  map[string]string `json:"errors,omitempty"`
+	Raw     *rawJSON          `json:"raw,omitempty"`
+	// Cells are a wide table's cells, one record each.
+	Cells []cellJSON `json:"cells,omitempty"`
+}
+
+// cellJSON is one cell of a wide table: the key fields its qualifier
+// holds and its value.
+type cellJSON struct {
+	Qualifier map[string]any `json:"qualifier"`
+	Value     any            `json:"value"`
+	Error     string         `json:"error,omitempty"`
+	Raw       string         `json:"raw,omitempty"` // qualifier and value, as the shell prints them
+}
+
+// wideName shows a wide cell's qualifier fields: [ts=1m30.5s].
+func wideName(parts []schema.SegmentView) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, q := range parts {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(q.Name + "=" + formatValue(q.Value))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+type rawJSON struct {
+	Key     map[string]string `json:"key"`
+	Columns map[string]string `json:"columns"`
+}
+
+func (p *rowPrinter) print(v schema.Viewer, key []byte, res *hbase.Result) error {
+	cells := make([]schema.Cell, len(res.Cells))
+	for i, c := range res.Cells {
+		cells[i] = schema.Cell{Family: string(c.Family), Qualifier: string(c.Qualifier), Value: c.Value}
+	}
+	rv, keyErr := v.ViewRow(key, cells)
+	// The insert token is the store's bookkeeping (index.TokenQualifier),
+	// not data no column declares.
+	rv.Cells = slices.DeleteFunc(rv.Cells, func(c schema.CellView) bool {
+		return c.Column.Name == "" && c.Qualifier == index.TokenQualifier
+	})
+	if !p.matches(rv) {
+		p.skipped++
+		return nil
+	}
+	p.rows++
+	if p.json {
+		return p.printJSON(rv, keyErr)
+	}
+	if p.rows > 1 {
+		fmt.Fprintln(p.w)
+	}
+	fmt.Fprintf(p.w, "row %s\n", schema.QuoteKey(key))
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	line := func(name, value, note string, b []byte) {
+		fmt.Fprintf(tw, "  %s\t%s\t", name, value)
+		if p.raw {
+			fmt.Fprintf(tw, "%s\t", schema.QuoteKey(b))
+		}
+		if note != "" {
+			fmt.Fprintf(tw, "(%s)", note)
+		}
+		fmt.Fprintln(tw)
+	}
+	for _, s := range rv.Segments {
+		note := ""
+		if s.Derived {
+			note = s.Kind.String()
+			if s.From != "" {
+				note += " of " + s.From
+			}
+		}
+		line(s.Name, formatValue(s.Value), note, s.Bytes)
+	}
+	if keyErr != nil {
+		line("!", "key does not decode", keyErr.Error(), nil)
+	}
+	for _, c := range rv.Cells {
+		name := c.Column.Name
+		note := c.Family + ":" + c.Qualifier
+		if c.QualifierParts != nil {
+			name, note = name+wideName(c.QualifierParts), c.Family
+		}
+		value := formatValue(c.Value)
+		switch {
+		case c.Err != nil:
+			value, note = "?", note+", "+c.Err.Error()
+		case name == "":
+			name = c.Family + ":" + c.Qualifier
+			note = "no column declares it"
+		}
+		line(name, value, note, c.Cell.Value)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for l := range bytes.Lines(buf.Bytes()) {
+		if _, err := fmt.Fprintf(p.w, "%s\n", bytes.TrimRight(l, " \n")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *rowPrinter) printJSON(rv schema.RowView, keyErr error) error {
+	j := rowJSON{Table: p.table, Row: keyOf(rv.Key), Key: map[string]any{}, Columns: map[string]any{}}
+	errs := map[string]string{}
+	if keyErr != nil {
+		errs["key"] = keyErr.Error()
+	}
+	if p.raw {
+		j.Raw = &rawJSON{Key: map[string]string{}, Columns: map[string]string{}}
+	}
+	for _, s := range rv.Segments {
+		j.Key[s.Name] = jsonValue(s.Value)
+		if p.raw {
+			j.Raw.Key[s.Name] = schema.QuoteKey(s.Bytes)
+		}
+	}
+	for _, c := range rv.Cells {
+		name := c.Column.Name
+		if c.QualifierParts != nil {
+			cj := cellJSON{Qualifier: map[string]any{}, Value: jsonValue(c.Value)}
+			for _, q := range c.QualifierParts {
+				cj.Qualifier[q.Name] = jsonValue(q.Value)
+			}
+			if c.Err != nil {
+				cj.Error = c.Err.Error()
+			}
+			if p.raw {
+				cj.Raw = schema.QuoteKey([]byte(c.Qualifier)) + " " + schema.QuoteKey(c.Cell.Value)
+			}
+			j.Cells = append(j.Cells, cj)
+			continue
+		}
+		if name == "" {
+			if j.Other == nil {
+				j.Other = map[string]string{}
+			}
+			j.Other[c.Family+":"+c.Qualifier] = schema.QuoteKey(c.Cell.Value)
+			continue
+		}
+		if c.Err != nil {
+			errs[name] = c.Err.Error()
+			j.Columns[name] = nil
+		} else {
+			j.Columns[name] = jsonValue(c.Value)
+		}
+		if p.raw {
+			j.Raw.Columns[name] = schema.QuoteKey(c.Cell.Value)
+		}
+	}
+	if len(errs) > 0 {
+		j.Errors = errs
+	}
+	b, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(p.w, "%s\n", b)
+	return err
+}
+
+// moreJSON is the last line of a --json scan that --limit cut short.
+type moreJSON struct {
+	More  bool `json:"more"`
+	Rows  int  `json:"rows"`
+	Limit int  `json:"limit"`
+}
+
+func (p *rowPrinter) printMore(rows, limit int) error {
+	b, err := json.Marshal(moreJSON{More: true, Rows: rows, Limit: limit})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(p.w, "%s\n", b)
+	return err
+}
+
+func rowCount(n int) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return strconv.Itoa(n) + " rows"
+}
+
+// formatValue renders a decoded value for the text output.
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "?"
+	case string:
+		if x == "" || strings.ContainsFunc(x, func(r rune) bool { return !unicode.IsPrint(r) }) {
+			return strconv.Quote(x)
+		}
+		return x
+	case []byte:
+		return schema.QuoteKey(x)
+	case time.Time:
+		return x.Format(keys.TimeLayout)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// jsonValue is v as JSON shows it: times as RFC 3339 text, bytes in the
+// shell's form, floats that JSON cannot hold as text.
+func jsonValue(v any) any {
+	switch x := v.(type) {
+	case []byte:
+		return schema.QuoteKey(x)
+	case time.Time:
+		return x.Format(keys.TimeLayout)
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return strconv.FormatFloat(x, 'g', -1, 64)
+		}
+	}
+	return v
+}

@@ -1,0 +1,513 @@
+package cli
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hbkit/hbkit/admin"
+	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/schema"
+)
+
+const tableUsage = `usage: hbkit table <subcommand> --schema NAME|FILE [flags]
+
+Subcommands:
+  create    create the tables of the schema, pre-split, or check that they
+            exist as declared; safe to run again (the admin job: run it once
+            per environment). Drift is reported, never repaired.
+  ensure    the same as create
+  describe  families, options and regions (start and end keys, server,
+            requests) of the live tables, and their drift from the schema
+  truncate  remove every row, keeping the region boundaries (needs --yes)
+  drop      disable and delete the tables (needs --yes)
+  list      the names of the built-in schemas
+
+--schema takes a built-in name (see "hbkit table list") or a JSON schema
+file (see the admin package documentation); repeat it or separate names
+with commas for several tables. A data table that declares indexes comes
+with its index tables: --schema sms creates, describes, truncates and
+drops sms and sms_index. A new index table over a data table that holds
+rows is reported "needs building" until "hbkit index build" has run.
+
+Flags:
+`
+
+func runTable(ctx context.Context, e *Env, args []string) error {
+	// The Client is also an admin.RowScanner, for describe --rows, and
+	// *hbase.Client an admin.RegionLoader: describe reports request counts.
+	return runTableWith(ctx, e, args, connectAs(e, func(c Client) admin.Client { return c }))
+}
+
+type tableFlags struct {
+	schemas []string
+	zk      string
+	json    bool
+	dryRun  bool
+	yes     bool
+	rows    bool
+	grown   bool
+	// namespace serves the schema's tables in another namespace.
+	namespace string
+}
+
+func runTableWith(ctx context.Context, e *Env, args []string, connect connectFunc[admin.Client]) error {
+	if err := e.subcommandHelp(args, tableUsage, tableFlagSet(e, &tableFlags{})); err != nil {
+		return err
+	}
+	sub := args[0]
+	var f tableFlags
+	fs := tableFlagSet(e, &f)
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.Stderr, "%s table %s: unexpected argument %q\n", e.name(), sub, fs.Arg(0))
+		return ErrUsage
+	}
+	if sub == "list" {
+		for _, n := range schema.BuiltinNames() {
+			fmt.Fprintln(e.Stdout, n)
+		}
+		return nil
+	}
+	switch sub {
+	case "create", "ensure", "describe", "drop", "truncate":
+	default:
+		fmt.Fprintf(e.Stderr, "%s table: unknown subcommand %q\n", e.name(), sub)
+		e.usage(tableUsage)
+		return ErrUsage
+	}
+	if len(f.schemas) == 0 {
+		fmt.Fprintf(e.Stderr, "%s table %s: --schema is required\n", e.name(), sub)
+		return ErrUsage
+	}
+	named, err := e.loadSchemas(f.schemas)
+	if err != nil {
+		return err
+	}
+	defs, err := inNamespace(admin.WithIndexTables(named...), f.namespace)
+	if err != nil {
+		return err
+	}
+	if named, err = inNamespace(named, f.namespace); err != nil {
+		return err
+	}
+	plans := make([]*admin.Plan, len(defs))
+	for i, d := range defs {
+		if plans[i], err = admin.PlanTable(d); err != nil {
+			return err
+		}
+	}
+	if f.dryRun {
+		if sub == "describe" {
+			fmt.Fprintf(e.Stderr, "%s table describe: --dry-run does not apply; describe only reads\n", e.name())
+			return ErrUsage
+		}
+		return printDryRun(e.Stdout, sub, defs, plans, f.json)
+	}
+	if (sub == "drop" || sub == "truncate") && !f.yes {
+		fmt.Fprintf(e.Stderr, "%s table %s: this deletes data; add --yes to %s %s\n", e.name(), sub, sub, tableNames(plans))
+		return ErrUsage
+	}
+	if f.json && sub != "describe" {
+		fmt.Fprintf(e.Stderr, "%s table: --json applies to describe and --dry-run\n", e.name())
+		return ErrUsage
+	}
+
+	zk := e.quorum(f.zk)
+	c, closer, err := connect(ctx, zk)
+	if err != nil {
+		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+	}
+	defer closer.Close()
+	// Calls the job cannot do without, before anything is sent: truncate
+	// would otherwise disable the table, then fail.
+	switch sub {
+	case "describe":
+		if u := refused(c, "table describe", "DescribeTable", "to read the tables' families and options"); u != nil {
+			return u
+		}
+		if _, ok := c.(admin.RegionLoader); !ok {
+			fmt.Fprintf(e.Stderr, "%s table describe: no request counts: this client does not report region loads (RegionLoads)\n", e.name())
+		}
+	case "truncate":
+		if u := refused(c, "table truncate", "TruncateTable", ""); u != nil {
+			return u
+		}
+	}
+	var opts []admin.Option
+	if f.grown {
+		opts = append(opts, admin.WithGrownRegions())
+	}
+	a, err := admin.New(c, opts...)
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "create", "ensure":
+		if u := refused(c, "table "+sub, "DescribeTable", "to compare tables with the schema"); u != nil {
+			return createOnly(ctx, e, a, sub, defs, u)
+		}
+		return runEnsure(ctx, e, a, defs)
+	case "describe":
+		return runDescribe(ctx, e, a, defs, f)
+	case "drop":
+		explicit := make(map[string]bool, len(named))
+		for _, d := range named {
+			explicit[d.Name().String()] = true
+		}
+		for _, p := range plans {
+			err := a.Drop(ctx, p.Table)
+			if errors.Is(err, hbase.ErrTableNotFound) && !explicit[p.Table] {
+				// An index table that came with its data table.
+				fmt.Fprintf(e.Stdout, "%s: absent\n", p.Table)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.Stdout, "%s: dropped\n", p.Table)
+		}
+	case "truncate":
+		for _, p := range plans {
+			if err := a.Truncate(ctx, p.Table); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.Stdout, "%s: truncated, splits kept\n", p.Table)
+		}
+	}
+	return nil
+}
+
+func tableFlagSet(e *Env, f *tableFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("hbkit table", flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	fs.Func("schema", "built-in schema `NAME` or JSON schema FILE; repeatable, comma-separated", func(s string) error {
+		for _, p := range strings.Split(s, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				f.schemas = append(f.schemas, p)
+			}
+		}
+		return nil
+	})
+	e.connectFlags(fs, &f.zk)
+	fs.BoolVar(&f.json, "json", false, "JSON output (describe, --dry-run)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the split keys and options without touching HBase")
+	fs.BoolVar(&f.yes, "yes", false, "confirm drop or truncate")
+	fs.BoolVar(&f.rows, "rows", false, "describe: count rows per region with a key-only scan (reads the whole table)")
+	fs.StringVar(&f.namespace, "namespace", "", "serve the schema's tables in namespace `NS` (created if missing)")
+	fs.BoolVar(&f.grown, "allow-grown-regions", false, "accept region boundaries beyond the declared split keys (regions HBase split as they grew)")
+	return fs
+}
+
+// loadSchemas resolves each --schema: one of e.Schemas, a built-in
+// name, else a file.
+func (e *Env) loadSchemas(names []string) ([]schema.Definition, error) {
+	var out []schema.Definition
+	for _, n := range names {
+		if d, ok := e.Schemas[n]; ok {
+			out = append(out, d)
+			continue
+		}
+		if d, err := schema.Builtin(n); err == nil {
+			out = append(out, d)
+			continue
+		} else if !errors.Is(err, schema.ErrUnknownSchema) {
+			return nil, err
+		}
+		if _, err := os.Stat(n); err != nil {
+			return nil, fmt.Errorf("--schema %q: neither a built-in schema (%s) nor a readable file: %w",
+				n, strings.Join(schema.BuiltinNames(), ", "), err)
+		}
+		defs, err := admin.LoadSchemaFile(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, defs...)
+	}
+	return out, nil
+}
+
+// inNamespace returns defs served in namespace ns ("": as declared); an
+// index table keeps the link to its data table, moved with it.
+func inNamespace(defs []schema.Definition, ns string) ([]schema.Definition, error) {
+	if ns == "" {
+		return defs, nil
+	}
+	out := make([]schema.Definition, len(defs))
+	for i, d := range defs {
+		n := schema.TableName{Namespace: ns, Qualifier: d.Name().Qualifier}
+		if err := n.Validate(); err != nil {
+			return nil, fmt.Errorf("--namespace %q: %w", ns, err)
+		}
+		out[i] = schema.Renamed(d, n)
+		if ix, ok := d.(schema.IndexDefinition); ok {
+			out[i] = schema.RenamedIndex(ix, n, schema.TableName{Namespace: ns, Qualifier: ix.DataTable().Qualifier})
+		}
+	}
+	return out, nil
+}
+
+func tableNames(plans []*admin.Plan) string {
+	names := make([]string, len(plans))
+	for i, p := range plans {
+		names[i] = p.Table
+	}
+	return strings.Join(names, ", ")
+}
+
+func runEnsure(ctx context.Context, e *Env, a *admin.Admin, defs []schema.Definition) error {
+	res, err := a.EnsureTables(ctx, defs...)
+	for _, r := range res {
+		if r.Err != nil {
+			fmt.Fprintf(e.Stdout, "%s: FAILED\n", r.Table)
+			var de *admin.DriftError
+			if errors.As(r.Err, &de) {
+				for _, d := range de.Diffs {
+					fmt.Fprintf(e.Stdout, "  drift: %s\n", d)
+				}
+				if de.Disabled {
+					fmt.Fprintln(e.Stdout, "  the table is also disabled")
+				}
+			}
+			continue
+		}
+		fmt.Fprintf(e.Stdout, "%s: %s\n", r.Table, r.Outcome)
+		if r.Outcome == admin.NeedsBuilding {
+			fmt.Fprintf(e.Stdout, "  its data table held rows when it was created: readers refuse it until %s index build has run\n", e.name())
+		}
+	}
+	return err
+}
+
+// createOnly is create over a client that cannot describe tables: it
+// creates the tables that do not exist, pre-split as declared
+// (admin.Create), without reading them back, and fails on those that
+// exist, which it cannot compare with the schema, with an
+// *UnsupportedError (refusal, naming the table).
+func createOnly(ctx context.Context, e *Env, a *admin.Admin, sub string, defs []schema.Definition, refusal *UnsupportedError) error {
+	fmt.Fprintf(e.Stderr, "%s table %s: this client cannot describe tables: those created are not read back, "+
+		"those that exist are not compared with the schema\n", e.name(), sub)
+	var errs []error
+	for _, def := range defs {
+		name := def.Name().String()
+		err := a.Create(ctx, def)
+		if err == nil {
+			fmt.Fprintf(e.Stdout, "%s: created\n", name)
+			continue
+		}
+		fmt.Fprintf(e.Stdout, "%s: FAILED\n", name)
+		if errors.Is(err, hbase.ErrTableExists) {
+			fmt.Fprintln(e.Stdout, "  exists, and cannot be compared with the schema over this client")
+			u := *refusal
+			u.Need = "to compare the existing table " + name + " with the schema"
+			err = &u
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// keyJSON shows a key readably and in hex.
+type keyJSON struct {
+	Key string `json:"key"`
+	Hex string `json:"hex"`
+}
+
+func keyOf(b []byte) keyJSON { return keyJSON{Key: schema.QuoteKey(b), Hex: hex.EncodeToString(b)} }
+
+type planJSON struct {
+	Table     string                       `json:"table"`
+	Action    string                       `json:"action"`
+	Regions   int                          `json:"regions"`
+	Families  map[string]map[string]string `json:"families"`
+	SplitKeys []keyJSON                    `json:"split_keys"`
+	Shell     string                       `json:"shell"`
+}
+
+func printDryRun(w io.Writer, sub string, defs []schema.Definition, plans []*admin.Plan, asJSON bool) error {
+	action := map[string]string{"create": "create", "ensure": "create", "drop": "drop", "truncate": "truncate"}[sub]
+	if asJSON {
+		out := make([]planJSON, len(plans))
+		for i, p := range plans {
+			out[i] = planJSON{Table: p.Table, Action: action, Regions: p.Regions(), Families: map[string]map[string]string{},
+				SplitKeys: []keyJSON{}, Shell: schema.ShellCreate(defs[i])}
+			for _, f := range p.Families {
+				out[i].Families[f.Name] = f.Attributes()
+			}
+			for _, k := range p.SplitKeys {
+				out[i].SplitKeys = append(out[i].SplitKeys, keyOf(k))
+			}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	for i, p := range plans {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "dry run: would %s table %s (%d regions); HBase not contacted\n", action, p.Table, p.Regions())
+		for _, f := range p.Families {
+			fmt.Fprintf(w, "family %s:", f.Name)
+			for _, a := range f.SortedAttributes() {
+				fmt.Fprintf(w, " %s=%s", a.Name, a.Value)
+			}
+			fmt.Fprintln(w)
+		}
+		if len(p.SplitKeys) > 0 {
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "SPLIT\tKEY\tHEX")
+			for j, k := range p.SplitKeys {
+				fmt.Fprintf(tw, "%d\t%s\t%s\n", j+1, schema.QuoteKey(k), hex.EncodeToString(k))
+			}
+			tw.Flush()
+		} else {
+			fmt.Fprintln(w, "no split keys: one region")
+		}
+		fmt.Fprintf(w, "shell: %s\n", schema.ShellCreate(defs[i]))
+	}
+	return nil
+}
+
+type describeJSON struct {
+	Table      string                       `json:"table"`
+	Enabled    bool                         `json:"enabled"`
+	Attributes map[string]string            `json:"attributes,omitempty"`
+	Families   map[string]map[string]string `json:"families"`
+	Regions    []regionJSON                 `json:"regions"`
+	Drift      []string                     `json:"drift"`
+}
+
+type regionJSON struct {
+	Start                keyJSON `json:"start"`
+	End                  keyJSON `json:"end"`
+	Server               string  `json:"server"`
+	Name                 string  `json:"name"`
+	ID                   int64   `json:"id"`
+	Rows                 *int64  `json:"rows,omitempty"`
+	ReadRequests         *uint64 `json:"read_requests,omitempty"`
+	WriteRequests        *uint64 `json:"write_requests,omitempty"`
+	FilteredReadRequests *uint64 `json:"filtered_read_requests,omitempty"`
+	StoreFiles           *uint32 `json:"store_files,omitempty"`
+	StoreFileSizeMB      *uint32 `json:"store_file_size_mb,omitempty"`
+	MemStoreSizeMB       *uint32 `json:"mem_store_size_mb,omitempty"`
+}
+
+func runDescribe(ctx context.Context, e *Env, a *admin.Admin, defs []schema.Definition, f tableFlags) error {
+	var opts []admin.DescribeOption
+	if f.rows {
+		opts = append(opts, admin.CountRows())
+	}
+	var out []describeJSON
+	for i, def := range defs {
+		name := def.Name().String()
+		d, err := a.Describe(ctx, name, opts...)
+		if err != nil {
+			return err
+		}
+		diffs, _, err := a.Check(ctx, def)
+		if err != nil {
+			return err
+		}
+		drift := []string{}
+		for _, df := range diffs {
+			drift = append(drift, df.String())
+		}
+		if f.json {
+			out = append(out, describeToJSON(d, drift))
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(e.Stdout)
+		}
+		printDescription(e.Stdout, d, drift)
+	}
+	if f.json {
+		enc := json.NewEncoder(e.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	return nil
+}
+
+func describeToJSON(d *admin.Description, drift []string) describeJSON {
+	j := describeJSON{Table: d.Table, Enabled: d.Enabled, Families: map[string]map[string]string{}, Regions: []regionJSON{}, Drift: drift}
+	if len(d.Attributes) > 0 {
+		j.Attributes = map[string]string{}
+		for _, a := range d.Attributes {
+			j.Attributes[a.Name] = a.Value
+		}
+	}
+	for _, f := range d.Families {
+		m := map[string]string{}
+		for _, a := range f.Attributes {
+			m[a.Name] = a.Value
+		}
+		j.Families[f.Name] = m
+	}
+	for _, r := range d.Regions {
+		rj := regionJSON{Start: keyOf(r.StartKey), End: keyOf(r.EndKey), Server: r.Server, Name: string(r.Name), ID: r.ID}
+		if r.Rows >= 0 {
+			n := r.Rows
+			rj.Rows = &n
+		}
+		if l := r.Load; l != nil {
+			rj.ReadRequests, rj.WriteRequests, rj.FilteredReadRequests = &l.ReadRequests, &l.WriteRequests, &l.FilteredReadRequests
+			rj.StoreFiles, rj.StoreFileSizeMB, rj.MemStoreSizeMB = &l.StoreFiles, &l.StoreFileSizeMB, &l.MemStoreSizeMB
+		}
+		j.Regions = append(j.Regions, rj)
+	}
+	return j
+}
+
+func printDescription(w io.Writer, d *admin.Description, drift []string) {
+	state := "enabled"
+	if !d.Enabled {
+		state = "DISABLED"
+	}
+	fmt.Fprintf(w, "table %s: %s, %d regions\n", d.Table, state, len(d.Regions))
+	for _, a := range d.Attributes {
+		fmt.Fprintf(w, "attribute %s=%s\n", a.Name, a.Value)
+	}
+	for _, f := range d.Families {
+		fmt.Fprintf(w, "family %s:", f.Name)
+		for _, a := range f.Attributes {
+			fmt.Fprintf(w, " %s=%s", a.Name, a.Value)
+		}
+		fmt.Fprintln(w)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "REGION\tSTART\tEND\tSERVER\tREADS\tWRITES\tROWS")
+	for i, r := range d.Regions {
+		reads, writes, rows := "-", "-", "-"
+		if r.Load != nil {
+			reads, writes = strconv.FormatUint(r.Load.ReadRequests, 10), strconv.FormatUint(r.Load.WriteRequests, 10)
+		}
+		if r.Rows >= 0 {
+			rows = strconv.FormatInt(r.Rows, 10)
+		}
+		server := r.Server
+		if server == "" {
+			server = "(unassigned)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, schema.QuoteKey(r.StartKey), schema.QuoteKey(r.EndKey), server, reads, writes, rows)
+	}
+	tw.Flush()
+	if len(drift) == 0 {
+		fmt.Fprintln(w, "drift: none")
+		return
+	}
+	for _, s := range drift {
+		fmt.Fprintf(w, "drift: %s\n", s)
+	}
+}
