@@ -9,13 +9,13 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hbkit/hbkit/internal/buildinfo"
 )
 
-// instrumentationName names the package's tracer: its import path.
-const (
-	instrumentationName    = "github.com/hbkit/hbkit/index"
-	instrumentationVersion = "0.1.0"
-)
+// instrumentationName names the package's tracer: its import path; its
+// version is hbkit's (internal/buildinfo).
+const instrumentationName = "github.com/hbkit/hbkit/index"
 
 func newTracer(tp trace.TracerProvider) trace.Tracer { return NewTracer(tp, instrumentationName) }
 
@@ -27,7 +27,7 @@ func NewTracer(tp trace.TracerProvider, scope string) trace.Tracer {
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
-	return tp.Tracer(scope, trace.WithInstrumentationVersion(instrumentationVersion))
+	return tp.Tracer(scope, trace.WithInstrumentationVersion(buildinfo.Version()))
 }
 
 // span starts the span of one operation on table.
