@@ -14,39 +14,12 @@ import (
 	"github.com/hbkit/hbkit/schema"
 )
 
-// documented is a declaration that describes itself as a schema document
-// (*schema.Table[T], *schema.WideTable[T]). Index tables are described in
-// their data table's document.
-type documented interface {
-	Document() (schema.Document, error)
-}
-
 // DescriptorWriter is the call that stores a schema document in a table
 // created before documents were stored (EnsureTable); hbase.AdminClient
 // and the fake have it. A Client without it, or whose ModifyTable is
 // unsupported (errors.ErrUnsupported), leaves such tables as they are.
 type DescriptorWriter interface {
 	ModifyTable(ctx context.Context, desc hbapi.TableDescriptor) error
-}
-
-// documentOf returns the JSON form of def's schema document, stored in the
-// table attribute schema.DocumentAttribute: empty when def has none (an
-// index table), or with the error that says why def cannot describe
-// itself (see schema.Table.Document).
-func documentOf(def schema.Definition) (string, error) {
-	d, ok := def.(documented)
-	if !ok {
-		return "", nil
-	}
-	doc, err := d.Document()
-	if err != nil {
-		return "", err
-	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return "", fmt.Errorf("admin: encode the schema document: %w", err)
-	}
-	return string(b), nil
 }
 
 // isDocument reports whether a schema file is a schema document: a JSON

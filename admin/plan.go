@@ -64,7 +64,7 @@ func PlanTable(def schema.Definition) (*Plan, error) {
 		seen[f.Name] = true
 		desc.Families = append(desc.Families, hbapi.FamilyDescriptor{Name: f.Name, Attributes: f.Attributes()})
 	}
-	doc, docErr := documentOf(def)
+	doc, docErr := schema.StoredDocument(def)
 	if doc != "" {
 		desc.Attributes = map[string]string{schema.DocumentAttribute: doc}
 	}
