@@ -83,26 +83,10 @@ func WithRandSource[T any](r keys.RandSource) Option[T] {
 	return func(o *openOptions[T]) { o.rand = r }
 }
 
-// typeOf names the field type of V.
+// typeOf names the field type of V (valueTypeName of its zero value).
 func typeOf[V CodecValue]() string {
 	var v V
-	switch any(v).(type) {
-	case string:
-		return "string"
-	case []byte:
-		return "bytes"
-	case int64:
-		return "int64"
-	case uint64:
-		return "uint64"
-	case float64:
-		return "float64"
-	case bool:
-		return "bool"
-	case time.Time:
-		return "time"
-	}
-	return "duration"
+	return valueTypeName(any(v))
 }
 
 // accessor returns the accessor of f for a field of type V.
@@ -214,14 +198,8 @@ func (b *docBuilder[T]) spec() (Spec[T], error) {
 	var s Spec[T]
 	var err error
 	s.Name, s.Validate = d.Name, b.o.check()
-	if s.Families, err = familiesOf(d.Families); err != nil {
+	if s.Families, s.Key, s.From, s.Splits, err = b.common(); err != nil {
 		return s, err
-	}
-	if s.Key, s.From, err = b.layout("key", d.Key); err != nil {
-		return s, err
-	}
-	if s.Splits, err = splitsOf(d.Splits); err != nil {
-		return s, docError(d.Name, "splits", err.Error())
 	}
 	if d.Writes != "" {
 		if s.Writes, err = ParseWriteMode(d.Writes); err != nil {
@@ -248,22 +226,32 @@ func (b *docBuilder[T]) spec() (Spec[T], error) {
 	return s, nil
 }
 
+// common builds what a table and a wide table declare alike: families,
+// the row key (and what its segments are computed from), splits.
+func (b *docBuilder[T]) common() (fams []Family, key *keys.Layout[T], from map[string]string, splits Splits, err error) {
+	d := b.doc
+	if fams, err = familiesOf(d.Families); err != nil {
+		return
+	}
+	if key, from, err = b.layout("key", d.Key); err != nil {
+		return
+	}
+	if splits, err = splitsOf(d.Splits); err != nil {
+		err = docError(d.Name, "splits", err.Error())
+	}
+	return
+}
+
 func (b *docBuilder[T]) wideSpec() (WideSpec[T], error) {
 	d := b.doc
 	var s WideSpec[T]
 	var err error
 	s.Name, s.Validate = d.Name, b.o.check()
-	if s.Families, err = familiesOf(d.Families); err != nil {
-		return s, err
-	}
-	if s.Key, s.From, err = b.layout("key", d.Key); err != nil {
+	if s.Families, s.Key, s.From, s.Splits, err = b.common(); err != nil {
 		return s, err
 	}
 	if s.Qualifier, _, err = b.layout("wide.qualifier", d.Wide.Qualifier); err != nil {
 		return s, err
-	}
-	if s.Splits, err = splitsOf(d.Splits); err != nil {
-		return s, docError(d.Name, "splits", err.Error())
 	}
 	if s.Value, err = b.column("wide.value", d.Wide.Value); err != nil {
 		return s, err
