@@ -12,11 +12,35 @@ import (
 	"github.com/hbkit/hbkit/hbase/hbapi"
 )
 
+// testAdmin walks one table through its life in a namespace of its own:
+// create, describe, modify, disable/enable, truncate, split, delete.
 func (s *suite) testAdmin(t *testing.T) {
 	s.need(t, FullAdmin)
+	c := s.newAdminCase(t)
+	c.createTable(t)
+	c.describeAndModify(t)
+	c.wantRegions(t, ",g g,m m,t t,")
+	c.disableAndEnable(t)
+	c.truncateAndSplit(t)
+	c.deleteAll(t)
+}
+
+// adminCase is the state testAdmin's steps share: the namespace and the
+// table in it, and whether each is dropped already (the cleanups' guard).
+type adminCase struct {
+	s                  *suite
+	ctx                context.Context
+	a                  hbapi.AdminClient
+	d                  hbapi.DataClient
+	ns, name           string
+	dropped, nsDropped bool
+}
+
+// newAdminCase creates the case's namespace (dropped at cleanup unless
+// deleteAll did) and checks it is listed.
+func (s *suite) newAdminCase(t *testing.T) *adminCase {
 	ctx := s.ctx(t)
 	a := s.h.Admin
-	d := s.h.Data
 	base := s.h.NewTableName("conf_admin")
 	ns := "ns_" + strings.Map(func(r rune) rune {
 		if r == '-' || r == '.' {
@@ -24,15 +48,15 @@ func (s *suite) testAdmin(t *testing.T) {
 		}
 		return r
 	}, base)
+	c := &adminCase{s: s, ctx: ctx, a: a, d: s.h.Data, ns: ns, name: ns + ":adm"}
 	if err := a.CreateNamespace(ctx, ns); err != nil {
 		t.Fatalf("CreateNamespace(%s): %v", ns, err)
 	}
-	nsDropped := false
 	t.Cleanup(func() {
-		if !nsDropped {
-			c, cancel := context.WithTimeout(context.Background(), s.h.Timeout)
+		if !c.nsDropped {
+			ctx, cancel := context.WithTimeout(context.Background(), s.h.Timeout)
 			defer cancel()
-			_ = a.DeleteNamespace(c, ns)
+			_ = a.DeleteNamespace(ctx, ns)
 		}
 	})
 	wantErr(t, "CreateNamespace twice", a.CreateNamespace(ctx, ns), hbapi.ErrNamespaceExists)
@@ -40,8 +64,13 @@ func (s *suite) testAdmin(t *testing.T) {
 	if err != nil || !slices.Contains(nss, ns) || !slices.Contains(nss, "default") {
 		t.Errorf("ListNamespaces = %v, %v; want %s and default in it", nss, err, ns)
 	}
+	return c
+}
 
-	name := ns + ":adm"
+// createTable creates the table (pre-split at g, m, t; dropped at cleanup
+// unless deleteAll did) and checks the calls that find and list it.
+func (c *adminCase) createTable(t *testing.T) {
+	ctx, a, ns, name := c.ctx, c.a, c.ns, c.name
 	desc := hbapi.TableDescriptor{Name: name, Families: []hbapi.FamilyDescriptor{
 		{Name: "f1", Attributes: map[string]string{"VERSIONS": "5", "BLOOMFILTER": "ROWCOL"}},
 		{Name: "f2"},
@@ -49,10 +78,9 @@ func (s *suite) testAdmin(t *testing.T) {
 	if err := a.CreateTable(ctx, desc, [][]byte{b("m"), b("g"), b("t")}); err != nil {
 		t.Fatalf("CreateTable(%s): %v", name, err)
 	}
-	dropped := false
 	t.Cleanup(func() {
-		if !dropped {
-			s.dropTable(name)
+		if !c.dropped {
+			c.s.dropTable(name)
 		}
 	})
 	wantErr(t, "CreateTable twice", a.CreateTable(ctx, desc, nil), hbapi.ErrTableExists)
@@ -72,10 +100,15 @@ func (s *suite) testAdmin(t *testing.T) {
 	if tables, err := a.ListTables(ctx, ns); err != nil || fmt.Sprint(tables) != "["+name+"]" {
 		t.Errorf("ListTables(%s) = %v, %v; want [%s]", ns, tables, err, name)
 	}
-	if tables, err := a.ListTables(ctx, ""); err != nil || !slices.Contains(tables, name) || !slices.Contains(tables, s.data) {
-		t.Errorf("ListTables(\"\") = %v, %v; want %s and %s in it", tables, err, name, s.data)
+	if tables, err := a.ListTables(ctx, ""); err != nil || !slices.Contains(tables, name) || !slices.Contains(tables, c.s.data) {
+		t.Errorf("ListTables(\"\") = %v, %v; want %s and %s in it", tables, err, name, c.s.data)
 	}
+}
 
+// describeAndModify checks DescribeTable before and after a ModifyTable
+// that changes a family's attribute and adds a family.
+func (c *adminCase) describeAndModify(t *testing.T) {
+	ctx, a, ns, name := c.ctx, c.a, c.ns, c.name
 	got, err := a.DescribeTable(ctx, name)
 	if err != nil {
 		t.Fatalf("DescribeTable: %v", err)
@@ -114,17 +147,22 @@ func (s *suite) testAdmin(t *testing.T) {
 		hbapi.ErrTableNotFound)
 	_, err = a.IsTableEnabled(ctx, ns+":nothing")
 	wantErr(t, "IsTableEnabled of a missing table", err, hbapi.ErrTableNotFound)
+}
 
-	wantRegions := func(t *testing.T, want string) {
-		t.Helper()
-		regions, err := a.TableRegions(ctx, name)
-		if err != nil {
-			t.Fatalf("TableRegions: %v", err)
-		}
-		checkRegions(t, name, regions, want)
+// wantRegions checks the table's regions against want (see checkRegions).
+func (c *adminCase) wantRegions(t *testing.T, want string) {
+	t.Helper()
+	regions, err := c.a.TableRegions(c.ctx, c.name)
+	if err != nil {
+		t.Fatalf("TableRegions: %v", err)
 	}
-	wantRegions(t, ",g g,m m,t t,")
+	checkRegions(t, c.name, regions, want)
+}
 
+// disableAndEnable checks what an enabled table refuses, what a disabled
+// one refuses, and that data survives disable and enable.
+func (c *adminCase) disableAndEnable(t *testing.T) {
+	s, ctx, a, d, ns, name := c.s, c.ctx, c.a, c.d, c.ns, c.name
 	s.put(t, ctx, name, "row-h", 0, "f1", "q", "v")
 	s.put(t, ctx, name, "row-z", 0, "f1", "q", "v")
 	if got, _ := s.scanTable(t, ctx, name); got != "row-h row-z" {
@@ -143,7 +181,7 @@ func (s *suite) testAdmin(t *testing.T) {
 		t.Errorf("IsTableEnabled after disable = %v, %v; want false", ok, err)
 	}
 	wantErr(t, "DisableTable twice", a.DisableTable(ctx, name), hbapi.ErrTableDisabled)
-	_, err = d.Get(ctx, &hbapi.Get{Table: name, Row: b("row-h")})
+	_, err := d.Get(ctx, &hbapi.Get{Table: name, Row: b("row-h")})
 	wantErr(t, "Get on a disabled table", err, hbapi.ErrTableDisabled)
 	wantErr(t, "Put on a disabled table", d.Put(ctx, &hbapi.Put{Table: name, Row: b("row-h"), Values: vals("f1", "q", "v")}), hbapi.ErrTableDisabled)
 	wantErr(t, "Scan on a disabled table", scanErr(ctx, d, &hbapi.Scan{Table: name}), hbapi.ErrTableDisabled)
@@ -153,7 +191,12 @@ func (s *suite) testAdmin(t *testing.T) {
 	}
 	r := s.get(t, ctx, &hbapi.Get{Table: name, Row: b("row-h")})
 	wantCells(t, "data survives disable/enable", r, false, "f1:q=v")
+}
 
+// truncateAndSplit truncates the table (keeping its splits), splits a
+// region and writes across the new boundary and to the added family.
+func (c *adminCase) truncateAndSplit(t *testing.T) {
+	s, ctx, a, name := c.s, c.ctx, c.a, c.name
 	if err := a.DisableTable(ctx, name); err != nil {
 		t.Fatalf("DisableTable: %v", err)
 	}
@@ -166,7 +209,7 @@ func (s *suite) testAdmin(t *testing.T) {
 	if got, _ := s.scanTable(t, ctx, name); got != "" {
 		t.Errorf("rows after truncate = %q, want none", got)
 	}
-	wantRegions(t, ",g g,m m,t t,")
+	c.wantRegions(t, ",g g,m m,t t,")
 
 	if err := a.SplitRegion(ctx, name, b("p")); err != nil {
 		t.Fatalf("SplitRegion: %v", err)
@@ -186,20 +229,25 @@ func (s *suite) testAdmin(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	s.put(t, ctx, name, "q-row", 0, "f2", "q", "after split", "f3", "q", "new family")
-	r = s.get(t, ctx, &hbapi.Get{Table: name, Row: b("q-row")})
+	r := s.get(t, ctx, &hbapi.Get{Table: name, Row: b("q-row")})
 	wantCells(t, "write after split", r, false, "f2:q=after split f3:q=new family")
+}
 
+// deleteAll deletes the table, then the namespace, and checks the calls
+// that must find neither.
+func (c *adminCase) deleteAll(t *testing.T) {
+	ctx, a, d, ns, name := c.ctx, c.a, c.d, c.ns, c.name
 	if err := a.DisableTable(ctx, name); err != nil {
 		t.Fatalf("DisableTable: %v", err)
 	}
 	if err := a.DeleteTable(ctx, name); err != nil {
 		t.Fatalf("DeleteTable: %v", err)
 	}
-	dropped = true
+	c.dropped = true
 	if ok, err := a.TableExists(ctx, name); err != nil || ok {
 		t.Errorf("TableExists after delete = %v, %v; want false", ok, err)
 	}
-	_, err = d.Get(ctx, &hbapi.Get{Table: name, Row: b("row-h")})
+	_, err := d.Get(ctx, &hbapi.Get{Table: name, Row: b("row-h")})
 	wantErr(t, "Get on a deleted table", err, hbapi.ErrTableNotFound)
 	_, err = a.DescribeTable(ctx, name)
 	wantErr(t, "DescribeTable of a deleted table", err, hbapi.ErrTableNotFound)
@@ -208,7 +256,7 @@ func (s *suite) testAdmin(t *testing.T) {
 	if err := a.DeleteNamespace(ctx, ns); err != nil {
 		t.Fatalf("DeleteNamespace: %v", err)
 	}
-	nsDropped = true
+	c.nsDropped = true
 	_, err = a.ListTables(ctx, ns)
 	wantErr(t, "ListTables of a deleted namespace", err, hbapi.ErrNamespaceNotFound)
 	wantErr(t, "DeleteNamespace twice", a.DeleteNamespace(ctx, ns), hbapi.ErrNamespaceNotFound)

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -89,25 +90,24 @@ func (s *suite) testBatchCheckAndMutate(t *testing.T) {
 		return &hbapi.CheckAndMutate{Table: tbl, Row: b(row), Family: b("cf"), Qualifier: b("q"),
 			Compare: cmp, Value: b(value), Mutations: muts}
 	}
-	setQ := func(v string) *hbapi.Put { return &hbapi.Put{Values: vals("cf", "q", v)} }
 	tests := []struct {
 		action    hbapi.Action
 		processed bool
 		err       error
 	}{
 		{action: &hbapi.Put{Table: tbl, Row: b("bcam-p"), Values: vals("cf", "q", "p")}},
-		{action: camQ("bcam-a", hbapi.CompareEqual, "a", setQ("a2")), processed: true},
-		{action: camQ("bcam-b", hbapi.CompareEqual, "x", setQ("b2"))},
+		{action: camQ("bcam-a", hbapi.CompareEqual, "a", putQ("a2")), processed: true},
+		{action: camQ("bcam-b", hbapi.CompareEqual, "x", putQ("b2"))},
 		// Three on one row: absent → n1; absent again fails; n1 → n3.
-		{action: camQ("bcam-new", hbapi.CompareEqual, "", setQ("n1")), processed: true},
-		{action: camQ("bcam-new", hbapi.CompareEqual, "", setQ("n2"))},
-		{action: camQ("bcam-new", hbapi.CompareEqual, "n1", setQ("n3")), processed: true},
+		{action: camQ("bcam-new", hbapi.CompareEqual, "", putQ("n1")), processed: true},
+		{action: camQ("bcam-new", hbapi.CompareEqual, "", putQ("n2"))},
+		{action: camQ("bcam-new", hbapi.CompareEqual, "n1", putQ("n3")), processed: true},
 		// Stored "b" is greater than "a": holds (operator as in filters).
 		{action: camQ("bcam-b", hbapi.CompareGreater, "a", &hbapi.Delete{Family: b("cf"), Qualifier: b("q")}), processed: true},
 		{action: camQ("bcam-b2", hbapi.CompareEqual, "", &hbapi.Put{Values: vals("nope", "q", "x")}), err: hbapi.ErrNoSuchFamily},
 		// Several mutations, applied together.
-		{action: camQ("bcam-m", hbapi.CompareEqual, "", setQ("m"), &hbapi.Put{Values: vals("cf2", "r", "m")}), processed: true},
-		{action: camQ("bcam-a", hbapi.CompareLess, "a", setQ("never"))},
+		{action: camQ("bcam-m", hbapi.CompareEqual, "", putQ("m"), &hbapi.Put{Values: vals("cf2", "r", "m")}), processed: true},
+		{action: camQ("bcam-a", hbapi.CompareLess, "a", putQ("never"))},
 	}
 	actions := make([]hbapi.Action, len(tests))
 	for i, tt := range tests {
@@ -149,11 +149,20 @@ func (s *suite) testBatchCheckAndMutate(t *testing.T) {
 		wantCells(t, w.row, r, false, w.want)
 	}
 
+	s.testBatchCheckAndMutateMixes(t, ctx, tbl, camQ)
+}
+
+// testBatchCheckAndMutateMixes covers batches of conditional mutations
+// that all fail, that build on each other (two per row), and that mix
+// invalid ones with a valid one; camQ is testBatchCheckAndMutate's.
+func (s *suite) testBatchCheckAndMutateMixes(t *testing.T, ctx context.Context, tbl string,
+	camQ func(row string, cmp hbapi.CompareOp, value string, muts ...hbapi.Mutation) *hbapi.CheckAndMutate) {
+	var be *hbapi.BatchError
 	// Only conditions that fail: nothing is written, nothing is an error.
-	res, err = s.h.Data.Batch(ctx, []hbapi.Action{
-		camQ("bcam-a", hbapi.CompareEqual, "a", setQ("stale")),
-		camQ("bcam-new", hbapi.CompareEqual, "", setQ("again")),
-		camQ("bcam-b", hbapi.CompareNotEqual, "", setQ("b3")),
+	res, err := s.h.Data.Batch(ctx, []hbapi.Action{
+		camQ("bcam-a", hbapi.CompareEqual, "a", putQ("stale")),
+		camQ("bcam-new", hbapi.CompareEqual, "", putQ("again")),
+		camQ("bcam-b", hbapi.CompareNotEqual, "", putQ("b3")),
 	})
 	if err != nil || len(res) != 3 {
 		t.Fatalf("Batch: %v, %d results", err, len(res))
@@ -175,7 +184,7 @@ func (s *suite) testBatchCheckAndMutate(t *testing.T) {
 			if pass == 1 {
 				prev = "one"
 			}
-			many = append(many, camQ(fmt.Sprintf("bcam-many-%02d", i), hbapi.CompareEqual, prev, setQ(set)))
+			many = append(many, camQ(fmt.Sprintf("bcam-many-%02d", i), hbapi.CompareEqual, prev, putQ(set)))
 		}
 	}
 	res, err = s.h.Data.Batch(ctx, many)
@@ -196,7 +205,7 @@ func (s *suite) testBatchCheckAndMutate(t *testing.T) {
 	res, err = s.h.Data.Batch(ctx, []hbapi.Action{
 		&hbapi.CheckAndMutate{Table: tbl, Row: b("bcam-x"), Family: b("cf"), Qualifier: b("q")},
 		(*hbapi.CheckAndMutate)(nil),
-		camQ("bcam-x", hbapi.CompareEqual, "", setQ("x")),
+		camQ("bcam-x", hbapi.CompareEqual, "", putQ("x")),
 	})
 	if !errors.As(err, &be) || len(be.Failed) != 2 {
 		t.Fatalf("Batch error = %v, want two invalid actions", err)
@@ -207,3 +216,6 @@ func (s *suite) testBatchCheckAndMutate(t *testing.T) {
 		t.Errorf("valid action next to invalid ones: %+v", res[2])
 	}
 }
+
+// putQ is a Put of value v to cf:q, for a conditional mutation to carry.
+func putQ(v string) *hbapi.Put { return &hbapi.Put{Values: vals("cf", "q", v)} }

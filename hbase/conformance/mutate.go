@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -209,6 +210,14 @@ func (s *suite) testDeletes(t *testing.T) {
 		})
 	}
 
+	s.testDeleteEdges(t, ctx, tbl)
+}
+
+// testDeleteEdges covers deletes beyond one marker on a seeded row: a row
+// marker hiding later puts, a server-time delete, the refused empty
+// qualifier, a missing row.
+func (s *suite) testDeleteEdges(t *testing.T, ctx context.Context, tbl string) {
+	all := hbapi.AllVersions
 	t.Run("marker hides later puts with older timestamps", func(t *testing.T) {
 		row := "del-mask"
 		if err := s.h.Data.Delete(ctx, &hbapi.Delete{Table: tbl, Row: b(row), Timestamp: 5000}); err != nil {
@@ -336,6 +345,13 @@ func (s *suite) testCheckAndMutate(t *testing.T) {
 		}
 	})
 
+	s.testCheckAndMutateOptions(t, ctx, tbl, cam)
+}
+
+// testCheckAndMutateOptions covers what a check can say beyond equality
+// (ordering operators, a time range), several mutations under one check,
+// and a mutation of a missing family; cam is testCheckAndMutate's.
+func (s *suite) testCheckAndMutateOptions(t *testing.T, ctx context.Context, tbl string, cam func(*testing.T, hbapi.CheckAndMutate) bool) {
 	t.Run("ordering operators compare stored OP given", func(t *testing.T) {
 		row := "cam-ord"
 		s.put(t, ctx, tbl, row, 0, "cf", "q", "5")

@@ -80,11 +80,7 @@ func (s *suite) scanRows(t *testing.T, ctx context.Context, sc *hbapi.Scan) (str
 
 func (s *suite) testScan(t *testing.T) {
 	ctx := s.ctx(t)
-	tests := []struct {
-		name string
-		scan hbapi.Scan
-		want string
-	}{
+	tests := []scanCase{
 		{"all", hbapi.Scan{}, keys(0, 19)},
 		{"all one row per call", hbapi.Scan{Caching: 1}, keys(0, 19)},
 		{"all small calls", hbapi.Scan{Caching: 3, MaxResultSize: 64}, keys(0, 19)},
@@ -109,15 +105,7 @@ func (s *suite) testScan(t *testing.T) {
 		{"reusing memory", hbapi.Scan{ReuseMemory: true, Caching: 3}, keys(0, 19)},
 		{"reusing memory reversed from a row", hbapi.Scan{ReuseMemory: true, Reversed: true, StartRow: b("k12"), Caching: 2}, keys(12, 0)},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			sc := tc.scan
-			got, _ := s.scanRows(t, ctx, &sc)
-			if got != tc.want {
-				t.Errorf("rows:\n\tgot  %q\n\twant %q", got, tc.want)
-			}
-		})
-	}
+	s.runScanCases(t, ctx, tests)
 
 	t.Run("columns", func(t *testing.T) {
 		_, res := s.scanRows(t, ctx, &hbapi.Scan{StartRow: b("k04"), StopRow: b("k06")})
@@ -140,52 +128,7 @@ func (s *suite) testScan(t *testing.T) {
 		}
 	})
 
-	t.Run("scanner protocol", func(t *testing.T) {
-		sc, err := s.h.Data.Scan(ctx, &hbapi.Scan{Table: s.scan, StartRow: b("k01"), Caching: 1})
-		if err != nil {
-			t.Fatalf("Scan: %v", err)
-		}
-		if !sc.Next() {
-			t.Fatalf("Next() = false, Err() = %v", sc.Err())
-		}
-		first := sc.Result()
-		if !sc.Next() {
-			t.Fatalf("second Next() = false, Err() = %v", sc.Err())
-		}
-		if got := string(first.Row()); got != "k01" {
-			t.Errorf("first row %q (after a second Next), want k01", got)
-		}
-		if err := sc.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		if sc.Next() {
-			t.Error("Next() after Close = true")
-		}
-		if err := sc.Err(); err != nil {
-			t.Errorf("Err() after an early Close = %v, want nil", err)
-		}
-		if err := sc.Close(); err != nil {
-			t.Errorf("second Close: %v", err)
-		}
-
-		sc, err = s.h.Data.Scan(ctx, &hbapi.Scan{Table: s.scan, StartRow: b("k19")})
-		if err != nil {
-			t.Fatalf("Scan: %v", err)
-		}
-		n := 0
-		for sc.Next() {
-			n++
-		}
-		if n != 1 || sc.Err() != nil {
-			t.Errorf("scan to the end: %d rows, Err() = %v; want 1, nil", n, sc.Err())
-		}
-		if sc.Next() {
-			t.Error("Next() after the end = true")
-		}
-		if err := sc.Close(); err != nil {
-			t.Errorf("Close after the end: %v", err)
-		}
-	})
+	t.Run("scanner protocol", func(t *testing.T) { s.testScannerProtocol(t, ctx) })
 
 	t.Run("sees writes made before it opens", func(t *testing.T) {
 		s.put(t, ctx, s.scan, "k07", 0, "meta", "late", "yes")
@@ -214,29 +157,9 @@ func (s *suite) testScanWideRows(t *testing.T) {
 		t.Fatalf("Put: %v", err)
 	}
 	s.put(t, ctx, s.data, "wide-2", 0, "cf", "c00", "x", "cf", "c01", "y", "cf", "c02", "z")
-	// layout renders results as row:qualifiers, and checks the values.
-	// Scans without bounds get the wide rows' range.
 	layout := func(t *testing.T, sc hbapi.Scan) string {
 		t.Helper()
-		sc.Table = s.data
-		if sc.StartRow == nil {
-			sc.StartRow, sc.StopRow = b("wide-"), b("wide.")
-		}
-		var parts []string
-		for r, err := range hbapi.ScanAll(ctx, s.h.Data, &sc) {
-			if err != nil {
-				t.Fatalf("scan: %v", err)
-			}
-			var qs []string
-			for _, c := range r.Cells {
-				qs = append(qs, string(c.Qualifier))
-				if string(c.Row) == "wide-1" && !bytes.Equal(c.Value, wide["cf"][string(c.Qualifier)]) {
-					t.Errorf("wide-1 %s = %q", c.Qualifier, c.Value)
-				}
-			}
-			parts = append(parts, string(r.Row())+":"+strings.Join(qs, ","))
-		}
-		return strings.Join(parts, " ")
+		return s.wideLayout(t, ctx, sc, wide["cf"])
 	}
 	row1 := func(from, to int) string { return "wide-1:" + strings.Join(all[from:to], ",") }
 	var pairs []string
@@ -291,16 +214,7 @@ func (s *suite) testScanWideRows(t *testing.T) {
 
 func (s *suite) testScanFilters(t *testing.T) {
 	ctx := s.ctx(t)
-	eq := func(v string) hbapi.Comparator { return &hbapi.BinaryComparator{Value: b(v)} }
-	evenSCVF := func(ifMissing bool) *hbapi.SingleColumnValueFilter {
-		return &hbapi.SingleColumnValueFilter{Family: b("cf"), Qualifier: b("even"), Compare: hbapi.CompareEqual, Comparator: eq("1"),
-			FilterIfMissing: ifMissing, LatestVersionOnly: true}
-	}
-	tests := []struct {
-		name string
-		scan hbapi.Scan
-		want string
-	}{
+	tests := []scanCase{
 		{"prefix", hbapi.Scan{StartRow: b("k1"), Filter: &hbapi.PrefixFilter{Prefix: b("k1")}}, keys(10, 19)},
 		{"prefix without start row", hbapi.Scan{Filter: &hbapi.PrefixFilter{Prefix: b("k0")}}, keys(0, 9)},
 		{"prefix reversed", hbapi.Scan{Reversed: true, StartRow: b("k1\xff"), Filter: &hbapi.PrefixFilter{Prefix: b("k1")}}, keys(19, 10)},
@@ -332,6 +246,20 @@ func (s *suite) testScanFilters(t *testing.T) {
 		// loading ("Reverse scan with loading CFs on demand is not supported").
 		{"filter reversed", hbapi.Scan{Reversed: true, Filter: evenSCVF(true), Limit: 3}, "k18 k16 k14"},
 	}
+	s.runScanCases(t, ctx, tests)
+
+	s.testScanFilterProjections(t, ctx)
+}
+
+// scanCase is a scan of the scan table and the rows it returns (see keys).
+type scanCase struct {
+	name string
+	scan hbapi.Scan
+	want string
+}
+
+// runScanCases runs each case as a subtest of t.
+func (s *suite) runScanCases(t *testing.T, ctx context.Context, tests []scanCase) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := tc.scan
@@ -341,7 +269,96 @@ func (s *suite) testScanFilters(t *testing.T) {
 			}
 		})
 	}
+}
 
+// testScannerProtocol checks Next, Result, Err and Close of a scanner
+// closed early and of one read to the end.
+func (s *suite) testScannerProtocol(t *testing.T, ctx context.Context) {
+	sc, err := s.h.Data.Scan(ctx, &hbapi.Scan{Table: s.scan, StartRow: b("k01"), Caching: 1})
+	if err != nil {
+		t.Fatalf("Scan: %v", err)
+	}
+	if !sc.Next() {
+		t.Fatalf("Next() = false, Err() = %v", sc.Err())
+	}
+	first := sc.Result()
+	if !sc.Next() {
+		t.Fatalf("second Next() = false, Err() = %v", sc.Err())
+	}
+	if got := string(first.Row()); got != "k01" {
+		t.Errorf("first row %q (after a second Next), want k01", got)
+	}
+	if err := sc.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if sc.Next() {
+		t.Error("Next() after Close = true")
+	}
+	if err := sc.Err(); err != nil {
+		t.Errorf("Err() after an early Close = %v, want nil", err)
+	}
+	if err := sc.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+
+	sc, err = s.h.Data.Scan(ctx, &hbapi.Scan{Table: s.scan, StartRow: b("k19")})
+	if err != nil {
+		t.Fatalf("Scan: %v", err)
+	}
+	n := 0
+	for sc.Next() {
+		n++
+	}
+	if n != 1 || sc.Err() != nil {
+		t.Errorf("scan to the end: %d rows, Err() = %v; want 1, nil", n, sc.Err())
+	}
+	if sc.Next() {
+		t.Error("Next() after the end = true")
+	}
+	if err := sc.Close(); err != nil {
+		t.Errorf("Close after the end: %v", err)
+	}
+}
+
+// wideLayout renders the results of sc on the data table as
+// row:qualifiers, checking wide-1's values against wide. A scan without
+// bounds gets the wide rows' range.
+func (s *suite) wideLayout(t *testing.T, ctx context.Context, sc hbapi.Scan, wide map[string][]byte) string {
+	t.Helper()
+	sc.Table = s.data
+	if sc.StartRow == nil {
+		sc.StartRow, sc.StopRow = b("wide-"), b("wide.")
+	}
+	var parts []string
+	for r, err := range hbapi.ScanAll(ctx, s.h.Data, &sc) {
+		if err != nil {
+			t.Fatalf("scan: %v", err)
+		}
+		var qs []string
+		for _, c := range r.Cells {
+			qs = append(qs, string(c.Qualifier))
+			if string(c.Row) == "wide-1" && !bytes.Equal(c.Value, wide[string(c.Qualifier)]) {
+				t.Errorf("wide-1 %s = %q", c.Qualifier, c.Value)
+			}
+		}
+		parts = append(parts, string(r.Row())+":"+strings.Join(qs, ","))
+	}
+	return strings.Join(parts, " ")
+}
+
+// eq is a comparator for the bytes of v.
+func eq(v string) hbapi.Comparator { return &hbapi.BinaryComparator{Value: b(v)} }
+
+// evenSCVF keeps the rows whose cf:even is "1" (rows without it only
+// unless ifMissing).
+func evenSCVF(ifMissing bool) *hbapi.SingleColumnValueFilter {
+	return &hbapi.SingleColumnValueFilter{Family: b("cf"), Qualifier: b("even"), Compare: hbapi.CompareEqual, Comparator: eq("1"),
+		FilterIfMissing: ifMissing, LatestVersionOnly: true}
+}
+
+// testScanFilterProjections covers filters that strip what a row returns
+// (key only, first key only) and a Get with a filter.
+func (s *suite) testScanFilterProjections(t *testing.T, ctx context.Context) {
 	t.Run("key only", func(t *testing.T) {
 		_, res := s.scanRows(t, ctx, &hbapi.Scan{StartRow: b("k05"), StopRow: b("k06"), Filter: &hbapi.KeyOnlyFilter{}})
 		if len(res) != 1 {
