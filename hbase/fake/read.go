@@ -79,6 +79,14 @@ func (t *table) readRow(key []byte, s readSpec, now int64) (cells []hbapi.Cell, 
 		maxV = 1
 	}
 	out := make([]hbapi.Cell, 0, len(cells))
+	newestVersions(cells, func(hbapi.Cell) int { return maxV }, func(c hbapi.Cell) { out = append(out, cloneCell(c)) })
+	return out, len(out) > 0
+}
+
+// newestVersions calls keep with each of cells (sorted by
+// hbapi.CompareCells, so newest first within a column) that is one of the
+// newest limit(cell) versions of its column.
+func newestVersions(cells []hbapi.Cell, limit func(hbapi.Cell) int, keep func(hbapi.Cell)) {
 	n := 0
 	for i, c := range cells {
 		if i > 0 && bytes.Equal(c.Family, cells[i-1].Family) && bytes.Equal(c.Qualifier, cells[i-1].Qualifier) {
@@ -86,11 +94,10 @@ func (t *table) readRow(key []byte, s readSpec, now int64) (cells []hbapi.Cell, 
 		} else {
 			n = 0
 		}
-		if n < maxV {
-			out = append(out, cloneCell(c))
+		if n < limit(c) {
+			keep(c)
 		}
 	}
-	return out, len(out) > 0
 }
 
 // applyFilter evaluates a filter on one row. It returns the cells that
