@@ -139,10 +139,22 @@ func (c *Client) lookup(name string) (*table, error) {
 // beginTable begins a call (see begin) on the table name, for the admin
 // call op: on success c.mu is held and the caller unlocks it.
 func (c *Client) beginTable(ctx context.Context, op, name string) (*table, error) {
+	return c.beginWith(ctx, op, name, c.lookup)
+}
+
+// beginData is beginTable for a data call: the table must be enabled
+// (see dataTable).
+func (c *Client) beginData(ctx context.Context, op, name string) (*table, error) {
+	return c.beginWith(ctx, op, name, c.dataTable)
+}
+
+// beginWith begins a call and finds its table with find, unlocking and
+// naming the call op on failure.
+func (c *Client) beginWith(ctx context.Context, op, name string, find func(string) (*table, error)) (*table, error) {
 	if err := c.begin(ctx); err != nil {
 		return nil, err
 	}
-	t, err := c.lookup(name)
+	t, err := find(name)
 	if err != nil {
 		c.mu.Unlock()
 		return nil, opErr(op, name, err)

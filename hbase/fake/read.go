@@ -270,14 +270,11 @@ func (c *Client) Scan(ctx context.Context, s *hbapi.Scan) (hbapi.Scanner, error)
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginData(ctx, "scan", s.Table)
+	if err != nil {
 		return nil, err
 	}
 	defer c.mu.Unlock()
-	t, err := c.dataTable(s.Table)
-	if err != nil {
-		return nil, opErr("scan", s.Table, err)
-	}
 	spec := readSpec{families: s.Families, columns: s.Columns, maxVersions: s.MaxVersions, timeRange: s.TimeRange, filter: s.Filter}
 	if err := t.checkSelection(spec); err != nil {
 		return nil, opErr("scan", s.Table, err)
