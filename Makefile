@@ -74,6 +74,7 @@ check-generate:
 .PHONY: tidy-check
 tidy-check:
 	$(GO) mod tidy -diff
+	cd hbasecontainer && $(GO) mod tidy -diff
 
 # A short run of every fuzz target, package by package; see the script for
 # how it tells a finding from the fuzzing engine's own timing failures.
