@@ -180,4 +180,8 @@ container_pid=
 # outside the checkout using it at a released version (issue 36).
 step "the hbasecontainer module: vet and unit tests"
 (cd hbasecontainer && go vet ./... && go vet -tags integration ./... && go test -count=1 ./...)
+if [ "${HBKIT_SCRATCH:-1}" != 0 ]; then
+	step "a scratch module outside the checkout: hbkit and hbasecontainer at a released version, a store round trip (tools/scratch-module.sh)"
+	tools/scratch-module.sh
+fi
 step "container path passed"
