@@ -62,6 +62,7 @@ fmt-check:
 # `make vet` still type-checks the untagged build).
 lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags integration ./...
+	cd hbasecontainer && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags integration ./...
 
 generate:
 	tools/genproto.sh

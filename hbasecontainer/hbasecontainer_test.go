@@ -95,7 +95,7 @@ func TestNamespaceName(t *testing.T) {
 			t.Errorf("NamespaceName(%q) = %q, want t_<[A-Za-z0-9_]>_<6 hex>, at most 50 characters", name, ns)
 		}
 	}
-	if NamespaceName("TestX") == NamespaceName("TestX") {
+	if a, b := NamespaceName("TestX"), NamespaceName("TestX"); a == b {
 		t.Error("two namespaces of one test share a name")
 	}
 }

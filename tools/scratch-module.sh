@@ -80,7 +80,8 @@ publish() {
 command -v zip >/dev/null || { echo "scratch-module: zip is missing (apt-get install zip)" >&2; exit 1; }
 publish github.com/hbkit/hbkit .
 publish github.com/hbkit/hbkit/hbasecontainer hbasecontainer
-echo "scratch-module: file proxy of $version from $(git rev-parse --short HEAD)${rev:+ (with uncommitted changes)} in $(($(date +%s) - t0)) s"
+note=; [ "$rev" != HEAD ] && note=" with uncommitted changes"
+echo "scratch-module: file proxy of $version from $(git rev-parse --short HEAD)$note in $(($(date +%s) - t0)) s"
 
 mod=$tmp/scratch
 mkdir -p "$mod"
