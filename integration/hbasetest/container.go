@@ -23,30 +23,35 @@ import (
 // podman ps -a --filter label=org.hbkit.hbasecontainer.
 const LabelHarness = "org.hbkit.hbasecontainer"
 
-// engineSocket returns the unix socket of the container engine: DOCKER_HOST
-// (unix://PATH), or the default /var/run/docker.sock.
-func engineSocket() (string, error) {
+// engineAddr returns the network and address of the container engine's
+// API: DOCKER_HOST (unix://PATH or tcp://HOST:PORT), or the default
+// /var/run/docker.sock.
+func engineAddr() (network, addr string, err error) {
 	host := os.Getenv("DOCKER_HOST")
 	if host == "" {
-		return "/var/run/docker.sock", nil
+		return "unix", "/var/run/docker.sock", nil
 	}
 	if path, ok := strings.CutPrefix(host, "unix://"); ok {
-		return path, nil
+		return "unix", path, nil
 	}
-	return "", fmt.Errorf("DOCKER_HOST=%s: only unix sockets are probed here", host)
+	if hp, ok := strings.CutPrefix(host, "tcp://"); ok {
+		return "tcp", hp, nil
+	}
+	return "", "", fmt.Errorf("DOCKER_HOST=%s: want unix:// or tcp://", host)
 }
 
 // engineReachable reports nil when the Docker API (Docker, or podman's
-// service) answers _ping on its socket.
+// service) answers _ping. (TLS engines are not probed: force the mode with
+// HBKIT_HBASE=container.)
 func engineReachable(ctx context.Context) error {
-	sock, err := engineSocket()
+	network, addr, err := engineAddr()
 	if err != nil {
 		return fmt.Errorf("no container engine: %w", err)
 	}
 	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
-			return d.DialContext(ctx, "unix", sock)
+			return d.DialContext(ctx, network, addr)
 		},
 	}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://engine/_ping", nil)
@@ -55,11 +60,11 @@ func engineReachable(ctx context.Context) error {
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("no container engine at %s: %w", sock, err)
+		return fmt.Errorf("no container engine at %s: %w", addr, err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("the container engine at %s answers %s", sock, resp.Status)
+		return fmt.Errorf("the container engine at %s answers %s", addr, resp.Status)
 	}
 	return nil
 }
