@@ -354,26 +354,9 @@ func (e argError) Unwrap() error { return ErrUsage }
 // loadViewer resolves --schema (NAME, FILE or FILE#TABLE) and --table.
 // An argument that names no one table wraps ErrUsage.
 func (e *Env) loadViewer(name, table string) (schema.Viewer, error) {
-	file, pick, _ := strings.Cut(name, "#")
-	defs, err := e.loadSchemas([]string{file})
+	d, err := e.loadDefinition(name)
 	if err != nil {
 		return nil, err
-	}
-	var d schema.Definition
-	switch {
-	case pick != "":
-		for _, x := range defs {
-			if x.Name().String() == pick || x.Name().FullName() == pick {
-				d = x
-			}
-		}
-		if d == nil {
-			return nil, argError(fmt.Sprintf("--schema %s: no table %q in %s (it declares %s)", name, pick, file, defNames(defs)))
-		}
-	case len(defs) == 1:
-		d = defs[0]
-	default:
-		return nil, argError(fmt.Sprintf("--schema %s declares %s: pick one with --schema %s#TABLE", name, defNames(defs), name))
 	}
 	if table != "" {
 		tn, err := schema.ParseTableName(table)
@@ -382,11 +365,38 @@ func (e *Env) loadViewer(name, table string) (schema.Viewer, error) {
 		}
 		d = schema.Renamed(d, tn)
 	}
+	return asViewer(d, name)
+}
+
+func asViewer(d schema.Definition, from string) (schema.Viewer, error) {
 	v, ok := schema.AsViewer(d)
 	if !ok {
-		return nil, argError(fmt.Sprintf("table %s of --schema %s cannot be read without its record type (it is no schema.Viewer)", d.Name(), name))
+		return nil, argError(fmt.Sprintf("table %s of %s cannot be read without its record type (it is no schema.Viewer)", d.Name(), from))
 	}
 	return v, nil
+}
+
+// loadDefinition resolves a --schema or --schema-file argument (NAME,
+// FILE or FILE#TABLE) to one table. An argument that names no one table
+// wraps ErrUsage.
+func (e *Env) loadDefinition(name string) (schema.Definition, error) {
+	file, pick, _ := strings.Cut(name, "#")
+	defs, err := e.loadSchemas([]string{file})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case pick != "":
+		for _, x := range defs {
+			if x.Name().String() == pick || x.Name().FullName() == pick {
+				return x, nil
+			}
+		}
+		return nil, argError(fmt.Sprintf("--schema %s: no table %q in %s (it declares %s)", name, pick, file, defNames(defs)))
+	case len(defs) == 1:
+		return defs[0], nil
+	}
+	return nil, argError(fmt.Sprintf("--schema %s declares %s: pick one with --schema %s#TABLE", name, defNames(defs), name))
 }
 
 func defNames(defs []schema.Definition) string {
