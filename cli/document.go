@@ -156,3 +156,24 @@ func (e *Env) dataTableOf(name string, ix schema.IndexDefinition) (schema.Defini
 	}
 	return e.loadDefinition(data.String())
 }
+
+// storedViewer returns the viewer of table from the schema document
+// stored with it (storedDocument), served under the name table.
+func storedViewer(ctx context.Context, command string, c any, table string) (schema.Viewer, error) {
+	tn, err := schema.ParseTableName(table)
+	if err != nil {
+		return nil, argError("--table: " + err.Error())
+	}
+	doc, err := storedDocument(ctx, command, c, tn.String())
+	if err != nil {
+		return nil, err
+	}
+	d, err := openDocument(doc)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: stored schema document: %w", tn, err)
+	}
+	if d.Name() != tn {
+		d = schema.Renamed(d, tn)
+	}
+	return asViewer(d, "the document of "+tn.String())
+}

@@ -23,7 +23,7 @@ import (
 	"github.com/hbkit/hbkit/schema"
 )
 
-const scanUsage = `usage: hbkit scan --schema NAME|FILE [--eq FIELD=VALUE]... [--from FIELD=VALUE] [--to FIELD=VALUE] [flags]
+const scanUsage = `usage: hbkit scan --table T | --schema NAME|FILE [--eq FIELD=VALUE]... [--from FIELD=VALUE] [--to FIELD=VALUE] [flags]
 
 Reads rows of a table in key order and shows each one as the schema sees it:
 its key cut into named segments with their decoded values (a mobile number,
@@ -47,10 +47,14 @@ times in RFC 3339 (2026-11-23T10:00:00.000Z; without a zone, UTC), a date
 (2026-11-23, midnight UTC) or Unix milliseconds, times of day HH:mm:ss.SSS;
 a hash segment takes its hex digits, a bucket its number.
 
---schema takes a built-in name (see "hbkit table list") or a JSON schema
-file (see the admin package documentation); for a file declaring several
-tables, FILE#TABLE picks one. --table reads the schema's rows from a table
-of another name (a copy, a test table).
+The schema is the document stored with the table --table names (written
+by "hbkit table create", admin.EnsureTables or dao.CreateTables), so any
+table that carries one is read without --schema. --schema takes a schema of
+this binary, a built-in name (see "hbkit table list") or a JSON schema file
+(a schema document, or see the admin package documentation), as does
+--schema-file; for a file declaring several tables, FILE#TABLE picks one.
+Either takes precedence over the stored document, and with --table reads
+the schema's rows from a table of another name (a copy, a test table).
 
 Output: one block per row, the key as the HBase shell prints it
 (Bytes.toStringBinary) then one line per segment and per cell; --raw adds
@@ -69,11 +73,12 @@ cell named by its qualifier's fields, such as message[ts=1m30.5s].
 Flags:
 `
 
-const getUsage = `usage: hbkit get --schema NAME|FILE FIELD=VALUE... [flags]
+const getUsage = `usage: hbkit get --table T | --schema NAME|FILE FIELD=VALUE... [flags]
 
 Reads the one row whose key fields are given, as FIELD=VALUE arguments
 (every field of the key; the forms are those of "hbkit scan --help"), and
-shows it as hbkit scan does. A key whose leading salt the fields cannot
+shows it as hbkit scan does. The schema comes from the table's stored
+document, --schema or --schema-file, as for scan. A key whose leading salt the fields cannot
 give is read once per salt value. A row that does not exist is an error:
 exit status 1 and a message naming the key.
 
@@ -118,8 +123,7 @@ func (e *Env) inputError(cmd, arg string, err error) error {
 }
 
 type viewFlags struct {
-	schema   string
-	table    string
+	src      schemaFlags
 	zk       string
 	json     bool
 	raw      bool
@@ -131,8 +135,8 @@ type viewFlags struct {
 func viewFlagSet(e *Env, cmd string, f *viewFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit "+cmd, flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
-	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME`, JSON schema FILE, or FILE#TABLE")
-	fs.StringVar(&f.table, "table", "", "read table `T` with the schema (default: the schema's own name)")
+	fs.StringVar(&f.src.schema, "schema", "", "schema `NAME` (of this binary, or built-in), JSON schema FILE, or FILE#TABLE")
+	f.src.register(fs, "read table `T`: with its stored schema document, or with --schema or --schema-file (default: the schema's own table)")
 	e.connectFlags(fs, &f.zk)
 	fs.BoolVar(&f.json, "json", false, "one JSON object per row")
 	fs.BoolVar(&f.raw, "raw", false, "also show the bytes of each segment and cell as the HBase shell prints them")
@@ -208,8 +212,8 @@ func runView(ctx context.Context, e *Env, cmd string, args []string, connect con
 		fmt.Fprintf(e.Stderr, "%s %s: %s\n", e.name(), cmd, fmt.Sprintf(format, a...))
 		return ErrUsage
 	}
-	if f.schema == "" {
-		return usageErr("--schema is required")
+	if !f.src.given() && f.src.table == "" {
+		return usageErr("name the table with --table T (or the schema with --schema NAME or --schema-file FILE)")
 	}
 	var keyFields []schema.FieldText
 	switch cmd {
@@ -232,12 +236,28 @@ func runView(ctx context.Context, e *Env, cmd string, args []string, connect con
 			keyFields = append(keyFields, ft)
 		}
 	}
-	v, err := e.loadViewer(f.schema, f.table)
-	if err != nil {
-		if errors.Is(err, ErrUsage) {
-			return usageErr("%v", err)
+	var v schema.Viewer
+	var err error
+	if f.src.given() {
+		if v, err = e.loadViewer(f.src.name(), f.src.table); err != nil {
+			if errors.Is(err, ErrUsage) {
+				return usageErr("%v", err)
+			}
+			return err
 		}
-		return err
+	}
+	zk := e.quorum(f.zk)
+	c, closer, err := connect(ctx, zk)
+	if err != nil {
+		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+	}
+	defer closer.Close()
+	if v == nil {
+		if v, err = storedViewer(ctx, cmd, c, f.src.table); errors.Is(err, ErrUsage) {
+			return usageErr("%v", err)
+		} else if err != nil {
+			return err
+		}
 	}
 	table := v.Name().String()
 	var ranges []keys.KeyRange
@@ -253,13 +273,6 @@ func runView(ctx context.Context, e *Env, cmd string, args []string, connect con
 			return e.inputError(cmd, "key fields", err)
 		}
 	}
-
-	zk := e.quorum(f.zk)
-	c, closer, err := connect(ctx, zk)
-	if err != nil {
-		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
-	}
-	defer closer.Close()
 	p := &rowPrinter{w: e.Stdout, table: table, json: f.json, raw: f.raw, want: wantSegments(v, f.eq)}
 	if cmd == "get" {
 		found := false
