@@ -239,7 +239,15 @@ func ledgerRun(ctx context.Context, c ledgerClient, args ...string) (stdout, std
 // report; its error must be want.
 func ledgerVerify(ctx context.Context, t *testing.T, c ledgerClient, name string, want error) index.Report {
 	t.Helper()
-	out, stderr, err := ledgerRun(ctx, c, "index", "verify", "--table", name, "--json")
+	return ledgerVerifyOf(ctx, t, c, name, 2, want)
+}
+
+// ledgerVerifyOf runs index verify --json --table name (then args) on a
+// table of indexes index tables and returns its report; its error must be
+// want.
+func ledgerVerifyOf(ctx context.Context, t *testing.T, c ledgerClient, name string, indexes int, want error, args ...string) index.Report {
+	t.Helper()
+	out, stderr, err := ledgerRun(ctx, c, append([]string{"index", "verify", "--table", name, "--json"}, args...)...)
 	if !errors.Is(err, want) || (want == nil && err != nil) {
 		t.Fatalf("index verify --table %s: %v, want %v\n%s%s", name, err, want, out, stderr)
 	}
@@ -251,8 +259,8 @@ func ledgerVerify(ctx context.Context, t *testing.T, c ledgerClient, name string
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("verify --json: %v\n%s", err, out)
 	}
-	if got.Data != name || len(got.Indexes) != 2 {
-		t.Fatalf("verify --json names %s and %v, want %s and its two index tables", got.Data, got.Indexes, name)
+	if got.Data != name || len(got.Indexes) != indexes {
+		t.Fatalf("verify --json names %s and %v, want %s and its %d index tables", got.Data, got.Indexes, name, indexes)
 	}
 	return got.Report
 }

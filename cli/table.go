@@ -18,7 +18,8 @@ import (
 	"github.com/hbkit/hbkit/schema"
 )
 
-const tableUsage = `usage: hbkit table <subcommand> --schema NAME|FILE [flags]
+const tableUsage = `usage: hbkit table <subcommand> --schema NAME|FILE | --schema-file FILE [flags]
+       hbkit table describe|ensure|truncate|drop --table T [flags]
 
 Subcommands:
   create    create the tables of the schema, pre-split, or check that they
@@ -31,9 +32,15 @@ Subcommands:
   drop      disable and delete the tables (needs --yes)
   list      the names of the built-in schemas
 
---schema takes a built-in name (see "hbkit table list") or a JSON schema
-file (see the admin package documentation); repeat it or separate names
-with commas for several tables. A data table that declares indexes comes
+--schema takes a schema of this binary, a built-in name (see "hbkit table
+list") or a JSON schema file, as does --schema-file: a schema document
+(schema.Document: every field, key segment, column, index, UID field and
+wide layout) or a schema file (see the admin package documentation);
+repeat it or separate names with commas for several tables. create and
+ensure store a table's document with it (attribute hbkit.schema), so that
+every hbkit command later reads the table with --table T alone: --table
+takes the schema from the document stored with T, its index tables
+included (describe, ensure, truncate, drop). A data table that declares indexes comes
 with its index tables: --schema sms creates, describes, truncates and
 drops sms and sms_index. A new index table over a data table that holds
 rows is reported "needs building" until "hbkit index build" has run.
@@ -48,7 +55,8 @@ func runTable(ctx context.Context, e *Env, args []string) error {
 }
 
 type tableFlags struct {
-	schemas []string
+	schemas []string // --schema and --schema-file
+	tables  []string // --table: read the schema stored with each
 	zk      string
 	json    bool
 	dryRun  bool
@@ -86,11 +94,17 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 		e.usage(tableUsage)
 		return ErrUsage
 	}
-	if len(f.schemas) == 0 {
-		fmt.Fprintf(e.Stderr, "%s table %s: --schema is required\n", e.name(), sub)
+	switch {
+	case len(f.schemas) == 0 && len(f.tables) == 0:
+		fmt.Fprintf(e.Stderr, "%s table %s: --schema is required (NAME or FILE; or --schema-file FILE), or --table T to read the schema stored with the table\n", e.name(), sub)
+		return ErrUsage
+	case len(f.schemas) > 0 && len(f.tables) > 0:
+		fmt.Fprintf(e.Stderr, "%s table %s: --table reads the schema stored with the table; --schema and --schema-file name their own tables (move them with --namespace)\n", e.name(), sub)
 		return ErrUsage
 	}
-	named, err := e.loadSchemas(f.schemas)
+	lazy := &lazyClient{connect: connect, zk: e.quorum(f.zk)}
+	defer lazy.close()
+	named, err := e.tableSchemas(ctx, "table "+sub, lazy, f)
 	if err != nil {
 		return err
 	}
@@ -123,12 +137,10 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 		return ErrUsage
 	}
 
-	zk := e.quorum(f.zk)
-	c, closer, err := connect(ctx, zk)
+	c, err := lazy.get(ctx)
 	if err != nil {
-		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+		return err
 	}
-	defer closer.Close()
 	// Calls the job cannot do without, before anything is sent: truncate
 	// would otherwise disable the table, then fail.
 	switch sub {
@@ -191,14 +203,19 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 func tableFlagSet(e *Env, f *tableFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit table", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
-	fs.Func("schema", "built-in schema `NAME` or JSON schema FILE; repeatable, comma-separated", func(s string) error {
-		for _, p := range strings.Split(s, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				f.schemas = append(f.schemas, p)
+	list := func(dst *[]string) func(string) error {
+		return func(s string) error {
+			for _, p := range strings.Split(s, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					*dst = append(*dst, p)
+				}
 			}
+			return nil
 		}
-		return nil
-	})
+	}
+	fs.Func("schema", "schema `NAME` (of this binary, or built-in) or JSON schema FILE; repeatable, comma-separated", list(&f.schemas))
+	fs.Func("schema-file", "schema `FILE`: a schema document (JSON) or a schema file; repeatable, comma-separated", list(&f.schemas))
+	fs.Func("table", "table `T` whose stored schema document is the schema, with its index tables; repeatable, comma-separated", list(&f.tables))
 	e.connectFlags(fs, &f.zk)
 	fs.BoolVar(&f.json, "json", false, "JSON output (describe, --dry-run)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the split keys and options without touching HBase")
@@ -207,6 +224,63 @@ func tableFlagSet(e *Env, f *tableFlags) *flag.FlagSet {
 	fs.StringVar(&f.namespace, "namespace", "", "serve the schema's tables in namespace `NS` (created if missing)")
 	fs.BoolVar(&f.grown, "allow-grown-regions", false, "accept region boundaries beyond the declared split keys (regions HBase split as they grew)")
 	return fs
+}
+
+// lazyClient connects on first use, so that a command connects only when
+// it must: to read a stored schema document, or to act on the tables.
+type lazyClient struct {
+	connect connectFunc[admin.Client]
+	zk      string
+	c       admin.Client
+	closer  io.Closer
+}
+
+func (l *lazyClient) get(ctx context.Context) (admin.Client, error) {
+	if l.c != nil {
+		return l.c, nil
+	}
+	c, closer, err := l.connect(ctx, l.zk)
+	if err != nil {
+		return nil, fmt.Errorf("connect to HBase via ZooKeeper %s: %w", l.zk, err)
+	}
+	l.c, l.closer = c, closer
+	return c, nil
+}
+
+func (l *lazyClient) close() {
+	if l.closer != nil {
+		l.closer.Close()
+	}
+}
+
+// tableSchemas returns the tables of --schema and --schema-file, or those
+// of the documents stored with the --table tables, each served under the
+// name --table gives it.
+func (e *Env) tableSchemas(ctx context.Context, command string, lazy *lazyClient, f tableFlags) ([]schema.Definition, error) {
+	if len(f.tables) == 0 {
+		return e.loadSchemas(f.schemas)
+	}
+	c, err := lazy.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []schema.Definition
+	for _, t := range f.tables {
+		tn, err := schema.ParseTableName(t)
+		if err != nil {
+			return nil, fmt.Errorf("--table: %w", err)
+		}
+		doc, err := storedDocument(ctx, command, c, tn.String())
+		if err != nil {
+			return nil, err
+		}
+		d, err := openDocument(doc)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: stored schema document: %w", tn, err)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // loadSchemas resolves each --schema: one of e.Schemas, a built-in
