@@ -157,9 +157,10 @@ func (e *Env) dataTableOf(name string, ix schema.IndexDefinition) (schema.Defini
 	return e.loadDefinition(data.String())
 }
 
-// storedViewer returns the viewer of table from the schema document
-// stored with it (storedDocument), served under the name table.
-func storedViewer(ctx context.Context, command string, c any, table string) (schema.Viewer, error) {
+// openStored opens the table of the schema document stored with table
+// (storedDocument), served under the name table. A table name that does
+// not parse wraps ErrUsage.
+func openStored(ctx context.Context, command string, c any, table string) (schema.Definition, error) {
 	tn, err := schema.ParseTableName(table)
 	if err != nil {
 		return nil, argError("--table: " + err.Error())
@@ -175,5 +176,15 @@ func storedViewer(ctx context.Context, command string, c any, table string) (sch
 	if d.Name() != tn {
 		d = schema.Renamed(d, tn)
 	}
-	return asViewer(d, "the document of "+tn.String())
+	return d, nil
+}
+
+// storedViewer returns the viewer of table from the schema document
+// stored with it (openStored).
+func storedViewer(ctx context.Context, command string, c any, table string) (schema.Viewer, error) {
+	d, err := openStored(ctx, command, c, table)
+	if err != nil {
+		return nil, err
+	}
+	return asViewer(d, "the document of "+table)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -260,5 +261,61 @@ func TestIndexWideDocument(t *testing.T) {
 	_, _, err = ledgerRun(ctx, c, "index", "verify", "--table", w.Name().String())
 	if !errors.Is(err, dao.ErrNoIndex) || !strings.Contains(err.Error(), "wide table") {
 		t.Fatalf("index verify of a wide table: %v, want dao.ErrNoIndex naming a wide table", err)
+	}
+}
+
+// TestSimulateFromDocument: simulate --sample takes the split keys of a
+// schema document file, or of the document stored with a table; without
+// --sample a document is ErrNoWorkload.
+func TestSimulateFromDocument(t *testing.T) {
+	ctx := context.Background()
+	c, err := fake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "ledger.json")
+	if err := os.WriteFile(file, fmt.Appendf(nil, ledgerJSON, "ledger", "ledger_by_status", "ledger_by_ref"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, err := ledgerRun(ctx, c, "table", "create", "--schema-file", file); err != nil {
+		t.Fatalf("table create: %v\n%s%s", err, out, stderr)
+	}
+	sample := filepath.Join(dir, "keys.txt")
+	var keys strings.Builder
+	for b := range 8 {
+		fmt.Fprintf(&keys, "%dacct\\x00\\x01\\x80\\x00\\x00\\x00\\x00\\x00\\x00\\x01\n", b)
+	}
+	if err := os.WriteFile(sample, []byte(keys.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"simulate", "--sample", sample, "--schema-file", file, "--json"},
+		{"simulate", "--sample", sample, "--table", "ledger", "--json"},
+	} {
+		out, stderr, err := ledgerRun(ctx, c, args...)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s%s", strings.Join(args, " "), err, out, stderr)
+		}
+		var rep struct {
+			Table   string `json:"table"`
+			Regions []struct {
+				Rows int64 `json:"rows"`
+			} `json:"regions"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		if rep.Table != "ledger" || len(rep.Regions) != 4 {
+			t.Errorf("%s: table %q, %d regions; want ledger's 4\n%s", strings.Join(args, " "), rep.Table, len(rep.Regions), out)
+		}
+		for i, r := range rep.Regions {
+			if r.Rows != 2 {
+				t.Errorf("%s: region %d holds %d keys, want 2 of the 8 (one per bucket, 2 buckets per region)", strings.Join(args, " "), i+1, r.Rows)
+			}
+		}
+	}
+	if _, _, err := ledgerRun(ctx, c, "simulate", "--table", "ledger"); !errors.Is(err, ErrNoWorkload) {
+		t.Errorf("simulate --table without --sample: %v, want ErrNoWorkload", err)
 	}
 }

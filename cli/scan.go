@@ -406,10 +406,22 @@ func (e *Env) loadDefinition(name string) (schema.Definition, error) {
 			}
 		}
 		return nil, argError(fmt.Sprintf("--schema %s: no table %q in %s (it declares %s)", name, pick, file, defNames(defs)))
-	case len(defs) == 1:
+	case len(defs) == 1 || indexesOfFirst(defs):
 		return defs[0], nil
 	}
 	return nil, argError(fmt.Sprintf("--schema %s declares %s: pick one with --schema %s#TABLE", name, defNames(defs), name))
+}
+
+// indexesOfFirst reports whether defs are a data table and its index
+// tables, as a schema document declares them: the data table is then the
+// one meant.
+func indexesOfFirst(defs []schema.Definition) bool {
+	for _, d := range defs[1:] {
+		if ix, ok := d.(schema.IndexDefinition); !ok || ix.DataTable() != defs[0].Name() {
+			return false
+		}
+	}
+	return len(defs) > 0
 }
 
 func defNames(defs []schema.Definition) string {

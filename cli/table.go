@@ -266,17 +266,9 @@ func (e *Env) tableSchemas(ctx context.Context, command string, lazy *lazyClient
 	}
 	var out []schema.Definition
 	for _, t := range f.tables {
-		tn, err := schema.ParseTableName(t)
-		if err != nil {
-			return nil, fmt.Errorf("--table: %w", err)
-		}
-		doc, err := storedDocument(ctx, command, c, tn.String())
+		d, err := openStored(ctx, command, c, t)
 		if err != nil {
 			return nil, err
-		}
-		d, err := openDocument(doc)
-		if err != nil {
-			return nil, fmt.Errorf("table %s: stored schema document: %w", tn, err)
 		}
 		out = append(out, d)
 	}
