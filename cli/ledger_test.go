@@ -21,8 +21,8 @@ import (
 // ledgerJSON is a schema the project has never seen, written as a test
 // would receive it: a ledger keyed by a hash bucket of the account, with
 // a status that moves, a day in Shanghai from a UTC time, an int64 and a
-// float64, and two indexes: by status and day (carrying the amount, with
-// a pointer to the row), and by transaction reference, which is unique.
+// float64, and two indexes: by status and day (carrying the amount), and
+// by transaction reference, which is unique; both point to the row.
 const ledgerJSON = `{
   "version": 1,
   "name": %q,
@@ -65,7 +65,8 @@ const ledgerJSON = `{
       {"name": "ref", "kind": "string"},
       {"name": "account", "kind": "string"},
       {"name": "seq", "kind": "int64"}
-    ]
+    ],
+    "row_key_qualifier": "row"
   }]
 }`
 
@@ -174,15 +175,8 @@ func ledgerDamage(ctx context.Context, t *testing.T, c ledgerClient, tbl *schema
 		}
 		return &row
 	}
-	put := func(table string, row *schema.Row, extra map[string][]byte) {
-		vals := row.Values()
-		if vals["i"] == nil {
-			vals["i"] = map[string][]byte{}
-		}
-		for q, v := range extra {
-			vals["i"][q] = v
-		}
-		if err := c.Put(ctx, &hbase.Put{Table: table, Row: row.Key, Values: vals}); err != nil {
+	put := func(table string, row *schema.Row) {
+		if err := c.Put(ctx, &hbase.Put{Table: table, Row: row.Key, Values: row.Values()}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -198,17 +192,16 @@ func ledgerDamage(ctx context.Context, t *testing.T, c ledgerClient, tbl *schema
 	}
 	ghost := *recs[2]
 	ghost.Account, ghost.Ref = "acct-99", "tx-ghost"
-	put(byStatus, entry(byStatus, &ghost), nil)
-	// An entry of by_ref is its key alone: the marker cell keeps the row.
-	put(byRef, entry(byRef, &ghost), map[string][]byte{"x": {}})
+	put(byStatus, entry(byStatus, &ghost))
+	put(byRef, entry(byRef, &ghost))
 	old := *recs[9]
 	old.Status = "pending"
-	put(byStatus, entry(byStatus, &old), nil)
+	put(byStatus, entry(byStatus, &old))
 	d.orphaned += 3
 	staled := *recs[3]
 	staled.Amount = 999
 	last := entry(byStatus, &staled)
-	put(byStatus, last, nil)
+	put(byStatus, last)
 	d.stale++
 	// The server stamped the damage; the store stamps its repairs with its
 	// own clock. Wait until that clock has passed the damage (the fake's
