@@ -58,7 +58,8 @@ the schema's rows from a table of another name (a copy, a test table).
 
 Output: one block per row, the key as the HBase shell prints it
 (Bytes.toStringBinary) then one line per segment and per cell; --raw adds
-each one's bytes in that form. --json prints one JSON object per row:
+each one's bytes in that form, and the cells the index protocol keeps
+(versions, entry keys and statuses), which are left out otherwise. --json prints one JSON object per row:
 {"table", "row": {"key", "hex"}, "key": {segment: value}, "columns":
 {column: value}, "other": {"family:qualifier": bytes}, "errors": {name:
 reason}, "raw": {"key": {...}, "columns": {...}}} (times as RFC 3339 strings,
@@ -473,6 +474,16 @@ func wantSegments(v schema.Viewer, eq []schema.FieldText) map[string][]byte {
 	return want
 }
 
+// bookkeeping reports whether q is a qualifier the index protocol keeps
+// in a data row or an entry (package index's reserved qualifiers).
+func bookkeeping(q string) bool {
+	switch q {
+	case index.VersionQualifier, index.StatusQualifier, index.WriterQualifier:
+		return true
+	}
+	return strings.HasPrefix(q, index.KeyQualifierPrefix) || strings.HasPrefix(q, index.HistoryQualifierPrefix)
+}
+
 // rowJSON is the JSON form of a row; its field names are stable.
 type rowJSON struct {
 	Table   string            `json:"table"`
@@ -520,10 +531,10 @@ func (p *rowPrinter) print(v schema.Viewer, key []byte, res *hbase.Result) error
 		cells[i] = schema.Cell{Family: string(c.Family), Qualifier: string(c.Qualifier), Value: c.Value}
 	}
 	rv, keyErr := v.ViewRow(key, cells)
-	// The insert token is the store's bookkeeping (index.TokenQualifier),
-	// not data no column declares.
+	// The index protocol's bookkeeping (versions, entry keys, statuses,
+	// the insert token) is not data no column declares: --raw shows it.
 	rv.Cells = slices.DeleteFunc(rv.Cells, func(c schema.CellView) bool {
-		return c.Column.Name == "" && c.Qualifier == index.TokenQualifier
+		return c.Column.Name == "" && (c.Qualifier == index.TokenQualifier || !p.raw && bookkeeping(c.Qualifier))
 	})
 	if !p.matches(rv) {
 		p.skipped++
