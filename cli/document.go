@@ -24,17 +24,18 @@ import (
 var ErrNoSchema = errors.New("no schema")
 
 // NoSchemaError reports a table that holds no schema document when no
-// --schema or --schema-file was given. errors.Is(err, ErrNoSchema) holds,
+// --schema or --schema-file was given (an index table holds none: its
+// data table's document declares it). errors.Is(err, ErrNoSchema) holds,
 // and so does errors.Is(err, admin.ErrNoDocument).
 type NoSchemaError struct {
 	Command string // "index verify", "scan", ...
 	Table   string
-	Err     error // admin.ErrNoDocument, or why the document could not be read
+	Err     error // wraps admin.ErrNoDocument
 }
 
 func (e *NoSchemaError) Error() string {
-	return e.Command + ": table " + e.Table + " holds no schema document (" + e.Err.Error() + "): give --schema NAME " +
-		"or --schema-file FILE, or store the document with the table: hbkit table ensure --schema-file FILE"
+	return "table " + e.Table + " holds no schema document: give --schema NAME or --schema-file FILE, " +
+		"or store the document with the table: hbkit table ensure --schema-file FILE"
 }
 
 func (e *NoSchemaError) Unwrap() []error { return []error{ErrNoSchema, e.Err} }
