@@ -181,11 +181,26 @@ func openStored(ctx context.Context, command string, c any, table string) (schem
 }
 
 // storedViewer returns the viewer of table from the schema document
-// stored with it (openStored).
-func storedViewer(ctx context.Context, command string, c any, table string) (schema.Viewer, error) {
+// stored with it (openStored), or, with index, of that index table of
+// the document.
+func storedViewer(ctx context.Context, command string, c any, table, index string) (schema.Viewer, error) {
 	d, err := openStored(ctx, command, c, table)
 	if err != nil {
 		return nil, err
 	}
-	return asViewer(d, "the document of "+table)
+	if index == "" {
+		return asViewer(d, "the document of "+table)
+	}
+	var ixs []schema.Definition
+	if t, ok := d.(interface{ IndexDefinitions() []schema.Definition }); ok {
+		ixs = t.IndexDefinitions()
+	}
+	var names []string
+	for _, x := range ixs {
+		if n := x.Name(); n.String() == index || n.FullName() == index || n.Qualifier == index {
+			return asViewer(x, "the document of "+table)
+		}
+		names = append(names, x.Name().String())
+	}
+	return nil, argError(fmt.Sprintf("--index %s: the document of %s declares no such index (it declares %q)", index, table, names))
 }

@@ -259,7 +259,8 @@ func ledgerVerifyOf(ctx context.Context, t *testing.T, c ledgerClient, name stri
 }
 
 // ledgerRead checks that get and scan of the table, with no --schema,
-// print the records by field name.
+// print the records by field name, and scan --index the entries of an
+// index.
 func ledgerRead(ctx context.Context, t *testing.T, c ledgerClient, name string, recs []*ledgerEntry) {
 	t.Helper()
 	r := recs[9]
@@ -288,18 +289,37 @@ func ledgerRead(ctx context.Context, t *testing.T, c ledgerClient, name string, 
 	if err != nil {
 		t.Fatalf("scan: %v\n%s%s", err, out, stderr)
 	}
-	lines := map[string]bool{}
-	for l := range strings.Lines(out) {
-		if f := strings.Fields(l); len(f) >= 2 {
-			lines[f[0]+" "+f[1]] = true
-		}
-	}
+	lines := textLines(out)
 	for _, want := range []string{"account " + r.Account, "status settled", "amount " + fmt.Sprint(r.Amount),
 		"ref " + r.Ref, "at " + r.At.Format("2006-01-02T15:04:05.000Z07:00"), "3 rows"} {
 		if !lines[want] {
 			t.Errorf("scan --eq account=%s: no line %q in\n%s", r.Account, want, out)
 		}
 	}
+	byStatus := name + "_by_status"
+	out, stderr, err = ledgerRun(ctx, c, "scan", "--table", name, "--index", byStatus, "--eq", "status=settled")
+	if err != nil {
+		t.Fatalf("scan --index: %v\n%s%s", err, out, stderr)
+	}
+	lines = textLines(out)
+	// 01:30 on the 28th in Shanghai, 17:30 on the 27th in UTC.
+	for _, want := range []string{"status settled", "day 2026-11-28", "account " + r.Account, "amount " + fmt.Sprint(r.Amount), "4 rows"} {
+		if !lines[want] {
+			t.Errorf("scan --index %s --eq status=settled: no line %q in\n%s", byStatus, want, out)
+		}
+	}
+}
+
+// textLines returns the first two fields of each line of a text output,
+// joined by a space.
+func textLines(out string) map[string]bool {
+	lines := map[string]bool{}
+	for l := range strings.Lines(out) {
+		if f := strings.Fields(l); len(f) >= 2 {
+			lines[f[0]+" "+f[1]] = true
+		}
+	}
+	return lines
 }
 
 // TestIndexVerifyRepairOwnDocument is the ledger scenario on the fake,

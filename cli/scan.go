@@ -125,6 +125,7 @@ func (e *Env) inputError(cmd, arg string, err error) error {
 
 type viewFlags struct {
 	src      schemaFlags
+	index    string // --index: an index table of --table's document
 	zk       string
 	json     bool
 	raw      bool
@@ -138,6 +139,7 @@ func viewFlagSet(e *Env, cmd string, f *viewFlags) *flag.FlagSet {
 	fs.SetOutput(e.Stderr)
 	fs.StringVar(&f.src.schema, "schema", "", "schema `NAME` (of this binary, or built-in), JSON schema FILE, or FILE#TABLE")
 	f.src.register(fs, "read table `T`: with its stored schema document, or with --schema or --schema-file (default: the schema's own table)")
+	fs.StringVar(&f.index, "index", "", "read the index table `NAME` that the document stored with --table declares")
 	e.connectFlags(fs, &f.zk)
 	fs.BoolVar(&f.json, "json", false, "one JSON object per row")
 	fs.BoolVar(&f.raw, "raw", false, "also show the bytes of each segment and cell as the HBase shell prints them")
@@ -188,20 +190,58 @@ func runGet(ctx context.Context, e *Env, args []string) error {
 }
 
 func runView(ctx context.Context, e *Env, cmd string, args []string, connect connectFunc[viewClient]) error {
+	f, keyFields, err := e.parseView(cmd, args)
+	if err != nil {
+		return err
+	}
+	usageErr := func(err error) error {
+		fmt.Fprintf(e.Stderr, "%s %s: %v\n", e.name(), cmd, err)
+		return ErrUsage
+	}
+	var v schema.Viewer
+	if f.src.given() {
+		if v, err = e.loadViewer(f.src.name(), f.src.table); errors.Is(err, ErrUsage) {
+			return usageErr(err)
+		} else if err != nil {
+			return err
+		}
+	}
+	zk := e.quorum(f.zk)
+	c, closer, err := connect(ctx, zk)
+	if err != nil {
+		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+	}
+	defer closer.Close()
+	if v == nil {
+		if v, err = storedViewer(ctx, cmd, c, f.src.table, f.index); errors.Is(err, ErrUsage) {
+			return usageErr(err)
+		} else if err != nil {
+			return err
+		}
+	}
+	p := &rowPrinter{w: e.Stdout, table: v.Name().String(), json: f.json, raw: f.raw, want: wantSegments(v, f.eq)}
+	if cmd == "get" {
+		return e.getRow(ctx, c, v, p, keyFields)
+	}
+	return e.scanRows(ctx, c, v, p, f)
+}
+
+// parseView parses the flags and arguments of get or scan: get's key
+// fields are its FIELD=VALUE arguments, which flags may follow.
+func (e *Env) parseView(cmd string, args []string) (viewFlags, []schema.FieldText, error) {
 	var f viewFlags
 	fs := viewFlagSet(e, cmd, &f)
 	fs.Usage = func() {
 		e.usage(map[string]string{"scan": scanUsage, "get": getUsage}[cmd])
 		fs.PrintDefaults()
 	}
-	// Flags may follow get's FIELD=VALUE arguments.
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return err
+				return f, nil, err
 			}
-			return ErrUsage // explained on stderr by fs
+			return f, nil, ErrUsage // explained on stderr by fs
 		}
 		if fs.NArg() == 0 {
 			break
@@ -213,89 +253,64 @@ func runView(ctx context.Context, e *Env, cmd string, args []string, connect con
 		fmt.Fprintf(e.Stderr, "%s %s: %s\n", e.name(), cmd, fmt.Sprintf(format, a...))
 		return ErrUsage
 	}
-	if !f.src.given() && f.src.table == "" {
-		return usageErr("name the table with --table T (or the schema with --schema NAME or --schema-file FILE)")
+	switch {
+	case !f.src.given() && f.src.table == "":
+		return f, nil, usageErr("name the table with --table T (or the schema with --schema NAME or --schema-file FILE)")
+	case f.index != "" && (f.src.given() || f.src.table == ""):
+		return f, nil, usageErr("--index reads an index table of the data table --table names, with its stored document; with --schema, name the index table itself")
+	case cmd == "scan" && len(positional) > 0:
+		return f, nil, usageErr("unexpected argument %q (fields are given with --eq, --from and --to)", positional[0])
+	case cmd == "scan" && f.limit < 0:
+		return f, nil, e.inputError(cmd, "--limit", fmt.Errorf("%d: want a number of rows, or 0 for all", f.limit))
+	case cmd == "get" && len(positional) == 0:
+		return f, nil, usageErr("give the key's fields as FIELD=VALUE arguments")
 	}
 	var keyFields []schema.FieldText
-	switch cmd {
-	case "scan":
-		if len(positional) > 0 {
-			return usageErr("unexpected argument %q (fields are given with --eq, --from and --to)", positional[0])
+	for _, a := range positional {
+		ft, err := fieldText(a)
+		if err != nil {
+			return f, nil, usageErr("%v", err)
 		}
-		if f.limit < 0 {
-			return e.inputError(cmd, "--limit", fmt.Errorf("%d: want a number of rows, or 0 for all", f.limit))
-		}
-	case "get":
-		if len(positional) == 0 {
-			return usageErr("give the key's fields as FIELD=VALUE arguments")
-		}
-		for _, a := range positional {
-			ft, err := fieldText(a)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			keyFields = append(keyFields, ft)
-		}
+		keyFields = append(keyFields, ft)
 	}
-	var v schema.Viewer
-	var err error
-	if f.src.given() {
-		if v, err = e.loadViewer(f.src.name(), f.src.table); err != nil {
-			if errors.Is(err, ErrUsage) {
-				return usageErr("%v", err)
-			}
-			return err
-		}
-	}
-	zk := e.quorum(f.zk)
-	c, closer, err := connect(ctx, zk)
+	return f, keyFields, nil
+}
+
+// getRow prints the row of the key fields: one Get per salt value the
+// fields leave open.
+func (e *Env) getRow(ctx context.Context, c viewClient, v schema.Viewer, p *rowPrinter, keyFields []schema.FieldText) error {
+	getKeys, err := v.RowKeys(keyFields)
 	if err != nil {
-		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+		return e.inputError("get", "key fields", err)
 	}
-	defer closer.Close()
-	if v == nil {
-		if v, err = storedViewer(ctx, cmd, c, f.src.table); errors.Is(err, ErrUsage) {
-			return usageErr("%v", err)
-		} else if err != nil {
+	found := false
+	for _, k := range getKeys {
+		res, err := c.Get(ctx, &hbase.Get{Table: p.table, Row: k})
+		if err != nil {
+			return err
+		}
+		if res.Empty() {
+			continue
+		}
+		found = true
+		if err := p.print(v, k, res); err != nil {
 			return err
 		}
 	}
-	table := v.Name().String()
-	var ranges []keys.KeyRange
-	var getKeys [][]byte
-	if cmd == "scan" {
-		ranges, err = v.KeyRanges(schema.TextQuery{Eq: f.eq, Lo: f.from, Hi: f.to})
-		if err != nil {
-			return e.inputError(cmd, "--eq, --from, --to", err)
-		}
-	} else {
-		getKeys, err = v.RowKeys(keyFields)
-		if err != nil {
-			return e.inputError(cmd, "key fields", err)
-		}
+	if !found {
+		return &RowNotFoundError{Table: p.table, Keys: getKeys}
 	}
-	p := &rowPrinter{w: e.Stdout, table: table, json: f.json, raw: f.raw, want: wantSegments(v, f.eq)}
-	if cmd == "get" {
-		found := false
-		for _, k := range getKeys {
-			res, err := c.Get(ctx, &hbase.Get{Table: table, Row: k})
-			if err != nil {
-				return err
-			}
-			if res.Empty() {
-				continue
-			}
-			found = true
-			if err := p.print(v, k, res); err != nil {
-				return err
-			}
-		}
-		if !found {
-			return &RowNotFoundError{Table: table, Keys: getKeys}
-		}
-		return nil
+	return nil
+}
+
+// scanRows prints the rows of the ranges --eq, --from and --to give, up
+// to --limit, and the line that ends the output.
+func (e *Env) scanRows(ctx context.Context, c viewClient, v schema.Viewer, p *rowPrinter, f viewFlags) error {
+	ranges, err := v.KeyRanges(schema.TextQuery{Eq: f.eq, Lo: f.from, Hi: f.to})
+	if err != nil {
+		return e.inputError("scan", "--eq, --from, --to", err)
 	}
-	n, more, err := scanRanges(ctx, c, table, ranges, f.limit, len(p.want) > 0, func(key []byte, res *hbase.Result) (bool, error) {
+	n, more, err := scanRanges(ctx, c, p.table, ranges, f.limit, len(p.want) > 0, func(key []byte, res *hbase.Result) (bool, error) {
 		before := p.rows
 		err := p.print(v, key, res)
 		return p.rows > before, err
