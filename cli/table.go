@@ -68,39 +68,9 @@ type tableFlags struct {
 }
 
 func runTableWith(ctx context.Context, e *Env, args []string, connect connectFunc[admin.Client]) error {
-	if err := e.subcommandHelp(args, tableUsage, tableFlagSet(e, &tableFlags{})); err != nil {
+	sub, f, err := e.parseTable(args)
+	if err != nil || sub == "list" {
 		return err
-	}
-	sub := args[0]
-	var f tableFlags
-	fs := tableFlagSet(e, &f)
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.Stderr, "%s table %s: unexpected argument %q\n", e.name(), sub, fs.Arg(0))
-		return ErrUsage
-	}
-	if sub == "list" {
-		for _, n := range schema.BuiltinNames() {
-			fmt.Fprintln(e.Stdout, n)
-		}
-		return nil
-	}
-	switch sub {
-	case "create", "ensure", "describe", "drop", "truncate":
-	default:
-		fmt.Fprintf(e.Stderr, "%s table: unknown subcommand %q\n", e.name(), sub)
-		e.usage(tableUsage)
-		return ErrUsage
-	}
-	switch {
-	case len(f.schemas) == 0 && len(f.tables) == 0:
-		fmt.Fprintf(e.Stderr, "%s table %s: --schema is required (NAME or FILE; or --schema-file FILE), or --table T to read the schema stored with the table\n", e.name(), sub)
-		return ErrUsage
-	case len(f.schemas) > 0 && len(f.tables) > 0:
-		fmt.Fprintf(e.Stderr, "%s table %s: --table reads the schema stored with the table; --schema and --schema-file name their own tables (move them with --namespace)\n", e.name(), sub)
-		return ErrUsage
 	}
 	lazy := &lazyClient{connect: connect, zk: e.quorum(f.zk)}
 	defer lazy.close()
@@ -136,11 +106,54 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 		fmt.Fprintf(e.Stderr, "%s table: --json applies to describe and --dry-run\n", e.name())
 		return ErrUsage
 	}
-
 	c, err := lazy.get(ctx)
 	if err != nil {
 		return err
 	}
+	return e.tableJob(ctx, c, sub, f, named, defs, plans)
+}
+
+// parseTable parses the subcommand and flags of table, and runs list.
+func (e *Env) parseTable(args []string) (string, tableFlags, error) {
+	var f tableFlags
+	if err := e.subcommandHelp(args, tableUsage, tableFlagSet(e, &tableFlags{})); err != nil {
+		return "", f, err
+	}
+	sub := args[0]
+	fs := tableFlagSet(e, &f)
+	if err := fs.Parse(args[1:]); err != nil {
+		return sub, f, err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.Stderr, "%s table %s: unexpected argument %q\n", e.name(), sub, fs.Arg(0))
+		return sub, f, ErrUsage
+	}
+	switch sub {
+	case "list":
+		for _, n := range schema.BuiltinNames() {
+			fmt.Fprintln(e.Stdout, n)
+		}
+		return sub, f, nil
+	case "create", "ensure", "describe", "drop", "truncate":
+	default:
+		fmt.Fprintf(e.Stderr, "%s table: unknown subcommand %q\n", e.name(), sub)
+		e.usage(tableUsage)
+		return sub, f, ErrUsage
+	}
+	switch {
+	case len(f.schemas) == 0 && len(f.tables) == 0:
+		fmt.Fprintf(e.Stderr, "%s table %s: --schema is required (NAME or FILE; or --schema-file FILE), or --table T to read the schema stored with the table\n", e.name(), sub)
+		return sub, f, ErrUsage
+	case len(f.schemas) > 0 && len(f.tables) > 0:
+		fmt.Fprintf(e.Stderr, "%s table %s: --table reads the schema stored with the table; --schema and --schema-file name their own tables (move them with --namespace)\n", e.name(), sub)
+		return sub, f, ErrUsage
+	}
+	return sub, f, nil
+}
+
+// tableJob runs the subcommand sub on the tables defs (named: those the
+// flags name, without the index tables that come with them).
+func (e *Env) tableJob(ctx context.Context, c admin.Client, sub string, f tableFlags, named, defs []schema.Definition, plans []*admin.Plan) error {
 	// Calls the job cannot do without, before anything is sent: truncate
 	// would otherwise disable the table, then fail.
 	switch sub {
@@ -173,29 +186,34 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 	case "describe":
 		return runDescribe(ctx, e, a, defs, f)
 	case "drop":
-		explicit := make(map[string]bool, len(named))
-		for _, d := range named {
-			explicit[d.Name().String()] = true
+		return runDrop(ctx, e, a, named, plans)
+	}
+	for _, p := range plans { // truncate
+		if err := a.Truncate(ctx, p.Table); err != nil {
+			return err
 		}
-		for _, p := range plans {
-			err := a.Drop(ctx, p.Table)
-			if errors.Is(err, hbase.ErrTableNotFound) && !explicit[p.Table] {
-				// An index table that came with its data table.
-				fmt.Fprintf(e.Stdout, "%s: absent\n", p.Table)
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.Stdout, "%s: dropped\n", p.Table)
+		fmt.Fprintf(e.Stdout, "%s: truncated, splits kept\n", p.Table)
+	}
+	return nil
+}
+
+// runDrop drops the tables of plans; an index table that came with its
+// data table (not in named) and is absent is reported so.
+func runDrop(ctx context.Context, e *Env, a *admin.Admin, named []schema.Definition, plans []*admin.Plan) error {
+	explicit := make(map[string]bool, len(named))
+	for _, d := range named {
+		explicit[d.Name().String()] = true
+	}
+	for _, p := range plans {
+		err := a.Drop(ctx, p.Table)
+		if errors.Is(err, hbase.ErrTableNotFound) && !explicit[p.Table] {
+			fmt.Fprintf(e.Stdout, "%s: absent\n", p.Table)
+			continue
 		}
-	case "truncate":
-		for _, p := range plans {
-			if err := a.Truncate(ctx, p.Table); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.Stdout, "%s: truncated, splits kept\n", p.Table)
+		if err != nil {
+			return err
 		}
+		fmt.Fprintf(e.Stdout, "%s: dropped\n", p.Table)
 	}
 	return nil
 }
