@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -317,5 +318,59 @@ func TestSimulateFromDocument(t *testing.T) {
 	}
 	if _, _, err := ledgerRun(ctx, c, "simulate", "--table", "ledger"); !errors.Is(err, ErrNoWorkload) {
 		t.Errorf("simulate --table without --sample: %v, want ErrNoWorkload", err)
+	}
+}
+
+// TestIndexSchemaPrecedence: --schema NAME of Env.Schemas (a Go
+// declaration) and --schema-file FILE (a document) run the index jobs as
+// the stored document does, and take precedence over it: with --table,
+// they serve the schema under that name.
+func TestIndexSchemaPrecedence(t *testing.T) {
+	ctx := context.Background()
+	c, err := fake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docJSON := fmt.Sprintf(ledgerJSON, "ledger", "ledger_by_status", "ledger_by_ref")
+	doc, err := schema.ParseDocument([]byte(docJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := dao.Open[ledgerEntry](ctx, c, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := repo.Put(ctx, &ledgerEntry{Account: "a", Seq: int64(i), Ref: fmt.Sprint("r", i), Status: "open", At: time.Unix(0, 0)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := repo.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "ledger.json")
+	if err := os.WriteFile(file, []byte(docJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--schema", "books"},
+		{"--schema-file", file},
+		{"--schema-file", file, "--table", "ledger"},
+	} {
+		var out, errw strings.Builder
+		env := Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" },
+			Schemas: map[string]schema.Definition{"books": repo.Table()},
+			Connect: func(context.Context, string) (Client, io.Closer, error) { return c, io.NopCloser(nil), nil }}
+		if err := Run(ctx, env, append([]string{"index", "verify"}, args...)); err != nil {
+			t.Fatalf("index verify %s: %v\n%s%s", strings.Join(args, " "), err, out.String(), errw.String())
+		}
+		if !strings.Contains(out.String(), "data rows    3\n  entries      6\n") {
+			t.Errorf("index verify %s:\n%s", strings.Join(args, " "), out.String())
+		}
+	}
+	// --table serves the schema under another name: a table that does not
+	// exist there is an error, not the declared table checked in its place.
+	if _, _, err := ledgerRun(ctx, c, "index", "verify", "--schema-file", file, "--table", "elsewhere"); !errors.Is(err, hbase.ErrTableNotFound) {
+		t.Errorf("index verify --schema-file --table elsewhere: %v, want ErrTableNotFound", err)
 	}
 }
