@@ -17,7 +17,7 @@ import (
 	"github.com/hbkit/hbkit/schema"
 )
 
-const indexUsage = `usage: hbkit index verify|repair|rebuild|build --table T [flags]
+const indexSynopsis = `usage: hbkit index verify|repair|rebuild|build --table T [flags]
        hbkit index verify|repair|rebuild|build --schema NAME|--schema-file FILE [--table T] [flags]
 
 Checks a data table against its index tables: scans the data table, then
@@ -26,17 +26,21 @@ absent, unverified, or written by another client and disagreeing),
 orphaned entries (no data row, or a data row that derives another key) and
 stale entries (carried cells that disagree). Rows and entries that other
 clients write with the same key design count only when they disagree.
+`
 
-  verify   report only; exit status 1 if anything diverges
-  repair   report, and fix what diverges (other clients' data rows are
-           never rewritten: their missing or stale entries are)
-  rebuild  rewrite every entry, and delete dead orphans
-  build    build an index that is building (created over a data table that
-           held rows, which readers refuse until then): rebuild while
-           writers keep writing, then mark it active (--index NAME: that
-           index only; every index by default)
+// indexSubcommands describes each subcommand of index.
+var indexSubcommands = []struct{ name, summary string }{
+	{"verify", "report only; exit status 1 if anything diverges"},
+	{"repair", `report, and fix what diverges (other clients' data rows are
+never rewritten: their missing or stale entries are)`},
+	{"rebuild", "rewrite every entry, and delete dead orphans"},
+	{"build", `build an index that is building (created over a data table that
+held rows, which readers refuse until then): rebuild while
+writers keep writing, then mark it active (--index NAME: that
+index only; every index by default)`},
+}
 
-The schema is the document stored with the data table --table names
+const indexAbout = `The schema is the document stored with the data table --table names
 (written by "hbkit table create", admin.EnsureTables or dao.CreateTables):
 any table that carries one is checked without --schema. --schema NAME (a
 schema of the binary, or a built-in one: sms, TestTable) or --schema-file
@@ -44,11 +48,16 @@ FILE (a schema document) take precedence; with --table they are served
 under that name. A table that declares UID fields needs --uid-table, the
 UID table its ids come from. Wide tables declare no index.
 
-Long runs show progress on stderr. With --checkpoint FILE the position is
-saved after each batch; running the same command again resumes from it.
-
-Flags:
+Long runs show progress on stderr when it is a terminal (elsewhere, a
+line every few seconds). With --checkpoint FILE the position is saved
+after each batch; running the same command again resumes from it.
 `
+
+// indexUsage is the usage text of index: every subcommand when sub is
+// empty, else sub's own description.
+func indexUsage(sub string) string {
+	return subcommandUsage(indexSynopsis, "index", sub, indexSubcommands, indexAbout)
+}
 
 // indexChecker is what the command needs of a store with indexes
 // (*dao.Repo[T] of any T).
@@ -93,7 +102,7 @@ func indexFlagSet(e *Env, f *indexFlags) *flag.FlagSet {
 }
 
 func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFunc[dao.Client]) error {
-	if err := e.subcommandHelp(args, indexUsage, indexFlagSet(e, &indexFlags{})); err != nil {
+	if err := e.subcommandHelp(args, indexUsage(""), indexFlagSet(e, &indexFlags{})); err != nil {
 		return err
 	}
 	var f indexFlags
@@ -106,7 +115,11 @@ func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFun
 		return ErrUsage
 	}
 	fs := indexFlagSet(e, &f)
-	if err := fs.Parse(args[1:]); err != nil {
+	fs.Usage = func() {
+		e.usage(indexUsage(args[0]))
+		e.printFlags(fs)
+	}
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	if f.index != "" && !f.build {
