@@ -288,7 +288,7 @@ func checkIndex(ctx context.Context, e *Env, t indexChecker, mode index.Mode, f 
 		}
 		opts = append(opts, index.WithCheckpoint(func(cp index.Checkpoint) error { return saveCheckpoint(f.checkpoint, cp) }))
 	}
-	bar := &progressBar{w: e.Stderr}
+	bar := newProgressBar(e.Stderr)
 	opts = append(opts, index.WithProgress(bar.update))
 	run, label := t.Check, mode.String()
 	if f.build {
@@ -370,28 +370,54 @@ func saveCheckpoint(path string, cp index.Checkpoint) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// progressBar renders Check's progress on one line of stderr, at most a
-// few times a second.
+// progressBar renders Check's progress on stderr: on a terminal, one
+// line redrawn (\r) at most five times a second; elsewhere (a log file, a
+// pipe) a plain line every logEvery, and the last one.
 type progressBar struct {
 	w     io.Writer
+	tty   bool
 	last  time.Time
 	drawn bool
 }
 
-func (p *progressBar) update(pr index.Progress) {
-	if now := time.Now(); now.Sub(p.last) >= 200*time.Millisecond || pr.Fraction >= 1 {
-		p.last = now
-		const width = 30
-		n := int(pr.Fraction * width)
-		fmt.Fprintf(p.w, "\r[%s%s] %3.0f%% pass %d/%d %s: %d rows, %d entries, missing %d, orphaned %d, stale %d ",
-			strings.Repeat("#", n), strings.Repeat(".", width-n), pr.Fraction*100, pr.Pass, pr.Passes, pr.Table,
-			pr.Report.DataRows, pr.Report.Entries, pr.Report.Missing, pr.Report.Orphaned, pr.Report.Stale)
-		p.drawn = true
+// logEvery is how often progress prints where stderr is not a terminal.
+const logEvery = 10 * time.Second
+
+func newProgressBar(w io.Writer) *progressBar {
+	return &progressBar{w: w, tty: isTerminal(w)}
+}
+
+// isTerminal reports whether w is a file open on a terminal (a character
+// device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
 	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (p *progressBar) update(pr index.Progress) {
+	every, start, end := logEvery, "", "\n"
+	if p.tty {
+		every, start, end = 200*time.Millisecond, "\r", " "
+	}
+	now := time.Now()
+	if now.Sub(p.last) < every && pr.Fraction < 1 {
+		return
+	}
+	p.last = now
+	const width = 30
+	n := int(pr.Fraction * width)
+	fmt.Fprintf(p.w, "%s[%s%s] %3.0f%% pass %d/%d %s: %d rows, %d entries, missing %d, orphaned %d, stale %d%s", start,
+		strings.Repeat("#", n), strings.Repeat(".", width-n), pr.Fraction*100, pr.Pass, pr.Passes, pr.Table,
+		pr.Report.DataRows, pr.Report.Entries, pr.Report.Missing, pr.Report.Orphaned, pr.Report.Stale, end)
+	p.drawn = true
 }
 
 func (p *progressBar) finish() {
-	if p.drawn {
+	if p.drawn && p.tty {
 		fmt.Fprintln(p.w)
 	}
 }
