@@ -15,6 +15,7 @@ import (
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -329,13 +330,13 @@ func inNamespace(defs []schema.Definition, ns string) ([]schema.Definition, erro
 	}
 	out := make([]schema.Definition, len(defs))
 	for i, d := range defs {
-		n := schema.TableName{Namespace: ns, Qualifier: d.Name().Qualifier}
+		n := hbapi.TableName{Namespace: ns, Qualifier: d.Name().Qualifier}
 		if err := n.Validate(); err != nil {
 			return nil, fmt.Errorf("--namespace %q: %w", ns, err)
 		}
 		out[i] = schema.Renamed(d, n)
 		if ix, ok := d.(schema.IndexDefinition); ok {
-			out[i] = schema.RenamedIndex(ix, n, schema.TableName{Namespace: ns, Qualifier: ix.DataTable().Qualifier})
+			out[i] = schema.RenamedIndex(ix, n, hbapi.TableName{Namespace: ns, Qualifier: ix.DataTable().Qualifier})
 		}
 	}
 	return out, nil

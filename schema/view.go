@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 )
 
@@ -48,10 +49,10 @@ func AsViewer(d Definition) (Viewer, bool) {
 
 type renamedViewer struct {
 	Viewer
-	name TableName
+	name hbapi.TableName
 }
 
-func (r renamedViewer) Name() TableName { return r.name }
+func (r renamedViewer) Name() hbapi.TableName { return r.name }
 
 // FieldText is a record field and its value as a user writes it (see
 // keys.Segment.AppendText and ColumnType.AppendText for the forms).
