@@ -541,7 +541,7 @@ func describeToJSON(d *admin.Description, drift []string) describeJSON {
 		j.Families[f.Name] = m
 	}
 	for _, r := range d.Regions {
-		rj := regionJSON{Start: keyOf(r.StartKey), End: keyOf(r.EndKey), Server: r.Server, Name: string(r.Name), ID: r.ID}
+		rj := regionJSON{Start: keyOf(r.StartKey), End: keyOf(r.EndKey), Server: r.Server, Name: string(r.RegionName), ID: r.ID}
 		if r.Rows >= 0 {
 			n := r.Rows
 			rj.Rows = &n
