@@ -13,6 +13,7 @@ import (
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
 )
@@ -256,12 +257,12 @@ func TestEnsureTableDrift(t *testing.T) {
 // badDef is a Definition that package schema would not build, to check
 // that admin validates what it is given.
 type badDef struct {
-	name   schema.TableName
+	name   hbapi.TableName
 	fams   []schema.Family
 	splits [][]byte
 }
 
-func (d badDef) Name() schema.TableName                        { return d.name }
+func (d badDef) Name() hbapi.TableName                         { return d.name }
 func (d badDef) Families() []schema.Family                     { return d.fams }
 func (d badDef) KeySegments() []keys.Segment                   { return nil }
 func (d badDef) SplitKeys() [][]byte                           { return d.splits }
@@ -304,14 +305,14 @@ func (r *recorder) DisableTable(ctx context.Context, t string) error {
 func TestInvalidSchemaBeforeAnyRPC(t *testing.T) {
 	ctx := context.Background()
 	good := schema.Family{Name: "cf"}
-	name := schema.TableName{Namespace: "default", Qualifier: "t"}
+	name := hbapi.TableName{Namespace: "default", Qualifier: "t"}
 	tests := []struct {
 		name string
 		def  schema.Definition
 		want string
 	}{
 		{"nil definition", nil, "nil definition"},
-		{"bad table name", badDef{name: schema.TableName{Qualifier: "-t"}, fams: []schema.Family{good}}, "must not start with"},
+		{"bad table name", badDef{name: hbapi.TableName{Qualifier: "-t"}, fams: []schema.Family{good}}, "must not start with"},
 		{"no families", badDef{name: name}, "no column families"},
 		{"bad option", badDef{name: name, fams: []schema.Family{{Name: "cf", BlockSize: 10}}}, "BLOCKSIZE"},
 		{"bad compression", badDef{name: name, fams: []schema.Family{{Name: "cf", Compression: "GZIP"}}}, "unknown compression"},

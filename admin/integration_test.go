@@ -14,6 +14,7 @@ import (
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -44,17 +45,17 @@ func realClient(t *testing.T) *hbase.Client {
 // families and split keys.
 type renamed struct {
 	schema.Definition
-	name schema.TableName
+	name hbapi.TableName
 }
 
-func (r renamed) Name() schema.TableName { return r.name }
+func (r renamed) Name() hbapi.TableName { return r.name }
 
 var runSuffix = fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffff)
 
 func unique(t *testing.T, c *hbase.Client, builtinName, ns string) schema.Definition {
 	t.Helper()
 	def := builtin(t, builtinName)
-	name := schema.TableName{Namespace: ns, Qualifier: "admin_it_" + strings.ToLower(builtinName) + "_" + runSuffix}
+	name := hbapi.TableName{Namespace: ns, Qualifier: "admin_it_" + strings.ToLower(builtinName) + "_" + runSuffix}
 	if ns == "" {
 		name.Namespace = schema.DefaultNamespace
 	}

@@ -95,13 +95,10 @@ func (f FamilyDescription) Family() (schema.Family, error) {
 	return schema.ParseFamily(f.Name, m)
 }
 
-// Region is one region of a table.
+// Region is one region of a table: the client's RegionInfo (start and end
+// key, server, region name, id) with what Describe adds to it.
 type Region struct {
-	StartKey []byte // inclusive; empty for the first region
-	EndKey   []byte // exclusive; empty for the last region
-	Server   string // "host:port"; empty if unassigned
-	Name     []byte // full region name, as in hbase:meta
-	ID       int64
+	hbapi.RegionInfo
 	// Load is the region's load report, nil when no RegionLoader is
 	// available or the region was not in its report.
 	Load *RegionLoad
@@ -167,7 +164,7 @@ func (a *Admin) Describe(ctx context.Context, table string, opts ...DescribeOpti
 	slices.SortFunc(d.Families, func(x, y FamilyDescription) int { return bytes.Compare([]byte(x.Name), []byte(y.Name)) })
 	slices.SortFunc(infos, func(x, y hbapi.RegionInfo) int { return bytes.Compare(x.StartKey, y.StartKey) })
 	for _, r := range infos {
-		d.Regions = append(d.Regions, Region{StartKey: r.StartKey, EndKey: r.EndKey, Server: r.Server, Name: r.RegionName, ID: r.ID, Rows: -1})
+		d.Regions = append(d.Regions, Region{RegionInfo: r, Rows: -1})
 	}
 	if a.opts.loader != nil {
 		loads, err := a.opts.loader.RegionLoads(ctx, name)
@@ -176,7 +173,7 @@ func (a *Admin) Describe(ctx context.Context, table string, opts ...DescribeOpti
 		}
 		for i := range d.Regions {
 			for j := range loads {
-				if bytes.Equal(loads[j].RegionName, d.Regions[i].Name) {
+				if bytes.Equal(loads[j].RegionName, d.Regions[i].RegionName) {
 					l := loads[j]
 					d.Regions[i].Load = &l
 					break

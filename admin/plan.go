@@ -45,7 +45,7 @@ func PlanTable(def schema.Definition) (*Plan, error) {
 	bad := func(err error) (*Plan, error) {
 		return nil, fmt.Errorf("%w: table %q: %w", ErrInvalidSchema, table, err)
 	}
-	if err := name.Validate(); err != nil {
+	if _, err := schema.NewTableName(name.Namespace, name.Qualifier); err != nil {
 		return bad(err)
 	}
 	fams := def.Families()

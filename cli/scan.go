@@ -491,13 +491,7 @@ func wantSegments(v schema.Viewer, eq []schema.FieldText) map[string][]byte {
 
 // bookkeeping reports whether q is a qualifier the index protocol keeps
 // in a data row or an entry (package index's reserved qualifiers).
-func bookkeeping(q string) bool {
-	switch q {
-	case index.VersionQualifier, index.StatusQualifier, index.WriterQualifier:
-		return true
-	}
-	return strings.HasPrefix(q, index.KeyQualifierPrefix) || strings.HasPrefix(q, index.HistoryQualifierPrefix)
-}
+func bookkeeping(q string) bool { return index.Bookkeeping(q) }
 
 // rowJSON is the JSON form of a row; its field names are stable.
 type rowJSON struct {

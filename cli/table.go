@@ -15,6 +15,7 @@ import (
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -416,13 +417,13 @@ func inNamespace(defs []schema.Definition, ns string) ([]schema.Definition, erro
 	}
 	out := make([]schema.Definition, len(defs))
 	for i, d := range defs {
-		n := schema.TableName{Namespace: ns, Qualifier: d.Name().Qualifier}
+		n := hbapi.TableName{Namespace: ns, Qualifier: d.Name().Qualifier}
 		if err := n.Validate(); err != nil {
 			return nil, fmt.Errorf("--namespace %q: %w", ns, err)
 		}
 		out[i] = schema.Renamed(d, n)
 		if ix, ok := d.(schema.IndexDefinition); ok {
-			out[i] = schema.RenamedIndex(ix, n, schema.TableName{Namespace: ns, Qualifier: ix.DataTable().Qualifier})
+			out[i] = schema.RenamedIndex(ix, n, hbapi.TableName{Namespace: ns, Qualifier: ix.DataTable().Qualifier})
 		}
 	}
 	return out, nil
@@ -627,7 +628,7 @@ func describeToJSON(d *admin.Description, drift []string) describeJSON {
 		j.Families[f.Name] = m
 	}
 	for _, r := range d.Regions {
-		rj := regionJSON{Start: keyOf(r.StartKey), End: keyOf(r.EndKey), Server: r.Server, Name: string(r.Name), ID: r.ID}
+		rj := regionJSON{Start: keyOf(r.StartKey), End: keyOf(r.EndKey), Server: r.Server, Name: string(r.RegionName), ID: r.ID}
 		if r.Rows >= 0 {
 			n := r.Rows
 			rj.Rows = &n

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/hbkit/hbkit/hbase/hbapi"
-	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -33,14 +32,14 @@ import (
 // every other record was written. If ctx ends between chunks, the records
 // not sent have results wrapping ErrNotAttempted and the context's error.
 func (r *Repo[T]) PutBatch(ctx context.Context, recs []*T) ([]error, error) {
-	return r.batch(ctx, opPut, recs, nil)
+	return r.batch(ctx, OpPut, recs, nil)
 }
 
 // InsertBatch writes recs like PutBatch, each as Insert: a record whose
 // row key a live record holds is not written and its result wraps
 // ErrExists. Two records of one batch must not share a row key.
 func (r *Repo[T]) InsertBatch(ctx context.Context, recs []*T) ([]error, error) {
-	return r.batch(ctx, opInsert, recs, nil)
+	return r.batch(ctx, OpInsert, recs, nil)
 }
 
 // DeleteBatch deletes the records whose key fields are those of keys, with
@@ -51,13 +50,13 @@ func (r *Repo[T]) DeleteBatch(ctx context.Context, keys []*T) ([]error, error) {
 	if r.salts > 0 && !r.indexed() {
 		return nil, &QueryError{Table: r.name, Field: "key", Reason: "DeleteBatch does not support salted layouts; use Delete"}
 	}
-	return r.batch(ctx, opDelete, keys, nil)
+	return r.batch(ctx, OpDelete, keys, nil)
 }
 
 // batch encodes every record once, then sends them in chunks. tokens,
 // when set, are the inserts' tokens (schema.Record.Token), one per record;
 // without them each insert gets its own (index.Table.Write).
-func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T, tokens [][]byte) (_ []error, err error) {
+func (r *Repo[T]) batch(ctx context.Context, op Op, recs []*T, tokens [][]byte) (_ []error, err error) {
 	if err := r.usable(); err != nil {
 		return nil, err
 	}
@@ -68,11 +67,11 @@ func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T, tokens [][]b
 	// longer than one operation timeout (docs/timeouts.md); a caller that
 	// started an operation (InsertUnique) bounds them all.
 	results := make([]error, len(recs))
-	slab := r.newRecords(len(recs), op != opDelete)
+	slab := r.newRecords(len(recs), op != OpDelete)
 	encoded, rows := slab.recs[:len(recs)], slab.ptrs[:len(recs)]
 	var rejected []ItemError
 	for i, v := range recs {
-		err := r.setIDs(ctx, v, op != opDelete)
+		err := r.setIDs(ctx, v, op != OpDelete)
 		if err != nil && !isValidation(err) {
 			// The UID table failed (not the record): nothing is written,
 			// but ids of earlier records may have been assigned.
@@ -82,7 +81,7 @@ func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T, tokens [][]b
 		}
 		switch {
 		case err != nil:
-		case op == opDelete:
+		case op == OpDelete:
 			err = r.encodeKey(v, &encoded[i])
 		default:
 			err = r.encode(v, &encoded[i])
@@ -183,7 +182,7 @@ func isValidation(err error) bool {
 // (one after another when a row key repeats across chunks, so that the
 // later record wins), and stores the outcome of rows[i] in results[i].
 // Chunks not started when ctx ends are ErrNotAttempted.
-func (r *Repo[T]) sendChunks(ctx context.Context, op writeOp, rows []*schema.Record, results []error) {
+func (r *Repo[T]) sendChunks(ctx context.Context, op Op, rows []*schema.Record, results []error) {
 	par := r.writeConc
 	if r.chunkEnd(rows, 0) == len(rows) || par > 1 && !distinctKeys(rows) {
 		par = 1
@@ -205,7 +204,7 @@ func (r *Repo[T]) sendChunks(ctx context.Context, op writeOp, rows []*schema.Rec
 }
 
 // sendParallel is sendChunks for par > 1 chunks at a time.
-func (r *Repo[T]) sendParallel(ctx context.Context, op writeOp, rows []*schema.Record, results []error, par int) {
+func (r *Repo[T]) sendParallel(ctx context.Context, op Op, rows []*schema.Record, results []error, par int) {
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -245,28 +244,21 @@ func distinctKeys(rows []*schema.Record) bool {
 // send writes one chunk of encoded records and stores the outcome of
 // recs[i] in results[i]: through the index protocol when the table is
 // indexed, else as one hbase Batch.
-func (r *Repo[T]) send(ctx context.Context, op writeOp, recs []*schema.Record, results []error) {
+func (r *Repo[T]) send(ctx context.Context, op Op, recs []*schema.Record, results []error) {
 	r.sendVia(ctx, op, recs, results, false)
 }
 
 // sendVia is send; with single set, a lone record of a table without
 // index goes as its own call (Put, Delete, CheckAndMutate), which costs
 // the client less than a Batch of one.
-func (r *Repo[T]) sendVia(ctx context.Context, op writeOp, recs []*schema.Record, results []error, single bool) {
-	if op == opDelete {
+func (r *Repo[T]) sendVia(ctx context.Context, op Op, recs []*schema.Record, results []error, single bool) {
+	if op == OpDelete {
 		defer r.settle.done(recs)
 	} else {
 		r.settle.wait(ctx, recs)
 	}
 	if r.indexed() {
-		iop := index.OpPut
-		switch op {
-		case opInsert:
-			iop = index.OpInsert
-		case opDelete:
-			iop = index.OpDelete
-		}
-		if errs := r.ix.Write(ctx, iop, recs); errs != nil {
+		if errs := r.ix.Write(ctx, op, recs); errs != nil {
 			copy(results, errs)
 		}
 		return
@@ -274,9 +266,9 @@ func (r *Repo[T]) sendVia(ctx context.Context, op writeOp, recs []*schema.Record
 	actions := make([]hbapi.Action, len(recs))
 	for i, rec := range recs {
 		switch op {
-		case opDelete:
+		case OpDelete:
 			actions[i] = &hbapi.Delete{Table: r.name, Row: rec.Data.Key}
-		case opInsert:
+		case OpInsert:
 			first := rec.Data.Cells[0]
 			actions[i] = &hbapi.CheckAndMutate{
 				Table: r.name, Row: rec.Data.Key, Family: []byte(first.Family), Qualifier: []byte(first.Qualifier),
@@ -313,7 +305,7 @@ func (r *Repo[T]) sendVia(ctx context.Context, op writeOp, recs []*schema.Record
 		switch {
 		case br.Err != nil:
 			results[j] = br.Err
-		case op == opInsert && !br.Processed:
+		case op == OpInsert && !br.Processed:
 			results[j] = ErrExists
 		}
 	}

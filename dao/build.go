@@ -10,7 +10,7 @@ import (
 
 // ErrIndexBuilding reports a read through an index that is building: its
 // table was created over a data table that held rows, which may have no
-// entry until BuildIndex has run. The error is an *index.BuildingError
+// entry until BuildIndex has run. The error is a *BuildingError
 // naming the index; WithIncompleteIndexReads reads anyway.
 var ErrIndexBuilding = index.ErrIndexBuilding
 
@@ -38,18 +38,18 @@ func (r *Repo[T]) IndexState(ctx context.Context, name string) (schema.IndexStat
 // writing, then marks it active, so that reads through it answer again.
 // It is index.Table.Build: idempotent, resumable, with progress through
 // index.WithProgress. The client must also be able to read and change
-// table descriptors (index.StateWriter), as the real client and the fake
+// table descriptors, as the real client and the fake
 // are.
-func (r *Repo[T]) BuildIndex(ctx context.Context, name string, opts ...index.CheckOption) (index.Report, error) {
+func (r *Repo[T]) BuildIndex(ctx context.Context, name string, opts ...CheckOption) (Report, error) {
 	if err := r.usable(); err != nil {
-		return index.Report{}, err
+		return Report{}, err
 	}
 	if r.ix == nil {
-		return index.Report{}, fmt.Errorf("dao: build index %q: %w", r.name, ErrNoIndex)
+		return Report{}, fmt.Errorf("dao: build index %q: %w", r.name, ErrNoIndex)
 	}
 	if name != "" {
 		if _, err := r.Index(name); err != nil {
-			return index.Report{}, err
+			return Report{}, err
 		}
 	}
 	return r.ix.Build(ctx, name, opts...)

@@ -46,3 +46,41 @@ func WithCheckpoint(save func(Checkpoint) error) CheckOption { return index.With
 // those of this run (ErrBadCheckpoint otherwise); a completed checkpoint
 // starts a fresh run.
 func WithResume(cp Checkpoint) CheckOption { return index.WithResume(cp) }
+
+// The vocabulary of the protocol's steps, for WithHook and for the errors a
+// write returns, under the names users call.
+type (
+	// Step is the point of a write at which the hook of WithHook runs.
+	Step = index.Step
+	// Phase is one write of the protocol, in order: PhaseUnverified,
+	// PhaseData, PhaseVerify.
+	Phase = index.Phase
+	// Op is the kind of write a Step belongs to.
+	Op = index.Op
+	// StepError is a write that failed, or was aborted by the hook, at one
+	// Step; it wraps the cause (ErrAborted for the hook).
+	StepError = index.StepError
+	// BuildingError is a read refused because its index is building
+	// (ErrIndexBuilding).
+	BuildingError = index.BuildingError
+)
+
+// The phases of a write, in order.
+const (
+	// PhaseUnverified writes the new index entries marked unverified.
+	PhaseUnverified = index.PhaseUnverified
+	// PhaseData writes (or deletes) the data row.
+	PhaseData = index.PhaseData
+	// PhaseVerify marks the new entries verified and deletes the old ones.
+	PhaseVerify = index.PhaseVerify
+)
+
+// The kinds of write a Step belongs to.
+const (
+	// OpPut is a put (upsert), and a rewrite by Check.
+	OpPut = index.OpPut
+	// OpDelete is a delete.
+	OpDelete = index.OpDelete
+	// OpInsert is a put that fails with ErrExists over a live record.
+	OpInsert = index.OpInsert
+)

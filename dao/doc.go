@@ -93,7 +93,7 @@
 // ErrInvalidQuery, ErrInvalidToken, ErrTokenMismatch, ErrNotAttempted,
 // ErrDecode, ErrInvalidOption, ErrUnknownIndex, ErrNoIndex, and for UID tables
 // ErrInvalidUID, ErrUIDExhausted, ErrUIDNotFound, ErrUIDConflict) or the error
-// of the hbase call or of the index protocol (*index.StepError), so
+// of the hbase call or of the index protocol (*StepError), so
 // callers use errors.Is and errors.As. Messages name tables, fields and
 // reasons, never row keys or values: keys hold phone numbers.
 package dao

@@ -181,9 +181,9 @@ func protocolOption(name string, set func(*index.Config)) Option {
 
 // WithHook installs a function called before each write of the index
 // protocol. When it returns an error, the write stops there, as if the
-// client had died, and the record's error is an *index.StepError
-// wrapping index.ErrAborted. For fault-injection tests.
-func WithHook(hook func(index.Step) error) Option {
+// client had died, and the record's error is a *StepError
+// wrapping ErrAborted. For fault-injection tests.
+func WithHook(hook func(Step) error) Option {
 	return protocolOption("WithHook", func(c *index.Config) { c.Hook = hook })
 }
 

@@ -217,7 +217,7 @@ func (r *Repo[T]) invalid(err error) *ValidationError {
 // (schema.InsertOnly) a Put over a live record with other values fails
 // with ErrInsertOnly; the same record again succeeds.
 func (r *Repo[T]) Put(ctx context.Context, v *T) error {
-	return r.one(ctx, opPut, v)
+	return r.one(ctx, OpPut, v)
 }
 
 // Insert validates and writes one record that must be new: when a live
@@ -227,7 +227,7 @@ func (r *Repo[T]) Put(ctx context.Context, v *T) error {
 // protocol's version cell; on a plain table, on the record's first cell
 // (its first column with a value, in declaration order) being absent.
 func (r *Repo[T]) Insert(ctx context.Context, v *T) error {
-	return r.one(ctx, opInsert, v)
+	return r.one(ctx, OpInsert, v)
 }
 
 // Delete removes the record whose key fields are those of key (its other
@@ -244,11 +244,11 @@ func (r *Repo[T]) Delete(ctx context.Context, key *T) error {
 		}
 		return r.deleteSalted(ctx, key)
 	}
-	return r.one(ctx, opDelete, key)
+	return r.one(ctx, OpDelete, key)
 }
 
 // one runs a single-record write.
-func (r *Repo[T]) one(ctx context.Context, op writeOp, v *T) (err error) {
+func (r *Repo[T]) one(ctx context.Context, op Op, v *T) (err error) {
 	if err := r.usable(); err != nil {
 		return err
 	}
@@ -270,10 +270,10 @@ func (r *Repo[T]) one(ctx context.Context, op writeOp, v *T) (err error) {
 			}
 		}()
 	}
-	if err = r.setIDs(ctx, v, op != opDelete); err != nil {
+	if err = r.setIDs(ctx, v, op != OpDelete); err != nil {
 		return err
 	}
-	if op == opDelete {
+	if op == OpDelete {
 		err = r.encodeKey(v, rec)
 	} else {
 		err = r.encode(v, rec)
@@ -510,25 +510,6 @@ func (r *Repo[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (Re
 		return Report{}, fmt.Errorf("dao: check %q: %w", r.name, ErrNoIndex)
 	}
 	return r.ix.Check(ctx, mode, opts...)
-}
-
-// writeOp is the kind of a write.
-type writeOp uint8
-
-const (
-	opPut writeOp = iota + 1
-	opInsert
-	opDelete
-)
-
-func (op writeOp) String() string {
-	switch op {
-	case opInsert:
-		return "insert"
-	case opDelete:
-		return "delete"
-	}
-	return "put"
 }
 
 // settler orders a store's writes of a row after its deletes where the

@@ -80,7 +80,7 @@ func InsertUnique[T any](ctx context.Context, r *Repo[T], recs []*T, next func(*
 	for i := range tokens {
 		tokens[i] = index.NewToken()
 	}
-	results, err = r.batch(ctx, opInsert, recs, tokens)
+	results, err = r.batch(ctx, OpInsert, recs, tokens)
 	for err != nil {
 		var retry []int
 		for i, e := range results {
@@ -96,7 +96,7 @@ func InsertUnique[T any](ctx context.Context, r *Repo[T], recs []*T, next func(*
 		for j, i := range retry {
 			again[j], againTokens[j] = recs[i], tokens[i]
 		}
-		res, _ := r.batch(ctx, opInsert, again, againTokens)
+		res, _ := r.batch(ctx, OpInsert, again, againTokens)
 		for j, i := range retry {
 			results[i] = res[j]
 		}

@@ -25,12 +25,12 @@ func newTracer(tp trace.TracerProvider) trace.Tracer { return index.NewTracer(tp
 // global provider costs a plain write on a fast client a tenth of its
 // time (BenchmarkOverheadFake) for spans a program that never set a
 // provider throws away.
-func (r *Repo[T]) span(ctx context.Context, op writeOp, records int) (context.Context, trace.Span) {
+func (r *Repo[T]) span(ctx context.Context, op Op, records int) (context.Context, trace.Span) {
 	return writeSpan(ctx, r.tracer, r.traceAll, op, r.name, records)
 }
 
 // writeSpan starts the span of a write of a store (Repo, Wide) on table.
-func writeSpan(ctx context.Context, tracer trace.Tracer, traceAll bool, op writeOp, table string, records int) (context.Context, trace.Span) {
+func writeSpan(ctx context.Context, tracer trace.Tracer, traceAll bool, op Op, table string, records int) (context.Context, trace.Span) {
 	if !traceAll && !trace.SpanContextFromContext(ctx).IsValid() {
 		return ctx, noSpan
 	}

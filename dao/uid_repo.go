@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -85,7 +86,7 @@ func (r *Repo[T]) setQueryIDs(ctx context.Context, q Query[T]) error {
 // checkUIDOption checks WithUIDs against the UID fields a table declares:
 // required when it declares some, refused when it declares none, and the
 // UID table must have each kind at the declared width.
-func checkUIDOption[T any](uids *UIDs, decls []schema.UID[T], table schema.TableName) error {
+func checkUIDOption[T any](uids *UIDs, decls []schema.UID[T], table hbapi.TableName) error {
 	switch {
 	case len(decls) > 0 && uids == nil:
 		return fmt.Errorf("dao: %w: table %s declares UID fields: give WithUIDs", ErrInvalidOption, table)

@@ -123,7 +123,7 @@ func (w *Wide[T]) encode(ctx context.Context, v *T, c *schema.WideCell, value bo
 // key fields: one hbase Put of one cell. An invalid record is a
 // *ValidationError and nothing is written.
 func (w *Wide[T]) Put(ctx context.Context, v *T) (err error) {
-	ctx, span := writeSpan(ctx, w.tracer, w.traceAll, opPut, w.name, 1)
+	ctx, span := writeSpan(ctx, w.tracer, w.traceAll, OpPut, w.name, 1)
 	defer func() { end(span, err) }()
 	var c schema.WideCell
 	if err := w.encode(ctx, v, &c, true); err != nil {
@@ -143,7 +143,7 @@ func (w *Wide[T]) Put(ctx context.Context, v *T) (err error) {
 // (its value is ignored): one hbase Delete of the column, every version.
 // Deleting a missing record is not an error.
 func (w *Wide[T]) Delete(ctx context.Context, key *T) (err error) {
-	ctx, span := writeSpan(ctx, w.tracer, w.traceAll, opDelete, w.name, 1)
+	ctx, span := writeSpan(ctx, w.tracer, w.traceAll, OpDelete, w.name, 1)
 	defer func() { end(span, err) }()
 	var c schema.WideCell
 	if err := w.encode(ctx, key, &c, false); err != nil {
@@ -198,26 +198,26 @@ func (w *Wide[T]) decode(ctx context.Context, cell hbapi.Cell, v *T) error {
 // the batch is not: a failed row fails each of its records, listed once
 // in the *BatchError, and the other rows are written.
 func (w *Wide[T]) PutBatch(ctx context.Context, recs []*T) ([]error, error) {
-	return w.batch(ctx, opPut, recs)
+	return w.batch(ctx, OpPut, recs)
 }
 
 // DeleteBatch removes the cells of the records whose key fields are those
 // of keys, with one result per record like PutBatch: one hbase Delete per
 // cell, WithBatchSize of them per hbase Batch.
 func (w *Wide[T]) DeleteBatch(ctx context.Context, keys []*T) ([]error, error) {
-	return w.batch(ctx, opDelete, keys)
+	return w.batch(ctx, OpDelete, keys)
 }
 
 // send sends the actions of chunk in one Batch call and sets the results
 // of their records. Each record belongs to one row, so concurrent sends
 // write disjoint results.
-func (w *Wide[T]) send(ctx context.Context, op writeOp, chunk []*wideRow, results []error) {
+func (w *Wide[T]) send(ctx context.Context, op Op, chunk []*wideRow, results []error) {
 	actions := make([]hbapi.Action, len(chunk))
 	keys := make([][]byte, len(chunk))
 	for j, r := range chunk {
 		actions[j], keys[j] = r.action, r.row
 	}
-	if op == opPut {
+	if op == OpPut {
 		w.settle.waitKeys(ctx, keys)
 	}
 	brs, err := w.c.Batch(ctx, actions)
@@ -243,7 +243,7 @@ func (w *Wide[T]) send(ctx context.Context, op writeOp, chunk []*wideRow, result
 			results[i] = rerr
 		}
 	}
-	if op == opDelete && len(done) > 0 {
+	if op == OpDelete && len(done) > 0 {
 		w.settle.doneKeys(done)
 	}
 }
@@ -255,14 +255,14 @@ type wideRow struct {
 	records []int
 }
 
-func (w *Wide[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, err error) {
+func (w *Wide[T]) batch(ctx context.Context, op Op, recs []*T) (_ []error, err error) {
 	ctx, span := writeSpan(ctx, w.tracer, w.traceAll, op, w.name, len(recs))
 	defer func() { end(span, err) }()
 	results := make([]error, len(recs))
 	cells := make([]schema.WideCell, len(recs))
 	var rejected []ItemError
 	for i, v := range recs {
-		err := w.encode(ctx, v, &cells[i], op == opPut)
+		err := w.encode(ctx, v, &cells[i], op == OpPut)
 		var ve *ValidationError
 		if err != nil && !errors.As(err, &ve) {
 			// The UID table failed, not the record: nothing is written.
@@ -298,9 +298,9 @@ func (w *Wide[T]) batch(ctx context.Context, op writeOp, recs []*T) (_ []error, 
 
 // rows returns the writes of cells: one Put per row holding every cell
 // of it, or one Delete per cell.
-func (w *Wide[T]) rows(op writeOp, cells []schema.WideCell) []*wideRow {
+func (w *Wide[T]) rows(op Op, cells []schema.WideCell) []*wideRow {
 	var rows []*wideRow
-	if op != opPut {
+	if op != OpPut {
 		for i := range cells {
 			c := &cells[i]
 			rows = append(rows, &wideRow{row: c.Row, records: []int{i},
@@ -328,7 +328,7 @@ func (w *Wide[T]) rows(op writeOp, cells []schema.WideCell) []*wideRow {
 // record's error in results. Rows are distinct within a put batch and
 // deletes are idempotent, so chunks may go in any order: up to
 // WithWriteConcurrency at a time.
-func (w *Wide[T]) sendRows(ctx context.Context, op writeOp, rows []*wideRow, results []error) {
+func (w *Wide[T]) sendRows(ctx context.Context, op Op, rows []*wideRow, results []error) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	var sem chan struct{}

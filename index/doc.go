@@ -1,15 +1,17 @@
-// Package index keeps client-managed secondary index tables in step with
-// their data table, and reads through them without ever returning a row
-// the data table disagrees with.
+// Package index is the secondary-index protocol engine behind package dao.
+// Applications call dao, never this package: dao's store is the one way to
+// write and read records, and dao re-exports what a user needs of the
+// engine (Check and its modes, reports and options, the hook's Step and
+// Phase, the errors). Nothing here is a second user-facing API; its
+// exported names exist for dao and may change with it.
 //
-// A schema.Table[T] declares the data table and its indexes (for the seed
-// SMS store, schema.SMSTable: data key reversed mobile + reversed time,
-// index key hash(mobile)%10 + yyyyMMdd + md5(account) + mobile + reversed
-// time of day). It is the engine behind package dao's store, which is how
-// applications use it: dao.New over a schema with indexes creates a Table
-// (New, configured by a Config), hands it every write as records encoded
-// once (Table.Write: puts, inserts, deletes), and reads through it
-// (Table.Find, Table.Count); Check verifies, repairs or rebuilds.
+// The engine keeps client-managed secondary index tables in step with
+// their data table, and reads through them without ever returning a row
+// the data table disagrees with. dao.New over a schema with indexes
+// creates a Table (New, configured by a Config), hands it every write as
+// records encoded once (Table.Write: puts, inserts, deletes), and reads
+// through it (Table.Find, Table.Count); Check verifies, repairs or
+// rebuilds.
 //
 // # Protocol
 //

@@ -18,7 +18,7 @@ import (
 //     writer's version), never the row, which holds other records'
 //     entries.
 //
-// The data row records the entry's row key (KeyQualifierPrefix), as for
+// The data row records the entry's row key (keyQualifierPrefix), as for
 // any index; the qualifier is a function of the data row key, so it never
 // moves.
 

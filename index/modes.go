@@ -245,21 +245,21 @@ func (t *Table[T]) finish(ctx context.Context, acts []hbapi.Action, owner, items
 
 // History qualifiers of a mutable table's data rows: every write records
 // the entry key it wrote for each index under a qualifier of its own,
-// HistoryQualifierPrefix + index + ":" + its 8-byte version + its 4-byte
+// historyQualifierPrefix + index + ":" + its 8-byte version + its 4-byte
 // writer nonce, so that the newest writer learns every key older writers
 // (or writers of the same millisecond) may have left behind, whatever the
 // family's VERSIONS. The newest writer deletes those entries and their
 // history cells; a delete records an empty key.
-const HistoryQualifierPrefix = "_ik:"
+const historyQualifierPrefix = "_ik:"
 
-// WriterQualifier holds the nonce of the mutable write that produced the
+// writerQualifier holds the nonce of the mutable write that produced the
 // row's version: two writes of one millisecond share the version, and the
 // nonce tells which one's cells the row holds.
-const WriterQualifier = "_w"
+const writerQualifier = "_w"
 
 func (s *ixState[T]) historyQualifier(v int64, nonce uint32) []byte {
-	q := make([]byte, 0, len(HistoryQualifierPrefix)+len(s.declared)+13)
-	q = append(q, HistoryQualifierPrefix...)
+	q := make([]byte, 0, len(historyQualifierPrefix)+len(s.declared)+13)
+	q = append(q, historyQualifierPrefix...)
 	q = append(q, s.declared...)
 	q = append(q, ':')
 	q = binary.BigEndian.AppendUint64(q, uint64(v))
@@ -318,7 +318,7 @@ func (t *Table[T]) mutableActions(op Op, items []*item[T]) ([]hbapi.Action, []*i
 		// delete's tombstone), the version, the writer's nonce, the entry
 		// keys and their history (blindRow).
 		vals := t.blindRow(op, it)
-		put(vals, t.fam, WriterQualifier, binary.BigEndian.AppendUint32(nil, nonce))
+		put(vals, t.fam, writerQualifier, binary.BigEndian.AppendUint32(nil, nonce))
 		for i, s := range t.ixs {
 			var k []byte
 			if op == OpPut {
@@ -370,7 +370,7 @@ func (t *Table[T]) validateWritten(ctx context.Context, op Op, written []*item[T
 	for i, it := range written {
 		// The bookkeeping cells only: history, recorded keys, version.
 		g := &hbapi.Get{Table: t.name, Row: it.key, Families: [][]byte{[]byte(t.fam)}, Filter: &hbapi.ColumnRangeFilter{
-			Min: []byte(HistoryQualifierPrefix), MinInclusive: true, Max: []byte(WriterQualifier), MaxInclusive: true,
+			Min: []byte(historyQualifierPrefix), MinInclusive: true, Max: []byte(writerQualifier), MaxInclusive: true,
 		}}
 		gets[i] = g
 		t.pending.Store(g, pendingWrite[T]{it: it, v: it.v, nonce: nonces[it]})
@@ -490,7 +490,7 @@ func (t *Table[T]) validated(acts []hbapi.Action, res []hbapi.BatchResult, err e
 func (t *Table[T]) cleanupAfter(w pendingWrite[T], r *hbapi.Result) []hbapi.Action {
 	fam := []byte(t.fam)
 	ver := r.Value(fam, []byte(VersionQualifier))
-	nonce := r.Value(fam, []byte(WriterQualifier))
+	nonce := r.Value(fam, []byte(writerQualifier))
 	if len(ver) < 8 {
 		return nil
 	}

@@ -32,31 +32,31 @@ func (e *BuildingError) Error() string {
 // Unwrap returns ErrIndexBuilding.
 func (e *BuildingError) Unwrap() error { return ErrIndexBuilding }
 
-// StateReader is the call that reads an index table's state (its
+// stateReader is the call that reads an index table's state (its
 // descriptor's schema.IndexStateAttribute). A Client that implements it,
 // as the real client and the fake do, has its readers refuse an index
 // that is building; over one that does not, or refuses the call
 // (errors.ErrUnsupported), every index counts as active.
-type StateReader interface {
+type stateReader interface {
 	DescribeTable(ctx context.Context, table string) (hbapi.TableDescriptor, error)
 }
 
-// StateWriter is what Build needs besides the Client: reading and
+// stateWriter is what Build needs besides the Client: reading and
 // changing the index table's descriptor.
-type StateWriter interface {
-	StateReader
+type stateWriter interface {
+	stateReader
 	ModifyTable(ctx context.Context, desc hbapi.TableDescriptor) error
 }
 
 // State returns the state of the named index, read from its table's
 // descriptor now (schema.IndexActive over a Client that is no
-// StateReader, or whose DescribeTable fails with errors.ErrUnsupported).
+// stateReader, or whose DescribeTable fails with errors.ErrUnsupported).
 func (t *Table[T]) State(ctx context.Context, index string) (schema.IndexState, error) {
 	s, err := t.index(index)
 	if err != nil {
 		return "", err
 	}
-	sr, ok := t.c.(StateReader)
+	sr, ok := t.c.(stateReader)
 	if !ok {
 		return schema.IndexActive, nil
 	}
@@ -102,7 +102,7 @@ func (t *Table[T]) readable(ctx context.Context, index string) (*ixState[T], err
 // produced for a newer version is never overwritten, and rows written
 // without the protocol (by a store without the index, or another client)
 // are taken into it, their entries verified. It is idempotent: a Build
-// stopped half way is run again. The Client must be a StateWriter
+// stopped half way is run again. The Client must be a stateWriter
 // (errors.ErrUnsupported otherwise). See docs/index-state.md.
 func (t *Table[T]) Build(ctx context.Context, index string, opts ...CheckOption) (Report, error) {
 	targets := t.ixs
@@ -113,7 +113,7 @@ func (t *Table[T]) Build(ctx context.Context, index string, opts ...CheckOption)
 		}
 		targets = []*ixState[T]{s}
 	}
-	sw, ok := t.c.(StateWriter)
+	sw, ok := t.c.(stateWriter)
 	if !ok {
 		return Report{}, fmt.Errorf("index: build: the client cannot read or change table descriptors: %w", errors.ErrUnsupported)
 	}
@@ -136,7 +136,7 @@ func (t *Table[T]) Build(ctx context.Context, index string, opts ...CheckOption)
 
 // activate marks index s active in its table's descriptor, unless it is
 // already.
-func (t *Table[T]) activate(ctx context.Context, sw StateWriter, s *ixState[T]) error {
+func (t *Table[T]) activate(ctx context.Context, sw stateWriter, s *ixState[T]) error {
 	desc, err := sw.DescribeTable(ctx, s.name)
 	if err != nil {
 		return fmt.Errorf("index: build: state of %s: %w", s.name, err)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -38,9 +39,9 @@ const (
 	// version; Check in ModeRepair or ModeRebuild removes tombstones older
 	// than the grace period.
 	VersionQualifier = "_v"
-	// KeyQualifierPrefix + index name holds the key of the row's entry in
+	// keyQualifierPrefix + index name holds the key of the row's entry in
 	// that index, as of the row's version.
-	KeyQualifierPrefix = "_ix:"
+	keyQualifierPrefix = "_ix:"
 	// StatusQualifier holds an entry's status: one byte, 'u' (unverified)
 	// or 'v' (verified), then the 8-byte version of the write that set it.
 	StatusQualifier = "_s"
@@ -50,6 +51,17 @@ const (
 	// stored under two keys.
 	TokenQualifier = "_t"
 )
+
+// Bookkeeping reports whether q is a qualifier the protocol keeps in a data
+// row or an entry besides the record's columns (version, status, writer,
+// recorded index keys and their history), the insert token aside.
+func Bookkeeping(q string) bool {
+	switch q {
+	case VersionQualifier, StatusQualifier, writerQualifier:
+		return true
+	}
+	return strings.HasPrefix(q, keyQualifierPrefix) || strings.HasPrefix(q, historyQualifierPrefix)
+}
 
 // Entry statuses, the first byte of the status cell.
 const (
@@ -137,7 +149,7 @@ func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {
 	}
 	tb.fam = t.Families()[0].Name
 	for _, c := range tb.dataCols {
-		if c.Family == tb.fam && (c.Qualifier == VersionQualifier || c.Qualifier == TokenQualifier || len(c.Qualifier) >= len(KeyQualifierPrefix) && c.Qualifier[:len(KeyQualifierPrefix)] == KeyQualifierPrefix) {
+		if c.Family == tb.fam && (c.Qualifier == VersionQualifier || c.Qualifier == TokenQualifier || len(c.Qualifier) >= len(keyQualifierPrefix) && c.Qualifier[:len(keyQualifierPrefix)] == keyQualifierPrefix) {
 			return nil, fmt.Errorf("%w: column %q uses a reserved qualifier", ErrUnsupportedSchema, c.Name)
 		}
 	}
@@ -149,7 +161,7 @@ func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {
 		declared := ix.Name().String()
 		if ix.Inverted() {
 			tb.ixs = append(tb.ixs, &ixState[T]{ix: ix, declared: declared, name: o.rename(declared), fam: fam,
-				keyQ: KeyQualifierPrefix + declared, inv: true})
+				keyQ: keyQualifierPrefix + declared, inv: true})
 			continue
 		}
 		if !ok {
@@ -159,7 +171,7 @@ func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {
 		}
 		s := &ixState[T]{
 			ix: ix, declared: declared, name: o.rename(declared), fam: fam, rowQ: rowQ,
-			keyQ: KeyQualifierPrefix + declared, carried: ix.Columns(),
+			keyQ: keyQualifierPrefix + declared, carried: ix.Columns(),
 		}
 		if rowQ == StatusQualifier || slices.ContainsFunc(s.carried, func(c schema.ColumnInfo) bool { return c.Qualifier == StatusQualifier }) {
 			return nil, fmt.Errorf("%w: index %s uses the reserved qualifier %q", ErrUnsupportedSchema, declared, StatusQualifier)

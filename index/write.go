@@ -537,7 +537,7 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbapi.CheckAndMutate {
 			// Mutable writers learn the keys to clean up from the history
 			// (nonce 0: this write does not validate).
 			put(vals, t.fam, string(s.historyQualifier(it.v, 0)), it.enc.Entries[i].Key)
-			put(vals, t.fam, WriterQualifier, []byte{0, 0, 0, 0})
+			put(vals, t.fam, writerQualifier, []byte{0, 0, 0, 0})
 		}
 	}
 	muts := []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}

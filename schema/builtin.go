@@ -3,6 +3,7 @@ package schema
 import (
 	"slices"
 
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 )
 
@@ -10,7 +11,7 @@ import (
 // the record type: what admin needs to create and check a table, and what
 // the CLI prints. *Table[T], *Index[T] and *WideTable[T] implement it.
 type Definition interface {
-	Name() TableName
+	Name() hbapi.TableName
 	Families() []Family
 	KeySegments() []keys.Segment
 	SplitKeys() [][]byte

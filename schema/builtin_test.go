@@ -80,7 +80,8 @@ func TestSeed001TestTable(t *testing.T) {
 }
 
 // TestForbiddenImports keeps the import picture of the README true: schema
-// builds on keys and the standard library only, and never on the client.
+// builds on keys, the client's vocabulary (hbase/hbapi, itself standard
+// library only) and the standard library, and never on the client.
 func TestForbiddenImports(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
@@ -92,10 +93,13 @@ func TestForbiddenImports(t *testing.T) {
 	allowed := map[string]bool{
 		"github.com/hbkit/hbkit/schema": true,
 		"github.com/hbkit/hbkit/keys":   true,
+		// the client's vocabulary (TableName), standard library only
+		"github.com/hbkit/hbkit/hbase/hbapi":         true,
+		"github.com/hbkit/hbkit/hbase/internal/flat": true,
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		if !allowed[dep] {
-			t.Errorf("schema depends on %s; it may only import the standard library and keys", dep)
+			t.Errorf("schema depends on %s; it may only import the standard library, keys and hbase/hbapi", dep)
 		}
 	}
 }

@@ -12,7 +12,7 @@
 // A Spec[T] declares a table; New validates it once and returns an
 // immutable *Table[T]:
 //
-//   - TableName, Family: names and column-family options as HBase spells
+//   - TableName (hbapi.TableName), Family: names and column-family options as HBase spells
 //     them (Family.Attributes, ParseFamily, Family.Diff, DiffFamilies);
 //   - Spec.Key: a keys.Layout[T], the row key built from the record;
 //   - Splits: explicit split keys or a region count cut from the key's
@@ -62,7 +62,8 @@
 //
 // Code that only needs to encode a key segment should use package keys
 // directly. Code that talks to HBase uses package hbase; this package does
-// no I/O, knows nothing about connections, and never imports hbase. It is
+// no I/O, knows nothing about connections, and never imports the client (only
+// its vocabulary, hbase/hbapi, for the one TableName). It is
 // not an ORM either: a record is mapped by explicit functions in the
 // style of pgx's RowToFunc, so the hot path (record to row key and cells)
 // is a few appends into a reused buffer. StructFields derives those

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 )
 
@@ -57,7 +58,7 @@ type IndexSpec[T any] struct {
 // and safe for concurrent use, provided the mapping functions are.
 type Index[T any] struct {
 	table    *Table[T]
-	name     TableName
+	name     hbapi.TableName
 	families []Family
 	key      *keys.Layout[T]
 	from     map[string]string
@@ -262,7 +263,7 @@ func joinField(prefix, field string) string {
 }
 
 // Name returns the index table's name.
-func (ix *Index[T]) Name() TableName { return ix.name }
+func (ix *Index[T]) Name() hbapi.TableName { return ix.name }
 
 // Families returns a copy of the index table's families.
 func (ix *Index[T]) Families() []Family { return slices.Clone(ix.families) }

@@ -1,5 +1,7 @@
 package schema
 
+import "github.com/hbkit/hbkit/hbase/hbapi"
+
 // IndexStateAttribute is the table attribute (HBase descriptor value) of
 // an index table that holds its IndexState, where every client, the CLI
 // and the HBase shell see it. See docs/index-state.md.
@@ -34,11 +36,11 @@ func IndexStateOf(attrs map[string]string) IndexState {
 // table. *Index[T] implements it, and so does RenamedIndex.
 type IndexDefinition interface {
 	Definition
-	DataTable() TableName
+	DataTable() hbapi.TableName
 }
 
 // DataTable returns the name of the data table the index belongs to.
-func (ix *Index[T]) DataTable() TableName { return ix.table.name }
+func (ix *Index[T]) DataTable() hbapi.TableName { return ix.table.name }
 
 // IndexDefinitions returns the definitions of the table's index tables,
 // in declaration order: what an admin job creates, checks and drops with
@@ -53,15 +55,15 @@ func (t *Table[T]) IndexDefinitions() []Definition {
 
 // RenamedIndex is Renamed for an index table whose data table is served
 // under the name data.
-func RenamedIndex(d IndexDefinition, name, data TableName) IndexDefinition {
+func RenamedIndex(d IndexDefinition, name, data hbapi.TableName) IndexDefinition {
 	return renamedIndex{renamed: renamed{Definition: d, name: name}, data: data}
 }
 
 type renamedIndex struct {
 	renamed
-	data TableName
+	data hbapi.TableName
 }
 
-func (r renamedIndex) DataTable() TableName { return r.data }
+func (r renamedIndex) DataTable() hbapi.TableName { return r.data }
 
 var _ IndexDefinition = (*Index[SMS])(nil)

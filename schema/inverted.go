@@ -160,22 +160,14 @@ func (ix *Index[T]) decodeInverted(cells []Cell, v *T) error {
 // bytes column named "entry" each, with the qualifier cut into the key
 // fields it holds (CellView.QualifierParts), as a wide table's cells are.
 func (ix *Index[T]) viewEntries(v *RowView) {
-	segs := ix.qual.Segments()
 	for i := range v.Cells {
 		cv := &v.Cells[i]
 		if cv.Family != ix.family {
 			continue
 		}
 		cv.Column = ColumnInfo{Name: "entry", Family: ix.family, Qualifier: cv.Qualifier, Type: ColumnBytes}
-		parts, err := ix.qual.Parts([]byte(cv.Qualifier))
-		for j, b := range parts {
-			val, verr := SegmentValue(segs[j], b)
-			if verr != nil {
-				err = verr
-				break
-			}
-			cv.QualifierParts = append(cv.QualifierParts, SegmentView{Segment: segs[j], Bytes: b, Value: val})
-		}
+		var err error
+		cv.QualifierParts, err = viewParts(ix.qual, []byte(cv.Qualifier))
 		if err != nil && cv.Err == nil {
 			cv.Err = keyError(ix.name.String(), err)
 		}

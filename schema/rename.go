@@ -1,9 +1,11 @@
 package schema
 
+import "github.com/hbkit/hbkit/hbase/hbapi"
+
 // Renamed returns d under another table name, with the same families, key
 // and split keys: how a store serving a schema under other names (dao's
 // WithTableNames and WithNamespace) hands its tables to admin.
-func Renamed(d Definition, name TableName) Definition {
+func Renamed(d Definition, name hbapi.TableName) Definition {
 	if d == nil || d.Name() == name {
 		return d
 	}
@@ -12,7 +14,7 @@ func Renamed(d Definition, name TableName) Definition {
 
 type renamed struct {
 	Definition
-	name TableName
+	name hbapi.TableName
 }
 
-func (r renamed) Name() TableName { return r.name }
+func (r renamed) Name() hbapi.TableName { return r.name }

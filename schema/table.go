@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 )
 
@@ -50,7 +51,7 @@ type Spec[T any] struct {
 // immutable and safe for concurrent use, provided the mapping functions of
 // its key fields and columns are.
 type Table[T any] struct {
-	name     TableName
+	name     hbapi.TableName
 	families []Family
 	key      *keys.Layout[T]
 	splits   [][]byte
@@ -205,7 +206,7 @@ func segmentsOf[T any](l *keys.Layout[T]) []keys.Segment {
 }
 
 // Name returns the table name.
-func (t *Table[T]) Name() TableName { return t.name }
+func (t *Table[T]) Name() hbapi.TableName { return t.name }
 
 // Families returns a copy of the column families.
 func (t *Table[T]) Families() []Family { return slices.Clone(t.families) }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 )
 
@@ -48,10 +49,10 @@ func AsViewer(d Definition) (Viewer, bool) {
 
 type renamedViewer struct {
 	Viewer
-	name TableName
+	name hbapi.TableName
 }
 
-func (r renamedViewer) Name() TableName { return r.name }
+func (r renamedViewer) Name() hbapi.TableName { return r.name }
 
 // FieldText is a record field and its value as a user writes it (see
 // keys.Segment.AppendText and ColumnType.AppendText for the forms).
@@ -117,31 +118,54 @@ func viewRow[T any](table string, l *keys.Layout[T], source func(string) string,
 		if i := slices.IndexFunc(cols, func(ci ColumnInfo) bool { return ci.Family == c.Family && ci.Qualifier == c.Qualifier }); i >= 0 {
 			cv.Column = cols[i]
 		}
-		val, err := cv.Column.Type.Value(c.Value)
-		if err != nil {
-			cv.Err = withField(err, table, cv.Column)
-		} else {
-			cv.Value = val
-		}
+		cv.decodeValue(table)
 		v.Cells = append(v.Cells, cv)
 	}
-	segs := l.Segments()
-	parts, err := l.Parts(key)
-	for i, b := range parts {
-		val, verr := SegmentValue(segs[i], b)
-		if verr != nil {
-			return v, keyError(table, verr)
-		}
-		sv := SegmentView{Segment: segs[i], Bytes: b, Value: val}
-		if src := source(segs[i].Name); segs[i].Kind != keys.KindLiteral && src != segs[i].Name {
+	return v, viewKey(&v, table, l, source)
+}
+
+// decodeValue sets the cell's Value, or its Err, by its column's type.
+func (cv *CellView) decodeValue(table string) {
+	val, err := cv.Column.Type.Value(cv.Cell.Value)
+	if err != nil {
+		cv.Err = withField(err, table, cv.Column)
+	} else {
+		cv.Value = val
+	}
+}
+
+// viewKey sets the row's Segments from its Key, cut by l; source names the
+// record field a segment holds (a segment whose source is not its own name
+// is Derived from it).
+func viewKey[T any](v *RowView, table string, l *keys.Layout[T], source func(string) string) error {
+	segs, err := viewParts(l, v.Key)
+	for i := range segs {
+		sv := &segs[i]
+		if src := source(sv.Name); sv.Kind != keys.KindLiteral && src != sv.Name {
 			sv.Derived, sv.From = true, src
 		}
-		v.Segments = append(v.Segments, sv)
 	}
+	v.Segments = append(v.Segments, segs...)
 	if err != nil {
-		return v, keyError(table, err)
+		return keyError(table, err)
 	}
-	return v, nil
+	return nil
+}
+
+// viewParts cuts b by l into the segments it holds, decoded; on an error
+// it returns the segments before it.
+func viewParts[T any](l *keys.Layout[T], b []byte) ([]SegmentView, error) {
+	segs := l.Segments()
+	parts, err := l.Parts(b)
+	var out []SegmentView
+	for i, p := range parts {
+		val, verr := SegmentValue(segs[i], p)
+		if verr != nil {
+			return out, verr
+		}
+		out = append(out, SegmentView{Segment: segs[i], Bytes: p, Value: val})
+	}
+	return out, err
 }
 
 func withField(err error, table string, c ColumnInfo) error {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 )
 
@@ -53,7 +54,7 @@ type WideSpec[T any] struct {
 // It is immutable and safe for concurrent use, provided its mapping
 // functions are.
 type WideTable[T any] struct {
-	name     TableName
+	name     hbapi.TableName
 	families []Family
 	key      *keys.Layout[T]
 	qual     *keys.Layout[T]
@@ -221,7 +222,7 @@ func checkWideValue[T any](v Column[T], fields []string, families []Family) erro
 }
 
 // Name returns the table name.
-func (t *WideTable[T]) Name() TableName { return t.name }
+func (t *WideTable[T]) Name() hbapi.TableName { return t.name }
 
 // Families returns a copy of the column families.
 func (t *WideTable[T]) Families() []Family { return slices.Clone(t.families) }

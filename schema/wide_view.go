@@ -17,51 +17,21 @@ func (t *WideTable[T]) ViewRow(key []byte, cells []Cell) (RowView, error) {
 	table := t.name.String()
 	col := ColumnInfo{Name: t.value.Name, Family: t.value.Family, Type: t.value.Type}
 	v := RowView{Key: key, Cells: make([]CellView, 0, len(cells))}
-	qsegs := t.qual.Segments()
 	for _, c := range cells {
 		cv := CellView{Cell: c, Column: ColumnInfo{Family: c.Family, Qualifier: c.Qualifier}}
 		if c.Family == col.Family {
 			cv.Column = col
-			parts, err := t.qual.Parts([]byte(c.Qualifier))
-			for i, b := range parts {
-				val, verr := SegmentValue(qsegs[i], b)
-				if verr != nil {
-					err = verr
-					break
-				}
-				cv.QualifierParts = append(cv.QualifierParts, SegmentView{Segment: qsegs[i], Bytes: b, Value: val})
-			}
-			if err != nil {
+			var err error
+			if cv.QualifierParts, err = viewParts(t.qual, []byte(c.Qualifier)); err != nil {
 				cv.Err = keyError(table, err)
 				v.Cells = append(v.Cells, cv)
 				continue
 			}
 		}
-		val, err := cv.Column.Type.Value(c.Value)
-		if err != nil {
-			cv.Err = withField(err, table, cv.Column)
-		} else {
-			cv.Value = val
-		}
+		cv.decodeValue(table)
 		v.Cells = append(v.Cells, cv)
 	}
-	segs := t.key.Segments()
-	parts, err := t.key.Parts(key)
-	for i, b := range parts {
-		val, verr := SegmentValue(segs[i], b)
-		if verr != nil {
-			return v, keyError(table, verr)
-		}
-		sv := SegmentView{Segment: segs[i], Bytes: b, Value: val}
-		if segs[i].Kind != keys.KindLiteral && t.source(segs[i].Name) != segs[i].Name {
-			sv.Derived = true
-		}
-		v.Segments = append(v.Segments, sv)
-	}
-	if err != nil {
-		return v, keyError(table, err)
-	}
-	return v, nil
+	return v, viewKey(&v, table, t.key, t.source)
 }
 
 // source is the field a row-key segment holds, or none for a derived one.

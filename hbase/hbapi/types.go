@@ -281,52 +281,96 @@ func (op CompareOp) Reverse() CompareOp {
 	return op
 }
 
-// TableName is a parsed table name.
+// TableName is an HBase table name: a namespace and a qualifier. The zero
+// Namespace means DefaultNamespace. It is the one table-name type of hbkit:
+// package schema names its tables with it too.
 type TableName struct {
 	Namespace string // never empty after ParseTableName: "default" when omitted
 	Qualifier string
 }
 
-// ParseTableName parses "table" (default namespace) or "ns:table" and
-// checks both parts against HBase's naming rules: the namespace uses
-// [A-Za-z0-9_], the qualifier [A-Za-z0-9_.-] and must not start with '.' or
-// '-'.
+// disallowedQualifier is the one table qualifier HBase refuses in every
+// namespace (TableName.DISALLOWED_TABLE_NAME).
+const disallowedQualifier = "zookeeper"
+
+// ParseTableName parses "table" (default namespace) or "ns:table" the way
+// HBase's TableName.valueOf does, and checks both parts with the rules of
+// [TableName.Validate].
 func ParseTableName(s string) (TableName, error) {
 	if s == "" {
 		return TableName{}, invalid("", "", ErrEmptyTableName, "")
 	}
-	ns, q := DefaultNamespace, s
-	if i := strings.IndexByte(s, ':'); i >= 0 {
-		ns, q = s[:i], s[i+1:]
+	t := TableName{Namespace: DefaultNamespace, Qualifier: s}
+	if ns, q, ok := strings.Cut(s, ":"); ok {
 		if ns == "" {
 			return TableName{}, invalidf("", "", ErrInvalidTableName, "%q: empty namespace", s)
 		}
+		t = TableName{Namespace: ns, Qualifier: q}
+	}
+	if _, _, detail := t.fault(); detail != "" {
+		return TableName{}, invalidf("", "", ErrInvalidTableName, "%q: %s", s, detail)
+	}
+	return t, nil
+}
+
+// Validate checks the name with HBase's rules, restricted to ASCII: the
+// namespace is [A-Za-z0-9_]+, the qualifier is [A-Za-z0-9_.-]+, does not
+// start with '.' or '-', and is not "zookeeper". (HBase also accepts
+// non-ASCII letters and digits; hbkit does not, so names stay portable
+// across shells and file systems.) A failure is an *InvalidRequestError
+// wrapping ErrInvalidTableName; its Field is "namespace" or "qualifier" and
+// its Reason the rule broken.
+func (t TableName) Validate() error {
+	if field, rule, _ := t.fault(); rule != "" {
+		return invalid("", field, ErrInvalidTableName, rule)
+	}
+	return nil
+}
+
+// fault returns the part of the name that breaks a rule, the rule, and
+// what exactly breaks it; all empty when the name is valid.
+func (t TableName) fault() (field, rule, detail string) {
+	ns := t.Namespace
+	if ns == "" {
+		ns = DefaultNamespace
 	}
 	if err := checkNamespace(ns); err != nil {
-		return TableName{}, invalidf("", "", ErrInvalidTableName, "%q: %v", s, err)
+		return "namespace", "may only contain [A-Za-z0-9_]", err.Error()
 	}
-	if q == "" {
-		return TableName{}, invalidf("", "", ErrInvalidTableName, "%q: empty qualifier", s)
-	}
-	if q[0] == '.' || q[0] == '-' {
-		return TableName{}, invalidf("", "", ErrInvalidTableName, "%q: qualifier starts with %q", s, q[0])
+	q := t.Qualifier
+	switch {
+	case q == "":
+		return "qualifier", "must not be empty", "empty qualifier"
+	case q[0] == '.' || q[0] == '-':
+		return "qualifier", "must not start with '.' or '-'", "qualifier starts with " + quoteByte(q[0])
+	case q == disallowedQualifier:
+		return "qualifier", "is reserved by HBase", "qualifier " + strconv.Quote(q) + " is reserved by HBase"
 	}
 	for i := 0; i < len(q); i++ {
-		c := q[i]
-		if !(isAlnum(c) || c == '_' || c == '.' || c == '-') {
-			return TableName{}, invalidf("", "", ErrInvalidTableName, "%q: illegal character %q in qualifier", s, c)
+		if c := q[i]; !isAlnum(c) && c != '_' && c != '-' && c != '.' {
+			return "qualifier", "may only contain [A-Za-z0-9_.-]", "illegal character " + quoteByte(c) + " in qualifier"
 		}
 	}
-	return TableName{Namespace: ns, Qualifier: q}, nil
+	return "", "", ""
 }
 
 // String returns "qualifier" for the default namespace and "ns:qualifier"
-// otherwise: the canonical spelling used by ListTables and RegionInfo.
+// otherwise: the canonical spelling used by ListTables and RegionInfo
+// (HBase's TableName.getNameAsString).
 func (t TableName) String() string {
 	if t.Namespace == "" || t.Namespace == DefaultNamespace {
 		return t.Qualifier
 	}
 	return t.Namespace + ":" + t.Qualifier
+}
+
+// FullName always includes the namespace: "default:t" for a default table.
+func (t TableName) FullName() string {
+	ns := t.Namespace
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	return ns + ":" + t.Qualifier
 }
 
 // ValidateNamespace checks a namespace name ([A-Za-z0-9_]+).
