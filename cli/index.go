@@ -14,7 +14,8 @@ import (
 
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/index"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 const indexUsage = `usage: hbkit index verify|repair|rebuild|build --schema NAME [flags]
@@ -143,9 +144,9 @@ func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFun
 func openIndexed(name string, c dao.Client, opts []dao.Option) (indexChecker, error) {
 	switch name {
 	case "sms", "sms_index", "default:sms":
-		return dao.NewSMS(c, opts...)
-	case schema.TestTableName, schema.TestTableIndexName, "default:" + schema.TestTableName:
-		t, err := schema.TestTable()
+		return seedstore.NewSMS(c, opts...)
+	case seeds.TestTableName, seeds.TestTableIndexName, "default:" + seeds.TestTableName:
+		t, err := seeds.TestTable()
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
+	"github.com/hbkit/hbkit/seeds/seedsim"
 	"github.com/hbkit/hbkit/sim"
 )
 
@@ -95,7 +96,7 @@ func runRegionsWith(ctx context.Context, e *Env, args []string, connect connectF
 			return err
 		}
 		// Check the workload before reading the whole table.
-		if _, err := sim.Builtin(f.compare, sim.Config{Records: 1, Entities: 1, Accounts: 1}); err != nil {
+		if _, err := seedsim.Builtin(f.compare, sim.Config{Records: 1, Entities: 1, Accounts: 1}); err != nil {
 			return err
 		}
 	}
@@ -241,7 +242,7 @@ func countRows(ctx context.Context, s rowScanner, table string, start, end []byt
 // compareWithSimulation simulates the workload with the measured table's
 // region boundaries and compares it with the measurement.
 func compareWithSimulation(ctx context.Context, measured *sim.Report, name string, cfg sim.Config, servers int) (*sim.Comparison, error) {
-	src, err := sim.Builtin(name, cfg)
+	src, err := seedsim.Builtin(name, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/keys"
+	"github.com/hbkit/hbkit/seeds/seedsim"
 	"github.com/hbkit/hbkit/sim"
 )
 
@@ -141,7 +142,7 @@ func runSimulate(ctx context.Context, e *Env, args []string) error {
 		return ErrUsage
 	}
 	if f.list {
-		for _, n := range sim.BuiltinNames() {
+		for _, n := range seedsim.BuiltinNames() {
 			fmt.Fprintln(e.Stdout, n)
 		}
 		return nil
@@ -183,7 +184,7 @@ func simulateSource(f *simulateFlags) (sim.Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		return sim.Builtin(f.schema, cfg)
+		return seedsim.Builtin(f.schema, cfg)
 	}
 	var splits [][]byte
 	name := f.sample
@@ -193,7 +194,7 @@ func simulateSource(f *simulateFlags) (sim.Source, error) {
 			return nil, err
 		}
 		cfg.Records = 1
-		s, err := sim.Builtin(f.schema, cfg)
+		s, err := seedsim.Builtin(f.schema, cfg)
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hbkit/hbkit/seeds/seedsim"
 	"github.com/hbkit/hbkit/sim"
 )
 
@@ -131,7 +132,7 @@ func TestSimulateList(t *testing.T) {
 }
 
 func TestParseSplits(t *testing.T) {
-	src, err := sim.Builtin("sms", sim.Config{Records: 5000, Seed: 1})
+	src, err := seedsim.Builtin("sms", sim.Config{Records: 5000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 const tableUsage = `usage: hbkit table <subcommand> --schema NAME|FILE [flags]
@@ -74,7 +75,7 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 		return ErrUsage
 	}
 	if sub == "list" {
-		for _, n := range schema.BuiltinNames() {
+		for _, n := range seeds.BuiltinNames() {
 			fmt.Fprintln(e.Stdout, n)
 		}
 		return nil
@@ -218,7 +219,7 @@ func (e *Env) loadSchemas(names []string) ([]schema.Definition, error) {
 			out = append(out, d)
 			continue
 		}
-		if d, err := schema.Builtin(n); err == nil {
+		if d, err := seeds.Builtin(n); err == nil {
 			out = append(out, d)
 			continue
 		} else if !errors.Is(err, schema.ErrUnknownSchema) {
@@ -226,7 +227,7 @@ func (e *Env) loadSchemas(names []string) ([]schema.Definition, error) {
 		}
 		if _, err := os.Stat(n); err != nil {
 			return nil, fmt.Errorf("--schema %q: neither a built-in schema (%s) nor a readable file: %w",
-				n, strings.Join(schema.BuiltinNames(), ", "), err)
+				n, strings.Join(seeds.BuiltinNames(), ", "), err)
 		}
 		defs, err := admin.LoadSchemaFile(n)
 		if err != nil {

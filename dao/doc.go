@@ -44,7 +44,7 @@
 //     alone, as Count counts them. An inverted index (seed 001's
 //     province_age, one cell per record) is read the same way.
 //
-// SMSRepo is the seed-000 SMS store (schema.SMSTable) with the seed's
+// SMSRepo is the seed-000 SMS store (seeds.SMSTable) with the seed's
 // queries as calls: Messages, Latest, MessagesOfAccountOnDate and
 // CountPerDay, and Send, which never loses a message to another one of
 // the same mobile and millisecond.
@@ -55,7 +55,7 @@
 // mapped to fixed-width ids, assigned on first use by an Increment and two
 // conditional writes, so two writers never get two ids for one name, and
 // cached both ways. A schema whose key holds ids (schema.Spec.UIDs, such
-// as schema.LogDataUID) is stored with WithUIDs: writes set the ids from
+// as seeds.LogDataUID) is stored with WithUIDs: writes set the ids from
 // the names, reads set the names from the ids. docs/uids.md has the
 // protocol, what a lost race leaves (UIDs.Check reports it) and numbers.
 //

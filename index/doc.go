@@ -3,7 +3,7 @@
 // the data table disagrees with.
 //
 // A schema.Table[T] declares the data table and its indexes (for the seed
-// SMS store, schema.SMSTable: data key reversed mobile + reversed time,
+// SMS store, seeds.SMSTable: data key reversed mobile + reversed time,
 // index key hash(mobile)%10 + yyyyMMdd + md5(account) + mobile + reversed
 // time of day). It is the engine behind package dao's store, which is how
 // applications use it: dao.New over a schema with indexes creates a Table
@@ -363,7 +363,7 @@
 // # Inverted indexes
 //
 // An inverted index (schema.Index.Inverted; seed 001's province_age
-// index, schema.TestTable) holds one entry per record as one cell: row
+// index, seeds.TestTable) holds one entry per record as one cell: row
 // the index key (辽宁省_20), qualifier a layout of the record's key
 // fields (the uid). The protocol above is the same, with the entry's
 // address being its row and qualifier instead of its row alone:

@@ -64,4 +64,4 @@ type renamedIndex struct {
 
 func (r renamedIndex) DataTable() TableName { return r.data }
 
-var _ IndexDefinition = (*Index[SMS])(nil)
+var _ IndexDefinition = (*Index[struct{}])(nil)
