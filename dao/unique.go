@@ -12,7 +12,7 @@ import (
 // row key a live record holds the next key next proposes (by changing
 // the record's key fields in place), inserting it again, until it lands or
 // next reports none is left (its result then wraps ErrExists). A unique
-// suffix, such as the SMS key's Seq, is what next changes.
+// suffix (keys.Unique) is what next usually changes.
 //
 // A record is never moved on for its own write: on an indexed table each
 // record keeps one insert token (schema.Record.Token) under every key it

@@ -2,10 +2,10 @@
 // their data table, and reads through them without ever returning a row
 // the data table disagrees with.
 //
-// A schema.Table[T] declares the data table and its indexes (for the seed
-// SMS store, seeds.SMSTable: data key reversed mobile + reversed time,
-// index key hash(mobile)%10 + yyyyMMdd + md5(account) + mobile + reversed
-// time of day). It is the engine behind package dao's store, which is how
+// A schema.Table[T] declares the data table and its indexes (for a table
+// of text messages: data key reversed mobile + reversed time, index key
+// hash(mobile)%10 + yyyyMMdd + md5(account) + mobile + reversed time of
+// day). It is the engine behind package dao's store, which is how
 // applications use it: dao.New over a schema with indexes creates a Table
 // (New, configured by a Config), hands it every write as records encoded
 // once (Table.Write: puts, inserts, deletes), and reads through it
@@ -161,7 +161,7 @@
 // disagrees, until it repairs it.
 //
 // Readers pay one scan per group of ranges, the groups scanned in
-// parallel (the ten buckets of an SMS query are ten regions), and one
+// parallel (the ten buckets of a bucketed query are ten regions), and one
 // Batch of Gets. Count reads only the index: verified entries are counted
 // as they are and only unverified ones, which exist only while a write is
 // in flight or after a failure, cost a Get.
@@ -363,7 +363,7 @@
 // # Inverted indexes
 //
 // An inverted index (schema.Index.Inverted; seed 001's province_age
-// index, seeds.TestTable) holds one entry per record as one cell: row
+// index) holds one entry per record as one cell: row
 // the index key (辽宁省_20), qualifier a layout of the record's key
 // fields (the uid). The protocol above is the same, with the entry's
 // address being its row and qualifier instead of its row alone:
@@ -413,7 +413,7 @@
 // row and entry alike, as a write is hidden by a delete from a region
 // server whose clock ran ahead. Keep writers' clocks synchronised (NTP)
 // well within the grace period. Each record must have one entry per index
-// whose key it alone derives (the SMS index key ends with the data key's
+// whose key it alone derives (the message index key above ends with the data key's
 // fields).
 //
 // Inserts (OpInsert) read the row first, like a put that is not blind: a
