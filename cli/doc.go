@@ -12,12 +12,15 @@
 // # Who should use it
 //
 // A team that builds its own hbkit binary: its main is cmd/hbkit's,
-// with its own schemas in Env.Schemas (found by --schema NAME before the
-// built-in ones) or its own client in Env.Connect:
+// with its own schemas in Env.Schemas (found by --schema NAME before
+// files), the stores of those with indexes in Env.Stores (StoreOf), their
+// workloads in Env.Workloads, or its own client in Env.Connect. cmd/hbkit
+// registers the seeds' schemas the same way (seeds/seedcli):
 //
 //	e := cli.NativeEnv(os.Stdout, os.Stderr, os.Getenv)
 //	e.Name = "mytool"
 //	e.Schemas = map[string]schema.Definition{"readings": readings}
+//	e.Stores = map[string]cli.OpenStoreFunc{"readings": cli.StoreOf(ReadingsTable)}
 //	os.Exit(cli.Main(ctx, e, os.Args[1:]))
 //
 // Package clitest holds the scenarios both binaries share against a real

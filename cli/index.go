@@ -14,8 +14,6 @@ import (
 
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/index"
-	"github.com/hbkit/hbkit/seeds"
-	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 const indexUsage = `usage: hbkit index verify|repair|rebuild|build --schema NAME [flags]
@@ -38,19 +36,10 @@ clients write with the same key design count only when they disagree.
 
 Long runs show progress on stderr. With --checkpoint FILE the position is
 saved after each batch; running the same command again resumes from it.
-Schemas with indexes: sms, TestTable (seed 001's inverted index).
+--schema names a built-in schema with indexes; an unknown name lists them.
 
 Flags:
 `
-
-// indexChecker is what the command needs of a store with indexes
-// (*dao.Repo[T] of any T).
-type indexChecker interface {
-	Check(ctx context.Context, mode index.Mode, opts ...index.CheckOption) (index.Report, error)
-	BuildIndex(ctx context.Context, name string, opts ...index.CheckOption) (index.Report, error)
-	Name() string
-	IndexTables() []string
-}
 
 func runIndex(ctx context.Context, e *Env, args []string) error {
 	return runIndexWith(ctx, e, args, connectAs(e, func(c Client) dao.Client { return c }))
@@ -71,7 +60,7 @@ type indexFlags struct {
 func indexFlagSet(e *Env, f *indexFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
-	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME` (sms, TestTable)")
+	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME` with indexes")
 	e.connectFlags(fs, &f.zk)
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "`FILE` to save progress to and resume from")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
@@ -133,32 +122,27 @@ func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFun
 		return err
 	}
 	defer closer.Close()
-	t, err := openIndexed(f.schema, c, opts)
+	t, err := e.openIndexed(f.schema, c, opts)
 	if err != nil {
 		return err
 	}
 	return checkIndex(ctx, e, t, mode, f)
 }
 
-// openIndexed opens the store of a built-in schema with indexes.
-func openIndexed(name string, c dao.Client, opts []dao.Option) (indexChecker, error) {
-	switch name {
-	case "sms", "sms_index", "default:sms":
-		return seedstore.NewSMS(c, opts...)
-	case seeds.TestTableName, seeds.TestTableIndexName, "default:" + seeds.TestTableName:
-		t, err := seeds.TestTable()
-		if err != nil {
-			return nil, err
-		}
-		return dao.New(c, t, opts...)
+// openIndexed opens the store of a schema with indexes that e.Stores
+// registers.
+func (e *Env) openIndexed(name string, c dao.Client, opts []dao.Option) (IndexStore, error) {
+	if open, ok := registered(e.Stores, name); ok {
+		return open(c, opts...)
 	}
-	return nil, fmt.Errorf("schema %q: not a built-in schema with an index (known: sms, TestTable)", name)
+	return nil, fmt.Errorf("schema %q: not a built-in schema with an index (known: %s)",
+		name, strings.Join(registeredNames(e.Stores), ", "))
 }
 
 // ErrDiverged makes verify exit 1 when the index diverges.
 var ErrDiverged = errors.New("the index diverges from the data table")
 
-func checkIndex(ctx context.Context, e *Env, t indexChecker, mode index.Mode, f indexFlags) error {
+func checkIndex(ctx context.Context, e *Env, t IndexStore, mode index.Mode, f indexFlags) error {
 	var opts []index.CheckOption
 	if f.checkpoint != "" {
 		cp, ok, err := loadCheckpoint(f.checkpoint)

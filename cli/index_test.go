@@ -71,7 +71,7 @@ func indexFixture(t *testing.T, n int) *fake.Client {
 func runIndexCmd(t *testing.T, c *fake.Client, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errw bytes.Buffer
-	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }}
+	e := withSeeds(&Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }})
 	err = runIndexWith(context.Background(), e, args, func(ctx context.Context, zk string) (dao.Client, io.Closer, error) {
 		if zk != "127.0.0.1:2181" && zk != "zk9:2181" {
 			t.Errorf("zk %q", zk)

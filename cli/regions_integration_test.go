@@ -79,8 +79,8 @@ func TestRegionsIntegration(t *testing.T) {
 	}
 
 	var out, errw bytes.Buffer
-	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(k string) string { return map[string]string{"HBKIT_ZK": zk}[k] },
-		Connect: ConnectNative}
+	e := withSeeds(&Env{Stdout: &out, Stderr: &errw, Getenv: func(k string) string { return map[string]string{"HBKIT_ZK": zk}[k] },
+		Connect: ConnectNative})
 	args := []string{"--table", table, "--compare-schema", "sms", "--records", "20000", "--mobiles", "2000", "--days", "7", "--seed", "5", "--json"}
 	if err := runRegions(ctx, e, args); err != nil {
 		t.Fatalf("%v: %s", err, errw.String())

@@ -98,7 +98,7 @@ func (c requestCountingFake) RegionLoads(ctx context.Context, table string) ([]a
 func runRegionsOn(t *testing.T, c regionsAdmin, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errw bytes.Buffer
-	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }}
+	e := withSeeds(&Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }})
 	connect := func(ctx context.Context, zk string) (regionsAdmin, io.Closer, error) {
 		return c, regionsNopCloser{}, nil
 	}

@@ -62,9 +62,9 @@ func viewFixture(t *testing.T) (*fake.Client, []*seeds.SMS) {
 func runViewOn(t *testing.T, c *fake.Client, args ...string) (int, string, string, error) {
 	t.Helper()
 	var out, errw bytes.Buffer
-	e := Env{Stdout: &out, Stderr: &errw, Connect: func(context.Context, string) (Client, io.Closer, error) {
+	e := *withSeeds(&Env{Stdout: &out, Stderr: &errw, Connect: func(context.Context, string) (Client, io.Closer, error) {
 		return c, nopCloser{}, nil
-	}}
+	}})
 	code := Main(context.Background(), e, args)
 	o, ew := out.String(), errw.String()
 	err := Run(context.Background(), e, args)

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/keys"
-	"github.com/hbkit/hbkit/seeds/seedsim"
 	"github.com/hbkit/hbkit/sim"
 )
 
@@ -61,8 +60,8 @@ type workloadFlags struct {
 
 func (w *workloadFlags) register(fs *flag.FlagSet, defaultRecords int64) {
 	fs.Int64Var(&w.records, "records", defaultRecords, "number of generated records")
-	fs.IntVar(&w.mobiles, "mobiles", 0, "distinct mobiles (SMS), hosts (logs) or customers (orders); 0: the workload's default")
-	fs.IntVar(&w.accounts, "accounts", 0, "SMS sending accounts (0: 100)")
+	fs.IntVar(&w.mobiles, "mobiles", 0, "distinct owners of keys (sim.Config.Entities: mobiles, hosts, customers ...); 0: the workload's default")
+	fs.IntVar(&w.accounts, "accounts", 0, "sending accounts (sim.Config.Accounts; 0: 100)")
 	fs.IntVar(&w.days, "days", 0, "length of the time window in days (0: 30)")
 	fs.StringVar(&w.start, "start", "", "start of the time window, `YYYY-MM-DD` UTC (default 2025-01-01)")
 	fs.Float64Var(&w.zipf, "zipf", 0, "Zipf exponent (> 1) of the entities' popularity: some mobiles far busier than others (0: uniform)")
@@ -142,7 +141,7 @@ func runSimulate(ctx context.Context, e *Env, args []string) error {
 		return ErrUsage
 	}
 	if f.list {
-		for _, n := range seedsim.BuiltinNames() {
+		for _, n := range registeredNames(e.Workloads) {
 			fmt.Fprintln(e.Stdout, n)
 		}
 		return nil
@@ -152,7 +151,7 @@ func runSimulate(ctx context.Context, e *Env, args []string) error {
 		fs.Usage()
 		return ErrUsage
 	}
-	src, err := simulateSource(&f)
+	src, err := simulateSource(e, &f)
 	if err != nil {
 		return err
 	}
@@ -178,13 +177,13 @@ func runSimulate(ctx context.Context, e *Env, args []string) error {
 
 // simulateSource returns the generated workload of --schema, or the keys
 // of --sample (with the schema's split keys when --schema is given too).
-func simulateSource(f *simulateFlags) (sim.Source, error) {
+func simulateSource(e *Env, f *simulateFlags) (sim.Source, error) {
 	if f.sample == "" {
 		cfg, err := f.work.config()
 		if err != nil {
 			return nil, err
 		}
-		return seedsim.Builtin(f.schema, cfg)
+		return e.workload(f.schema, cfg)
 	}
 	var splits [][]byte
 	name := f.sample
@@ -194,7 +193,7 @@ func simulateSource(f *simulateFlags) (sim.Source, error) {
 			return nil, err
 		}
 		cfg.Records = 1
-		s, err := seedsim.Builtin(f.schema, cfg)
+		s, err := e.workload(f.schema, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -460,4 +459,15 @@ func writeFile(name string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	return fh.Close()
+}
+
+// workload returns the writes of the workload e.Workloads registers for
+// the table name; an unknown name is a *sim.ConfigError.
+func (e *Env) workload(name string, cfg sim.Config) (sim.Source, error) {
+	gen, ok := registered(e.Workloads, name)
+	if !ok {
+		return nil, &sim.ConfigError{Field: "schema", Reason: fmt.Sprintf("no built-in workload for %s (have %v)",
+			strconv.Quote(name), registeredNames(e.Workloads))}
+	}
+	return gen(cfg)
 }

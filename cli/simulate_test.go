@@ -19,7 +19,7 @@ import (
 func runCmd(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errw bytes.Buffer
-	e := Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }}
+	e := *withSeeds(&Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }})
 	code = Main(context.Background(), e, args)
 	return out.String(), errw.String(), code
 }
@@ -214,7 +214,7 @@ func TestParseBinaryKey(t *testing.T) {
 
 func TestSimulateHelp(t *testing.T) {
 	var out, errw bytes.Buffer
-	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }}
+	e := withSeeds(&Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }})
 	if err := runSimulate(context.Background(), e, []string{"-h"}); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("got %v, want flag.ErrHelp", err)
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
-	"github.com/hbkit/hbkit/seeds"
 )
 
 const tableUsage = `usage: hbkit table <subcommand> --schema NAME|FILE [flags]
@@ -35,8 +34,8 @@ Subcommands:
 --schema takes a built-in name (see "hbkit table list") or a JSON schema
 file (see the admin package documentation); repeat it or separate names
 with commas for several tables. A data table that declares indexes comes
-with its index tables: --schema sms creates, describes, truncates and
-drops sms and sms_index. A new index table over a data table that holds
+with its index tables: --schema NAME creates, describes, truncates and
+drops NAME and its index tables. A new index table over a data table that holds
 rows is reported "needs building" until "hbkit index build" has run.
 
 Flags:
@@ -75,7 +74,7 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 		return ErrUsage
 	}
 	if sub == "list" {
-		for _, n := range seeds.BuiltinNames() {
+		for _, n := range registeredNames(e.Schemas) {
 			fmt.Fprintln(e.Stdout, n)
 		}
 		return nil
@@ -210,24 +209,17 @@ func tableFlagSet(e *Env, f *tableFlags) *flag.FlagSet {
 	return fs
 }
 
-// loadSchemas resolves each --schema: one of e.Schemas, a built-in
-// name, else a file.
+// loadSchemas resolves each --schema: one of e.Schemas, else a file.
 func (e *Env) loadSchemas(names []string) ([]schema.Definition, error) {
 	var out []schema.Definition
 	for _, n := range names {
-		if d, ok := e.Schemas[n]; ok {
+		if d, ok := registered(e.Schemas, n); ok {
 			out = append(out, d)
 			continue
-		}
-		if d, err := seeds.Builtin(n); err == nil {
-			out = append(out, d)
-			continue
-		} else if !errors.Is(err, schema.ErrUnknownSchema) {
-			return nil, err
 		}
 		if _, err := os.Stat(n); err != nil {
 			return nil, fmt.Errorf("--schema %q: neither a built-in schema (%s) nor a readable file: %w",
-				n, strings.Join(seeds.BuiltinNames(), ", "), err)
+				n, strings.Join(registeredNames(e.Schemas), ", "), err)
 		}
 		defs, err := admin.LoadSchemaFile(n)
 		if err != nil {

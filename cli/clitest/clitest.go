@@ -29,6 +29,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedcli"
 	"github.com/hbkit/hbkit/seeds/seedstore"
 	"github.com/hbkit/hbkit/sim"
 )
@@ -90,8 +91,14 @@ func (h *Harness) run(ctx context.Context, args ...string) result {
 	return result{stdout: out.String(), stderr: errw.String(), err: err}
 }
 
+// env is the Env of a binary that ships the seeds (cmd/hbkit,
+// hbkit-gohbase): the scenarios name them.
 func (h *Harness) env(out, errw *bytes.Buffer) cli.Env {
-	return cli.Env{Stdout: out, Stderr: errw, Getenv: func(string) string { return "" }, Connect: h.Connect}
+	e := cli.Env{Stdout: out, Stderr: errw, Getenv: func(string) string { return "" }, Connect: h.Connect}
+	if err := seedcli.Register(&e); err != nil {
+		panic(err) // cannot happen: seeds.TestBuiltins builds every seed
+	}
+	return e
 }
 
 // mustMain runs args through cli.Main and fails t unless it exits 0.

@@ -130,3 +130,13 @@ func Builtin(name string, cfg sim.Config) (sim.Source, error) {
 func configErr(field, format string, args ...any) error {
 	return &sim.ConfigError{Field: field, Reason: fmt.Sprintf(format, args...)}
 }
+
+// Workloads returns Builtin as one generator per name of BuiltinNames:
+// the form cli.Env.Workloads registers them in.
+func Workloads() map[string]func(cfg sim.Config) (sim.Source, error) {
+	out := map[string]func(sim.Config) (sim.Source, error){}
+	for _, name := range BuiltinNames() {
+		out[name] = func(cfg sim.Config) (sim.Source, error) { return Builtin(name, cfg) }
+	}
+	return out
+}
