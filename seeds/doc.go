@@ -8,8 +8,11 @@
 //
 // The seeds are examples of the library, not part of it: no core package
 // (keys, schema, hbase, index, dao, admin) names them, which
-// TestCoreNamesNoSeed checks. The seeds live in three packages so that the
-// tests of every core package can use them without an import cycle:
+// TestCoreNamesNoSeed checks. The seeds live in four packages, each
+// importing only what it needs, so that the tests of the packages below
+// use them without an import cycle (schema's own tests that use them are
+// package schema_test; cli's register them with a helper of their own,
+// as seedcli imports cli):
 //
 //   - seeds (this package) imports only keys and schema;
 //   - seeds/seedstore is the SMS store over package dao (SMSRepo);

@@ -40,9 +40,9 @@ type Source interface {
 }
 
 // Generator produces records of type T deterministically: every call of
-// Records yields the same sequence. The generators of this package
-// (SMSWorkload, UserWorkload, LogWorkload, CustomerWorkload, OrderWorkload)
-// implement it, so that a load generator (such as the SMS demo) can write
+// Records yields the same sequence. The seeds' generators (package
+// seeds/seedsim: SMSWorkload, UserWorkload, LogWorkload ...) implement it
+// with Config's helpers (WithDefaults, Clock, Picker, NewRand), so that a load generator (such as the SMS demo) can write
 // exactly the records the simulator predicted.
 type Generator[T any] interface {
 	// Len returns the number of records.
