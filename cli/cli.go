@@ -12,9 +12,7 @@ import (
 	"strings"
 
 	"github.com/hbkit/hbkit/admin"
-	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
-	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/internal/buildinfo"
 	"github.com/hbkit/hbkit/schema"
 	"github.com/hbkit/hbkit/sim"
@@ -58,11 +56,6 @@ type Env struct {
 	// up before files. cmd/hbkit registers the seeds' here
 	// (seeds/seedcli), as any team registers its own.
 	Schemas map[string]schema.Definition
-	// Stores open the store of a schema with indexes, by the name
-	// --schema gives it (index verify, repair, rebuild): register the
-	// data table's name and its index tables' names. StoreOf makes one
-	// from a table's constructor.
-	Stores map[string]OpenStoreFunc
 	// Workloads generate the writes to a table, by the name --schema
 	// gives it (simulate; regions --compare-schema).
 	Workloads map[string]func(cfg sim.Config) (sim.Source, error)
@@ -311,30 +304,6 @@ func refused(c any, command, method, need string) *UnsupportedError {
 		return &UnsupportedError{Command: command, Call: method, Need: need, Err: err}
 	}
 	return nil
-}
-
-// IndexStore is what the index command needs of a store with indexes:
-// a *dao.Repo[T] of any T.
-type IndexStore interface {
-	Check(ctx context.Context, mode index.Mode, opts ...index.CheckOption) (index.Report, error)
-	BuildIndex(ctx context.Context, name string, opts ...index.CheckOption) (index.Report, error)
-	Name() string
-	IndexTables() []string
-}
-
-// OpenStoreFunc opens the store of a registered schema on c (Env.Stores).
-type OpenStoreFunc func(c dao.Client, opts ...dao.Option) (IndexStore, error)
-
-// StoreOf returns the OpenStoreFunc of the table build declares: dao.New
-// over it.
-func StoreOf[T any](build func() (*schema.Table[T], error)) OpenStoreFunc {
-	return func(c dao.Client, opts ...dao.Option) (IndexStore, error) {
-		t, err := build()
-		if err != nil {
-			return nil, err
-		}
-		return dao.New(c, t, opts...)
-	}
 }
 
 // registered returns m's entry for name, also when name is the full

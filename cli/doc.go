@@ -11,16 +11,20 @@
 //
 // # Who should use it
 //
+// Every command that needs a schema reads the schema document stored
+// with the table --table names (schema.DocumentAttribute), so a team's
+// tables need no binary of their own; --schema NAME and --schema-file
+// FILE take precedence (docs/cli-documents.md).
+//
 // A team that builds its own hbkit binary: its main is cmd/hbkit's,
 // with its own schemas in Env.Schemas (found by --schema NAME before
-// files), the stores of those with indexes in Env.Stores (StoreOf), their
-// workloads in Env.Workloads, or its own client in Env.Connect. cmd/hbkit
+// files), their workloads in Env.Workloads, or its own client in
+// Env.Connect. cmd/hbkit
 // registers the seeds' schemas the same way (seeds/seedcli):
 //
 //	e := cli.NativeEnv(os.Stdout, os.Stderr, os.Getenv)
 //	e.Name = "mytool"
 //	e.Schemas = map[string]schema.Definition{"readings": readings}
-//	e.Stores = map[string]cli.OpenStoreFunc{"readings": cli.StoreOf(ReadingsTable)}
 //	os.Exit(cli.Main(ctx, e, os.Args[1:]))
 //
 // Package clitest holds the scenarios both binaries share against a real

@@ -18,12 +18,6 @@ func withSeeds(e *Env) *Env {
 		}
 		e.Schemas[name] = d
 	}
-	e.Stores = map[string]OpenStoreFunc{
-		seeds.SMSTableName:       StoreOf(seeds.SMSTable),
-		seeds.SMSIndexTableName:  StoreOf(seeds.SMSTable),
-		seeds.TestTableName:      StoreOf(seeds.TestTable),
-		seeds.TestTableIndexName: StoreOf(seeds.TestTable),
-	}
 	e.Workloads = seedsim.Workloads()
 	return e
 }

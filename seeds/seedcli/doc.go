@@ -1,9 +1,8 @@
 // Package seedcli registers the seeds in the hbkit commands (package cli)
 // through the same fields of cli.Env a team fills with its own schemas:
-// their tables and index tables in Env.Schemas (table, get, scan), the
-// stores of the SMS and TestTable schemas in Env.Stores (index verify,
-// repair, rebuild), and their generated workloads in Env.Workloads
-// (simulate, regions --compare-schema).
+// their tables and index tables in Env.Schemas (table, get, scan, index),
+// and their generated workloads in Env.Workloads (simulate, regions
+// --compare-schema).
 //
 // # Who should use it
 //

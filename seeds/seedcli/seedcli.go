@@ -20,14 +20,7 @@ func Register(e *cli.Env) error {
 		}
 		schemas[name] = d
 	}
-	stores := map[string]cli.OpenStoreFunc{
-		seeds.SMSTableName:       cli.StoreOf(seeds.SMSTable),
-		seeds.SMSIndexTableName:  cli.StoreOf(seeds.SMSTable),
-		seeds.TestTableName:      cli.StoreOf(seeds.TestTable),
-		seeds.TestTableIndexName: cli.StoreOf(seeds.TestTable),
-	}
 	e.Schemas = under(e.Schemas, schemas)
-	e.Stores = under(e.Stores, stores)
 	e.Workloads = under(e.Workloads, seedsim.Workloads())
 	return nil
 }
