@@ -217,7 +217,9 @@ func openDocumentStore(c dao.Client, doc schema.Document, f indexFlags, names ma
 	case len(doc.Indexes) == 0:
 		return nil, fmt.Errorf("table %s: its schema document declares none: %w", doc.Name, dao.ErrNoIndex)
 	}
-	t, err := schema.Open(doc)
+	// The protocol needs each entry's row pointer: a document that leaves
+	// it out means the one a Go store bound to it writes (schema.Bind).
+	t, err := schema.Open(doc.WithRowPointers())
 	if err != nil {
 		return nil, err
 	}

@@ -60,15 +60,26 @@ func complete[T any](doc Document, s *structFields[T]) Document {
 		cols[i] = c
 	}
 	doc.Columns = cols
-	ixs := make([]DocIndex, len(doc.Indexes))
-	for i, ix := range doc.Indexes {
+	return doc.WithRowPointers()
+}
+
+// WithRowPointers returns a copy of d in which each index that is not
+// inverted and names no RowKeyQualifier carries the row pointer "row":
+// the index protocol of package dao needs each entry to carry its
+// record's row key, and Bind completes a document so. Tools that open a
+// stored document or a document file for that protocol (hbkit index)
+// apply it too, so that a document that leaves the pointer out means what
+// a Go store bound to it writes.
+func (d Document) WithRowPointers() Document {
+	ixs := make([]DocIndex, len(d.Indexes))
+	for i, ix := range d.Indexes {
 		if ix.RowKeyQualifier == "" && len(ix.Qualifier) == 0 {
 			ix.RowKeyQualifier = "row"
 		}
 		ixs[i] = ix
 	}
-	doc.Indexes = ixs
-	return doc
+	d.Indexes = ixs
+	return d
 }
 
 // docFieldType is the document type of a struct field of Go type t, or ""
