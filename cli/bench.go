@@ -76,7 +76,7 @@ func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
 			fmt.Fprintf(&b, "  %-16s %s\n", w.Name, w.Summary)
 		}
 		e.usage(fmt.Sprintf(benchUsage, e.clientName(), strings.TrimRight(b.String(), "\n")))
-		fs.PrintDefaults()
+		e.printFlags(fs)
 	}
 	e.connectFlags(fs, &f.zk)
 	fs.StringVar(&f.table, "table", bench.DefaultTable, "table `T` of the PE workloads, and prefix of the layer workloads' tables (PE's --table)")
@@ -115,7 +115,7 @@ func runBench(ctx context.Context, e *Env, args []string) error {
 func runBenchWith(ctx context.Context, e *Env, args []string, connect connectFunc[Client]) error {
 	var f benchFlags
 	fs := benchFlagSet(e, &f)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -88,7 +88,7 @@ func (e *Env) subcommandHelp(args []string, usage string, fs *flag.FlagSet) erro
 		return nil
 	}
 	e.usage(usage)
-	fs.PrintDefaults()
+	e.printFlags(fs)
 	if len(args) == 0 {
 		return ErrUsage
 	}
@@ -150,7 +150,24 @@ func (e *Env) quorum(flagValue string) string {
 	return defaultQuorum
 }
 
-func runVersion(_ context.Context, e *Env, _ []string) error {
+const versionUsage = `usage: hbkit version
+
+Prints hbkit's version, as the build records it (the module version the
+binary was built from), and the HBase client it runs over when that is not
+hbkit's native one.
+`
+
+func runVersion(_ context.Context, e *Env, args []string) error {
+	fs := flag.NewFlagSet("hbkit version", flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	fs.Usage = func() { e.usage(versionUsage) }
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.Stderr, "%s version: unexpected argument %q\n", e.name(), fs.Arg(0))
+		return ErrUsage
+	}
 	if e.Over != "" {
 		fmt.Fprintln(e.Stdout, e.name(), version, "over", e.Over)
 		return nil
@@ -166,12 +183,21 @@ var ErrUsage = errors.New("usage")
 // Main runs the command args names (the process's arguments after the
 // program name) and returns the exit status: 0, 1 when the command failed
 // (the error is printed on Stderr), 2 for a usage error.
+//
+// Help asked for (hbkit help CMD, hbkit CMD --help, hbkit CMD SUB -h) is
+// not an error: the command's help goes to Stdout, and the status is 0.
 func Main(ctx context.Context, e Env, args []string) int {
+	if len(args) > 1 && args[0] == "help" {
+		args = append(args[1:len(args):len(args)], "--help")
+	}
+	if asksHelp(args) {
+		e.Stderr = e.Stdout
+	}
 	err := Run(ctx, e, args)
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.Is(err, ErrUsage), errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, ErrUsage):
 		return 2
 	default:
 		fmt.Fprintf(e.Stderr, "%s %s: %v\n", e.name(), args[0], err)
@@ -201,11 +227,44 @@ func Run(ctx context.Context, e Env, args []string) error {
 	return ErrUsage
 }
 
+// parseFlags parses args with fs. An error other than flag.ErrHelp (a
+// flag fs does not define, a bad value), which fs has explained on its
+// output, wraps ErrUsage: exit status 2.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ErrUsage, err)
+}
+
+// asksHelp reports whether the arguments of a command ask for its help:
+// -h or --help (as the flag package reads them) before any "--", or help
+// as the subcommand of table or index.
+func asksHelp(args []string) bool {
+	if len(args) < 2 {
+		return false
+	}
+	if args[1] == "help" && (args[0] == "table" || args[0] == "index") {
+		return true
+	}
+	for _, a := range args[1:] {
+		switch a {
+		case "--":
+			return false
+		case "-h", "--h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
 func usage(w io.Writer, e *Env) {
 	fmt.Fprintf(w, "usage: %s <command> [flags]\n\ncommands:\n", e.name())
 	for _, c := range commands(e) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
+	fmt.Fprintf(w, "\nRun \"%s <command> --help\" (or \"%s help <command>\") for a command's flags.\n", e.name(), e.name())
 }
 
 // connectFunc opens a client, as C, through the ZooKeeper quorum zk; the

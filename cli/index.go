@@ -17,7 +17,7 @@ import (
 	"github.com/hbkit/hbkit/schema"
 )
 
-const indexUsage = `usage: hbkit index verify|repair|rebuild|build --table T [flags]
+const indexSynopsis = `usage: hbkit index verify|repair|rebuild|build --table T [flags]
        hbkit index verify|repair|rebuild|build --schema NAME|--schema-file FILE [--table T] [flags]
 
 Checks a data table against its index tables: scans the data table, then
@@ -26,29 +26,38 @@ absent, unverified, or written by another client and disagreeing),
 orphaned entries (no data row, or a data row that derives another key) and
 stale entries (carried cells that disagree). Rows and entries that other
 clients write with the same key design count only when they disagree.
+`
 
-  verify   report only; exit status 1 if anything diverges
-  repair   report, and fix what diverges (other clients' data rows are
-           never rewritten: their missing or stale entries are)
-  rebuild  rewrite every entry, and delete dead orphans
-  build    build an index that is building (created over a data table that
-           held rows, which readers refuse until then): rebuild while
-           writers keep writing, then mark it active (--index NAME: that
-           index only; every index by default)
+// indexSubcommands describes each subcommand of index.
+var indexSubcommands = []struct{ name, summary string }{
+	{"verify", "report only; exit status 1 if anything diverges"},
+	{"repair", `report, and fix what diverges (other clients' data rows are
+never rewritten: their missing or stale entries are)`},
+	{"rebuild", "rewrite every entry, and delete dead orphans"},
+	{"build", `build an index that is building (created over a data table that
+held rows, which readers refuse until then): rebuild while
+writers keep writing, then mark it active (--index NAME: that
+index only; every index by default)`},
+}
 
-The schema is the document stored with the data table --table names
+const indexAbout = `The schema is the document stored with the data table --table names
 (written by "hbkit table create", admin.EnsureTables or dao.CreateTables):
 any table that carries one is checked without --schema. --schema NAME (a
-schema the binary registers, see "hbkit table list") or --schema-file
+schema the binary registers, see "hbkit table schemas") or --schema-file
 FILE (a schema document) take precedence; with --table they are served
 under that name. A table that declares UID fields needs --uid-table, the
 UID table its ids come from. Wide tables declare no index.
 
-Long runs show progress on stderr. With --checkpoint FILE the position is
-saved after each batch; running the same command again resumes from it.
-
-Flags:
+Long runs show progress on stderr when it is a terminal (elsewhere, a
+line every few seconds). With --checkpoint FILE the position is saved
+after each batch; running the same command again resumes from it.
 `
+
+// indexUsage is the usage text of index: every subcommand when sub is
+// empty, else sub's own description.
+func indexUsage(sub string) string {
+	return subcommandUsage(indexSynopsis, "index", sub, indexSubcommands, indexAbout)
+}
 
 // indexChecker is what the command needs of a store with indexes
 // (*dao.Repo[T] of any T).
@@ -93,7 +102,7 @@ func indexFlagSet(e *Env, f *indexFlags) *flag.FlagSet {
 }
 
 func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFunc[dao.Client]) error {
-	if err := e.subcommandHelp(args, indexUsage, indexFlagSet(e, &indexFlags{})); err != nil {
+	if err := e.subcommandHelp(args, indexUsage(""), indexFlagSet(e, &indexFlags{})); err != nil {
 		return err
 	}
 	var f indexFlags
@@ -106,7 +115,11 @@ func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFun
 		return ErrUsage
 	}
 	fs := indexFlagSet(e, &f)
-	if err := fs.Parse(args[1:]); err != nil {
+	fs.Usage = func() {
+		e.usage(indexUsage(args[0]))
+		e.printFlags(fs)
+	}
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	if f.index != "" && !f.build {
@@ -277,7 +290,7 @@ func checkIndex(ctx context.Context, e *Env, t indexChecker, mode index.Mode, f 
 		}
 		opts = append(opts, index.WithCheckpoint(func(cp index.Checkpoint) error { return saveCheckpoint(f.checkpoint, cp) }))
 	}
-	bar := &progressBar{w: e.Stderr}
+	bar := newProgressBar(e.Stderr)
 	opts = append(opts, index.WithProgress(bar.update))
 	run, label := t.Check, mode.String()
 	if f.build {
@@ -359,28 +372,54 @@ func saveCheckpoint(path string, cp index.Checkpoint) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// progressBar renders Check's progress on one line of stderr, at most a
-// few times a second.
+// progressBar renders Check's progress on stderr: on a terminal, one
+// line redrawn (\r) at most five times a second; elsewhere (a log file, a
+// pipe) a plain line every logEvery, and the last one.
 type progressBar struct {
 	w     io.Writer
+	tty   bool
 	last  time.Time
 	drawn bool
 }
 
-func (p *progressBar) update(pr index.Progress) {
-	if now := time.Now(); now.Sub(p.last) >= 200*time.Millisecond || pr.Fraction >= 1 {
-		p.last = now
-		const width = 30
-		n := int(pr.Fraction * width)
-		fmt.Fprintf(p.w, "\r[%s%s] %3.0f%% pass %d/%d %s: %d rows, %d entries, missing %d, orphaned %d, stale %d ",
-			strings.Repeat("#", n), strings.Repeat(".", width-n), pr.Fraction*100, pr.Pass, pr.Passes, pr.Table,
-			pr.Report.DataRows, pr.Report.Entries, pr.Report.Missing, pr.Report.Orphaned, pr.Report.Stale)
-		p.drawn = true
+// logEvery is how often progress prints where stderr is not a terminal.
+const logEvery = 10 * time.Second
+
+func newProgressBar(w io.Writer) *progressBar {
+	return &progressBar{w: w, tty: isTerminal(w)}
+}
+
+// isTerminal reports whether w is a file open on a terminal (a character
+// device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
 	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (p *progressBar) update(pr index.Progress) {
+	every, start, end := logEvery, "", "\n"
+	if p.tty {
+		every, start, end = 200*time.Millisecond, "\r", " "
+	}
+	now := time.Now()
+	if now.Sub(p.last) < every && pr.Fraction < 1 {
+		return
+	}
+	p.last = now
+	const width = 30
+	n := int(pr.Fraction * width)
+	fmt.Fprintf(p.w, "%s[%s%s] %3.0f%% pass %d/%d %s: %d rows, %d entries, missing %d, orphaned %d, stale %d%s", start,
+		strings.Repeat("#", n), strings.Repeat(".", width-n), pr.Fraction*100, pr.Pass, pr.Passes, pr.Table,
+		pr.Report.DataRows, pr.Report.Entries, pr.Report.Missing, pr.Report.Orphaned, pr.Report.Stale, end)
+	p.drawn = true
 }
 
 func (p *progressBar) finish() {
-	if p.drawn {
+	if p.drawn && p.tty {
 		fmt.Fprintln(p.w)
 	}
 }

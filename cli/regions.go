@@ -55,7 +55,7 @@ func regionsFlagSet(e *Env, f *regionsFlags) *flag.FlagSet {
 	fs.SetOutput(e.Stderr)
 	fs.Usage = func() {
 		e.usage(regionsUsage)
-		fs.PrintDefaults()
+		e.printFlags(fs)
 	}
 	fs.StringVar(&f.table, "table", "", "table `T` to measure (\"name\" or \"namespace:name\")")
 	e.connectFlags(fs, &f.zk)
@@ -76,7 +76,7 @@ func runRegions(ctx context.Context, e *Env, args []string) error {
 func runRegionsWith(ctx context.Context, e *Env, args []string, connect connectFunc[regionsAdmin]) error {
 	var f regionsFlags
 	fs := regionsFlagSet(e, &f)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -50,7 +50,7 @@ a hash segment takes its hex digits, a bucket its number.
 The schema is the document stored with the table --table names (written
 by "hbkit table create", admin.EnsureTables or dao.CreateTables), so any
 table that carries one is read without --schema. --schema takes a schema of
-this binary, a built-in name (see "hbkit table list") or a JSON schema file
+this binary, a built-in name (see "hbkit table schemas") or a JSON schema file
 (a schema document, or see the admin package documentation), as does
 --schema-file; for a file declaring several tables, FILE#TABLE picks one.
 Either takes precedence over the stored document, and with --table reads
@@ -233,7 +233,7 @@ func (e *Env) parseView(cmd string, args []string) (viewFlags, []schema.FieldTex
 	fs := viewFlagSet(e, cmd, &f)
 	fs.Usage = func() {
 		e.usage(map[string]string{"scan": scanUsage, "get": getUsage}[cmd])
-		fs.PrintDefaults()
+		e.printFlags(fs)
 	}
 	var positional []string
 	for {

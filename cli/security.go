@@ -78,7 +78,55 @@ func (e *Env) connectFlags(fs *flag.FlagSet, zk *string) {
 	zkFlag(fs, zk)
 	e.security = &Security{}
 	for _, f := range e.security.fields() {
-		fs.StringVar(f.p, f.flag, "", f.usage+" (default $"+f.env+")")
+		fs.StringVar(f.p, f.flag, "", withEnvDefault(f.usage, f.env))
+	}
+}
+
+// withEnvDefault says in usage that the flag's default is the variable
+// env, once: a usage naming its own default gets env in front of it.
+func withEnvDefault(usage, env string) string {
+	for _, d := range []string{"(default: ", "(default "} {
+		if strings.Contains(usage, d) {
+			return strings.Replace(usage, d, "(default $"+env+", else ", 1)
+		}
+	}
+	return usage + " (default $" + env + ")"
+}
+
+// connectionFlag reports whether name is one of the flags of
+// connectFlags: --zk, or a Kerberos or TLS flag.
+func connectionFlag(name string) bool {
+	if name == "zk" {
+		return true
+	}
+	for _, f := range (&Security{}).fields() {
+		if f.flag == name {
+			return true
+		}
+	}
+	return false
+}
+
+// printFlags prints the flags of fs, as its PrintDefaults does, with the
+// connection flags (connectFlags) apart: once, as a group, at the end.
+func (e *Env) printFlags(fs *flag.FlagSet) {
+	own := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	conn := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	own.SetOutput(fs.Output())
+	conn.SetOutput(fs.Output())
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		to := own
+		if connectionFlag(f.Name) {
+			to, n = conn, n+1
+		}
+		to.Var(f.Value, f.Name, f.Usage)
+		to.Lookup(f.Name).DefValue = f.DefValue
+	})
+	own.PrintDefaults()
+	if n > 0 {
+		fmt.Fprintf(fs.Output(), "\nConnection flags (every command that talks to HBase):\n")
+		conn.PrintDefaults()
 	}
 }
 

@@ -122,7 +122,7 @@ func simulateFlagSet(e *Env, f *simulateFlags) *flag.FlagSet {
 	fs.SetOutput(e.Stderr)
 	fs.Usage = func() {
 		e.usage(simulateUsage)
-		fs.PrintDefaults()
+		e.printFlags(fs)
 	}
 	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME` whose keys to simulate (see --list)")
 	fs.StringVar(&f.sample, "sample", "", "read row keys from `FILE` instead of generating records")
@@ -145,7 +145,7 @@ func simulateFlagSet(e *Env, f *simulateFlags) *flag.FlagSet {
 func runSimulate(ctx context.Context, e *Env, args []string) error {
 	var f simulateFlags
 	fs := simulateFlagSet(e, &f)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -18,22 +18,30 @@ import (
 	"github.com/hbkit/hbkit/schema"
 )
 
-const tableUsage = `usage: hbkit table <subcommand> --schema NAME|FILE | --schema-file FILE [flags]
+const tableSynopsis = `usage: hbkit table <subcommand> --schema NAME|FILE | --schema-file FILE [flags]
        hbkit table describe|ensure|truncate|drop --table T [flags]
+       hbkit table ls [--namespace NS] [--json]
+       hbkit table schemas
+`
 
-Subcommands:
-  create    create the tables of the schema, pre-split, or check that they
-            exist as declared; safe to run again (the admin job: run it once
-            per environment). Drift is reported, never repaired.
-  ensure    the same as create
-  describe  families, options and regions (start and end keys, server,
-            requests) of the live tables, and their drift from the schema
-  truncate  remove every row, keeping the region boundaries (needs --yes)
-  drop      disable and delete the tables (needs --yes)
-  list      the names of the built-in schemas
+// tableSubcommands describes each subcommand of table, in the order of the
+// usage text.
+var tableSubcommands = []struct{ name, summary string }{
+	{"create", `create the tables of the schema, pre-split, or check that they
+exist as declared; safe to run again (the admin job: run it once
+per environment). Drift is reported, never repaired.`},
+	{"ensure", "the same as create"},
+	{"describe", `families, options and regions (start and end keys, server,
+requests) of the live tables, and their drift from the schema`},
+	{"truncate", "remove every row, keeping the region boundaries (needs --yes)"},
+	{"drop", "disable and delete the tables (needs --yes)"},
+	{"ls", `the live tables of the cluster (of --namespace NS only, if given),
+one per line, or a JSON array with --json; "list" is the same`},
+	{"schemas", "the names of the built-in schemas (--schema takes them)"},
+}
 
---schema takes a schema of this binary, a built-in name (see "hbkit table
-list") or a JSON schema file, as does --schema-file: a schema document
+const tableAbout = `--schema takes a schema of this binary, a built-in name (see "hbkit table
+schemas") or a JSON schema file, as does --schema-file: a schema document
 (schema.Document: every field, key segment, column, index, UID field and
 wide layout) or a schema file (see the admin package documentation);
 repeat it or separate names with commas for several tables. create and
@@ -44,9 +52,40 @@ included (describe, ensure, truncate, drop). A data table that declares indexes 
 with its index tables: --schema NAME creates, describes, truncates and
 drops NAME and its index tables. A new index table over a data table that holds
 rows is reported "needs building" until "hbkit index build" has run.
-
-Flags:
 `
+
+// tableUsage is the usage text of table: every subcommand when sub is
+// empty, else sub's own description.
+func tableUsage(sub string) string {
+	return subcommandUsage(tableSynopsis, "table", sub, tableSubcommands, tableAbout)
+}
+
+// subcommandUsage is the usage text of a command with subcommands (table,
+// index): the synopsis, then every subcommand's summary, or the one of
+// sub only, then about, then the "Flags:" heading.
+func subcommandUsage(synopsis, cmd, sub string, subs []struct{ name, summary string }, about string) string {
+	var b strings.Builder
+	b.WriteString(synopsis)
+	if sub == "" {
+		b.WriteString("\nSubcommands:\n")
+	}
+	for _, s := range subs {
+		if sub != "" && s.name != sub {
+			continue
+		}
+		lines := strings.Split(s.summary, "\n")
+		if sub != "" {
+			fmt.Fprintf(&b, "\nhbkit %s %s: %s\n", cmd, s.name, strings.Join(lines, "\n"))
+			continue
+		}
+		fmt.Fprintf(&b, "  %-9s %s\n", s.name, lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(&b, "  %-9s %s\n", "", l)
+		}
+	}
+	b.WriteString("\n" + about + "\nFlags:\n")
+	return b.String()
+}
 
 func runTable(ctx context.Context, e *Env, args []string) error {
 	// The Client is also an admin.RowScanner, for describe --rows, and
@@ -69,11 +108,14 @@ type tableFlags struct {
 
 func runTableWith(ctx context.Context, e *Env, args []string, connect connectFunc[admin.Client]) error {
 	sub, f, err := e.parseTable(args)
-	if err != nil || sub == "list" {
+	if err != nil || sub == "schemas" {
 		return err
 	}
 	lazy := &lazyClient{connect: connect, zk: e.quorum(f.zk)}
 	defer lazy.close()
+	if sub == "ls" || sub == "list" {
+		return e.listTables(ctx, lazy, f)
+	}
 	named, err := e.tableSchemas(ctx, "table "+sub, lazy, f)
 	if err != nil {
 		return err
@@ -113,15 +155,19 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 	return e.tableJob(ctx, c, sub, f, named, defs, plans)
 }
 
-// parseTable parses the subcommand and flags of table, and runs list.
+// parseTable parses the subcommand and flags of table, and runs schemas.
 func (e *Env) parseTable(args []string) (string, tableFlags, error) {
 	var f tableFlags
-	if err := e.subcommandHelp(args, tableUsage, tableFlagSet(e, &tableFlags{})); err != nil {
+	if err := e.subcommandHelp(args, tableUsage(""), tableFlagSet(e, &tableFlags{})); err != nil {
 		return "", f, err
 	}
 	sub := args[0]
 	fs := tableFlagSet(e, &f)
-	if err := fs.Parse(args[1:]); err != nil {
+	fs.Usage = func() {
+		e.usage(tableUsage(sub))
+		e.printFlags(fs)
+	}
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return sub, f, err
 	}
 	if fs.NArg() > 0 {
@@ -129,15 +175,21 @@ func (e *Env) parseTable(args []string) (string, tableFlags, error) {
 		return sub, f, ErrUsage
 	}
 	switch sub {
-	case "list":
+	case "schemas":
 		for _, n := range registeredNames(e.Schemas) {
 			fmt.Fprintln(e.Stdout, n)
+		}
+		return sub, f, nil
+	case "ls", "list":
+		if len(f.schemas) > 0 || len(f.tables) > 0 {
+			fmt.Fprintf(e.Stderr, "%s table %s: lists the cluster's tables; it takes no --schema or --table\n", e.name(), sub)
+			return sub, f, ErrUsage
 		}
 		return sub, f, nil
 	case "create", "ensure", "describe", "drop", "truncate":
 	default:
 		fmt.Fprintf(e.Stderr, "%s table: unknown subcommand %q\n", e.name(), sub)
-		e.usage(tableUsage)
+		e.usage(tableUsage(""))
 		return sub, f, ErrUsage
 	}
 	switch {
@@ -149,6 +201,41 @@ func (e *Env) parseTable(args []string) (string, tableFlags, error) {
 		return sub, f, ErrUsage
 	}
 	return sub, f, nil
+}
+
+// tableLister is the call of table ls.
+type tableLister interface {
+	ListTables(ctx context.Context, namespace string) ([]string, error)
+}
+
+// listTables prints the live tables of the cluster (of f.namespace, if
+// given): one per line, or a JSON array.
+func (e *Env) listTables(ctx context.Context, lazy *lazyClient, f tableFlags) error {
+	c, err := lazy.get(ctx)
+	if err != nil {
+		return err
+	}
+	l, ok := c.(tableLister)
+	if !ok {
+		return &UnsupportedError{Command: "table ls", Call: "ListTables", Err: errors.ErrUnsupported}
+	}
+	if u := refused(c, "table ls", "ListTables", ""); u != nil {
+		return u
+	}
+	names, err := l.ListTables(ctx, f.namespace)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		if names == nil {
+			names = []string{}
+		}
+		return json.NewEncoder(e.Stdout).Encode(names)
+	}
+	for _, n := range names {
+		fmt.Fprintln(e.Stdout, n)
+	}
+	return nil
 }
 
 // tableJob runs the subcommand sub on the tables defs (named: those the

@@ -221,9 +221,9 @@ func TestTableUsageErrors(t *testing.T) {
 	if h.dialed != 0 {
 		t.Errorf("usage errors connected %d times", h.dialed)
 	}
-	out, _, err := h.run(nil, "list")
+	out, _, err := h.run(nil, "schemas")
 	if err != nil || !strings.Contains(out, "sms_index\n") {
-		t.Errorf("list: %q, %v", out, err)
+		t.Errorf("schemas: %q, %v", out, err)
 	}
 }
 

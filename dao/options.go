@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hbkit/hbkit/hbase/hbapi"
@@ -268,6 +269,18 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 			o.fail("WithTracerProvider(nil)")
 		}
 		o.ix.TracerProvider = tp
+	}
+}
+
+// WithMeterProvider sets where the metrics of the store's index checks go
+// (default: the global provider); docs/telemetry.md lists them. They carry
+// table names and counts, never row keys or values.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(o *options) {
+		if mp == nil {
+			o.fail("WithMeterProvider(nil)")
+		}
+		o.ix.MeterProvider = mp
 	}
 }
 

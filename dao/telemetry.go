@@ -3,7 +3,6 @@ package dao
 import (
 	"context"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hbkit/hbkit/index"
@@ -16,8 +15,10 @@ const instrumentationName = "github.com/hbkit/hbkit/dao"
 func newTracer(tp trace.TracerProvider) trace.Tracer { return index.NewTracer(tp, instrumentationName) }
 
 // span starts the span of one write of the store, "{op} {table}": the
-// index protocol's round trips and retries run under it. Attributes carry
-// the table and the record count, never keys or values.
+// index protocol's round trips and retries run under it. It is an
+// INTERNAL span with hbkit.* attributes (the table, the operation, the
+// record count; never keys or values), not db.* ones: the client's CLIENT
+// spans under it are the database calls.
 //
 // Without WithTracerProvider, a write is traced only when its context
 // already carries a valid span: starting a root span per write on the
@@ -36,10 +37,9 @@ func writeSpan(ctx context.Context, tracer trace.Tracer, traceAll bool, op write
 	ctx, span := tracer.Start(ctx, op.String()+" "+table, trace.WithSpanKind(trace.SpanKindInternal))
 	if span.IsRecording() {
 		span.SetAttributes(
-			attribute.String("db.system.name", "hbase"),
-			attribute.String("db.collection.name", table),
-			attribute.String("db.operation.name", op.String()),
-			attribute.Int("db.operation.batch.size", records))
+			index.AttrTable.String(table),
+			index.AttrOperation.String(op.String()),
+			index.AttrRecords.Int(records))
 	}
 	return ctx, span
 }

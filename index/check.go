@@ -175,8 +175,10 @@ func (t *Table[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (r
 		return Report{}, fmt.Errorf("index: %w: Check mode %d is not a mode: pass index.ModeVerify (report only), "+
 			"index.ModeRepair or index.ModeRebuild", ErrInvalidOption, mode)
 	}
-	ctx, span := t.span(ctx, "check", t.name, attribute.String("hbkit.index.mode", mode.String()))
+	ctx, span := t.span(ctx, "check", t.name, AttrMode.String(mode.String()))
+	var base Report // counts of the run this one resumes, counted by that run
 	defer func() {
+		t.metrics.record(ctx, t.name, mode, rep, base)
 		span.SetAttributes(attribute.Int64("hbkit.index.missing", rep.Missing), attribute.Int64("hbkit.index.orphaned", rep.Orphaned),
 			attribute.Int64("hbkit.index.stale", rep.Stale), attribute.Int64("hbkit.index.repaired", rep.Repaired))
 		end(span, err)
@@ -192,6 +194,7 @@ func (t *Table[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (r
 	if err != nil {
 		return Report{}, err
 	}
+	base = cp.Report
 	passes := 1 + len(t.ixs)
 	for ; cp.Pass <= passes; cp.Pass, cp.After, cp.AfterCell = cp.Pass+1, nil, nil {
 		if err := t.checkPass(ctx, mode, &o, &cp); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hbkit/hbkit/hbase/hbapi"
@@ -111,6 +112,9 @@ type Config struct {
 	// TracerProvider receives the spans of writes, reads and checks (nil:
 	// the global provider).
 	TracerProvider trace.TracerProvider
+	// MeterProvider receives the metrics of checks (nil: the global
+	// provider; docs/telemetry.md lists them).
+	MeterProvider metric.MeterProvider
 	// Tracer, when set, starts those spans instead of a tracer of this
 	// package: package dao passes its own, so that a store has one tracer.
 	Tracer trace.Tracer

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-
 	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/index/kmerge"
 	"github.com/hbkit/hbkit/keys"
@@ -522,7 +520,7 @@ func (t *Table[T]) startRead(ctx context.Context, op, index string, n int) (cont
 	if err != nil {
 		return ctx, nil, 0, nil, err
 	}
-	ctx, span := t.span(ctx, op, s.name, attribute.Int("ranges", n))
+	ctx, span := t.span(ctx, op, s.name, AttrRanges.Int(n))
 	ctx, endOp := hbapi.StartOperation(ctx, t.c)
 	done := func(err error) error {
 		err = endOp(err)

@@ -77,6 +77,7 @@ type Table[T any] struct {
 	val       *verifier // background validation of mutable writes (nil with Config.SyncVerify)
 	pending   sync.Map  // *hbase.Get queued on val -> pendingWrite[T]
 	tracer    trace.Tracer
+	metrics   checkMetrics
 	settledAt atomic.Int64 // when writers last read the indexes' states (see settled), UnixNano; -1 once all are active
 }
 
@@ -115,6 +116,7 @@ func New[T any](c Client, t *schema.Table[T], cfg Config) (*Table[T], error) {
 	if tb.tracer == nil {
 		tb.tracer = newTracer(o.tracerProvider)
 	}
+	tb.metrics = newCheckMetrics(cfg.MeterProvider)
 	tb.mode = t.WriteMode()
 	if cfg.Writes != nil {
 		tb.mode = *cfg.Writes

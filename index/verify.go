@@ -5,8 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-
 	"github.com/hbkit/hbkit/hbase/hbapi"
 )
 
@@ -311,7 +309,7 @@ func (v *verifier) waitLocked(ctx context.Context, done func() bool) error {
 // sendVerifications is the verifier's Batch: verifications and deletions
 // that do not wait for the WAL sync, under a span of their own.
 func (t *Table[T]) sendVerifications(ctx context.Context, acts []hbapi.Action) (_ []hbapi.Action, err error) {
-	ctx, span := t.span(ctx, "verify", t.name, attribute.Int("db.operation.batch.size", len(acts)))
+	ctx, span := t.span(ctx, "verify", t.name, AttrRecords.Int(len(acts)))
 	defer func() { end(span, err) }()
 	_, err = t.c.Batch(ctx, acts)
 	return nil, err

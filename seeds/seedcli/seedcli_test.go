@@ -28,11 +28,11 @@ func TestRegister(t *testing.T) {
 		t.Error("Register replaced the Env's own schema sms")
 	}
 	ctx := context.Background()
-	if err := cli.Run(ctx, e, []string{"table", "list"}); err != nil {
+	if err := cli.Run(ctx, e, []string{"table", "schemas"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := strings.Fields(out.String()), seeds.BuiltinNames(); strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("table list = %v, want %v", got, want)
+		t.Errorf("table schemas = %v, want %v", got, want)
 	}
 	out.Reset()
 	if err := cli.Run(ctx, e, []string{"simulate", "--schema", "sms_naive", "--records", "100", "--json"}); err != nil {
