@@ -16,6 +16,7 @@ import (
 	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 func newFake(t *testing.T) *fake.Client {
@@ -39,7 +40,7 @@ func newAdmin(t *testing.T, c admin.Client, opts ...admin.Option) *admin.Admin {
 
 func builtin(t testing.TB, name string) schema.Definition {
 	t.Helper()
-	d, err := schema.Builtin(name)
+	d, err := seeds.Builtin(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestEnsureTableSeed001Options(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := schema.TestTableFamily().Diff(f); diff != nil {
+	if diff := seeds.TestTableFamily().Diff(f); diff != nil {
 		t.Errorf("described family differs from the declaration: %+v", diff)
 	}
 }
@@ -378,7 +379,7 @@ func TestEnsureTablesWithIndexes(t *testing.T) {
 	ctx := context.Background()
 	c := newFake(t)
 	a := newAdmin(t, c)
-	sms, err := schema.SMSTable()
+	sms, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}

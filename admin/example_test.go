@@ -9,7 +9,7 @@ import (
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 func ExampleAdmin_EnsureTable() {
@@ -22,7 +22,7 @@ func ExampleAdmin_EnsureTable() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sms, err := schema.Builtin("sms")
+	sms, err := seeds.Builtin("sms")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func ExampleAdmin_EnsureTable() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	seed, err := schema.Builtin("TestTable")
+	seed, err := seeds.Builtin("TestTable")
 	if err != nil {
 		log.Fatal(err)
 	}

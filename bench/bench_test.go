@@ -17,6 +17,7 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 func TestAppendKey(t *testing.T) {
@@ -447,7 +448,7 @@ func TestLayerWorkloadsOnFake(t *testing.T) {
 		}
 	}
 	// plainWrite and daoWrite wrote the same rows, cell for cell.
-	st, err := schema.SMSTable()
+	st, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,7 +456,7 @@ func TestLayerWorkloadsOnFake(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rec schema.SMS
+		var rec seeds.SMS
 		if err := st.DecodeRow(res.Row(), toSchemaCells(res), &rec); err != nil {
 			t.Fatalf("row %q does not decode: %v", res.Row(), err)
 		}

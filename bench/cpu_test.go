@@ -12,7 +12,7 @@ import (
 
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // BenchmarkIndexedWriteCPU measures the client's side of indexedWrite
@@ -83,7 +83,7 @@ func BenchmarkIndexedWriteCPU(b *testing.B) {
 // cpuLayers opens the layer workloads' stores over nopData (tables created
 // in a fake, which only the admin side sees) for calls of n records, and
 // returns them with 100 records of the workload (layers.record).
-func cpuLayers(b *testing.B, n int) (*layers, []*schema.SMS) {
+func cpuLayers(b *testing.B, n int) (*layers, []*seeds.SMS) {
 	b.Helper()
 	admin, err := fake.New()
 	if err != nil {
@@ -98,7 +98,7 @@ func cpuLayers(b *testing.B, n int) (*layers, []*schema.SMS) {
 		b.Fatal(err)
 	}
 	rng := mrand.New(mrand.NewPCG(1, 2))
-	recs := make([]*schema.SMS, 100)
+	recs := make([]*seeds.SMS, 100)
 	for i := range recs {
 		recs[i] = l.record(rng, int64(i))
 	}

@@ -37,7 +37,7 @@
 // workloads. DropTables removes it.
 //
 // Four more workloads measure hbkit's own layers on the SMS table of the
-// seeds (schema.SMSTable, served under names starting with the table
+// seeds (seeds.SMSTable, served under names starting with the table
 // option's): plainWrite sends the encoded rows as plain puts in one Batch
 // per BatchSize records, daoWrite writes the same records with dao.Repo
 // PutBatch over the data table alone (a schema without the index), and

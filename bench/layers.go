@@ -9,6 +9,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // layerNames are the cluster names of the layer workloads' tables.
@@ -38,20 +39,20 @@ func (n layerNames) all() []string {
 type layers struct {
 	r                    *Runner
 	names                layerNames
-	st                   *schema.Table[schema.SMS]
-	ixDef                *schema.Index[schema.SMS] // the SMS index, for dualBatch
-	repo                 *dao.Repo[schema.SMS]     // daoWrite: the SMS data table alone, no index declared
-	ix                   *dao.Repo[schema.SMS]     // indexedWrite: the SMS schema with its index
-	strict, mutable, vor *dao.Repo[schema.SMS]     // strictWrite, mutableWrite, verifyOnReadWrite (modes.go)
+	st                   *schema.Table[seeds.SMS]
+	ixDef                *schema.Index[seeds.SMS] // the SMS index, for dualBatch
+	repo                 *dao.Repo[seeds.SMS]     // daoWrite: the SMS data table alone, no index declared
+	ix                   *dao.Repo[seeds.SMS]     // indexedWrite: the SMS schema with its index
+	strict, mutable, vor *dao.Repo[seeds.SMS]     // strictWrite, mutableWrite, verifyOnReadWrite (modes.go)
 	base                 time.Time
 }
 
 // smsDataOnly is the SMS data table without its index, under the SMS
 // table's name: the store daoWrite measures, dao's own cost with no index
-// protocol (schema.SMSDataTable; TestSMSDataOnlyRows holds it to
-// schema.SMSTable, row for row).
-func smsDataOnly(st *schema.Table[schema.SMS]) (*schema.Table[schema.SMS], error) {
-	return schema.SMSDataTable(st.Name().String())
+// protocol (seeds.SMSDataTable; TestSMSDataOnlyRows holds it to
+// seeds.SMSTable, row for row).
+func smsDataOnly(st *schema.Table[seeds.SMS]) (*schema.Table[seeds.SMS], error) {
+	return seeds.SMSDataTable(st.Name().String())
 }
 
 // newLayers creates the SMS tables when missing and opens the stores on
@@ -59,7 +60,7 @@ func smsDataOnly(st *schema.Table[schema.SMS]) (*schema.Table[schema.SMS], error
 // the schema's 20 and 10): the workloads measure the client layers, and a
 // shared test cluster is spared thirty regions.
 func (r *Runner) newLayers(ctx context.Context) (*layers, error) {
-	st, err := schema.SMSTable()
+	st, err := seeds.SMSTable()
 	if err != nil {
 		return nil, err
 	}
@@ -109,10 +110,10 @@ func (r *Runner) newLayers(ctx context.Context) (*layers, error) {
 // record returns the SMS record of row i: one mobile number per row, sent
 // i milliseconds after the run's start, by one of 100 accounts, with 70
 // letters of content.
-func (l *layers) record(rng *mrand.Rand, i int64) *schema.SMS {
+func (l *layers) record(rng *mrand.Rand, i int64) *seeds.SMS {
 	content := make([]byte, 70)
 	fillValue(rng, content)
-	return &schema.SMS{
+	return &seeds.SMS{
 		Mobile:    fmt.Sprintf("139%08d", i%100_000_000),
 		SentAt:    l.base.Add(time.Duration(i) * time.Millisecond),
 		Seq:       uint64(i % (1 << 16)),
@@ -125,14 +126,14 @@ func (l *layers) record(rng *mrand.Rand, i int64) *schema.SMS {
 // client returns a layer workload's client: records collect until a batch
 // is full, then go out in one call, whose latency is recorded.
 func (l *layers) client(k kind, t int, rng *mrand.Rand) (client, error) {
-	batch := make([]*schema.SMS, 0, l.r.o.batchSize)
-	var send func(ctx context.Context, recs []*schema.SMS) error
+	batch := make([]*seeds.SMS, 0, l.r.o.batchSize)
+	var send func(ctx context.Context, recs []*seeds.SMS) error
 	var floor *mutableFloor
 	switch k {
 	case kindPlainWrite:
 		send = l.plainBatch
 	case kindDAOWrite:
-		send = func(ctx context.Context, recs []*schema.SMS) error {
+		send = func(ctx context.Context, recs []*seeds.SMS) error {
 			_, err := l.repo.PutBatch(ctx, recs)
 			return err
 		}
@@ -145,7 +146,7 @@ func (l *layers) client(k kind, t int, rng *mrand.Rand) (client, error) {
 		send = floor.batch
 	default: // kindIndexedWrite, kindStrictWrite, kindMutableWrite, kindVerifyOnReadWrite
 		store := l.indexedStore(k)
-		send = func(ctx context.Context, recs []*schema.SMS) error {
+		send = func(ctx context.Context, recs []*seeds.SMS) error {
 			_, err := store.PutBatch(ctx, recs)
 			return err
 		}
@@ -153,7 +154,7 @@ func (l *layers) client(k kind, t int, rng *mrand.Rand) (client, error) {
 	next := l.record
 	if k == kindMutableWrite || k == kindVerifyOnReadWrite || k == kindMixedPlainWrite || k == kindMutableFloor {
 		lag, first := 2*int64(cap(batch)), int64(t)*int64(l.r.o.rows)
-		next = func(rng *mrand.Rand, i int64) *schema.SMS { return l.mixedRecord(rng, i, first, lag) }
+		next = func(rng *mrand.Rand, i int64) *seeds.SMS { return l.mixedRecord(rng, i, first, lag) }
 	}
 	flush := func(ctx context.Context) error {
 		if len(batch) == 0 {
@@ -196,7 +197,7 @@ func (l *layers) client(k kind, t int, rng *mrand.Rand) (client, error) {
 
 // plainBatch writes the rows dao would write for recs, encoded with the
 // schema, as plain puts in one Batch.
-func (l *layers) plainBatch(ctx context.Context, recs []*schema.SMS) error {
+func (l *layers) plainBatch(ctx context.Context, recs []*seeds.SMS) error {
 	actions := make([]hbase.Action, len(recs))
 	for i, rec := range recs {
 		var row schema.Row
@@ -211,7 +212,7 @@ func (l *layers) plainBatch(ctx context.Context, recs []*schema.SMS) error {
 
 // dualBatch writes each record's data row and index entry as plain puts
 // in one Batch, with no protocol: the least any indexed write costs.
-func (l *layers) dualBatch(ctx context.Context, recs []*schema.SMS) error {
+func (l *layers) dualBatch(ctx context.Context, recs []*seeds.SMS) error {
 	actions, err := l.dualActions(make([]hbase.Action, 0, 2*len(recs)), recs, l.names.dual, l.names.dualIndex, nil)
 	if err != nil {
 		return err
@@ -223,7 +224,7 @@ func (l *layers) dualBatch(ctx context.Context, recs []*schema.SMS) error {
 // dualActions appends to dst each record's index entry and data row as
 // plain puts into the tables index and data, and calls row, if set, with
 // each data row key.
-func (l *layers) dualActions(dst []hbase.Action, recs []*schema.SMS, data, index string, row func(key []byte)) ([]hbase.Action, error) {
+func (l *layers) dualActions(dst []hbase.Action, recs []*seeds.SMS, data, index string, row func(key []byte)) ([]hbase.Action, error) {
 	for _, rec := range recs {
 		var r, entry schema.Row
 		if err := l.st.EncodeRow(&r, rec); err != nil {
@@ -247,7 +248,7 @@ func rowPut(table string, row *schema.Row) *hbase.Put {
 
 // indexedStore is the store of an indexed write workload, nil for the
 // others.
-func (l *layers) indexedStore(k kind) *dao.Repo[schema.SMS] {
+func (l *layers) indexedStore(k kind) *dao.Repo[seeds.SMS] {
 	switch k {
 	case kindIndexedWrite:
 		return l.ix

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
-// TestSMSDataOnlyRows holds smsDataOnly to schema.SMSTable: the same row
+// TestSMSDataOnlyRows holds smsDataOnly to seeds.SMSTable: the same row
 // key and cells for every record, the same check, and no index.
 func TestSMSDataOnlyRows(t *testing.T) {
-	st, err := schema.SMSTable()
+	st, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func TestSMSDataOnlyRows(t *testing.T) {
 	if got, want := plain.Fields(), st.Fields(); !slices.Equal(got, want) {
 		t.Fatalf("fields %v, want %v", got, want)
 	}
-	recs := []*schema.SMS{
+	recs := []*seeds.SMS{
 		{Mobile: "13912345678", SentAt: time.Date(2026, 11, 22, 1, 2, 3, 4e6, time.UTC), Seq: 7, Account: "acct001", Content: "hello", Delivered: true},
 		{Mobile: "13900000000", SentAt: time.Unix(0, 0).UTC(), Account: "a"},
 	}
@@ -54,7 +55,7 @@ func TestSMSDataOnlyRows(t *testing.T) {
 			}
 		}
 	}
-	bad := &schema.SMS{Mobile: "1391234567x", SentAt: time.Now(), Account: "a"}
+	bad := &seeds.SMS{Mobile: "1391234567x", SentAt: time.Now(), Account: "a"}
 	if err := plain.Check(bad); err == nil {
 		t.Fatal("smsDataOnly accepted a mobile that is not 11 digits")
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // The write-mode workloads (issue 15). indexedWrite is the SMS schema's
@@ -42,7 +43,7 @@ func (n modeTables) all() []string {
 
 // modeStores opens the stores of the write-mode workloads, creating their
 // tables (one region each, like the layer workloads') when missing.
-func (r *Runner) modeStores(ctx context.Context, st *schema.Table[schema.SMS]) (strict, mutable, vor *dao.Repo[schema.SMS], err error) {
+func (r *Runner) modeStores(ctx context.Context, st *schema.Table[seeds.SMS]) (strict, mutable, vor *dao.Repo[seeds.SMS], err error) {
 	n := r.modeTables()
 	ixDef := st.Indexes()[0]
 	for _, t := range []struct {
@@ -54,7 +55,7 @@ func (r *Runner) modeStores(ctx context.Context, st *schema.Table[schema.SMS]) (
 			return nil, nil, nil, err
 		}
 	}
-	open := func(data, index string, mode schema.WriteMode) (*dao.Repo[schema.SMS], error) {
+	open := func(data, index string, mode schema.WriteMode) (*dao.Repo[seeds.SMS], error) {
 		return dao.New(r.data, st, dao.WithWriteMode(mode), dao.WithClock(r.o.now), dao.WithTableNames(map[string]string{
 			st.Name().String(): data, ixDef.Name().String(): index,
 		}))
@@ -98,7 +99,7 @@ func (r *Runner) ensureTable(ctx context.Context, name string, def schema.Defini
 // writes one row key twice. A thread's first rows (from first, where its
 // range starts) have nothing of its own to rewrite yet and are new
 // records.
-func (l *layers) mixedRecord(rng *mrand.Rand, i, first, lag int64) *schema.SMS {
+func (l *layers) mixedRecord(rng *mrand.Rand, i, first, lag int64) *seeds.SMS {
 	j := i - lag
 	if i%4 < 2 || j < first { // rows below first are another thread's
 		return l.record(rng, i)
@@ -114,7 +115,7 @@ func (l *layers) mixedRecord(rng *mrand.Rand, i, first, lag int64) *schema.SMS {
 
 // mixedPlainBatch writes recs as plain puts of their data rows, the
 // mixed stream's floor.
-func (l *layers) mixedPlainBatch(ctx context.Context, recs []*schema.SMS) error {
+func (l *layers) mixedPlainBatch(ctx context.Context, recs []*seeds.SMS) error {
 	actions := make([]hbase.Action, len(recs))
 	for i, rec := range recs {
 		var row schema.Row
@@ -138,7 +139,7 @@ type mutableFloor struct {
 	gets []hbase.Action // the previous batch's reads
 }
 
-func (f *mutableFloor) batch(ctx context.Context, recs []*schema.SMS) error {
+func (f *mutableFloor) batch(ctx context.Context, recs []*seeds.SMS) error {
 	n := f.l.r.modeTables()
 	actions := make([]hbase.Action, 0, 2*len(recs)+len(f.gets))
 	actions = append(actions, f.gets...)

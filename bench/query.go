@@ -6,7 +6,8 @@ import (
 	mrand "math/rand/v2"
 
 	"github.com/hbkit/hbkit/dao"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // layerAccounts is the number of accounts the layer workloads' records
@@ -18,7 +19,7 @@ const layerAccounts = 100
 func accountOf(i int64) string { return fmt.Sprintf("acct%03d", i%layerAccounts) }
 
 // accountDayClients returns the clients of accountDayQuery: operation i
-// asks dao.SMSRepo.MessagesOfAccountOnDate for the messages of accountOf(i)
+// asks seedstore.SMSRepo.MessagesOfAccountOnDate for the messages of accountOf(i)
 // on the UTC day of the layer workloads' first record, over the tables
 // indexedWrite fills. Run indexedWrite first with the same WithStart (or
 // on the same day); a client none of whose queries found a message fails
@@ -34,9 +35,9 @@ func (r *Runner) accountDayClients(ctx context.Context) (func(int, *mrand.Rand) 
 			return nil, fmt.Errorf("%w (table %s does not exist: run indexedWrite first)", ErrNoData, t)
 		}
 	}
-	repo, err := dao.NewSMS(r.data, append(r.o.modeOptions(), dao.WithTableNames(map[string]string{
-		schema.SMSTableName:      n.indexed,
-		schema.SMSIndexTableName: n.index,
+	repo, err := seedstore.NewSMS(r.data, append(r.o.modeOptions(), dao.WithTableNames(map[string]string{
+		seeds.SMSTableName:      n.indexed,
+		seeds.SMSIndexTableName: n.index,
 	}))...)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // TestWriteRecordsMatchIndexedWrite: the file WriteRecords writes holds the
@@ -59,12 +60,12 @@ func TestWriteRecordsMatchIndexedWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo, err := dao.New(c, data, dao.WithTableNames(map[string]string{schema.SMSTableName: r.layerNames().indexed}))
+	repo, err := dao.New(c, data, dao.WithTableNames(map[string]string{seeds.SMSTableName: r.layerNames().indexed}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for m, err := range repo.Scan(ctx, dao.Query[schema.SMS]{}) {
+	for m, err := range repo.Scan(ctx, dao.Query[seeds.SMS]{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,9 +147,9 @@ func TestAccountDayQueryOnFake(t *testing.T) {
 	}
 }
 
-func mustSMS(t *testing.T) *schema.Table[schema.SMS] {
+func mustSMS(t *testing.T) *schema.Table[seeds.SMS] {
 	t.Helper()
-	st, err := schema.SMSTable()
+	st, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}

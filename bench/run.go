@@ -69,7 +69,7 @@ func workloads() []workload {
 		{WorkloadInfo{"mixedPlainWrite", "mutableWrite's stream as plain puts of the data rows", "", true}, kindMixedPlainWrite},
 		{WorkloadInfo{"mutableFloor", "mutableWrite's stream as the least a mutable scheme that reads back can do: data rows and entries as plain puts, and one Get per row sent with the next batch", "", true}, kindMutableFloor},
 		{WorkloadInfo{"dualWrite", "SMS rows and their index entries as plain puts in one Batch, no protocol: the floor of indexedWrite", "", true}, kindDualWrite},
-		{WorkloadInfo{"accountDayQuery", "an account's messages on a day through the index (dao.SMSRepo.MessagesOfAccountOnDate) over indexedWrite's tables", "", false}, kindAccountDayQuery},
+		{WorkloadInfo{"accountDayQuery", "an account's messages on a day through the index (seedstore.SMSRepo.MessagesOfAccountOnDate) over indexedWrite's tables", "", false}, kindAccountDayQuery},
 	}
 }
 

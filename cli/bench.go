@@ -95,7 +95,7 @@ func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
 	fs.StringVar(&f.start, "start", "", "send `TIME` (RFC 3339) of the layer workloads' first record (default: when each starts)")
 	fs.StringVar(&f.records, "records", "", "write the layer workloads' records to `FILE` and exit")
 	fs.IntVar(&f.serverPID, "server-pid", 0, "report the CPU time per row that process `PID` (a local HBase's JVM) spent during each workload, next to the client's own")
-	fs.StringVar(&f.writeMode, "write-mode", "", "write indexedWrite's records, and read them in accountDayQuery, through a store in `MODE` (strict, mutable, insert-only, verify-on-read) instead of the SMS schema's own (insert-only)")
+	fs.StringVar(&f.writeMode, "write-mode", "", "write indexedWrite's records, and read them in accountDayQuery, through a store in `MODE` (strict, mutable, insert-only, verify-on-read) instead of the schema's own (insert-only)")
 	return fs
 }
 

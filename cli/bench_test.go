@@ -34,7 +34,7 @@ func fakeBench(t *testing.T) (connectFunc[Client], *string) {
 func runBenchTest(t *testing.T, connect connectFunc[Client], vars map[string]string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errw bytes.Buffer
-	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(k string) string { return vars[k] }}
+	e := withSeeds(&Env{Stdout: &out, Stderr: &errw, Getenv: func(k string) string { return vars[k] }})
 	err = runBenchWith(context.Background(), e, args, connect)
 	return out.String(), errw.String(), err
 }

@@ -6,13 +6,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/internal/buildinfo"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/sim"
 )
 
 // Client is what the commands use of HBase: hbkit's data and admin calls.
@@ -49,9 +52,13 @@ type Env struct {
 	// names it.
 	Over string
 	// Schemas are a team's own schemas, by the name --schema gives them
-	// (table, get, scan); they are looked up before the built-in ones
-	// and before files.
+	// (table, get, scan; "default:NAME" finds NAME too); they are looked
+	// up before files. cmd/hbkit registers the seeds' here
+	// (seeds/seedcli), as any team registers its own.
 	Schemas map[string]schema.Definition
+	// Workloads generate the writes to a table, by the name --schema
+	// gives it (simulate; regions --compare-schema).
+	Workloads map[string]func(cfg sim.Config) (sim.Source, error)
 
 	security *Security // the flags of connectFlags, once registered
 }
@@ -356,4 +363,24 @@ func refused(c any, command, method, need string) *UnsupportedError {
 		return &UnsupportedError{Command: command, Call: method, Need: need, Err: err}
 	}
 	return nil
+}
+
+// registered returns m's entry for name, also when name is the full
+// "default:NAME" form of a registered NAME.
+func registered[V any](m map[string]V, name string) (V, bool) {
+	if v, ok := m[name]; ok {
+		return v, true
+	}
+	bare, ok := strings.CutPrefix(name, "default:")
+	if !ok {
+		var none V
+		return none, false
+	}
+	v, ok := m[bare]
+	return v, ok
+}
+
+// registeredNames returns the names m registers, sorted.
+func registeredNames[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }

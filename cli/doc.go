@@ -17,8 +17,10 @@
 // FILE take precedence (docs/cli-documents.md).
 //
 // A team that builds its own hbkit binary: its main is cmd/hbkit's,
-// with its own schemas in Env.Schemas (found by --schema NAME before the
-// built-in ones) or its own client in Env.Connect:
+// with its own schemas in Env.Schemas (found by --schema NAME before
+// files), their workloads in Env.Workloads, or its own client in
+// Env.Connect. cmd/hbkit
+// registers the seeds' schemas the same way (seeds/seedcli):
 //
 //	e := cli.NativeEnv(os.Stdout, os.Stderr, os.Getenv)
 //	e.Name = "mytool"

@@ -13,7 +13,7 @@ import (
 )
 
 // The schema of a command comes from one of three places, in this order:
-// --schema NAME (a schema of Env.Schemas, a built-in one, or a file),
+// --schema NAME (a schema of Env.Schemas, or a file),
 // --schema-file FILE (a schema file or document), else the schema
 // document stored with the table --table names (schema.DocumentAttribute,
 // written when admin or dao created the table).
@@ -140,8 +140,8 @@ func (e *Env) schemaDocument(f schemaFlags) (schema.Document, error) {
 }
 
 // dataTableOf returns the data table of the index table that the
-// --schema argument name resolved to: from the same file, among
-// Env.Schemas, or built in.
+// --schema argument name resolved to: from the same file, or among
+// Env.Schemas.
 func (e *Env) dataTableOf(name string, ix schema.IndexDefinition) (schema.Definition, error) {
 	data := ix.DataTable()
 	if file, _, ok := strings.Cut(name, "#"); ok {

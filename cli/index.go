@@ -43,7 +43,7 @@ index only; every index by default)`},
 const indexAbout = `The schema is the document stored with the data table --table names
 (written by "hbkit table create", admin.EnsureTables or dao.CreateTables):
 any table that carries one is checked without --schema. --schema NAME (a
-schema of the binary, or a built-in one: sms, TestTable) or --schema-file
+schema the binary registers, see "hbkit table schemas") or --schema-file
 FILE (a schema document) take precedence; with --table they are served
 under that name. A table that declares UID fields needs --uid-table, the
 UID table its ids come from. Wide tables declare no index.
@@ -88,7 +88,7 @@ type indexFlags struct {
 func indexFlagSet(e *Env, f *indexFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
-	fs.StringVar(&f.from.schema, "schema", "", "schema `NAME` (of this binary, or built-in: sms, TestTable) or schema FILE")
+	fs.StringVar(&f.from.schema, "schema", "", "schema `NAME` (one the binary registers) or schema FILE")
 	f.from.register(fs, "data table `T`: its stored schema document is the schema (default: the schema's own table)")
 	fs.StringVar(&f.uidTable, "uid-table", "", "the UID `TABLE` of a schema that declares UID fields")
 	e.connectFlags(fs, &f.zk)

@@ -11,6 +11,7 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // TestIndexVerifyRepairInverted runs hbkit index verify and repair on seed
@@ -22,7 +23,7 @@ func TestIndexVerifyRepairInverted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := schema.TestTable()
+	tbl, err := seeds.TestTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestIndexVerifyRepairInverted(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 6 {
-		if err := users.Put(ctx, &schema.User{UID: fmt.Sprintf("u%d", i), Province: "辽宁省", Age: 20 + int64(i%2)}); err != nil {
+		if err := users.Put(ctx, &seeds.User{UID: fmt.Sprintf("u%d", i), Province: "辽宁省", Age: 20 + int64(i%2)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,7 +57,7 @@ func TestIndexVerifyRepairInverted(t *testing.T) {
 	}
 	// Written a second ago (the fake's own clock runs ahead of the wall
 	// clock under bursts of writes).
-	p := &hbase.Put{Table: schema.TestTableIndexName, Row: []byte("辽宁省_20"), Values: map[string]map[string][]byte{"user": {"u99": []byte("1")}},
+	p := &hbase.Put{Table: seeds.TestTableIndexName, Row: []byte("辽宁省_20"), Values: map[string]map[string][]byte{"user": {"u99": []byte("1")}},
 		Timestamp: time.Now().Add(-time.Second).UnixMilli()}
 	if err := c.Put(ctx, p); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,8 @@ import (
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 type indexNopCloser struct{}
@@ -32,7 +34,7 @@ func indexFixture(t *testing.T, n int) *fake.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := schema.SMSTable()
+	st, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +48,13 @@ func indexFixture(t *testing.T, n int) *fake.Client {
 			t.Fatal(err)
 		}
 	}
-	s, err := dao.NewSMS(c)
+	s, err := seedstore.NewSMS(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []*schema.SMS
+	var recs []*seeds.SMS
 	for i := range n {
-		recs = append(recs, &schema.SMS{
+		recs = append(recs, &seeds.SMS{
 			Mobile: fmt.Sprintf("1390000%04d", i), SentAt: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC),
 			Seq: uint64(i), Account: "acct", Content: "hi",
 		})
@@ -69,7 +71,7 @@ func indexFixture(t *testing.T, n int) *fake.Client {
 func runIndexCmd(t *testing.T, c *fake.Client, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errw bytes.Buffer
-	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }}
+	e := withSeeds(&Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }})
 	err = runIndexWith(context.Background(), e, args, func(ctx context.Context, zk string) (dao.Client, io.Closer, error) {
 		if zk != "127.0.0.1:2181" && zk != "zk9:2181" {
 			t.Errorf("zk %q", zk)
@@ -86,7 +88,7 @@ func runIndexCmd(t *testing.T, c *fake.Client, args ...string) (stdout, stderr s
 func dropEntry(t *testing.T, c *fake.Client) {
 	t.Helper()
 	ctx := context.Background()
-	sc, err := c.Scan(ctx, &hbase.Scan{Table: schema.SMSIndexTableName, Limit: 1})
+	sc, err := c.Scan(ctx, &hbase.Scan{Table: seeds.SMSIndexTableName, Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +96,7 @@ func dropEntry(t *testing.T, c *fake.Client) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Delete(ctx, &hbase.Delete{Table: schema.SMSIndexTableName, Row: r.Row(), Timestamp: r.Cells[0].Timestamp}); err != nil {
+		if err := c.Delete(ctx, &hbase.Delete{Table: seeds.SMSIndexTableName, Row: r.Row(), Timestamp: r.Cells[0].Timestamp}); err != nil {
 			t.Fatal(err)
 		}
 	}

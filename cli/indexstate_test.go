@@ -11,7 +11,8 @@ import (
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/keys"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // Issue 33, item 10: the admin job given a schema with indexes creates,
@@ -77,7 +78,7 @@ func TestTableComesWithIndexTables(t *testing.T) {
 func TestTableCreateOverRowsThenIndexBuild(t *testing.T) {
 	ctx := context.Background()
 	h := newTableHarness(t)
-	sms, err := schema.Builtin("sms")
+	sms, err := seeds.Builtin("sms")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,13 +89,13 @@ func TestTableCreateOverRowsThenIndexBuild(t *testing.T) {
 	if err := a.Create(ctx, sms); err != nil { // the data table alone, as before item 10
 		t.Fatal(err)
 	}
-	old, err := dao.NewSMS(h.c, dao.WithUnindexedWrites()) // rows without entries
+	old, err := seedstore.NewSMS(h.c, dao.WithUnindexedWrites()) // rows without entries
 	if err != nil {
 		t.Fatal(err)
 	}
 	const n = 25
 	for i := range n {
-		m := &schema.SMS{Mobile: fmt.Sprintf("1390000%04d", i), SentAt: time.Date(2026, 11, 27, 9, 0, i, 0, time.UTC), Account: "acct", Content: "hi"}
+		m := &seeds.SMS{Mobile: fmt.Sprintf("1390000%04d", i), SentAt: time.Date(2026, 11, 27, 9, 0, i, 0, time.UTC), Account: "acct", Content: "hi"}
 		if err := old.Put(ctx, m); err != nil {
 			t.Fatal(err)
 		}
@@ -107,11 +108,11 @@ func TestTableCreateOverRowsThenIndexBuild(t *testing.T) {
 	if out, _, _ = h.run(nil, "describe", "--schema", "sms_index"); !strings.Contains(out, "attribute hbkit.index.state=building") {
 		t.Errorf("describe does not show the state:\n%s", out)
 	}
-	repo, err := dao.NewSMS(h.c)
+	repo, err := seedstore.NewSMS(h.c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := dao.Query[schema.SMS]{Ranges: []keys.KeyRange{{}}}
+	all := dao.Query[seeds.SMS]{Ranges: []keys.KeyRange{{}}}
 	x, err := repo.Index("sms_index")
 	if err != nil {
 		t.Fatal(err)

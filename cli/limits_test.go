@@ -60,8 +60,8 @@ func newLimitedFake(t *testing.T) *limitedFake {
 // limitedEnv runs commands over c, as hbkit-gohbase runs them over the
 // adapter.
 func limitedEnv(c Client, out, errw io.Writer) Env {
-	return Env{Stdout: out, Stderr: errw, Name: "hbkit-x", Over: "x 1.0",
-		Connect: func(context.Context, string) (Client, io.Closer, error) { return c, io.NopCloser(nil), nil }}
+	return *withSeeds(&Env{Stdout: out, Stderr: errw, Name: "hbkit-x", Over: "x 1.0",
+		Connect: func(context.Context, string) (Client, io.Closer, error) { return c, io.NopCloser(nil), nil }})
 }
 
 func runLimited(c Client, args ...string) (stdout, stderr string, err error) {
@@ -161,7 +161,7 @@ func TestMainExitStatus(t *testing.T) {
 		code     int
 		out, err string // substrings of stdout and stderr
 	}{
-		{"native version", func(out, errw io.Writer) Env { return Env{Stdout: out, Stderr: errw} },
+		{"native version", func(out, errw io.Writer) Env { return *withSeeds(&Env{Stdout: out, Stderr: errw}) },
 			[]string{"version"}, 0, "hbkit " + version + "\n", ""},
 		{"version over another client", func(out, errw io.Writer) Env { return limitedEnv(c, out, errw) },
 			[]string{"version"}, 0, "hbkit-x " + version + " over x 1.0\n", ""},
@@ -176,7 +176,7 @@ func TestMainExitStatus(t *testing.T) {
 		{"unsupported", func(out, errw io.Writer) Env { return limitedEnv(c, out, errw) },
 			[]string{"table", "describe", "--schema", "sms"}, 1, "",
 			"hbkit-x table: table describe needs DescribeTable to read the tables' families and options, which this client cannot do: DescribeTable: limited fake: unsupported operation\n"},
-		{"no client", func(out, errw io.Writer) Env { return Env{Stdout: out, Stderr: errw} },
+		{"no client", func(out, errw io.Writer) Env { return *withSeeds(&Env{Stdout: out, Stderr: errw}) },
 			[]string{"table", "describe", "--schema", "sms"}, 1, "", "hbkit table: connect to HBase via ZooKeeper 127.0.0.1:2181: no HBase client"},
 	}
 	for _, tt := range tests {

@@ -95,7 +95,7 @@ func runRegionsWith(ctx context.Context, e *Env, args []string, connect connectF
 			return err
 		}
 		// Check the workload before reading the whole table.
-		if _, err := sim.Builtin(f.compare, sim.Config{Records: 1, Entities: 1, Accounts: 1}); err != nil {
+		if _, err := e.workload(f.compare, sim.Config{Records: 1, Entities: 1, Accounts: 1}); err != nil {
 			return err
 		}
 	}
@@ -122,7 +122,7 @@ func runRegionsWith(ctx context.Context, e *Env, args []string, connect connectF
 	r.Elapsed = time.Since(began)
 	var cmp *sim.Comparison
 	if f.compare != "" {
-		cmp, err = compareWithSimulation(ctx, r, f.compare, cfg, f.servers)
+		cmp, err = compareWithSimulation(ctx, e, r, f.compare, cfg, f.servers)
 		if err != nil {
 			return err
 		}
@@ -240,8 +240,8 @@ func countRows(ctx context.Context, s rowScanner, table string, start, end []byt
 
 // compareWithSimulation simulates the workload with the measured table's
 // region boundaries and compares it with the measurement.
-func compareWithSimulation(ctx context.Context, measured *sim.Report, name string, cfg sim.Config, servers int) (*sim.Comparison, error) {
-	src, err := sim.Builtin(name, cfg)
+func compareWithSimulation(ctx context.Context, e *Env, measured *sim.Report, name string, cfg sim.Config, servers int) (*sim.Comparison, error) {
+	src, err := e.workload(name, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 	"github.com/hbkit/hbkit/sim"
 )
 
@@ -35,7 +35,7 @@ func TestRegionsIntegration(t *testing.T) {
 	}
 	t.Cleanup(func() { c.Close() }) // after the table is dropped
 	table := "hbkit_it_regions_" + strconv.FormatInt(time.Now().UnixNano()/1e6, 36)
-	tbl, err := schema.SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +79,8 @@ func TestRegionsIntegration(t *testing.T) {
 	}
 
 	var out, errw bytes.Buffer
-	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(k string) string { return map[string]string{"HBKIT_ZK": zk}[k] },
-		Connect: ConnectNative}
+	e := withSeeds(&Env{Stdout: &out, Stderr: &errw, Getenv: func(k string) string { return map[string]string{"HBKIT_ZK": zk}[k] },
+		Connect: ConnectNative})
 	args := []string{"--table", table, "--compare-schema", "sms", "--records", "20000", "--mobiles", "2000", "--days", "7", "--seed", "5", "--json"}
 	if err := runRegions(ctx, e, args); err != nil {
 		t.Fatalf("%v: %s", err, errw.String())
@@ -92,8 +92,8 @@ func TestRegionsIntegration(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("bad JSON: %v", err)
 	}
-	if got.Report.Rows != 20_000 || len(got.Report.Regions) != schema.SMSRegions {
-		t.Fatalf("measured %d rows in %d regions, want 20000 in %d", got.Report.Rows, len(got.Report.Regions), schema.SMSRegions)
+	if got.Report.Rows != 20_000 || len(got.Report.Regions) != seeds.SMSRegions {
+		t.Fatalf("measured %d rows in %d regions, want 20000 in %d", got.Report.Rows, len(got.Report.Regions), seeds.SMSRegions)
 	}
 	if got.Comparison.MaxPoints > 0.5 {
 		t.Errorf("simulated and measured differ by up to %.2f points per region, want < 0.5", got.Comparison.MaxPoints)

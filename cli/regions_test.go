@@ -13,6 +13,8 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedsim"
 	"github.com/hbkit/hbkit/sim"
 )
 
@@ -25,26 +27,26 @@ func (regionsNopCloser) Close() error { return nil }
 func loadSMS(t *testing.T, c *fake.Client, cfg sim.Config) {
 	t.Helper()
 	ctx := context.Background()
-	tbl, err := schema.SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	desc := hbase.TableDescriptor{Name: schema.SMSTableName, Families: []hbase.FamilyDescriptor{{Name: "cf"}}}
+	desc := hbase.TableDescriptor{Name: seeds.SMSTableName, Families: []hbase.FamilyDescriptor{{Name: "cf"}}}
 	if err := c.CreateTable(ctx, desc, tbl.SplitKeys()); err != nil {
 		t.Fatal(err)
 	}
-	if err := putSMS(ctx, c, schema.SMSTableName, cfg); err != nil {
+	if err := putSMS(ctx, c, seeds.SMSTableName, cfg); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // putSMS writes the messages of the SMS workload to table in batches.
 func putSMS(ctx context.Context, c hbase.DataClient, table string, cfg sim.Config) error {
-	tbl, err := schema.SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		return err
 	}
-	w, err := sim.NewSMSWorkload(cfg)
+	w, err := seedsim.NewSMSWorkload(cfg)
 	if err != nil {
 		return err
 	}
@@ -96,7 +98,7 @@ func (c requestCountingFake) RegionLoads(ctx context.Context, table string) ([]a
 func runRegionsOn(t *testing.T, c regionsAdmin, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errw bytes.Buffer
-	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }}
+	e := withSeeds(&Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }})
 	connect := func(ctx context.Context, zk string) (regionsAdmin, io.Closer, error) {
 		return c, regionsNopCloser{}, nil
 	}

@@ -37,7 +37,7 @@ Rows are chosen by field values, never by raw keys:
                      bucket. A hash or bucket computed from a field given
                      (md5(account), hash(mobile) % 10) is computed from its
                      value: --eq mobile=13812345678 reads one range of
-                     sms_index.
+                     an index keyed by hash(mobile) % 10 and mobile.
   --from FIELD=VALUE, --to FIELD=VALUE
                      bound the key field after those fixed by --eq, both ends
                      included, in the field's own order: on a reversed

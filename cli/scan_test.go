@@ -13,23 +13,24 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/admin"
-	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // viewFixture is the SMS tables on the fake, holding msgs written through
 // dao.
-func viewFixture(t *testing.T) (*fake.Client, []*schema.SMS) {
+func viewFixture(t *testing.T) (*fake.Client, []*seeds.SMS) {
 	t.Helper()
 	ctx := context.Background()
 	c, err := fake.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := schema.SMSTable()
+	tb, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,12 +42,12 @@ func viewFixture(t *testing.T) (*fake.Client, []*schema.SMS) {
 		t.Fatal(err)
 	}
 	base := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	var msgs []*schema.SMS
+	var msgs []*seeds.SMS
 	for i, mobile := range []string{"13812345678", "13812345678", "13812345678", "13900000001", "13700000002"} {
-		msgs = append(msgs, &schema.SMS{Mobile: mobile, SentAt: base.Add(time.Duration(i) * time.Minute),
+		msgs = append(msgs, &seeds.SMS{Mobile: mobile, SentAt: base.Add(time.Duration(i) * time.Minute),
 			Account: "acct" + string(rune('a'+i%2)), Content: "msg " + string(rune('0'+i)), Delivered: i%2 == 0})
 	}
-	repo, err := dao.NewSMS(c)
+	repo, err := seedstore.NewSMS(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,9 +62,9 @@ func viewFixture(t *testing.T) (*fake.Client, []*schema.SMS) {
 func runViewOn(t *testing.T, c *fake.Client, args ...string) (int, string, string, error) {
 	t.Helper()
 	var out, errw bytes.Buffer
-	e := Env{Stdout: &out, Stderr: &errw, Connect: func(context.Context, string) (Client, io.Closer, error) {
+	e := *withSeeds(&Env{Stdout: &out, Stderr: &errw, Connect: func(context.Context, string) (Client, io.Closer, error) {
 		return c, nopCloser{}, nil
-	}}
+	}})
 	code := Main(context.Background(), e, args)
 	o, ew := out.String(), errw.String()
 	err := Run(context.Background(), e, args)
@@ -148,7 +149,7 @@ func TestScanJSON(t *testing.T) {
 	if len(rows) != len(msgs) {
 		t.Fatalf("got %d rows, want %d", len(rows), len(msgs))
 	}
-	tb, _ := schema.SMSTable()
+	tb, _ := seeds.SMSTable()
 	for _, m := range msgs {
 		key, err := tb.AppendKey(nil, m)
 		if err != nil {
@@ -242,7 +243,7 @@ func TestScanText(t *testing.T) {
 	if code != 0 || err != nil {
 		t.Fatalf("exit %d: %v", code, err)
 	}
-	tb, _ := schema.SMSTable()
+	tb, _ := seeds.SMSTable()
 	key, _ := tb.AppendKey(nil, msgs[3])
 	for _, want := range []string{
 		"row " + schema.QuoteKey(key) + "\n",
@@ -376,7 +377,7 @@ func TestScanWide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := schema.LogDataWide()
+	w, err := seeds.LogDataWide()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +387,7 @@ func TestScanWide(t *testing.T) {
 	}
 	at := time.Date(2026, 11, 23, 10, 1, 30, 500e6, time.UTC)
 	for i, msg := range []string{"login ok", "login failed"} {
-		e := schema.UIDLogEvent{LogEvent: schema.LogEvent{Host: "web1", Event: "login", At: at.Add(time.Duration(i) * time.Second), Message: msg}, HostID: 3, EventID: 7}
+		e := seeds.UIDLogEvent{LogEvent: seeds.LogEvent{Host: "web1", Event: "login", At: at.Add(time.Duration(i) * time.Second), Message: msg}, HostID: 3, EventID: 7}
 		var cell schema.WideCell
 		if err := w.EncodeCell(&cell, &e); err != nil {
 			t.Fatal(err)

@@ -117,10 +117,10 @@ func TestSecurityFlags(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got Security
 			var out, errw bytes.Buffer
-			e := Env{Stdout: &out, Stderr: &errw, ConnectSecure: func(_ context.Context, _ string, s Security) (Client, io.Closer, error) {
+			e := *withSeeds(&Env{Stdout: &out, Stderr: &errw, ConnectSecure: func(_ context.Context, _ string, s Security) (Client, io.Closer, error) {
 				got = s
 				return nil, nil, errStop
-			}}
+			}})
 			err := Run(context.Background(), e, append(tc.args, args...))
 			if !errors.Is(err, errStop) {
 				t.Fatalf("Run: %v (stderr %s)", err, errw.String())
@@ -137,8 +137,8 @@ func TestSecurityFlags(t *testing.T) {
 // connects as before without them.
 func TestSecurityFlagsUnsupported(t *testing.T) {
 	connected := 0
-	e := Env{Stdout: io.Discard, Stderr: io.Discard, Name: "hbkit-x", Over: "x 1.0",
-		Connect: func(context.Context, string) (Client, io.Closer, error) { connected++; return nil, nil, errStop }}
+	e := *withSeeds(&Env{Stdout: io.Discard, Stderr: io.Discard, Name: "hbkit-x", Over: "x 1.0",
+		Connect: func(context.Context, string) (Client, io.Closer, error) { connected++; return nil, nil, errStop }})
 	err := Run(context.Background(), e, []string{"regions", "--table", "t", "--keytab", "/k", "--tls-ca", "/ca.pem"})
 	if !errors.Is(err, ErrSecurityUnsupported) || !strings.Contains(err.Error(), "--keytab, --tls-ca") || !strings.Contains(err.Error(), "x 1.0") {
 		t.Fatalf("got %v, want ErrSecurityUnsupported naming --keytab, --tls-ca and x 1.0", err)

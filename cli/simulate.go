@@ -66,8 +66,8 @@ type workloadFlags struct {
 
 func (w *workloadFlags) register(fs *flag.FlagSet, defaultRecords int64) {
 	fs.Int64Var(&w.records, "records", defaultRecords, "number of generated records")
-	fs.IntVar(&w.mobiles, "mobiles", 0, "distinct mobiles (SMS), hosts (logs) or customers (orders); 0: the workload's default")
-	fs.IntVar(&w.accounts, "accounts", 0, "SMS sending accounts (0: 100)")
+	fs.IntVar(&w.mobiles, "mobiles", 0, "distinct owners of keys (sim.Config.Entities: mobiles, hosts, customers ...); 0: the workload's default")
+	fs.IntVar(&w.accounts, "accounts", 0, "sending accounts (sim.Config.Accounts; 0: 100)")
 	fs.IntVar(&w.days, "days", 0, "length of the time window in days (0: 30)")
 	fs.StringVar(&w.start, "start", "", "start of the time window, `YYYY-MM-DD` UTC (default 2025-01-01)")
 	fs.Float64Var(&w.zipf, "zipf", 0, "Zipf exponent (> 1) of the entities' popularity: some mobiles far busier than others (0: uniform)")
@@ -153,7 +153,7 @@ func runSimulate(ctx context.Context, e *Env, args []string) error {
 		return ErrUsage
 	}
 	if f.list {
-		for _, n := range sim.BuiltinNames() {
+		for _, n := range registeredNames(e.Workloads) {
 			fmt.Fprintln(e.Stdout, n)
 		}
 		return nil
@@ -206,7 +206,7 @@ func (e *Env) simulateSource(ctx context.Context, f *simulateFlags) (sim.Source,
 		if err != nil {
 			return nil, err
 		}
-		return sim.Builtin(f.schema, cfg)
+		return e.workload(f.schema, cfg)
 	}
 	name, splits, err := e.sampleSplits(ctx, f)
 	if err != nil {
@@ -235,7 +235,7 @@ func (e *Env) sampleSplits(ctx context.Context, f *simulateFlags) (string, [][]b
 			return "", nil, cerr
 		}
 		cfg.Records = 1
-		s, berr := sim.Builtin(f.schema, cfg)
+		s, berr := e.workload(f.schema, cfg)
 		if berr == nil {
 			return f.schema, s.Splits(), nil
 		}
@@ -519,4 +519,15 @@ func writeFile(name string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	return fh.Close()
+}
+
+// workload returns the writes of the workload e.Workloads registers for
+// the table name; an unknown name is a *sim.ConfigError.
+func (e *Env) workload(name string, cfg sim.Config) (sim.Source, error) {
+	gen, ok := registered(e.Workloads, name)
+	if !ok {
+		return nil, &sim.ConfigError{Field: "schema", Reason: fmt.Sprintf("no built-in workload for %s (have %v)",
+			strconv.Quote(name), registeredNames(e.Workloads))}
+	}
+	return gen(cfg)
 }

@@ -12,13 +12,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hbkit/hbkit/seeds/seedsim"
 	"github.com/hbkit/hbkit/sim"
 )
 
 func runCmd(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errw bytes.Buffer
-	e := Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }}
+	e := *withSeeds(&Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }})
 	code = Main(context.Background(), e, args)
 	return out.String(), errw.String(), code
 }
@@ -131,7 +132,7 @@ func TestSimulateList(t *testing.T) {
 }
 
 func TestParseSplits(t *testing.T) {
-	src, err := sim.Builtin("sms", sim.Config{Records: 5000, Seed: 1})
+	src, err := seedsim.Builtin("sms", sim.Config{Records: 5000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestParseBinaryKey(t *testing.T) {
 
 func TestSimulateHelp(t *testing.T) {
 	var out, errw bytes.Buffer
-	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }}
+	e := withSeeds(&Env{Stdout: &out, Stderr: &errw, Getenv: func(string) string { return "" }})
 	if err := runSimulate(context.Background(), e, []string{"-h"}); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("got %v, want flag.ErrHelp", err)
 	}

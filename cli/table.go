@@ -50,8 +50,8 @@ ensure store a table's document with it (attribute hbkit.schema), so that
 every hbkit command later reads the table with --table T alone: --table
 takes the schema from the document stored with T, its index tables
 included (describe, ensure, truncate, drop). A data table that declares indexes comes
-with its index tables: --schema sms creates, describes, truncates and
-drops sms and sms_index. A new index table over a data table that holds
+with its index tables: --schema NAME creates, describes, truncates and
+drops NAME and its index tables. A new index table over a data table that holds
 rows is reported "needs building" until "hbkit index build" has run.
 `
 
@@ -177,7 +177,7 @@ func (e *Env) parseTable(args []string) (string, tableFlags, error) {
 	}
 	switch sub {
 	case "schemas":
-		for _, n := range schema.BuiltinNames() {
+		for _, n := range registeredNames(e.Schemas) {
 			fmt.Fprintln(e.Stdout, n)
 		}
 		return sub, f, nil
@@ -381,24 +381,17 @@ func (e *Env) tableSchemas(ctx context.Context, command string, lazy *lazyClient
 	return out, nil
 }
 
-// loadSchemas resolves each --schema: one of e.Schemas, a built-in
-// name, else a file.
+// loadSchemas resolves each --schema: one of e.Schemas, else a file.
 func (e *Env) loadSchemas(names []string) ([]schema.Definition, error) {
 	var out []schema.Definition
 	for _, n := range names {
-		if d, ok := e.Schemas[n]; ok {
+		if d, ok := registered(e.Schemas, n); ok {
 			out = append(out, d)
 			continue
-		}
-		if d, err := schema.Builtin(n); err == nil {
-			out = append(out, d)
-			continue
-		} else if !errors.Is(err, schema.ErrUnknownSchema) {
-			return nil, err
 		}
 		if _, err := os.Stat(n); err != nil {
 			return nil, fmt.Errorf("--schema %q: neither a built-in schema (%s) nor a readable file: %w",
-				n, strings.Join(schema.BuiltinNames(), ", "), err)
+				n, strings.Join(registeredNames(e.Schemas), ", "), err)
 		}
 		defs, err := admin.LoadSchemaFile(n)
 		if err != nil {

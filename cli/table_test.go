@@ -44,7 +44,7 @@ func newTableHarness(t *testing.T) *tableHarness {
 
 func (h *tableHarness) run(vars map[string]string, args ...string) (stdout, stderr string, err error) {
 	var out, errw bytes.Buffer
-	e := &Env{Stdout: &out, Stderr: &errw, Getenv: func(k string) string { return vars[k] }}
+	e := withSeeds(&Env{Stdout: &out, Stderr: &errw, Getenv: func(k string) string { return vars[k] }})
 	err = runTableWith(context.Background(), e, args, h.connect)
 	return out.String(), errw.String(), err
 }

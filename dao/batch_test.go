@@ -12,10 +12,11 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
-func batchOf(n int) []*schema.SMS {
-	recs := make([]*schema.SMS, n)
+func batchOf(n int) []*seeds.SMS {
+	recs := make([]*seeds.SMS, n)
 	for i := range recs {
 		recs[i] = msg("1380000000"+string(rune('0'+i%10)), t0.Add(time.Duration(i)*time.Minute), uint64(i))
 	}
@@ -147,8 +148,8 @@ func TestDeleteBatch(t *testing.T) {
 			t.Errorf("record %d present = %v (%v)", i, ok, err)
 		}
 	}
-	bad := &schema.SMS{Mobile: "x"}
-	if _, err := r.DeleteBatch(ctx, []*schema.SMS{recs[0], bad}); !errors.Is(err, dao.ErrInvalidRecord) {
+	bad := &seeds.SMS{Mobile: "x"}
+	if _, err := r.DeleteBatch(ctx, []*seeds.SMS{recs[0], bad}); !errors.Is(err, dao.ErrInvalidRecord) {
 		t.Errorf("DeleteBatch with a bad key = %v, want ErrInvalidRecord", err)
 	}
 	if _, ok, _ := r.Get(ctx, recs[0]); !ok {
@@ -164,7 +165,7 @@ func TestDeleteBatch(t *testing.T) {
 func TestIndexedWrites(t *testing.T) {
 	ctx := context.Background()
 	f := newFake(t)
-	tbl, err := schema.SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,11 +178,11 @@ func TestIndexedWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := r.Index(schema.SMSIndexTableName)
+	ix, err := r.Index(seeds.SMSIndexTableName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	entryKey := func(m *schema.SMS) string {
+	entryKey := func(m *seeds.SMS) string {
 		k, err := tbl.Indexes()[0].AppendKey(nil, m)
 		if err != nil {
 			t.Fatal(err)
@@ -192,7 +193,7 @@ func TestIndexedWrites(t *testing.T) {
 	indexed := func(t *testing.T) map[string]bool {
 		t.Helper()
 		out := map[string]bool{}
-		for m, err := range ix.Find(ctx, dao.Query[schema.SMS]{}) {
+		for m, err := range ix.Find(ctx, dao.Query[seeds.SMS]{}) {
 			if err != nil {
 				t.Fatalf("Find: %v", err)
 			}
@@ -216,7 +217,7 @@ func TestIndexedWrites(t *testing.T) {
 		if err := r.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := joinKeys(rawKeys(t, f, schema.SMSIndexTableName)), keyString([]byte(entryKey(m))); got != want {
+		if got, want := joinKeys(rawKeys(t, f, seeds.SMSIndexTableName)), keyString([]byte(entryKey(m))); got != want {
 			t.Errorf("index table rows %s, want %s", got, want)
 		}
 		if got := indexed(t); !got[string(keyOf(t, r, m))] {
@@ -327,7 +328,7 @@ func TestIndexedWrites(t *testing.T) {
 		}
 		found := indexed(t)
 		entries := map[string]bool{}
-		for _, k := range rawKeys(t, f, schema.SMSIndexTableName) {
+		for _, k := range rawKeys(t, f, seeds.SMSIndexTableName) {
 			entries[string(k)] = true
 		}
 		for i, m := range recs {
@@ -402,7 +403,7 @@ func TestPutBatchChunksInFlight(t *testing.T) {
 	c.max = 0
 	first, last := *recs[0], *recs[0]
 	first.Content, last.Content = "first", "last"
-	again := append([]*schema.SMS{&first}, recs[1:9]...)
+	again := append([]*seeds.SMS{&first}, recs[1:9]...)
 	again = append(again, &last) // the same row as the first, four chunks later
 	if _, err := r.PutBatch(ctx, again); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,8 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // The overhead benchmarks run the same work twice per iteration, once by
@@ -35,7 +37,7 @@ func BenchmarkOverheadFake(b *testing.B) {
 // SMS table r writes to: the SMS data table declared without its index,
 // so that both sides write the same single row per record (the indexed
 // store's cost is measured by bench's indexedWrite against plainWrite).
-func runOverhead(b *testing.B, c hbase.DataClient, r *dao.Repo[schema.SMS]) {
+func runOverhead(b *testing.B, c hbase.DataClient, r *dao.Repo[seeds.SMS]) {
 	ctx := context.Background()
 	table := r.Name()
 	rawRec := msg("13800000001", t0.Add(-time.Hour), 1)
@@ -67,7 +69,7 @@ func runOverhead(b *testing.B, c hbase.DataClient, r *dao.Repo[schema.SMS]) {
 		if err := r.Put(ctx, daoRec); err != nil {
 			b.Fatal(err)
 		}
-		key := &schema.SMS{Mobile: daoRec.Mobile, SentAt: daoRec.SentAt, Seq: daoRec.Seq}
+		key := &seeds.SMS{Mobile: daoRec.Mobile, SentAt: daoRec.SentAt, Seq: daoRec.Seq}
 		overhead(b,
 			func() error {
 				m, err := rawGet(ctx, c, table, rawRec, &buf)
@@ -86,7 +88,7 @@ func runOverhead(b *testing.B, c hbase.DataClient, r *dao.Repo[schema.SMS]) {
 	})
 	b.Run("Scan100", func(b *testing.B) {
 		const n = 100
-		var recs []*schema.SMS
+		var recs []*seeds.SMS
 		for i := 0; i < n; i++ {
 			recs = append(recs, msg("13900000001", t0.Add(time.Duration(i)*time.Second), 0))
 			recs = append(recs, msg("13900000002", t0.Add(time.Duration(i)*time.Second), 0))
@@ -94,7 +96,7 @@ func runOverhead(b *testing.B, c hbase.DataClient, r *dao.Repo[schema.SMS]) {
 		if _, err := r.PutBatch(ctx, recs); err != nil {
 			b.Fatal(err)
 		}
-		q := dao.Prefix(&schema.SMS{Mobile: "13900000002"}, 1)
+		q := dao.Prefix(&seeds.SMS{Mobile: "13900000002"}, 1)
 		overhead(b,
 			func() error {
 				got, err := rawScan(ctx, c, table, "13900000001")
@@ -164,18 +166,18 @@ func median(ds []time.Duration) time.Duration {
 }
 
 // rawKey builds the SMS row key by hand.
-func rawKey(dst []byte, m *schema.SMS) ([]byte, error) {
-	k, err := keys.AppendReversedDigits(dst[:0], m.Mobile, schema.SMSMobileWidth)
+func rawKey(dst []byte, m *seeds.SMS) ([]byte, error) {
+	k, err := keys.AppendReversedDigits(dst[:0], m.Mobile, seeds.SMSMobileWidth)
 	if err != nil {
 		return dst, err
 	}
 	if k, err = keys.AppendReversedTimestamp(k, m.SentAt.UnixMilli()); err != nil {
 		return dst, err
 	}
-	return keys.AppendUnique(k, m.Seq, schema.SMSSeqWidth)
+	return keys.AppendUnique(k, m.Seq, seeds.SMSSeqWidth)
 }
 
-func rawPut(ctx context.Context, c hbase.DataClient, table string, m *schema.SMS, buf *[]byte) error {
+func rawPut(ctx context.Context, c hbase.DataClient, table string, m *seeds.SMS, buf *[]byte) error {
 	k, err := rawKey(*buf, m)
 	if err != nil {
 		return err
@@ -195,13 +197,13 @@ var (
 	qa   = []byte("a")
 	qc   = []byte("c")
 	qd   = []byte("d")
-	none = &schema.SMS{}
+	none = &seeds.SMS{}
 )
 
-func rawDecode(res *hbase.Result) (*schema.SMS, error) {
-	m := new(schema.SMS)
+func rawDecode(res *hbase.Result) (*seeds.SMS, error) {
+	m := new(seeds.SMS)
 	key := res.Row()
-	mobile, rest, err := keys.DecodeReversedDigits(key, schema.SMSMobileWidth)
+	mobile, rest, err := keys.DecodeReversedDigits(key, seeds.SMSMobileWidth)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +211,7 @@ func rawDecode(res *hbase.Result) (*schema.SMS, error) {
 	if err != nil {
 		return nil, err
 	}
-	seq, _, err := keys.DecodeUnique(rest, schema.SMSSeqWidth)
+	seq, _, err := keys.DecodeUnique(rest, seeds.SMSSeqWidth)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +224,7 @@ func rawDecode(res *hbase.Result) (*schema.SMS, error) {
 	return m, nil
 }
 
-func rawGet(ctx context.Context, c hbase.DataClient, table string, m *schema.SMS, buf *[]byte) (*schema.SMS, error) {
+func rawGet(ctx context.Context, c hbase.DataClient, table string, m *seeds.SMS, buf *[]byte) (*seeds.SMS, error) {
 	k, err := rawKey(*buf, m)
 	if err != nil {
 		return nil, err
@@ -236,7 +238,7 @@ func rawGet(ctx context.Context, c hbase.DataClient, table string, m *schema.SMS
 }
 
 func rawScan(ctx context.Context, c hbase.DataClient, table, mobile string) (int, error) {
-	start, err := keys.AppendReversedDigits(nil, mobile, schema.SMSMobileWidth)
+	start, err := keys.AppendReversedDigits(nil, mobile, seeds.SMSMobileWidth)
 	if err != nil {
 		return 0, err
 	}
@@ -258,17 +260,17 @@ func rawScan(ctx context.Context, c hbase.DataClient, table, mobile string) (int
 }
 
 // BenchmarkBucketedScanFake compares a 10-bucket merged scan with a plain
-// full scan of the same 2000 rows (schema.LogDataBucketed on the fake):
+// full scan of the same 2000 rows (seeds.LogDataBucketed on the fake):
 // the cost of the goroutines, channels and heap of a merge.
 func BenchmarkBucketedScanFake(b *testing.B) {
 	r, _ := newLog(b, nil)
 	logData(b, r, rand.New(rand.NewPCG(1, 1)), 2000)
-	buckets, err := dao.BucketRanges(schema.LogBuckets, 1, nil, nil)
+	buckets, err := dao.BucketRanges(seeds.LogBuckets, 1, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	count := func(q dao.Query[schema.LogEvent]) func() error {
+	count := func(q dao.Query[seeds.LogEvent]) func() error {
 		return func() error {
 			for _, err := range r.Scan(ctx, q) {
 				if err != nil {
@@ -278,7 +280,7 @@ func BenchmarkBucketedScanFake(b *testing.B) {
 			return nil
 		}
 	}
-	compare(b, "full", count(dao.Query[schema.LogEvent]{}), "merged", count(dao.Query[schema.LogEvent]{Ranges: buckets, MergeSkip: 1}))
+	compare(b, "full", count(dao.Query[seeds.LogEvent]{}), "merged", count(dao.Query[seeds.LogEvent]{Ranges: buckets, MergeSkip: 1}))
 }
 
 // nopClient answers every call at once, successfully and empty, so that a
@@ -315,14 +317,14 @@ func (nopClient) Batch(_ context.Context, acts []hbase.Action) ([]hbase.BatchRes
 // 12.04.
 func BenchmarkIndexedPutAllocs(b *testing.B) {
 	day := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	recs := make([]*schema.SMS, 100)
+	recs := make([]*seeds.SMS, 100)
 	for i := range recs {
-		recs[i] = &schema.SMS{Mobile: "138" + strconv.Itoa(10_000_000+i), SentAt: day.Add(time.Duration(i) * time.Second),
+		recs[i] = &seeds.SMS{Mobile: "138" + strconv.Itoa(10_000_000+i), SentAt: day.Add(time.Duration(i) * time.Second),
 			Account: "acct" + strconv.Itoa(i%50), Content: "您的验证码是123456,5分钟内有效。", Delivered: i%2 == 0}
 	}
 	for _, mode := range []schema.WriteMode{schema.Strict, schema.Mutable, schema.InsertOnly} {
 		b.Run(mode.String(), func(b *testing.B) {
-			repo, err := dao.NewSMS(nopClient{}, dao.WithAsyncVerify(false), dao.WithWriteMode(mode))
+			repo, err := seedstore.NewSMS(nopClient{}, dao.WithAsyncVerify(false), dao.WithWriteMode(mode))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -13,7 +13,7 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/internal/faultnet"
 	"github.com/hbkit/hbkit/internal/ittest"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // The bounds of docs/timeouts.md for calls of dao that make several
@@ -36,10 +36,10 @@ func TestIntegrationBoundsUnderFaults(t *testing.T) {
 	r := itSMS(t, c)
 	ctx := context.Background()
 	day := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
-	msgs := func(n, from int) []*schema.SMS {
-		var out []*schema.SMS
+	msgs := func(n, from int) []*seeds.SMS {
+		var out []*seeds.SMS
 		for i := range n {
-			out = append(out, &schema.SMS{Mobile: fmt.Sprintf("1380000%04d", from+i), SentAt: day.Add(time.Duration(from+i) * time.Second),
+			out = append(out, &seeds.SMS{Mobile: fmt.Sprintf("1380000%04d", from+i), SentAt: day.Add(time.Duration(from+i) * time.Second),
 				Account: "acct", Content: "hello"})
 		}
 		return out
@@ -50,10 +50,10 @@ func TestIntegrationBoundsUnderFaults(t *testing.T) {
 	}
 	// Six messages of one mobile in one millisecond: they take Seq 0-5,
 	// and a seventh tries each of those keys before it lands.
-	same := func(n int) []*schema.SMS {
-		var out []*schema.SMS
+	same := func(n int) []*seeds.SMS {
+		var out []*seeds.SMS
 		for range n {
-			out = append(out, &schema.SMS{Mobile: "13900000000", SentAt: day, Account: "acct", Content: "same"})
+			out = append(out, &seeds.SMS{Mobile: "13900000000", SentAt: day, Account: "acct", Content: "same"})
 		}
 		return out
 	}

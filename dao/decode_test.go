@@ -8,6 +8,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // Rows the schema cannot decode, written behind the repository's back,
@@ -33,7 +34,7 @@ func TestDecodeErrors(t *testing.T) {
 			}
 			defer f.Delete(ctx, &hbase.Delete{Table: "sms", Row: []byte(tc.row)})
 			var last error
-			for m, err := range r.Scan(ctx, dao.Query[schema.SMS]{}) {
+			for m, err := range r.Scan(ctx, dao.Query[seeds.SMS]{}) {
 				if m != nil {
 					t.Errorf("decoded %+v", m)
 				}
@@ -62,7 +63,7 @@ func FuzzPageToken(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
-	q := dao.Prefix(&schema.SMS{Mobile: "13812345678"}, 1)
+	q := dao.Prefix(&seeds.SMS{Mobile: "13812345678"}, 1)
 	_, tok, err := r.Page(ctx, q, 2)
 	if err != nil || tok == "" {
 		f.Fatalf("Page = %q, %v", tok, err)

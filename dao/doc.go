@@ -44,18 +44,16 @@
 //     alone, as Count counts them. An inverted index (seed 001's
 //     province_age, one cell per record) is read the same way.
 //
-// SMSRepo is the seed-000 SMS store (schema.SMSTable) with the seed's
-// queries as calls: Messages, Latest, MessagesOfAccountOnDate and
-// CountPerDay, and Send, which never loses a message to another one of
-// the same mobile and millisecond.
+// A store of one's own adds its queries as calls over a Repo, as the
+// seeds' store (package seeds/seedstore) does.
 //
 // # UID tables
 //
 // NewUIDs opens a UID table (seed 004's LOG_TYPES): names of each kind
 // mapped to fixed-width ids, assigned on first use by an Increment and two
 // conditional writes, so two writers never get two ids for one name, and
-// cached both ways. A schema whose key holds ids (schema.Spec.UIDs, such
-// as schema.LogDataUID) is stored with WithUIDs: writes set the ids from
+// cached both ways. A schema whose key holds ids (schema.Spec.UIDs) is
+// stored with WithUIDs: writes set the ids from
 // the names, reads set the names from the ids. docs/uids.md has the
 // protocol, what a lost race leaves (UIDs.Check reports it) and numbers.
 //

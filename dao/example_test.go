@@ -10,7 +10,8 @@ import (
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase/fake"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // exampleClient returns a fake HBase holding the empty seed SMS tables:
@@ -21,7 +22,7 @@ func exampleClient() *fake.Client {
 	if err != nil {
 		log.Fatal(err)
 	}
-	tbl, err := schema.SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -39,14 +40,14 @@ func exampleClient() *fake.Client {
 // scan over the reversed-mobile + reversed-timestamp row key.
 func ExampleSMSRepo_Messages() {
 	ctx := context.Background()
-	sms, err := dao.NewSMS(exampleClient())
+	sms, err := seedstore.NewSMS(exampleClient())
 	if err != nil {
 		log.Fatal(err)
 	}
 	day := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
-	var batch []*schema.SMS
+	var batch []*seeds.SMS
 	for h := 8; h <= 12; h++ {
-		batch = append(batch, &schema.SMS{
+		batch = append(batch, &seeds.SMS{
 			Mobile: "13812345678", SentAt: day.Add(time.Duration(h) * time.Hour),
 			Account: "shop", Content: fmt.Sprintf("order %d shipped", h), Delivered: true,
 		})
@@ -70,12 +71,12 @@ func ExampleSMSRepo_Messages() {
 // naming the field; in a batch, one bad record rejects the whole batch.
 func ExampleRepo_PutBatch() {
 	ctx := context.Background()
-	sms, err := dao.NewSMS(exampleClient())
+	sms, err := seedstore.NewSMS(exampleClient())
 	if err != nil {
 		log.Fatal(err)
 	}
 	at := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
-	results, err := sms.PutBatch(ctx, []*schema.SMS{
+	results, err := sms.PutBatch(ctx, []*seeds.SMS{
 		{Mobile: "13812345678", SentAt: at, Account: "shop", Content: "hi"},
 		{Mobile: "1381234567x", SentAt: at, Account: "shop", Content: "bad mobile"},
 		{Mobile: "13812345678", SentAt: at.Add(time.Second), Content: "no account"},
@@ -106,18 +107,18 @@ func ExampleRepo_PutBatch() {
 // Paging with a resume token: each page continues exactly after the last.
 func ExampleRepo_Page() {
 	ctx := context.Background()
-	sms, err := dao.NewSMS(exampleClient())
+	sms, err := seedstore.NewSMS(exampleClient())
 	if err != nil {
 		log.Fatal(err)
 	}
 	at := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	for i := range 5 {
-		m := &schema.SMS{Mobile: "15900001111", SentAt: at.Add(time.Duration(i) * time.Minute), Account: "bank", Content: fmt.Sprint("code ", i)}
+		m := &seeds.SMS{Mobile: "15900001111", SentAt: at.Add(time.Duration(i) * time.Minute), Account: "bank", Content: fmt.Sprint("code ", i)}
 		if err := sms.Put(ctx, m); err != nil {
 			log.Fatal(err)
 		}
 	}
-	q := dao.Prefix(&schema.SMS{Mobile: "15900001111"}, 1)
+	q := dao.Prefix(&seeds.SMS{Mobile: "15900001111"}, 1)
 	for page := 1; ; page++ {
 		items, next, err := sms.Page(ctx, q, 2)
 		if err != nil {

@@ -16,6 +16,8 @@ import (
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // createTable creates the table of d on the fake, pre-split as declared.
@@ -52,14 +54,14 @@ func newFake(t testing.TB) *fake.Client {
 
 // newSMS returns a fake with the SMS tables (data and index) and a
 // repository on it.
-func newSMS(t testing.TB, c dao.Client, f *fake.Client, opts ...dao.Option) *dao.SMSRepo {
+func newSMS(t testing.TB, c dao.Client, f *fake.Client, opts ...dao.Option) *seedstore.SMSRepo {
 	t.Helper()
-	tbl, err := schema.SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	createTables(t, f, tbl)
-	r, err := dao.NewSMS(c, opts...)
+	r, err := seedstore.NewSMS(c, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +70,8 @@ func newSMS(t testing.TB, c dao.Client, f *fake.Client, opts ...dao.Option) *dao
 
 var t0 = time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
 
-func msg(mobile string, at time.Time, seq uint64) *schema.SMS {
-	return &schema.SMS{Mobile: mobile, SentAt: at, Seq: seq, Account: "acct-" + mobile[len(mobile)-2:],
+func msg(mobile string, at time.Time, seq uint64) *seeds.SMS {
+	return &seeds.SMS{Mobile: mobile, SentAt: at, Seq: seq, Account: "acct-" + mobile[len(mobile)-2:],
 		Content: fmt.Sprintf("hello %s at %d/%d", mobile, at.UnixMilli(), seq), Delivered: seq%2 == 0}
 }
 
@@ -247,13 +249,13 @@ func joinKeys(ks [][]byte) string {
 type keysRange = keys.KeyRange
 
 // plainSMSTable is a copy of the seed SMS data table without its index:
-// the same name, row key, columns and check (schema.ValidateSMS as its
+// the same name, row key, columns and check (seeds.ValidateSMS as its
 // Spec.Validate), so a store on it writes one data row per record in one
 // Batch per chunk, as the SMS store did before its index was written
 // through the store.
-func plainSMSTable(t testing.TB) *schema.Table[schema.SMS] {
+func plainSMSTable(t testing.TB) *schema.Table[seeds.SMS] {
 	t.Helper()
-	tbl, err := schema.SMSDataTable(schema.SMSTableName)
+	tbl, err := seeds.SMSDataTable(seeds.SMSTableName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +264,7 @@ func plainSMSTable(t testing.TB) *schema.Table[schema.SMS] {
 
 // newPlainSMS returns a store on the plain SMS table (plainSMSTable),
 // created on f, writing through c.
-func newPlainSMS(t testing.TB, c dao.Client, f *fake.Client, opts ...dao.Option) *dao.Repo[schema.SMS] {
+func newPlainSMS(t testing.TB, c dao.Client, f *fake.Client, opts ...dao.Option) *dao.Repo[seeds.SMS] {
 	t.Helper()
 	tbl := plainSMSTable(t)
 	createTable(t, f, tbl)

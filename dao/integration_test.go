@@ -18,6 +18,8 @@ import (
 	"github.com/hbkit/hbkit/hbase/conformance"
 	"github.com/hbkit/hbkit/internal/ittest"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // The integration tests and benchmarks run against a real HBase (make
@@ -71,13 +73,13 @@ func itTables[T any](t testing.TB, c *hbase.Client, tbl *schema.Table[T]) dao.Op
 	return dao.WithTableNames(names)
 }
 
-func itSMS(t testing.TB, c *hbase.Client) *dao.SMSRepo {
+func itSMS(t testing.TB, c *hbase.Client) *seedstore.SMSRepo {
 	t.Helper()
-	tbl, err := schema.SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := dao.NewSMS(c, itTables(t, c, tbl), dao.WithBatchSize(50))
+	r, err := seedstore.NewSMS(c, itTables(t, c, tbl), dao.WithBatchSize(50))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +99,11 @@ func TestIntegrationSMS(t *testing.T) {
 			t.Errorf("Put(%s) = %v, want ErrInvalidRecord", tc.name, err)
 		}
 	}
-	if _, err := r.PutBatch(ctx, []*schema.SMS{msg("17700000000", t0, 0), {Mobile: "1"}}); !errors.Is(err, dao.ErrInvalidRecord) {
+	if _, err := r.PutBatch(ctx, []*seeds.SMS{msg("17700000000", t0, 0), {Mobile: "1"}}); !errors.Is(err, dao.ErrInvalidRecord) {
 		t.Errorf("PutBatch with a bad record = %v, want ErrInvalidRecord", err)
 	}
-	all := collect(t, r.Repo, ctx, dao.Query[schema.SMS]{})
-	if want := expect(t, r.Repo, recs, func(*schema.SMS) bool { return true }, false, 0); !slices.EqualFunc(all, want, bytes.Equal) {
+	all := collect(t, r.Repo, ctx, dao.Query[seeds.SMS]{})
+	if want := expect(t, r.Repo, recs, func(*seeds.SMS) bool { return true }, false, 0); !slices.EqualFunc(all, want, bytes.Equal) {
 		t.Fatalf("table holds %d rows, want the %d written", len(all), len(want))
 	}
 
@@ -118,7 +120,7 @@ func TestIntegrationSMS(t *testing.T) {
 		}
 		window = append(window, keyOf(t, r.Repo, got))
 	}
-	want := expect(t, r.Repo, recs, func(s *schema.SMS) bool {
+	want := expect(t, r.Repo, recs, func(s *seeds.SMS) bool {
 		return s.Mobile == mobiles[0] && !s.SentAt.Before(from) && s.SentAt.Before(to)
 	}, false, 0)
 	if len(want) == 0 || !slices.EqualFunc(window, want, bytes.Equal) {
@@ -139,9 +141,9 @@ func TestIntegrationSMS(t *testing.T) {
 		t.Errorf("Latest = %v, %v", latest, err)
 	}
 	for _, reversed := range []bool{false, true} {
-		q := dao.Query[schema.SMS]{Reversed: reversed}
+		q := dao.Query[seeds.SMS]{Reversed: reversed}
 		full := collect(t, r.Repo, ctx, q)
-		if paged := pageAll(t, r.Repo, q, 7, func(s *schema.SMS) []byte { return keyOf(t, r.Repo, s) }); !slices.EqualFunc(paged, full, bytes.Equal) {
+		if paged := pageAll(t, r.Repo, q, 7, func(s *seeds.SMS) []byte { return keyOf(t, r.Repo, s) }); !slices.EqualFunc(paged, full, bytes.Equal) {
 			t.Errorf("reversed=%v: pages give %d rows, the scan %d", reversed, len(paged), len(full))
 		}
 	}
@@ -157,7 +159,7 @@ func TestIntegrationSMS(t *testing.T) {
 // regions) returns exactly the rows of a plain full scan, in key order.
 func TestIntegrationBucketedScan(t *testing.T) {
 	c := itClient(t)
-	tbl, err := schema.LogDataBucketed()
+	tbl, err := seeds.LogDataBucketed()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,17 +168,17 @@ func TestIntegrationBucketedScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	logData(t, r, rand.New(rand.NewPCG(1, 2)), 1000)
-	buckets, err := dao.BucketRanges(schema.LogBuckets, 1, nil, nil)
+	buckets, err := dao.BucketRanges(seeds.LogBuckets, 1, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, _ := scanLog(t, r, dao.Query[schema.LogEvent]{})
-	merged, _ := scanLog(t, r, dao.Query[schema.LogEvent]{Ranges: buckets})
+	full, _ := scanLog(t, r, dao.Query[seeds.LogEvent]{})
+	merged, _ := scanLog(t, r, dao.Query[seeds.LogEvent]{Ranges: buckets})
 	if len(full) < 900 || !slices.EqualFunc(merged, full, bytes.Equal) {
 		t.Fatalf("bucketed scan gave %d rows, the full scan %d; equal: %v", len(merged), len(full), slices.EqualFunc(merged, full, bytes.Equal))
 	}
 	for _, reversed := range []bool{false, true} {
-		q := dao.Query[schema.LogEvent]{Ranges: buckets, MergeSkip: 1, Reversed: reversed}
+		q := dao.Query[seeds.LogEvent]{Ranges: buckets, MergeSkip: 1, Reversed: reversed}
 		byTime, _ := scanLog(t, r, q)
 		if want := mergedAnswer(full, buckets, 1, reversed, 0); !slices.EqualFunc(byTime, want, bytes.Equal) {
 			t.Errorf("reversed=%v: time-ordered merge differs from the brute-force order", reversed)
@@ -195,16 +197,16 @@ func TestIntegrationInsertExists(t *testing.T) {
 	c := itClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	onIndexedAndPlain(t, c, func(t *testing.T, r *dao.Repo[schema.SMS]) {
-		a := &schema.SMS{Mobile: "13812345678", SentAt: t0, Account: "shop", Content: "first"}
-		b := &schema.SMS{Mobile: "13812345678", SentAt: t0, Account: "bank", Content: "second"}
+	onIndexedAndPlain(t, c, func(t *testing.T, r *dao.Repo[seeds.SMS]) {
+		a := &seeds.SMS{Mobile: "13812345678", SentAt: t0, Account: "shop", Content: "first"}
+		b := &seeds.SMS{Mobile: "13812345678", SentAt: t0, Account: "bank", Content: "second"}
 		if err := r.Insert(ctx, a); err != nil {
 			t.Fatalf("Insert of a new key = %v", err)
 		}
 		if err := r.Insert(ctx, b); !errors.Is(err, dao.ErrExists) {
 			t.Fatalf("Insert of an existing key = %v, want ErrExists", err)
 		}
-		results, err := r.InsertBatch(ctx, []*schema.SMS{b, msg("13812345679", t0, 0)})
+		results, err := r.InsertBatch(ctx, []*seeds.SMS{b, msg("13812345679", t0, 0)})
 		if !errors.Is(err, dao.ErrExists) || !errors.Is(results[0], dao.ErrExists) || results[1] != nil {
 			t.Errorf("InsertBatch = %v, %v; want record 0 ErrExists, record 1 written", results, err)
 		}
@@ -224,11 +226,11 @@ func TestIntegrationInsertAfterDelete(t *testing.T) {
 	c := itClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	onIndexedAndPlain(t, c, func(t *testing.T, r *dao.Repo[schema.SMS]) {
+	onIndexedAndPlain(t, c, func(t *testing.T, r *dao.Repo[seeds.SMS]) {
 		const rounds = 30
 		lost := 0
 		for i := range rounds {
-			m := &schema.SMS{Mobile: "13812345678", SentAt: t0.Add(time.Duration(i) * time.Second), Account: "shop", Content: fmt.Sprint("round ", i)}
+			m := &seeds.SMS{Mobile: "13812345678", SentAt: t0.Add(time.Duration(i) * time.Second), Account: "shop", Content: fmt.Sprint("round ", i)}
 			if err := r.Put(ctx, m); err != nil {
 				t.Fatalf("round %d: Put = %v", i, err)
 			}
@@ -253,14 +255,14 @@ func TestIntegrationInsertAfterDelete(t *testing.T) {
 
 // onIndexedAndPlain runs test on a store of the SMS table with its index
 // and on one of the data table alone, each on tables of its own.
-func onIndexedAndPlain(t *testing.T, c *hbase.Client, test func(t *testing.T, r *dao.Repo[schema.SMS])) {
-	indexed, err := schema.SMSTable()
+func onIndexedAndPlain(t *testing.T, c *hbase.Client, test func(t *testing.T, r *dao.Repo[seeds.SMS])) {
+	indexed, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name string
-		tbl  *schema.Table[schema.SMS]
+		tbl  *schema.Table[seeds.SMS]
 	}{{"indexed", indexed}, {"plain", plainSMSTable(t)}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := dao.New(c, tc.tbl, itTables(t, c, tc.tbl))

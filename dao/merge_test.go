@@ -19,14 +19,15 @@ import (
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // newLog returns a repository over LOG_DATA keyed [ts % 10][ts][host]
-// [event] (schema.LogDataBucketed), on a fake wrapped by wrap (if not nil).
-func newLog(t testing.TB, wrap func(dao.Client) dao.Client, opts ...dao.Option) (*dao.Repo[schema.LogEvent], *fake.Client) {
+// [event] (seeds.LogDataBucketed), on a fake wrapped by wrap (if not nil).
+func newLog(t testing.TB, wrap func(dao.Client) dao.Client, opts ...dao.Option) (*dao.Repo[seeds.LogEvent], *fake.Client) {
 	t.Helper()
 	f := newFake(t)
-	tbl, err := schema.LogDataBucketed()
+	tbl, err := seeds.LogDataBucketed()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +44,11 @@ func newLog(t testing.TB, wrap func(dao.Client) dao.Client, opts ...dao.Option) 
 }
 
 // logData writes n random events over an hour and returns them.
-func logData(t testing.TB, r *dao.Repo[schema.LogEvent], rng *rand.Rand, n int) []*schema.LogEvent {
+func logData(t testing.TB, r *dao.Repo[seeds.LogEvent], rng *rand.Rand, n int) []*seeds.LogEvent {
 	t.Helper()
-	evs := make([]*schema.LogEvent, n)
+	evs := make([]*seeds.LogEvent, n)
 	for i := range evs {
-		evs[i] = &schema.LogEvent{
+		evs[i] = &seeds.LogEvent{
 			Host:    fmt.Sprintf("web%d", rng.IntN(5)),
 			At:      t0.Add(time.Duration(rng.IntN(3_600_000)) * time.Millisecond),
 			Event:   []string{"GET", "PUT", "DELETE"}[rng.IntN(3)],
@@ -60,8 +61,8 @@ func logData(t testing.TB, r *dao.Repo[schema.LogEvent], rng *rand.Rand, n int) 
 	return evs
 }
 
-func logKey(t testing.TB, r *dao.Repo[schema.LogEvent]) func(*schema.LogEvent) []byte {
-	return func(e *schema.LogEvent) []byte {
+func logKey(t testing.TB, r *dao.Repo[seeds.LogEvent]) func(*seeds.LogEvent) []byte {
+	return func(e *seeds.LogEvent) []byte {
 		k, err := r.Table().AppendKey(nil, e)
 		if err != nil {
 			t.Fatal(err)
@@ -70,10 +71,10 @@ func logKey(t testing.TB, r *dao.Repo[schema.LogEvent]) func(*schema.LogEvent) [
 	}
 }
 
-func scanLog(t testing.TB, r *dao.Repo[schema.LogEvent], q dao.Query[schema.LogEvent]) ([][]byte, []*schema.LogEvent) {
+func scanLog(t testing.TB, r *dao.Repo[seeds.LogEvent], q dao.Query[seeds.LogEvent]) ([][]byte, []*seeds.LogEvent) {
 	t.Helper()
 	var ks [][]byte
-	var evs []*schema.LogEvent
+	var evs []*seeds.LogEvent
 	for e, err := range r.Scan(context.Background(), q) {
 		if err != nil {
 			t.Fatalf("Scan: %v", err)
@@ -89,13 +90,13 @@ func scanLog(t testing.TB, r *dao.Repo[schema.LogEvent], q dao.Query[schema.LogE
 func TestBucketedScanEqualsFullScan(t *testing.T) {
 	r, f := newLog(t, nil, dao.WithScanConcurrency(3))
 	logData(t, r, rand.New(rand.NewPCG(1, 2)), 600)
-	buckets, err := dao.BucketRanges(schema.LogBuckets, 1, nil, nil)
+	buckets, err := dao.BucketRanges(seeds.LogBuckets, 1, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fullKeys, full := scanLog(t, r, dao.Query[schema.LogEvent]{})
-	gotKeys, got := scanLog(t, r, dao.Query[schema.LogEvent]{Ranges: buckets})
-	raw := rawKeys(t, f, schema.LogDataBucketedName)
+	fullKeys, full := scanLog(t, r, dao.Query[seeds.LogEvent]{})
+	gotKeys, got := scanLog(t, r, dao.Query[seeds.LogEvent]{Ranges: buckets})
+	raw := rawKeys(t, f, seeds.LogDataBucketedName)
 	if len(raw) < 500 || !slices.EqualFunc(fullKeys, raw, bytes.Equal) {
 		t.Fatalf("full scan gave %d rows, raw scan %d", len(fullKeys), len(raw))
 	}
@@ -115,7 +116,7 @@ func TestMergedScanProperty(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		r, f := newLog(t, nil, dao.WithScanConcurrency(1+rng.IntN(4)))
 		logData(t, r, rng, rng.IntN(250))
-		raw := rawKeys(t, f, schema.LogDataBucketedName)
+		raw := rawKeys(t, f, seeds.LogDataBucketedName)
 		for trial := 0; trial < 8; trial++ {
 			var start, stop []byte
 			if rng.IntN(3) > 0 {
@@ -123,11 +124,11 @@ func TestMergedScanProperty(t *testing.T) {
 				b := a + int64(rng.IntN(2_000_000))
 				start, stop = keys.AppendInt64(nil, a), keys.AppendInt64(nil, b)
 			}
-			ranges, err := dao.BucketRanges(schema.LogBuckets, 1, start, stop)
+			ranges, err := dao.BucketRanges(seeds.LogBuckets, 1, start, stop)
 			if err != nil {
 				t.Fatal(err)
 			}
-			q := dao.Query[schema.LogEvent]{Ranges: ranges, MergeSkip: rng.IntN(2), Reversed: rng.IntN(2) == 1}
+			q := dao.Query[seeds.LogEvent]{Ranges: ranges, MergeSkip: rng.IntN(2), Reversed: rng.IntN(2) == 1}
 			if rng.IntN(2) == 0 {
 				q.Limit = 1 + rng.IntN(40)
 			}
@@ -176,12 +177,12 @@ func mergedAnswer(all [][]byte, ranges []keys.KeyRange, skip int, reversed bool,
 func TestMergedScanTimeOrder(t *testing.T) {
 	r, _ := newLog(t, nil)
 	evs := logData(t, r, rand.New(rand.NewPCG(3, 4)), 300)
-	ranges, err := dao.BucketRanges(schema.LogBuckets, 1, nil, nil)
+	ranges, err := dao.BucketRanges(seeds.LogBuckets, 1, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, got := scanLog(t, r, dao.Query[schema.LogEvent]{Ranges: ranges, MergeSkip: 1, Reversed: true, Limit: 10})
-	slices.SortFunc(evs, func(a, b *schema.LogEvent) int { return b.At.Compare(a.At) })
+	_, got := scanLog(t, r, dao.Query[seeds.LogEvent]{Ranges: ranges, MergeSkip: 1, Reversed: true, Limit: 10})
+	slices.SortFunc(evs, func(a, b *seeds.LogEvent) int { return b.At.Compare(a.At) })
 	if len(got) != 10 {
 		t.Fatalf("got %d events, want 10", len(got))
 	}
@@ -229,11 +230,11 @@ func TestMergedScanBoundedConcurrency(t *testing.T) {
 	slow := &slowScans{}
 	r, _ := newLog(t, func(c dao.Client) dao.Client { slow.Client = c; return slow }, dao.WithScanConcurrency(3))
 	logData(t, r, rand.New(rand.NewPCG(5, 6)), 200)
-	ranges, err := dao.BucketRanges(schema.LogBuckets, 1, nil, nil)
+	ranges, err := dao.BucketRanges(seeds.LogBuckets, 1, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := scanLog(t, r, dao.Query[schema.LogEvent]{Ranges: ranges})
+	got, _ := scanLog(t, r, dao.Query[seeds.LogEvent]{Ranges: ranges})
 	if len(got) == 0 {
 		t.Fatal("no rows")
 	}
@@ -243,11 +244,11 @@ func TestMergedScanBoundedConcurrency(t *testing.T) {
 }
 
 func TestMergedScanStopsEverything(t *testing.T) {
-	ranges, err := dao.BucketRanges(schema.LogBuckets, 1, nil, nil)
+	ranges, err := dao.BucketRanges(seeds.LogBuckets, 1, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := dao.Query[schema.LogEvent]{Ranges: ranges, MergeSkip: 1}
+	q := dao.Query[seeds.LogEvent]{Ranges: ranges, MergeSkip: 1}
 	t.Run("break", func(t *testing.T) {
 		r, _ := newLog(t, nil, dao.WithScanConcurrency(2))
 		logData(t, r, rand.New(rand.NewPCG(7, 8)), 2000)

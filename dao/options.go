@@ -152,7 +152,7 @@ func WithTableNames(names map[string]string) Option {
 
 // WithNamespace serves every table of the schema that WithTableNames does
 // not map, data and index tables alike, in namespace ns: a declared
-// "sms" becomes "ns:sms". A declared name that already has a namespace
+// "orders" becomes "ns:orders". A declared name that already has a namespace
 // is an error.
 func WithNamespace(ns string) Option {
 	return func(o *options) {

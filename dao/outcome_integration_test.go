@@ -17,6 +17,8 @@ import (
 	"github.com/hbkit/hbkit/internal/ittest"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // The store's side of issue 34 (items 1 and 2): the answer to an insert's
@@ -301,13 +303,13 @@ func TestIntegrationOutcomeSMSSendReset(t *testing.T) {
 	c, rs := outcomeClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	tbl, err := schema.SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, mode := range []schema.WriteMode{schema.InsertOnly, schema.Strict} {
 		t.Run(mode.String(), func(t *testing.T) {
-			r, err := dao.NewSMS(c, itTables(t, c, tbl), dao.WithWriteMode(mode), dao.WithHook(rs.hook))
+			r, err := seedstore.NewSMS(c, itTables(t, c, tbl), dao.WithWriteMode(mode), dao.WithHook(rs.hook))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -316,7 +318,7 @@ func TestIntegrationOutcomeSMSSendReset(t *testing.T) {
 				if err := r.Flush(ctx); err != nil {
 					t.Fatal(err)
 				}
-				m := &schema.SMS{Mobile: fmt.Sprintf("138000000%02d", i), SentAt: at, Account: "acct", Content: fmt.Sprintf("code %d", i)}
+				m := &seeds.SMS{Mobile: fmt.Sprintf("138000000%02d", i), SentAt: at, Account: "acct", Content: fmt.Sprintf("code %d", i)}
 				// Locate the message's data region and every index region
 				// first: the reset is for the write's answer, not a lookup's.
 				if _, _, err := r.Get(ctx, m); err != nil {
@@ -327,7 +329,7 @@ func TestIntegrationOutcomeSMSSendReset(t *testing.T) {
 				}
 				before := rs.d.Stats().Resets
 				rs.next.Store(true)
-				res, err := r.Send(ctx, []*schema.SMS{m})
+				res, err := r.Send(ctx, []*seeds.SMS{m})
 				rs.fired(t, i, before)
 				switch {
 				case err == nil:
@@ -369,8 +371,8 @@ func TestIntegrationOutcomeSMSSendReset(t *testing.T) {
 			if err != nil || !rep.Clean() {
 				t.Errorf("Check = %+v, %v; want clean", rep, err)
 			}
-			m0 := &schema.SMS{Mobile: "13800000000", SentAt: at}
-			m1 := &schema.SMS{Mobile: "13800000000", SentAt: at, Seq: 1}
+			m0 := &seeds.SMS{Mobile: "13800000000", SentAt: at}
+			m1 := &seeds.SMS{Mobile: "13800000000", SentAt: at, Seq: 1}
 			plantCopy(t, ctx, c, r.Repo, m0, m1)
 			rep, err = r.Check(ctx, index.ModeVerify)
 			if err != nil || rep.Duplicates != 1 || rep.Clean() {
@@ -388,13 +390,13 @@ func TestIntegrationOutcomeSMSSendRandomResets(t *testing.T) {
 	c, rs := outcomeClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	tbl, err := schema.SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, mode := range []schema.WriteMode{schema.InsertOnly, schema.Strict} {
 		t.Run(mode.String(), func(t *testing.T) {
-			r, err := dao.NewSMS(c, itTables(t, c, tbl), dao.WithWriteMode(mode))
+			r, err := seedstore.NewSMS(c, itTables(t, c, tbl), dao.WithWriteMode(mode))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -402,13 +404,13 @@ func TestIntegrationOutcomeSMSSendRandomResets(t *testing.T) {
 			rs.d.Seed(34)
 			before := rs.d.Stats().Resets
 			rs.d.SetFaults(faultnet.Faults{ResetAnswer: 0.1})
-			var sent []*schema.SMS
+			var sent []*seeds.SMS
 			var errs []error
 			for b := range 10 {
-				var msgs []*schema.SMS
+				var msgs []*seeds.SMS
 				for j := range 10 {
 					// Two messages per mobile and millisecond: the second needs Seq 1.
-					msgs = append(msgs, &schema.SMS{Mobile: fmt.Sprintf("1390000%02d%02d", b, j/2), SentAt: at, Account: "acct", Content: fmt.Sprintf("r %d/%d", b, j)})
+					msgs = append(msgs, &seeds.SMS{Mobile: fmt.Sprintf("1390000%02d%02d", b, j/2), SentAt: at, Account: "acct", Content: fmt.Sprintf("r %d/%d", b, j)})
 				}
 				res, _ := r.Send(ctx, msgs)
 				sent, errs = append(sent, msgs...), append(errs, res...)

@@ -79,7 +79,7 @@ func Eq[T any](rec *T, fields ...string) Query[T] {
 // those of lo and hi, both included: the fields before the last are
 // usually equal in lo and hi, the last one spans the range, such as a
 // time range over LOG_DATA keyed [ts % 10][ts][host]:
-// Range(&LogEvent{At: from}, &LogEvent{At: to}, "ts").
+// Range(&Event{At: from}, &Event{At: to}, "ts").
 func Range[T any](lo, hi *T, fields ...string) Query[T] {
 	return Query[T]{Lo: lo, Hi: hi, Where: fields}
 }

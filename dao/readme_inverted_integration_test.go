@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/dao"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // TestIntegrationREADMEInverted runs the README's seed 001 section
@@ -23,7 +23,7 @@ func TestIntegrationREADMEInverted(t *testing.T) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		for _, name := range []string{ns + ":" + schema.TestTableName, ns + ":" + schema.TestTableIndexName} {
+		for _, name := range []string{ns + ":" + seeds.TestTableName, ns + ":" + seeds.TestTableIndexName} {
 			_ = c.DisableTable(ctx, name)
 			if err := c.DeleteTable(ctx, name); err != nil {
 				t.Logf("DeleteTable(%s): %v", name, err)

@@ -11,7 +11,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/index"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // The README's section on seed 001's inverted index: Example_invertedIndex
@@ -25,7 +25,7 @@ func seed001Demo(ctx context.Context, c interface {
 	dao.Client
 	admin.Client
 }, w io.Writer, opts ...dao.Option) error {
-	tbl, err := schema.TestTable()
+	tbl, err := seeds.TestTable()
 	if err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func seed001Demo(ctx context.Context, c interface {
 	if _, err := a.EnsureTables(ctx, users.Tables()...); err != nil {
 		return err
 	}
-	for _, u := range []*schema.User{
+	for _, u := range []*seeds.User{
 		{UID: "10001", Province: "辽宁省", Age: 20, Gender: "f"},
 		{UID: "10002", Province: "辽宁省", Age: 20, Gender: "m"},
 		{UID: "10003", Province: "辽宁省", Age: 20, Gender: "f"},
@@ -51,11 +51,11 @@ func seed001Demo(ctx context.Context, c interface {
 			return err
 		}
 	}
-	byValue, err := users.Index(schema.TestTableIndexName)
+	byValue, err := users.Index(seeds.TestTableIndexName)
 	if err != nil {
 		return err
 	}
-	liaoning20 := dao.Eq(&schema.User{Province: "辽宁省", Age: 20}, "province", "age")
+	liaoning20 := dao.Eq(&seeds.User{Province: "辽宁省", Age: 20}, "province", "age")
 	report := func(when string) error {
 		n, err := byValue.Count(ctx, liaoning20, "")
 		if err != nil {
@@ -75,16 +75,16 @@ func seed001Demo(ctx context.Context, c interface {
 		return err
 	}
 	// 10002 turns 21: its column moves to the row 辽宁省_21. 10003 leaves.
-	if err := users.Put(ctx, &schema.User{UID: "10002", Province: "辽宁省", Age: 21, Gender: "m"}); err != nil {
+	if err := users.Put(ctx, &seeds.User{UID: "10002", Province: "辽宁省", Age: 21, Gender: "m"}); err != nil {
 		return err
 	}
-	if err := users.Delete(ctx, &schema.User{UID: "10003"}); err != nil {
+	if err := users.Delete(ctx, &seeds.User{UID: "10003"}); err != nil {
 		return err
 	}
 	if err := report("moved and deleted"); err != nil {
 		return err
 	}
-	for u, err := range byValue.Find(ctx, dao.Eq(&schema.User{Province: "辽宁省", Age: 21}, "province", "age")) {
+	for u, err := range byValue.Find(ctx, dao.Eq(&seeds.User{Province: "辽宁省", Age: 21}, "province", "age")) {
 		if err != nil {
 			return err
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/keys"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 func TestPutGetDelete(t *testing.T) {
@@ -20,14 +20,14 @@ func TestPutGetDelete(t *testing.T) {
 	if err := r.Put(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := r.Get(ctx, &schema.SMS{Mobile: m.Mobile, SentAt: m.SentAt, Seq: m.Seq})
+	got, ok, err := r.Get(ctx, &seeds.SMS{Mobile: m.Mobile, SentAt: m.SentAt, Seq: m.Seq})
 	if err != nil || !ok {
 		t.Fatalf("Get = %v, %v, %v; want the record", got, ok, err)
 	}
 	if !reflect.DeepEqual(got, m) {
 		t.Errorf("Get = %+v, want %+v", got, m)
 	}
-	if _, ok, err := r.Get(ctx, &schema.SMS{Mobile: m.Mobile, SentAt: m.SentAt, Seq: 8}); err != nil || ok {
+	if _, ok, err := r.Get(ctx, &seeds.SMS{Mobile: m.Mobile, SentAt: m.SentAt, Seq: 8}); err != nil || ok {
 		t.Errorf("Get of another seq = %v, %v; want not found", ok, err)
 	}
 	if err := r.Delete(ctx, m); err != nil {
@@ -41,28 +41,28 @@ func TestPutGetDelete(t *testing.T) {
 // invalidSMS are records the SMS repository must reject before writing.
 func invalidSMS() []struct {
 	name  string
-	rec   *schema.SMS
+	rec   *seeds.SMS
 	field string
 	cause error // a sentinel of keys the error must also match, if any
 } {
-	good := func(edit func(*schema.SMS)) *schema.SMS {
+	good := func(edit func(*seeds.SMS)) *seeds.SMS {
 		m := msg("13812345678", t0, 1)
 		edit(m)
 		return m
 	}
 	return []struct {
 		name  string
-		rec   *schema.SMS
+		rec   *seeds.SMS
 		field string
 		cause error
 	}{
-		{"mobile with a letter", good(func(m *schema.SMS) { m.Mobile = "1381234567x" }), "mobile", nil},
-		{"mobile too short", good(func(m *schema.SMS) { m.Mobile = "1381234" }), "mobile", nil},
-		{"missing account", good(func(m *schema.SMS) { m.Account = "" }), "account", nil},
-		{"time before the epoch", good(func(m *schema.SMS) { m.SentAt = time.Unix(-1, 0) }), "sent", nil},
-		{"zero time", good(func(m *schema.SMS) { m.SentAt = time.Time{} }), "sent", nil},
-		{"time after year 9999", good(func(m *schema.SMS) { m.SentAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }), "sent", nil},
-		{"seq too wide for the key", good(func(m *schema.SMS) { m.Seq = 0x10000 }), "unique", keys.ErrWidth},
+		{"mobile with a letter", good(func(m *seeds.SMS) { m.Mobile = "1381234567x" }), "mobile", nil},
+		{"mobile too short", good(func(m *seeds.SMS) { m.Mobile = "1381234" }), "mobile", nil},
+		{"missing account", good(func(m *seeds.SMS) { m.Account = "" }), "account", nil},
+		{"time before the epoch", good(func(m *seeds.SMS) { m.SentAt = time.Unix(-1, 0) }), "sent", nil},
+		{"zero time", good(func(m *seeds.SMS) { m.SentAt = time.Time{} }), "sent", nil},
+		{"time after year 9999", good(func(m *seeds.SMS) { m.SentAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }), "sent", nil},
+		{"seq too wide for the key", good(func(m *seeds.SMS) { m.Seq = 0x10000 }), "unique", keys.ErrWidth},
 		{"nil record", nil, "", nil},
 	}
 }
@@ -101,7 +101,7 @@ func TestPutBatchRejectsAllOrNothing(t *testing.T) {
 	fl := &flaky{Client: f}
 	r := newSMS(t, fl, f)
 	cases := invalidSMS()
-	var recs []*schema.SMS
+	var recs []*seeds.SMS
 	var bad []int
 	for i, tc := range cases {
 		recs = append(recs, msg("13900000001", t0.Add(time.Duration(i)*time.Second), 0)) // valid
@@ -141,7 +141,7 @@ func TestPutBatchRejectsAllOrNothing(t *testing.T) {
 
 func TestNewOptions(t *testing.T) {
 	f := newFake(t)
-	tbl, err := schema.SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestNewOptions(t *testing.T) {
 		ok   bool
 	}{
 		{"defaults", nil, true},
-		// The SMS check (schema.ValidateSMS) is the schema's Spec.Validate
+		// The SMS check (seeds.ValidateSMS) is the schema's Spec.Validate
 		// now, not an option.
 		{"all valid", []dao.Option{dao.WithBatchSize(10), dao.WithScanConcurrency(2), dao.WithScanCaching(100)}, true},
 		{"zero batch size", []dao.Option{dao.WithBatchSize(0)}, false},
@@ -177,10 +177,10 @@ func TestNewOptions(t *testing.T) {
 			}
 		})
 	}
-	if _, err := dao.New[schema.SMS](nil, tbl); !errors.Is(err, dao.ErrInvalidOption) {
+	if _, err := dao.New[seeds.SMS](nil, tbl); !errors.Is(err, dao.ErrInvalidOption) {
 		t.Errorf("New(nil client) = %v, want ErrInvalidOption", err)
 	}
-	if _, err := dao.New[schema.SMS](f, nil); !errors.Is(err, dao.ErrInvalidOption) {
+	if _, err := dao.New[seeds.SMS](f, nil); !errors.Is(err, dao.ErrInvalidOption) {
 		t.Errorf("New(nil table) = %v, want ErrInvalidOption", err)
 	}
 }

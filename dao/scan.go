@@ -37,7 +37,7 @@ func Collect[T any](seq iter.Seq2[*T, error]) ([]T, error) {
 // Breaking out of the loop stops every scan and goroutine before the
 // iterator returns.
 //
-//	for m, err := range repo.Scan(ctx, dao.Prefix(&schema.SMS{Mobile: mobile}, 1)) {
+//	for m, err := range repo.Scan(ctx, dao.Prefix(&Message{Mobile: mobile}, 1)) {
 //		if err != nil { ... }
 //		...
 //	}

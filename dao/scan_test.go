@@ -9,16 +9,17 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/dao"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 var mobiles = []string{"13812345678", "13812345679", "15900001111", "18600002222"}
 
 // smsData writes messages for several mobiles: some in the same
 // millisecond (told apart by Seq), spread over two hours.
-func smsData(t testing.TB, r *dao.SMSRepo) []*schema.SMS {
+func smsData(t testing.TB, r *seedstore.SMSRepo) []*seeds.SMS {
 	t.Helper()
-	var recs []*schema.SMS
+	var recs []*seeds.SMS
 	for i, m := range mobiles {
 		for j := 0; j < 12; j++ {
 			at := t0.Add(time.Duration(j*10+i) * time.Minute)
@@ -34,7 +35,7 @@ func smsData(t testing.TB, r *dao.SMSRepo) []*schema.SMS {
 	return recs
 }
 
-func keyOf(t testing.TB, r *dao.Repo[schema.SMS], m *schema.SMS) []byte {
+func keyOf(t testing.TB, r *dao.Repo[seeds.SMS], m *seeds.SMS) []byte {
 	t.Helper()
 	k, err := r.Table().AppendKey(nil, m)
 	if err != nil {
@@ -45,7 +46,7 @@ func keyOf(t testing.TB, r *dao.Repo[schema.SMS], m *schema.SMS) []byte {
 
 // expect filters recs, orders them by row key (descending if reversed)
 // and cuts them at limit: the brute-force answer of a query.
-func expect(t testing.TB, r *dao.Repo[schema.SMS], recs []*schema.SMS, keep func(*schema.SMS) bool, reversed bool, limit int) [][]byte {
+func expect(t testing.TB, r *dao.Repo[seeds.SMS], recs []*seeds.SMS, keep func(*seeds.SMS) bool, reversed bool, limit int) [][]byte {
 	var ks [][]byte
 	for _, m := range recs {
 		if keep(m) {
@@ -63,7 +64,7 @@ func expect(t testing.TB, r *dao.Repo[schema.SMS], recs []*schema.SMS, keep func
 	return ks
 }
 
-func collect(t testing.TB, r *dao.Repo[schema.SMS], ctx context.Context, q dao.Query[schema.SMS]) [][]byte {
+func collect(t testing.TB, r *dao.Repo[seeds.SMS], ctx context.Context, q dao.Query[seeds.SMS]) [][]byte {
 	t.Helper()
 	var ks [][]byte
 	for m, err := range r.Scan(ctx, q) {
@@ -82,19 +83,19 @@ func TestScanQueries(t *testing.T) {
 	recs := smsData(t, r)
 	m0 := mobiles[0]
 	from, to := t0.Add(30*time.Minute), t0.Add(70*time.Minute)
-	inWindow := func(m *schema.SMS) bool {
+	inWindow := func(m *seeds.SMS) bool {
 		return m.Mobile == m0 && !m.SentAt.Before(from) && !m.SentAt.After(to)
 	}
 	cases := []struct {
 		name string
-		q    dao.Query[schema.SMS]
-		keep func(*schema.SMS) bool
+		q    dao.Query[seeds.SMS]
+		keep func(*seeds.SMS) bool
 	}{
-		{"whole table", dao.Query[schema.SMS]{}, func(*schema.SMS) bool { return true }},
-		{"one mobile", dao.Prefix(&schema.SMS{Mobile: m0}, 1), func(m *schema.SMS) bool { return m.Mobile == m0 }},
-		{"window, both ends in", dao.Between(&schema.SMS{Mobile: m0, SentAt: from}, &schema.SMS{Mobile: m0, SentAt: to}, 2), inWindow},
-		{"one millisecond", dao.Prefix(&schema.SMS{Mobile: m0, SentAt: t0}, 2), func(m *schema.SMS) bool { return m.Mobile == m0 && m.SentAt.Equal(t0) }},
-		{"no such mobile", dao.Prefix(&schema.SMS{Mobile: "10000000000"}, 1), func(*schema.SMS) bool { return false }},
+		{"whole table", dao.Query[seeds.SMS]{}, func(*seeds.SMS) bool { return true }},
+		{"one mobile", dao.Prefix(&seeds.SMS{Mobile: m0}, 1), func(m *seeds.SMS) bool { return m.Mobile == m0 }},
+		{"window, both ends in", dao.Between(&seeds.SMS{Mobile: m0, SentAt: from}, &seeds.SMS{Mobile: m0, SentAt: to}, 2), inWindow},
+		{"one millisecond", dao.Prefix(&seeds.SMS{Mobile: m0, SentAt: t0}, 2), func(m *seeds.SMS) bool { return m.Mobile == m0 && m.SentAt.Equal(t0) }},
+		{"no such mobile", dao.Prefix(&seeds.SMS{Mobile: "10000000000"}, 1), func(*seeds.SMS) bool { return false }},
 	}
 	for _, tc := range cases {
 		for _, reversed := range []bool{false, true} {
@@ -117,17 +118,17 @@ func TestScanInvalidQueries(t *testing.T) {
 	r := newSMS(t, f, f)
 	cases := []struct {
 		name string
-		q    dao.Query[schema.SMS]
+		q    dao.Query[seeds.SMS]
 	}{
-		{"negative limit", dao.Query[schema.SMS]{Limit: -1}},
-		{"bad mobile in the bound", dao.Prefix(&schema.SMS{Mobile: "12ab"}, 1)},
-		{"too many fields", dao.Prefix(&schema.SMS{Mobile: mobiles[0]}, 4)},
-		{"bounds without fields", dao.Query[schema.SMS]{Lo: &schema.SMS{}}},
-		{"fields without bounds", dao.Query[schema.SMS]{Fields: 1}},
-		{"empty ranges", dao.Query[schema.SMS]{Ranges: []keysRange{}}},
-		{"reversed range", dao.Query[schema.SMS]{Ranges: []keysRange{{Start: []byte("b"), Stop: []byte("a")}}}},
-		{"overlapping ranges", dao.Query[schema.SMS]{Ranges: []keysRange{{Start: []byte("a"), Stop: []byte("c")}, {Start: []byte("b"), Stop: []byte("d")}}}},
-		{"merge skip across prefixes", dao.Query[schema.SMS]{MergeSkip: 1, Ranges: []keysRange{{Start: []byte("a"), Stop: []byte("c")}}}},
+		{"negative limit", dao.Query[seeds.SMS]{Limit: -1}},
+		{"bad mobile in the bound", dao.Prefix(&seeds.SMS{Mobile: "12ab"}, 1)},
+		{"too many fields", dao.Prefix(&seeds.SMS{Mobile: mobiles[0]}, 4)},
+		{"bounds without fields", dao.Query[seeds.SMS]{Lo: &seeds.SMS{}}},
+		{"fields without bounds", dao.Query[seeds.SMS]{Fields: 1}},
+		{"empty ranges", dao.Query[seeds.SMS]{Ranges: []keysRange{}}},
+		{"reversed range", dao.Query[seeds.SMS]{Ranges: []keysRange{{Start: []byte("b"), Stop: []byte("a")}}}},
+		{"overlapping ranges", dao.Query[seeds.SMS]{Ranges: []keysRange{{Start: []byte("a"), Stop: []byte("c")}, {Start: []byte("b"), Stop: []byte("d")}}}},
+		{"merge skip across prefixes", dao.Query[seeds.SMS]{MergeSkip: 1, Ranges: []keysRange{{Start: []byte("a"), Stop: []byte("c")}}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -178,11 +179,11 @@ func TestPageResumesExactly(t *testing.T) {
 	f := newFake(t)
 	r := newSMS(t, f, f)
 	smsData(t, r)
-	key := func(m *schema.SMS) []byte { return keyOf(t, r.Repo, m) }
-	queries := map[string]dao.Query[schema.SMS]{
+	key := func(m *seeds.SMS) []byte { return keyOf(t, r.Repo, m) }
+	queries := map[string]dao.Query[seeds.SMS]{
 		"whole table": {},
-		"one mobile":  dao.Prefix(&schema.SMS{Mobile: mobiles[1]}, 1),
-		"window":      dao.Between(&schema.SMS{Mobile: mobiles[2], SentAt: t0}, &schema.SMS{Mobile: mobiles[2], SentAt: t0.Add(time.Hour)}, 2),
+		"one mobile":  dao.Prefix(&seeds.SMS{Mobile: mobiles[1]}, 1),
+		"window":      dao.Between(&seeds.SMS{Mobile: mobiles[2], SentAt: t0}, &seeds.SMS{Mobile: mobiles[2], SentAt: t0.Add(time.Hour)}, 2),
 	}
 	for name, q := range queries {
 		for _, reversed := range []bool{false, true} {
@@ -203,17 +204,17 @@ func TestPageTokens(t *testing.T) {
 	f := newFake(t)
 	r := newSMS(t, f, f)
 	smsData(t, r)
-	q := dao.Prefix(&schema.SMS{Mobile: mobiles[0]}, 1)
+	q := dao.Prefix(&seeds.SMS{Mobile: mobiles[0]}, 1)
 	_, tok, err := r.Page(ctx, q, 2)
 	if err != nil || tok == "" {
 		t.Fatalf("Page = %q, %v", tok, err)
 	}
-	other := dao.Prefix(&schema.SMS{Mobile: mobiles[1]}, 1)
+	other := dao.Prefix(&seeds.SMS{Mobile: mobiles[1]}, 1)
 	reversed := q
 	reversed.Reversed = true
 	cases := []struct {
 		name string
-		q    dao.Query[schema.SMS]
+		q    dao.Query[seeds.SMS]
 		tok  dao.Token
 		want error
 	}{
@@ -248,10 +249,10 @@ func TestPageTokens(t *testing.T) {
 }
 
 func TestCollect(t *testing.T) {
-	seq := func(fail bool) func(func(*schema.SMS, error) bool) {
-		return func(yield func(*schema.SMS, error) bool) {
+	seq := func(fail bool) func(func(*seeds.SMS, error) bool) {
+		return func(yield func(*seeds.SMS, error) bool) {
 			for _, m := range []string{"13800000001", "13800000002"} {
-				if !yield(&schema.SMS{Mobile: m}, nil) {
+				if !yield(&seeds.SMS{Mobile: m}, nil) {
 					return
 				}
 			}

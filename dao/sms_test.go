@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/dao"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 func TestSMSMessages(t *testing.T) {
@@ -32,14 +32,14 @@ func TestSMSMessages(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var got []*schema.SMS
+			var got []*seeds.SMS
 			for m, err := range r.Messages(ctx, m0, tc.from, tc.to, tc.limit) {
 				if err != nil {
 					t.Fatal(err)
 				}
 				got = append(got, m)
 			}
-			var want []*schema.SMS
+			var want []*seeds.SMS
 			for _, m := range recs {
 				ms := m.SentAt.UnixMilli()
 				if m.Mobile == m0 && ms >= ceilMilli(tc.from) && ms < ceilMilli(tc.to) {
@@ -47,7 +47,7 @@ func TestSMSMessages(t *testing.T) {
 				}
 			}
 			// newest first; same millisecond by seq
-			slices.SortStableFunc(want, func(a, b *schema.SMS) int {
+			slices.SortStableFunc(want, func(a, b *seeds.SMS) int {
 				if c := b.SentAt.Compare(a.SentAt); c != 0 {
 					return c
 				}

@@ -25,6 +25,8 @@ import (
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // U is a user of seed 001's TestTable.
@@ -54,10 +56,10 @@ func userSpec(t testing.TB, ixKey ...keys.Field[U]) schema.Spec[U] {
 		t.Fatal(err)
 	}
 	return schema.Spec[U]{
-		Name:     schema.TestTableName,
+		Name:     seeds.TestTableName,
 		Families: []schema.Family{{Name: "CF1", BloomFilter: schema.BloomRow}},
 		Key:      key,
-		Splits:   schema.Splits{Regions: schema.TestTableRegions},
+		Splits:   schema.Splits{Regions: seeds.TestTableRegions},
 		Columns: []schema.Column[U]{
 			schema.StringColumn("province", "CF1", "province", func(u *U) string { return u.Province }, func(u *U, v string) { u.Province = v }),
 			schema.Int64Column("age", "CF1", "age", func(u *U) int64 { return u.Age }, func(u *U, v int64) { u.Age = v }),
@@ -103,7 +105,7 @@ func uids(t testing.TB, seq func(func(*U, error) bool)) []string {
 }
 
 // smsKeys lists the data row keys of an iterator's messages.
-func smsKeys(t testing.TB, r *dao.Repo[schema.SMS], seq func(func(*schema.SMS, error) bool)) [][]byte {
+func smsKeys(t testing.TB, r *dao.Repo[seeds.SMS], seq func(func(*seeds.SMS, error) bool)) [][]byte {
 	t.Helper()
 	var out [][]byte
 	for m, err := range seq {
@@ -130,7 +132,7 @@ func TestDeletedRecordsDoNotComeBack(t *testing.T) {
 	f := newFake(t)
 	r := newSMS(t, f, f)
 	recs := smsData(t, r)
-	gone := []*schema.SMS{recs[0], recs[5], recs[17], recs[30]} // recs[0] and recs[5] are mobiles[0]'s
+	gone := []*seeds.SMS{recs[0], recs[5], recs[17], recs[30]} // recs[0] and recs[5] are mobiles[0]'s
 	if err := r.Delete(ctx, gone[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,7 @@ func TestDeletedRecordsDoNotComeBack(t *testing.T) {
 	for _, m := range gone {
 		deleted[string(keyOf(t, r.Repo, m))] = true
 	}
-	var live []*schema.SMS
+	var live []*seeds.SMS
 	for _, m := range recs {
 		if !deleted[string(keyOf(t, r.Repo, m))] {
 			live = append(live, m)
@@ -154,15 +156,15 @@ func TestDeletedRecordsDoNotComeBack(t *testing.T) {
 	}
 
 	m0 := mobiles[0]
-	of := func(mobile string) func(*schema.SMS) bool {
-		return func(m *schema.SMS) bool { return m.Mobile == mobile }
+	of := func(mobile string) func(*seeds.SMS) bool {
+		return func(m *seeds.SMS) bool { return m.Mobile == mobile }
 	}
-	all := func(*schema.SMS) bool { return true }
+	all := func(*seeds.SMS) bool { return true }
 	buckets, err := dao.BucketRanges(10, 1, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := r.Index(schema.SMSIndexTableName)
+	ix, err := r.Index(seeds.SMSIndexTableName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,30 +172,30 @@ func TestDeletedRecordsDoNotComeBack(t *testing.T) {
 	cases := []struct {
 		name    string
 		read    func(t *testing.T) [][]byte
-		keep    func(*schema.SMS) bool
+		keep    func(*seeds.SMS) bool
 		limit   int
 		ordered bool // the reader returns row-key order
 	}{
 		{"scan of one range", func(t *testing.T) [][]byte {
-			return smsKeys(t, r.Repo, r.Scan(ctx, dao.Prefix(&schema.SMS{Mobile: m0}, 1)))
+			return smsKeys(t, r.Repo, r.Scan(ctx, dao.Prefix(&seeds.SMS{Mobile: m0}, 1)))
 		}, of(m0), 0, true},
 		{"scan with a limit", func(t *testing.T) [][]byte {
-			q := dao.Prefix(&schema.SMS{Mobile: m0}, 1)
+			q := dao.Prefix(&seeds.SMS{Mobile: m0}, 1)
 			q.Limit = 3
 			return smsKeys(t, r.Repo, r.Scan(ctx, q))
 		}, of(m0), 3, true},
 		{"scan of the whole table", func(t *testing.T) [][]byte {
-			return smsKeys(t, r.Repo, r.Scan(ctx, dao.Query[schema.SMS]{}))
+			return smsKeys(t, r.Repo, r.Scan(ctx, dao.Query[seeds.SMS]{}))
 		}, all, 0, true},
 		{"merged scan of two ranges", func(t *testing.T) [][]byte {
-			return smsKeys(t, r.Repo, r.Scan(ctx, dao.Query[schema.SMS]{Ranges: []keys.KeyRange{
+			return smsKeys(t, r.Repo, r.Scan(ctx, dao.Query[seeds.SMS]{Ranges: []keys.KeyRange{
 				{Start: []byte{}, Stop: []byte("5")}, {Start: []byte("5")}}}))
 		}, all, 0, true},
 		{"merged scan of ten buckets", func(t *testing.T) [][]byte {
-			return smsKeys(t, r.Repo, r.Scan(ctx, dao.Query[schema.SMS]{Ranges: buckets, MergeSkip: 1}))
+			return smsKeys(t, r.Repo, r.Scan(ctx, dao.Query[seeds.SMS]{Ranges: buckets, MergeSkip: 1}))
 		}, all, 0, false},
 		{"pages", func(t *testing.T) [][]byte {
-			return pageAll(t, r.Repo, dao.Query[schema.SMS]{}, 4, func(m *schema.SMS) []byte { return keyOf(t, r.Repo, m) })
+			return pageAll(t, r.Repo, dao.Query[seeds.SMS]{}, 4, func(m *seeds.SMS) []byte { return keyOf(t, r.Repo, m) })
 		}, all, 0, true},
 		{"Messages", func(t *testing.T) [][]byte {
 			return smsKeys(t, r.Repo, r.Messages(ctx, m0, t0, t0.Add(3*time.Hour), 0))
@@ -210,7 +212,7 @@ func TestDeletedRecordsDoNotComeBack(t *testing.T) {
 			return out
 		}, of(m0), 0, false},
 		{"index Find", func(t *testing.T) [][]byte {
-			return smsKeys(t, r.Repo, ix.Find(ctx, dao.Query[schema.SMS]{}))
+			return smsKeys(t, r.Repo, ix.Find(ctx, dao.Query[seeds.SMS]{}))
 		}, all, 0, false},
 		{"MessagesOfAccountOnDate", func(t *testing.T) [][]byte {
 			ms, err := r.MessagesOfAccountOnDate(ctx, account, t0)
@@ -222,7 +224,7 @@ func TestDeletedRecordsDoNotComeBack(t *testing.T) {
 				out[i] = keyOf(t, r.Repo, &ms[i])
 			}
 			return out
-		}, func(m *schema.SMS) bool { return m.Account == account }, 0, false},
+		}, func(m *seeds.SMS) bool { return m.Account == account }, 0, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -242,7 +244,7 @@ func TestDeletedRecordsDoNotComeBack(t *testing.T) {
 		})
 	}
 	t.Run("index Count", func(t *testing.T) {
-		got, err := ix.Count(ctx, dao.Query[schema.SMS]{}, "")
+		got, err := ix.Count(ctx, dao.Query[seeds.SMS]{}, "")
 		if want := map[string]int64{"": int64(len(live))}; err != nil || !maps.Equal(got, want) {
 			t.Errorf("Count = %v, %v; want %v", got, err, want)
 		}
@@ -338,7 +340,7 @@ func TestIndexCannotBeBypassedByAccident(t *testing.T) {
 		t.Errorf("Find after an unindexed write = %v, want %v", got, want)
 	}
 
-	plain, err := schema.LogDataBucketed()
+	plain, err := seeds.LogDataBucketed()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,14 +356,14 @@ func TestIndexCannotBeBypassedByAccident(t *testing.T) {
 func TestTableNamesRenameDataAndIndexTogether(t *testing.T) {
 	ctx := context.Background()
 	f := newFake(t)
-	tbl, err := schema.SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	createTables(t, f, tbl) // "sms" and "sms_index" exist: a write that went there would not fail
 	// Strict: the delete below leaves its tombstone row, which the row
 	// counts include. (The SMS schema itself is insert-only.)
-	r, err := dao.NewSMS(f, dao.WithTableNames(map[string]string{"sms": "other", "sms_index": "other_ix"}), dao.WithWriteMode(schema.Strict))
+	r, err := seedstore.NewSMS(f, dao.WithTableNames(map[string]string{"sms": "other", "sms_index": "other_ix"}), dao.WithWriteMode(schema.Strict))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,8 +405,8 @@ func TestTableNamesRenameDataAndIndexTogether(t *testing.T) {
 	if _, ok, err := r.Get(ctx, stray); err != nil || ok {
 		t.Errorf("Get of a row of \"sms\" = %v, %v; want not found", ok, err)
 	}
-	got := smsKeys(t, r.Repo, r.Scan(ctx, dao.Query[schema.SMS]{}))
-	if want := expect(t, r.Repo, live, func(*schema.SMS) bool { return true }, false, 0); !slices.EqualFunc(got, want, bytes.Equal) {
+	got := smsKeys(t, r.Repo, r.Scan(ctx, dao.Query[seeds.SMS]{}))
+	if want := expect(t, r.Repo, live, func(*seeds.SMS) bool { return true }, false, 0); !slices.EqualFunc(got, want, bytes.Equal) {
 		t.Errorf("Scan:\n got %s\nwant %s", joinKeys(got), joinKeys(want))
 	}
 	account := recs[2].Account
@@ -434,12 +436,12 @@ func TestTableNamesRenameDataAndIndexTogether(t *testing.T) {
 // Insert.
 func TestSameMillisecondMessages(t *testing.T) {
 	ctx := context.Background()
-	pair := func() (*schema.SMS, *schema.SMS) {
-		a := &schema.SMS{Mobile: "13812345678", SentAt: t0, Account: "shop", Content: "first"}
-		b := &schema.SMS{Mobile: "13812345678", SentAt: t0, Account: "bank", Content: "second"}
+	pair := func() (*seeds.SMS, *seeds.SMS) {
+		a := &seeds.SMS{Mobile: "13812345678", SentAt: t0, Account: "shop", Content: "first"}
+		b := &seeds.SMS{Mobile: "13812345678", SentAt: t0, Account: "bank", Content: "second"}
 		return a, b
 	}
-	stored := func(t *testing.T, r *dao.SMSRepo) []string {
+	stored := func(t *testing.T, r *seedstore.SMSRepo) []string {
 		t.Helper()
 		var out []string
 		for m, err := range r.Messages(ctx, "13812345678", t0, t0.Add(time.Millisecond), 0) {
@@ -465,18 +467,18 @@ func TestSameMillisecondMessages(t *testing.T) {
 		if err != nil || !ok || got.Content != "first" || got.Account != "shop" {
 			t.Errorf("Get = %+v, %v, %v; want the first message unchanged", got, ok, err)
 		}
-		results, err := r.InsertBatch(ctx, []*schema.SMS{b})
+		results, err := r.InsertBatch(ctx, []*seeds.SMS{b})
 		if !errors.Is(err, dao.ErrExists) || !errors.Is(results[0], dao.ErrExists) {
 			t.Errorf("InsertBatch = %v, %v; want ErrExists", results, err)
 		}
 		if got, want := stored(t, r), []string{"first/0"}; !slices.Equal(got, want) {
 			t.Errorf("stored %v, want %v", got, want)
 		}
-		ix, err := r.Index(schema.SMSIndexTableName)
+		ix, err := r.Index(seeds.SMSIndexTableName)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, err := ix.Count(ctx, dao.Query[schema.SMS]{}, "account_md5"); err != nil || len(got) != 1 {
+		if got, err := ix.Count(ctx, dao.Query[seeds.SMS]{}, "account_md5"); err != nil || len(got) != 1 {
 			t.Errorf("index Count by account = %v, %v; want the first message's account only", got, err)
 		}
 		if got, err := r.MessagesOfAccountOnDate(ctx, "bank", t0); err != nil || len(got) != 0 {
@@ -492,8 +494,8 @@ func TestSameMillisecondMessages(t *testing.T) {
 		f := newFake(t)
 		r := newSMS(t, f, f)
 		a, b := pair()
-		for _, m := range []*schema.SMS{a, b} {
-			if _, err := r.Send(ctx, []*schema.SMS{m}); err != nil {
+		for _, m := range []*seeds.SMS{a, b} {
+			if _, err := r.Send(ctx, []*seeds.SMS{m}); err != nil {
 				t.Fatalf("Send = %v", err)
 			}
 		}
@@ -508,7 +510,7 @@ func TestSameMillisecondMessages(t *testing.T) {
 		f := newFake(t)
 		r := newSMS(t, f, f)
 		a, b := pair()
-		if _, err := r.Send(ctx, []*schema.SMS{a, b}); err != nil {
+		if _, err := r.Send(ctx, []*seeds.SMS{a, b}); err != nil {
 			t.Fatalf("Send = %v", err)
 		}
 		if got, want := stored(t, r), []string{"first/0", "second/1"}; !slices.Equal(got, want) {
@@ -522,7 +524,7 @@ func TestSameMillisecondMessages(t *testing.T) {
 		// index right.
 		r := newSMS(t, f, f, dao.WithWriteMode(schema.Mutable))
 		a, b := pair()
-		for _, m := range []*schema.SMS{a, b} {
+		for _, m := range []*seeds.SMS{a, b} {
 			if err := r.Put(ctx, m); err != nil {
 				t.Fatal(err)
 			}
@@ -534,7 +536,7 @@ func TestSameMillisecondMessages(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The replaced message's index entry (another account) is gone.
-		if ks := rawKeys(t, f, schema.SMSIndexTableName); len(ks) != 1 {
+		if ks := rawKeys(t, f, seeds.SMSIndexTableName); len(ks) != 1 {
 			t.Errorf("index holds %d entries, want 1", len(ks))
 		}
 	})
@@ -700,7 +702,7 @@ func TestTypedIndexReads(t *testing.T) {
 				t1, t2 = t0.Add(-time.Hour), t0.Add(2*time.Hour) // everything
 			}
 			var got [][]byte
-			for e, err := range lr.Scan(ctx, dao.Range(&schema.LogEvent{At: t1}, &schema.LogEvent{At: t2}, "ts")) {
+			for e, err := range lr.Scan(ctx, dao.Range(&seeds.LogEvent{At: t1}, &seeds.LogEvent{At: t2}, "ts")) {
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -745,24 +747,24 @@ func TestOneErrorVocabulary(t *testing.T) {
 	// The mobile's digits appear nowhere in the fixed text of the message
 	// ("send time out of range [1970-01-01, 9999-12-31]", "record 0").
 	const mobile = "45684568456"
-	zero := func() *schema.SMS { return &schema.SMS{Mobile: mobile, Account: "shop", Content: "x"} }
+	zero := func() *seeds.SMS { return &seeds.SMS{Mobile: mobile, Account: "shop", Content: "x"} }
 	f := newFake(t)
 	indexed := newSMS(t, f, f)
 	f2 := newFake(t)
 	plain := newPlainSMS(t, f2, f2)
 	type store struct {
 		name string
-		r    *dao.Repo[schema.SMS]
+		r    *dao.Repo[seeds.SMS]
 	}
 	paths := []struct {
 		name  string
-		write func(r *dao.Repo[schema.SMS]) error
+		write func(r *dao.Repo[seeds.SMS]) error
 	}{
-		{"Put", func(r *dao.Repo[schema.SMS]) error { return r.Put(ctx, zero()) }},
-		{"Insert", func(r *dao.Repo[schema.SMS]) error { return r.Insert(ctx, zero()) }},
-		{"PutBatch", func(r *dao.Repo[schema.SMS]) error { _, err := r.PutBatch(ctx, []*schema.SMS{zero()}); return err }},
-		{"InsertBatch", func(r *dao.Repo[schema.SMS]) error { _, err := r.InsertBatch(ctx, []*schema.SMS{zero()}); return err }},
-		{"PutBatch result", func(r *dao.Repo[schema.SMS]) error { res, _ := r.PutBatch(ctx, []*schema.SMS{zero()}); return res[0] }},
+		{"Put", func(r *dao.Repo[seeds.SMS]) error { return r.Put(ctx, zero()) }},
+		{"Insert", func(r *dao.Repo[seeds.SMS]) error { return r.Insert(ctx, zero()) }},
+		{"PutBatch", func(r *dao.Repo[seeds.SMS]) error { _, err := r.PutBatch(ctx, []*seeds.SMS{zero()}); return err }},
+		{"InsertBatch", func(r *dao.Repo[seeds.SMS]) error { _, err := r.InsertBatch(ctx, []*seeds.SMS{zero()}); return err }},
+		{"PutBatch result", func(r *dao.Repo[seeds.SMS]) error { res, _ := r.PutBatch(ctx, []*seeds.SMS{zero()}); return res[0] }},
 	}
 	want := dao.ValidationError{Table: "sms", Field: "sent", Reason: "send time out of range [1970-01-01, 9999-12-31]"}
 	for _, s := range []store{{"indexed", indexed.Repo}, {"plain", plain}} {
@@ -786,7 +788,7 @@ func TestOneErrorVocabulary(t *testing.T) {
 		}
 	}
 	t.Run("Send", func(t *testing.T) {
-		_, err := indexed.Send(ctx, []*schema.SMS{zero()})
+		_, err := indexed.Send(ctx, []*seeds.SMS{zero()})
 		var ve *dao.ValidationError
 		if !errors.As(err, &ve) || ve.Field != "sent" || ve.Reason != want.Reason {
 			t.Errorf("Send = %v, want the *ValidationError of field sent", err)
@@ -794,11 +796,11 @@ func TestOneErrorVocabulary(t *testing.T) {
 	})
 
 	t.Run("nil option", func(t *testing.T) {
-		sms, err := schema.SMSTable()
+		sms, err := seeds.SMSTable()
 		if err != nil {
 			t.Fatal(err)
 		}
-		logTbl, err := schema.LogDataBucketed()
+		logTbl, err := seeds.LogDataBucketed()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -809,8 +811,8 @@ func TestOneErrorVocabulary(t *testing.T) {
 			{"New, indexed table", func() error { _, err := dao.New(f, sms, nil); return err }},
 			{"New, after a valid option", func() error { _, err := dao.New(f, sms, dao.WithBatchSize(5), nil); return err }},
 			{"New, table without index", func() error { _, err := dao.New(f, logTbl, nil); return err }},
-			{"NewSMS", func() error { _, err := dao.NewSMS(f, nil); return err }},
-			{"NewSMS, nil clock", func() error { _, err := dao.NewSMS(f, dao.WithClock(nil)); return err }},
+			{"NewSMS", func() error { _, err := seedstore.NewSMS(f, nil); return err }},
+			{"NewSMS, nil clock", func() error { _, err := seedstore.NewSMS(f, dao.WithClock(nil)); return err }},
 			{"protocol option without index", func() error { _, err := dao.New(f, logTbl, dao.WithGracePeriod(time.Second)); return err }},
 		}
 		for _, tc := range cases {
@@ -886,9 +888,9 @@ func TestOneErrorVocabulary(t *testing.T) {
 
 // newSMSOn returns an SMS store writing through c to tables that already
 // exist.
-func newSMSOn(t testing.TB, c dao.Client) *dao.Repo[schema.SMS] {
+func newSMSOn(t testing.TB, c dao.Client) *dao.Repo[seeds.SMS] {
 	t.Helper()
-	r, err := dao.NewSMS(c)
+	r, err := seedstore.NewSMS(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -901,17 +903,17 @@ func newSMSOn(t testing.TB, c dao.Client) *dao.Repo[schema.SMS] {
 func TestCancelledMergedScanStops(t *testing.T) {
 	lr, _ := newLog(t, nil, dao.WithScanConcurrency(10))
 	logData(t, lr, rand.New(rand.NewPCG(8, 14)), 3000)
-	buckets, err := dao.BucketRanges(schema.LogBuckets, 1, nil, nil)
+	buckets, err := dao.BucketRanges(seeds.LogBuckets, 1, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
 		name string
-		q    dao.Query[schema.LogEvent]
+		q    dao.Query[seeds.LogEvent]
 	}{
-		{"time range over ten buckets", dao.Range(&schema.LogEvent{At: t0}, &schema.LogEvent{At: t0.Add(time.Hour)}, "ts")},
-		{"ten buckets in time order", dao.Query[schema.LogEvent]{Ranges: buckets, MergeSkip: 1}},
-		{"ten buckets, reversed", dao.Query[schema.LogEvent]{Ranges: buckets, MergeSkip: 1, Reversed: true}},
+		{"time range over ten buckets", dao.Range(&seeds.LogEvent{At: t0}, &seeds.LogEvent{At: t0.Add(time.Hour)}, "ts")},
+		{"ten buckets in time order", dao.Query[seeds.LogEvent]{Ranges: buckets, MergeSkip: 1}},
+		{"ten buckets, reversed", dao.Query[seeds.LogEvent]{Ranges: buckets, MergeSkip: 1, Reversed: true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -949,7 +951,7 @@ func TestCancelledMergedScanStops(t *testing.T) {
 		f := newFake(t)
 		r := newSMS(t, f, f)
 		smsData(t, r)
-		ix, err := r.Index(schema.SMSIndexTableName)
+		ix, err := r.Index(seeds.SMSIndexTableName)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -957,7 +959,7 @@ func TestCancelledMergedScanStops(t *testing.T) {
 		defer cancel()
 		rows, after := 0, 0
 		var last error
-		for m, err := range ix.Find(ctx, dao.Eq(&schema.SMS{SentAt: t0, Account: "acct-78"}, "day", "account")) {
+		for m, err := range ix.Find(ctx, dao.Eq(&seeds.SMS{SentAt: t0, Account: "acct-78"}, "day", "account")) {
 			if err != nil {
 				last = err
 				continue
@@ -1120,12 +1122,12 @@ func (c *keepingClient) Batch(ctx context.Context, acts []hbase.Action) ([]hbase
 // write's encoding buffers: without index, and insert-only.
 var reusingStores = []struct {
 	name string
-	open func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS]
+	open func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[seeds.SMS]
 }{
-	{"no index", func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS] {
+	{"no index", func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[seeds.SMS] {
 		return newPlainSMS(t, c, f)
 	}},
-	{"insert-only", func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[schema.SMS] {
+	{"insert-only", func(t *testing.T, c *keepingClient, f *fake.Client) *dao.Repo[seeds.SMS] {
 		return newSMS(t, c, f, dao.WithWriteMode(schema.InsertOnly)).Repo
 	}},
 }
@@ -1151,7 +1153,7 @@ func TestFailedPutKeepsItsBuffers(t *testing.T) {
 				t.Fatal("Put on a failing client succeeded")
 			}
 			c.fail = false
-			var later []*schema.SMS
+			var later []*seeds.SMS
 			for i := range 20 { // sync.Pool may drop an item: give it every chance to hand one back
 				m := msg("13900000002", t0.Add(time.Duration(i)*time.Second), 2)
 				if err := r.Put(ctx, m); err != nil {
@@ -1161,8 +1163,8 @@ func TestFailedPutKeepsItsBuffers(t *testing.T) {
 				// Batches of one and of two, whose Records come from
 				// slabs of their own.
 				one := msg("13900000003", t0.Add(time.Duration(i)*time.Second), 3)
-				two := []*schema.SMS{msg("13900000004", t0.Add(time.Duration(i)*time.Second), 4), msg("13900000005", t0.Add(time.Duration(i)*time.Second), 5)}
-				if _, err := r.PutBatch(ctx, []*schema.SMS{one}); err != nil {
+				two := []*seeds.SMS{msg("13900000004", t0.Add(time.Duration(i)*time.Second), 4), msg("13900000005", t0.Add(time.Duration(i)*time.Second), 5)}
+				if _, err := r.PutBatch(ctx, []*seeds.SMS{one}); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := r.PutBatch(ctx, two); err != nil {
@@ -1208,8 +1210,8 @@ func TestFailedPutBatchKeepsItsBuffers(t *testing.T) {
 				c := &keepingClient{Client: f}
 				r := tc.open(t, c, f)
 				ctx := context.Background()
-				batch := func(mobile string, i int) []*schema.SMS {
-					var out []*schema.SMS
+				batch := func(mobile string, i int) []*seeds.SMS {
+					var out []*seeds.SMS
 					for j := range n {
 						out = append(out, msg(mobile, t0.Add(time.Duration(i)*time.Second), uint64(j)))
 					}
@@ -1234,7 +1236,7 @@ func TestFailedPutBatchKeepsItsBuffers(t *testing.T) {
 					t.Fatal("PutBatch on a failing client succeeded")
 				}
 				c.fail = false
-				var later []*schema.SMS
+				var later []*seeds.SMS
 				for i := range 20 {
 					b := batch("13900000002", i)
 					if _, err := r.PutBatch(ctx, b); err != nil {

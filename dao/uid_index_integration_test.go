@@ -6,18 +6,18 @@ import (
 	"testing"
 
 	"github.com/hbkit/hbkit/dao"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // Index.Count and CountRanges on a table keyed by UIDs translate the names
 // of their queries into ids, on HBase.
 func TestIntegrationUIDIndexCount(t *testing.T) {
 	c := itClient(t)
-	types, err := schema.LogTypes()
+	types, err := seeds.LogTypes()
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := dao.NewUIDs(c, itTableNamed(t, c, types, uidNames(schema.LogTypesName)), logKinds)
+	u, err := dao.NewUIDs(c, itTableNamed(t, c, types, uidNames(seeds.LogTypesName)), logKinds)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // uidIndexName is the index of uidIndexedLog.
@@ -17,12 +18,12 @@ const uidIndexName = "log_uid_by_event"
 
 // uidIndexedLog is LogDataUID with an index keyed by ids too:
 // [event id][ts][host id], the events of one type in time order.
-func uidIndexedLog(t testing.TB) *schema.Table[schema.UIDLogEvent] {
+func uidIndexedLog(t testing.TB) *schema.Table[seeds.UIDLogEvent] {
 	t.Helper()
-	uids := schema.LogDataUIDs()
-	ts := func() keys.Field[schema.UIDLogEvent] {
-		return keys.Int64("ts", func(e *schema.UIDLogEvent) int64 { return e.At.UnixMilli() },
-			func(e *schema.UIDLogEvent, ms int64) { e.At = time.UnixMilli(ms).UTC() })
+	uids := seeds.LogDataUIDs()
+	ts := func() keys.Field[seeds.UIDLogEvent] {
+		return keys.Int64("ts", func(e *seeds.UIDLogEvent) int64 { return e.At.UnixMilli() },
+			func(e *seeds.UIDLogEvent, ms int64) { e.At = time.UnixMilli(ms).UTC() })
 	}
 	key, err := keys.NewLayout(uids[0].Field(), uids[1].Field(), ts())
 	if err != nil {
@@ -32,16 +33,16 @@ func uidIndexedLog(t testing.TB) *schema.Table[schema.UIDLogEvent] {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := schema.New(schema.Spec[schema.UIDLogEvent]{
+	tbl, err := schema.New(schema.Spec[seeds.UIDLogEvent]{
 		Name:     "log_data_uid_indexed",
 		Families: []schema.Family{{Name: "l"}},
 		Key:      key,
 		UIDs:     uids,
-		Columns: []schema.Column[schema.UIDLogEvent]{
+		Columns: []schema.Column[seeds.UIDLogEvent]{
 			schema.StringColumn("message", "l", "m",
-				func(e *schema.UIDLogEvent) string { return e.Message }, func(e *schema.UIDLogEvent, v string) { e.Message = v }),
+				func(e *seeds.UIDLogEvent) string { return e.Message }, func(e *seeds.UIDLogEvent, v string) { e.Message = v }),
 		},
-		Indexes: []schema.IndexSpec[schema.UIDLogEvent]{{Name: uidIndexName, Families: []schema.Family{{Name: "i"}}, Key: ixKey, RowKeyQualifier: "r"}},
+		Indexes: []schema.IndexSpec[seeds.UIDLogEvent]{{Name: uidIndexName, Families: []schema.Family{{Name: "i"}}, Key: ixKey, RowKeyQualifier: "r"}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +66,7 @@ func checkUIDIndexCounts(t *testing.T, c dao.Client, u *dao.UIDs, opts ...dao.Op
 	events := []string{"login", "com.package1.ImportantService", "logout"}
 	perEvent := map[string]int64{}
 	perEventHost := map[string]map[string]int64{} // event, host id bytes
-	var evs []*schema.UIDLogEvent
+	var evs []*seeds.UIDLogEvent
 	for i := range 24 {
 		host, event := hosts[i%3], events[(i/2)%3]
 		evs = append(evs, uidEvent(host, event, t0.Add(time.Duration(i)*time.Second), fmt.Sprint("message ", i)))
@@ -75,11 +76,11 @@ func checkUIDIndexCounts(t *testing.T, c dao.Client, u *dao.UIDs, opts ...dao.Op
 		t.Fatal(err)
 	}
 	for _, e := range evs {
-		id, ok, err := u.Lookup(ctx, schema.LogHostKind, e.Host)
+		id, ok, err := u.Lookup(ctx, seeds.LogHostKind, e.Host)
 		if err != nil || !ok {
 			t.Fatalf("Lookup(%q) = %d, %v, %v", e.Host, id, ok, err)
 		}
-		b, err := schema.AppendUID(nil, id, schema.LogHostWidth)
+		b, err := schema.AppendUID(nil, id, seeds.LogHostWidth)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +93,7 @@ func checkUIDIndexCounts(t *testing.T, c dao.Client, u *dao.UIDs, opts ...dao.Op
 	if err != nil {
 		t.Fatal(err)
 	}
-	event := func(name string, at time.Time) *schema.UIDLogEvent { return uidEvent("", name, at, "") }
+	event := func(name string, at time.Time) *seeds.UIDLogEvent { return uidEvent("", name, at, "") }
 
 	for _, name := range events {
 		got, err := x.Count(ctx, dao.Eq(event(name, time.Time{}), "event_id"), "")
@@ -127,7 +128,7 @@ func checkUIDIndexCounts(t *testing.T, c dao.Client, u *dao.UIDs, opts ...dao.Op
 		t.Errorf("Count(login, first 10s) = %v, want %d", got, want)
 	}
 
-	qs := []dao.Query[schema.UIDLogEvent]{
+	qs := []dao.Query[seeds.UIDLogEvent]{
 		dao.Eq(event("login", time.Time{}), "event_id"),
 		dao.Eq(event("logout", time.Time{}), "event_id"),
 	}
@@ -149,7 +150,7 @@ func checkUIDIndexCounts(t *testing.T, c dao.Client, u *dao.UIDs, opts ...dao.Op
 	if err != nil || got[""] != perEvent["login"] {
 		t.Errorf("CountRanges(login, unknown) = %v, %v, want %d", got, err, perEvent["login"])
 	}
-	if _, ok, err := u.Lookup(ctx, schema.LogEventKind, "nobody"); ok || err != nil {
+	if _, ok, err := u.Lookup(ctx, seeds.LogEventKind, "nobody"); ok || err != nil {
 		t.Errorf("a count assigned an id to an unknown name (%v)", err)
 	}
 }
@@ -158,7 +159,7 @@ func checkUIDIndexCounts(t *testing.T, c dao.Client, u *dao.UIDs, opts ...dao.Op
 // of their queries into ids, on the fake.
 func TestUIDIndexCount(t *testing.T) {
 	f := newFake(t)
-	u, err := dao.NewUIDs(f, schema.LogTypesName, logKinds)
+	u, err := dao.NewUIDs(f, seeds.LogTypesName, logKinds)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase/conformance"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // The UID tests' tables are called uid_… on the shared HBase.
@@ -19,11 +19,11 @@ var uidNames = conformance.NameGenerator("uid_it")
 // the same names at once on HBase: one id per name.
 func TestIntegrationUIDConcurrent(t *testing.T) {
 	c := itClient(t)
-	tbl, err := schema.LogTypes()
+	tbl, err := seeds.LogTypes()
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := itTableNamed(t, c, tbl, uidNames(schema.LogTypesName))
+	name := itTableNamed(t, c, tbl, uidNames(seeds.LogTypesName))
 	checkConcurrentUIDs(t, c, name, 8, 40)
 }
 
@@ -33,24 +33,24 @@ func TestIntegrationUIDLogData(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c := itClient(t)
-	types, err := schema.LogTypes()
+	types, err := seeds.LogTypes()
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := dao.NewUIDs(c, itTableNamed(t, c, types, uidNames(schema.LogTypesName)), logKinds)
+	u, err := dao.NewUIDs(c, itTableNamed(t, c, types, uidNames(seeds.LogTypesName)), logKinds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := schema.LogDataUID()
+	tbl, err := seeds.LogDataUID()
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := itTableNamed(t, c, tbl, uidNames(schema.LogDataUIDName))
-	r := logUIDStore(t, c, u, dao.WithTableNames(map[string]string{schema.LogDataUIDName: data}))
+	data := itTableNamed(t, c, tbl, uidNames(seeds.LogDataUIDName))
+	r := logUIDStore(t, c, u, dao.WithTableNames(map[string]string{seeds.LogDataUIDName: data}))
 
 	hosts := []string{"web01.example.com", "myserver1.mycompany.com", "a"}
 	events := []string{"e1", "com.package1.subpackage2.subsubpackage3.ImportantService"}
-	var want []*schema.UIDLogEvent
+	var want []*seeds.UIDLogEvent
 	for i := range 30 {
 		want = append(want, uidEvent(hosts[i%3], events[i%2], t0.Add(time.Duration(i)*time.Second), "message "+string(rune('A'+i))))
 	}
@@ -67,10 +67,10 @@ func TestIntegrationUIDLogData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2 := logUIDStore(t, c, fresh, dao.WithTableNames(map[string]string{schema.LogDataUIDName: data}))
+	r2 := logUIDStore(t, c, fresh, dao.WithTableNames(map[string]string{seeds.LogDataUIDName: data}))
 	got := map[string]string{}
 	n := 0
-	for e, err := range r2.Scan(ctx, dao.Query[schema.UIDLogEvent]{}) {
+	for e, err := range r2.Scan(ctx, dao.Query[seeds.UIDLogEvent]{}) {
 		if err != nil {
 			t.Fatal(err)
 		}

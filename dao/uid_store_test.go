@@ -12,14 +12,14 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // logUIDStore returns a store of LogDataUID and its LOG_TYPES on c,
 // creating both tables on f.
-func logUIDStore(t *testing.T, c dao.Client, u *dao.UIDs, opts ...dao.Option) *dao.Repo[schema.UIDLogEvent] {
+func logUIDStore(t *testing.T, c dao.Client, u *dao.UIDs, opts ...dao.Option) *dao.Repo[seeds.UIDLogEvent] {
 	t.Helper()
-	tbl, err := schema.LogDataUID()
+	tbl, err := seeds.LogDataUID()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,14 +30,14 @@ func logUIDStore(t *testing.T, c dao.Client, u *dao.UIDs, opts ...dao.Option) *d
 	return r
 }
 
-func uidEvent(host, event string, at time.Time, msg string) *schema.UIDLogEvent {
-	return &schema.UIDLogEvent{LogEvent: schema.LogEvent{Host: host, Event: event, At: at, Message: msg}}
+func uidEvent(host, event string, at time.Time, msg string) *seeds.UIDLogEvent {
+	return &seeds.UIDLogEvent{LogEvent: seeds.LogEvent{Host: host, Event: event, At: at, Message: msg}}
 }
 
 func TestUIDStore(t *testing.T) {
 	ctx := context.Background()
 	f := newFake(t)
-	u, err := dao.NewUIDs(f, schema.LogTypesName, logKinds)
+	u, err := dao.NewUIDs(f, seeds.LogTypesName, logKinds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestUIDStore(t *testing.T) {
 	r := logUIDStore(t, f, u)
 	createTables(t, f, r.Table())
 
-	evs := []*schema.UIDLogEvent{
+	evs := []*seeds.UIDLogEvent{
 		uidEvent("myserver1.mycompany.com", "com.package1.subpackage2.subsubpackage3.ImportantService", t0, "started"),
 		uidEvent("a", "e1", t0.Add(time.Second), "short names"),
 		uidEvent("myserver1.mycompany.com", "com.package1.subpackage2.subsubpackage3.ImportantService", t0.Add(time.Minute), "stopped"),
@@ -56,8 +56,8 @@ func TestUIDStore(t *testing.T) {
 	if err := r.Put(ctx, evs[2]); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range rawKeys(t, f, schema.LogDataUIDName) {
-		if len(k) != schema.LogHostWidth+schema.LogEventWidth+8 {
+	for _, k := range rawKeys(t, f, seeds.LogDataUIDName) {
+		if len(k) != seeds.LogHostWidth+seeds.LogEventWidth+8 {
 			t.Errorf("row key %x is %d bytes, want 13", k, len(k))
 		}
 	}
@@ -98,7 +98,7 @@ func TestUIDStore(t *testing.T) {
 
 func TestUIDStoreOptions(t *testing.T) {
 	f := newFake(t)
-	tbl, err := schema.LogDataUID()
+	tbl, err := seeds.LogDataUID()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestUIDStoreOptions(t *testing.T) {
 	if _, err := dao.New(f, tbl, dao.WithUIDs(hostsOnly)); !errors.Is(err, dao.ErrInvalidOption) {
 		t.Errorf("UID table without kind event: %v", err)
 	}
-	plain, _ := schema.LogDataByHost()
+	plain, _ := seeds.LogDataByHost()
 	u, _ := dao.NewUIDs(f, "log_types", logKinds)
 	if _, err := dao.New(f, plain, dao.WithUIDs(u)); !errors.Is(err, dao.ErrInvalidOption) {
 		t.Errorf("WithUIDs on a table without UID fields: %v", err)
@@ -134,14 +134,14 @@ func ExampleNewUIDs() {
 	c, _ := fake.New()
 	defer c.Close()
 
-	types, err := dao.NewUIDs(c, schema.LogTypesName, []dao.UIDKind{
-		{Name: schema.LogHostKind, Width: schema.LogHostWidth},
-		{Name: schema.LogEventKind, Width: schema.LogEventWidth},
+	types, err := dao.NewUIDs(c, seeds.LogTypesName, []dao.UIDKind{
+		{Name: seeds.LogHostKind, Width: seeds.LogHostWidth},
+		{Name: seeds.LogEventKind, Width: seeds.LogEventWidth},
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	tbl, err := schema.LogDataUID()
+	tbl, err := seeds.LogDataUID()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -158,25 +158,25 @@ func ExampleNewUIDs() {
 	}
 
 	at := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
-	for i, e := range []schema.LogEvent{
+	for i, e := range []seeds.LogEvent{
 		{Host: "myserver1.mycompany.com", Event: "com.package1.subpackage2.subsubpackage3.ImportantService", Message: "started"},
 		{Host: "a", Event: "e1", Message: "short names"},
 		{Host: "myserver1.mycompany.com", Event: "e1", Message: "ping"},
 	} {
 		e.At = at.Add(time.Duration(i) * time.Second)
-		if err := logs.Put(ctx, &schema.UIDLogEvent{LogEvent: e}); err != nil {
+		if err := logs.Put(ctx, &seeds.UIDLogEvent{LogEvent: e}); err != nil {
 			log.Fatal(err)
 		}
 	}
-	for e, err := range logs.Scan(ctx, dao.Query[schema.UIDLogEvent]{}) {
+	for e, err := range logs.Scan(ctx, dao.Query[seeds.UIDLogEvent]{}) {
 		if err != nil {
 			log.Fatal(err)
 		}
 		key, _ := tbl.AppendKey(nil, e)
 		fmt.Printf("%x  %s  %s  %s  %s\n", key, e.Host, e.Event, e.At.Format(time.TimeOnly), e.Message)
 	}
-	id, _ := types.ID(ctx, schema.LogHostKind, "a")
-	name, _ := types.Name(ctx, schema.LogEventKind, 2)
+	id, _ := types.ID(ctx, seeds.LogHostKind, "a")
+	name, _ := types.Name(ctx, seeds.LogEventKind, 2)
 	fmt.Println("host a:", id, " event 2:", name)
 	// Output:
 	// 0000010001800001a207a23280  myserver1.mycompany.com  com.package1.subpackage2.subsubpackage3.ImportantService  09:00:00  started
@@ -198,14 +198,14 @@ func (failingIncrements) Increment(context.Context, *hbase.Increment) (*hbase.Re
 func TestUIDStoreBatchWhenTheUIDTableFails(t *testing.T) {
 	ctx := context.Background()
 	f := newFake(t)
-	u, err := dao.NewUIDs(failingIncrements{f}, schema.LogTypesName, logKinds)
+	u, err := dao.NewUIDs(failingIncrements{f}, seeds.LogTypesName, logKinds)
 	if err != nil {
 		t.Fatal(err)
 	}
 	createTable(t, f, u.Table())
 	r := logUIDStore(t, f, u)
 	createTables(t, f, r.Table())
-	results, err := r.PutBatch(ctx, []*schema.UIDLogEvent{uidEvent("h", "e", t0, "one"), uidEvent("h", "e", t0.Add(time.Second), "two")})
+	results, err := r.PutBatch(ctx, []*seeds.UIDLogEvent{uidEvent("h", "e", t0, "one"), uidEvent("h", "e", t0.Add(time.Second), "two")})
 	var be *dao.BatchError
 	if !errors.As(err, &be) || be.Rejected || !errors.Is(err, errInjected) || errors.Is(err, dao.ErrInvalidRecord) {
 		t.Fatalf("PutBatch = %v, want a *BatchError, not a rejection, wrapping the UID table's failure", err)
@@ -213,7 +213,7 @@ func TestUIDStoreBatchWhenTheUIDTableFails(t *testing.T) {
 	if !errors.Is(results[0], errInjected) || !errors.Is(results[1], dao.ErrNotAttempted) {
 		t.Errorf("results %v, want the failure, then ErrNotAttempted", results)
 	}
-	if keys := rawKeys(t, f, schema.LogDataUIDName); len(keys) != 0 {
+	if keys := rawKeys(t, f, seeds.LogDataUIDName); len(keys) != 0 {
 		t.Errorf("%d rows written", len(keys))
 	}
 }

@@ -11,11 +11,11 @@ import (
 
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // logKinds are the kinds of LOG_TYPES at LogDataUID's widths.
-var logKinds = []dao.UIDKind{{Name: schema.LogHostKind, Width: schema.LogHostWidth}, {Name: schema.LogEventKind, Width: schema.LogEventWidth}}
+var logKinds = []dao.UIDKind{{Name: seeds.LogHostKind, Width: seeds.LogHostWidth}, {Name: seeds.LogEventKind, Width: seeds.LogEventWidth}}
 
 // countingUIDClient counts the calls a UID table makes.
 type countingUIDClient struct {
@@ -43,7 +43,7 @@ func newUIDs(t *testing.T, kinds []dao.UIDKind, opts ...dao.UIDOption) (*dao.UID
 	t.Helper()
 	f := newFake(t)
 	c := &countingUIDClient{UIDClient: f}
-	u, err := dao.NewUIDs(c, schema.LogTypesName, kinds, opts...)
+	u, err := dao.NewUIDs(c, seeds.LogTypesName, kinds, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestUIDCache(t *testing.T) {
 		t.Errorf("%d calls for cached names and ids, want 0", after-before)
 	}
 
-	other, err := dao.NewUIDs(c, schema.LogTypesName, logKinds)
+	other, err := dao.NewUIDs(c, seeds.LogTypesName, logKinds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestUIDCache(t *testing.T) {
 	}
 
 	// A cache of 2 entries per direction still answers right.
-	small, err := dao.NewUIDs(c, schema.LogTypesName, logKinds, dao.WithUIDCacheSize(2))
+	small, err := dao.NewUIDs(c, seeds.LogTypesName, logKinds, dao.WithUIDCacheSize(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,14 +225,14 @@ func TestUIDLostRace(t *testing.T) {
 	ctx := context.Background()
 	f := newFake(t)
 	loser, err := dao.NewUIDs(&raceClient{UIDClient: f, before: func() {
-		w, err := dao.NewUIDs(f, schema.LogTypesName, logKinds)
+		w, err := dao.NewUIDs(f, seeds.LogTypesName, logKinds)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if id, err := w.ID(ctx, "host", "web01"); err != nil || id != 2 {
 			t.Errorf("winner: ID = %d, %v, want 2", id, err)
 		}
-	}}, schema.LogTypesName, logKinds)
+	}}, seeds.LogTypesName, logKinds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,10 +323,10 @@ func checkConcurrentUIDs(t *testing.T, c dao.UIDClient, table string, writers, n
 
 func TestUIDConcurrent(t *testing.T) {
 	f := newFake(t)
-	u, err := dao.NewUIDs(f, schema.LogTypesName, logKinds)
+	u, err := dao.NewUIDs(f, seeds.LogTypesName, logKinds)
 	if err != nil {
 		t.Fatal(err)
 	}
 	createTable(t, f, u.Table())
-	checkConcurrentUIDs(t, f, schema.LogTypesName, 8, 50)
+	checkConcurrentUIDs(t, f, seeds.LogTypesName, 8, 50)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase/fake"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // Seed 004's log data on steroids: events stored one column each in rows
@@ -22,11 +22,11 @@ func ExampleWide() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	types, err := schema.LogTypes()
+	types, err := seeds.LogTypes()
 	if err != nil {
 		log.Fatal(err)
 	}
-	logs, err := schema.LogDataWide()
+	logs, err := seeds.LogDataWide()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -37,8 +37,8 @@ func ExampleWide() {
 	if _, err := a.EnsureTables(ctx, types, logs); err != nil {
 		log.Fatal(err)
 	}
-	uids, err := dao.NewUIDs(c, schema.LogTypesName, []dao.UIDKind{
-		{Name: schema.LogHostKind, Width: schema.LogHostWidth}, {Name: schema.LogEventKind, Width: schema.LogEventWidth},
+	uids, err := dao.NewUIDs(c, seeds.LogTypesName, []dao.UIDKind{
+		{Name: seeds.LogHostKind, Width: seeds.LogHostWidth}, {Name: seeds.LogEventKind, Width: seeds.LogEventWidth},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -47,18 +47,18 @@ func ExampleWide() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ev := func(at time.Time, msg string) *schema.UIDLogEvent {
-		return &schema.UIDLogEvent{LogEvent: schema.LogEvent{Host: "web01", Event: "login", At: at, Message: msg}}
+	ev := func(at time.Time, msg string) *seeds.UIDLogEvent {
+		return &seeds.UIDLogEvent{LogEvent: seeds.LogEvent{Host: "web01", Event: "login", At: at, Message: msg}}
 	}
 	t0 := time.Date(2017, 8, 22, 6, 22, 34, 0, time.UTC)
-	var batch []*schema.UIDLogEvent
+	var batch []*seeds.UIDLogEvent
 	for i := range 6 {
 		batch = append(batch, ev(t0.Add(time.Duration(i)*2*time.Minute), fmt.Sprint("user ", i)))
 	}
 	if _, err := w.PutBatch(ctx, batch); err != nil {
 		log.Fatal(err)
 	}
-	q := dao.WideQuery[schema.UIDLogEvent]{From: ev(t0.Add(time.Minute), ""), To: ev(t0.Add(9*time.Minute), "")}
+	q := dao.WideQuery[seeds.UIDLogEvent]{From: ev(t0.Add(time.Minute), ""), To: ev(t0.Add(9*time.Minute), "")}
 	for e, err := range w.Scan(ctx, q) {
 		if err != nil {
 			log.Fatal(err)

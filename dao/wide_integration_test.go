@@ -9,7 +9,7 @@ import (
 
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase/conformance"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // The wide-row tests' tables are called wide_it… on the shared HBase.
@@ -22,20 +22,20 @@ var wideNames = conformance.NameGenerator("wide_it")
 // into its 16 regions, so series live in different regions.
 func TestIntegrationWide(t *testing.T) {
 	c := itClient(t)
-	types, err := schema.LogTypes()
+	types, err := seeds.LogTypes()
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := dao.NewUIDs(c, itTableNamed(t, c, types, wideNames(schema.LogTypesName)), logKinds)
+	u, err := dao.NewUIDs(c, itTableNamed(t, c, types, wideNames(seeds.LogTypesName)), logKinds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := schema.LogDataWide()
+	tbl, err := seeds.LogDataWide()
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := itTableNamed(t, c, tbl, wideNames(schema.LogDataWideName))
-	w := newWideStore(t, c, u, dao.WithTableNames(map[string]string{schema.LogDataWideName: data}), dao.WithBatchSize(25))
+	data := itTableNamed(t, c, tbl, wideNames(seeds.LogDataWideName))
+	w := newWideStore(t, c, u, dao.WithTableNames(map[string]string{seeds.LogDataWideName: data}), dao.WithBatchSize(25))
 	runWideScenario(t, w, 1500)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -50,10 +50,10 @@ func TestIntegrationWide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w2 := newWideStore(t, c, fresh, dao.WithTableNames(map[string]string{schema.LogDataWideName: data}))
-	span := schema.LogWideSpan.Milliseconds()
+	w2 := newWideStore(t, c, fresh, dao.WithTableNames(map[string]string{seeds.LogDataWideName: data}))
+	span := seeds.LogWideSpan.Milliseconds()
 	n := 0
-	for e, err := range w2.Scan(ctx, dao.WideQuery[schema.UIDLogEvent]{
+	for e, err := range w2.Scan(ctx, dao.WideQuery[seeds.UIDLogEvent]{
 		From: wideEvent(wideHosts[0], wideEvents[0], wideStart-span, ""),
 		To:   wideEvent(wideHosts[0], wideEvents[0], wideStart+40*span, ""),
 	}) {

@@ -16,6 +16,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // wideKey is the key of a LogDataWide record in the brute-force model.
@@ -28,11 +29,11 @@ type wideKey struct {
 // deleted since, by key.
 type wideModel map[wideKey]string
 
-func (m wideModel) put(e *schema.UIDLogEvent) {
+func (m wideModel) put(e *seeds.UIDLogEvent) {
 	m[wideKey{e.Host, e.Event, e.At.UnixMilli()}] = e.Message
 }
 
-func (m wideModel) del(e *schema.UIDLogEvent) { delete(m, wideKey{e.Host, e.Event, e.At.UnixMilli()}) }
+func (m wideModel) del(e *seeds.UIDLogEvent) { delete(m, wideKey{e.Host, e.Event, e.At.UnixMilli()}) }
 
 // series returns the model's records of one host and event in [from, to],
 // in time order: the brute-force answer of a time-range read.
@@ -47,8 +48,8 @@ func (m wideModel) series(host, event string, from, to int64) []wideKey {
 	return out
 }
 
-func wideEvent(host, event string, ms int64, msg string) *schema.UIDLogEvent {
-	return &schema.UIDLogEvent{LogEvent: schema.LogEvent{Host: host, Event: event, At: time.UnixMilli(ms).UTC(), Message: msg}}
+func wideEvent(host, event string, ms int64, msg string) *seeds.UIDLogEvent {
+	return &seeds.UIDLogEvent{LogEvent: seeds.LogEvent{Host: host, Event: event, At: time.UnixMilli(ms).UTC(), Message: msg}}
 }
 
 var (
@@ -63,13 +64,13 @@ var (
 // model: Get, time-range Scans of random series and bounds (across range
 // boundaries and rows), Counts and CountRow. It runs on the fake and on
 // HBase.
-func runWideScenario(t *testing.T, w *dao.Wide[schema.UIDLogEvent], n int) {
+func runWideScenario(t *testing.T, w *dao.Wide[seeds.UIDLogEvent], n int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	r := rand.New(rand.NewPCG(18, 4))
 	model := wideModel{}
-	span := schema.LogWideSpan.Milliseconds()
-	randomEvent := func(i int) *schema.UIDLogEvent {
+	span := seeds.LogWideSpan.Milliseconds()
+	randomEvent := func(i int) *seeds.UIDLogEvent {
 		// Three hours from wideStart: 36 ranges per series, a few events
 		// in some, many in others.
 		ms := wideStart + r.Int64N(36*span)
@@ -80,7 +81,7 @@ func runWideScenario(t *testing.T, w *dao.Wide[schema.UIDLogEvent], n int) {
 	}
 
 	// Batches, then single puts, some replacing cells of the batches.
-	var all []*schema.UIDLogEvent
+	var all []*seeds.UIDLogEvent
 	for i := range n {
 		all = append(all, randomEvent(i))
 	}
@@ -105,7 +106,7 @@ func runWideScenario(t *testing.T, w *dao.Wide[schema.UIDLogEvent], n int) {
 		model.put(&e)
 	}
 	// A batch that writes one key twice: the later record wins.
-	twice := []*schema.UIDLogEvent{wideEvent("a", "login", wideStart+7, "first"), wideEvent("a", "login", wideStart+7, "second")}
+	twice := []*seeds.UIDLogEvent{wideEvent("a", "login", wideStart+7, "first"), wideEvent("a", "login", wideStart+7, "second")}
 	if res, err := w.PutBatch(ctx, twice); err != nil || res[0] != nil || res[1] != nil {
 		t.Fatalf("PutBatch of one key twice: %v %v", res, err)
 	}
@@ -113,10 +114,10 @@ func runWideScenario(t *testing.T, w *dao.Wide[schema.UIDLogEvent], n int) {
 
 	// Deletes: single, batched, of missing records too, then a record
 	// written again after its delete.
-	var dels []*schema.UIDLogEvent
+	var dels []*seeds.UIDLogEvent
 	for range n / 8 {
 		e := all[r.IntN(len(all))]
-		dels = append(dels, &schema.UIDLogEvent{LogEvent: schema.LogEvent{Host: e.Host, Event: e.Event, At: e.At}})
+		dels = append(dels, &seeds.UIDLogEvent{LogEvent: seeds.LogEvent{Host: e.Host, Event: e.Event, At: e.At}})
 	}
 	if err := w.Delete(ctx, dels[0]); err != nil {
 		t.Fatal(err)
@@ -136,7 +137,7 @@ func runWideScenario(t *testing.T, w *dao.Wide[schema.UIDLogEvent], n int) {
 
 	// Get of every key the test touched.
 	for _, e := range append(all, dels...) {
-		got, ok, err := w.Get(ctx, &schema.UIDLogEvent{LogEvent: schema.LogEvent{Host: e.Host, Event: e.Event, At: e.At}})
+		got, ok, err := w.Get(ctx, &seeds.UIDLogEvent{LogEvent: seeds.LogEvent{Host: e.Host, Event: e.Event, At: e.At}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +155,7 @@ func runWideScenario(t *testing.T, w *dao.Wide[schema.UIDLogEvent], n int) {
 		if limit > 0 && len(want) > limit {
 			want = want[:limit]
 		}
-		q := dao.WideQuery[schema.UIDLogEvent]{
+		q := dao.WideQuery[seeds.UIDLogEvent]{
 			From:  wideEvent(host, event, from, ""),
 			To:    wideEvent(host, event, to, ""),
 			Limit: limit,
@@ -189,7 +190,7 @@ func runWideScenario(t *testing.T, w *dao.Wide[schema.UIDLogEvent], n int) {
 			wantCounts[b]++
 		}
 		var gotBases []int64
-		for rc, err := range w.Counts(ctx, dao.WideQuery[schema.UIDLogEvent]{From: q.From, To: q.To}) {
+		for rc, err := range w.Counts(ctx, dao.WideQuery[seeds.UIDLogEvent]{From: q.From, To: q.To}) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -228,16 +229,16 @@ func runWideScenario(t *testing.T, w *dao.Wide[schema.UIDLogEvent], n int) {
 	for _, e := range all[:20] {
 		b := e.At.UnixMilli() - ((e.At.UnixMilli()%span)+span)%span
 		want := len(model.series(e.Host, e.Event, b, b+span-1))
-		got, err := w.CountRow(ctx, &schema.UIDLogEvent{LogEvent: schema.LogEvent{Host: e.Host, Event: e.Event, At: e.At}})
+		got, err := w.CountRow(ctx, &seeds.UIDLogEvent{LogEvent: seeds.LogEvent{Host: e.Host, Event: e.Event, At: e.At}})
 		if err != nil || got != want {
 			t.Fatalf("CountRow %s/%s/%d = %d, %v; want %d", e.Host, e.Event, b, got, err, want)
 		}
 	}
 }
 
-func newWideStore(t *testing.T, c dao.Client, u *dao.UIDs, opts ...dao.Option) *dao.Wide[schema.UIDLogEvent] {
+func newWideStore(t *testing.T, c dao.Client, u *dao.UIDs, opts ...dao.Option) *dao.Wide[seeds.UIDLogEvent] {
 	t.Helper()
-	tbl, err := schema.LogDataWide()
+	tbl, err := seeds.LogDataWide()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func newWideStore(t *testing.T, c dao.Client, u *dao.UIDs, opts ...dao.Option) *
 
 func TestWide(t *testing.T) {
 	f := newFake(t)
-	u, err := dao.NewUIDs(f, schema.LogTypesName, logKinds)
+	u, err := dao.NewUIDs(f, seeds.LogTypesName, logKinds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +261,7 @@ func TestWide(t *testing.T) {
 	runWideScenario(t, w, 600)
 
 	// Every row key is 14 bytes and every qualifier 3.
-	for _, k := range rawKeys(t, f, schema.LogDataWideName) {
+	for _, k := range rawKeys(t, f, seeds.LogDataWideName) {
 		if len(k) != 14 {
 			t.Errorf("row key %x is %d bytes, want 14", k, len(k))
 		}
@@ -270,7 +271,7 @@ func TestWide(t *testing.T) {
 // A batch of puts sends one Put per row, all in one Batch call.
 func TestWidePutBatchGroupsRows(t *testing.T) {
 	f := newFake(t)
-	u, err := dao.NewUIDs(f, schema.LogTypesName, logKinds)
+	u, err := dao.NewUIDs(f, seeds.LogTypesName, logKinds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,12 +280,12 @@ func TestWidePutBatchGroupsRows(t *testing.T) {
 	w := newWideStore(t, c, u)
 	createTable(t, f, w.Table())
 	ctx := context.Background()
-	recs := []*schema.UIDLogEvent{
+	recs := []*seeds.UIDLogEvent{
 		wideEvent("a", "login", wideStart, "1"),
 		wideEvent("a", "login", wideStart+1, "2"),
 		wideEvent("a", "other", wideStart, "3"),
 		wideEvent("a", "login", wideStart+2, "4"),
-		wideEvent("a", "login", wideStart+schema.LogWideSpan.Milliseconds(), "5"),
+		wideEvent("a", "login", wideStart+seeds.LogWideSpan.Milliseconds(), "5"),
 	}
 	if _, err := w.PutBatch(ctx, recs); err != nil {
 		t.Fatal(err)
@@ -352,12 +353,12 @@ func (c failingRows) Batch(ctx context.Context, actions []hbase.Action) ([]hbase
 func TestWideBatchErrors(t *testing.T) {
 	ctx := context.Background()
 	f := newFake(t)
-	u, err := dao.NewUIDs(f, schema.LogTypesName, logKinds)
+	u, err := dao.NewUIDs(f, seeds.LogTypesName, logKinds)
 	if err != nil {
 		t.Fatal(err)
 	}
 	createTable(t, f, u.Table())
-	tbl, err := schema.LogDataWide()
+	tbl, err := seeds.LogDataWide()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +368,7 @@ func TestWideBatchErrors(t *testing.T) {
 	w := newWideStore(t, failingRows{Client: f, fail: func(row []byte) bool { return string(row) == string(firstRow.Row) }}, u)
 
 	t.Run("invalid records reject the batch", func(t *testing.T) {
-		res, err := w.PutBatch(ctx, []*schema.UIDLogEvent{first, nil, wideEvent("", "login", wideStart, "no host")})
+		res, err := w.PutBatch(ctx, []*seeds.UIDLogEvent{first, nil, wideEvent("", "login", wideStart, "no host")})
 		var be *dao.BatchError
 		if !errors.As(err, &be) || !be.Rejected || !slices.Equal(be.Indexes(), []int{1, 2}) {
 			t.Fatalf("got %v, want a rejected *BatchError of records 1 and 2", err)
@@ -383,7 +384,7 @@ func TestWideBatchErrors(t *testing.T) {
 		if err := tbl.EncodeKey(&firstRow, first); err != nil {
 			t.Fatal(err)
 		}
-		recs := []*schema.UIDLogEvent{first, wideEvent("a", "other", wideStart, "y"), wideEvent("a", "login", wideStart+1, "z")}
+		recs := []*seeds.UIDLogEvent{first, wideEvent("a", "other", wideStart, "y"), wideEvent("a", "login", wideStart+1, "z")}
 		res, err := w.PutBatch(ctx, recs)
 		var be *dao.BatchError
 		if !errors.As(err, &be) || be.Rejected || !slices.Equal(be.Indexes(), []int{0, 2}) || !errors.Is(err, errRowDown) {
@@ -400,11 +401,11 @@ func TestWideBatchErrors(t *testing.T) {
 
 func TestNewWideOptions(t *testing.T) {
 	f := newFake(t)
-	u, err := dao.NewUIDs(f, schema.LogTypesName, logKinds)
+	u, err := dao.NewUIDs(f, seeds.LogTypesName, logKinds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := schema.LogDataWide()
+	tbl, err := seeds.LogDataWide()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +434,7 @@ func TestNewWideOptions(t *testing.T) {
 
 func TestWideQueryErrors(t *testing.T) {
 	f := newFake(t)
-	u, err := dao.NewUIDs(f, schema.LogTypesName, logKinds)
+	u, err := dao.NewUIDs(f, seeds.LogTypesName, logKinds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,11 +443,11 @@ func TestWideQueryErrors(t *testing.T) {
 	ctx := context.Background()
 	for _, tt := range []struct {
 		name string
-		q    dao.WideQuery[schema.UIDLogEvent]
+		q    dao.WideQuery[seeds.UIDLogEvent]
 	}{
-		{"no bounds", dao.WideQuery[schema.UIDLogEvent]{}},
-		{"no upper bound", dao.WideQuery[schema.UIDLogEvent]{From: wideEvent("a", "b", 0, "")}},
-		{"negative limit", dao.WideQuery[schema.UIDLogEvent]{From: wideEvent("a", "b", 0, ""), To: wideEvent("a", "b", 1, ""), Limit: -1}},
+		{"no bounds", dao.WideQuery[seeds.UIDLogEvent]{}},
+		{"no upper bound", dao.WideQuery[seeds.UIDLogEvent]{From: wideEvent("a", "b", 0, "")}},
+		{"negative limit", dao.WideQuery[seeds.UIDLogEvent]{From: wideEvent("a", "b", 0, ""), To: wideEvent("a", "b", 1, ""), Limit: -1}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, err := range w.Scan(ctx, tt.q) {
@@ -467,7 +468,7 @@ func TestWideQueryErrors(t *testing.T) {
 func TestWideSpans(t *testing.T) {
 	ctx := context.Background()
 	f := newFake(t)
-	u, err := dao.NewUIDs(f, schema.LogTypesName, logKinds)
+	u, err := dao.NewUIDs(f, seeds.LogTypesName, logKinds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,10 +480,10 @@ func TestWideSpans(t *testing.T) {
 	if err := w.Put(ctx, e); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.PutBatch(ctx, []*schema.UIDLogEvent{e}); err != nil {
+	if _, err := w.PutBatch(ctx, []*seeds.UIDLogEvent{e}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.DeleteBatch(ctx, []*schema.UIDLogEvent{e}); err != nil {
+	if _, err := w.DeleteBatch(ctx, []*seeds.UIDLogEvent{e}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Delete(ctx, e); err != nil {

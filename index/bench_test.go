@@ -8,6 +8,7 @@ import (
 
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // BenchmarkPut measures indexed puts against plain puts of the same
@@ -35,8 +36,8 @@ func BenchmarkQuery(b *testing.B) {
 
 var benchSeq int
 
-func benchRecords(n int) []*schema.SMS {
-	out := make([]*schema.SMS, n)
+func benchRecords(n int) []*seeds.SMS {
+	out := make([]*seeds.SMS, n)
 	for i := range out {
 		benchSeq++
 		out[i] = msg(benchSeq, fmt.Sprintf("bench-%d", benchSeq%50), time.Duration(benchSeq%86400)*time.Second)
@@ -62,7 +63,7 @@ func benchPut(b *testing.B, be backend, plainTable, plainIndex string, batch int
 	ix := st.Indexes()[0]
 	var plain, indexed, floor time.Duration
 	var recs int
-	encode := func(rs []*schema.SMS, withEntries bool) []hbase.Action {
+	encode := func(rs []*seeds.SMS, withEntries bool) []hbase.Action {
 		var acts []hbase.Action
 		for _, r := range rs {
 			var row, entry schema.Row
@@ -123,7 +124,7 @@ func benchPut(b *testing.B, be backend, plainTable, plainIndex string, batch int
 func benchQuery(b *testing.B, be backend) {
 	ctx := context.Background()
 	s := be.sms(b)
-	var rs []*schema.SMS
+	var rs []*seeds.SMS
 	for i := range 200 {
 		rs = append(rs, msg(500000+i, "query-bench", time.Duration(i)*time.Minute))
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/internal/faultnet"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // armOnDataGets is a client that arms a mangler of the wire answer just
@@ -58,7 +59,7 @@ func TestIntegrationCorruptDataRowNeverDropsAnEntry(t *testing.T) {
 			b := itTables(t, c)
 			healthy := b.sms(t, dao.WithWriteMode(mode), dao.WithReadRepair(false), dao.WithAsyncVerify(false))
 			m := msg(40+n, "acme", time.Hour)
-			if errs, err := healthy.PutBatch(ctx, []*schema.SMS{m}); err != nil || errs[0] != nil {
+			if errs, err := healthy.PutBatch(ctx, []*seeds.SMS{m}); err != nil || errs[0] != nil {
 				t.Fatalf("PutBatch: %v %v", errs, err)
 			}
 			// Where the account's last byte sits in the answer to a Get of

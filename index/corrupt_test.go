@@ -11,6 +11,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // corrupting is a client one of whose answers a test corrupts the way a
@@ -119,7 +120,7 @@ func TestCorruptReadNeverDropsAnEntry(t *testing.T) {
 				b, c := newFakeBackend(t)
 				healthy := b.sms(t, dao.WithWriteMode(mode), dao.WithReadRepair(false), dao.WithAsyncVerify(false))
 				m := msg(7, "acme", time.Hour)
-				if errs, err := healthy.PutBatch(ctx, []*schema.SMS{m}); err != nil || errs[0] != nil {
+				if errs, err := healthy.PutBatch(ctx, []*seeds.SMS{m}); err != nil || errs[0] != nil {
 					t.Fatalf("PutBatch: %v %v", errs, err)
 				}
 				faulty := b.smsOver(t, &corrupting{Client: c, dataTable: b.data, indexTable: b.index, data: tt.data, entries: tt.entries},

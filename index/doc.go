@@ -163,7 +163,7 @@
 // disagrees, until it repairs it.
 //
 // Readers pay one scan per group of ranges, the groups scanned in
-// parallel (the ten buckets of an SMS query are ten regions), and one
+// parallel (the ten buckets of a bucketed query are ten regions), and one
 // Batch of Gets. Count reads only the index: verified entries are counted
 // as they are and only unverified ones, which exist only while a write is
 // in flight or after a failure, cost a Get.
@@ -365,7 +365,7 @@
 // # Inverted indexes
 //
 // An inverted index (schema.Index.Inverted; seed 001's province_age
-// index, schema.TestTable) holds one entry per record as one cell: row
+// index) holds one entry per record as one cell: row
 // the index key (辽宁省_20), qualifier a layout of the record's key
 // fields (the uid). The protocol above is the same, with the entry's
 // address being its row and qualifier instead of its row alone:
@@ -415,7 +415,7 @@
 // row and entry alike, as a write is hidden by a delete from a region
 // server whose clock ran ahead. Keep writers' clocks synchronised (NTP)
 // well within the grace period. Each record must have one entry per index
-// whose key it alone derives (the SMS index key ends with the data key's
+// whose key it alone derives (the message index key above ends with the data key's
 // fields).
 //
 // Inserts (OpInsert) read the row first, like a put that is not blind: a

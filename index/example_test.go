@@ -9,7 +9,8 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/index"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // The seed SMS store (package dao), whose writes run through this
@@ -20,17 +21,17 @@ func Example() {
 	ctx := context.Background()
 	c, _ := fake.New()
 	defer c.Close()
-	if err := createSMSTables(ctx, c, schema.SMSTableName, schema.SMSIndexTableName); err != nil {
+	if err := createSMSTables(ctx, c, seeds.SMSTableName, seeds.SMSIndexTableName); err != nil {
 		fmt.Println(err)
 		return
 	}
-	s, err := dao.NewSMS(c)
+	s, err := seedstore.NewSMS(c)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	day := time.Date(2024, 3, 5, 0, 0, 0, 0, time.UTC)
-	_, err = s.PutBatch(ctx, []*schema.SMS{
+	_, err = s.PutBatch(ctx, []*seeds.SMS{
 		{Mobile: "13812345678", SentAt: day.Add(9 * time.Hour), Account: "acme", Content: "hello"},
 		{Mobile: "13900001111", SentAt: day.Add(17 * time.Hour), Account: "acme", Content: "bye"},
 		{Mobile: "13700002222", SentAt: day.Add(25 * time.Hour), Account: "acme", Content: "next day"},
@@ -48,7 +49,7 @@ func Example() {
 	for _, dc := range counts {
 		fmt.Println(dc.Date.Format(time.DateOnly), dc.Count)
 	}
-	err = s.Put(ctx, &schema.SMS{Mobile: "138123", SentAt: day, Account: "acme"})
+	err = s.Put(ctx, &seeds.SMS{Mobile: "138123", SentAt: day, Account: "acme"})
 	fmt.Println(err != nil && errors.Is(err, dao.ErrInvalidRecord))
 	rep, _ := s.Check(ctx, index.ModeVerify)
 	fmt.Printf("rows %d, entries %d, clean %v\n", rep.DataRows, rep.Entries, rep.Clean())

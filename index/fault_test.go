@@ -10,7 +10,8 @@ import (
 
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/index"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 var errKilled = errors.New("writer killed")
@@ -42,20 +43,20 @@ func TestConcurrentWritersSameRecord(t *testing.T) {
 // Each case uses its own record and accounts in the backend's tables.
 func testKillBetweenWrites(t *testing.T, b backend) {
 	ctx := context.Background()
-	put := func(s *dao.SMSRepo, m *schema.SMS) error { return s.Put(ctx, m) }
-	del := func(s *dao.SMSRepo, m *schema.SMS) error { return s.Delete(ctx, m) }
+	put := func(s *seedstore.SMSRepo, m *seeds.SMS) error { return s.Put(ctx, m) }
+	del := func(s *seedstore.SMSRepo, m *seeds.SMS) error { return s.Delete(ctx, m) }
 	type scenario struct {
 		name  string
 		prior bool // the record exists before the faulty write
-		op    func(s *dao.SMSRepo, m *schema.SMS) error
-		edit  func(m *schema.SMS)
+		op    func(s *seedstore.SMSRepo, m *seeds.SMS) error
+		edit  func(m *seeds.SMS)
 		gone  bool // the faulty write deletes the record
 	}
 	scenarios := []scenario{
-		{"insert", false, put, func(*schema.SMS) {}, false},
-		{"update in place", true, put, func(m *schema.SMS) { m.Delivered, m.Content = true, "edited" }, false},
-		{"update moving the entry", true, put, func(m *schema.SMS) { m.Account += "-moved" }, false},
-		{"delete", true, del, func(*schema.SMS) {}, true},
+		{"insert", false, put, func(*seeds.SMS) {}, false},
+		{"update in place", true, put, func(m *seeds.SMS) { m.Delivered, m.Content = true, "edited" }, false},
+		{"update moving the entry", true, put, func(m *seeds.SMS) { m.Account += "-moved" }, false},
+		{"delete", true, del, func(*seeds.SMS) {}, true},
 	}
 	clk := &clock{}
 	healthy := b.sms(t, dao.WithClock(clk.now), dao.WithReadRepair(false))
@@ -97,7 +98,7 @@ func testKillBetweenWrites(t *testing.T, b backend) {
 					// The data table is the truth: the old state unless the
 					// data write happened.
 					truth := map[string][]string{acct: nil, acct + "-moved": nil}
-					var state *schema.SMS
+					var state *seeds.SMS
 					switch {
 					case phase == index.PhaseVerify && !sc.gone:
 						state = &after
@@ -134,7 +135,7 @@ func testKillBetweenWrites(t *testing.T, b backend) {
 }
 
 // checkReaders compares both seed queries with the truth.
-func checkReaders(t *testing.T, s *dao.SMSRepo, truth map[string][]string) {
+func checkReaders(t *testing.T, s *seedstore.SMSRepo, truth map[string][]string) {
 	t.Helper()
 	for acct, want := range truth {
 		assertMessages(t, s, acct, want)

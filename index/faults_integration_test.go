@@ -20,6 +20,8 @@ import (
 	"github.com/hbkit/hbkit/internal/faultnet"
 	"github.com/hbkit/hbkit/internal/ittest"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // The wire-fault scenarios of issue 34: "a broken network never duplicates
@@ -365,10 +367,10 @@ func queryCallLimit(opTimeout time.Duration) time.Duration {
 // records its calls and the records they returned.
 type faultReader struct {
 	mode     schema.WriteMode
-	s        *dao.SMSRepo
+	s        *seedstore.SMSRepo
 	calls    []outageCall
-	returned map[schema.SMS]bool // every record returned, as returned
-	twice    []string            // records returned twice by one query
+	returned map[seeds.SMS]bool // every record returned, as returned
+	twice    []string           // records returned twice by one query
 }
 
 // faultReaders are the readers of every mode.
@@ -382,7 +384,7 @@ func startFaultReaders(t *testing.T, ctx context.Context, backends modeBackends)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	for _, mc := range modeCases {
-		r := &faultReader{mode: mc.mode, s: backends(t, mc.mode).sms(t, dao.WithWriteMode(mc.mode)), returned: map[schema.SMS]bool{}}
+		r := &faultReader{mode: mc.mode, s: backends(t, mc.mode).sms(t, dao.WithWriteMode(mc.mode)), returned: map[seeds.SMS]bool{}}
 		fr.rs = append(fr.rs, r)
 		wg.Go(func() { r.run(ctx, done) })
 	}
@@ -410,7 +412,7 @@ func (r *faultReader) run(ctx context.Context, done <-chan struct{}) {
 		op := "CountPerDay"
 		if i%2 == 0 {
 			op = "MessagesOfAccountOnDate"
-			var got []schema.SMS
+			var got []seeds.SMS
 			got, err = r.s.MessagesOfAccountOnDate(qctx, a, day)
 			seen := map[string]bool{}
 			for _, m := range got {
@@ -477,7 +479,7 @@ func faultRows(t *testing.T, sc faultScenario, il *indexLoad, fr *faultReaders, 
 	var rows []faultRow
 	for _, mc := range modeCases {
 		row := faultRow{scenario: sc.name, mode: mc.mode, errs: map[string]int{}, undetectable: sc.undetectable}
-		sent := map[string]schema.SMS{}
+		sent := map[string]seeds.SMS{}
 		limit := stallCallLimit(mc.mode, faultsOpTimeout)
 		for _, l := range il.loads {
 			if l.mode != mc.mode {
@@ -523,7 +525,7 @@ func faultRows(t *testing.T, sc faultScenario, il *indexLoad, fr *faultReaders, 
 
 // countReads adds a reader's calls to row and checks them: each within
 // queryCallLimit; each record returned one a writer sent, once per query.
-func countReads(t *testing.T, row *faultRow, r *faultReader, sent map[string]schema.SMS, faultsAt, healedAt time.Time) {
+func countReads(t *testing.T, row *faultRow, r *faultReader, sent map[string]seeds.SMS, faultsAt, healedAt time.Time) {
 	t.Helper()
 	limit := queryCallLimit(faultsOpTimeout)
 	for _, call := range r.calls {
@@ -652,27 +654,27 @@ func (r *errRecorder) Fatalf(format string, args ...any) { r.Errorf(format, args
 // applied, a failed write that left a state it never wrote. It needs no
 // HBase.
 func TestOutageDataChecks(t *testing.T) {
-	a := &schema.SMS{Mobile: "13800000001", SentAt: day0, Seq: 1, Account: "x", Content: "a"}
+	a := &seeds.SMS{Mobile: "13800000001", SentAt: day0, Seq: 1, Account: "x", Content: "a"}
 	a2 := *a
 	a2.Seq = 2 // Send's next key for the same message
-	b := &schema.SMS{Mobile: "13800000002", SentAt: day0, Seq: 2, Account: "x", Content: "b"}
-	sent := map[string]schema.SMS{"a": *a, "b": *b}
-	acked := func(m *schema.SMS) *outageTrack { return &outageTrack{states: []*schema.SMS{m}, acked: true} }
-	failed := func(m *schema.SMS, err error) *outageTrack {
-		return &outageTrack{states: []*schema.SMS{nil, m}, err: err}
+	b := &seeds.SMS{Mobile: "13800000002", SentAt: day0, Seq: 2, Account: "x", Content: "b"}
+	sent := map[string]seeds.SMS{"a": *a, "b": *b}
+	acked := func(m *seeds.SMS) *outageTrack { return &outageTrack{states: []*seeds.SMS{m}, acked: true} }
+	failed := func(m *seeds.SMS, err error) *outageTrack {
+		return &outageTrack{states: []*seeds.SMS{nil, m}, err: err}
 	}
 	for _, tc := range []struct {
 		name   string
-		data   []schema.SMS
+		data   []seeds.SMS
 		tracks map[string]*outageTrack
 		want   string // in the one error reported; "" for none
 	}{
-		{"clean", []schema.SMS{*a}, map[string]*outageTrack{outageKey(a): acked(a), outageKey(b): failed(b, hbase.ErrTimeout)}, ""},
-		{"failed write applied, outcome unknown", []schema.SMS{*b}, map[string]*outageTrack{outageKey(b): failed(b, hbase.ErrOutcomeUnknown)}, ""},
-		{"stored twice", []schema.SMS{*a, a2}, map[string]*outageTrack{outageKey(&a2): acked(&a2)}, "exactly once"},
+		{"clean", []seeds.SMS{*a}, map[string]*outageTrack{outageKey(a): acked(a), outageKey(b): failed(b, hbase.ErrTimeout)}, ""},
+		{"failed write applied, outcome unknown", []seeds.SMS{*b}, map[string]*outageTrack{outageKey(b): failed(b, hbase.ErrOutcomeUnknown)}, ""},
+		{"stored twice", []seeds.SMS{*a, a2}, map[string]*outageTrack{outageKey(&a2): acked(&a2)}, "exactly once"},
 		{"acknowledged, lost", nil, map[string]*outageTrack{outageKey(a): acked(a)}, "acknowledged"},
-		{"clean no, applied", []schema.SMS{*b}, map[string]*outageTrack{outageKey(b): failed(b, index.ErrExists)}, "misreported outcome"},
-		{"never written", []schema.SMS{*b}, map[string]*outageTrack{outageKey(b): {states: []*schema.SMS{nil, a}, err: hbase.ErrTimeout}}, "whose last write failed"},
+		{"clean no, applied", []seeds.SMS{*b}, map[string]*outageTrack{outageKey(b): failed(b, index.ErrExists)}, "misreported outcome"},
+		{"never written", []seeds.SMS{*b}, map[string]*outageTrack{outageKey(b): {states: []*seeds.SMS{nil, a}, err: hbase.ErrTimeout}}, "whose last write failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &errRecorder{TB: t}

@@ -18,6 +18,8 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // Rows and entries written by another client following seed 000 with
@@ -25,11 +27,11 @@ import (
 // rows, no status cell in the entries, server-assigned timestamps.
 
 // seedKeys builds the row keys of m as a program following seed 000 and
-// schema.SMSTable would, without package keys: data key reversed mobile +
+// seeds.SMSTable would, without package keys: data key reversed mobile +
 // 19-digit Long.MAX_VALUE - ms + 4 hex digits of Seq; index key FNV-1a
 // 32(mobile) % 10 + yyyyMMdd + 16 hex digits of md5(account) + mobile +
 // 9-digit 235959999 - HHmmssSSS + the same 4 hex digits (UTC).
-func seedKeys(m *schema.SMS) (data, entry []byte) {
+func seedKeys(m *seeds.SMS) (data, entry []byte) {
 	rev := []byte(m.Mobile)
 	slices.Reverse(rev)
 	t := m.SentAt.UTC()
@@ -52,7 +54,7 @@ func boolBytes(v bool) []byte {
 }
 
 // foreignData is the plain Put of m's data row.
-func foreignData(b backend, m *schema.SMS) *hbase.Put {
+func foreignData(b backend, m *seeds.SMS) *hbase.Put {
 	data, _ := seedKeys(m)
 	return &hbase.Put{Table: b.data, Row: data, Values: map[string]map[string][]byte{"cf": {
 		"a": []byte(m.Account), "c": []byte(m.Content), "d": boolBytes(m.Delivered),
@@ -60,7 +62,7 @@ func foreignData(b backend, m *schema.SMS) *hbase.Put {
 }
 
 // foreignEntry is the plain Put of m's entry, carrying delivered.
-func foreignEntry(b backend, m *schema.SMS, delivered bool) *hbase.Put {
+func foreignEntry(b backend, m *seeds.SMS, delivered bool) *hbase.Put {
 	data, entry := seedKeys(m)
 	return &hbase.Put{Table: b.index, Row: entry, Values: map[string]map[string][]byte{"cf": {
 		"row": data, "d": boolBytes(delivered),
@@ -103,8 +105,8 @@ func assertSameDump(t testing.TB, what string, before, after []string) {
 
 // foreignMessages returns n messages over n/3 mobiles, two accounts and
 // two days, half of them delivered.
-func foreignMessages(n int) []*schema.SMS {
-	var out []*schema.SMS
+func foreignMessages(n int) []*seeds.SMS {
+	var out []*seeds.SMS
 	for i := range n {
 		m := msg(100+i%(n/3+1), []string{"acme", "globex"}[i%2], time.Duration(i)*97*time.Minute+time.Duration(i)*time.Millisecond)
 		m.Seq = uint64(i)
@@ -115,7 +117,7 @@ func foreignMessages(n int) []*schema.SMS {
 }
 
 // bruteCounts counts msgs per account and UTC day ("20060102").
-func bruteCounts(msgs []*schema.SMS) map[string]map[string]int64 {
+func bruteCounts(msgs []*seeds.SMS) map[string]map[string]int64 {
 	out := map[string]map[string]int64{}
 	for _, m := range msgs {
 		if out[m.Account] == nil {
@@ -129,15 +131,15 @@ func bruteCounts(msgs []*schema.SMS) map[string]map[string]int64 {
 // assertReaders checks the store's readers against msgs: per mobile
 // through the data table, per account and day through the index (want
 // those of msgs with an entry), and the counts of the index.
-func assertReaders(t testing.TB, s *dao.SMSRepo, msgs, indexed []*schema.SMS) {
+func assertReaders(t testing.TB, s *seedstore.SMSRepo, msgs, indexed []*seeds.SMS) {
 	t.Helper()
 	ctx := context.Background()
-	byMobile := map[string][]*schema.SMS{}
+	byMobile := map[string][]*seeds.SMS{}
 	for _, m := range msgs {
 		byMobile[m.Mobile] = append(byMobile[m.Mobile], m)
 	}
 	for mobile, want := range byMobile {
-		got, err := dao.Collect(s.Messages(ctx, mobile, schema.SMSMinTime, schema.SMSMaxTime, 0))
+		got, err := dao.Collect(s.Messages(ctx, mobile, seeds.SMSMinTime, seeds.SMSMaxTime, 0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +147,7 @@ func assertReaders(t testing.TB, s *dao.SMSRepo, msgs, indexed []*schema.SMS) {
 			t.Fatalf("Messages(%s): got %d, want %d", mobile, len(got), len(want))
 		}
 		for _, w := range want {
-			if !slices.ContainsFunc(got, func(g schema.SMS) bool { return sameSMS(&g, w) }) {
+			if !slices.ContainsFunc(got, func(g seeds.SMS) bool { return sameSMS(&g, w) }) {
 				t.Fatalf("Messages(%s): %+v not returned", mobile, *w)
 			}
 		}
@@ -163,7 +165,7 @@ func assertReaders(t testing.TB, s *dao.SMSRepo, msgs, indexed []*schema.SMS) {
 	}
 	for account, days := range counts {
 		for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
-			var want []*schema.SMS
+			var want []*seeds.SMS
 			for _, m := range indexed {
 				if m.Account == account && m.SentAt.UTC().Truncate(24*time.Hour).Equal(d) {
 					want = append(want, m)
@@ -177,7 +179,7 @@ func assertReaders(t testing.TB, s *dao.SMSRepo, msgs, indexed []*schema.SMS) {
 				t.Fatalf("MessagesOfAccountOnDate(%s, %s): got %d, want %d", account, d.Format("20060102"), len(got), len(want))
 			}
 			for _, w := range want {
-				if !slices.ContainsFunc(got, func(g schema.SMS) bool { return sameSMS(&g, w) }) {
+				if !slices.ContainsFunc(got, func(g seeds.SMS) bool { return sameSMS(&g, w) }) {
 					t.Fatalf("MessagesOfAccountOnDate(%s): %+v not returned", account, *w)
 				}
 			}
@@ -194,15 +196,15 @@ func assertReaders(t testing.TB, s *dao.SMSRepo, msgs, indexed []*schema.SMS) {
 	}
 }
 
-func sameSMS(a, b *schema.SMS) bool {
+func sameSMS(a, b *seeds.SMS) bool {
 	return a.Mobile == b.Mobile && a.SentAt.Equal(b.SentAt) && a.Seq == b.Seq && a.Account == b.Account &&
 		a.Content == b.Content && a.Delivered == b.Delivered
 }
 
 // TestSeedKeysAreTheSchemas: the keys a program following seed 000 writes
-// are those schema.SMSTable derives.
+// are those seeds.SMSTable derives.
 func TestSeedKeysAreTheSchemas(t *testing.T) {
-	st, err := schema.SMSTable()
+	st, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +342,7 @@ func testForeignDivergence(t *testing.T, mode dao.Option) {
 	check(index.ModeVerify, index.Report{DataRows: 12, Entries: 12})
 
 	assertSameDump(t, "data table", dataBefore, rawDump(t, b.c, b.data))
-	for _, m := range []*schema.SMS{stale, missing} {
+	for _, m := range []*seeds.SMS{stale, missing} {
 		_, entry := seedKeys(m)
 		e, err := b.c.Get(ctx, &hbase.Get{Table: b.index, Row: entry})
 		if err != nil {

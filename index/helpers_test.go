@@ -14,6 +14,8 @@ import (
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // day0 is the day most test messages are sent on.
@@ -28,23 +30,23 @@ type backend struct {
 }
 
 func (b backend) names() map[string]string {
-	return map[string]string{schema.SMSTableName: b.data, schema.SMSIndexTableName: b.index}
+	return map[string]string{seeds.SMSTableName: b.data, seeds.SMSIndexTableName: b.index}
 }
 
 // sms returns an SMS store over the backend's tables; its writes run
 // through the index protocol.
-func (b backend) sms(t testing.TB, opts ...dao.Option) *dao.SMSRepo {
+func (b backend) sms(t testing.TB, opts ...dao.Option) *seedstore.SMSRepo {
 	t.Helper()
 	return b.smsOver(t, b.c, opts...)
 }
 
 // smsOver is sms through another client (a mock in front of the backend).
-func (b backend) smsOver(t testing.TB, c dao.Client, opts ...dao.Option) *dao.SMSRepo {
+func (b backend) smsOver(t testing.TB, c dao.Client, opts ...dao.Option) *seedstore.SMSRepo {
 	t.Helper()
 	// These tests update and move messages to exercise the strict
 	// protocol; the SMS schema itself is insert-only (modes_test.go runs
 	// every mode). A later WithWriteMode in opts wins.
-	s, err := dao.NewSMS(c, append([]dao.Option{dao.WithTableNames(b.names()), dao.WithWriteMode(schema.Strict)}, opts...)...)
+	s, err := seedstore.NewSMS(c, append([]dao.Option{dao.WithTableNames(b.names()), dao.WithWriteMode(schema.Strict)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +56,7 @@ func (b backend) smsOver(t testing.TB, c dao.Client, opts ...dao.Option) *dao.SM
 // createSMSTables creates the SMS data and index tables under the given
 // names, with the schema's families and split keys.
 func createSMSTables(ctx context.Context, a hbase.AdminClient, data, index string) error {
-	st, err := schema.SMSTable()
+	st, err := seeds.SMSTable()
 	if err != nil {
 		return err
 	}
@@ -79,10 +81,10 @@ func newFakeBackend(t testing.TB) (backend, *fake.Client) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if err := createSMSTables(context.Background(), c, schema.SMSTableName, schema.SMSIndexTableName); err != nil {
+	if err := createSMSTables(context.Background(), c, seeds.SMSTableName, seeds.SMSIndexTableName); err != nil {
 		t.Fatal(err)
 	}
-	return backend{c: c, data: schema.SMSTableName, index: schema.SMSIndexTableName}, c
+	return backend{c: c, data: seeds.SMSTableName, index: seeds.SMSIndexTableName}, c
 }
 
 // clock is the wall clock plus a settable offset, for versions and grace
@@ -93,8 +95,8 @@ func (c *clock) now() time.Time          { return time.Now().Add(time.Duration(c
 func (c *clock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 
 // msg returns a valid message: mobile from n, sent on day0 + offset.
-func msg(n int, account string, offset time.Duration) *schema.SMS {
-	return &schema.SMS{
+func msg(n int, account string, offset time.Duration) *seeds.SMS {
+	return &seeds.SMS{
 		Mobile:  fmt.Sprintf("138%08d", n),
 		SentAt:  day0.Add(offset),
 		Seq:     uint64(n % 0x10000),
@@ -103,7 +105,7 @@ func msg(n int, account string, offset time.Duration) *schema.SMS {
 	}
 }
 
-func mobiles(ms []schema.SMS) []string {
+func mobiles(ms []seeds.SMS) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
 		out[i] = m.Mobile
@@ -112,7 +114,7 @@ func mobiles(ms []schema.SMS) []string {
 }
 
 // assertMessages checks the messages of account on day0, newest first.
-func assertMessages(t testing.TB, s *dao.SMSRepo, account string, want []string) {
+func assertMessages(t testing.TB, s *seedstore.SMSRepo, account string, want []string) {
 	t.Helper()
 	got, err := s.MessagesOfAccountOnDate(context.Background(), account, day0)
 	if err != nil {
@@ -129,7 +131,7 @@ func assertMessages(t testing.TB, s *dao.SMSRepo, account string, want []string)
 }
 
 // assertClean runs a verify and wants no divergence and rows data rows.
-func assertClean(t testing.TB, s *dao.SMSRepo, rows int64) {
+func assertClean(t testing.TB, s *seedstore.SMSRepo, rows int64) {
 	t.Helper()
 	rep, err := s.Check(context.Background(), index.ModeVerify)
 	if err != nil {
@@ -150,30 +152,30 @@ func assertEmpty(t testing.TB, b backend) {
 	}
 }
 
-// smsTable returns the seed SMS schema (schema.SMSTable) with validate as
+// smsTable returns the seed SMS schema (seeds.SMSTable) with validate as
 // its check (Spec.Validate).
-func smsTable(validate func(*schema.SMS) error) (*schema.Table[schema.SMS], error) {
-	mobile := func(s *schema.SMS) string { return s.Mobile }
-	setMobile := func(s *schema.SMS, v string) { s.Mobile = v }
-	seq := func(s *schema.SMS) uint64 { return s.Seq }
-	setSeq := func(s *schema.SMS, v uint64) { s.Seq = v }
+func smsTable(validate func(*seeds.SMS) error) (*schema.Table[seeds.SMS], error) {
+	mobile := func(s *seeds.SMS) string { return s.Mobile }
+	setMobile := func(s *seeds.SMS, v string) { s.Mobile = v }
+	seq := func(s *seeds.SMS) uint64 { return s.Seq }
+	setSeq := func(s *seeds.SMS, v uint64) { s.Seq = v }
 	dataKey, err := keys.NewLayout(
-		keys.ReversedDigits("mobile", schema.SMSMobileWidth, mobile, setMobile),
+		keys.ReversedDigits("mobile", seeds.SMSMobileWidth, mobile, setMobile),
 		keys.ReversedTimestamp("sent",
-			func(s *schema.SMS) int64 { return s.SentAt.UnixMilli() },
-			func(s *schema.SMS, ms int64) { s.SentAt = time.UnixMilli(ms).UTC() }),
-		keys.Unique("unique", schema.SMSSeqWidth, seq, setSeq),
+			func(s *seeds.SMS) int64 { return s.SentAt.UnixMilli() },
+			func(s *seeds.SMS, ms int64) { s.SentAt = time.UnixMilli(ms).UTC() }),
+		keys.Unique("unique", seeds.SMSSeqWidth, seq, setSeq),
 	)
 	if err != nil {
 		return nil, err
 	}
 	indexKey, err := keys.NewLayout(
-		keys.HashBucket("bucket", schema.SMSIndexBuckets, mobile, nil),
-		keys.Date("day", func(s *schema.SMS) time.Time { return s.SentAt.UTC() }, nil),
-		keys.MD5Hex("account_md5", schema.SMSAccountMD5Hex, func(s *schema.SMS) string { return s.Account }),
-		keys.Digits("mobile", schema.SMSMobileWidth, mobile, setMobile),
-		keys.ReversedTimeOfDay("time", func(s *schema.SMS) time.Duration { return keys.TimeOfDay(s.SentAt.UTC()) }, nil),
-		keys.Unique("unique", schema.SMSSeqWidth, seq, setSeq),
+		keys.HashBucket("bucket", seeds.SMSIndexBuckets, mobile, nil),
+		keys.Date("day", func(s *seeds.SMS) time.Time { return s.SentAt.UTC() }, nil),
+		keys.MD5Hex("account_md5", seeds.SMSAccountMD5Hex, func(s *seeds.SMS) string { return s.Account }),
+		keys.Digits("mobile", seeds.SMSMobileWidth, mobile, setMobile),
+		keys.ReversedTimeOfDay("time", func(s *seeds.SMS) time.Duration { return keys.TimeOfDay(s.SentAt.UTC()) }, nil),
+		keys.Unique("unique", seeds.SMSSeqWidth, seq, setSeq),
 	)
 	if err != nil {
 		return nil, err
@@ -181,28 +183,28 @@ func smsTable(validate func(*schema.SMS) error) (*schema.Table[schema.SMS], erro
 	fam := schema.Family{Name: "cf", BloomFilter: schema.BloomRow, Versions: 1, Compression: schema.CompressionSnappy}
 	ixFam := fam
 	ixFam.DataBlockEncoding = schema.EncodingFastDiff
-	return schema.New(schema.Spec[schema.SMS]{
-		Name:     schema.SMSTableName,
+	return schema.New(schema.Spec[seeds.SMS]{
+		Name:     seeds.SMSTableName,
 		Validate: validate,
 		Families: []schema.Family{fam},
 		Key:      dataKey,
-		Splits:   schema.Splits{Regions: schema.SMSRegions},
-		Columns: []schema.Column[schema.SMS]{
+		Splits:   schema.Splits{Regions: seeds.SMSRegions},
+		Columns: []schema.Column[seeds.SMS]{
 			schema.StringColumn("account", "cf", "a",
-				func(s *schema.SMS) string { return s.Account }, func(s *schema.SMS, v string) { s.Account = v }),
+				func(s *seeds.SMS) string { return s.Account }, func(s *seeds.SMS, v string) { s.Account = v }),
 			schema.StringColumn("content", "cf", "c",
-				func(s *schema.SMS) string { return s.Content }, func(s *schema.SMS, v string) { s.Content = v }),
+				func(s *seeds.SMS) string { return s.Content }, func(s *seeds.SMS, v string) { s.Content = v }),
 			schema.BoolColumn("delivered", "cf", "d",
-				func(s *schema.SMS) bool { return s.Delivered }, func(s *schema.SMS, v bool) { s.Delivered = v }),
+				func(s *seeds.SMS) bool { return s.Delivered }, func(s *seeds.SMS, v bool) { s.Delivered = v }),
 		},
-		Indexes: []schema.IndexSpec[schema.SMS]{{
-			Name:     schema.SMSIndexTableName,
+		Indexes: []schema.IndexSpec[seeds.SMS]{{
+			Name:     seeds.SMSIndexTableName,
 			Families: []schema.Family{ixFam},
 			Key:      indexKey,
 			From: map[string]string{
 				"bucket": "mobile", "day": "sent", "account_md5": "account", "time": "sent",
 			},
-			Splits:          schema.Splits{Regions: schema.SMSIndexBuckets},
+			Splits:          schema.Splits{Regions: seeds.SMSIndexBuckets},
 			Columns:         []string{"delivered"},
 			RowKeyQualifier: "row",
 		}},
@@ -229,7 +231,7 @@ func countRows(t testing.TB, b backend, table string) int {
 
 // assertDayCounts checks the index-only count of each account's messages
 // on day0 (CountPerDay) against want.
-func assertDayCounts(t testing.TB, s *dao.SMSRepo, want map[string]int64) {
+func assertDayCounts(t testing.TB, s *seedstore.SMSRepo, want map[string]int64) {
 	t.Helper()
 	for a, n := range want {
 		days, err := s.CountPerDay(context.Background(), a, day0, day0)

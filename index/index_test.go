@@ -12,7 +12,8 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 func TestPutQueryCount(t *testing.T) {
@@ -30,7 +31,7 @@ func TestUpdateMovesEntryAndDeleteRemovesIt(t *testing.T) {
 func testPutQueryCount(t *testing.T, b backend) {
 	ctx := context.Background()
 	s := b.sms(t)
-	var batch []*schema.SMS
+	var batch []*seeds.SMS
 	for n := range 30 {
 		acct := "acme"
 		if n%3 == 0 {
@@ -101,18 +102,18 @@ func TestBadRecordsRejectedBeforeAnyWrite(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		name  string
-		edit  func(*schema.SMS)
+		edit  func(*seeds.SMS)
 		field string
 	}{
-		{"invalid mobile", func(m *schema.SMS) { m.Mobile = "1381234567x" }, "mobile"},
-		{"short mobile", func(m *schema.SMS) { m.Mobile = "138" }, "mobile"},
-		{"missing account", func(m *schema.SMS) { m.Account = "" }, "account"},
-		{"timestamp before 1970", func(m *schema.SMS) { m.SentAt = time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC) }, "sent"},
-		// The table's check (schema.ValidateSMS) names the record field on
+		{"invalid mobile", func(m *seeds.SMS) { m.Mobile = "1381234567x" }, "mobile"},
+		{"short mobile", func(m *seeds.SMS) { m.Mobile = "138" }, "mobile"},
+		{"missing account", func(m *seeds.SMS) { m.Account = "" }, "account"},
+		{"timestamp before 1970", func(m *seeds.SMS) { m.SentAt = time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC) }, "sent"},
+		// The table's check (seeds.ValidateSMS) names the record field on
 		// every path; the index key's "day" segment used to name it on
 		// the index writer's path alone (issue 14, failure 7).
-		{"timestamp after 9999", func(m *schema.SMS) { m.SentAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, "sent"},
-		{"sequence too wide", func(m *schema.SMS) { m.Seq = 0x10000 }, "unique"},
+		{"timestamp after 9999", func(m *seeds.SMS) { m.SentAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, "sent"},
+		{"sequence too wide", func(m *seeds.SMS) { m.Seq = 0x10000 }, "unique"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -185,7 +186,7 @@ func TestReadRepair(t *testing.T) {
 	ctx := context.Background()
 	b, _ := newFakeBackend(t)
 	clk := &clock{}
-	kill := func(phase index.Phase) *dao.SMSRepo {
+	kill := func(phase index.Phase) *seedstore.SMSRepo {
 		hook, _ := killAt(phase)
 		return b.sms(t, dao.WithClock(clk.now), dao.WithHook(hook))
 	}
@@ -291,7 +292,7 @@ func TestRewriteAfterDeleteByAnotherWriter(t *testing.T) {
 	frozen.Store(day0.UnixMilli())
 	now := func() time.Time { return time.UnixMilli(frozen.Load()) }
 	// Each writer sends its last writes before returning (a writer done).
-	writer := func() *dao.SMSRepo { return b.sms(t, dao.WithClock(now), dao.WithAsyncVerify(false)) }
+	writer := func() *seedstore.SMSRepo { return b.sms(t, dao.WithClock(now), dao.WithAsyncVerify(false)) }
 	m := msg(8, "acme", time.Hour)
 	if err := writer().Put(ctx, m); err != nil {
 		t.Fatal(err)
@@ -358,8 +359,8 @@ func TestBlindPuts(t *testing.T) {
 	b, _ := newFakeBackend(t)
 	rec := &firstActions{Client: b.c}
 	s := b.smsOver(t, rec, dao.WithAsyncVerify(false))
-	batch := func(account string) []*schema.SMS {
-		var out []*schema.SMS
+	batch := func(account string) []*seeds.SMS {
+		var out []*seeds.SMS
 		for i := range 10 {
 			out = append(out, msg(700+i, account, time.Duration(i)*time.Minute))
 		}
@@ -390,8 +391,8 @@ func TestBlindPuts(t *testing.T) {
 			t.Fatalf("update %d after a lost guess: Batches starting with %v", i+1, rec.seen)
 		}
 	}
-	want := mobiles(func() []schema.SMS {
-		var out []schema.SMS
+	want := mobiles(func() []seeds.SMS {
+		var out []seeds.SMS
 		for i := 9; i >= 0; i-- {
 			out = append(out, *msg(700+i, "", 0))
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // splitClient sends a Batch that writes both tables in two parts, the
@@ -101,7 +102,7 @@ func TestReadersSpareWritesInFlight(t *testing.T) {
 			if read == 0 {
 				t.Fatal("the write sent no Batch with both tables")
 			}
-			assertIndexIsTheData(t, "after the move", reader, []*schema.SMS{m}, []string{"acme", "bank"})
+			assertIndexIsTheData(t, "after the move", reader, []*seeds.SMS{m}, []string{"acme", "bank"})
 			rep, err := reader.Check(ctx, index.ModeVerify)
 			if err != nil {
 				t.Fatal(err)

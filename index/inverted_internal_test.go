@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/hbkit/hbkit/hbase/fake"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // TestInvertedEmptyQualifierNeverDeletesTheFamily: a Delete whose
@@ -18,7 +18,7 @@ func TestInvertedEmptyQualifierNeverDeletesTheFamily(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	tbl, err := schema.TestTable()
+	tbl, err := seeds.TestTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestInvertedEmptyQualifierNeverDeletesTheFamily(t *testing.T) {
 		}
 		// An orphan long past the grace period, pointing to no record.
 		e := &entry{key: row, qual: q, version: 1000, maxTS: 1000, raw: []byte("1")}
-		if w, cam := x.repairAction(0, e, verdict[schema.User]{}); w != nil || cam != nil {
+		if w, cam := x.repairAction(0, e, verdict[seeds.User]{}); w != nil || cam != nil {
 			t.Fatalf("repair of an empty-qualifier cell: %+v, %+v; want nothing", w, cam)
 		}
 	}

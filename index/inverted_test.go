@@ -18,9 +18,10 @@ import (
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
-// Seed 001's user table with its inverted index (schema.TestTable): the
+// Seed 001's user table with its inverted index (seeds.TestTable): the
 // index row is province_age, one cell per uid.
 
 // userBackend is a cluster holding a TestTable and its inverted index
@@ -31,13 +32,13 @@ type userBackend struct {
 	index string
 }
 
-func (b userBackend) users(t testing.TB, mode schema.WriteMode, opts ...dao.Option) *dao.Repo[schema.User] {
+func (b userBackend) users(t testing.TB, mode schema.WriteMode, opts ...dao.Option) *dao.Repo[seeds.User] {
 	t.Helper()
-	tbl, err := schema.TestTable()
+	tbl, err := seeds.TestTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := map[string]string{schema.TestTableName: b.data, schema.TestTableIndexName: b.index}
+	names := map[string]string{seeds.TestTableName: b.data, seeds.TestTableIndexName: b.index}
 	r, err := dao.New(b.c, tbl, append([]dao.Option{dao.WithTableNames(names), dao.WithWriteMode(mode)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +48,7 @@ func (b userBackend) users(t testing.TB, mode schema.WriteMode, opts ...dao.Opti
 
 // createUserTables creates TestTable and its index under the given names.
 func createUserTables(ctx context.Context, a hbase.AdminClient, data, idx string) error {
-	tbl, err := schema.TestTable()
+	tbl, err := seeds.TestTable()
 	if err != nil {
 		return err
 	}
@@ -71,10 +72,10 @@ func newFakeUsers(t testing.TB) userBackend {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if err := createUserTables(context.Background(), c, schema.TestTableName, schema.TestTableIndexName); err != nil {
+	if err := createUserTables(context.Background(), c, seeds.TestTableName, seeds.TestTableIndexName); err != nil {
 		t.Fatal(err)
 	}
-	return userBackend{c: c, data: schema.TestTableName, index: schema.TestTableIndexName}
+	return userBackend{c: c, data: seeds.TestTableName, index: seeds.TestTableIndexName}
 }
 
 var provinces = []string{"辽宁省", "四川省", "广东省"}
@@ -87,10 +88,10 @@ type valueKey struct {
 
 // bruteForce counts the live users of the data table per province and
 // age, and lists their uids, by scanning the whole data table.
-func bruteForce(t testing.TB, r *dao.Repo[schema.User]) map[valueKey][]string {
+func bruteForce(t testing.TB, r *dao.Repo[seeds.User]) map[valueKey][]string {
 	t.Helper()
 	out := map[valueKey][]string{}
-	for u, err := range r.Scan(context.Background(), dao.Query[schema.User]{}) {
+	for u, err := range r.Scan(context.Background(), dao.Query[seeds.User]{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,14 +106,14 @@ func bruteForce(t testing.TB, r *dao.Repo[schema.User]) map[valueKey][]string {
 
 // lookup reads one index row: the users Find returns (checked against
 // their data rows) and the index-only Count.
-func lookup(t testing.TB, r *dao.Repo[schema.User], k valueKey) (uids []string, count int64) {
+func lookup(t testing.TB, r *dao.Repo[seeds.User], k valueKey) (uids []string, count int64) {
 	t.Helper()
 	ctx := context.Background()
-	x, err := r.Index(schema.TestTableIndexName)
+	x, err := r.Index(seeds.TestTableIndexName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := dao.Eq(&schema.User{Province: k.province, Age: k.age}, "province", "age")
+	q := dao.Eq(&seeds.User{Province: k.province, Age: k.age}, "province", "age")
 	for u, err := range x.Find(ctx, q) {
 		if err != nil {
 			t.Fatal(err)
@@ -134,7 +135,7 @@ func lookup(t testing.TB, r *dao.Repo[schema.User], k valueKey) (uids []string, 
 // returns exactly the users the data table holds under it, and Count
 // (index alone) equals the brute-force count, unless countLoose (a mode
 // whose index-only counts may lag, for a state left by a dead writer).
-func assertIndexMatches(t testing.TB, r *dao.Repo[schema.User], ages []int64, countLoose bool) map[valueKey][]string {
+func assertIndexMatches(t testing.TB, r *dao.Repo[seeds.User], ages []int64, countLoose bool) map[valueKey][]string {
 	t.Helper()
 	return matchIndex(t, r, ages, countLoose, true)
 }
@@ -142,12 +143,12 @@ func assertIndexMatches(t testing.TB, r *dao.Repo[schema.User], ages []int64, co
 // assertIndexSound checks that every user Find returns is one the data
 // table holds under that value: after a writer died, an entry may be
 // missing until Check, never wrong.
-func assertIndexSound(t testing.TB, r *dao.Repo[schema.User], ages []int64) {
+func assertIndexSound(t testing.TB, r *dao.Repo[seeds.User], ages []int64) {
 	t.Helper()
 	matchIndex(t, r, ages, true, false)
 }
 
-func matchIndex(t testing.TB, r *dao.Repo[schema.User], ages []int64, countLoose, complete bool) map[valueKey][]string {
+func matchIndex(t testing.TB, r *dao.Repo[seeds.User], ages []int64, countLoose, complete bool) map[valueKey][]string {
 	t.Helper()
 	truth := bruteForce(t, r)
 	for _, p := range provinces {
@@ -172,7 +173,7 @@ func matchIndex(t testing.TB, r *dao.Repo[schema.User], ages []int64, countLoose
 
 // assertUsersClean runs a verify and wants no divergence, with one entry
 // per live user.
-func assertUsersClean(t testing.TB, r *dao.Repo[schema.User]) index.Report {
+func assertUsersClean(t testing.TB, r *dao.Repo[seeds.User]) index.Report {
 	t.Helper()
 	rep, err := r.Check(context.Background(), index.ModeVerify)
 	if err != nil {
@@ -202,15 +203,15 @@ func testInvertedAgreesWithTheData(t *testing.T, b userBackend, mc modeCase, pre
 	r := b.users(t, mc.mode)
 	rng := rand.New(rand.NewPCG(1, uint64(mc.mode)))
 	ages := []int64{20, 21, 35}
-	pick := func(u *schema.User) {
+	pick := func(u *seeds.User) {
 		u.Province, u.Age = provinces[rng.IntN(len(provinces))], ages[rng.IntN(len(ages))]
 	}
-	live := map[string]*schema.User{}
+	live := map[string]*seeds.User{}
 	for round := range 4 {
-		var batch []*schema.User
+		var batch []*seeds.User
 		for n := range 12 {
 			uid := fmt.Sprintf("%s%d", prefix, 1000+round*12+n)
-			u := &schema.User{UID: uid, Gender: "f"}
+			u := &seeds.User{UID: uid, Gender: "f"}
 			pick(u)
 			batch = append(batch, u)
 			live[uid] = u
@@ -257,7 +258,7 @@ func TestInvertedEncodingIsTheSeeds(t *testing.T) {
 	ctx := context.Background()
 	b := newFakeUsers(t)
 	r := b.users(t, schema.Strict)
-	if err := r.Put(ctx, &schema.User{UID: "10001", Province: "辽宁省", Age: 20, Gender: "m"}); err != nil {
+	if err := r.Put(ctx, &seeds.User{UID: "10001", Province: "辽宁省", Age: 20, Gender: "m"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Flush(ctx); err != nil {
@@ -293,14 +294,14 @@ func testInvertedKillBetweenWrites(t *testing.T, b userBackend, mc modeCase, pre
 	type scenario struct {
 		name  string
 		prior bool
-		edit  func(u *schema.User)
+		edit  func(u *seeds.User)
 		del   bool
 	}
 	scenarios := []scenario{
-		{"insert", false, func(*schema.User) {}, false},
-		{"update in place", true, func(u *schema.User) { u.Gender = "m" }, false},
-		{"move", true, func(u *schema.User) { u.Province = provinces[1] }, false},
-		{"delete", true, func(*schema.User) {}, true},
+		{"insert", false, func(*seeds.User) {}, false},
+		{"update in place", true, func(u *seeds.User) { u.Gender = "m" }, false},
+		{"move", true, func(u *seeds.User) { u.Province = provinces[1] }, false},
+		{"delete", true, func(*seeds.User) {}, true},
 	}
 	clk := &clock{}
 	healthy := b.users(t, mc.mode, dao.WithClock(clk.now), dao.WithReadRepair(false))
@@ -313,7 +314,7 @@ func testInvertedKillBetweenWrites(t *testing.T, b userBackend, mc modeCase, pre
 		for _, phase := range []index.Phase{index.PhaseUnverified, index.PhaseData, index.PhaseVerify} {
 			n++
 			t.Run(fmt.Sprintf("%s/before %s", sc.name, phase), func(t *testing.T) {
-				before := &schema.User{UID: fmt.Sprintf("%s%d", prefix, n), Province: provinces[0], Age: 20, Gender: "f"}
+				before := &seeds.User{UID: fmt.Sprintf("%s%d", prefix, n), Province: provinces[0], Age: 20, Gender: "f"}
 				after := *before
 				sc.edit(&after)
 				hook, fired := killAt(phase)
@@ -376,7 +377,7 @@ func testInvertedConcurrentWriters(t *testing.T, b userBackend, mode schema.Writ
 		go func() {
 			r := b.users(t, mode, dao.WithMaxAttempts(1000))
 			for n := range rounds {
-				u := &schema.User{UID: uid, Province: provinces[(w+n)%len(provinces)], Age: ages[n%2], Gender: "f"}
+				u := &seeds.User{UID: uid, Province: provinces[(w+n)%len(provinces)], Age: ages[n%2], Gender: "f"}
 				var err error
 				if w == 0 && n%3 == 2 {
 					err = r.Delete(ctx, u)
@@ -395,7 +396,7 @@ func testInvertedConcurrentWriters(t *testing.T, b userBackend, mode schema.Writ
 	done := make(chan error, 1)
 	go func() {
 		r := b.users(t, mode)
-		x, err := r.Index(schema.TestTableIndexName)
+		x, err := r.Index(seeds.TestTableIndexName)
 		if err != nil {
 			done <- err
 			return
@@ -403,7 +404,7 @@ func testInvertedConcurrentWriters(t *testing.T, b userBackend, mode schema.Writ
 		for !stop.Load() {
 			for _, p := range provinces {
 				for _, a := range ages {
-					for u, err := range x.Find(ctx, dao.Eq(&schema.User{Province: p, Age: a}, "province", "age")) {
+					for u, err := range x.Find(ctx, dao.Eq(&seeds.User{Province: p, Age: a}, "province", "age")) {
 						if err != nil {
 							done <- err
 							return
@@ -456,7 +457,7 @@ func TestInvertedRepairAndRebuild(t *testing.T) {
 func testInvertedRepairAndRebuild(t *testing.T, b userBackend) {
 	ctx := context.Background()
 	r := b.users(t, schema.Strict)
-	users := []*schema.User{
+	users := []*seeds.User{
 		{UID: "a1", Province: provinces[0], Age: 20},
 		{UID: "a2", Province: provinces[0], Age: 20},
 		{UID: "a3", Province: provinces[1], Age: 21},
@@ -518,7 +519,7 @@ func TestInvertedForeignCells(t *testing.T) {
 func testInvertedForeignCells(t *testing.T, b userBackend) {
 	ctx := context.Background()
 	r := b.users(t, schema.Strict, dao.WithUnindexedWrites())
-	u := &schema.User{UID: "j1", Province: provinces[0], Age: 20, Gender: "f"}
+	u := &seeds.User{UID: "j1", Province: provinces[0], Age: 20, Gender: "f"}
 	if err := r.Put(ctx, u); err != nil { // the data row only, as another client writes it
 		t.Fatal(err)
 	}
@@ -546,7 +547,7 @@ func testInvertedForeignCells(t *testing.T, b userBackend) {
 // pageUIDs reads q through x page by page, size records each, resuming
 // from each page's token, and returns the records' UIDs in order and how
 // many pages it took.
-func pageUIDs(ctx context.Context, t *testing.T, x *dao.Index[schema.User], q dao.Query[schema.User], size int) ([]string, int) {
+func pageUIDs(ctx context.Context, t *testing.T, x *dao.Index[seeds.User], q dao.Query[seeds.User], size int) ([]string, int) {
 	t.Helper()
 	var got []string
 	pages := 0
@@ -576,11 +577,11 @@ func TestInvertedPagesAndKeys(t *testing.T) {
 func testInvertedPagesAndKeys(t *testing.T, b userBackend) {
 	ctx := context.Background()
 	r := b.users(t, schema.Strict)
-	var users []*schema.User
+	var users []*seeds.User
 	var want []string
 	for _, age := range []int64{20, 21} {
 		for n := range 5 {
-			u := &schema.User{UID: fmt.Sprintf("p%d-%d", age, n), Province: provinces[0], Age: age}
+			u := &seeds.User{UID: fmt.Sprintf("p%d-%d", age, n), Province: provinces[0], Age: age}
 			users = append(users, u)
 			want = append(want, u.UID)
 		}
@@ -591,17 +592,17 @@ func testInvertedPagesAndKeys(t *testing.T, b userBackend) {
 	if err := r.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	x, err := r.Index(schema.TestTableIndexName)
+	x, err := r.Index(seeds.TestTableIndexName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := dao.Eq(&schema.User{Province: provinces[0]}, "province")
+	q := dao.Eq(&seeds.User{Province: provinces[0]}, "province")
 	got, pages := pageUIDs(ctx, t, x, q, 3)
 	if !slices.Equal(got, want) || pages != 4 {
 		t.Fatalf("pages of 3: got %v in %d pages, want %v in 4", got, pages, want)
 	}
 	var keys []string
-	for u, err := range x.Keys(ctx, dao.Eq(&schema.User{Province: provinces[0]}, "province")) {
+	for u, err := range x.Keys(ctx, dao.Eq(&seeds.User{Province: provinces[0]}, "province")) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -617,7 +618,7 @@ func testInvertedPagesAndKeys(t *testing.T, b userBackend) {
 
 // usersOver is users through another client (a dying one in front of the
 // backend).
-func (b userBackend) usersOver(t testing.TB, c dao.Client, mode schema.WriteMode, opts ...dao.Option) *dao.Repo[schema.User] {
+func (b userBackend) usersOver(t testing.TB, c dao.Client, mode schema.WriteMode, opts ...dao.Option) *dao.Repo[seeds.User] {
 	t.Helper()
 	return userBackend{c: c, data: b.data, index: b.index}.users(t, mode, opts...)
 }
@@ -647,19 +648,19 @@ func testInvertedSurvivePartialBatches(t *testing.T, backends func(testing.TB, s
 						clock := &fakeClock{t: time.Now()}
 						healthy := b.users(t, mc.mode, dao.WithClock(clock.now), dao.WithAsyncVerify(false))
 						reader := b.users(t, mc.mode, dao.WithClock(clock.now), dao.WithReadRepair(false))
-						user := func(i int, age int64) *schema.User {
-							return &schema.User{UID: fmt.Sprintf("pb%d-%d", n, i), Province: provinces[0], Age: age, Gender: "f"}
+						user := func(i int, age int64) *seeds.User {
+							return &seeds.User{UID: fmt.Sprintf("pb%d-%d", n, i), Province: provinces[0], Age: age, Gender: "f"}
 						}
-						fresh := []*schema.User{user(0, 20), user(1, 21)}
-						old := []*schema.User{user(2, 20), user(3, 20)}
+						fresh := []*seeds.User{user(0, 20), user(1, 21)}
+						old := []*seeds.User{user(2, 20), user(3, 20)}
 						if _, err := healthy.PutBatch(ctx, old); err != nil {
 							t.Fatal(err)
 						}
 						clock.advance(time.Second)
-						var recs, before []*schema.User
+						var recs, before []*seeds.User
 						switch op {
 						case "put":
-							recs, before = slices.Clone(fresh), []*schema.User{nil, nil}
+							recs, before = slices.Clone(fresh), []*seeds.User{nil, nil}
 							if mc.rewrite {
 								in, mv := *old[0], *old[1]
 								in.Gender = "m" // in place
@@ -667,7 +668,7 @@ func testInvertedSurvivePartialBatches(t *testing.T, backends func(testing.TB, s
 								recs, before = append(recs, &in, &mv), append(before, old...)
 							}
 						case "insert":
-							recs, before = fresh, []*schema.User{nil, nil}
+							recs, before = fresh, []*seeds.User{nil, nil}
 						case "delete":
 							recs, before = old, old
 						}
@@ -710,7 +711,7 @@ func testInvertedSurvivePartialBatches(t *testing.T, backends func(testing.TB, s
 							if op == "delete" {
 								after = nil
 							}
-							is := func(want *schema.User) bool { return (want == nil) == !ok && (want == nil || *got == *want) }
+							is := func(want *seeds.User) bool { return (want == nil) == !ok && (want == nil || *got == *want) }
 							switch {
 							case results[i] == nil && !is(after):
 								t.Errorf("user %d was acknowledged; the data table holds %+v (%v), want %+v", i, got, ok, after)
@@ -752,11 +753,11 @@ func testInvertedConcurrentInserts(t *testing.T, backends func(testing.TB, schem
 		t.Run(mc.mode.String(), func(t *testing.T) {
 			b := backends(t, mc.mode)
 			for k := range uids {
-				repos := make([]*dao.Repo[schema.User], inserters)
-				recs := make([]*schema.User, inserters)
+				repos := make([]*dao.Repo[seeds.User], inserters)
+				recs := make([]*seeds.User, inserters)
 				for i := range repos {
 					repos[i] = b.users(t, mc.mode)
-					recs[i] = &schema.User{UID: fmt.Sprintf("ci-%d", k), Province: provinces[i%len(provinces)], Age: ages[i%2], Gender: "f"}
+					recs[i] = &seeds.User{UID: fmt.Sprintf("ci-%d", k), Province: provinces[i%len(provinces)], Age: ages[i%2], Gender: "f"}
 				}
 				errs := make([]error, inserters)
 				start := make(chan struct{})
@@ -821,7 +822,7 @@ func testInvertedRefusedInsertLeavesTheIndex(t *testing.T, backends func(testing
 	for i, mc := range modeCases {
 		t.Run(mc.mode.String(), func(t *testing.T) {
 			b := backends(t, mc.mode)
-			u := &schema.User{UID: fmt.Sprintf("refused-%d", i), Province: provinces[0], Age: 20, Gender: "f"}
+			u := &seeds.User{UID: fmt.Sprintf("refused-%d", i), Province: provinces[0], Age: 20, Gender: "f"}
 			first := b.users(t, mc.mode)
 			if err := first.Insert(ctx, u); err != nil {
 				t.Fatal(err)
@@ -829,7 +830,7 @@ func testInvertedRefusedInsertLeavesTheIndex(t *testing.T, backends func(testing
 			if err := first.Flush(ctx); err != nil {
 				t.Fatal(err)
 			}
-			for _, again := range []schema.User{{UID: u.UID, Province: provinces[1], Age: 21}, {UID: u.UID, Province: provinces[0], Age: 20, Gender: "m"}} {
+			for _, again := range []seeds.User{{UID: u.UID, Province: provinces[1], Age: 21}, {UID: u.UID, Province: provinces[0], Age: 20, Gender: "m"}} {
 				s := b.users(t, mc.mode)
 				if err := s.Insert(ctx, &again); !errors.Is(err, dao.ErrExists) {
 					t.Fatalf("second insert of %+v: %v, want ErrExists", again, err)
@@ -852,9 +853,9 @@ func TestInvertedCheckResumesInsideARow(t *testing.T) {
 	ctx := context.Background()
 	b := newFakeUsers(t)
 	r := b.users(t, schema.Strict, dao.WithBatchSize(2))
-	var users []*schema.User
+	var users []*seeds.User
 	for n := range 7 {
-		users = append(users, &schema.User{UID: fmt.Sprintf("cp%d", n), Province: provinces[0], Age: 20 + int64(n%2)})
+		users = append(users, &seeds.User{UID: fmt.Sprintf("cp%d", n), Province: provinces[0], Age: 20 + int64(n%2)})
 	}
 	if _, err := r.PutBatch(ctx, users); err != nil {
 		t.Fatal(err)
@@ -912,7 +913,7 @@ func TestInvertedEqReadsOneRow(t *testing.T) {
 func testInvertedEqReadsOneRow(t *testing.T, b userBackend) {
 	ctx := context.Background()
 	r := b.users(t, schema.Strict)
-	for _, u := range []*schema.User{
+	for _, u := range []*seeds.User{
 		{UID: "a2", Province: provinces[0], Age: 2},
 		{UID: "a20", Province: provinces[0], Age: 20},
 		{UID: "a25", Province: provinces[0], Age: 25},
@@ -928,12 +929,12 @@ func testInvertedEqReadsOneRow(t *testing.T, b userBackend) {
 	if !slices.Equal(uids, []string{"a2"}) || n != 1 {
 		t.Fatalf("age 2: %v, count %d; want [a2], 1", uids, n)
 	}
-	x, err := r.Index(schema.TestTableIndexName)
+	x, err := r.Index(seeds.TestTableIndexName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var keys []string
-	for u, err := range x.Keys(ctx, dao.Eq(&schema.User{Province: provinces[0], Age: 2}, "province", "age")) {
+	for u, err := range x.Keys(ctx, dao.Eq(&seeds.User{Province: provinces[0], Age: 2}, "province", "age")) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -943,9 +944,9 @@ func testInvertedEqReadsOneRow(t *testing.T, b userBackend) {
 		t.Fatalf("Keys of age 2: %v, want [a2]", keys)
 	}
 	// Bounds of equal value are one value, whether one record or two.
-	for _, q := range []dao.Query[schema.User]{
-		dao.Range(&schema.User{Province: provinces[0], Age: 2}, &schema.User{Province: provinces[0], Age: 2}, "province", "age"),
-		dao.Between(&schema.User{Province: provinces[0], Age: 2}, &schema.User{Province: provinces[0], Age: 2}, 2),
+	for _, q := range []dao.Query[seeds.User]{
+		dao.Range(&seeds.User{Province: provinces[0], Age: 2}, &seeds.User{Province: provinces[0], Age: 2}, "province", "age"),
+		dao.Between(&seeds.User{Province: provinces[0], Age: 2}, &seeds.User{Province: provinces[0], Age: 2}, 2),
 	} {
 		counts, err := x.Count(ctx, q, "age")
 		if err != nil {
@@ -957,7 +958,7 @@ func testInvertedEqReadsOneRow(t *testing.T, b userBackend) {
 	}
 	// A range over the age keeps the byte-prefix meaning of keys.Joined's
 	// last part (docs/keys.md): 2 to 3 is the rows 2, 20 … 29 and 3.
-	counts, err := x.Count(ctx, dao.Range(&schema.User{Province: provinces[0], Age: 2}, &schema.User{Province: provinces[0], Age: 3}, "province", "age"), "age")
+	counts, err := x.Count(ctx, dao.Range(&seeds.User{Province: provinces[0], Age: 2}, &seeds.User{Province: provinces[0], Age: 3}, "province", "age"), "age")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -986,7 +987,7 @@ func testInvertedEmptyQualifier(t *testing.T, b userBackend, mode schema.WriteMo
 	k := valueKey{provinces[0], age}
 	pre := fmt.Sprintf("e%d-", age)
 	for _, uid := range []string{pre + "1", pre + "2"} {
-		if err := r.Put(ctx, &schema.User{UID: uid, Province: k.province, Age: age}); err != nil {
+		if err := r.Put(ctx, &seeds.User{UID: uid, Province: k.province, Age: age}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -994,7 +995,7 @@ func testInvertedEmptyQualifier(t *testing.T, b userBackend, mode schema.WriteMo
 		t.Fatal(err)
 	}
 	want := []string{pre + "1", pre + "2"}
-	empty := &schema.User{UID: "", Province: k.province, Age: age}
+	empty := &seeds.User{UID: "", Province: k.province, Age: age}
 	if err := r.Put(ctx, empty); !errors.Is(err, schema.ErrInvalidKey) {
 		t.Fatalf("Put of an empty uid: got %v, want ErrInvalidKey", err)
 	}
@@ -1027,10 +1028,10 @@ func TestInvertedUnaddressableRecordIsAStepError(t *testing.T) {
 	ctx := context.Background()
 	b := newFakeUsers(t)
 	r := b.users(t, schema.Strict)
-	if err := r.Put(ctx, &schema.User{UID: "s1", Province: provinces[0], Age: 40}); err != nil {
+	if err := r.Put(ctx, &seeds.User{UID: "s1", Province: provinces[0], Age: 40}); err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := schema.TestTable()
+	tbl, err := seeds.TestTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1040,7 +1041,7 @@ func TestInvertedUnaddressableRecordIsAStepError(t *testing.T) {
 	}
 	var recs []*schema.Record
 	for _, uid := range []string{"", "s1"} {
-		k, err := tbl.AppendKey(nil, &schema.User{UID: uid})
+		k, err := tbl.AppendKey(nil, &seeds.User{UID: uid})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1093,10 +1094,10 @@ func TestInvertedPageResumesInsideTheRow(t *testing.T) {
 func testInvertedPageResumesInsideTheRow(t *testing.T, b userBackend) {
 	ctx := context.Background()
 	const users, size, batch = 12, 3, 2
-	var recs []*schema.User
+	var recs []*seeds.User
 	var want []string
 	for n := range users {
-		u := &schema.User{UID: fmt.Sprintf("h60-%02d", n), Province: provinces[1], Age: 60}
+		u := &seeds.User{UID: fmt.Sprintf("h60-%02d", n), Province: provinces[1], Age: 60}
 		recs = append(recs, u)
 		want = append(want, u.UID)
 	}
@@ -1108,11 +1109,11 @@ func testInvertedPageResumesInsideTheRow(t *testing.T, b userBackend) {
 	if err := r.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	x, err := r.Index(schema.TestTableIndexName)
+	x, err := r.Index(seeds.TestTableIndexName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := dao.Eq(&schema.User{Province: provinces[1], Age: 60}, "province", "age")
+	q := dao.Eq(&seeds.User{Province: provinces[1], Age: 60}, "province", "age")
 	got, pages := pageUIDs(ctx, t, x, q, size)
 	if !slices.Equal(got, want) {
 		t.Fatalf("pages of %d: got %v, want %v", size, got, want)
@@ -1129,17 +1130,17 @@ func testInvertedPageResumesInsideTheRow(t *testing.T, b userBackend) {
 func TestInvertedFindAfter(t *testing.T) {
 	ctx := context.Background()
 	b := newFakeUsers(t)
-	var recs []*schema.User
+	var recs []*seeds.User
 	for _, u := range []struct {
 		uid string
 		age int64
 	}{{"a", 61}, {"b", 62}, {"c", 62}, {"d", 62}, {"e", 63}} {
-		recs = append(recs, &schema.User{UID: u.uid, Province: provinces[2], Age: u.age})
+		recs = append(recs, &seeds.User{UID: u.uid, Province: provinces[2], Age: u.age})
 	}
 	if _, err := b.users(t, schema.Strict).PutBatch(ctx, recs); err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := schema.TestTable()
+	tbl, err := seeds.TestTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1159,7 +1160,7 @@ func TestInvertedFindAfter(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
 			stop := []byte(provinces[2] + "_64")
-			err := x.FindAfter(ctx, schema.TestTableIndexName, []keys.KeyRange{{Start: tc.start, Stop: stop}}, row, []byte("c"), 0, func(_ []byte, u *schema.User) bool {
+			err := x.FindAfter(ctx, seeds.TestTableIndexName, []keys.KeyRange{{Start: tc.start, Stop: stop}}, row, []byte("c"), 0, func(_ []byte, u *seeds.User) bool {
 				got = append(got, u.UID)
 				return true
 			})

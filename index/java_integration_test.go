@@ -19,6 +19,8 @@ import (
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/internal/ittest"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // Rows and entries written by HBase's own Java client following seed 000
@@ -33,7 +35,7 @@ import (
 // javaMsg is one message SeedWriter wrote, and how.
 type javaMsg struct {
 	kind string // ok, stale (entry with the wrong delivered flag), orphan (no data row) or missing (no entry)
-	m    *schema.SMS
+	m    *seeds.SMS
 }
 
 func needJava(t *testing.T) {
@@ -71,7 +73,7 @@ func runSeedWriter(t *testing.T, b backend, args ...string) []javaMsg {
 		if err := errors.Join(err1, err2, err3); err != nil {
 			t.Fatalf("SeedWriter printed %q: %v", sc.Text(), err)
 		}
-		out = append(out, javaMsg{kind: f[0], m: &schema.SMS{
+		out = append(out, javaMsg{kind: f[0], m: &seeds.SMS{
 			Mobile: f[1], SentAt: time.UnixMilli(ms).UTC(), Seq: seq, Account: f[4], Delivered: delivered, Content: f[6],
 		}})
 	}
@@ -100,7 +102,7 @@ func hbkitCmd(t *testing.T) string {
 func hbkitIndex(t *testing.T, bin string, b backend, verb string) int {
 	t.Helper()
 	cmd := exec.Command(bin, "index", verb, "--schema", "sms", "--zk", ittest.ZK(),
-		"--rename", schema.SMSTableName+"="+b.data+","+schema.SMSIndexTableName+"="+b.index)
+		"--rename", seeds.SMSTableName+"="+b.data+","+seeds.SMSIndexTableName+"="+b.index)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -118,16 +120,16 @@ func hbkitIndex(t *testing.T, bin string, b backend, verb string) int {
 
 // smsStore is the SMS store on b's tables with the schema's own write
 // mode (insert-only), as applications and hbkit open it.
-func smsStore(t *testing.T, b backend, opts ...dao.Option) *dao.SMSRepo {
+func smsStore(t *testing.T, b backend, opts ...dao.Option) *seedstore.SMSRepo {
 	t.Helper()
-	s, err := dao.NewSMS(b.c, append([]dao.Option{dao.WithTableNames(b.names())}, opts...)...)
+	s, err := seedstore.NewSMS(b.c, append([]dao.Option{dao.WithTableNames(b.names())}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func split(msgs []javaMsg) (all, withData, indexed []*schema.SMS) {
+func split(msgs []javaMsg) (all, withData, indexed []*seeds.SMS) {
 	for _, jm := range msgs {
 		all = append(all, jm.m)
 		if jm.kind != "orphan" {

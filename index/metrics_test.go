@@ -12,6 +12,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // counterSum is the value of the counter name under table and mode in
@@ -143,7 +144,7 @@ func TestCheckMetricsGlobalProvider(t *testing.T) {
 // TestWithMeterProviderNil: a nil provider is an invalid option.
 func TestWithMeterProviderNil(t *testing.T) {
 	b, _ := newFakeBackend(t)
-	if _, err := dao.NewSMS(b.c, dao.WithTableNames(b.names()), dao.WithMeterProvider(nil)); err == nil {
+	if _, err := seedstore.NewSMS(b.c, dao.WithTableNames(b.names()), dao.WithMeterProvider(nil)); err == nil {
 		t.Fatal("WithMeterProvider(nil) accepted")
 	}
 }

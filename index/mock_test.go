@@ -14,7 +14,7 @@ import (
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/hbase/hbasemock"
 	"github.com/hbkit/hbkit/index"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 var errInjected = errors.New("injected region server failure")
@@ -109,7 +109,7 @@ func TestPartialBatchFailures(t *testing.T) {
 			clk.advance(time.Millisecond)
 			faulty := b.smsOver(t, m, dao.WithClock(clk.now), dao.WithBlindPuts(tc.blind), dao.WithAsyncVerify(false))
 			moved := msg(1, "globex", time.Hour)
-			_, err := faulty.PutBatch(ctx, []*schema.SMS{moved, msg(2, "acme", 2*time.Hour)})
+			_, err := faulty.PutBatch(ctx, []*seeds.SMS{moved, msg(2, "acme", 2*time.Hour)})
 			var be *dao.BatchError
 			if !errors.As(err, &be) || !errors.Is(err, errInjected) {
 				t.Fatalf("got %v, want a *BatchError with the injected failure", err)

@@ -15,6 +15,8 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // Fault tests of the write modes (see Modes in the package
@@ -192,18 +194,18 @@ func testModesSurvivePartialBatches(t *testing.T, backends modeBackends) {
 						healthy := b.sms(t, dao.WithWriteMode(mc.mode), dao.WithClock(clock.now), dao.WithAsyncVerify(false))
 						reader := b.sms(t, dao.WithWriteMode(mc.mode), dao.WithClock(clock.now), dao.WithReadRepair(false))
 						first := 1000 + 10*n
-						fresh := []*schema.SMS{msg(first, acme, time.Minute), msg(first+1, bank, 2*time.Minute)}
-						old := []*schema.SMS{msg(first+2, acme, 3*time.Minute), msg(first+3, acme, 4*time.Minute)}
+						fresh := []*seeds.SMS{msg(first, acme, time.Minute), msg(first+1, bank, 2*time.Minute)}
+						old := []*seeds.SMS{msg(first+2, acme, 3*time.Minute), msg(first+3, acme, 4*time.Minute)}
 						if _, err := healthy.PutBatch(ctx, old); err != nil {
 							t.Fatal(err)
 						}
 						clock.advance(time.Second)
 						// before[i] is what the data table held for recs[i]
 						// before the faulty write (nil: nothing).
-						var recs, before []*schema.SMS
+						var recs, before []*seeds.SMS
 						switch op {
 						case "put":
-							recs, before = slices.Clone(fresh), []*schema.SMS{nil, nil}
+							recs, before = slices.Clone(fresh), []*seeds.SMS{nil, nil}
 							if mc.rewrite {
 								in, mv := *old[0], *old[1]
 								in.Delivered, in.Content = true, "edited" // in place
@@ -211,7 +213,7 @@ func testModesSurvivePartialBatches(t *testing.T, backends modeBackends) {
 								recs, before = append(recs, &in, &mv), append(before, old...)
 							}
 						case "insert":
-							recs, before = fresh, []*schema.SMS{nil, nil}
+							recs, before = fresh, []*seeds.SMS{nil, nil}
 						case "delete":
 							recs, before = old, old
 						}
@@ -259,7 +261,7 @@ func testModesSurvivePartialBatches(t *testing.T, backends modeBackends) {
 							if op == "delete" {
 								after = nil
 							}
-							is := func(want *schema.SMS) bool { return (want == nil) == !ok && (want == nil || *got == *want) }
+							is := func(want *seeds.SMS) bool { return (want == nil) == !ok && (want == nil || *got == *want) }
 							switch {
 							case results[i] == nil && !is(after):
 								t.Errorf("record %d was acknowledged; the data table holds %+v (%v), want %+v", i, got, ok, after)
@@ -272,7 +274,7 @@ func testModesSurvivePartialBatches(t *testing.T, backends modeBackends) {
 						keys := append(slices.Clone(fresh), old...)
 						// Whatever the readers return must be a record the
 						// data table holds, as the data table holds it.
-						agree := func(stage string, s *dao.SMSRepo) {
+						agree := func(stage string, s *seedstore.SMSRepo) {
 							t.Helper()
 							for _, a := range accounts {
 								msgs, err := s.MessagesOfAccountOnDate(ctx, a, day0)
@@ -311,10 +313,10 @@ func testModesSurvivePartialBatches(t *testing.T, backends modeBackends) {
 // assertIndexIsTheData compares the index, through the data rows
 // (MessagesOfAccountOnDate) and alone (CountPerDay), for accounts on day0
 // with what the data table holds for the records whose keys are keys.
-func assertIndexIsTheData(t testing.TB, stage string, s *dao.SMSRepo, keys []*schema.SMS, accounts []string) {
+func assertIndexIsTheData(t testing.TB, stage string, s *seedstore.SMSRepo, keys []*seeds.SMS, accounts []string) {
 	t.Helper()
 	ctx := context.Background()
-	truth := map[string][]schema.SMS{}
+	truth := map[string][]seeds.SMS{}
 	for _, k := range keys {
 		row, ok, err := s.Get(ctx, k)
 		if err != nil {
@@ -330,8 +332,8 @@ func assertIndexIsTheData(t testing.TB, stage string, s *dao.SMSRepo, keys []*sc
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := func(m schema.SMS) string { return fmt.Sprintf("%s/%d/%d", m.Mobile, m.SentAt.UnixMilli(), m.Seq) }
-		gotBy, wantBy := map[string]schema.SMS{}, map[string]schema.SMS{}
+		key := func(m seeds.SMS) string { return fmt.Sprintf("%s/%d/%d", m.Mobile, m.SentAt.UnixMilli(), m.Seq) }
+		gotBy, wantBy := map[string]seeds.SMS{}, map[string]seeds.SMS{}
 		for _, m := range got {
 			gotBy[key(m)] = m
 		}
@@ -372,7 +374,7 @@ func testModesConcurrentWriters(t *testing.T, backends modeBackends, writers, ro
 			b := backends(t, mc.mode)
 			accounts := []string{"cw-1", "cw-2", "cw-3"}
 			clk := &clock{}
-			var written sync.Map // Content -> schema.SMS, every value a writer sent
+			var written sync.Map // Content -> seeds.SMS, every value a writer sent
 			errs := make(chan error, writers)
 			for w := range writers {
 				s := b.sms(t, dao.WithWriteMode(mc.mode), dao.WithClock(clk.now), dao.WithMaxAttempts(1000))
@@ -414,7 +416,7 @@ func testModesConcurrentWriters(t *testing.T, backends modeBackends, writers, ro
 						for _, m := range got {
 							tl.returned++
 							w, ok := written.Load(m.Content)
-							if m.Account != a || !ok || w.(schema.SMS) != m {
+							if m.Account != a || !ok || w.(seeds.SMS) != m {
 								done <- fmt.Errorf("the index of %s returned %+v, which no writer wrote", a, m)
 								return
 							}
@@ -446,7 +448,7 @@ func testModesConcurrentWriters(t *testing.T, backends modeBackends, writers, ro
 			if row, ok, err := s.Get(ctx, msg(77, "", time.Hour)); err != nil {
 				t.Fatal(err)
 			} else if ok {
-				if w, sent := written.Load(row.Content); !sent || w.(schema.SMS) != *row {
+				if w, sent := written.Load(row.Content); !sent || w.(seeds.SMS) != *row {
 					t.Errorf("the data table holds %+v, which no writer wrote", row)
 				}
 			}
@@ -467,7 +469,7 @@ func testModesConcurrentWriters(t *testing.T, backends modeBackends, writers, ro
 			if rep, err = s.Check(ctx, index.ModeVerify); err != nil || !rep.Clean() || rep.DataRows != rep.Entries {
 				t.Errorf("after repair: %+v, %v; want clean", rep, err)
 			}
-			assertIndexIsTheData(t, "after repair", s, []*schema.SMS{msg(77, "", time.Hour)}, accounts)
+			assertIndexIsTheData(t, "after repair", s, []*seeds.SMS{msg(77, "", time.Hour)}, accounts)
 		})
 	}
 }
@@ -490,13 +492,13 @@ func testModesConcurrentInserts(t *testing.T, backends modeBackends, inserters, 
 		t.Run(mc.mode.String(), func(t *testing.T) {
 			b := backends(t, mc.mode)
 			accounts := []string{"ci-1", "ci-2"}
-			var winners []*schema.SMS
+			var winners []*seeds.SMS
 			for k := range keys {
-				stores := make([]*dao.SMSRepo, inserters)
+				stores := make([]*seedstore.SMSRepo, inserters)
 				for i := range stores {
 					stores[i] = b.sms(t, dao.WithWriteMode(mc.mode))
 				}
-				recs := make([]*schema.SMS, inserters)
+				recs := make([]*seeds.SMS, inserters)
 				for i := range recs {
 					recs[i] = msg(300+k, accounts[i%2], time.Duration(k)*time.Minute)
 					recs[i].Delivered = i%4 < 2
@@ -622,27 +624,27 @@ func testModesTiedWriters(t *testing.T, backends modeBackends) {
 						t.Errorf("%s: %v", what, err)
 					}
 				}
-				var want []*schema.SMS // what the data table may hold (nil: no record)
+				var want []*seeds.SMS // what the data table may hold (nil: no record)
 				switch tc {
 				case "delete then put":
 					noPanic("delete", func() error { return other.Delete(ctx, m) })
 					noPanic("put", func() error { return a.Put(ctx, &moved) })
-					want = []*schema.SMS{&moved, nil}
+					want = []*seeds.SMS{&moved, nil}
 				case "put between a delete and its validation":
 					noPanic("delete", func() error { return other.Delete(ctx, m) })
-					want = []*schema.SMS{&moved, nil}
+					want = []*seeds.SMS{&moved, nil}
 				case "put then put":
 					delivered := *m
 					delivered.Delivered, delivered.Content = true, "delivered"
 					noPanic("put", func() error { return a.Put(ctx, &moved) })
 					noPanic("other put", func() error { return other.Put(ctx, &delivered) })
-					want = []*schema.SMS{&moved, &delivered}
+					want = []*seeds.SMS{&moved, &delivered}
 				}
 				got, ok, err := base.Get(ctx, m)
 				if err != nil {
 					t.Errorf("get: %v", err)
 				}
-				if !slices.ContainsFunc(want, func(w *schema.SMS) bool { return (w == nil) == !ok && (w == nil || *got == *w) }) {
+				if !slices.ContainsFunc(want, func(w *seeds.SMS) bool { return (w == nil) == !ok && (w == nil || *got == *w) }) {
 					var ws []string
 					for _, w := range want {
 						ws = append(ws, fmt.Sprintf("%+v", w))
@@ -652,7 +654,7 @@ func testModesTiedWriters(t *testing.T, backends modeBackends) {
 				// Nobody died and every validation ran: no entry may be
 				// missing, and the index alone must not count one the data
 				// row does not derive.
-				assertIndexIsTheData(t, "after both writes returned", base, []*schema.SMS{m}, []string{acme, bank})
+				assertIndexIsTheData(t, "after both writes returned", base, []*seeds.SMS{m}, []string{acme, bank})
 				clock.advance(2 * time.Minute) // past the grace period
 				if _, err := base.Check(ctx, index.ModeRepair); err != nil {
 					t.Fatal(err)
@@ -664,7 +666,7 @@ func testModesTiedWriters(t *testing.T, backends modeBackends) {
 				if !rep.Clean() {
 					t.Errorf("after repair, Check = %+v, want clean", rep)
 				}
-				assertIndexIsTheData(t, "after repair", base, []*schema.SMS{m}, []string{acme, bank})
+				assertIndexIsTheData(t, "after repair", base, []*seeds.SMS{m}, []string{acme, bank})
 			})
 		}
 	}
@@ -708,7 +710,7 @@ func testModesRefusedInsertLeavesTheIndex(t *testing.T, backends modeBackends) {
 			if !rep.Clean() {
 				t.Errorf("after the refused insert, Check = %+v, want clean", rep)
 			}
-			assertIndexIsTheData(t, "after the refused insert", s, []*schema.SMS{m}, []string{acct})
+			assertIndexIsTheData(t, "after the refused insert", s, []*seeds.SMS{m}, []string{acct})
 		})
 	}
 }

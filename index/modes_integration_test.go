@@ -12,6 +12,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // The fault tests of the write modes (modes_test.go, modes_fault_test.go)
@@ -108,7 +109,7 @@ func BenchmarkIntegrationCountModes(b *testing.B) {
 	for _, mc := range modeCases {
 		b.Run(mc.mode.String(), func(b *testing.B) {
 			s := backends(b, mc.mode).sms(b, dao.WithWriteMode(mc.mode))
-			var recs, moved []*schema.SMS
+			var recs, moved []*seeds.SMS
 			for n := range 2000 {
 				m := msg(n, "acme", time.Duration(n)*time.Second)
 				recs = append(recs, m)
@@ -118,7 +119,7 @@ func BenchmarkIntegrationCountModes(b *testing.B) {
 					moved = append(moved, &mv)
 				}
 			}
-			for _, part := range [][]*schema.SMS{recs, moved} {
+			for _, part := range [][]*seeds.SMS{recs, moved} {
 				if _, err := s.PutBatch(ctx, part); err != nil {
 					b.Fatal(err)
 				}

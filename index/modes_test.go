@@ -12,6 +12,8 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // modeCase is one write mode, and whether its records may be rewritten.
@@ -37,7 +39,7 @@ func fakeModeBackends(t testing.TB, _ schema.WriteMode) backend {
 
 // truthCounts is what the index must say for a set of live messages:
 // messages per account and day.
-func truthCounts(live map[string]*schema.SMS) map[string]int64 {
+func truthCounts(live map[string]*seeds.SMS) map[string]int64 {
 	out := map[string]int64{}
 	for _, m := range live {
 		out[m.Account+"/"+m.SentAt.UTC().Format("20060102")]++
@@ -47,7 +49,7 @@ func truthCounts(live map[string]*schema.SMS) map[string]int64 {
 
 // indexCounts asks the store for the same counts, from the index alone
 // (CountPerDay) and through the data rows (MessagesOfAccountOnDate).
-func indexCounts(t *testing.T, ctx context.Context, s *dao.SMSRepo, accounts []string) (fromIndex, fromRows map[string]int64) {
+func indexCounts(t *testing.T, ctx context.Context, s *seedstore.SMSRepo, accounts []string) (fromIndex, fromRows map[string]int64) {
 	t.Helper()
 	fromIndex, fromRows = map[string]int64{}, map[string]int64{}
 	for _, a := range accounts {
@@ -90,8 +92,8 @@ func testModesAgreeWithTheData(t *testing.T, backends modeBackends) {
 		t.Run(mc.mode.String(), func(t *testing.T) {
 			b := backends(t, mc.mode)
 			s := b.sms(t, dao.WithWriteMode(mc.mode))
-			live := map[string]*schema.SMS{}
-			var recs []*schema.SMS
+			live := map[string]*seeds.SMS{}
+			var recs []*seeds.SMS
 			for n := range 60 {
 				m := msg(n, accounts[n%3], time.Duration(n)*time.Minute)
 				recs = append(recs, m)
@@ -108,12 +110,12 @@ func testModesAgreeWithTheData(t *testing.T, backends modeBackends) {
 					mv := *recs[n+1]
 					mv.Account = accounts[(n+2)%3] // moves the entry
 					live[mv.Mobile] = &mv
-					if _, err := s.PutBatch(ctx, []*schema.SMS{&in, &mv}); err != nil {
+					if _, err := s.PutBatch(ctx, []*seeds.SMS{&in, &mv}); err != nil {
 						t.Fatal(err)
 					}
 				}
 			}
-			var gone []*schema.SMS
+			var gone []*seeds.SMS
 			for n := 2; n < 60; n += 4 {
 				gone = append(gone, recs[n])
 				delete(live, recs[n].Mobile)
@@ -184,7 +186,7 @@ func testModesSurviveAKillBetweenWrites(t *testing.T, backends modeBackends) {
 							return nil
 						}))
 					var err error
-					want := map[string]*schema.SMS{}
+					want := map[string]*seeds.SMS{}
 					switch op {
 					case "insert":
 						err = s.Put(ctx, m)
@@ -354,13 +356,13 @@ func testMutableOvertakenWriteWithdrawsItsEntry(t *testing.T, backends modeBacke
 	k := msg(4, "acme", 2*time.Minute)
 	kept := *k
 	kept.Delivered = !k.Delivered
-	if _, err := newer.PutBatch(ctx, []*schema.SMS{&moved, &kept}); err != nil { // validated: nothing older to clean yet
+	if _, err := newer.PutBatch(ctx, []*seeds.SMS{&moved, &kept}); err != nil { // validated: nothing older to clean yet
 		t.Fatal(err)
 	}
-	if _, err := older.PutBatch(ctx, []*schema.SMS{m, k}); err != nil { // arrives late, at an older version
+	if _, err := older.PutBatch(ctx, []*seeds.SMS{m, k}); err != nil { // arrives late, at an older version
 		t.Fatal(err)
 	}
-	for _, w := range []*schema.SMS{&moved, &kept} {
+	for _, w := range []*seeds.SMS{&moved, &kept} {
 		got, ok, err := newer.Get(ctx, w)
 		if err != nil || !ok || *got != *w {
 			t.Fatalf("Get = %+v, %v, %v; want the newer write %+v", got, ok, err, w)
@@ -389,7 +391,7 @@ func TestMutableAdoptsRowsAfterRebuild(t *testing.T) {
 			b, _ := newFakeBackend(t)
 			clk := &fakeClock{t: day0.Add(time.Hour)}
 			old := b.sms(t, dao.WithWriteMode(from), dao.WithAsyncVerify(false), dao.WithClock(clk.now))
-			var recs []*schema.SMS
+			var recs []*seeds.SMS
 			for n := range 3 {
 				recs = append(recs, msg(n, "acme", time.Duration(n)*time.Minute))
 			}

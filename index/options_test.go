@@ -8,7 +8,8 @@ import (
 
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/index"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // TestOptionsValidated: the settings of the protocol, of its reads and of
@@ -31,7 +32,7 @@ func TestOptionsValidated(t *testing.T) {
 		{"bad table name", sms(b, dao.WithTableNames(map[string]string{"sms": "bad name"})), dao.ErrInvalidOption},
 		{"nil option", sms(b, nil), dao.ErrInvalidOption},
 		{"validator of the record type", func() error {
-			tbl, err := smsTable(func(*schema.SMS) error { return nil })
+			tbl, err := smsTable(func(*seeds.SMS) error { return nil })
 			if err != nil {
 				return err
 			}
@@ -57,7 +58,7 @@ func TestOptionsValidated(t *testing.T) {
 // sms returns the opening of an SMS store over b with opt.
 func sms(b backend, opt dao.Option) func() error {
 	return func() error {
-		_, err := dao.NewSMS(b.c, opt)
+		_, err := seedstore.NewSMS(b.c, opt)
 		return err
 	}
 }
@@ -67,8 +68,8 @@ func sms(b backend, opt dao.Option) func() error {
 func TestValidatorRejectsBeforeAnyWrite(t *testing.T) {
 	b, _ := newFakeBackend(t)
 	errBlocked := errors.New("blocked account")
-	tbl, err := smsTable(func(m *schema.SMS) error {
-		if err := schema.ValidateSMS(m); err != nil {
+	tbl, err := smsTable(func(m *seeds.SMS) error {
+		if err := seeds.ValidateSMS(m); err != nil {
 			return err
 		}
 		if m.Account == "spam" {
@@ -86,7 +87,7 @@ func TestValidatorRejectsBeforeAnyWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results, err := repo.PutBatch(context.Background(), []*schema.SMS{msg(1, "spam", 0), msg(2, "acme", time.Hour)})
+	results, err := repo.PutBatch(context.Background(), []*seeds.SMS{msg(1, "spam", 0), msg(2, "acme", time.Hour)})
 	var be *dao.BatchError
 	var ve *dao.ValidationError
 	if !errors.As(err, &be) || len(be.Failed) != 1 || be.Failed[0].Index != 0 ||

@@ -11,6 +11,7 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // lostAnswers stands in front of a client and, for the next n conditional
@@ -60,7 +61,7 @@ func TestInsertsWithLostAnswers(t *testing.T) {
 			if err := s.Insert(ctx, taken); err != nil {
 				t.Fatal(err)
 			}
-			var msgs []*schema.SMS
+			var msgs []*seeds.SMS
 			for n := 1; n <= 4; n++ {
 				m := msg(n, "acct", 0) // message 1 meets the taken key
 				m.Seq = 0
@@ -147,7 +148,7 @@ func TestInsertOutcomeStaysUnknownWhenUnread(t *testing.T) {
 	m := msg(7, "acct", 0)
 	m.Seq = 0
 	lost.n.Store(1)
-	res, err := s.Send(ctx, []*schema.SMS{m})
+	res, err := s.Send(ctx, []*seeds.SMS{m})
 	if !errors.Is(err, hbase.ErrOutcomeUnknown) || errors.Is(err, dao.ErrExists) || len(res) != 1 || !errors.Is(res[0], hbase.ErrOutcomeUnknown) {
 		t.Fatalf("Send = %v, %v; want ErrOutcomeUnknown", res, err)
 	}

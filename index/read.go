@@ -283,7 +283,7 @@ func (t *Table[T]) scanEntriesAfter(ctx context.Context, s *ixState[T], ranges [
 
 // scanEntries scans the ranges of index s and calls fn with chunks of at
 // most size entries (see chunkSize), in key order. One range is streamed.
-// Several ranges (the ten buckets of an SMS query) are cut into up to
+// Several ranges (the ten buckets of a bucketed query) are cut into up to
 // parallelism groups of neighbouring ranges, each read by its own scan
 // with a MultiRowRangeFilter, all at once, and merged as they stream in
 // (package kmerge): the buckets live in different regions, so the query

@@ -14,7 +14,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // TestBatchReportsEachFailedRecordOnce: when the conditional data-row
@@ -28,12 +28,12 @@ func TestBatchReportsEachFailedRecordOnce(t *testing.T) {
 	for _, op := range []string{"put", "delete"} {
 		t.Run(op, func(t *testing.T) {
 			b, c := newFakeBackend(t)
-			var recs []*schema.SMS
+			var recs []*seeds.SMS
 			for i := range 5 {
 				recs = append(recs, msg(40+i, "acme", time.Duration(i)*time.Minute))
 			}
 			failing := []int{1, 4}
-			tbl, err := schema.SMSTable()
+			tbl, err := seeds.SMSTable()
 			if err != nil {
 				t.Fatal(err)
 			}

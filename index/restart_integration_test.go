@@ -19,6 +19,8 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // TestIntegrationIndexRestart needs an HBase of its own, which it kills:
@@ -26,7 +28,7 @@ import (
 // set to the command that kills and restarts that HBase.
 
 // outageKey identifies a record by its row key fields.
-func outageKey(m *schema.SMS) string {
+func outageKey(m *seeds.SMS) string {
 	return fmt.Sprintf("%s/%d/%d", m.Mobile, m.SentAt.UnixMilli(), m.Seq)
 }
 
@@ -34,17 +36,17 @@ func outageKey(m *schema.SMS) string {
 // table may hold for it (nil: no record), and whether the last write of
 // it was acknowledged, which makes its state certain.
 type outageTrack struct {
-	states []*schema.SMS // the last acknowledged state first (nil if none), then a failed write's, if any
-	acked  bool          // the last write was acknowledged: states[0] is what the data table must hold
-	err    error         // the last write's error, when it failed
+	states []*seeds.SMS // the last acknowledged state first (nil if none), then a failed write's, if any
+	acked  bool         // the last write was acknowledged: states[0] is what the data table must hold
+	err    error        // the last write's error, when it failed
 }
 
 // outageLoad is one writer of the restart and stall tests and what it saw.
 type outageLoad struct {
 	mode     schema.WriteMode
-	s        *dao.SMSRepo
+	s        *seedstore.SMSRepo
 	tracks   map[string]*outageTrack
-	sent     map[string]schema.SMS // every value sent, by Content
+	sent     map[string]seeds.SMS // every value sent, by Content
 	acked    int
 	failed   int
 	firstErr error
@@ -82,10 +84,10 @@ func (l *outageLoad) run(ctx context.Context, w, batch int, stop <-chan struct{}
 			return
 		default:
 		}
-		var puts []*schema.SMS
+		var puts []*seeds.SMS
 		for i := range batch {
 			n := round*batch + i
-			m := &schema.SMS{
+			m := &seeds.SMS{
 				Mobile:  fmt.Sprintf("13%d%d%07d", mi, w, n),
 				SentAt:  day0.Add(time.Duration(n%2880) * time.Minute), // day0 and the day after
 				Seq:     uint64(n % 0x10000),
@@ -94,7 +96,7 @@ func (l *outageLoad) run(ctx context.Context, w, batch int, stop <-chan struct{}
 			}
 			puts = append(puts, m)
 		}
-		var del []*schema.SMS
+		var del []*seeds.SMS
 		if rewrite && len(certain) >= 3 {
 			for j := range 3 {
 				k := certain[(round*7+j*13)%len(certain)]
@@ -109,14 +111,14 @@ func (l *outageLoad) run(ctx context.Context, w, batch int, stop <-chan struct{}
 				} else {
 					cur.Account = accounts[(slices.Index(accounts, cur.Account)+1)%len(accounts)] // moves the entry
 				}
-				if slices.ContainsFunc(puts, func(p *schema.SMS) bool { return outageKey(p) == k }) {
+				if slices.ContainsFunc(puts, func(p *seeds.SMS) bool { return outageKey(p) == k }) {
 					continue
 				}
 				puts = append(puts, &cur)
 			}
 		}
 		failedBefore := l.failed
-		send := func(recs []*schema.SMS, deleting bool) {
+		send := func(recs []*seeds.SMS, deleting bool) {
 			if len(recs) == 0 {
 				return
 			}
@@ -155,7 +157,7 @@ func (l *outageLoad) run(ctx context.Context, w, batch int, stop <-chan struct{}
 				k := outageKey(r)
 				tr := l.tracks[k]
 				if tr == nil {
-					tr = &outageTrack{states: []*schema.SMS{nil}}
+					tr = &outageTrack{states: []*seeds.SMS{nil}}
 					l.tracks[k] = tr
 				}
 				state := r
@@ -166,7 +168,7 @@ func (l *outageLoad) run(ctx context.Context, w, batch int, stop <-chan struct{}
 					call.acked++
 					l.acked++
 					l.ackTimes = append(l.ackTimes, now)
-					tr.states, tr.acked = []*schema.SMS{state}, true
+					tr.states, tr.acked = []*seeds.SMS{state}, true
 					continue
 				}
 				l.failed++
@@ -262,7 +264,7 @@ func startIndexLoad(t *testing.T, ctx context.Context, backends modeBackends, wr
 	for _, mc := range modeCases {
 		b := backends(t, mc.mode)
 		for w := range writersPerMode {
-			l := &outageLoad{mode: mc.mode, s: b.sms(t, dao.WithWriteMode(mc.mode)), tracks: map[string]*outageTrack{}, sent: map[string]schema.SMS{}}
+			l := &outageLoad{mode: mc.mode, s: b.sms(t, dao.WithWriteMode(mc.mode)), tracks: map[string]*outageTrack{}, sent: map[string]seeds.SMS{}}
 			il.loads = append(il.loads, l)
 			wg.Go(func() { l.run(ctx, w, batch, stop, &il.mu) })
 		}
@@ -351,7 +353,7 @@ func (il *indexLoad) finish(t *testing.T, ctx context.Context, backends modeBack
 // orphaned or stale; the index counts exactly what the data table holds).
 func checkOutageMode(t *testing.T, ctx context.Context, b backend, mode schema.WriteMode, loads []*outageLoad, outage time.Time) {
 	tracks := map[string]*outageTrack{}
-	sent := map[string]schema.SMS{}
+	sent := map[string]seeds.SMS{}
 	var acked, failed, ackedAfter int
 	for _, l := range loads {
 		if l.mode != mode {
@@ -379,7 +381,7 @@ func checkOutageMode(t *testing.T, ctx context.Context, b backend, mode schema.W
 		t.Fatalf("no write acknowledged before the outage")
 	}
 	s := b.sms(t, dao.WithWriteMode(mode), dao.WithGracePeriod(time.Millisecond))
-	data, err := dao.Collect(s.Scan(ctx, dao.Query[schema.SMS]{}))
+	data, err := dao.Collect(s.Scan(ctx, dao.Query[seeds.SMS]{}))
 	if err != nil {
 		t.Fatalf("scan of the data table: %v", err)
 	}
@@ -387,15 +389,15 @@ func checkOutageMode(t *testing.T, ctx context.Context, b backend, mode schema.W
 
 	accounts := outageAccounts(mode)
 	days := []time.Time{day0, day0.AddDate(0, 0, 1)}
-	truth := map[string]map[string]schema.SMS{} // account/day -> key -> record
+	truth := map[string]map[string]seeds.SMS{} // account/day -> key -> record
 	for _, m := range data {
 		g := m.Account + "/" + m.SentAt.UTC().Format("20060102")
 		if truth[g] == nil {
-			truth[g] = map[string]schema.SMS{}
+			truth[g] = map[string]seeds.SMS{}
 		}
 		truth[g][outageKey(&m)] = m
 	}
-	found := func(t *testing.T, s *dao.SMSRepo, stage string, exact bool) {
+	found := func(t *testing.T, s *seedstore.SMSRepo, stage string, exact bool) {
 		t.Helper()
 		for _, a := range accounts {
 			for _, d := range days {
@@ -465,8 +467,8 @@ func checkOutageMode(t *testing.T, ctx context.Context, b backend, mode schema.W
 // one of the states that write may have left, and not in the failed
 // write's when its error said it was not applied (index.ErrExists,
 // index.ErrConflict: a clean "no").
-func checkOutageData(t testing.TB, data []schema.SMS, tracks map[string]*outageTrack, sent map[string]schema.SMS) {
-	byKey := map[string]schema.SMS{}
+func checkOutageData(t testing.TB, data []seeds.SMS, tracks map[string]*outageTrack, sent map[string]seeds.SMS) {
+	byKey := map[string]seeds.SMS{}
 	keyOf := map[string]string{} // Content -> key
 	for _, m := range data {
 		k := outageKey(&m)
@@ -483,7 +485,7 @@ func checkOutageData(t testing.TB, data []schema.SMS, tracks map[string]*outageT
 	lost := 0
 	for k, tr := range tracks {
 		got, ok := byKey[k]
-		holds := func(st *schema.SMS) bool { return (st == nil) == !ok && (st == nil || *st == got) }
+		holds := func(st *seeds.SMS) bool { return (st == nil) == !ok && (st == nil || *st == got) }
 		if tr.acked {
 			if want := tr.states[0]; !holds(want) {
 				if lost++; lost <= 10 {
@@ -521,7 +523,7 @@ func outageTables(t *testing.T, ctx context.Context, c *hbase.Client) modeBacken
 // createOutageTables is outageTables on any goroutine: it returns the
 // error instead of failing a test.
 func createOutageTables(ctx context.Context, c *hbase.Client) (modeBackends, error) {
-	st, err := schema.SMSTable()
+	st, err := seeds.SMSTable()
 	if err != nil {
 		return nil, err
 	}

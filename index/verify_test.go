@@ -12,7 +12,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // verification reports whether acts is a Batch of phase 3: entry Puts
@@ -56,7 +56,7 @@ func TestAsyncVerify(t *testing.T) {
 			return c.Batch(ctx, acts)
 		}).AnyTimes()
 	s := b.smsOver(t, m)
-	var recs []*schema.SMS
+	var recs []*seeds.SMS
 	for i := range 20 {
 		recs = append(recs, msg(900+i, "acme", time.Duration(i)*time.Minute))
 	}
@@ -68,8 +68,8 @@ func TestAsyncVerify(t *testing.T) {
 	if _, err := s.PutBatch(ctx, recs[10:]); err != nil {
 		t.Fatal(err)
 	}
-	want := mobiles(func() []schema.SMS {
-		var out []schema.SMS
+	want := mobiles(func() []seeds.SMS {
+		var out []seeds.SMS
 		for i := len(recs) - 1; i >= 0; i-- {
 			out = append(out, *recs[i])
 		}
@@ -150,7 +150,7 @@ func TestAsyncVerifyConcurrentCalls(t *testing.T) {
 			defer wg.Done()
 			for i := range 10 {
 				n := 1000 + g*100 + i*3
-				if _, err := s.PutBatch(ctx, []*schema.SMS{msg(n, "acme", time.Duration(n)*time.Second), msg(n+1, "acme", time.Duration(n+1)*time.Second)}); err != nil {
+				if _, err := s.PutBatch(ctx, []*seeds.SMS{msg(n, "acme", time.Duration(n)*time.Second), msg(n+1, "acme", time.Duration(n+1)*time.Second)}); err != nil {
 					t.Error(err)
 					return
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // countingClient counts what a store sends: Batches, and the reads and
@@ -68,7 +69,7 @@ func TestVerifyOnReadWritesOnce(t *testing.T) {
 	clk := &clock{}
 	opts := []dao.Option{dao.WithWriteMode(schema.VerifyOnRead), dao.WithClock(clk.now)}
 	quiet := b.smsOver(t, cc, append(opts, dao.WithReadRepair(false))...)
-	var recs []*schema.SMS
+	var recs []*seeds.SMS
 	for n := range 20 {
 		recs = append(recs, msg(n, "acme", time.Duration(n)*time.Minute))
 	}
@@ -81,7 +82,7 @@ func TestVerifyOnReadWritesOnce(t *testing.T) {
 	}
 
 	// Move 5 records to another account, delete 5 others.
-	var moved, gone []*schema.SMS
+	var moved, gone []*seeds.SMS
 	for i := range 5 {
 		m := *recs[i]
 		m.Account = "bank"
@@ -183,7 +184,7 @@ func TestVerifyOnReadTableChangesMode(t *testing.T) {
 	b, _ := newFakeBackend(t)
 	clk := &clock{}
 	vor := b.sms(t, dao.WithWriteMode(schema.VerifyOnRead), dao.WithAsyncVerify(false), dao.WithClock(clk.now))
-	var recs []*schema.SMS
+	var recs []*seeds.SMS
 	for n := range 5 {
 		recs = append(recs, msg(n, "acme", time.Duration(n)*time.Minute))
 	}

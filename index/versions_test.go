@@ -10,6 +10,7 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // TestVersionsFollowTheClock: the versions of writes that read nothing
@@ -25,16 +26,16 @@ func TestVersionsFollowTheClock(t *testing.T) {
 			at := time.UnixMilli(day0.Add(time.Hour).UnixMilli())
 			fixed := func() time.Time { return at }
 			s := b.sms(t, dao.WithWriteMode(mode), dao.WithClock(fixed), dao.WithAsyncVerify(false))
-			var recs []*schema.SMS
+			var recs []*seeds.SMS
 			for n := range 500 {
 				recs = append(recs, msg(n, "acme", time.Duration(n)*time.Second))
 			}
 			if _, err := s.PutBatch(ctx, recs); err != nil {
 				t.Fatal(err)
 			}
-			version := func(m *schema.SMS) int64 {
+			version := func(m *seeds.SMS) int64 {
 				t.Helper()
-				st, err := schema.SMSTable()
+				st, err := seeds.SMSTable()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -52,7 +53,7 @@ func TestVersionsFollowTheClock(t *testing.T) {
 				}
 				return int64(binary.BigEndian.Uint64(v))
 			}
-			for _, m := range []*schema.SMS{recs[0], recs[499]} {
+			for _, m := range []*seeds.SMS{recs[0], recs[499]} {
 				if v := version(m); v != at.UnixMilli() {
 					t.Errorf("a record of the call has version %d, want the clock's %d", v, at.UnixMilli())
 				}
@@ -84,14 +85,14 @@ func TestBlindWritesFollowReadWrites(t *testing.T) {
 			b, _ := newFakeBackend(t)
 			at := time.UnixMilli(day0.Add(time.Hour).UnixMilli())
 			s := b.sms(t, dao.WithWriteMode(mode), dao.WithClock(func() time.Time { return at }), dao.WithAsyncVerify(false))
-			var recs []*schema.SMS
+			var recs []*seeds.SMS
 			for n := range 50 {
 				recs = append(recs, msg(n, "acme", time.Duration(n)*time.Second))
 			}
 			if _, err := s.InsertBatch(ctx, recs); err != nil {
 				t.Fatal(err)
 			}
-			put := func(m *schema.SMS, content string) {
+			put := func(m *seeds.SMS, content string) {
 				t.Helper()
 				up := *m
 				up.Content = content

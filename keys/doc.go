@@ -49,17 +49,17 @@
 // know a table only by its segments read and query it. Every codec documents its
 // ordering invariant, and tests check it.
 //
-// A minimal use, the seed SMS data key [reversed mobile][reversed timestamp]:
+// A minimal use, a message key [reversed mobile][reversed timestamp]:
 //
-//	smsKey, err := keys.NewLayout(
+//	msgKey, err := keys.NewLayout(
 //		keys.ReversedDigits("mobile", 11,
-//			func(m *SMS) string { return m.Mobile }, func(m *SMS, v string) { m.Mobile = v }),
+//			func(m *Msg) string { return m.Mobile }, func(m *Msg, v string) { m.Mobile = v }),
 //		keys.ReversedTimestamp("sent",
-//			func(m *SMS) int64 { return m.SentMs }, func(m *SMS, v int64) { m.SentMs = v }),
+//			func(m *Msg) int64 { return m.SentMs }, func(m *Msg, v int64) { m.SentMs = v }),
 //	)
-//	key, err := smsKey.Append(buf[:0], &sms)            // "87654321831" + "9223370533471821807"
-//	start, stop, err := smsKey.Range(&from, &to, 2)     // one mobile, [from, to], newest first
-//	splits, err := smsKey.Splits(20)                    // '05', '10', ..., '95'
+//	key, err := msgKey.Append(buf[:0], &msg)            // "87654321831" + "9223370533471821807"
+//	start, stop, err := msgKey.Range(&from, &to, 2)     // one mobile, [from, to], newest first
+//	splits, err := msgKey.Splits(20)                    // '05', '10', ..., '95'
 //
 // splits.go computes region boundaries: HexStringSplit, DecimalStringSplit and
 // UniformSplit with the arithmetic of HBase's RegionSplitter, BucketSplits and

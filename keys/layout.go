@@ -207,17 +207,17 @@ type Field[T any] struct {
 func (f Field[T]) Segment() Segment { return f.seg }
 
 // Layout is an ordered list of fields that together form a row key for records of
-// type T, for example the seed SMS data key [reversed mobile][reversed timestamp]:
+// type T, for example a message key [reversed mobile][reversed timestamp]:
 //
-//	type SMS struct {
+//	type Msg struct {
 //		Mobile string
 //		SentMs int64
 //	}
-//	smsKey, err := keys.NewLayout(
+//	msgKey, err := keys.NewLayout(
 //		keys.ReversedDigits("mobile", 11,
-//			func(m *SMS) string { return m.Mobile }, func(m *SMS, v string) { m.Mobile = v }),
+//			func(m *Msg) string { return m.Mobile }, func(m *Msg, v string) { m.Mobile = v }),
 //		keys.ReversedTimestamp("sent",
-//			func(m *SMS) int64 { return m.SentMs }, func(m *SMS, v int64) { m.SentMs = v }),
+//			func(m *Msg) int64 { return m.SentMs }, func(m *Msg, v int64) { m.SentMs = v }),
 //	)
 //
 // Byte order of keys is field order: keys compare by their first field, then by the
@@ -409,7 +409,7 @@ func (l *Layout[T]) PrefixRanges(rec *T, n int) ([]KeyRange, error) {
 // encoded prefix and Stop is PrefixEnd of the larger one, so the order of lo and hi does
 // not matter.
 //
-// Descending fields flip the picture: for the SMS key [reversed mobile][reversed
+// Descending fields flip the picture: for the key [reversed mobile][reversed
 // timestamp], lo and hi with the same mobile and instants t1 < t2 give
 // Start = rev(mobile) + rev(t2) and Stop = rev(mobile) + rev(t1) + 1 (PrefixEnd), which
 // covers every message sent in [t1, t2], both ends included, newest first. For a

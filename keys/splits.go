@@ -164,7 +164,7 @@ func BucketSplits(buckets uint64, n, width int) ([][]byte, error) {
 // DecimalPrefixSplits returns split keys for n regions over a decimal prefix of width
 // digits that is close to uniform, such as the first digits of a reversed mobile
 // number: BucketSplits(10^width, n, width). For width 2 and 20 regions the splits are
-// '05', '10', ..., '95', the SPLITS of the seed SMS data table; for width 1 and 10
+// '05', '10', ..., '95' (a table keyed by reversed mobiles); for width 1 and 10
 // regions, '1'..'9'. n must not exceed 10^width.
 func DecimalPrefixSplits(n, width int) ([][]byte, error) {
 	if width < 1 || width > 19 {

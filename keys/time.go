@@ -10,7 +10,7 @@ import (
 //
 // HBase sorts rows ascending. Writing MaxTimestamp - ms instead of ms makes the newest
 // row of a prefix sort first, so a scan from the prefix returns the latest data first
-// (the Long.MAX_VALUE - timestamp trick of the HBase book and of the seed SMS design).
+// (the Long.MAX_VALUE - timestamp trick of the HBase book).
 
 // MaxTimestamp is the largest timestamp a reversed-timestamp segment holds: Java's
 // Long.MAX_VALUE, in milliseconds since the Unix epoch.

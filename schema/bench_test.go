@@ -1,10 +1,13 @@
-package schema
+package schema_test
 
 import (
 	"testing"
+
+	. "github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
-var benchSMS = SMS{Mobile: "13812345678", SentAt: goldenTime, Seq: 7, Account: "acme", Content: "hello", Delivered: true}
+var benchSMS = seeds.SMS{Mobile: "13812345678", SentAt: goldenTime, Seq: 7, Account: "acme", Content: "hello", Delivered: true}
 
 // BenchmarkSMSKeys encodes the data row key and the index row key of one
 // record into reused buffers. Goal: both keys in under 1µs, no allocation.
@@ -48,7 +51,7 @@ func BenchmarkSMSDecodeRow(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	var out SMS
+	var out seeds.SMS
 	for b.Loop() {
 		if err := tbl.DecodeRow(row.Key, row.Cells, &out); err != nil {
 			b.Fatal(err)
@@ -59,7 +62,7 @@ func BenchmarkSMSDecodeRow(b *testing.B) {
 // TestSMSEncodeZeroAlloc enforces what the benchmarks show: with reused
 // buffers, the record-to-keys and record-to-row paths allocate nothing.
 func TestSMSEncodeZeroAlloc(t *testing.T) {
-	if raceEnabled {
+	if RaceEnabled {
 		t.Skip("the race detector adds allocations")
 	}
 	tbl, ix := mustSMS(t)
@@ -99,7 +102,7 @@ func TestSMSEncodeZeroAlloc(t *testing.T) {
 // from the account to the content), the entries' slice, and the entry's
 // key, cells and value buffer.
 func TestSMSEncodeFreshRecordAllocs(t *testing.T) {
-	if raceEnabled {
+	if RaceEnabled {
 		t.Skip("the race detector adds allocations")
 	}
 	tbl, _ := mustSMS(t)

@@ -49,10 +49,9 @@ func DiffFamilies(declared []Family, described map[string]map[string]string) ([]
 }
 
 // ShellCreate renders d as an HBase shell create command, with every
-// family option spelled out and the split keys, the form of seed 000 and
-// seed 001:
+// family option spelled out and the split keys:
 //
-//	create 'TestTable', {NAME => 'CF1', BLOOMFILTER => 'ROW', …}, {SPLITS => ['1', …]}
+//	create 'users', {NAME => 'CF1', BLOOMFILTER => 'ROW', …}, {SPLITS => ['1', …]}
 //
 // The namespace is written only when it is not the default one.
 func ShellCreate(d Definition) string {

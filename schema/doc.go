@@ -22,7 +22,7 @@
 //   - IndexSpec[T]: an index table keyed by its own layout over the same
 //     record, checked against the table's fields; one row per record, or,
 //     with a Qualifier layout, inverted: one cell per record in the row of
-//     its value (seed 001's province_age index, TestTable).
+//     its value (seed 001's province_age index).
 //
 // A WideSpec[T] declares a wide table instead ("rows as columns", seed
 // 004's LOG_DATA on steroids): each record is one cell, its row key from

@@ -39,11 +39,11 @@ var (
 // description of the table and its indexes that a Go declaration exports
 // (Table.Document, WideTable.Document), that FromDocument and Open turn
 // back into a table encoding the same bytes, and that admin stores with
-// the table. Its JSON form, for the SMS table of seed 000 (abridged):
+// the table. Its JSON form, for a table of text messages (abridged):
 //
 //	{
 //	  "version": 1,
-//	  "name": "sms",
+//	  "name": "messages",
 //	  "families": [{"name": "cf", "bloom_filter": "ROW", "versions": 1, "compression": "SNAPPY"}],
 //	  "fields": [
 //	    {"name": "mobile", "type": "string"}, {"name": "sent", "type": "time"},
@@ -64,7 +64,7 @@ var (
 //	  "writes": "insert-only",
 //	  "validate": true,
 //	  "indexes": [{
-//	    "name": "sms_index",
+//	    "name": "messages_by_account",
 //	    "families": [{"name": "cf", "bloom_filter": "ROW", "versions": 1,
 //	      "compression": "SNAPPY", "data_block_encoding": "FAST_DIFF"}],
 //	    "key": [

@@ -1,10 +1,12 @@
-package schema
+package schema_test
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"testing"
+
+	. "github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 
 	"github.com/hbkit/hbkit/keys"
 )
@@ -16,17 +18,17 @@ func TestDocumentGolden(t *testing.T) {
 		name string
 		doc  func() (Document, error)
 	}{
-		{"sms", docOf(SMSTable)},
-		{"test_table", docOf(TestTable)},
-		{"log_data_bucketed", docOf(LogDataBucketed)},
-		{"log_data_by_host", docOf(LogDataByHost)},
-		{"log_data_md5", docOf(LogDataMD5)},
-		{"customer_order", docOf(CustomerOrderTable)},
-		{"order_md5", docOf(OrderMD5Table)},
-		{"log_types", docOf(LogTypes)},
-		{"log_data_uid", docOf(LogDataUID)},
+		{"sms", docOf(seeds.SMSTable)},
+		{"test_table", docOf(seeds.TestTable)},
+		{"log_data_bucketed", docOf(seeds.LogDataBucketed)},
+		{"log_data_by_host", docOf(seeds.LogDataByHost)},
+		{"log_data_md5", docOf(seeds.LogDataMD5)},
+		{"customer_order", docOf(seeds.CustomerOrderTable)},
+		{"order_md5", docOf(seeds.OrderMD5Table)},
+		{"log_types", docOf(seeds.LogTypes)},
+		{"log_data_uid", docOf(seeds.LogDataUID)},
 		{"log_data_wide", func() (Document, error) {
-			w, err := LogDataWide()
+			w, err := seeds.LogDataWide()
 			if err != nil {
 				return Document{}, err
 			}
@@ -142,7 +144,7 @@ func TestFromDocumentErrors(t *testing.T) {
 // panic.
 func FuzzParseDocument(f *testing.F) {
 	f.Add([]byte(minimalDoc))
-	for _, build := range []func() (Document, error){docOf(SMSTable), docOf(TestTable), docOf(LogDataBucketed), docOf(LogDataUID)} {
+	for _, build := range []func() (Document, error){docOf(seeds.SMSTable), docOf(seeds.TestTable), docOf(seeds.LogDataBucketed), docOf(seeds.LogDataUID)} {
 		d, err := build()
 		if err != nil {
 			f.Fatal(err)
@@ -174,27 +176,17 @@ func FuzzParseDocument(f *testing.F) {
 	})
 }
 
-// TestDocumentKindsCoverKeys: every segment kind of package keys has a
-// document kind, so a Go layout always has a description.
-func TestDocumentKindsCoverKeys(t *testing.T) {
-	for k := keys.KindLiteral; k <= keys.KindTimeOffset; k++ {
-		if name := kindName(keys.Segment{Kind: k}); !slices.ContainsFunc(docKinds, func(d docKind) bool { return d.name == name }) {
-			t.Errorf("keys kind %s has no document kind", k)
-		}
-	}
-}
-
 // TestDocumentNamesWhatItCannotHold: a hash computed from a field the
 // declaration does not name is an error, not a guess.
 func TestDocumentNamesWhatItCannotHold(t *testing.T) {
 	key, err := keys.NewLayout(
-		keys.MD5Hex("id_md5", 4, func(u *User) string { return u.UID }),
-		keys.String("uid", func(u *User) string { return u.UID }, func(u *User, v string) { u.UID = v }),
+		keys.MD5Hex("id_md5", 4, func(u *seeds.User) string { return u.UID }),
+		keys.String("uid", func(u *seeds.User) string { return u.UID }, func(u *seeds.User, v string) { u.UID = v }),
 	)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := New(Spec[User]{Name: "users", Families: []Family{{Name: "f"}}, Key: key})
+	tbl, err := New(Spec[seeds.User]{Name: "users", Families: []Family{{Name: "f"}}, Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}

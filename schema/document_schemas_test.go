@@ -1,10 +1,12 @@
-package schema
+package schema_test
 
 import (
 	"errors"
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	. "github.com/hbkit/hbkit/schema"
 
 	"github.com/hbkit/hbkit/keys"
 )

@@ -1,4 +1,4 @@
-package schema
+package schema_test
 
 import (
 	"bytes"
@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	. "github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 
 	"github.com/hbkit/hbkit/keys"
 )
@@ -173,11 +176,11 @@ func open(t *testing.T, doc Document, opts ...Option[Values]) *Table[Values] {
 var docTime = time.Date(2024, 2, 29, 23, 30, 15, 123e6, time.UTC)
 
 func TestDocumentSMS(t *testing.T) {
-	tbl, err := SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := []SMS{
+	recs := []seeds.SMS{
 		{Mobile: "13812345678", SentAt: docTime, Seq: 7, Account: "acme", Content: "hello", Delivered: true},
 		{Mobile: "18600000001", SentAt: time.UnixMilli(0).UTC(), Account: "billing"},
 	}
@@ -198,25 +201,25 @@ func TestDocumentSMS(t *testing.T) {
 }
 
 func TestDocumentTestTable(t *testing.T) {
-	tbl, err := TestTable()
+	tbl, err := seeds.TestTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEquivalent(t, tbl, open(t, exportDoc(t, tbl)), []User{
+	checkEquivalent(t, tbl, open(t, exportDoc(t, tbl)), []seeds.User{
 		{UID: "u0001", Province: "辽宁省", Age: 20, Gender: "f"},
 		{UID: "alice@example.com", Province: "Sichuan", Age: 0},
 	}, nil)
 }
 
-var docLogEvents = []LogEvent{
+var docLogEvents = []seeds.LogEvent{
 	{Host: "a", At: docTime, Event: "e1", Message: "short"},
 	{Host: "web\x00zero", At: time.UnixMilli(-1).UTC(), Event: "", Message: ""},
 	{Host: "myserver1.mycompany.com", At: docTime.Add(3 * time.Millisecond), Event: "com.ImportantService"},
 }
 
 func TestDocumentLogData(t *testing.T) {
-	for name, build := range map[string]func() (*Table[LogEvent], error){
-		"bucketed": LogDataBucketed, "by_host": LogDataByHost, "md5": LogDataMD5,
+	for name, build := range map[string]func() (*Table[seeds.LogEvent], error){
+		"bucketed": seeds.LogDataBucketed, "by_host": seeds.LogDataByHost, "md5": seeds.LogDataMD5,
 	} {
 		t.Run(name, func(t *testing.T) {
 			tbl, err := build()
@@ -229,27 +232,27 @@ func TestDocumentLogData(t *testing.T) {
 }
 
 func TestDocumentCustomerOrder(t *testing.T) {
-	tbl, err := CustomerOrderTable()
+	tbl, err := seeds.CustomerOrderTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEquivalent(t, tbl, open(t, exportDoc(t, tbl)), []CustomerOrder{
-		{CustomerID: "C1001", Type: CustomerRecord, Name: "Ada", City: "London"},
-		{CustomerID: "C1001", Type: OrderRecord, OrderID: 42, SalesDate: docTime},
-		{CustomerID: "C1001", Type: LineRecord, OrderID: 42, Line: 1, Item: "book", Quantity: 2, ShipTo: "1 Main St"},
+	checkEquivalent(t, tbl, open(t, exportDoc(t, tbl)), []seeds.CustomerOrder{
+		{CustomerID: "C1001", Type: seeds.CustomerRecord, Name: "Ada", City: "London"},
+		{CustomerID: "C1001", Type: seeds.OrderRecord, OrderID: 42, SalesDate: docTime},
+		{CustomerID: "C1001", Type: seeds.LineRecord, OrderID: 42, Line: 1, Item: "book", Quantity: 2, ShipTo: "1 Main St"},
 	}, nil)
-	orders, err := OrderMD5Table()
+	orders, err := seeds.OrderMD5Table()
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEquivalent(t, orders, open(t, exportDoc(t, orders)), []Order{
+	checkEquivalent(t, orders, open(t, exportDoc(t, orders)), []seeds.Order{
 		{CustomerNumber: "C1001", OrderNumber: "SO-0042", SalesDate: docTime},
 		{CustomerNumber: "C1001", OrderNumber: "SO-0043"},
 	}, nil)
 }
 
 func TestDocumentUIDTables(t *testing.T) {
-	types, err := LogTypes()
+	types, err := seeds.LogTypes()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +261,7 @@ func TestDocumentUIDTables(t *testing.T) {
 		{Type: "f", Kind: "host", Key: "web1", ID: []byte{0, 0, 3}},
 		{Type: "r", Kind: "event", Key: "\x00\x07", Name: "login"},
 	}, nil)
-	tbl, err := LogDataUID()
+	tbl, err := seeds.LogDataUID()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,21 +269,21 @@ func TestDocumentUIDTables(t *testing.T) {
 	if len(doc.UIDs) != 2 || doc.UIDs[0] != (DocUID{Segment: "host_id", Kind: "host", Width: 3, Field: "host"}) {
 		t.Errorf("uids %+v", doc.UIDs)
 	}
-	checkEquivalent(t, tbl, open(t, doc), []UIDLogEvent{
-		{LogEvent: LogEvent{Host: "web1", Event: "login", At: docTime, Message: "ok"}, HostID: 3, EventID: 7},
+	checkEquivalent(t, tbl, open(t, doc), []seeds.UIDLogEvent{
+		{LogEvent: seeds.LogEvent{Host: "web1", Event: "login", At: docTime, Message: "ok"}, HostID: 3, EventID: 7},
 	}, nil)
 }
 
 func TestDocumentLogDataWide(t *testing.T) {
-	tbl, err := LogDataWide()
+	tbl, err := seeds.LogDataWide()
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := []UIDLogEvent{
-		{LogEvent: LogEvent{Host: "web1", Event: "login", At: docTime, Message: "ok"}, HostID: 3, EventID: 7},
-		{LogEvent: LogEvent{Host: "db2", At: time.UnixMilli(5).UTC()}, HostID: 1 << 20, EventID: 1},
+	recs := []seeds.UIDLogEvent{
+		{LogEvent: seeds.LogEvent{Host: "web1", Event: "login", At: docTime, Message: "ok"}, HostID: 3, EventID: 7},
+		{LogEvent: seeds.LogEvent{Host: "db2", At: time.UnixMilli(5).UTC()}, HostID: 1 << 20, EventID: 1},
 	}
-	checkWideEquivalent(t, tbl, exportDoc(t, tbl), recs, func(e *UIDLogEvent, v Values) { v["host"] = e.Host })
+	checkWideEquivalent(t, tbl, exportDoc(t, tbl), recs, func(e *seeds.UIDLogEvent, v Values) { v["host"] = e.Host })
 }
 
 func checkWideEquivalent[T any](t *testing.T, tbl *WideTable[T], doc Document, recs []T, names func(*T, Values)) {

@@ -38,8 +38,8 @@ var (
 	ErrInvalidKey = errors.New("schema: invalid key")
 	// ErrInvalidValue reports a cell value a column's decoder refused.
 	ErrInvalidValue = errors.New("schema: invalid cell value")
-	// ErrUnknownSchema reports a Builtin lookup for a name that is not
-	// built in.
+	// ErrUnknownSchema reports a lookup of a schema by a name that no
+	// catalog of schemas holds.
 	ErrUnknownSchema = errors.New("schema: unknown built-in schema")
 )
 

@@ -7,14 +7,15 @@ import (
 
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 func ExampleSMSTable() {
-	tbl, err := schema.SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		panic(err)
 	}
-	msg := schema.SMS{
+	msg := seeds.SMS{
 		Mobile:  "13812345678",
 		SentAt:  time.Date(2017, 8, 22, 6, 22, 34, 567e6, time.UTC),
 		Account: "acme",
@@ -26,14 +27,14 @@ func ExampleSMSTable() {
 	}
 	fmt.Printf("data  %s\n", row.Key)
 
-	ix, _ := tbl.Index(schema.SMSIndexTableName)
+	ix, _ := tbl.Index(seeds.SMSIndexTableName)
 	var entry schema.Row
 	if err := ix.EncodeEntry(&entry, &msg); err != nil {
 		panic(err)
 	}
 	fmt.Printf("index %s\n", entry.Key)
 
-	var back schema.SMS
+	var back seeds.SMS
 	if err := tbl.DecodeRow(row.Key, row.Cells, &back); err != nil {
 		panic(err)
 	}
@@ -47,7 +48,7 @@ func ExampleSMSTable() {
 }
 
 func ExampleFamily_Attributes() {
-	f := schema.TestTableFamily() // seed 001's CF1
+	f := seeds.TestTableFamily() // seed 001's CF1
 	for _, a := range f.SortedAttributes() {
 		fmt.Printf("%s => '%s'\n", a.Name, a.Value)
 	}
@@ -114,8 +115,8 @@ func ExampleParseTableName() {
 }
 
 func ExampleBuiltin() {
-	fmt.Println(schema.BuiltinNames())
-	d, err := schema.Builtin("sms_index")
+	fmt.Println(seeds.BuiltinNames())
+	d, err := seeds.Builtin("sms_index")
 	if err != nil {
 		panic(err)
 	}
@@ -128,7 +129,7 @@ func ExampleBuiltin() {
 	fmt.Println()
 	fmt.Println(keys.ShellSplits(d.SplitKeys()))
 
-	_, err = schema.Builtin("nope")
+	_, err = seeds.Builtin("nope")
 	fmt.Println(errors.Is(err, schema.ErrUnknownSchema))
 	// Output:
 	// [TestTable TestTable_province_age customer_order log_data_bucketed log_data_by_host log_data_md5 log_data_wide order_md5 sms sms_index]
@@ -203,7 +204,7 @@ func ExampleNew() {
 }
 
 func ExampleShellCreate() {
-	tbl, err := schema.TestTable()
+	tbl, err := seeds.TestTable()
 	if err != nil {
 		panic(err)
 	}
@@ -213,7 +214,7 @@ func ExampleShellCreate() {
 }
 
 func ExampleDiffFamilies() {
-	tbl, err := schema.SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		panic(err)
 	}

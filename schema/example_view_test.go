@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // A table read without its record type, as hbkit get and scan read it: a
@@ -13,7 +14,7 @@ import (
 // field value, where the index's leading hash(mobile) % 10 is computed
 // from the mobile given.
 func ExampleViewer() {
-	d, err := schema.Builtin("sms")
+	d, err := seeds.Builtin("sms")
 	if err != nil {
 		panic(err)
 	}
@@ -39,7 +40,7 @@ func ExampleViewer() {
 		fmt.Println(c.Column.Name, c.Column.Type, c.Value)
 	}
 
-	ix, _ := schema.Builtin("sms_index")
+	ix, _ := seeds.Builtin("sms_index")
 	iv, _ := schema.AsViewer(ix)
 	rs, err := iv.KeyRanges(schema.TextQuery{Eq: []schema.FieldText{{Field: "mobile", Text: "13812345678"}}})
 	if err != nil {

@@ -1,8 +1,11 @@
-package schema
+package schema_test
 
 import (
 	"bytes"
 	"testing"
+
+	. "github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // FuzzSMSDecodeRow feeds arbitrary keys and cell values to the SMS
@@ -18,7 +21,7 @@ func FuzzSMSDecodeRow(f *testing.F) {
 	f.Add([]byte("8765432183x"), []byte{})
 	f.Add([]byte("87654321831999999999999999999990000"), []byte{1, 2})
 	f.Fuzz(func(t *testing.T, key, value []byte) {
-		var out SMS
+		var out seeds.SMS
 		cells := []Cell{{Family: "cf", Qualifier: "d", Value: value}, {Family: "cf", Qualifier: "a", Value: value}}
 		if err := tbl.DecodeRow(key, cells, &out); err == nil {
 			again, err := tbl.AppendKey(nil, &out)
@@ -31,7 +34,7 @@ func FuzzSMSDecodeRow(f *testing.F) {
 		}
 		_, _ = tbl.KeyParts(key)
 		_, _ = ix.KeyParts(key)
-		var fromIndex SMS
+		var fromIndex seeds.SMS
 		_ = ix.DecodeEntry(key, []Cell{{Family: "cf", Qualifier: "row", Value: value}}, &fromIndex)
 	})
 }

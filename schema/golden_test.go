@@ -1,4 +1,4 @@
-package schema
+package schema_test
 
 import (
 	"bytes"
@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 
 	"github.com/hbkit/hbkit/keys"
 )
@@ -105,15 +108,15 @@ func checkGolden(t *testing.T, name string, got []byte) {
 var goldenTime = time.UnixMilli(1503382954567).UTC()
 
 func TestGoldenSMS(t *testing.T) {
-	tbl, err := SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, ok := tbl.Index(SMSIndexTableName)
+	ix, ok := tbl.Index(seeds.SMSIndexTableName)
 	if !ok {
 		t.Fatal("no sms_index")
 	}
-	inputs := []SMS{
+	inputs := []seeds.SMS{
 		{Mobile: "13812345678", SentAt: goldenTime, Seq: 0, Account: "acme", Content: "hello", Delivered: true},
 		{Mobile: "13812345678", SentAt: goldenTime.Add(time.Second), Seq: 1, Account: "acme", Content: "again"},
 		{Mobile: "18600000001", SentAt: time.Date(2017, 12, 12, 23, 59, 59, 999e6, time.UTC), Seq: 0xbeef, Account: "billing"},
@@ -140,19 +143,19 @@ func TestGoldenSMS(t *testing.T) {
 }
 
 func TestGoldenTestTable(t *testing.T) {
-	tbl, err := TestTable()
+	tbl, err := seeds.TestTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, ok := tbl.Index(TestTableIndexName)
+	ix, ok := tbl.Index(seeds.TestTableIndexName)
 	if !ok {
-		t.Fatal("no " + TestTableIndexName)
+		t.Fatal("no " + seeds.TestTableIndexName)
 	}
 	var w, iw goldenWriter
 	w.header(tbl)
 	iw.header(ix)
 	var r Row
-	for _, in := range []User{
+	for _, in := range []seeds.User{
 		{UID: "u0001", Province: "Liaoning", Age: 20, Gender: "f"},
 		{UID: "u0002", Province: "Sichuan", Age: 35, Gender: "m"},
 		{UID: "alice@example.com", Age: 0},
@@ -173,7 +176,7 @@ func TestGoldenTestTable(t *testing.T) {
 }
 
 func TestGoldenLogData(t *testing.T) {
-	inputs := []LogEvent{
+	inputs := []seeds.LogEvent{
 		{Host: "a", At: goldenTime, Event: "e1", Message: "short names"},
 		{Host: "myserver1.mycompany.com", At: goldenTime.Add(3 * time.Millisecond),
 			Event: "com.package1.subpackage2.subsubpackage3.ImportantService", Message: "long names"},
@@ -181,11 +184,11 @@ func TestGoldenLogData(t *testing.T) {
 	}
 	for _, c := range []struct {
 		golden string
-		build  func() (*Table[LogEvent], error)
+		build  func() (*Table[seeds.LogEvent], error)
 	}{
-		{"log_data_bucketed", LogDataBucketed},
-		{"log_data_by_host", LogDataByHost},
-		{"log_data_md5", LogDataMD5},
+		{"log_data_bucketed", seeds.LogDataBucketed},
+		{"log_data_by_host", seeds.LogDataByHost},
+		{"log_data_md5", seeds.LogDataMD5},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			tbl, err := c.build()
@@ -208,19 +211,19 @@ func TestGoldenLogData(t *testing.T) {
 }
 
 func TestGoldenCustomerOrder(t *testing.T) {
-	tbl, err := CustomerOrderTable()
+	tbl, err := seeds.CustomerOrderTable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var w goldenWriter
 	w.header(tbl)
 	var r Row
-	for _, in := range []CustomerOrder{
-		{CustomerID: "C1001", Type: CustomerRecord, Name: "Ada", City: "London", Phone: "+44 20 7946 0000"},
-		{CustomerID: "C1001", Type: OrderRecord, OrderID: 42, SalesDate: time.Date(2017, 8, 22, 0, 0, 0, 0, time.UTC)},
-		{CustomerID: "C1001", Type: LineRecord, OrderID: 42, Line: 1, Item: "book", Quantity: 2, ShipTo: "1 Main St"},
-		{CustomerID: "C1001", Type: LineRecord, OrderID: 42, Line: 2, Item: "pen", Quantity: 10, ShipTo: "1 Main St"},
-		{CustomerID: "C2002", Type: CustomerRecord, Name: "Grace"},
+	for _, in := range []seeds.CustomerOrder{
+		{CustomerID: "C1001", Type: seeds.CustomerRecord, Name: "Ada", City: "London", Phone: "+44 20 7946 0000"},
+		{CustomerID: "C1001", Type: seeds.OrderRecord, OrderID: 42, SalesDate: time.Date(2017, 8, 22, 0, 0, 0, 0, time.UTC)},
+		{CustomerID: "C1001", Type: seeds.LineRecord, OrderID: 42, Line: 1, Item: "book", Quantity: 2, ShipTo: "1 Main St"},
+		{CustomerID: "C1001", Type: seeds.LineRecord, OrderID: 42, Line: 2, Item: "pen", Quantity: 10, ShipTo: "1 Main St"},
+		{CustomerID: "C2002", Type: seeds.CustomerRecord, Name: "Grace"},
 	} {
 		if err := tbl.EncodeRow(&r, &in); err != nil {
 			t.Fatal(err)
@@ -229,13 +232,13 @@ func TestGoldenCustomerOrder(t *testing.T) {
 	}
 	checkGolden(t, "customer_order", w.Bytes())
 
-	orders, err := OrderMD5Table()
+	orders, err := seeds.OrderMD5Table()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var o goldenWriter
 	o.header(orders)
-	for _, in := range []Order{
+	for _, in := range []seeds.Order{
 		{CustomerNumber: "C1001", OrderNumber: "SO-0042", SalesDate: time.Date(2017, 8, 22, 0, 0, 0, 0, time.UTC)},
 		{CustomerNumber: "C1001", OrderNumber: "SO-0043"},
 	} {
@@ -250,7 +253,7 @@ func TestGoldenCustomerOrder(t *testing.T) {
 // TestGoldenCoversBuiltins makes sure no built-in table is left without a
 // golden file.
 func TestGoldenCoversBuiltins(t *testing.T) {
-	for _, name := range BuiltinNames() {
+	for _, name := range seeds.BuiltinNames() {
 		file := strings.ToLower(name)
 		if file == "testtable" {
 			file = "test_table"

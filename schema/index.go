@@ -11,7 +11,7 @@ import (
 )
 
 // IndexSpec declares a secondary index table kept next to a data table,
-// the client-managed index of seed 001 §3.3 and seed 000's SMS index: each
+// the client-managed index of seed 001 §3.3 and seed 000: each
 // record of the data table has one index entry whose row key is built from
 // the record's fields by the index's own layout.
 type IndexSpec[T any] struct {
@@ -190,7 +190,7 @@ func indexColumns[T any](t *Table[T], rowKeyQ string, names []string) ([]Column[
 // not. Hashes (KindMD5Hex, KindMD5, KindBucket, KindBucketByte,
 // KindJavaPartition) never determine F. A KindDate or a
 // KindReversedTimeOfDay alone does not either; the two together, both from
-// F, give F to the millisecond (the SMS index's "day" and "time"), when
+// F, give F to the millisecond (an index keyed by send day and time), when
 // their getters read one calendar: keys.Date with keys.TimeOfDay (UTC), or
 // keys.DateIn with keys.TimeOfDayIn of its zone (docs/keys.md). A kind
 // not named here (a KindDecimal, often a bucket such as ts % 10) counts

@@ -1,21 +1,24 @@
-package schema
+package schema_test
 
 import (
 	"errors"
 	"testing"
 	"time"
 
+	. "github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+
 	"github.com/hbkit/hbkit/keys"
 )
 
 // userSpec is seed 001's TestTable, [md5(uid) 6 hex][uid], with one index
 // keyed by the given segments.
-func userSpec(t *testing.T, from map[string]string, fields ...keys.Field[User]) Spec[User] {
+func userSpec(t *testing.T, from map[string]string, fields ...keys.Field[seeds.User]) Spec[seeds.User] {
 	t.Helper()
-	uid := func(u *User) string { return u.UID }
+	uid := func(u *seeds.User) string { return u.UID }
 	key, err := keys.NewLayout(
 		keys.MD5Hex("uid_md5", 6, uid),
-		keys.String("uid", uid, func(u *User, v string) { u.UID = v }),
+		keys.String("uid", uid, func(u *seeds.User, v string) { u.UID = v }),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -24,36 +27,36 @@ func userSpec(t *testing.T, from map[string]string, fields ...keys.Field[User]) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Spec[User]{
-		Name:     TestTableName,
-		Families: []Family{TestTableFamily()},
+	return Spec[seeds.User]{
+		Name:     seeds.TestTableName,
+		Families: []Family{seeds.TestTableFamily()},
 		Key:      key,
-		Columns: []Column[User]{
-			StringColumn("province", "CF1", "province", func(u *User) string { return u.Province }, func(u *User, v string) { u.Province = v }),
-			Int64Column("age", "CF1", "age", func(u *User) int64 { return u.Age }, func(u *User, v int64) { u.Age = v }),
+		Columns: []Column[seeds.User]{
+			StringColumn("province", "CF1", "province", func(u *seeds.User) string { return u.Province }, func(u *seeds.User, v string) { u.Province = v }),
+			Int64Column("age", "CF1", "age", func(u *seeds.User) int64 { return u.Age }, func(u *seeds.User, v int64) { u.Age = v }),
 		},
-		Indexes: []IndexSpec[User]{{
+		Indexes: []IndexSpec[seeds.User]{{
 			Name: "user_by_province_age", Families: []Family{{Name: "i"}}, Key: ixKey, From: from,
 		}},
 	}
 }
 
 var (
-	userProvince = keys.String("province", func(u *User) string { return u.Province }, func(u *User, v string) { u.Province = v })
-	userAge      = keys.Int64("age", func(u *User) int64 { return u.Age }, func(u *User, v int64) { u.Age = v })
-	userUID      = keys.String("uid", func(u *User) string { return u.UID }, func(u *User, v string) { u.UID = v })
+	userProvince = keys.String("province", func(u *seeds.User) string { return u.Province }, func(u *seeds.User, v string) { u.Province = v })
+	userAge      = keys.Int64("age", func(u *seeds.User) int64 { return u.Age }, func(u *seeds.User, v int64) { u.Age = v })
+	userUID      = keys.String("uid", func(u *seeds.User) string { return u.UID }, func(u *seeds.User, v string) { u.UID = v })
 
-	joinedProvince = keys.TextString("province", func(u *User) string { return u.Province }, func(u *User, v string) { u.Province = v })
-	joinedAge      = keys.TextInt("age", func(u *User) int64 { return u.Age }, func(u *User, v int64) { u.Age = v })
+	joinedProvince = keys.TextString("province", func(u *seeds.User) string { return u.Province }, func(u *seeds.User, v string) { u.Province = v })
+	joinedAge      = keys.TextInt("age", func(u *seeds.User) int64 { return u.Age }, func(u *seeds.User, v int64) { u.Age = v })
 )
 
 // smsSpec is the built-in SMS data key, [mobile][sent][unique], with one
 // index keyed by the given segments.
-func smsSpec(t *testing.T, from map[string]string, fields ...keys.Field[SMS]) Spec[SMS] {
+func smsSpec(t *testing.T, from map[string]string, fields ...keys.Field[seeds.SMS]) Spec[seeds.SMS] {
 	t.Helper()
 	key, err := keys.NewLayout(
-		keys.ReversedDigits("mobile", SMSMobileWidth, smsMobile, func(s *SMS, v string) { s.Mobile = v }),
-		keys.ReversedTimestamp("sent", smsMillis, func(s *SMS, ms int64) { s.SentAt = time.UnixMilli(ms).UTC() }),
+		keys.ReversedDigits("mobile", seeds.SMSMobileWidth, smsMobile, func(s *seeds.SMS, v string) { s.Mobile = v }),
+		keys.ReversedTimestamp("sent", smsMillis, func(s *seeds.SMS, ms int64) { s.SentAt = time.UnixMilli(ms).UTC() }),
 		smsUnique,
 	)
 	if err != nil {
@@ -63,25 +66,25 @@ func smsSpec(t *testing.T, from map[string]string, fields ...keys.Field[SMS]) Sp
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Spec[SMS]{
+	return Spec[seeds.SMS]{
 		Name:     "sms_test",
 		Families: []Family{{Name: "cf"}},
 		Key:      key,
-		Columns: []Column[SMS]{
-			StringColumn("account", "cf", "a", func(s *SMS) string { return s.Account }, func(s *SMS, v string) { s.Account = v }),
+		Columns: []Column[seeds.SMS]{
+			StringColumn("account", "cf", "a", func(s *seeds.SMS) string { return s.Account }, func(s *seeds.SMS, v string) { s.Account = v }),
 		},
-		Indexes: []IndexSpec[SMS]{{Name: "sms_test_index", Families: []Family{{Name: "cf"}}, Key: ixKey, From: from}},
+		Indexes: []IndexSpec[seeds.SMS]{{Name: "sms_test_index", Families: []Family{{Name: "cf"}}, Key: ixKey, From: from}},
 	}
 }
 
 var (
-	smsMobile = func(s *SMS) string { return s.Mobile }
-	smsMillis = func(s *SMS) int64 { return s.SentAt.UnixMilli() }
-	smsUnique = keys.Unique("unique", SMSSeqWidth, func(s *SMS) uint64 { return s.Seq }, func(s *SMS, v uint64) { s.Seq = v })
-	smsDigits = keys.Digits("mobile", SMSMobileWidth, smsMobile, func(s *SMS, v string) { s.Mobile = v })
-	smsDay    = keys.Date("day", func(s *SMS) time.Time { return s.SentAt.UTC() }, nil)
-	smsDayDec = keys.Date("day", func(s *SMS) time.Time { return s.SentAt.UTC() }, func(s *SMS, v time.Time) { s.SentAt = v })
-	smsClock  = keys.ReversedTimeOfDay("time", func(s *SMS) time.Duration { return keys.TimeOfDay(s.SentAt.UTC()) }, nil)
+	smsMobile = func(s *seeds.SMS) string { return s.Mobile }
+	smsMillis = func(s *seeds.SMS) int64 { return s.SentAt.UnixMilli() }
+	smsUnique = keys.Unique("unique", seeds.SMSSeqWidth, func(s *seeds.SMS) uint64 { return s.Seq }, func(s *seeds.SMS, v uint64) { s.Seq = v })
+	smsDigits = keys.Digits("mobile", seeds.SMSMobileWidth, smsMobile, func(s *seeds.SMS, v string) { s.Mobile = v })
+	smsDay    = keys.Date("day", func(s *seeds.SMS) time.Time { return s.SentAt.UTC() }, nil)
+	smsDayDec = keys.Date("day", func(s *seeds.SMS) time.Time { return s.SentAt.UTC() }, func(s *seeds.SMS, v time.Time) { s.SentAt = v })
+	smsClock  = keys.ReversedTimeOfDay("time", func(s *seeds.SMS) time.Duration { return keys.TimeOfDay(s.SentAt.UTC()) }, nil)
 )
 
 // derivedSpec has a data key [salt][bucket(name)][id] whose salt and bucket
@@ -117,8 +120,8 @@ func newErr[T any](spec Spec[T]) error {
 }
 
 func TestIndexKeyMustDetermineRecord(t *testing.T) {
-	uidMD5 := keys.MD5Hex("uid_hash", 16, func(u *User) string { return u.UID })
-	uidBucket := keys.HashBucket("uid_bucket", 100, func(u *User) string { return u.UID }, func(*User, int) {})
+	uidMD5 := keys.MD5Hex("uid_hash", 16, func(u *seeds.User) string { return u.UID })
+	uidBucket := keys.HashBucket("uid_bucket", 100, func(u *seeds.User) string { return u.UID }, func(*seeds.User, int) {})
 	tests := []struct {
 		name   string
 		err    func(t *testing.T) error
@@ -134,7 +137,7 @@ func TestIndexKeyMustDetermineRecord(t *testing.T) {
 			return newErr(userSpec(t, nil, userProvince, userAge, userUID))
 		}, "", ""},
 		{"uid not decodable", func(t *testing.T) error {
-			return newErr(userSpec(t, nil, userProvince, keys.String("uid", func(u *User) string { return u.UID }, nil)))
+			return newErr(userSpec(t, nil, userProvince, keys.String("uid", func(u *seeds.User) string { return u.UID }, nil)))
 		}, "", ""},
 		// The same index as Java writes it: province + "_" + age (+ "_" + uid).
 		{"seed001 joined province_age without uid", func(t *testing.T) error {
@@ -142,10 +145,10 @@ func TestIndexKeyMustDetermineRecord(t *testing.T) {
 		}, "index user_by_province_age", `key does not determine a record: data-key field "uid" is not in the index key`},
 		{"seed001 joined province_age_uid, uid write-only", func(t *testing.T) error {
 			return newErr(userSpec(t, nil, keys.Joined("_", joinedProvince, joinedAge,
-				keys.TextString("uid", func(u *User) string { return u.UID }, nil))...))
+				keys.TextString("uid", func(u *seeds.User) string { return u.UID }, nil))...))
 		}, "", ""},
 		{"uid as a trailing string", func(t *testing.T) error {
-			return newErr(userSpec(t, nil, userProvince, keys.TrailingString("uid", func(u *User) string { return u.UID }, nil)))
+			return newErr(userSpec(t, nil, userProvince, keys.TrailingString("uid", func(u *seeds.User) string { return u.UID }, nil)))
 		}, "", ""},
 		{"uid as md5 only", func(t *testing.T) error {
 			return newErr(userSpec(t, map[string]string{"uid_hash": "uid"}, userProvince, userAge, uidMD5))
@@ -154,7 +157,7 @@ func TestIndexKeyMustDetermineRecord(t *testing.T) {
 			return newErr(userSpec(t, map[string]string{"uid_bucket": "uid"}, uidBucket, userProvince))
 		}, "index user_by_province_age", `key does not determine a record: data-key field "uid" is not in the index key`},
 		{"literal and salt do not count", func(t *testing.T) error {
-			return newErr(userSpec(t, nil, keys.Salt[User]("salt", 4, nil, nil), keys.Literal[User]("tag", "x"), userProvince))
+			return newErr(userSpec(t, nil, keys.Salt[seeds.User]("salt", 4, nil, nil), keys.Literal[seeds.User]("tag", "x"), userProvince))
 		}, "index user_by_province_age", `key does not determine a record: data-key field "uid" is not in the index key`},
 
 		// The SMS data key [mobile][sent][unique].
@@ -228,7 +231,7 @@ func TestIndexKeyMustDetermineRecord(t *testing.T) {
 // The uniqueness check must not hide the duplicate-name check of New.
 func TestIndexDuplicateNameWithUniqueKey(t *testing.T) {
 	spec := userSpec(t, nil, userProvince, userUID)
-	spec.Indexes[0].Name = TestTableName
+	spec.Indexes[0].Name = seeds.TestTableName
 	_, err := New(spec)
 	if errors.Is(err, ErrIndexNotUnique) || !errors.Is(err, ErrInvalidTable) {
 		t.Fatalf("New error = %v, want ErrInvalidTable but not ErrIndexNotUnique", err)
@@ -247,13 +250,13 @@ func TestBuiltinIndexesDetermineRecords(t *testing.T) {
 		name  string
 		build func() error
 	}{
-		{"SMSTable", func() error { _, err := SMSTable(); return err }},
-		{"TestTable", func() error { _, err := TestTable(); return err }},
-		{"CustomerOrderTable", func() error { _, err := CustomerOrderTable(); return err }},
-		{"OrderMD5Table", func() error { _, err := OrderMD5Table(); return err }},
-		{"LogDataBucketed", func() error { _, err := LogDataBucketed(); return err }},
-		{"LogDataByHost", func() error { _, err := LogDataByHost(); return err }},
-		{"LogDataMD5", func() error { _, err := LogDataMD5(); return err }},
+		{"SMSTable", func() error { _, err := seeds.SMSTable(); return err }},
+		{"TestTable", func() error { _, err := seeds.TestTable(); return err }},
+		{"CustomerOrderTable", func() error { _, err := seeds.CustomerOrderTable(); return err }},
+		{"OrderMD5Table", func() error { _, err := seeds.OrderMD5Table(); return err }},
+		{"LogDataBucketed", func() error { _, err := seeds.LogDataBucketed(); return err }},
+		{"LogDataByHost", func() error { _, err := seeds.LogDataByHost(); return err }},
+		{"LogDataMD5", func() error { _, err := seeds.LogDataMD5(); return err }},
 	}
 	for _, c := range constructors {
 		t.Run(c.name, func(t *testing.T) {
@@ -262,22 +265,22 @@ func TestBuiltinIndexesDetermineRecords(t *testing.T) {
 			}
 		})
 	}
-	names := BuiltinNames()
+	names := seeds.BuiltinNames()
 	if len(names) == 0 {
 		t.Fatal("BuiltinNames is empty")
 	}
 	for _, name := range names {
 		t.Run("Builtin "+name, func(t *testing.T) {
-			if _, err := Builtin(name); err != nil {
+			if _, err := seeds.Builtin(name); err != nil {
 				t.Errorf("Builtin(%q) error = %v, want nil", name, err)
 			}
 		})
 	}
-	tbl, err := SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := tbl.Index(SMSIndexTableName); !ok {
-		t.Errorf("SMSTable has no index %q", SMSIndexTableName)
+	if _, ok := tbl.Index(seeds.SMSIndexTableName); !ok {
+		t.Errorf("SMSTable has no index %q", seeds.SMSIndexTableName)
 	}
 }

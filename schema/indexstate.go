@@ -66,4 +66,4 @@ type renamedIndex struct {
 
 func (r renamedIndex) DataTable() hbapi.TableName { return r.data }
 
-var _ IndexDefinition = (*Index[SMS])(nil)
+var _ IndexDefinition = (*Index[struct{}])(nil)

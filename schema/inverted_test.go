@@ -1,16 +1,19 @@
-package schema
+package schema_test
 
 import (
 	"bytes"
 	"errors"
 	"testing"
 
+	. "github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+
 	"github.com/hbkit/hbkit/keys"
 )
 
 // invertedSpec is userSpec's TestTable with an inverted index keyed
 // province_age, its qualifier laid out by qual.
-func invertedSpec(t *testing.T, qual ...keys.Field[User]) Spec[User] {
+func invertedSpec(t *testing.T, qual ...keys.Field[seeds.User]) Spec[seeds.User] {
 	t.Helper()
 	spec := userSpec(t, nil, keys.Joined("_", joinedProvince, joinedAge)...)
 	q, err := keys.NewLayout(qual...)
@@ -21,25 +24,25 @@ func invertedSpec(t *testing.T, qual ...keys.Field[User]) Spec[User] {
 	return spec
 }
 
-var trailingUID = keys.TrailingString("uid", func(u *User) string { return u.UID }, func(u *User, v string) { u.UID = v })
+var trailingUID = keys.TrailingString("uid", func(u *seeds.User) string { return u.UID }, func(u *seeds.User, v string) { u.UID = v })
 
 func TestInvertedIndexDeclaration(t *testing.T) {
-	md5 := keys.MD5Hex("uid", 6, func(u *User) string { return u.UID }) // a field, hashed
+	md5 := keys.MD5Hex("uid", 6, func(u *seeds.User) string { return u.UID }) // a field, hashed
 	for _, tc := range []struct {
 		name  string
-		edit  func(*Spec[User])
-		qual  []keys.Field[User]
+		edit  func(*Spec[seeds.User])
+		qual  []keys.Field[seeds.User]
 		kind  error
 		field string
 	}{
-		{"seed 001: qualifier uid", nil, []keys.Field[User]{trailingUID}, nil, ""},
-		{"qualifier of a hash only", nil, []keys.Field[User]{md5}, ErrInvalidTable, "index user_by_province_age: qualifier segment uid"},
-		{"qualifier of a non-key field", nil, []keys.Field[User]{userProvince}, ErrInvalidTable, "index user_by_province_age: qualifier segment province"},
-		{"qualifier of a key field and a column", nil, []keys.Field[User]{userProvince, trailingUID}, ErrInvalidTable, "index user_by_province_age: qualifier segment province"},
-		{"qualifier of the key field, encoded otherwise", nil, []keys.Field[User]{keys.String("uid", func(u *User) string { return u.UID }, func(u *User, v string) { u.UID = v })}, nil, ""},
-		{"qualifier of an unknown field", nil, []keys.Field[User]{keys.String("nick", func(*User) string { return "" }, func(*User, string) {})}, ErrUnknownField, "index user_by_province_age: qualifier segment nick"},
-		{"row key cell", func(s *Spec[User]) { s.Indexes[0].RowKeyQualifier = "row" }, []keys.Field[User]{trailingUID}, ErrInvalidTable, "index user_by_province_age: row key qualifier"},
-		{"carried columns", func(s *Spec[User]) { s.Indexes[0].Columns = []string{"age"} }, []keys.Field[User]{trailingUID}, ErrInvalidTable, "index user_by_province_age: columns"},
+		{"seed 001: qualifier uid", nil, []keys.Field[seeds.User]{trailingUID}, nil, ""},
+		{"qualifier of a hash only", nil, []keys.Field[seeds.User]{md5}, ErrInvalidTable, "index user_by_province_age: qualifier segment uid"},
+		{"qualifier of a non-key field", nil, []keys.Field[seeds.User]{userProvince}, ErrInvalidTable, "index user_by_province_age: qualifier segment province"},
+		{"qualifier of a key field and a column", nil, []keys.Field[seeds.User]{userProvince, trailingUID}, ErrInvalidTable, "index user_by_province_age: qualifier segment province"},
+		{"qualifier of the key field, encoded otherwise", nil, []keys.Field[seeds.User]{keys.String("uid", func(u *seeds.User) string { return u.UID }, func(u *seeds.User, v string) { u.UID = v })}, nil, ""},
+		{"qualifier of an unknown field", nil, []keys.Field[seeds.User]{keys.String("nick", func(*seeds.User) string { return "" }, func(*seeds.User, string) {})}, ErrUnknownField, "index user_by_province_age: qualifier segment nick"},
+		{"row key cell", func(s *Spec[seeds.User]) { s.Indexes[0].RowKeyQualifier = "row" }, []keys.Field[seeds.User]{trailingUID}, ErrInvalidTable, "index user_by_province_age: row key qualifier"},
+		{"carried columns", func(s *Spec[seeds.User]) { s.Indexes[0].Columns = []string{"age"} }, []keys.Field[seeds.User]{trailingUID}, ErrInvalidTable, "index user_by_province_age: columns"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := invertedSpec(t, tc.qual...)
@@ -67,12 +70,12 @@ func TestInvertedIndexDeclaration(t *testing.T) {
 // TestInvertedEntryRoundTrip: an entry is the record's cell in the row of
 // its value; the qualifier gives back the data row key and the key fields.
 func TestInvertedEntryRoundTrip(t *testing.T) {
-	tbl, err := TestTable()
+	tbl, err := seeds.TestTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, _ := tbl.Index(TestTableIndexName)
-	u := User{UID: "10001", Province: "辽宁省", Age: 20, Gender: "m"}
+	ix, _ := tbl.Index(seeds.TestTableIndexName)
+	u := seeds.User{UID: "10001", Province: "辽宁省", Age: 20, Gender: "m"}
 	var r Row
 	if err := ix.EncodeEntry(&r, &u); err != nil {
 		t.Fatal(err)
@@ -92,7 +95,7 @@ func TestInvertedEntryRoundTrip(t *testing.T) {
 	if err != nil || string(q) != "10001" {
 		t.Fatalf("QualifierOf: got %q, %v; want 10001", q, err)
 	}
-	var back User
+	var back seeds.User
 	if err := ix.DecodeEntry(r.Key, r.Cells, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +106,7 @@ func TestInvertedEntryRoundTrip(t *testing.T) {
 		// An empty uid is a valid trailing string: it must still make a key.
 		t.Fatalf("DataKeyOf(empty): %v", err)
 	}
-	sms, err := SMSTable()
+	sms, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,12 +120,12 @@ func TestInvertedEntryRoundTrip(t *testing.T) {
 // write ever addresses an empty qualifier, which a Delete would read as
 // the whole family (every other user of the row).
 func TestInvertedEmptyQualifier(t *testing.T) {
-	tbl, err := TestTable()
+	tbl, err := seeds.TestTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, _ := tbl.Index(TestTableIndexName)
-	u := User{UID: "", Province: "辽宁省", Age: 20}
+	ix, _ := tbl.Index(seeds.TestTableIndexName)
+	u := seeds.User{UID: "", Province: "辽宁省", Age: 20}
 	wantEmpty := func(what string, err error) {
 		t.Helper()
 		var se *Error
@@ -154,11 +157,11 @@ func TestInvertedEmptyQualifier(t *testing.T) {
 // TestInvertedViewRow: hbkit get and scan show an inverted row's cells as
 // its entries, each qualifier cut into the key fields it holds.
 func TestInvertedViewRow(t *testing.T) {
-	tbl, err := TestTable()
+	tbl, err := seeds.TestTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, _ := tbl.Index(TestTableIndexName)
+	ix, _ := tbl.Index(seeds.TestTableIndexName)
 	status := []byte("v\x00\x00\x00\x00\x00\x00\x00\x01")
 	v, err := ix.ViewRow([]byte("辽宁省_20"), []Cell{{Family: "user", Qualifier: "10001", Value: status}, {Family: "user", Qualifier: "10002", Value: []byte("1")}})
 	if err != nil {

@@ -1,4 +1,4 @@
-package schema
+package schema_test
 
 import (
 	"bytes"
@@ -8,18 +8,21 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+
 	"github.com/hbkit/hbkit/keys"
 )
 
 // randSMS returns a random valid SMS; mobile and time may be forced.
-func randSMS(r *rand.Rand) SMS {
+func randSMS(r *rand.Rand) seeds.SMS {
 	var mobile [11]byte
 	mobile[0] = '1'
 	for i := 1; i < len(mobile); i++ {
 		mobile[i] = byte('0' + r.IntN(10))
 	}
 	accounts := []string{"acme", "billing", "ops", "", "帐户"}
-	return SMS{
+	return seeds.SMS{
 		Mobile:    string(mobile[:]),
 		SentAt:    time.UnixMilli(r.Int64N(4102444800000)).UTC(), // 1970 .. 2100
 		Seq:       r.Uint64N(1 << 16),
@@ -29,13 +32,13 @@ func randSMS(r *rand.Rand) SMS {
 	}
 }
 
-func mustSMS(t testing.TB) (*Table[SMS], *Index[SMS]) {
+func mustSMS(t testing.TB) (*Table[seeds.SMS], *Index[seeds.SMS]) {
 	t.Helper()
-	tbl, err := SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, ok := tbl.Index(SMSIndexTableName)
+	ix, ok := tbl.Index(seeds.SMSIndexTableName)
 	if !ok {
 		t.Fatal("SMSTable has no index sms_index")
 	}
@@ -51,7 +54,7 @@ func TestSMSRoundTrip(t *testing.T) {
 		if err := tbl.EncodeRow(&row, &in); err != nil {
 			t.Fatalf("EncodeRow(%+v): %v", in, err)
 		}
-		var out SMS
+		var out seeds.SMS
 		if err := tbl.DecodeRow(row.Key, row.Cells, &out); err != nil {
 			t.Fatalf("DecodeRow(%x): %v", row.Key, err)
 		}
@@ -66,13 +69,13 @@ func TestSMSRoundTrip(t *testing.T) {
 		if _, q, _ := ix.RowKeyColumn(); entry.Cells[0].Qualifier != q || !bytes.Equal(entry.Cells[0].Value, row.Key) {
 			t.Fatalf("index entry cell 0 = %s:%x, want %s:%x", entry.Cells[0].Qualifier, entry.Cells[0].Value, q, row.Key)
 		}
-		var fromIndex SMS
+		var fromIndex seeds.SMS
 		if err := ix.DecodeEntry(entry.Key, entry.Cells, &fromIndex); err != nil {
 			t.Fatalf("DecodeEntry(%x): %v", entry.Key, err)
 		}
 		// The index carries the key fields (through the row pointer) and
 		// the delivered flag, not account or content.
-		want := SMS{Mobile: in.Mobile, SentAt: in.SentAt, Seq: in.Seq, Delivered: in.Delivered}
+		want := seeds.SMS{Mobile: in.Mobile, SentAt: in.SentAt, Seq: in.Seq, Delivered: in.Delivered}
 		if fromIndex != want {
 			t.Fatalf("index entry round trip of key %q:\n got  %+v\n want %+v", entry.Key, fromIndex, want)
 		}
@@ -203,7 +206,7 @@ func TestLogDataRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	hosts := []string{"a", "myserver1.mycompany.com", "web\x00zero", "\xff\xfe", "h"}
 	events := []string{"e1", "com.package1.subpackage2.subsubpackage3.ImportantService", "", "x\x00\x01"}
-	for _, build := range []func() (*Table[LogEvent], error){LogDataBucketed, LogDataByHost, LogDataMD5} {
+	for _, build := range []func() (*Table[seeds.LogEvent], error){seeds.LogDataBucketed, seeds.LogDataByHost, seeds.LogDataMD5} {
 		tbl, err := build()
 		if err != nil {
 			t.Fatal(err)
@@ -211,19 +214,19 @@ func TestLogDataRoundTrip(t *testing.T) {
 		t.Run(tbl.Name().String(), func(t *testing.T) {
 			var row Row
 			for i := 0; i < 1000; i++ {
-				in := LogEvent{
+				in := seeds.LogEvent{
 					Host:    hosts[r.IntN(len(hosts))],
 					At:      time.UnixMilli(r.Int64N(1<<42) - 1<<40).UTC(),
 					Event:   events[r.IntN(len(events))],
 					Message: strconv.Itoa(r.IntN(100)),
 				}
-				if tbl.Name().String() == LogDataMD5Name && (in.Host == "" || in.Event == "") {
+				if tbl.Name().String() == seeds.LogDataMD5Name && (in.Host == "" || in.Event == "") {
 					continue // empty strings write no column cell and cannot come back from a hash
 				}
 				if err := tbl.EncodeRow(&row, &in); err != nil {
 					t.Fatalf("EncodeRow(%+v): %v", in, err)
 				}
-				var out LogEvent
+				var out seeds.LogEvent
 				if err := tbl.DecodeRow(row.Key, row.Cells, &out); err != nil {
 					t.Fatalf("DecodeRow(%q): %v", row.Key, err)
 				}
@@ -237,14 +240,14 @@ func TestLogDataRoundTrip(t *testing.T) {
 
 // TestLogDataByHostOrder: keys of one host sort by time, ascending.
 func TestLogDataByHostOrder(t *testing.T) {
-	tbl, err := LogDataByHost()
+	tbl, err := seeds.LogDataByHost()
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(9, 10))
 	for i := 0; i < 1000; i++ {
-		a := LogEvent{Host: "web-1", At: time.UnixMilli(r.Int64N(1<<42) - 1<<40), Event: "e"}
-		b := LogEvent{Host: "web-1", At: time.UnixMilli(r.Int64N(1<<42) - 1<<40), Event: "e"}
+		a := seeds.LogEvent{Host: "web-1", At: time.UnixMilli(r.Int64N(1<<42) - 1<<40), Event: "e"}
+		b := seeds.LogEvent{Host: "web-1", At: time.UnixMilli(r.Int64N(1<<42) - 1<<40), Event: "e"}
 		ka, _ := tbl.AppendKey(nil, &a)
 		kb, _ := tbl.AppendKey(nil, &b)
 		if got, want := bytes.Compare(ka, kb), a.At.Compare(b.At); got != want {
@@ -254,17 +257,17 @@ func TestLogDataByHostOrder(t *testing.T) {
 }
 
 func TestCustomerOrderRoundTripAndOrder(t *testing.T) {
-	tbl, err := CustomerOrderTable()
+	tbl, err := seeds.CustomerOrderTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := []CustomerOrder{
-		{CustomerID: "C1", Type: CustomerRecord, Name: "Ada", City: "London", Phone: "1"},
-		{CustomerID: "C1", Type: OrderRecord, OrderID: 7, SalesDate: time.Date(2020, 1, 2, 0, 0, 0, 0, time.UTC)},
-		{CustomerID: "C1", Type: OrderRecord, OrderID: 8},
-		{CustomerID: "C1", Type: LineRecord, OrderID: 7, Line: 1, Item: "book", Quantity: 3, ShipTo: "x"},
-		{CustomerID: "C1", Type: LineRecord, OrderID: 7, Line: 2, Item: "pen", Quantity: 1},
-		{CustomerID: "C1", Type: LineRecord, OrderID: 8, Line: 1, Item: "ink"},
+	recs := []seeds.CustomerOrder{
+		{CustomerID: "C1", Type: seeds.CustomerRecord, Name: "Ada", City: "London", Phone: "1"},
+		{CustomerID: "C1", Type: seeds.OrderRecord, OrderID: 7, SalesDate: time.Date(2020, 1, 2, 0, 0, 0, 0, time.UTC)},
+		{CustomerID: "C1", Type: seeds.OrderRecord, OrderID: 8},
+		{CustomerID: "C1", Type: seeds.LineRecord, OrderID: 7, Line: 1, Item: "book", Quantity: 3, ShipTo: "x"},
+		{CustomerID: "C1", Type: seeds.LineRecord, OrderID: 7, Line: 2, Item: "pen", Quantity: 1},
+		{CustomerID: "C1", Type: seeds.LineRecord, OrderID: 8, Line: 1, Item: "ink"},
 	}
 	var prev []byte
 	var row Row
@@ -272,7 +275,7 @@ func TestCustomerOrderRoundTripAndOrder(t *testing.T) {
 		if err := tbl.EncodeRow(&row, &in); err != nil {
 			t.Fatal(err)
 		}
-		var out CustomerOrder
+		var out seeds.CustomerOrder
 		if err := tbl.DecodeRow(row.Key, row.Cells, &out); err != nil {
 			t.Fatal(err)
 		}
@@ -286,7 +289,7 @@ func TestCustomerOrderRoundTripAndOrder(t *testing.T) {
 		prev = bytes.Clone(row.Key)
 	}
 	// Customer-level columns are only written for the types that have them.
-	in := CustomerOrder{CustomerID: "C1", Type: OrderRecord, OrderID: 9, Quantity: 5}
+	in := seeds.CustomerOrder{CustomerID: "C1", Type: seeds.OrderRecord, OrderID: 9, Quantity: 5}
 	if err := tbl.EncodeRow(&row, &in); err != nil {
 		t.Fatal(err)
 	}
@@ -318,22 +321,22 @@ func TestBadKeyInput(t *testing.T) {
 	tbl, ix := mustSMS(t)
 	tests := []struct {
 		name    string
-		in      SMS
+		in      seeds.SMS
 		segment string
 		keysErr error
 	}{
-		{"short mobile", SMS{Mobile: "1381234567", SentAt: goldenTime}, "mobile", keys.ErrWidth},
-		{"letter in mobile", SMS{Mobile: "1381234567x", SentAt: goldenTime}, "mobile", keys.ErrInvalidValue},
-		{"zero time", SMS{Mobile: "13812345678"}, "sent", keys.ErrOutOfRange},
-		{"seq too wide", SMS{Mobile: "13812345678", SentAt: goldenTime, Seq: 1 << 16}, "unique", keys.ErrWidth},
+		{"short mobile", seeds.SMS{Mobile: "1381234567", SentAt: goldenTime}, "mobile", keys.ErrWidth},
+		{"letter in mobile", seeds.SMS{Mobile: "1381234567x", SentAt: goldenTime}, "mobile", keys.ErrInvalidValue},
+		{"zero time", seeds.SMS{Mobile: "13812345678"}, "sent", keys.ErrOutOfRange},
+		{"seq too wide", seeds.SMS{Mobile: "13812345678", SentAt: goldenTime, Seq: 1 << 16}, "unique", keys.ErrWidth},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var r Row
 			err := tbl.EncodeRow(&r, &tt.in)
 			se := assertSchemaError(t, err, ErrInvalidKey, tt.segment)
-			if se.Table != SMSTableName {
-				t.Errorf("Table = %q, want %q", se.Table, SMSTableName)
+			if se.Table != seeds.SMSTableName {
+				t.Errorf("Table = %q, want %q", se.Table, seeds.SMSTableName)
 			}
 			if !errors.Is(err, tt.keysErr) {
 				t.Errorf("error %v does not wrap %v", err, tt.keysErr)
@@ -352,7 +355,7 @@ func TestBadKeyInput(t *testing.T) {
 		})
 	}
 	// Decoding garbage names the segment as well.
-	var out SMS
+	var out seeds.SMS
 	err := tbl.DecodeKey([]byte("8765432183x"), &out)
 	assertSchemaError(t, err, ErrInvalidKey, "mobile")
 }

@@ -29,8 +29,8 @@ type Viewer interface {
 }
 
 var (
-	_ Viewer = (*Table[SMS])(nil)
-	_ Viewer = (*Index[SMS])(nil)
+	_ Viewer = (*Table[struct{}])(nil)
+	_ Viewer = (*Index[struct{}])(nil)
 )
 
 // AsViewer returns d as a Viewer, also when Renamed wraps one (the result then

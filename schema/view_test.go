@@ -8,15 +8,16 @@ import (
 
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
-func smsForView(t *testing.T) (*schema.Table[schema.SMS], schema.SMS, schema.Row) {
+func smsForView(t *testing.T) (*schema.Table[seeds.SMS], seeds.SMS, schema.Row) {
 	t.Helper()
-	tb, err := schema.SMSTable()
+	tb, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := schema.SMS{Mobile: "13812345678", SentAt: time.Date(2026, 11, 23, 10, 0, 0, 123e6, time.UTC), Seq: 7,
+	m := seeds.SMS{Mobile: "13812345678", SentAt: time.Date(2026, 11, 23, 10, 0, 0, 123e6, time.UTC), Seq: 7,
 		Account: "acme", Content: "hello", Delivered: true}
 	var r schema.Row
 	if err := tb.EncodeRow(&r, &m); err != nil {
@@ -69,7 +70,7 @@ func TestViewRow(t *testing.T) {
 
 func TestRowKeysAndRanges(t *testing.T) {
 	tb, m, r := smsForView(t)
-	ix, _ := tb.Index(schema.SMSIndexTableName)
+	ix, _ := tb.Index(seeds.SMSIndexTableName)
 	ft := func(f, s string) schema.FieldText { return schema.FieldText{Field: f, Text: s} }
 	full := []schema.FieldText{ft("mobile", "13812345678"), ft("sent", "2026-11-23T10:00:00.123Z"), ft("unique", "7")}
 	ks, err := tb.RowKeys(full)
@@ -161,11 +162,11 @@ func TestAsViewerRenamed(t *testing.T) {
 // Spec.From: a hash computed from a field is computed from the value a
 // read gives, so one range serves it; New checks the mapping.
 func TestSpecFrom(t *testing.T) {
-	tb, err := schema.TestTable()
+	tb, err := seeds.TestTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := schema.User{UID: "u42"}
+	u := seeds.User{UID: "u42"}
 	start, stop, err := tb.Key().PrefixRange(&u, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +175,7 @@ func TestSpecFrom(t *testing.T) {
 	if err != nil || len(rs) != 1 || !bytes.Equal(rs[0].Start, start) || !bytes.Equal(rs[0].Stop, stop) {
 		t.Errorf("eq uid: got %q, %v; want [%q, %q)", rs, err, start, stop)
 	}
-	md5, err := schema.LogDataMD5()
+	md5, err := seeds.LogDataMD5()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,8 +185,8 @@ func TestSpecFrom(t *testing.T) {
 	}
 
 	layout, err := keys.NewLayout(
-		keys.MD5Hex("h", 4, func(u *schema.User) string { return u.UID }),
-		keys.String("uid", func(u *schema.User) string { return u.UID }, func(u *schema.User, v string) { u.UID = v }))
+		keys.MD5Hex("h", 4, func(u *seeds.User) string { return u.UID }),
+		keys.String("uid", func(u *seeds.User) string { return u.UID }, func(u *seeds.User, v string) { u.UID = v }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestSpecFrom(t *testing.T) {
 		{"no such segment", map[string]string{"x": "uid"}, schema.ErrUnknownField},
 		{"no such field", map[string]string{"h": "name"}, schema.ErrUnknownField},
 	} {
-		_, err := schema.New(schema.Spec[schema.User]{Name: "t", Families: []schema.Family{{Name: "f"}}, Key: layout, From: c.from})
+		_, err := schema.New(schema.Spec[seeds.User]{Name: "t", Families: []schema.Family{{Name: "f"}}, Key: layout, From: c.from})
 		if !errors.Is(err, c.want) && (c.want != nil || err != nil) {
 			t.Errorf("%s: got %v, want %v", c.name, err, c.want)
 		}

@@ -69,7 +69,7 @@ type WideTable[T any] struct {
 	opaqueCheck bool
 }
 
-var _ Definition = (*WideTable[LogEvent])(nil)
+var _ Definition = (*WideTable[struct{}])(nil)
 
 // derivedKinds are segments computed from other fields (hashes, buckets):
 // a reader needs no value from them.

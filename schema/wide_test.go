@@ -1,4 +1,4 @@
-package schema
+package schema_test
 
 import (
 	"encoding/hex"
@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	. "github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 
 	"github.com/hbkit/hbkit/keys"
 )
@@ -115,7 +118,7 @@ func TestNewWideValidates(t *testing.T) {
 // whole, with its timestamp exact, and checks that cells sort as (series,
 // time).
 func TestWideRoundTrip(t *testing.T) {
-	w, err := LogDataWide()
+	w, err := seeds.LogDataWide()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,14 +128,14 @@ func TestWideRoundTrip(t *testing.T) {
 	start := time.Date(2017, 8, 22, 6, 0, 0, 0, time.UTC)
 	var c WideCell
 	for i := range 2_000 {
-		in := UIDLogEvent{LogEvent: LogEvent{Host: "h1", At: start.Add(time.Duration(i*7919) * time.Millisecond), Message: fmt.Sprint("m", i)}, HostID: 7, EventID: 3}
+		in := seeds.UIDLogEvent{LogEvent: seeds.LogEvent{Host: "h1", At: start.Add(time.Duration(i*7919) * time.Millisecond), Message: fmt.Sprint("m", i)}, HostID: 7, EventID: 3}
 		if err := w.EncodeCell(&c, &in); err != nil {
 			t.Fatal(err)
 		}
 		if len(c.Row) != 14 || len(c.Qualifier) != 3 {
 			t.Fatalf("row %x qualifier %x: want 14 and 3 bytes", c.Row, c.Qualifier)
 		}
-		var out UIDLogEvent
+		var out seeds.UIDLogEvent
 		if err := w.DecodeCell(c.Row, c.Qualifier, c.Value, &out); err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +143,7 @@ func TestWideRoundTrip(t *testing.T) {
 			t.Fatalf("got %+v, want %+v", out, in)
 		}
 	}
-	var bad UIDLogEvent
+	var bad seeds.UIDLogEvent
 	bad.HostID = 1 << 30 // wider than 3 bytes
 	if err := w.EncodeCell(&c, &bad); !errors.Is(err, ErrInvalidKey) || c.Row != nil {
 		t.Errorf("got %v and row %x, want ErrInvalidKey and an empty cell", err, c.Row)
@@ -148,7 +151,7 @@ func TestWideRoundTrip(t *testing.T) {
 }
 
 func TestGoldenLogDataWide(t *testing.T) {
-	w, err := LogDataWide()
+	w, err := seeds.LogDataWide()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,11 +161,11 @@ func TestGoldenLogDataWide(t *testing.T) {
 		fmt.Fprintf(&g.Buffer, "qualifier segment %s kind=%q width=%d order=%s decodable=%t span=%s\n", s.Name, s.Kind, s.Width, s.Order, s.Decodable, s.Span)
 	}
 	var c WideCell
-	for _, in := range []UIDLogEvent{
-		{LogEvent: LogEvent{Host: "web01", Event: "login", At: time.UnixMilli(1503382954000).UTC(), Message: "ok"}, HostID: 1, EventID: 1},
-		{LogEvent: LogEvent{Host: "web01", Event: "login", At: time.UnixMilli(1503382954001).UTC(), Message: "ok"}, HostID: 1, EventID: 1},
-		{LogEvent: LogEvent{Host: "web01", Event: "login", At: time.UnixMilli(1503383100000).UTC(), Message: "next range"}, HostID: 1, EventID: 1},
-		{LogEvent: LogEvent{Host: "db02", Event: "error", At: time.UnixMilli(1503382954000).UTC(), Message: "disk full"}, HostID: 2, EventID: 513},
+	for _, in := range []seeds.UIDLogEvent{
+		{LogEvent: seeds.LogEvent{Host: "web01", Event: "login", At: time.UnixMilli(1503382954000).UTC(), Message: "ok"}, HostID: 1, EventID: 1},
+		{LogEvent: seeds.LogEvent{Host: "web01", Event: "login", At: time.UnixMilli(1503382954001).UTC(), Message: "ok"}, HostID: 1, EventID: 1},
+		{LogEvent: seeds.LogEvent{Host: "web01", Event: "login", At: time.UnixMilli(1503383100000).UTC(), Message: "next range"}, HostID: 1, EventID: 1},
+		{LogEvent: seeds.LogEvent{Host: "db02", Event: "error", At: time.UnixMilli(1503382954000).UTC(), Message: "disk full"}, HostID: 2, EventID: 513},
 	} {
 		if err := w.EncodeCell(&c, &in); err != nil {
 			t.Fatal(err)
@@ -193,7 +196,7 @@ func TestGoldenLogDataWide(t *testing.T) {
 // network decode into LogDataWide's record or fail with a *Error, never
 // panic; what decodes encodes back to the same bytes.
 func FuzzWideDecodeCell(f *testing.F) {
-	w, err := LogDataWide()
+	w, err := seeds.LogDataWide()
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -201,7 +204,7 @@ func FuzzWideDecodeCell(f *testing.F) {
 	f.Add([]byte("\x06\x00\x00\x01\x00\x01\x80\x00\x01^\x08\x99\x06\x81"), []byte("\x04\x93\xe0"), []byte{})
 	f.Add([]byte{}, []byte{}, []byte(nil))
 	f.Fuzz(func(t *testing.T, row, qual, value []byte) {
-		var v UIDLogEvent
+		var v seeds.UIDLogEvent
 		if err := w.DecodeCell(row, qual, value, &v); err != nil {
 			var se *Error
 			if !errors.As(err, &se) {

@@ -7,7 +7,7 @@ import (
 	"github.com/hbkit/hbkit/keys"
 )
 
-var _ Viewer = (*WideTable[LogEvent])(nil)
+var _ Viewer = (*WideTable[struct{}])(nil)
 
 // ViewRow decodes a row of the wide table without the record type: the row
 // key's segments, and each cell of the value family with its qualifier cut

@@ -7,18 +7,19 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // A wide row read without its record type: the row key's segments (ids
 // of UID segments as numbers) and each cell's qualifier fields and value;
 // row keys and ranges come from row-key fields given as text.
 func TestWideViewRow(t *testing.T) {
-	w, err := schema.LogDataWide()
+	w, err := seeds.LogDataWide()
 	if err != nil {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 11, 23, 10, 1, 30, 500e6, time.UTC)
-	e := schema.UIDLogEvent{LogEvent: schema.LogEvent{Host: "web1", Event: "login", At: at, Message: "ok"}, HostID: 3, EventID: 7}
+	e := seeds.UIDLogEvent{LogEvent: seeds.LogEvent{Host: "web1", Event: "login", At: at, Message: "ok"}, HostID: 3, EventID: 7}
 	var c schema.WideCell
 	if err := w.EncodeCell(&c, &e); err != nil {
 		t.Fatal(err)
@@ -27,7 +28,7 @@ func TestWideViewRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := at.Truncate(schema.LogWideSpan)
+	base := at.Truncate(seeds.LogWideSpan)
 	got := map[string]any{}
 	for _, s := range v.Segments {
 		got[s.Name] = s.Value
@@ -59,11 +60,11 @@ func TestWideViewRow(t *testing.T) {
 	// The bucket hashes the host's name, which ids do not give: one key
 	// per bucket, one of them the row's.
 	keys, err := w.RowKeys(fields)
-	if err != nil || len(keys) != schema.LogDataWideRegions || !slices.ContainsFunc(keys, func(k []byte) bool { return string(k) == string(c.Row) }) {
+	if err != nil || len(keys) != seeds.LogDataWideRegions || !slices.ContainsFunc(keys, func(k []byte) bool { return string(k) == string(c.Row) }) {
 		t.Errorf("RowKeys(%v): got %q, %v; want one key per bucket, %q among them", fields, keys, err, c.Row)
 	}
 	rs, err := w.KeyRanges(schema.TextQuery{Eq: fields[:1]})
-	if err != nil || len(rs) != schema.LogDataWideRegions {
-		t.Errorf("eq host id: got %d ranges, %v; want one per host bucket (%d)", len(rs), err, schema.LogDataWideRegions)
+	if err != nil || len(rs) != seeds.LogDataWideRegions {
+		t.Errorf("eq host id: got %d ranges, %v; want one per host bucket (%d)", len(rs), err, seeds.LogDataWideRegions)
 	}
 }

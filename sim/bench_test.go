@@ -4,7 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedsim"
 	"github.com/hbkit/hbkit/sim"
 )
 
@@ -15,7 +16,7 @@ import (
 //	go test -run='^$' -bench=Simulate10M -benchtime=1x ./sim/
 func BenchmarkSimulate10M(b *testing.B) {
 	b.ReportAllocs()
-	src, err := sim.Builtin(schema.SMSTableName, sim.Config{Records: 10_000_000, Seed: 1})
+	src, err := seedsim.Builtin(seeds.SMSTableName, sim.Config{Records: 10_000_000, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func BenchmarkSimulate10M(b *testing.B) {
 // MiB, about 17,000 messages) to a million SMS messages.
 func BenchmarkSimulateSplits1M(b *testing.B) {
 	b.ReportAllocs()
-	src, err := sim.Builtin(schema.SMSTableName, sim.Config{Records: 1_000_000, Seed: 1})
+	src, err := seedsim.Builtin(seeds.SMSTableName, sim.Config{Records: 1_000_000, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}

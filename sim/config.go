@@ -56,9 +56,10 @@ type Config struct {
 	Seed uint64
 }
 
-// withDefaults checks c and returns a copy with defaults filled in;
-// entities is the workload's default entity count.
-func (c Config) withDefaults(entities int) (Config, error) {
+// WithDefaults checks c and returns a copy with defaults filled in;
+// entities is the workload's default entity count. A generator calls it
+// once, in its constructor.
+func (c Config) WithDefaults(entities int) (Config, error) {
 	switch {
 	case c.Records < 1:
 		return c, configErr("Records", "need at least 1 record, have %d", c.Records)
@@ -89,22 +90,37 @@ func (c Config) withDefaults(entities int) (Config, error) {
 	return c, nil
 }
 
+// Window returns the time window of c's records.
+func (c Config) Window() (from, to time.Time) {
+	f, t := c.window()
+	return time.UnixMilli(f).UTC(), time.UnixMilli(t).UTC()
+}
+
 // window returns the window's bounds in Unix ms.
 func (c Config) window() (from, to int64) {
 	from = c.Start.UnixMilli()
 	return from, from + int64(c.Days)*24*3600*1000
 }
 
-// clock spreads n records over [from, to) in order: record i falls in its
-// own step of (to-from)/n ms, at a random offset inside it, so times never
-// decrease.
-type clock struct {
+// Clock spreads a workload's records over its window in order: record i
+// falls in its own step of the window, so times never decrease.
+type Clock struct {
 	from, span, n int64
 }
 
-func (k clock) at(r *rand.Rand, i int64) int64 {
-	lo := k.from + mulDiv(i, k.span, k.n)
-	hi := k.from + mulDiv(i+1, k.span, k.n)
+// Clock returns the clock of c's Records records over c's window.
+func (c Config) Clock() Clock {
+	from, to := c.window()
+	return Clock{from: from, span: to - from, n: c.Records}
+}
+
+// Step returns the start of record i's step, in Unix ms.
+func (k Clock) Step(i int64) int64 { return k.from + mulDiv(i, k.span, k.n) }
+
+// At returns record i's time in Unix ms: a random offset from r inside
+// its step.
+func (k Clock) At(r *rand.Rand, i int64) int64 {
+	lo, hi := k.Step(i), k.Step(i+1)
 	if hi <= lo {
 		return lo
 	}
@@ -118,31 +134,33 @@ func mulDiv(a, b, c int64) int64 {
 	return a*q + a*r/c
 }
 
-// picker draws entity indexes in [0, n): uniformly, or from a Zipf
+// Picker draws entity indexes in [0, n): uniformly, or from a Zipf
 // distribution when the Config asks for one.
-type picker struct {
+type Picker struct {
 	r *rand.Rand
 	z *rand.Zipf
 	n int
 }
 
-func (c Config) picker(r *rand.Rand, n int) picker {
-	p := picker{r: r, n: n}
+// Picker returns the picker of n entities drawing from r.
+func (c Config) Picker(r *rand.Rand, n int) Picker {
+	p := Picker{r: r, n: n}
 	if c.Zipf > 1 && n > 1 {
 		p.z = rand.NewZipf(r, c.Zipf, 1, uint64(n-1))
 	}
 	return p
 }
 
-func (p picker) next() int {
+// Next returns the index of the next record's entity.
+func (p Picker) Next() int {
 	if p.z != nil {
 		return int(p.z.Uint64())
 	}
 	return p.r.IntN(p.n)
 }
 
-// newRand returns the deterministic random source of a workload; stream
+// NewRand returns the deterministic random source of a workload; stream
 // separates the sources of different generators with the same seed.
-func newRand(seed, stream uint64) *rand.Rand {
+func NewRand(seed, stream uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15^stream))
 }

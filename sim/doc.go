@@ -4,11 +4,10 @@
 // "emulation" (memstore flushes and region splits over time).
 //
 // A Source is a stream of writes to a table, each an encoded row key with
-// its record time and size. Sources come from generated workloads of the
-// built-in schemas (Builtin: the SMS store and its index, the naive
-// timestamp-first SMS key, seed 001's TestTable, LOG_DATA, CUSTOMER++ ...),
-// from any typed table and Generator (FromTable, FromIndex), or from a list
-// of sampled keys (FromKeys). Simulate runs a source through a Simulator,
+// its record time and size. Sources come from any typed table and
+// Generator (FromTable, FromIndex; package seeds/seedsim generates the
+// seeds' workloads, the SMS store's among them), or from a list of
+// sampled keys (FromKeys). Simulate runs a source through a Simulator,
 // which
 //
 //   - assigns each key to its pre-split region by binary search over the

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedsim"
 	"github.com/hbkit/hbkit/sim"
 )
 
@@ -42,14 +43,14 @@ func ExampleSimulate() {
 // A timestamp-first key shows one hot region per time slice, however well
 // the table is pre-split.
 func ExampleBuiltin_hotspot() {
-	src, err := sim.Builtin(sim.NaiveSMSTableName, sim.Config{Records: 10_000, Days: 4, Seed: 1})
+	src, err := seedsim.Builtin(seedsim.NaiveSMSTableName, sim.Config{Records: 10_000, Days: 4, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	// One region per day: the best split a timestamp-first key can have.
 	from, to := src.Window()
-	splits, err := sim.NaiveSMSSplits(from, to, 4)
+	splits, err := seedsim.NaiveSMSSplits(from, to, 4)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -71,7 +72,7 @@ func ExampleBuiltin_hotspot() {
 
 // The text report of a small simulation of the seed SMS design.
 func ExampleReport_WriteText() {
-	src, err := sim.Builtin(schema.SMSTableName, sim.Config{Records: 1_000, Seed: 1})
+	src, err := seedsim.Builtin(seeds.SMSTableName, sim.Config{Records: 1_000, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -113,12 +114,12 @@ func ExampleReport_WriteText() {
 // The SMS generator is deterministic: a load generator writes exactly the
 // messages a simulation with the same Config predicted.
 func ExampleNewSMSWorkload() {
-	w, err := sim.NewSMSWorkload(sim.Config{Records: 3, Entities: 2, Accounts: 2, Days: 1, Seed: 1})
+	w, err := seedsim.NewSMSWorkload(sim.Config{Records: 3, Entities: 2, Accounts: 2, Days: 1, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	tbl, err := schema.SMSTable()
+	tbl, err := seeds.SMSTable()
 	if err != nil {
 		fmt.Println(err)
 		return

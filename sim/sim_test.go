@@ -13,13 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedsim"
 	"github.com/hbkit/hbkit/sim"
 )
 
 func simulate(t *testing.T, name string, cfg sim.Config, opts ...sim.Option) *sim.Report {
 	t.Helper()
-	src, err := sim.Builtin(name, cfg)
+	src, err := seedsim.Builtin(name, cfg)
 	if err != nil {
 		t.Fatalf("Builtin(%q): %v", name, err)
 	}
@@ -33,9 +34,9 @@ func simulate(t *testing.T, name string, cfg sim.Config, opts ...sim.Option) *si
 // The seed SMS design, reversed mobile first and 20 regions '05'..'95',
 // spreads messages evenly, and does so in every time slice.
 func TestSMSDesignIsEven(t *testing.T) {
-	r := simulate(t, schema.SMSTableName, sim.Config{Records: 100_000, Seed: 7}, sim.WithSlices(10))
-	if got := len(r.Regions); got != schema.SMSRegions {
-		t.Fatalf("got %d regions, want %d", got, schema.SMSRegions)
+	r := simulate(t, seeds.SMSTableName, sim.Config{Records: 100_000, Seed: 7}, sim.WithSlices(10))
+	if got := len(r.Regions); got != seeds.SMSRegions {
+		t.Fatalf("got %d regions, want %d", got, seeds.SMSRegions)
 	}
 	if r.Rows != 100_000 {
 		t.Errorf("got %d rows, want 100000", r.Rows)
@@ -54,8 +55,8 @@ func TestSMSDesignIsEven(t *testing.T) {
 		t.Errorf("shares sum to %f, want 1", sum)
 	}
 	for i, s := range r.Slices {
-		if s.Active != schema.SMSRegions {
-			t.Errorf("slice %d: %d active regions, want all %d (heat %v)", i, s.Active, schema.SMSRegions, s.Regions)
+		if s.Active != seeds.SMSRegions {
+			t.Errorf("slice %d: %d active regions, want all %d (heat %v)", i, s.Active, seeds.SMSRegions, s.Regions)
 		}
 		if s.HotShare > 0.1 {
 			t.Errorf("slice %d: hot region takes %.1f%%, want about 5%%", i, 100*s.HotShare)
@@ -67,9 +68,9 @@ func TestSMSDesignIsEven(t *testing.T) {
 // same table over the same window, pre-split as well as it can be, shows
 // one hot region per time slice although its total distribution is even.
 func TestNaiveKeyHotspot(t *testing.T) {
-	r := simulate(t, sim.NaiveSMSTableName, sim.Config{Records: 40_000, Seed: 7}, sim.WithSlices(sim.NaiveSMSRegions))
-	if got := len(r.Regions); got != sim.NaiveSMSRegions {
-		t.Fatalf("got %d regions, want %d", got, sim.NaiveSMSRegions)
+	r := simulate(t, seedsim.NaiveSMSTableName, sim.Config{Records: 40_000, Seed: 7}, sim.WithSlices(seedsim.NaiveSMSRegions))
+	if got := len(r.Regions); got != seedsim.NaiveSMSRegions {
+		t.Fatalf("got %d regions, want %d", got, seedsim.NaiveSMSRegions)
 	}
 	if r.Skew.MaxOverMean >= 1.5 {
 		t.Errorf("total max/mean = %.3f: the window splits should make the total even", r.Skew.MaxOverMean)
@@ -145,7 +146,7 @@ func TestSplitEmulationMonotonic(t *testing.T) {
 
 // Uniform keys split everywhere and stay even.
 func TestSplitEmulationUniform(t *testing.T) {
-	r := simulate(t, schema.SMSTableName, sim.Config{Records: 50_000, Seed: 3},
+	r := simulate(t, seeds.SMSTableName, sim.Config{Records: 50_000, Seed: 3},
 		sim.WithSplits(nil), sim.WithSplitRows(2_000), sim.WithSlices(0))
 	if len(r.Regions) != 1 {
 		t.Fatalf("got %d pre-split regions, want 1", len(r.Regions))
@@ -162,7 +163,7 @@ func TestSplitEmulationUniform(t *testing.T) {
 }
 
 func TestSplitEmulationBytes(t *testing.T) {
-	r := simulate(t, schema.SMSTableName, sim.Config{Records: 50_000, Seed: 3},
+	r := simulate(t, seeds.SMSTableName, sim.Config{Records: 50_000, Seed: 3},
 		sim.WithSplitSize(256<<10), sim.WithFlushSize(64<<10), sim.WithSlices(0))
 	if r.Bytes < 10<<20 {
 		t.Fatalf("only %d bytes written", r.Bytes)
@@ -194,7 +195,7 @@ func TestServerLoad(t *testing.T) {
 		{"more servers than regions", 25, append(repeat(1, 20), repeat(0, 5)...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := simulate(t, schema.SMSTableName, sim.Config{Records: 20_000, Seed: 1}, sim.WithServers(tc.servers))
+			r := simulate(t, seeds.SMSTableName, sim.Config{Records: 20_000, Seed: 1}, sim.WithServers(tc.servers))
 			if len(r.Servers) != tc.servers {
 				t.Fatalf("got %d servers, want %d", len(r.Servers), tc.servers)
 			}
@@ -214,7 +215,7 @@ func TestServerLoad(t *testing.T) {
 		})
 	}
 	// The naive key: in each slice, one server takes every write.
-	r := simulate(t, sim.NaiveSMSTableName, sim.Config{Records: 20_000, Seed: 1}, sim.WithServers(4), sim.WithSlices(20))
+	r := simulate(t, seedsim.NaiveSMSTableName, sim.Config{Records: 20_000, Seed: 1}, sim.WithServers(4), sim.WithSlices(20))
 	for i, s := range r.Slices {
 		var hot int64
 		for _, v := range s.Servers {
@@ -295,12 +296,12 @@ func TestOptionsValidated(t *testing.T) {
 		{"negative accounts", sim.Config{Records: 1, Accounts: -2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := sim.NewSMSWorkload(tc.cfg); !errors.Is(err, sim.ErrInvalidConfig) {
+			if _, err := seedsim.NewSMSWorkload(tc.cfg); !errors.Is(err, sim.ErrInvalidConfig) {
 				t.Fatalf("NewSMSWorkload: got %v, want ErrInvalidConfig", err)
 			}
 		})
 	}
-	if _, err := sim.Builtin("no_such_table", sim.Config{Records: 1}); !errors.Is(err, sim.ErrInvalidConfig) {
+	if _, err := seedsim.Builtin("no_such_table", sim.Config{Records: 1}); !errors.Is(err, sim.ErrInvalidConfig) {
 		t.Errorf("Builtin(no_such_table): got %v, want ErrInvalidConfig", err)
 	}
 }
@@ -308,7 +309,7 @@ func TestOptionsValidated(t *testing.T) {
 // The generator is deterministic, realistic and allocation-free.
 func TestSMSWorkload(t *testing.T) {
 	cfg := sim.Config{Records: 5_000, Entities: 1_000, Accounts: 10, Days: 2, Seed: 42}
-	w, err := sim.NewSMSWorkload(cfg)
+	w, err := seedsim.NewSMSWorkload(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +328,7 @@ func TestSMSWorkload(t *testing.T) {
 		t.Errorf("got %d mobiles, want 1000", len(mobiles))
 	}
 	from, to := w.Window()
-	var first []schema.SMS
+	var first []seeds.SMS
 	var last time.Time
 	for m := range w.Records() {
 		first = append(first, *m)
@@ -345,7 +346,7 @@ func TestSMSWorkload(t *testing.T) {
 	if int64(len(first)) != cfg.Records {
 		t.Fatalf("got %d messages, want %d", len(first), cfg.Records)
 	}
-	w2, err := sim.NewSMSWorkload(cfg)
+	w2, err := seedsim.NewSMSWorkload(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +396,7 @@ func TestAddAllocs(t *testing.T) {
 
 func TestNaiveTable(t *testing.T) {
 	from := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
-	splits, err := sim.NaiveSMSSplits(from, from.Add(48*time.Hour), 4)
+	splits, err := seedsim.NaiveSMSSplits(from, from.Add(48*time.Hour), 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,11 +404,11 @@ func TestNaiveTable(t *testing.T) {
 	if got := fmt.Sprintf("%s", splits); got != fmt.Sprintf("%s", want) {
 		t.Errorf("NaiveSMSSplits = %s, want %s", got, want)
 	}
-	tbl, err := sim.NaiveSMSTable(splits)
+	tbl, err := seedsim.NaiveSMSTable(splits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := schema.SMS{Mobile: "13812345678", SentAt: time.Date(2025, 3, 1, 13, 4, 5, 0, time.UTC), Seq: 0x2a}
+	m := seeds.SMS{Mobile: "13812345678", SentAt: time.Date(2025, 3, 1, 13, 4, 5, 0, time.UTC), Seq: 0x2a}
 	key, err := tbl.AppendKey(nil, &m)
 	if err != nil {
 		t.Fatal(err)
@@ -415,27 +416,27 @@ func TestNaiveTable(t *testing.T) {
 	if got, want := string(key), "20250301130405"+"13812345678"+"002a"; got != want {
 		t.Errorf("naive key = %q (%x), want %q", got, key, want)
 	}
-	var back schema.SMS
+	var back seeds.SMS
 	if err := tbl.DecodeKey(key, &back); err != nil {
 		t.Fatal(err)
 	}
 	if !back.SentAt.Equal(m.SentAt) || back.Mobile != m.Mobile || back.Seq != m.Seq {
 		t.Errorf("decoded %+v, want %+v", back, m)
 	}
-	if _, err := sim.NaiveSMSSplits(from, from, 4); !errors.Is(err, sim.ErrInvalidConfig) {
+	if _, err := seedsim.NaiveSMSSplits(from, from, 4); !errors.Is(err, sim.ErrInvalidConfig) {
 		t.Errorf("empty window: got %v, want ErrInvalidConfig", err)
 	}
 }
 
 // Every built-in table has a workload, and a simulation of it runs.
 func TestEveryBuiltin(t *testing.T) {
-	for _, name := range sim.BuiltinNames() {
+	for _, name := range seedsim.BuiltinNames() {
 		t.Run(name, func(t *testing.T) {
 			r := simulate(t, name, sim.Config{Records: 2_000, Seed: 1}, sim.WithServers(2))
 			if r.Rows != 2_000 || r.Table != name {
 				t.Errorf("got %d rows of %q, want 2000 of %q", r.Rows, r.Table, name)
 			}
-			src, err := sim.Builtin(name, sim.Config{Records: 2_000, Seed: 1})
+			src, err := seedsim.Builtin(name, sim.Config{Records: 2_000, Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -447,8 +448,8 @@ func TestEveryBuiltin(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
-	a := simulate(t, schema.SMSTableName, sim.Config{Records: 20_000, Seed: 1})
-	b := simulate(t, schema.SMSTableName, sim.Config{Records: 20_000, Seed: 2})
+	a := simulate(t, seeds.SMSTableName, sim.Config{Records: 20_000, Seed: 1})
+	b := simulate(t, seeds.SMSTableName, sim.Config{Records: 20_000, Seed: 2})
 	b.Measured = true
 	c, err := sim.Compare(a, b)
 	if err != nil {
@@ -465,7 +466,7 @@ func TestCompare(t *testing.T) {
 		t.Errorf("comparison text lacks its header:\n%s", text.String())
 	}
 	checkSVG(t, c.WriteSVG)
-	one := simulate(t, schema.SMSTableName, sim.Config{Records: 100, Seed: 1}, sim.WithSplits(nil))
+	one := simulate(t, seeds.SMSTableName, sim.Config{Records: 100, Seed: 1}, sim.WithSplits(nil))
 	if _, err := sim.Compare(one, b); !errors.Is(err, sim.ErrInvalidConfig) {
 		t.Errorf("Compare of 1 and 20 regions: got %v, want ErrInvalidConfig", err)
 	}
@@ -497,7 +498,7 @@ func checkSVG(t *testing.T, write func(io.Writer) error) {
 }
 
 func TestRender(t *testing.T) {
-	r := simulate(t, sim.NaiveSMSTableName, sim.Config{Records: 5_000, Seed: 1},
+	r := simulate(t, seedsim.NaiveSMSTableName, sim.Config{Records: 5_000, Seed: 1},
 		sim.WithServers(3), sim.WithSplitSize(32<<10), sim.WithSlices(4))
 	var text bytes.Buffer
 	if err := r.WriteText(&text); err != nil {
@@ -560,7 +561,7 @@ func TestKeyString(t *testing.T) {
 }
 
 func TestCanceled(t *testing.T) {
-	src, err := sim.Builtin(schema.SMSTableName, sim.Config{Records: 100_000, Seed: 1})
+	src, err := seedsim.Builtin(seeds.SMSTableName, sim.Config{Records: 100_000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -585,7 +586,7 @@ func TestSteppingSplit(t *testing.T) {
 		{4, 7},
 	} {
 		t.Run(fmt.Sprintf("%d servers", tc.servers), func(t *testing.T) {
-			r := simulate(t, schema.SMSTableName, sim.Config{Records: 40_000, Seed: 5},
+			r := simulate(t, seeds.SMSTableName, sim.Config{Records: 40_000, Seed: 5},
 				sim.WithSplits(nil), sim.WithServers(tc.servers), sim.WithSlices(0),
 				sim.WithFlushSize(flush), sim.WithSplitSize(maxSize), sim.WithSteppingSplit())
 			if r.SplitPolicy != "stepping" || len(r.Splits) <= tc.early {
@@ -609,18 +610,18 @@ func TestSteppingSplit(t *testing.T) {
 
 // Busy mobiles make busy regions: a Zipf popularity skews the same design.
 func TestZipfWorkload(t *testing.T) {
-	even := simulate(t, schema.SMSTableName, sim.Config{Records: 50_000, Seed: 2}, sim.WithSlices(0))
-	busy := simulate(t, schema.SMSTableName, sim.Config{Records: 50_000, Seed: 2, Zipf: 1.5}, sim.WithSlices(0))
+	even := simulate(t, seeds.SMSTableName, sim.Config{Records: 50_000, Seed: 2}, sim.WithSlices(0))
+	busy := simulate(t, seeds.SMSTableName, sim.Config{Records: 50_000, Seed: 2, Zipf: 1.5}, sim.WithSlices(0))
 	if busy.Skew.MaxOverMean < 1.5 || busy.Skew.MaxOverMean <= even.Skew.MaxOverMean {
 		t.Errorf("max/mean %.2f with Zipf 1.5, %.2f uniform; want the Zipf load clearly skewed",
 			busy.Skew.MaxOverMean, even.Skew.MaxOverMean)
 	}
 	for _, z := range []float64{-1, 0.5, 1, 1000} {
-		if _, err := sim.NewSMSWorkload(sim.Config{Records: 1, Zipf: z}); !errors.Is(err, sim.ErrInvalidConfig) {
+		if _, err := seedsim.NewSMSWorkload(sim.Config{Records: 1, Zipf: z}); !errors.Is(err, sim.ErrInvalidConfig) {
 			t.Errorf("Zipf %g: got %v, want ErrInvalidConfig", z, err)
 		}
 	}
-	for _, name := range []string{schema.LogDataMD5Name, schema.OrderMD5Name} {
+	for _, name := range []string{seeds.LogDataMD5Name, seeds.OrderMD5Name} {
 		simulate(t, name, sim.Config{Records: 2_000, Seed: 2, Zipf: 1.2})
 	}
 }

@@ -40,9 +40,9 @@ type Source interface {
 }
 
 // Generator produces records of type T deterministically: every call of
-// Records yields the same sequence. The generators of this package
-// (SMSWorkload, UserWorkload, LogWorkload, CustomerWorkload, OrderWorkload)
-// implement it, so that a load generator (such as the SMS demo) can write
+// Records yields the same sequence. The seeds' generators (package
+// seeds/seedsim: SMSWorkload, UserWorkload, LogWorkload ...) implement it
+// with Config's helpers (WithDefaults, Clock, Picker, NewRand), so that a load generator (such as the SMS demo) can write
 // exactly the records the simulator predicted.
 type Generator[T any] interface {
 	// Len returns the number of records.
@@ -97,10 +97,10 @@ func (s *tableSource[T]) Writes() iter.Seq2[Write, error] {
 	}
 }
 
-// KeyValue overhead per cell in HBase's KeyValue format: key length (4),
+// CellOverhead is the overhead per cell in HBase's KeyValue format: key length (4),
 // value length (4), row length (2), family length (1), timestamp (8) and
 // type (1).
-const cellOverhead = 4 + 4 + 2 + 1 + 8 + 1
+const CellOverhead = 4 + 4 + 2 + 1 + 8 + 1
 
 // RowSize returns the bytes the row takes as HBase KeyValues, uncompressed:
 // per cell the row key, family, qualifier, value and 20 bytes of lengths,
@@ -108,12 +108,12 @@ const cellOverhead = 4 + 4 + 2 + 1 + 8 + 1
 // is what grows a memstore and, before compression, a region.
 func RowSize(r *schema.Row) int {
 	if len(r.Cells) == 0 {
-		return cellOverhead + len(r.Key)
+		return CellOverhead + len(r.Key)
 	}
 	n := 0
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		n += cellOverhead + len(r.Key) + len(c.Family) + len(c.Qualifier) + len(c.Value)
+		n += CellOverhead + len(r.Key) + len(c.Family) + len(c.Qualifier) + len(c.Value)
 	}
 	return n
 }

@@ -28,7 +28,9 @@ import (
 	"github.com/hbkit/hbkit/cli"
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedcli"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 	"github.com/hbkit/hbkit/sim"
 )
 
@@ -89,8 +91,14 @@ func (h *Harness) run(ctx context.Context, args ...string) result {
 	return result{stdout: out.String(), stderr: errw.String(), err: err}
 }
 
+// env is the Env of a binary that ships the seeds (cmd/hbkit,
+// hbkit-gohbase): the scenarios name them.
 func (h *Harness) env(out, errw *bytes.Buffer) cli.Env {
-	return cli.Env{Stdout: out, Stderr: errw, Getenv: func(string) string { return "" }, Connect: h.Connect}
+	e := cli.Env{Stdout: out, Stderr: errw, Getenv: func(string) string { return "" }, Connect: h.Connect}
+	if err := seedcli.Register(&e); err != nil {
+		panic(err) // cannot happen: seeds.TestBuiltins builds every seed
+	}
+	return e
 }
 
 // mustMain runs args through cli.Main and fails t unless it exits 0.
@@ -165,7 +173,7 @@ func (h *Harness) createSMS(ctx context.Context, t *testing.T, c cli.Client, dat
 	if want := data + ": created\n" + index + ": created\n"; r.stdout != want {
 		t.Errorf("table create printed %q, want %q", r.stdout, want)
 	}
-	for table, want := range map[string]int{data: schema.SMSRegions, index: schema.SMSIndexBuckets} {
+	for table, want := range map[string]int{data: seeds.SMSRegions, index: seeds.SMSIndexBuckets} {
 		regions, err := c.TableRegions(ctx, table)
 		if err != nil {
 			t.Fatal(err)
@@ -233,13 +241,13 @@ func Index(t *testing.T, h Harness) {
 	c := h.client(ctx, t)
 	data, ix := h.name("sms"), h.name("sms_index")
 	h.createSMS(ctx, t, c, data, ix)
-	s, err := dao.NewSMS(c, dao.WithTableNames(map[string]string{schema.SMSTableName: data, schema.SMSIndexTableName: ix}))
+	s, err := seedstore.NewSMS(c, dao.WithTableNames(map[string]string{seeds.SMSTableName: data, seeds.SMSIndexTableName: ix}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []*schema.SMS
+	var recs []*seeds.SMS
 	for i := range 40 {
-		recs = append(recs, &schema.SMS{Mobile: fmt.Sprintf("1370000%04d", i), SentAt: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC),
+		recs = append(recs, &seeds.SMS{Mobile: fmt.Sprintf("1370000%04d", i), SentAt: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC),
 			Seq: uint64(i), Account: "acct", Content: "hi"})
 	}
 	if _, err := s.PutBatch(ctx, recs); err != nil {
@@ -295,8 +303,8 @@ func Index(t *testing.T, h Harness) {
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatalf("regions: bad JSON: %v\n%s", err, r.stdout)
 	}
-	if !got.Measured || got.Rows != 40 || len(got.Regions) != schema.SMSRegions {
-		t.Errorf("regions measured %d rows in %d regions, want 40 in %d", got.Rows, len(got.Regions), schema.SMSRegions)
+	if !got.Measured || got.Rows != 40 || len(got.Regions) != seeds.SMSRegions {
+		t.Errorf("regions measured %d rows in %d regions, want 40 in %d", got.Rows, len(got.Regions), seeds.SMSRegions)
 	}
 	if noted := strings.Contains(r.stderr, "no request counts"); noted != h.Unsupported["RegionLoads"] {
 		t.Errorf("regions: said it has no request counts: %v, want %v (stderr %q)", noted, h.Unsupported["RegionLoads"], r.stderr)

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/dao"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // IndexTables runs issue 33's items 10 and 2 through the table and index
@@ -54,14 +55,14 @@ func IndexTables(t *testing.T, h Harness) {
 	// The data table alone, written without the index, then the index.
 	want(h.main(ctx, "table", "create", "--schema", "sms", "--namespace", ns, "--zk", h.zk()), data+": created\n")
 	h.mustMain(ctx, t, "table", "drop", "--schema", "sms_index", "--namespace", ns, "--zk", h.zk(), "--yes")
-	names := dao.WithTableNames(map[string]string{schema.SMSTableName: data, schema.SMSIndexTableName: ix})
-	old, err := dao.NewSMS(c, names, dao.WithUnindexedWrites())
+	names := dao.WithTableNames(map[string]string{seeds.SMSTableName: data, seeds.SMSIndexTableName: ix})
+	old, err := seedstore.NewSMS(c, names, dao.WithUnindexedWrites())
 	if err != nil {
 		t.Fatal(err)
 	}
 	const n = 30
 	for i := range n {
-		m := &schema.SMS{Mobile: fmt.Sprintf("1360000%04d", i), SentAt: time.Date(2026, 11, 27, 9, 0, i, 0, time.UTC), Account: "acct", Content: "hi"}
+		m := &seeds.SMS{Mobile: fmt.Sprintf("1360000%04d", i), SentAt: time.Date(2026, 11, 27, 9, 0, i, 0, time.UTC), Account: "acct", Content: "hi"}
 		if err := old.Put(ctx, m); err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // viewRow is a line of "scan --json" and "get --json", by its documented
@@ -41,13 +43,13 @@ func parseRows(t *testing.T, out string) []viewRow {
 }
 
 // smsOf is the message a data-table row shows.
-func smsOf(t *testing.T, r viewRow) schema.SMS {
+func smsOf(t *testing.T, r viewRow) seeds.SMS {
 	t.Helper()
 	sent, err := time.Parse(time.RFC3339, r.Key["sent"].(string))
 	if err != nil {
 		t.Fatalf("sent %v: %v", r.Key["sent"], err)
 	}
-	m := schema.SMS{Mobile: r.Key["mobile"].(string), SentAt: sent, Seq: uint64(r.Key["unique"].(float64))}
+	m := seeds.SMS{Mobile: r.Key["mobile"].(string), SentAt: sent, Seq: uint64(r.Key["unique"].(float64))}
 	m.Account, _ = r.Columns["account"].(string)
 	m.Content, _ = r.Columns["content"].(string)
 	m.Delivered, _ = r.Columns["delivered"].(bool)
@@ -66,14 +68,14 @@ func View(t *testing.T, h Harness) {
 	c := h.client(ctx, t)
 	data, ix := h.name("view"), h.name("view_index")
 	h.createSMS(ctx, t, c, data, ix)
-	s, err := dao.NewSMS(c, dao.WithTableNames(map[string]string{schema.SMSTableName: data, schema.SMSIndexTableName: ix}))
+	s, err := seedstore.NewSMS(c, dao.WithTableNames(map[string]string{seeds.SMSTableName: data, seeds.SMSIndexTableName: ix}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	var recs []*schema.SMS
+	var recs []*seeds.SMS
 	for i := range 30 {
-		recs = append(recs, &schema.SMS{Mobile: fmt.Sprintf("1380000%04d", i%6), SentAt: base.Add(time.Duration(i) * time.Minute).Add(123 * time.Millisecond),
+		recs = append(recs, &seeds.SMS{Mobile: fmt.Sprintf("1380000%04d", i%6), SentAt: base.Add(time.Duration(i) * time.Minute).Add(123 * time.Millisecond),
 			Seq: uint64(i % 3), Account: fmt.Sprintf("acct%d", i%4), Content: fmt.Sprintf("消息 %d", i), Delivered: i%2 == 0})
 	}
 	if _, err := s.Send(ctx, recs); err != nil {
@@ -94,8 +96,8 @@ func View(t *testing.T, h Harness) {
 	if !slices.IsSortedFunc(rows, func(a, b viewRow) int { return strings.Compare(a.Row.Hex, b.Row.Hex) }) {
 		t.Error("scan: rows out of key order")
 	}
-	written := map[string]schema.SMS{}
-	tb, _ := schema.SMSTable()
+	written := map[string]seeds.SMS{}
+	tb, _ := seeds.SMSTable()
 	for _, m := range recs {
 		k, err := tb.AppendKey(nil, m)
 		if err != nil {
@@ -113,19 +115,19 @@ func View(t *testing.T, h Harness) {
 
 	// One mobile, by brute force over what was written.
 	mobile := recs[4].Mobile
-	var want []schema.SMS
+	var want []seeds.SMS
 	for _, m := range recs {
 		if m.Mobile == mobile {
 			want = append(want, *m)
 		}
 	}
-	slices.SortFunc(want, func(a, b schema.SMS) int { return b.SentAt.Compare(a.SentAt) }) // newest first
+	slices.SortFunc(want, func(a, b seeds.SMS) int { return b.SentAt.Compare(a.SentAt) }) // newest first
 	rows = scan("--schema", "sms", "--table", data, "--eq", "mobile="+mobile)
-	var got []schema.SMS
+	var got []seeds.SMS
 	for _, r := range rows {
 		got = append(got, smsOf(t, r))
 	}
-	if !slices.EqualFunc(got, want, func(a, b schema.SMS) bool { return a.SentAt.Equal(b.SentAt) && a.Mobile == b.Mobile }) {
+	if !slices.EqualFunc(got, want, func(a, b seeds.SMS) bool { return a.SentAt.Equal(b.SentAt) && a.Mobile == b.Mobile }) {
 		t.Errorf("--eq mobile=%s: got %v, want %v", mobile, got, want)
 	}
 	from, to := want[3].SentAt.Format(time.RFC3339Nano), want[1].SentAt.Format(time.RFC3339Nano)

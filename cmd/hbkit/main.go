@@ -14,20 +14,28 @@
 // secured with Kerberos and TLS (docs/security.md). The commands
 // themselves live in package cli, so a team can build its own hbkit (its
 // own schemas, its own name); contrib/gohbase's hbkit-gohbase runs them
-// over a gohbase client.
+// over a gohbase client. The seeds' schemas are registered like a team's
+// own (package seeds/seedcli).
 package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/hbkit/hbkit/cli"
+	"github.com/hbkit/hbkit/seeds/seedcli"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(cli.Main(ctx, cli.NativeEnv(os.Stdout, os.Stderr, os.Getenv), os.Args[1:]))
+	e := cli.NativeEnv(os.Stdout, os.Stderr, os.Getenv)
+	if err := seedcli.Register(&e); err != nil {
+		fmt.Fprintln(os.Stderr, "hbkit:", err)
+		os.Exit(1)
+	}
+	os.Exit(cli.Main(ctx, e, os.Args[1:]))
 }

@@ -6,7 +6,7 @@
 // of hbkit's native client.
 //
 //	c, err := hbgohbase.New(client, hbgohbase.WithAdminClient(adminClient))
-//	sms, err := dao.NewSMS(c)
+//	sms, err := seedstore.NewSMS(c)
 //
 // # Who should use it
 //

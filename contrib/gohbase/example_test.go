@@ -8,7 +8,7 @@ import (
 	"github.com/tsuna/gohbase"
 
 	hbgohbase "github.com/hbkit/hbkit/contrib/gohbase"
-	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // A gohbase user's existing clients serve hbkit's SMS store. (Not run:
@@ -24,7 +24,7 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sms, err := dao.NewSMS(c)
+	sms, err := seedstore.NewSMS(c)
 	if err != nil {
 		log.Fatal(err)
 	}

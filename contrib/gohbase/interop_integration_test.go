@@ -16,7 +16,8 @@ import (
 
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // TestIntegrationInterop: one binary with hbkit's native client
@@ -133,16 +134,16 @@ func TestIntegrationInteropSMS(t *testing.T) {
 	native := nativeClient(t)
 	c := adapter(t)
 	tables := smsTables(t, c)
-	overNative, err := dao.NewSMS(native, tables)
+	overNative, err := seedstore.NewSMS(native, tables)
 	if err != nil {
 		t.Fatal(err)
 	}
-	overGohbase, err := dao.NewSMS(c, tables)
+	overGohbase, err := seedstore.NewSMS(c, tables)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := itCtx(t, 5*time.Minute)
-	var fromNative, fromGohbase []*schema.SMS
+	var fromNative, fromGohbase []*seeds.SMS
 	for n := range 12 {
 		fromNative = append(fromNative, msg(n, "acme", time.Duration(n)*time.Minute))
 		fromGohbase = append(fromGohbase, msg(100+n, "acme", time.Duration(n)*time.Minute+30*time.Second))
@@ -154,12 +155,12 @@ func TestIntegrationInteropSMS(t *testing.T) {
 		t.Fatalf("InsertBatch over gohbase: %v (%v)", err, errs)
 	}
 	all := append(slices.Clone(fromNative), fromGohbase...)
-	slices.SortFunc(all, func(a, b *schema.SMS) int { return b.SentAt.Compare(a.SentAt) })
+	slices.SortFunc(all, func(a, b *seeds.SMS) int { return b.SentAt.Compare(a.SentAt) })
 	var want []string
 	for _, m := range all {
 		want = append(want, m.Mobile)
 	}
-	for who, s := range map[string]*dao.SMSRepo{"hbkit": overNative, "gohbase": overGohbase} {
+	for who, s := range map[string]*seedstore.SMSRepo{"hbkit": overNative, "gohbase": overGohbase} {
 		got, err := s.MessagesOfAccountOnDate(ctx, "acme", day0)
 		if err != nil {
 			t.Fatalf("over %s: %v", who, err)

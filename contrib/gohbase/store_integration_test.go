@@ -17,9 +17,11 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
-// The SMS store (dao.NewSMS: data table plus index, written through the
+// The SMS store (seedstore.NewSMS: data table plus index, written through the
 // index protocol) over the adapter on HBase: the workflow of the SMS
 // example, and the index's kill-between-writes fault scenarios, ported
 // from index/fault_test.go and index/modes_test.go (they live in that
@@ -36,7 +38,7 @@ func smsTables(t testing.TB, a hbase.AdminClient) dao.Option {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	st, err := schema.SMSTable()
+	st, err := seeds.SMSTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +60,8 @@ func smsTables(t testing.TB, a hbase.AdminClient) dao.Option {
 }
 
 // msg returns a valid message: mobile from n, sent on day0 + offset.
-func msg(n int, account string, offset time.Duration) *schema.SMS {
-	return &schema.SMS{
+func msg(n int, account string, offset time.Duration) *seeds.SMS {
+	return &seeds.SMS{
 		Mobile:  fmt.Sprintf("138%08d", n),
 		SentAt:  day0.Add(offset),
 		Seq:     uint64(n % 0x10000),
@@ -68,7 +70,7 @@ func msg(n int, account string, offset time.Duration) *schema.SMS {
 	}
 }
 
-func mobiles(ms []schema.SMS) []string {
+func mobiles(ms []seeds.SMS) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
 		out[i] = m.Mobile
@@ -83,8 +85,8 @@ func TestIntegrationSMSStore(t *testing.T) {
 	c := adapter(t)
 	ctx := itCtx(t, 5*time.Minute)
 	run := strconv.FormatInt(time.Now().UnixNano()/1e6, 36) + "_" + strconv.FormatInt(tableSeq.Add(1), 10)
-	names := map[string]string{schema.SMSTableName: "itgohbase_sms_" + run, schema.SMSIndexTableName: "itgohbase_sms_index_" + run}
-	s, err := dao.NewSMS(c, dao.WithTableNames(names), dao.WithBatchSize(16))
+	names := map[string]string{seeds.SMSTableName: "itgohbase_sms_" + run, seeds.SMSIndexTableName: "itgohbase_sms_index_" + run}
+	s, err := seedstore.NewSMS(c, dao.WithTableNames(names), dao.WithBatchSize(16))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +103,7 @@ func TestIntegrationSMSStore(t *testing.T) {
 		}
 	}
 	accounts := []string{"acme", "bank", "shop"}
-	var msgs []*schema.SMS
+	var msgs []*seeds.SMS
 	for n := range 60 {
 		// Two days, three accounts, ten mobiles.
 		m := msg(n%10, accounts[n%3], time.Duration(n)*47*time.Minute)
@@ -136,7 +138,7 @@ func TestIntegrationSMSStore(t *testing.T) {
 	}
 
 	// MessagesOfAccountOnDate and CountPerDay through the index.
-	check := func(t *testing.T, live []*schema.SMS) {
+	check := func(t *testing.T, live []*seeds.SMS) {
 		t.Helper()
 		for _, a := range accounts {
 			for d := range 3 {
@@ -195,13 +197,13 @@ func TestIntegrationSMSStore(t *testing.T) {
 	if err := s.Delete(ctx, msgs[4]); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
-	if errs, err := s.DeleteBatch(ctx, []*schema.SMS{msgs[11], msgs[30]}); err != nil {
+	if errs, err := s.DeleteBatch(ctx, []*seeds.SMS{msgs[11], msgs[30]}); err != nil {
 		t.Fatalf("DeleteBatch: %v (%v)", err, errs)
 	}
 	if _, ok, err := s.Get(ctx, msgs[4]); err != nil || ok {
 		t.Errorf("Get of a deleted message = %v, %v; want absent", ok, err)
 	}
-	live := slices.DeleteFunc(slices.Clone(msgs), func(m *schema.SMS) bool { return m == msgs[4] || m == msgs[11] || m == msgs[30] })
+	live := slices.DeleteFunc(slices.Clone(msgs), func(m *seeds.SMS) bool { return m == msgs[4] || m == msgs[11] || m == msgs[30] })
 	check(t, live)
 	if err := s.Flush(ctx); err != nil {
 		t.Fatalf("Flush: %v", err)
@@ -222,7 +224,7 @@ func killAt(phase index.Phase) (func(index.Step) error, *atomic.Bool) {
 }
 
 // assertMessages checks the messages of account on day0, newest first.
-func assertMessages(t testing.TB, s *dao.SMSRepo, account string, want []string) {
+func assertMessages(t testing.TB, s *seedstore.SMSRepo, account string, want []string) {
 	t.Helper()
 	got, err := s.MessagesOfAccountOnDate(context.Background(), account, day0)
 	if err != nil {
@@ -239,7 +241,7 @@ func assertMessages(t testing.TB, s *dao.SMSRepo, account string, want []string)
 }
 
 // assertClean runs a verify and wants no divergence and rows data rows.
-func assertClean(t testing.TB, s *dao.SMSRepo, rows int64) {
+func assertClean(t testing.TB, s *seedstore.SMSRepo, rows int64) {
 	t.Helper()
 	rep, err := s.Check(context.Background(), index.ModeVerify)
 	if err != nil {
@@ -251,7 +253,7 @@ func assertClean(t testing.TB, s *dao.SMSRepo, rows int64) {
 }
 
 // checkReaders compares both seed queries with the truth.
-func checkReaders(t *testing.T, s *dao.SMSRepo, truth map[string][]string) {
+func checkReaders(t *testing.T, s *seedstore.SMSRepo, truth map[string][]string) {
 	t.Helper()
 	for acct, want := range truth {
 		assertMessages(t, s, acct, want)
@@ -288,29 +290,29 @@ func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 func TestIntegrationKillBetweenWrites(t *testing.T) {
 	c := adapter(t)
 	tables := smsTables(t, c)
-	sms := func(t testing.TB, opts ...dao.Option) *dao.SMSRepo {
+	sms := func(t testing.TB, opts ...dao.Option) *seedstore.SMSRepo {
 		t.Helper()
-		s, err := dao.NewSMS(c, append([]dao.Option{tables, dao.WithWriteMode(schema.Strict)}, opts...)...)
+		s, err := seedstore.NewSMS(c, append([]dao.Option{tables, dao.WithWriteMode(schema.Strict)}, opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}
 	ctx := context.Background()
-	put := func(s *dao.SMSRepo, m *schema.SMS) error { return s.Put(ctx, m) }
-	del := func(s *dao.SMSRepo, m *schema.SMS) error { return s.Delete(ctx, m) }
+	put := func(s *seedstore.SMSRepo, m *seeds.SMS) error { return s.Put(ctx, m) }
+	del := func(s *seedstore.SMSRepo, m *seeds.SMS) error { return s.Delete(ctx, m) }
 	type scenario struct {
 		name  string
 		prior bool // the record exists before the faulty write
-		op    func(s *dao.SMSRepo, m *schema.SMS) error
-		edit  func(m *schema.SMS)
+		op    func(s *seedstore.SMSRepo, m *seeds.SMS) error
+		edit  func(m *seeds.SMS)
 		gone  bool // the faulty write deletes the record
 	}
 	scenarios := []scenario{
-		{"insert", false, put, func(*schema.SMS) {}, false},
-		{"update in place", true, put, func(m *schema.SMS) { m.Delivered, m.Content = true, "edited" }, false},
-		{"update moving the entry", true, put, func(m *schema.SMS) { m.Account += "-moved" }, false},
-		{"delete", true, del, func(*schema.SMS) {}, true},
+		{"insert", false, put, func(*seeds.SMS) {}, false},
+		{"update in place", true, put, func(m *seeds.SMS) { m.Delivered, m.Content = true, "edited" }, false},
+		{"update moving the entry", true, put, func(m *seeds.SMS) { m.Account += "-moved" }, false},
+		{"delete", true, del, func(*seeds.SMS) {}, true},
 	}
 	clk := &clock{}
 	healthy := sms(t, dao.WithClock(clk.now), dao.WithReadRepair(false))
@@ -348,7 +350,7 @@ func TestIntegrationKillBetweenWrites(t *testing.T) {
 					// The data table is the truth: the old state unless the
 					// data write happened.
 					truth := map[string][]string{acct: nil, acct + "-moved": nil}
-					var state *schema.SMS
+					var state *seeds.SMS
 					switch {
 					case phase == index.PhaseVerify && !sc.gone:
 						state = &after
@@ -399,9 +401,9 @@ func TestIntegrationModesSurviveAKillBetweenWrites(t *testing.T) {
 	n := 0
 	for _, mc := range modes {
 		tables := smsTables(t, c)
-		sms := func(t testing.TB, opts ...dao.Option) *dao.SMSRepo {
+		sms := func(t testing.TB, opts ...dao.Option) *seedstore.SMSRepo {
 			t.Helper()
-			s, err := dao.NewSMS(c, append([]dao.Option{tables, dao.WithWriteMode(mc.mode), dao.WithAsyncVerify(false)}, opts...)...)
+			s, err := seedstore.NewSMS(c, append([]dao.Option{tables, dao.WithWriteMode(mc.mode), dao.WithAsyncVerify(false)}, opts...)...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/hbkit/hbkit/examples/internal/text"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // Client is what the example needs of HBase: data calls and admin calls.
@@ -62,8 +63,8 @@ func (m model) series(host, event string, from, to int64) []key {
 	return out
 }
 
-func event(host, ev string, ms int64, msg string) *schema.UIDLogEvent {
-	return &schema.UIDLogEvent{LogEvent: schema.LogEvent{Host: host, Event: ev, At: time.UnixMilli(ms).UTC(), Message: msg}}
+func event(host, ev string, ms int64, msg string) *seeds.UIDLogEvent {
+	return &seeds.UIDLogEvent{LogEvent: seeds.LogEvent{Host: host, Event: ev, At: time.UnixMilli(ms).UTC(), Message: msg}}
 }
 
 // Run creates LOG_TYPES and LOG_DATA on steroids, loads the events, reads
@@ -75,11 +76,11 @@ func Run(ctx context.Context, cfg Config, c Client, out io.Writer) error {
 		return fmt.Errorf("logwide: --events %d: want at least 1", cfg.Events)
 	}
 	p := func(format string, args ...any) { fmt.Fprintf(out, format, args...) }
-	types, err := schema.LogTypes()
+	types, err := seeds.LogTypes()
 	if err != nil {
 		return err
 	}
-	wide, err := schema.LogDataWide()
+	wide, err := seeds.LogDataWide()
 	if err != nil {
 		return err
 	}
@@ -107,8 +108,8 @@ func Run(ctx context.Context, cfg Config, c Client, out io.Writer) error {
 		p("table %-14s %-8s %d %s\n", r.Table, r.Outcome, len(regions), unit)
 	}
 
-	uids, err := dao.NewUIDs(c, schema.LogTypesName, []dao.UIDKind{
-		{Name: schema.LogHostKind, Width: schema.LogHostWidth}, {Name: schema.LogEventKind, Width: schema.LogEventWidth},
+	uids, err := dao.NewUIDs(c, seeds.LogTypesName, []dao.UIDKind{
+		{Name: seeds.LogHostKind, Width: seeds.LogHostWidth}, {Name: seeds.LogEventKind, Width: seeds.LogEventWidth},
 	})
 	if err != nil {
 		return err
@@ -121,9 +122,9 @@ func Run(ctx context.Context, cfg Config, c Client, out io.Writer) error {
 	// Load: batches of 1,000 events, one Put per row in one Batch each.
 	r := rand.New(rand.NewPCG(cfg.Seed, 18))
 	m := model{}
-	span := schema.LogWideSpan.Milliseconds()
+	span := seeds.LogWideSpan.Milliseconds()
 	rows := map[[3]any]bool{}
-	var batch []*schema.UIDLogEvent
+	var batch []*seeds.UIDLogEvent
 	began := time.Now()
 	for i := range cfg.Events {
 		e := event(hosts[r.IntN(len(hosts))], events[r.IntN(len(events))], start.UnixMilli()+r.Int64N(2*3600_000), fmt.Sprint("event ", i))
@@ -199,18 +200,18 @@ func Run(ctx context.Context, cfg Config, c Client, out io.Writer) error {
 }
 
 // uidsOf sets the ids of e's names (for showing its key).
-func uidsOf(ctx context.Context, u *dao.UIDs, e *schema.UIDLogEvent) (err error) {
-	if e.HostID, _, err = u.Lookup(ctx, schema.LogHostKind, e.Host); err != nil {
+func uidsOf(ctx context.Context, u *dao.UIDs, e *seeds.UIDLogEvent) (err error) {
+	if e.HostID, _, err = u.Lookup(ctx, seeds.LogHostKind, e.Host); err != nil {
 		return err
 	}
-	e.EventID, _, err = u.Lookup(ctx, schema.LogEventKind, e.Event)
+	e.EventID, _, err = u.Lookup(ctx, seeds.LogEventKind, e.Event)
 	return err
 }
 
-func readRange(ctx context.Context, w *dao.Wide[schema.UIDLogEvent], m model, host, ev string, from, to int64, p func(string, ...any)) error {
+func readRange(ctx context.Context, w *dao.Wide[seeds.UIDLogEvent], m model, host, ev string, from, to int64, p func(string, ...any)) error {
 	want := m.series(host, ev, from, to)
-	var got []*schema.UIDLogEvent
-	for e, err := range w.Scan(ctx, dao.WideQuery[schema.UIDLogEvent]{From: event(host, ev, from, ""), To: event(host, ev, to, "")}) {
+	var got []*seeds.UIDLogEvent
+	for e, err := range w.Scan(ctx, dao.WideQuery[seeds.UIDLogEvent]{From: event(host, ev, from, ""), To: event(host, ev, to, "")}) {
 		if err != nil {
 			return err
 		}
@@ -236,15 +237,15 @@ func readRange(ctx context.Context, w *dao.Wide[schema.UIDLogEvent], m model, ho
 	return nil
 }
 
-func countRows(ctx context.Context, w *dao.Wide[schema.UIDLogEvent], m model, host, ev string, from, to int64, p func(string, ...any)) error {
-	span := schema.LogWideSpan.Milliseconds()
+func countRows(ctx context.Context, w *dao.Wide[seeds.UIDLogEvent], m model, host, ev string, from, to int64, p func(string, ...any)) error {
+	span := seeds.LogWideSpan.Milliseconds()
 	want := map[int64]int{}
 	for _, k := range m.series(host, ev, from, to) {
 		want[k.ms-k.ms%span]++
 	}
 	p("\ncolumns per row in that range (keys only, no value read):\n")
 	n := 0
-	for rc, err := range w.Counts(ctx, dao.WideQuery[schema.UIDLogEvent]{From: event(host, ev, from, ""), To: event(host, ev, to, "")}) {
+	for rc, err := range w.Counts(ctx, dao.WideQuery[seeds.UIDLogEvent]{From: event(host, ev, from, ""), To: event(host, ev, to, "")}) {
 		if err != nil {
 			return err
 		}
@@ -263,7 +264,7 @@ func countRows(ctx context.Context, w *dao.Wide[schema.UIDLogEvent], m model, ho
 
 // drop drops the example's tables where they exist.
 func drop(ctx context.Context, c Client, adm *admin.Admin) error {
-	for _, name := range []string{schema.LogDataWideName, schema.LogTypesName} {
+	for _, name := range []string{seeds.LogDataWideName, seeds.LogTypesName} {
 		ok, err := c.TableExists(ctx, name)
 		if err != nil {
 			return fmt.Errorf("logwide: table %s: %w", name, err)

@@ -1,8 +1,8 @@
 // Command logwide is hbkit's wide-row example, seed 004's "Log Data /
 // Timeseries on Steroids" (OpenTSDB's approach): log events stored one
 // column per event in one row per [host][event type][five minutes]
-// (schema.LogDataWide), with hosts and event types replaced by the ids of
-// the LOG_TYPES table (schema.LogTypes, dao.UIDs).
+// (seeds.LogDataWide), with hosts and event types replaced by the ids of
+// the LOG_TYPES table (seeds.LogTypes, dao.UIDs).
 //
 // Usage:
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 func newFake(t *testing.T) *fake.Client {
@@ -39,7 +40,7 @@ func TestSameAsBuiltin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	builtin, err := schema.CustomerOrderTable()
+	builtin, err := seeds.CustomerOrderTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestRunFake(t *testing.T) {
 			t.Errorf("output lacks %q\n%s", want, s)
 		}
 	}
-	for _, name := range []string{schema.CustomerOrderName, ByDateIndexName} {
+	for _, name := range []string{seeds.CustomerOrderName, ByDateIndexName} {
 		if ok, err := f.TableExists(ctx, name); err != nil || ok {
 			t.Errorf("TableExists(%s) = %v, %v after the run, want false, nil", name, ok, err)
 		}

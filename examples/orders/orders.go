@@ -16,6 +16,8 @@ import (
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedsim"
 	"github.com/hbkit/hbkit/sim"
 )
 
@@ -81,16 +83,16 @@ func shipTo() []string {
 // orders, the orders' lines), each line given a shipping location so that
 // an order ships to one or two places (lines 1-2 to one, line 3 to
 // another), the book's denormalised shipping locations.
-func records(cfg Config) ([]schema.CustomerOrder, error) {
-	w, err := sim.NewCustomerWorkload(sim.Config{Records: cfg.Rows, Days: cfg.Days, Seed: cfg.Seed})
+func records(cfg Config) ([]seeds.CustomerOrder, error) {
+	w, err := seedsim.NewCustomerWorkload(sim.Config{Records: cfg.Rows, Days: cfg.Days, Seed: cfg.Seed})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	locs := shipTo()
-	out := make([]schema.CustomerOrder, 0, cfg.Rows)
+	out := make([]seeds.CustomerOrder, 0, cfg.Rows)
 	for r := range w.Records() {
 		c := *r
-		if c.Type == schema.LineRecord {
+		if c.Type == seeds.LineRecord {
 			c.ShipTo = locs[int((c.OrderID*7+(c.Line-1)/2)%uint64(len(locs)))]
 		}
 		out = append(out, c)
@@ -182,7 +184,7 @@ func Run(ctx context.Context, cfg Config, c Client, out io.Writer) error {
 }
 
 // drop drops the table and its index where they exist.
-func drop(ctx context.Context, c Client, adm *admin.Admin, t *schema.Table[schema.CustomerOrder]) error {
+func drop(ctx context.Context, c Client, adm *admin.Admin, t *schema.Table[seeds.CustomerOrder]) error {
 	names := []string{t.Name().String()}
 	for _, ix := range t.Indexes() {
 		names = append(names, ix.Name().String())
@@ -203,14 +205,14 @@ func drop(ctx context.Context, c Client, adm *admin.Admin, t *schema.Table[schem
 
 // load writes recs through the repository in batches, Concurrency at a
 // time, then waits for the index's background verifications (flush).
-func load(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], recs []schema.CustomerOrder, cfg Config, flush func(context.Context) error) (time.Duration, error) {
+func load(ctx context.Context, repo *dao.Repo[seeds.CustomerOrder], recs []seeds.CustomerOrder, cfg Config, flush func(context.Context) error) (time.Duration, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	ptrs := make([]*schema.CustomerOrder, len(recs))
+	ptrs := make([]*seeds.CustomerOrder, len(recs))
 	for i := range recs {
 		ptrs[i] = &recs[i]
 	}
-	batches := make(chan []*schema.CustomerOrder)
+	batches := make(chan []*seeds.CustomerOrder)
 	var wg sync.WaitGroup
 	start := time.Now()
 	for range cfg.Concurrency {
@@ -243,13 +245,13 @@ feed:
 
 // history reads the whole history of the customer with the most rows:
 // one scan of the prefix [customer hash][customer id].
-func history(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], recs []schema.CustomerOrder, p func(string, ...any)) error {
+func history(ctx context.Context, repo *dao.Repo[seeds.CustomerOrder], recs []seeds.CustomerOrder, p func(string, ...any)) error {
 	counts := make(map[string]int)
 	for _, r := range recs {
 		counts[r.CustomerID]++
 	}
 	id := busiest(counts)
-	var want []schema.CustomerOrder
+	var want []seeds.CustomerOrder
 	for _, r := range recs {
 		if r.CustomerID == id {
 			want = append(want, r)
@@ -259,7 +261,7 @@ func history(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], recs []s
 
 	name := "whole history of customer " + id
 	start := time.Now()
-	got, err := dao.Collect(repo.Scan(ctx, dao.Prefix(&schema.CustomerOrder{CustomerID: id}, 2)))
+	got, err := dao.Collect(repo.Scan(ctx, dao.Prefix(&seeds.CustomerOrder{CustomerID: id}, 2)))
 	if err != nil {
 		return fmt.Errorf("orders example: %s: %w", name, err)
 	}
@@ -270,9 +272,9 @@ func history(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], recs []s
 	orders, lines := 0, 0
 	for _, r := range got {
 		switch r.Type {
-		case schema.OrderRecord:
+		case seeds.OrderRecord:
 			orders++
-		case schema.LineRecord:
+		case seeds.LineRecord:
 			lines++
 		}
 	}
@@ -286,14 +288,14 @@ func history(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], recs []s
 
 // orderDetail reads the order with the most lines: a Get of the order row
 // and one scan of its lines, [hash][customer][3][order].
-func orderDetail(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], recs []schema.CustomerOrder, p func(string, ...any)) error {
+func orderDetail(ctx context.Context, repo *dao.Repo[seeds.CustomerOrder], recs []seeds.CustomerOrder, p func(string, ...any)) error {
 	type ref struct {
 		customer string
 		order    uint64
 	}
 	lineCount := make(map[ref]int)
 	for _, r := range recs {
-		if r.Type == schema.LineRecord {
+		if r.Type == seeds.LineRecord {
 			lineCount[ref{r.CustomerID, r.OrderID}]++
 		}
 	}
@@ -308,14 +310,14 @@ func orderDetail(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], recs
 			best, n = k, c
 		}
 	}
-	var wantOrder schema.CustomerOrder
-	var wantLines []schema.CustomerOrder
+	var wantOrder seeds.CustomerOrder
+	var wantLines []seeds.CustomerOrder
 	for _, r := range recs {
 		if r.CustomerID == best.customer && r.OrderID == best.order {
 			switch r.Type {
-			case schema.OrderRecord:
+			case seeds.OrderRecord:
 				wantOrder = r
-			case schema.LineRecord:
+			case seeds.LineRecord:
 				wantLines = append(wantLines, r)
 			}
 		}
@@ -324,28 +326,28 @@ func orderDetail(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], recs
 
 	name := fmt.Sprintf("order %010d of customer %s", best.order, best.customer)
 	start := time.Now()
-	o, ok, err := repo.Get(ctx, &schema.CustomerOrder{CustomerID: best.customer, Type: schema.OrderRecord, OrderID: best.order})
+	o, ok, err := repo.Get(ctx, &seeds.CustomerOrder{CustomerID: best.customer, Type: seeds.OrderRecord, OrderID: best.order})
 	if err != nil {
 		return fmt.Errorf("orders example: %s: %w", name, err)
 	}
 	if !ok {
 		return &MismatchError{Query: name, Detail: "order row not found"}
 	}
-	lines, err := dao.Collect(repo.Scan(ctx, dao.Prefix(&schema.CustomerOrder{
-		CustomerID: best.customer, Type: schema.LineRecord, OrderID: best.order,
+	lines, err := dao.Collect(repo.Scan(ctx, dao.Prefix(&seeds.CustomerOrder{
+		CustomerID: best.customer, Type: seeds.LineRecord, OrderID: best.order,
 	}, 4)))
 	if err != nil {
 		return fmt.Errorf("orders example: %s: %w", name, err)
 	}
 	took := time.Since(start)
-	if err := same(name, []schema.CustomerOrder{*o}, []schema.CustomerOrder{wantOrder}); err != nil {
+	if err := same(name, []seeds.CustomerOrder{*o}, []seeds.CustomerOrder{wantOrder}); err != nil {
 		return err
 	}
 	if err := same(name+" lines", lines, wantLines); err != nil {
 		return err
 	}
 	var places []string
-	byPlace := make(map[string][]schema.CustomerOrder)
+	byPlace := make(map[string][]seeds.CustomerOrder)
 	for _, l := range lines {
 		if _, seen := byPlace[l.ShipTo]; !seen {
 			places = append(places, l.ShipTo)
@@ -366,11 +368,11 @@ func orderDetail(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], recs
 // ordersOfDay lists the orders of the day with the most orders through
 // the index by date: one prefix scan [bucket][yyyyMMdd][2] per bucket,
 // each entry checked against its data row.
-func ordersOfDay(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], ix *schema.Index[schema.CustomerOrder],
-	recs []schema.CustomerOrder, p func(string, ...any)) error {
+func ordersOfDay(ctx context.Context, repo *dao.Repo[seeds.CustomerOrder], ix *schema.Index[seeds.CustomerOrder],
+	recs []seeds.CustomerOrder, p func(string, ...any)) error {
 	perDay := make(map[string]int)
 	for _, r := range recs {
-		if r.Type == schema.OrderRecord {
+		if r.Type == seeds.OrderRecord {
 			perDay[r.SalesDate.UTC().Format(time.DateOnly)]++
 		}
 	}
@@ -383,9 +385,9 @@ func ordersOfDay(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], ix *
 	if err != nil {
 		return err
 	}
-	var want []schema.CustomerOrder
+	var want []seeds.CustomerOrder
 	for _, r := range recs {
-		if r.Type == schema.OrderRecord && r.SalesDate.UTC().Format(time.DateOnly) == dayStr {
+		if r.Type == seeds.OrderRecord && r.SalesDate.UTC().Format(time.DateOnly) == dayStr {
 			want = append(want, r)
 		}
 	}
@@ -394,7 +396,7 @@ func ordersOfDay(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], ix *
 	name := "orders sold on " + dayStr
 	// The prefix [bucket][day][type] without its bucket, for every bucket.
 	width := ix.KeySegments()[0].Width
-	prefix, err := ix.Key().AppendPrefix(nil, &schema.CustomerOrder{CustomerID: "x", SalesDate: day, Type: schema.OrderRecord}, 3)
+	prefix, err := ix.Key().AppendPrefix(nil, &seeds.CustomerOrder{CustomerID: "x", SalesDate: day, Type: seeds.OrderRecord}, 3)
 	if err != nil {
 		return err
 	}
@@ -407,7 +409,7 @@ func ordersOfDay(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], ix *
 		return err
 	}
 	start := time.Now()
-	got, err := dao.Collect(byDate.Find(ctx, dao.Query[schema.CustomerOrder]{Ranges: ranges}))
+	got, err := dao.Collect(byDate.Find(ctx, dao.Query[seeds.CustomerOrder]{Ranges: ranges}))
 	if err != nil {
 		return fmt.Errorf("orders example: %s: %w", name, err)
 	}
@@ -431,13 +433,13 @@ func ordersOfDay(ctx context.Context, repo *dao.Repo[schema.CustomerOrder], ix *
 
 // keyOrder orders records as the data table's key does within a
 // customer, customers by id.
-func keyOrder(a, b schema.CustomerOrder) int {
+func keyOrder(a, b seeds.CustomerOrder) int {
 	return cmp.Or(cmp.Compare(a.CustomerID, b.CustomerID), cmp.Compare(a.Type, b.Type),
 		cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.Line, b.Line))
 }
 
 // same compares two lists of records field by field, in order.
-func same(query string, got, want []schema.CustomerOrder) error {
+func same(query string, got, want []seeds.CustomerOrder) error {
 	if len(got) != len(want) {
 		return &MismatchError{Query: query, Detail: fmt.Sprintf("%d rows, want %d", len(got), len(want))}
 	}
@@ -453,13 +455,13 @@ func same(query string, got, want []schema.CustomerOrder) error {
 }
 
 // describe shows one record on one line.
-func describe(r schema.CustomerOrder) string {
+func describe(r seeds.CustomerOrder) string {
 	switch r.Type {
-	case schema.CustomerRecord:
+	case seeds.CustomerRecord:
 		return fmt.Sprintf("customer %s  %s, %s", r.CustomerID, r.Name, r.City)
-	case schema.OrderRecord:
+	case seeds.OrderRecord:
 		return fmt.Sprintf("  order %010d  customer %s  sold %s", r.OrderID, r.CustomerID, r.SalesDate.Format("2006-01-02 15:04"))
-	case schema.LineRecord:
+	case seeds.LineRecord:
 		return fmt.Sprintf("    line %010d/%d  %-6s × %d  ship to %s", r.OrderID, r.Line, r.Item, r.Quantity, r.ShipTo)
 	}
 	return r.Type.String()
@@ -477,8 +479,8 @@ func busiest(counts map[string]int) string {
 }
 
 // hashOf returns the customer-hash segment of a customer's row keys.
-func hashOf(repo *dao.Repo[schema.CustomerOrder], id string) string {
-	k, err := repo.Table().Key().AppendPrefix(nil, &schema.CustomerOrder{CustomerID: id}, 1)
+func hashOf(repo *dao.Repo[seeds.CustomerOrder], id string) string {
+	k, err := repo.Table().Key().AppendPrefix(nil, &seeds.CustomerOrder{CustomerID: id}, 1)
 	if err != nil {
 		return "?"
 	}

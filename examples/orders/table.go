@@ -5,17 +5,18 @@ import (
 
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // Names and sizes of the example's index. The data table is the built-in
-// customer_order (schema.CustomerOrderTable).
+// customer_order (seeds.CustomerOrderTable).
 const (
 	ByDateIndexName = "customer_order_by_date"
 	ByDateBuckets   = 8 // hash(customer id) % 8 leads the index key
 )
 
 // CustomerOrders returns seed 004's CUSTOMER++ single table, row for row
-// the built-in schema.CustomerOrderTable ([customer hash][customer id]
+// the built-in seeds.CustomerOrderTable ([customer hash][customer id]
 // [type][order id][line]; TestSameAsBuiltin checks that every generated
 // record encodes to the same row key and cells), declared here with a
 // secondary index by sales date:
@@ -27,23 +28,23 @@ const (
 // short scans. The bucket spreads each day's entries over the index's 8
 // regions; a date-first key without it would send every write of a day to
 // one region (the hotspot of seed 003).
-func CustomerOrders() (*schema.Table[schema.CustomerOrder], error) {
-	type co = schema.CustomerOrder
+func CustomerOrders() (*schema.Table[seeds.CustomerOrder], error) {
+	type co = seeds.CustomerOrder
 	customer := func(c *co) string { return c.CustomerID }
 	setCustomer := func(c *co, v string) { c.CustomerID = v }
 	recType := func(c *co) uint64 { return uint64(c.Type) }
-	setType := func(c *co, v uint64) { c.Type = schema.RecordType(v) }
+	setType := func(c *co, v uint64) { c.Type = seeds.RecordType(v) }
 	order := func(c *co) uint64 { return c.OrderID }
 	setOrder := func(c *co, v uint64) { c.OrderID = v }
 	line := func(c *co) uint64 { return c.Line }
 	setLine := func(c *co, v uint64) { c.Line = v }
 
 	key, err := keys.NewLayout(
-		keys.MD5Hex("customer_hash", schema.CustomerHashWidth, customer),
+		keys.MD5Hex("customer_hash", seeds.CustomerHashWidth, customer),
 		keys.String("customer", customer, setCustomer),
 		keys.Decimal("type", 1, recType, setType),
-		keys.Decimal("order", schema.OrderIDWidth, order, setOrder),
-		keys.Decimal("line", schema.LineWidth, line, setLine),
+		keys.Decimal("order", seeds.OrderIDWidth, order, setOrder),
+		keys.Decimal("line", seeds.LineWidth, line, setLine),
 	)
 	if err != nil {
 		return nil, err
@@ -53,8 +54,8 @@ func CustomerOrders() (*schema.Table[schema.CustomerOrder], error) {
 		keys.Date("day", func(c *co) time.Time { return c.SalesDate.UTC() }, nil),
 		keys.Decimal("type", 1, recType, setType),
 		keys.String("customer", customer, setCustomer),
-		keys.Decimal("order", schema.OrderIDWidth, order, setOrder),
-		keys.Decimal("line", schema.LineWidth, line, setLine),
+		keys.Decimal("order", seeds.OrderIDWidth, order, setOrder),
+		keys.Decimal("line", seeds.LineWidth, line, setLine),
 	)
 	if err != nil {
 		return nil, err
@@ -67,16 +68,16 @@ func CustomerOrders() (*schema.Table[schema.CustomerOrder], error) {
 	// otherwise write a zero for every customer and order).
 	appendQty := quantity.Append
 	quantity.Append = func(dst []byte, c *co) ([]byte, bool) {
-		if c.Type != schema.LineRecord {
+		if c.Type != seeds.LineRecord {
 			return dst, false
 		}
 		return appendQty(dst, c)
 	}
 	return schema.New(schema.Spec[co]{
-		Name:     schema.CustomerOrderName,
+		Name:     seeds.CustomerOrderName,
 		Families: []schema.Family{family},
 		Key:      key,
-		Splits:   schema.Splits{Regions: schema.CustomerOrderRegions},
+		Splits:   schema.Splits{Regions: seeds.CustomerOrderRegions},
 		Columns: []schema.Column[co]{
 			schema.StringColumn("name", f, "name", func(c *co) string { return c.Name }, func(c *co, v string) { c.Name = v }),
 			schema.StringColumn("city", f, "city", func(c *co) string { return c.City }, func(c *co, v string) { c.City = v }),

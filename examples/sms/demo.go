@@ -14,6 +14,9 @@ import (
 	"github.com/hbkit/hbkit/examples/internal/text"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedsim"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 	"github.com/hbkit/hbkit/sim"
 )
 
@@ -103,26 +106,26 @@ type demo struct {
 	cfg   Config
 	c     Client
 	out   io.Writer
-	table *schema.Table[schema.SMS]
-	index *schema.Index[schema.SMS]
+	table *schema.Table[seeds.SMS]
+	index *schema.Index[seeds.SMS]
 	adm   *admin.Admin
-	work  *sim.SMSWorkload
+	work  *seedsim.SMSWorkload
 }
 
 func newDemo(cfg Config, c Client, out io.Writer) (*demo, error) {
-	t, err := schema.SMSTable()
+	t, err := seeds.SMSTable()
 	if err != nil {
 		return nil, err
 	}
-	ix, ok := t.Index(schema.SMSIndexTableName)
+	ix, ok := t.Index(seeds.SMSIndexTableName)
 	if !ok {
-		return nil, fmt.Errorf("sms demo: schema %s has no index %s", t.Name(), schema.SMSIndexTableName)
+		return nil, fmt.Errorf("sms demo: schema %s has no index %s", t.Name(), seeds.SMSIndexTableName)
 	}
 	adm, err := admin.New(c)
 	if err != nil {
 		return nil, err
 	}
-	w, err := sim.NewSMSWorkload(sim.Config{
+	w, err := seedsim.NewSMSWorkload(sim.Config{
 		Records: cfg.Messages, Entities: cfg.Mobiles, Accounts: cfg.Accounts, Days: cfg.Days, Seed: cfg.Seed,
 	})
 	if err != nil {
@@ -242,7 +245,7 @@ func (d *demo) load(ctx context.Context, truth *truth) (indexed, plain loadStats
 	if err != nil {
 		return indexed, plain, err
 	}
-	bt, err := schema.SMSDataTable(baselineTable)
+	bt, err := seeds.SMSDataTable(baselineTable)
 	if err != nil {
 		return indexed, plain, err
 	}
@@ -257,19 +260,19 @@ func (d *demo) load(ctx context.Context, truth *truth) (indexed, plain loadStats
 	if err != nil {
 		return indexed, plain, err
 	}
-	sendBase := func(ctx context.Context, msgs []*schema.SMS) ([]error, error) {
-		return dao.InsertUnique(ctx, base, msgs, dao.NextSMSSeq)
+	sendBase := func(ctx context.Context, msgs []*seeds.SMS) ([]error, error) {
+		return dao.InsertUnique(ctx, base, msgs, seedstore.NextSMSSeq)
 	}
 
 	// The messages, generated before the clock starts.
-	msgs := make([]*schema.SMS, 0, truth.messages)
+	msgs := make([]*seeds.SMS, 0, truth.messages)
 	for m := range d.work.Records() {
 		cp := *m
 		msgs = append(msgs, &cp)
 	}
 	rounds := min(d.cfg.Rounds, max(len(msgs), 1))
 	type side struct {
-		send  func(context.Context, []*schema.SMS) ([]error, error)
+		send  func(context.Context, []*seeds.SMS) ([]error, error)
 		flush func(context.Context) error
 		into  *loadStats
 		pr    *progress
@@ -346,12 +349,12 @@ const baselineTable = "sms_noindex"
 // loadWith sends msgs through send in batches from Concurrency workers,
 // reports progress on pr (nil: none; its clock runs during the call only),
 // and flushes at the end.
-func (d *demo) loadWith(ctx context.Context, msgs []*schema.SMS,
-	sendBatch func(context.Context, []*schema.SMS) ([]error, error), flush func(context.Context) error, pr *progress) (loadStats, error) {
+func (d *demo) loadWith(ctx context.Context, msgs []*seeds.SMS,
+	sendBatch func(context.Context, []*seeds.SMS) ([]error, error), flush func(context.Context) error, pr *progress) (loadStats, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	batches := make(chan []*schema.SMS, d.cfg.Concurrency)
+	batches := make(chan []*seeds.SMS, d.cfg.Concurrency)
 	var (
 		wg      sync.WaitGroup
 		mu      sync.Mutex
@@ -377,9 +380,9 @@ func (d *demo) loadWith(ctx context.Context, msgs []*schema.SMS,
 	// Send may change a record (the next free Seq of a message whose key
 	// is taken), and each load starts from the generated messages: it
 	// sends copies, made before the clock starts.
-	var chunks [][]*schema.SMS
+	var chunks [][]*seeds.SMS
 	for lo := 0; lo < len(msgs); lo += d.cfg.Batch {
-		chunk := make([]*schema.SMS, 0, min(d.cfg.Batch, len(msgs)-lo))
+		chunk := make([]*seeds.SMS, 0, min(d.cfg.Batch, len(msgs)-lo))
 		for _, m := range msgs[lo:min(lo+d.cfg.Batch, len(msgs))] {
 			cp := *m
 			chunk = append(chunk, &cp)

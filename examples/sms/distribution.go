@@ -9,6 +9,7 @@ import (
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/examples/internal/text"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds/seedsim"
 	"github.com/hbkit/hbkit/sim"
 )
 
@@ -57,17 +58,17 @@ func (d *demo) measure(ctx context.Context) (*distributionReport, error) {
 
 	// The same messages, keyed [yyyyMMddHHmmss][mobile][seq], on a table
 	// pre-split at the data table's own split keys.
-	same, err := sim.NaiveSMSTable(d.table.SplitKeys())
+	same, err := seedsim.NaiveSMSTable(d.table.SplitKeys())
 	if err != nil {
 		return nil, err
 	}
 	// As many time slices as regions: with the naive key split on time,
 	// each slice is one region's span.
 	slices := sim.WithSlices(len(d.table.SplitKeys()) + 1)
-	if r.naive, err = sim.Simulate(ctx, sim.FromTable(same, d.work, sim.SMSTime), slices, sim.WithFlushSize(0)); err != nil {
+	if r.naive, err = sim.Simulate(ctx, sim.FromTable(same, d.work, seedsim.SMSTime), slices, sim.WithFlushSize(0)); err != nil {
 		return nil, fmt.Errorf("sms demo: simulate the naive key: %w", err)
 	}
-	if r.keyed, err = sim.Simulate(ctx, sim.FromTable(d.table, d.work, sim.SMSTime), slices, sim.WithFlushSize(0)); err != nil {
+	if r.keyed, err = sim.Simulate(ctx, sim.FromTable(d.table, d.work, seedsim.SMSTime), slices, sim.WithFlushSize(0)); err != nil {
 		return nil, fmt.Errorf("sms demo: simulate the sms key: %w", err)
 	}
 	// What package sim predicted for the sms key, against the count. The
@@ -79,15 +80,15 @@ func (d *demo) measure(ctx context.Context) (*distributionReport, error) {
 	// The best a timestamp-first key can be pre-split: the window cut
 	// into as many equal spans as the data table has regions.
 	from, to := d.work.Window()
-	splits, err := sim.NaiveSMSSplits(from, to, len(d.table.SplitKeys())+1)
+	splits, err := seedsim.NaiveSMSSplits(from, to, len(d.table.SplitKeys())+1)
 	if err != nil {
 		return nil, err
 	}
-	timed, err := sim.NaiveSMSTable(splits)
+	timed, err := seedsim.NaiveSMSTable(splits)
 	if err != nil {
 		return nil, err
 	}
-	if r.naiveTime, err = sim.Simulate(ctx, sim.FromTable(timed, d.work, sim.SMSTime), slices, sim.WithFlushSize(0)); err != nil {
+	if r.naiveTime, err = sim.Simulate(ctx, sim.FromTable(timed, d.work, seedsim.SMSTime), slices, sim.WithFlushSize(0)); err != nil {
 		return nil, fmt.Errorf("sms demo: simulate the naive key split on time: %w", err)
 	}
 	return r, nil

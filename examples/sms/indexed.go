@@ -11,24 +11,25 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/examples/internal/text"
 	"github.com/hbkit/hbkit/keys"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedstore"
 )
 
 // store returns the SMS store: it validates every message with the
-// schema's check (schema.ValidateSMS), writes each data row together with
+// schema's check (seeds.ValidateSMS), writes each data row together with
 // its index entry through the index protocol (unverified entry,
 // conditional data-row write, verification), so that the index never
 // misses a message, reads the data table itself (the queries by mobile)
 // and answers the queries by account and day through the index.
-func (d *demo) store() (*dao.SMSRepo, error) {
-	return dao.NewSMS(d.c, dao.WithBatchSize(d.cfg.Batch))
+func (d *demo) store() (*seedstore.SMSRepo, error) {
+	return seedstore.NewSMS(d.c, dao.WithBatchSize(d.cfg.Batch))
 }
 
 // indexRanges returns one scan range per hash bucket of the index key:
 // from bucket + the first `fields` key fields of lo (after the bucket) to
 // the end of those of hi. The bucket is hash(mobile) % 10, which a query
 // by account or by date does not know, so it reads every bucket.
-func (d *demo) indexRanges(lo, hi *schema.SMS, fields int) ([]keys.KeyRange, error) {
+func (d *demo) indexRanges(lo, hi *seeds.SMS, fields int) ([]keys.KeyRange, error) {
 	width := d.index.KeySegments()[0].Width
 	l := d.index.Key()
 	a, err := l.AppendPrefix(nil, lo, fields+1)
@@ -39,12 +40,12 @@ func (d *demo) indexRanges(lo, hi *schema.SMS, fields int) ([]keys.KeyRange, err
 	if err != nil {
 		return nil, err
 	}
-	return dao.BucketRanges(schema.SMSIndexBuckets, width, a[width:], keys.PrefixEnd(b[width:]))
+	return dao.BucketRanges(seeds.SMSIndexBuckets, width, a[width:], keys.PrefixEnd(b[width:]))
 }
 
 // indexQueries runs the two queries the index answers: an account's
 // messages on a date, and the number of messages per day.
-func (d *demo) indexQueries(ctx context.Context, w *dao.SMSRepo, t *truth) error {
+func (d *demo) indexQueries(ctx context.Context, w *seedstore.SMSRepo, t *truth) error {
 	ix, err := w.Index(d.index.Name().String())
 	if err != nil {
 		return err
@@ -62,7 +63,7 @@ func (d *demo) indexQueries(ctx context.Context, w *dao.SMSRepo, t *truth) error
 	}
 	took := time.Since(start)
 	want := slices.Clone(t.accountMsgs)
-	canon := func(a, b schema.SMS) int { return cmp.Or(cmp.Compare(a.Mobile, b.Mobile), newestFirst(a, b)) }
+	canon := func(a, b seeds.SMS) int { return cmp.Or(cmp.Compare(a.Mobile, b.Mobile), newestFirst(a, b)) }
 	sorted := slices.Clone(got)
 	slices.SortFunc(sorted, canon)
 	slices.SortFunc(want, canon)
@@ -70,7 +71,7 @@ func (d *demo) indexQueries(ctx context.Context, w *dao.SMSRepo, t *truth) error
 		return err
 	}
 	d.printf("\n  %s\n    %d messages in %s, newest first, as written (index scan of %d buckets + Gets of the data rows)\n",
-		name, len(got), roundMs(took), schema.SMSIndexBuckets)
+		name, len(got), roundMs(took), seeds.SMSIndexBuckets)
 	d.samples(got)
 
 	// 4. The account's messages per day over the window, from the index
@@ -98,7 +99,7 @@ func (d *demo) indexQueries(ctx context.Context, w *dao.SMSRepo, t *truth) error
 		lines = append(lines, fmt.Sprintf("%s %3d", dc.Date.Format("01-02"), dc.Count))
 	}
 	d.printf("\n  %s\n    %d days, %s messages in %s, from the index alone (%d ranges: %d buckets × %d days), as written\n",
-		name, len(days), text.Grouped(total), roundMs(took), schema.SMSIndexBuckets*len(days), schema.SMSIndexBuckets, len(days))
+		name, len(days), text.Grouped(total), roundMs(took), seeds.SMSIndexBuckets*len(days), seeds.SMSIndexBuckets, len(days))
 	for lo := 0; lo < len(lines); lo += 8 {
 		d.printf("    %s\n", strings.Join(lines[lo:min(lo+8, len(lines))], "   "))
 	}
@@ -107,11 +108,11 @@ func (d *demo) indexQueries(ctx context.Context, w *dao.SMSRepo, t *truth) error
 	//    [bucket][yyyyMMdd] ranges, counted by date.
 	name = "all messages per day"
 	start = time.Now()
-	ranges, err := d.indexRanges(&schema.SMS{Mobile: t.mobile, SentAt: t.firstDay}, &schema.SMS{Mobile: t.mobile, SentAt: last}, 1)
+	ranges, err := d.indexRanges(&seeds.SMS{Mobile: t.mobile, SentAt: t.firstDay}, &seeds.SMS{Mobile: t.mobile, SentAt: last}, 1)
 	if err != nil {
 		return fmt.Errorf("sms demo: %s: %w", name, err)
 	}
-	counts, err := ix.Count(ctx, dao.Query[schema.SMS]{Ranges: ranges}, "day")
+	counts, err := ix.Count(ctx, dao.Query[seeds.SMS]{Ranges: ranges}, "day")
 	if err != nil {
 		return fmt.Errorf("sms demo: %s: %w", name, err)
 	}
@@ -144,7 +145,7 @@ func (d *demo) indexQueries(ctx context.Context, w *dao.SMSRepo, t *truth) error
 }
 
 // check compares two lists of messages in order.
-func (d *demo) check(name string, got, want []schema.SMS) error {
+func (d *demo) check(name string, got, want []seeds.SMS) error {
 	if len(got) != len(want) {
 		return &MismatchError{Query: name, Got: len(got), Want: len(want), Detail: "row count differs"}
 	}
@@ -158,7 +159,7 @@ func (d *demo) check(name string, got, want []schema.SMS) error {
 }
 
 // samples prints the first few messages.
-func (d *demo) samples(ms []schema.SMS) {
+func (d *demo) samples(ms []seeds.SMS) {
 	for i := range min(samples, len(ms)) {
 		d.printf("    %s\n", smsLine(ms[i]))
 	}

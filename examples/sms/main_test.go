@@ -13,7 +13,7 @@ import (
 	"github.com/hbkit/hbkit/examples/internal/nsclient"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/hbase/fake"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // smallConfig is a workload small enough for unit tests under -race on a
@@ -67,7 +67,7 @@ func TestRunFake(t *testing.T) {
 	}
 	// Without --keep the tables are gone at the end, and the baseline's
 	// always.
-	for _, name := range []string{schema.SMSTableName, schema.SMSIndexTableName, "sms_noindex"} {
+	for _, name := range []string{seeds.SMSTableName, seeds.SMSIndexTableName, "sms_noindex"} {
 		ok, err := f.TableExists(ctx, name)
 		if err != nil || ok {
 			t.Errorf("TableExists(%s) = %v, %v after the run; want false, nil", name, ok, err)
@@ -136,8 +136,8 @@ func TestDistribution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.measured) != schema.SMSRegions {
-		t.Fatalf("measured %d regions, want %d", len(r.measured), schema.SMSRegions)
+	if len(r.measured) != seeds.SMSRegions {
+		t.Fatalf("measured %d regions, want %d", len(r.measured), seeds.SMSRegions)
 	}
 	var total int64
 	for _, g := range r.measured {
@@ -156,9 +156,9 @@ func TestDistribution(t *testing.T) {
 	for _, g := range r.index {
 		entries += g.Rows
 	}
-	if len(r.index) != schema.SMSIndexBuckets || entries != cfg.Messages || r.indexSkew.MaxOverMean > MaxOverMean {
+	if len(r.index) != seeds.SMSIndexBuckets || entries != cfg.Messages || r.indexSkew.MaxOverMean > MaxOverMean {
 		t.Errorf("index: %d entries in %d regions, max/mean %.2f; want %d in %d, <= %.1f",
-			entries, len(r.index), r.indexSkew.MaxOverMean, cfg.Messages, schema.SMSIndexBuckets, MaxOverMean)
+			entries, len(r.index), r.indexSkew.MaxOverMean, cfg.Messages, seeds.SMSIndexBuckets, MaxOverMean)
 	}
 	// package sim predicted the count exactly (the same keys, the same
 	// split keys).
@@ -229,7 +229,7 @@ func TestQueriesDetectMissingRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Delete(ctx, &hbase.Delete{Table: schema.SMSTableName, Row: key}); err != nil {
+	if err := f.Delete(ctx, &hbase.Delete{Table: seeds.SMSTableName, Row: key}); err != nil {
 		t.Fatal(err)
 	}
 	err = d.queries(ctx, tr)

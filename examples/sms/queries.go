@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/dao"
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
 )
 
 // samples is how many rows each query prints.
@@ -64,8 +64,8 @@ func (d *demo) queries(ctx context.Context, t *truth) error {
 }
 
 // deref copies records.
-func deref(ms []*schema.SMS) []schema.SMS {
-	out := make([]schema.SMS, len(ms))
+func deref(ms []*seeds.SMS) []seeds.SMS {
+	out := make([]seeds.SMS, len(ms))
 	for i, m := range ms {
 		out[i] = *m
 	}
@@ -74,7 +74,7 @@ func deref(ms []*schema.SMS) []schema.SMS {
 
 // report checks got against want, in order, and prints the query's
 // outcome and a few rows.
-func (d *demo) report(name string, took time.Duration, got, want []schema.SMS, of int) error {
+func (d *demo) report(name string, took time.Duration, got, want []seeds.SMS, of int) error {
 	if err := d.check(name, got, want); err != nil {
 		return err
 	}
@@ -85,14 +85,14 @@ func (d *demo) report(name string, took time.Duration, got, want []schema.SMS, o
 }
 
 // sameSMS compares every field of two messages.
-func sameSMS(a, b schema.SMS) bool {
+func sameSMS(a, b seeds.SMS) bool {
 	return a.Mobile == b.Mobile && a.SentAt.Equal(b.SentAt) && a.Seq == b.Seq &&
 		a.Account == b.Account && a.Content == b.Content && a.Delivered == b.Delivered
 }
 
 // smsLine shows one message on one line (generated data: the numbers are
 // not anyone's).
-func smsLine(m schema.SMS) string {
+func smsLine(m seeds.SMS) string {
 	st := "delivered"
 	if !m.Delivered {
 		st = "failed"

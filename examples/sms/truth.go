@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hbkit/hbkit/schema"
-	"github.com/hbkit/hbkit/sim"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/seeds/seedsim"
 )
 
 // truth is what the demo knows about the workload without asking HBase:
@@ -18,13 +18,13 @@ type truth struct {
 
 	// The mobile with the most messages and all of them, newest first.
 	mobile     string
-	mobileMsgs []schema.SMS
+	mobileMsgs []seeds.SMS
 	// The window query: [winFrom, winTo) on that mobile.
 	winFrom, winTo time.Time
 	// The account and UTC date with the most messages, and those messages.
 	account     string
 	day         time.Time
-	accountMsgs []schema.SMS
+	accountMsgs []seeds.SMS
 	// That account's messages per UTC date, from the first date.
 	accountPerDay []int64
 	// Messages and delivered messages per UTC date, from the first date.
@@ -41,7 +41,7 @@ type accountDay struct {
 
 // survey walks the workload once to count, then once more to keep the
 // messages of the mobile and the account-day the queries ask about.
-func survey(w *sim.SMSWorkload) *truth {
+func survey(w *seedsim.SMSWorkload) *truth {
 	from, to := w.Window()
 	t := &truth{from: from, to: to, firstDay: from.Truncate(24 * time.Hour)}
 	days := int(to.Sub(t.firstDay)/(24*time.Hour)) + 1
@@ -93,7 +93,7 @@ func survey(w *sim.SMSWorkload) *truth {
 }
 
 // newestFirst orders messages as the data row key does within a mobile.
-func newestFirst(a, b schema.SMS) int {
+func newestFirst(a, b seeds.SMS) int {
 	return cmp.Or(b.SentAt.Compare(a.SentAt), cmp.Compare(a.Seq, b.Seq))
 }
 
@@ -112,8 +112,8 @@ func busiest[K comparable](counts map[K]int, less func(a, b K) int) K {
 
 // inWindow returns the messages of ms sent in [from, to), in the order of
 // ms.
-func inWindow(ms []schema.SMS, from, to time.Time) []schema.SMS {
-	var out []schema.SMS
+func inWindow(ms []seeds.SMS, from, to time.Time) []seeds.SMS {
+	var out []seeds.SMS
 	for _, m := range ms {
 		if !m.SentAt.Before(from) && m.SentAt.Before(to) {
 			out = append(out, m)

@@ -44,6 +44,7 @@ import (
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/cli"
 	hbgohbase "github.com/hbkit/hbkit/contrib/gohbase"
+	"github.com/hbkit/hbkit/seeds/seedcli"
 )
 
 var (
@@ -61,6 +62,10 @@ func main() {
 		Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
 		Connect: connector(os.Getenv, os.Stderr),
 		Name:    "hbkit-gohbase", Over: gohbaseVersion(),
+	}
+	if err := seedcli.Register(&e); err != nil {
+		fmt.Fprintln(os.Stderr, "hbkit-gohbase:", err)
+		os.Exit(1)
 	}
 	os.Exit(cli.Main(ctx, e, os.Args[1:]))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hbkit/hbkit/cli"
 	"github.com/hbkit/hbkit/cli/clitest"
+	"github.com/hbkit/hbkit/seeds/seedcli"
 )
 
 // hbkit's commands over gohbase, against a real HBase (make test-gohbase;
@@ -44,6 +45,9 @@ func TestIntegrationConnect(t *testing.T) {
 	run := func(zk string, args ...string) (string, string, int) {
 		var out, errw bytes.Buffer
 		e := cli.Env{Stdout: &out, Stderr: &errw, Connect: connect, Name: "hbkit-gohbase", Over: gohbaseVersion()}
+		if err := seedcli.Register(&e); err != nil {
+			t.Fatal(err)
+		}
 		code := cli.Main(context.Background(), e, append(args, "--zk", zk))
 		return out.String(), errw.String(), code
 	}

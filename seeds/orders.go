@@ -1,10 +1,11 @@
-package schema
+package seeds
 
 import (
 	"strconv"
 	"time"
 
 	"github.com/hbkit/hbkit/keys"
+	"github.com/hbkit/hbkit/schema"
 )
 
 // RecordType tells the record types of the single CUSTOMER++ table apart
@@ -75,7 +76,7 @@ const (
 // digits and the line number 4 digits. One prefix scan on
 // [hash][customer id] returns the customer, then its orders, then their
 // lines. Pre-split into 16 regions on the leading hex digit.
-func CustomerOrderTable() (*Table[CustomerOrder], error) {
+func CustomerOrderTable() (*schema.Table[CustomerOrder], error) {
 	key, err := keys.NewLayout(
 		keys.MD5Hex("customer_hash", CustomerHashWidth, func(c *CustomerOrder) string { return c.CustomerID }),
 		keys.String("customer",
@@ -92,29 +93,29 @@ func CustomerOrderTable() (*Table[CustomerOrder], error) {
 			func(c *CustomerOrder, v uint64) { c.Line = v }),
 	)
 	if err != nil {
-		return nil, keyError(CustomerOrderName, err)
+		return nil, layoutError(CustomerOrderName, err)
 	}
 	f := customerOrderFamily
-	return New(Spec[CustomerOrder]{
+	return schema.New(schema.Spec[CustomerOrder]{
 		Name:     CustomerOrderName,
-		Families: []Family{{Name: f, BloomFilter: BloomRow, Versions: 1, Compression: CompressionSnappy}},
+		Families: []schema.Family{{Name: f, BloomFilter: schema.BloomRow, Versions: 1, Compression: schema.CompressionSnappy}},
 		Key:      key,
 		From:     map[string]string{"customer_hash": "customer"},
-		Splits:   Splits{Regions: CustomerOrderRegions},
-		Columns: []Column[CustomerOrder]{
-			StringColumn("name", f, "name", func(c *CustomerOrder) string { return c.Name }, func(c *CustomerOrder, v string) { c.Name = v }),
-			StringColumn("city", f, "city", func(c *CustomerOrder) string { return c.City }, func(c *CustomerOrder, v string) { c.City = v }),
-			StringColumn("phone", f, "phone", func(c *CustomerOrder) string { return c.Phone }, func(c *CustomerOrder, v string) { c.Phone = v }),
-			TimeColumn("sales_date", f, "date", func(c *CustomerOrder) time.Time { return c.SalesDate }, func(c *CustomerOrder, v time.Time) { c.SalesDate = v }),
-			StringColumn("item", f, "item", func(c *CustomerOrder) string { return c.Item }, func(c *CustomerOrder, v string) { c.Item = v }),
-			onlyFor(LineRecord, Int64Column("quantity", f, "qty", func(c *CustomerOrder) int64 { return c.Quantity }, func(c *CustomerOrder, v int64) { c.Quantity = v })),
-			StringColumn("ship_to", f, "ship", func(c *CustomerOrder) string { return c.ShipTo }, func(c *CustomerOrder, v string) { c.ShipTo = v }),
+		Splits:   schema.Splits{Regions: CustomerOrderRegions},
+		Columns: []schema.Column[CustomerOrder]{
+			schema.StringColumn("name", f, "name", func(c *CustomerOrder) string { return c.Name }, func(c *CustomerOrder, v string) { c.Name = v }),
+			schema.StringColumn("city", f, "city", func(c *CustomerOrder) string { return c.City }, func(c *CustomerOrder, v string) { c.City = v }),
+			schema.StringColumn("phone", f, "phone", func(c *CustomerOrder) string { return c.Phone }, func(c *CustomerOrder, v string) { c.Phone = v }),
+			schema.TimeColumn("sales_date", f, "date", func(c *CustomerOrder) time.Time { return c.SalesDate }, func(c *CustomerOrder, v time.Time) { c.SalesDate = v }),
+			schema.StringColumn("item", f, "item", func(c *CustomerOrder) string { return c.Item }, func(c *CustomerOrder, v string) { c.Item = v }),
+			onlyFor(LineRecord, schema.Int64Column("quantity", f, "qty", func(c *CustomerOrder) int64 { return c.Quantity }, func(c *CustomerOrder, v int64) { c.Quantity = v })),
+			schema.StringColumn("ship_to", f, "ship", func(c *CustomerOrder) string { return c.ShipTo }, func(c *CustomerOrder, v string) { c.ShipTo = v }),
 		},
 	})
 }
 
 // onlyFor restricts a column to rows of one record type.
-func onlyFor(t RecordType, c Column[CustomerOrder]) Column[CustomerOrder] {
+func onlyFor(t RecordType, c schema.Column[CustomerOrder]) schema.Column[CustomerOrder] {
 	app := c.Append
 	c.Append = func(dst []byte, v *CustomerOrder) ([]byte, bool) {
 		if v.Type != t {
@@ -136,7 +137,7 @@ type Order struct {
 // [MD5 of customer number] (16 bytes) + [MD5 of order number] (16 bytes),
 // 32 bytes for any numbers. The hashes cannot be decoded, so both numbers
 // are stored as columns too. Pre-split into 16 regions on the first byte.
-func OrderMD5Table() (*Table[Order], error) {
+func OrderMD5Table() (*schema.Table[Order], error) {
 	customer := func(o *Order) string { return o.CustomerNumber }
 	order := func(o *Order) string { return o.OrderNumber }
 	key, err := keys.NewLayout(
@@ -144,19 +145,19 @@ func OrderMD5Table() (*Table[Order], error) {
 		keys.MD5("order_md5", 16, order),
 	)
 	if err != nil {
-		return nil, keyError(OrderMD5Name, err)
+		return nil, layoutError(OrderMD5Name, err)
 	}
 	f := orderMD5FamilyDefault
-	return New(Spec[Order]{
+	return schema.New(schema.Spec[Order]{
 		Name:     OrderMD5Name,
-		Families: []Family{{Name: f, BloomFilter: BloomRow, Versions: 1, Compression: CompressionSnappy}},
+		Families: []schema.Family{{Name: f, BloomFilter: schema.BloomRow, Versions: 1, Compression: schema.CompressionSnappy}},
 		Key:      key,
 		From:     map[string]string{"customer_md5": "customer", "order_md5": "order"},
-		Splits:   Splits{Regions: OrderMD5Regions},
-		Columns: []Column[Order]{
-			StringColumn("customer", f, "c", customer, func(o *Order, v string) { o.CustomerNumber = v }),
-			StringColumn("order", f, "o", order, func(o *Order, v string) { o.OrderNumber = v }),
-			TimeColumn("sales_date", f, "d", func(o *Order) time.Time { return o.SalesDate }, func(o *Order, v time.Time) { o.SalesDate = v }),
+		Splits:   schema.Splits{Regions: OrderMD5Regions},
+		Columns: []schema.Column[Order]{
+			schema.StringColumn("customer", f, "c", customer, func(o *Order, v string) { o.CustomerNumber = v }),
+			schema.StringColumn("order", f, "o", order, func(o *Order, v string) { o.OrderNumber = v }),
+			schema.TimeColumn("sales_date", f, "d", func(o *Order) time.Time { return o.SalesDate }, func(o *Order, v time.Time) { o.SalesDate = v }),
 		},
 	})
 }

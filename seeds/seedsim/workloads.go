@@ -1,29 +1,24 @@
-package sim
+package seedsim
 
 import (
 	"iter"
 	"strconv"
 	"time"
 
-	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/sim"
 )
-
-// times returns the Config's window as times.
-func (c Config) times() (from, to time.Time) {
-	f, t := c.window()
-	return time.UnixMilli(f).UTC(), time.UnixMilli(t).UTC()
-}
 
 // UserWorkload generates seed 001's users (TestTable): Records users with
 // ids u000000001, u000000002, ..., a province, an age and a gender, signed
 // up in time order over the window.
-type UserWorkload struct{ cfg Config }
+type UserWorkload struct{ cfg sim.Config }
 
-var _ Generator[schema.User] = (*UserWorkload)(nil)
+var _ sim.Generator[seeds.User] = (*UserWorkload)(nil)
 
 // NewUserWorkload validates cfg. Entities is not used.
-func NewUserWorkload(cfg Config) (*UserWorkload, error) {
-	c, err := cfg.withDefaults(0)
+func NewUserWorkload(cfg sim.Config) (*UserWorkload, error) {
+	c, err := cfg.WithDefaults(0)
 	if err != nil {
 		return nil, err
 	}
@@ -34,14 +29,14 @@ func NewUserWorkload(cfg Config) (*UserWorkload, error) {
 func (w *UserWorkload) Len() int64 { return w.cfg.Records }
 
 // Window returns the sign-up window.
-func (w *UserWorkload) Window() (from, to time.Time) { return w.cfg.times() }
+func (w *UserWorkload) Window() (from, to time.Time) { return w.cfg.Window() }
 
 // Records iterates over the users; each user id is one small allocation.
-func (w *UserWorkload) Records() iter.Seq[*schema.User] {
+func (w *UserWorkload) Records() iter.Seq[*seeds.User] {
 	provinces := []string{"北京", "上海", "广东", "浙江", "江苏", "四川", "湖北", "山东", "河南", "福建"}
-	return func(yield func(*schema.User) bool) {
-		r := newRand(w.cfg.Seed, 3)
-		var u schema.User
+	return func(yield func(*seeds.User) bool) {
+		r := sim.NewRand(w.cfg.Seed, 3)
+		var u seeds.User
 		buf := make([]byte, 0, 16)
 		for i := int64(0); i < w.cfg.Records; i++ {
 			buf = append(buf[:0], 'u')
@@ -62,24 +57,24 @@ func (w *UserWorkload) Records() iter.Seq[*schema.User] {
 
 // userTime spreads users over the window by their id: the user source's
 // record time.
-func userTime(c Config) func(*schema.User) int64 {
-	from, to := c.window()
-	return func(u *schema.User) int64 {
+func userTime(c sim.Config) func(*seeds.User) int64 {
+	k := c.Clock()
+	return func(u *seeds.User) int64 {
 		id, _ := strconv.ParseInt(u.UID[1:], 10, 64)
-		return from + mulDiv(id-1, to-from, c.Records)
+		return k.Step(id - 1)
 	}
 }
 
 // LogWorkload generates the LOG_DATA events of seed 004: Records events
 // from Entities hosts (default 50; host00.example.com ...), of a handful
 // of event types, in time order over the window.
-type LogWorkload struct{ cfg Config }
+type LogWorkload struct{ cfg sim.Config }
 
-var _ Generator[schema.LogEvent] = (*LogWorkload)(nil)
+var _ sim.Generator[seeds.LogEvent] = (*LogWorkload)(nil)
 
 // NewLogWorkload validates cfg.
-func NewLogWorkload(cfg Config) (*LogWorkload, error) {
-	c, err := cfg.withDefaults(50)
+func NewLogWorkload(cfg sim.Config) (*LogWorkload, error) {
+	c, err := cfg.WithDefaults(50)
 	if err != nil {
 		return nil, err
 	}
@@ -93,24 +88,23 @@ func NewLogWorkload(cfg Config) (*LogWorkload, error) {
 func (w *LogWorkload) Len() int64 { return w.cfg.Records }
 
 // Window returns the time window of the events.
-func (w *LogWorkload) Window() (from, to time.Time) { return w.cfg.times() }
+func (w *LogWorkload) Window() (from, to time.Time) { return w.cfg.Window() }
 
-// Records iterates over the events; the *schema.LogEvent is reused.
-func (w *LogWorkload) Records() iter.Seq[*schema.LogEvent] {
+// Records iterates over the events; the *seeds.LogEvent is reused.
+func (w *LogWorkload) Records() iter.Seq[*seeds.LogEvent] {
 	hosts := make([]string, w.cfg.Entities)
 	for i := range hosts {
 		hosts[i] = "host" + string(appendPadded(nil, uint64(i), 2)) + ".example.com"
 	}
 	events := []string{"login", "logout", "error", "warn", "gc", "request"}
-	return func(yield func(*schema.LogEvent) bool) {
-		r := newRand(w.cfg.Seed, 4)
-		from, to := w.cfg.window()
-		k := clock{from: from, span: to - from, n: w.cfg.Records}
-		pick := w.cfg.picker(r, len(hosts))
-		var e schema.LogEvent
+	return func(yield func(*seeds.LogEvent) bool) {
+		r := sim.NewRand(w.cfg.Seed, 4)
+		k := w.cfg.Clock()
+		pick := w.cfg.Picker(r, len(hosts))
+		var e seeds.LogEvent
 		for i := int64(0); i < w.cfg.Records; i++ {
-			e.Host = hosts[pick.next()]
-			e.At = time.UnixMilli(k.at(r, i)).UTC()
+			e.Host = hosts[pick.Next()]
+			e.At = time.UnixMilli(k.At(r, i)).UTC()
 			e.Event = events[r.IntN(len(events))]
 			e.Message = e.Event + " on " + e.Host
 			if !yield(&e) {
@@ -123,13 +117,13 @@ func (w *LogWorkload) Records() iter.Seq[*schema.LogEvent] {
 // CustomerWorkload generates the CUSTOMER++ rows of seed 004: customers
 // C0000001, ... each followed by one to four orders of one to three lines,
 // until Records rows; sales dates advance over the window.
-type CustomerWorkload struct{ cfg Config }
+type CustomerWorkload struct{ cfg sim.Config }
 
-var _ Generator[schema.CustomerOrder] = (*CustomerWorkload)(nil)
+var _ sim.Generator[seeds.CustomerOrder] = (*CustomerWorkload)(nil)
 
 // NewCustomerWorkload validates cfg. Entities is not used.
-func NewCustomerWorkload(cfg Config) (*CustomerWorkload, error) {
-	c, err := cfg.withDefaults(0)
+func NewCustomerWorkload(cfg sim.Config) (*CustomerWorkload, error) {
+	c, err := cfg.WithDefaults(0)
 	if err != nil {
 		return nil, err
 	}
@@ -140,37 +134,36 @@ func NewCustomerWorkload(cfg Config) (*CustomerWorkload, error) {
 func (w *CustomerWorkload) Len() int64 { return w.cfg.Records }
 
 // Window returns the time window of the sales.
-func (w *CustomerWorkload) Window() (from, to time.Time) { return w.cfg.times() }
+func (w *CustomerWorkload) Window() (from, to time.Time) { return w.cfg.Window() }
 
 // Records iterates over the rows: a customer, its orders, their lines.
-func (w *CustomerWorkload) Records() iter.Seq[*schema.CustomerOrder] {
+func (w *CustomerWorkload) Records() iter.Seq[*seeds.CustomerOrder] {
 	items := []string{"book", "pen", "phone", "tea", "shoes", "lamp"}
-	return func(yield func(*schema.CustomerOrder) bool) {
-		r := newRand(w.cfg.Seed, 5)
-		from, to := w.cfg.window()
-		k := clock{from: from, span: to - from, n: w.cfg.Records}
-		var c schema.CustomerOrder
+	return func(yield func(*seeds.CustomerOrder) bool) {
+		r := sim.NewRand(w.cfg.Seed, 5)
+		k := w.cfg.Clock()
+		var c seeds.CustomerOrder
 		var i, cust, order int64
 		emit := func() bool {
-			c.SalesDate = time.UnixMilli(k.at(r, i)).UTC()
+			c.SalesDate = time.UnixMilli(k.At(r, i)).UTC()
 			i++
 			return yield(&c)
 		}
 		for i < w.cfg.Records {
 			cust++
-			c = schema.CustomerOrder{CustomerID: "C" + string(appendPadded(nil, uint64(cust), 7)), Type: schema.CustomerRecord,
+			c = seeds.CustomerOrder{CustomerID: "C" + string(appendPadded(nil, uint64(cust), 7)), Type: seeds.CustomerRecord,
 				Name: "customer " + strconv.FormatInt(cust, 10), City: "Shanghai"}
 			if !emit() {
 				return
 			}
 			for o := 1 + r.IntN(4); o > 0 && i < w.cfg.Records; o-- {
 				order++
-				c = schema.CustomerOrder{CustomerID: c.CustomerID, Type: schema.OrderRecord, OrderID: uint64(order)}
+				c = seeds.CustomerOrder{CustomerID: c.CustomerID, Type: seeds.OrderRecord, OrderID: uint64(order)}
 				if !emit() {
 					return
 				}
 				for l := 1; l <= 1+r.IntN(3) && i < w.cfg.Records; l++ {
-					c = schema.CustomerOrder{CustomerID: c.CustomerID, Type: schema.LineRecord, OrderID: uint64(order),
+					c = seeds.CustomerOrder{CustomerID: c.CustomerID, Type: seeds.LineRecord, OrderID: uint64(order),
 						Line: uint64(l), Item: items[r.IntN(len(items))], Quantity: 1 + r.Int64N(5)}
 					if !emit() {
 						return
@@ -184,13 +177,13 @@ func (w *CustomerWorkload) Records() iter.Seq[*schema.CustomerOrder] {
 // OrderWorkload generates the orders of the book's MD5 order table: Records
 // orders O0000000001, ... from Entities customers (default 10,000), in
 // time order.
-type OrderWorkload struct{ cfg Config }
+type OrderWorkload struct{ cfg sim.Config }
 
-var _ Generator[schema.Order] = (*OrderWorkload)(nil)
+var _ sim.Generator[seeds.Order] = (*OrderWorkload)(nil)
 
 // NewOrderWorkload validates cfg.
-func NewOrderWorkload(cfg Config) (*OrderWorkload, error) {
-	c, err := cfg.withDefaults(int(min(cfg.Records, 10_000)))
+func NewOrderWorkload(cfg sim.Config) (*OrderWorkload, error) {
+	c, err := cfg.WithDefaults(int(min(cfg.Records, 10_000)))
 	if err != nil {
 		return nil, err
 	}
@@ -201,25 +194,24 @@ func NewOrderWorkload(cfg Config) (*OrderWorkload, error) {
 func (w *OrderWorkload) Len() int64 { return w.cfg.Records }
 
 // Window returns the time window of the orders.
-func (w *OrderWorkload) Window() (from, to time.Time) { return w.cfg.times() }
+func (w *OrderWorkload) Window() (from, to time.Time) { return w.cfg.Window() }
 
-// Records iterates over the orders; the *schema.Order is reused.
-func (w *OrderWorkload) Records() iter.Seq[*schema.Order] {
-	return func(yield func(*schema.Order) bool) {
-		r := newRand(w.cfg.Seed, 6)
-		from, to := w.cfg.window()
-		k := clock{from: from, span: to - from, n: w.cfg.Records}
-		pick := w.cfg.picker(r, w.cfg.Entities)
-		var o schema.Order
+// Records iterates over the orders; the *seeds.Order is reused.
+func (w *OrderWorkload) Records() iter.Seq[*seeds.Order] {
+	return func(yield func(*seeds.Order) bool) {
+		r := sim.NewRand(w.cfg.Seed, 6)
+		k := w.cfg.Clock()
+		pick := w.cfg.Picker(r, w.cfg.Entities)
+		var o seeds.Order
 		buf := make([]byte, 0, 16)
 		for i := int64(0); i < w.cfg.Records; i++ {
 			buf = append(buf[:0], 'C')
-			buf = appendPadded(buf, uint64(1+pick.next()), 7)
+			buf = appendPadded(buf, uint64(1+pick.Next()), 7)
 			o.CustomerNumber = string(buf)
 			buf = append(buf[:0], 'O')
 			buf = appendPadded(buf, uint64(i+1), 10)
 			o.OrderNumber = string(buf)
-			o.SalesDate = time.UnixMilli(k.at(r, i)).UTC()
+			o.SalesDate = time.UnixMilli(k.At(r, i)).UTC()
 			if !yield(&o) {
 				return
 			}

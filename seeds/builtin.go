@@ -1,34 +1,16 @@
-package schema
+package seeds
 
 import (
+	"fmt"
 	"slices"
 
-	"github.com/hbkit/hbkit/hbase/hbapi"
-	"github.com/hbkit/hbkit/keys"
-)
-
-// Definition is the view of a table declaration that does not depend on
-// the record type: what admin needs to create and check a table, and what
-// the CLI prints. *Table[T], *Index[T] and *WideTable[T] implement it.
-type Definition interface {
-	Name() hbapi.TableName
-	Families() []Family
-	KeySegments() []keys.Segment
-	SplitKeys() [][]byte
-	Columns() []ColumnInfo
-	// KeyParts cuts an encoded row key into its segments.
-	KeyParts(key []byte) ([]KeyPart, error)
-}
-
-var (
-	_ Definition = (*Table[SMS])(nil)
-	_ Definition = (*Index[SMS])(nil)
+	"github.com/hbkit/hbkit/schema"
 )
 
 // builtins lists the constructors of the built-in tables. It is a function
 // rather than a package variable so that there is no package-level state.
-func builtins() []func() ([]Definition, error) {
-	return []func() ([]Definition, error){
+func builtins() []func() ([]schema.Definition, error) {
+	return []func() ([]schema.Definition, error){
 		defs(SMSTable),
 		defs(TestTable),
 		defs(LogDataBucketed),
@@ -41,14 +23,14 @@ func builtins() []func() ([]Definition, error) {
 }
 
 // defs adapts a typed constructor: the table, then its index tables.
-func defs[T any](build func() (*Table[T], error)) func() ([]Definition, error) {
-	return func() ([]Definition, error) {
+func defs[T any](build func() (*schema.Table[T], error)) func() ([]schema.Definition, error) {
+	return func() ([]schema.Definition, error) {
 		t, err := build()
 		if err != nil {
 			return nil, err
 		}
-		out := []Definition{t}
-		for _, ix := range t.indexes {
+		out := []schema.Definition{t}
+		for _, ix := range t.Indexes() {
 			out = append(out, ix)
 		}
 		return out, nil
@@ -77,7 +59,7 @@ func BuiltinNames() []string {
 // BuiltinNames). The typed constructors (SMSTable, LogDataMD5, …) give the
 // same tables with their record mapping. An unknown name is a *Error with
 // Kind ErrUnknownSchema.
-func Builtin(name string) (Definition, error) {
+func Builtin(name string) (schema.Definition, error) {
 	for _, b := range builtins() {
 		ds, err := b()
 		if err != nil {
@@ -89,5 +71,12 @@ func Builtin(name string) (Definition, error) {
 			}
 		}
 	}
-	return nil, &Error{Table: name, Reason: "no built-in table of that name", Kind: ErrUnknownSchema}
+	return nil, &schema.Error{Table: name, Reason: "no built-in table of that name", Kind: schema.ErrUnknownSchema}
+}
+
+// layoutError reports a key layout of table that keys.NewLayout refused;
+// it wraps the *keys.Error. The seeds' layouts are fixed, so TestBuiltins
+// shows it never happens.
+func layoutError(table string, err error) error {
+	return fmt.Errorf("seeds: %s: %w", table, err)
 }

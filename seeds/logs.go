@@ -1,9 +1,10 @@
-package schema
+package seeds
 
 import (
 	"time"
 
 	"github.com/hbkit/hbkit/keys"
+	"github.com/hbkit/hbkit/schema"
 )
 
 // LogEvent is one record of the HBase book's LOG_DATA example (seed 004):
@@ -30,12 +31,12 @@ const LogBuckets = 10
 // LogDataMD5Regions is the number of regions LogDataMD5 is pre-split into.
 const LogDataMD5Regions = 16
 
-func logFamilies() []Family {
-	return []Family{{Name: "l", BloomFilter: BloomRow, Versions: 1, Compression: CompressionSnappy}}
+func logFamilies() []schema.Family {
+	return []schema.Family{{Name: "l", BloomFilter: schema.BloomRow, Versions: 1, Compression: schema.CompressionSnappy}}
 }
 
-func logMessageColumn() Column[LogEvent] {
-	return StringColumn("message", "l", "m",
+func logMessageColumn() schema.Column[LogEvent] {
+	return schema.StringColumn("message", "l", "m",
 		func(e *LogEvent) string { return e.Message }, func(e *LogEvent, v string) { e.Message = v })
 }
 
@@ -52,7 +53,7 @@ func setLogEvent(e *LogEvent, v string) { e.Event = v }
 // 8-byte integer (keys.Int64), then host and event as escaped,
 // self-delimiting strings. Pre-split into 10 regions, one per bucket. A
 // time-range read needs one scan per bucket.
-func LogDataBucketed() (*Table[LogEvent], error) {
+func LogDataBucketed() (*schema.Table[LogEvent], error) {
 	key, err := keys.NewLayout(
 		keys.Decimal("bucket", 1, func(e *LogEvent) uint64 {
 			ms := e.At.UnixMilli() % LogBuckets
@@ -66,21 +67,21 @@ func LogDataBucketed() (*Table[LogEvent], error) {
 		keys.String("event", logEvent, setLogEvent),
 	)
 	if err != nil {
-		return nil, keyError(LogDataBucketedName, err)
+		return nil, layoutError(LogDataBucketedName, err)
 	}
 	// The bucket is a plain decimal (timestamp % 10), not a hash, so its
 	// keyspace is not marked uniform; split on the bucket values directly.
 	splits, err := keys.BucketSplits(LogBuckets, LogBuckets, 1)
 	if err != nil {
-		return nil, &Error{Table: LogDataBucketedName, Field: "splits", Reason: "cannot split the buckets", Kind: ErrInvalidSplits, Err: err}
+		return nil, &schema.Error{Table: LogDataBucketedName, Field: "splits", Reason: "cannot split the buckets", Kind: schema.ErrInvalidSplits, Err: err}
 	}
-	return New(Spec[LogEvent]{
+	return schema.New(schema.Spec[LogEvent]{
 		Name:     LogDataBucketedName,
 		Families: logFamilies(),
 		Key:      key,
 		From:     map[string]string{"bucket": "ts"},
-		Splits:   Splits{Keys: splits},
-		Columns:  []Column[LogEvent]{logMessageColumn()},
+		Splits:   schema.Splits{Keys: splits},
+		Columns:  []schema.Column[LogEvent]{logMessageColumn()},
 	})
 }
 
@@ -88,20 +89,20 @@ func LogDataBucketed() (*Table[LogEvent], error) {
 // good when there are many hosts and reads are per host. Host names have
 // no keyspace to split on, so the table starts with one region; split it
 // from sampled keys (keys.SampleSplits) once data exists.
-func LogDataByHost() (*Table[LogEvent], error) {
+func LogDataByHost() (*schema.Table[LogEvent], error) {
 	key, err := keys.NewLayout(
 		keys.String("host", logHost, setLogHost),
 		keys.Int64("ts", logTime, setLogTime),
 		keys.String("event", logEvent, setLogEvent),
 	)
 	if err != nil {
-		return nil, keyError(LogDataByHostName, err)
+		return nil, layoutError(LogDataByHostName, err)
 	}
-	return New(Spec[LogEvent]{
+	return schema.New(schema.Spec[LogEvent]{
 		Name:     LogDataByHostName,
 		Families: logFamilies(),
 		Key:      key,
-		Columns:  []Column[LogEvent]{logMessageColumn()},
+		Columns:  []schema.Column[LogEvent]{logMessageColumn()},
 	})
 }
 
@@ -111,24 +112,24 @@ func LogDataByHost() (*Table[LogEvent], error) {
 // decoded, so host and event are also stored as columns; decoding a row
 // gives the whole record back. Pre-split into 16 regions on the first
 // byte of the host hash.
-func LogDataMD5() (*Table[LogEvent], error) {
+func LogDataMD5() (*schema.Table[LogEvent], error) {
 	key, err := keys.NewLayout(
 		keys.MD5("host_md5", 16, logHost),
 		keys.MD5("event_md5", 16, logEvent),
 		keys.Int64("ts", logTime, setLogTime),
 	)
 	if err != nil {
-		return nil, keyError(LogDataMD5Name, err)
+		return nil, layoutError(LogDataMD5Name, err)
 	}
-	return New(Spec[LogEvent]{
+	return schema.New(schema.Spec[LogEvent]{
 		Name:     LogDataMD5Name,
 		Families: logFamilies(),
 		Key:      key,
 		From:     map[string]string{"host_md5": "host", "event_md5": "event"},
-		Splits:   Splits{Regions: LogDataMD5Regions},
-		Columns: []Column[LogEvent]{
-			StringColumn("host", "l", "h", logHost, setLogHost),
-			StringColumn("event", "l", "e", logEvent, setLogEvent),
+		Splits:   schema.Splits{Regions: LogDataMD5Regions},
+		Columns: []schema.Column[LogEvent]{
+			schema.StringColumn("host", "l", "h", logHost, setLogHost),
+			schema.StringColumn("event", "l", "e", logEvent, setLogEvent),
 			logMessageColumn(),
 		},
 	})

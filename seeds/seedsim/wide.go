@@ -1,24 +1,26 @@
-package sim
+package seedsim
 
 import (
 	"iter"
 	"time"
 
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/sim"
 )
 
 // FromLogWide returns the writes of gen's events to the wide table
-// schema.LogDataWide: one cell per event, keyed by its row (host bucket,
+// seeds.LogDataWide: one cell per event, keyed by its row (host bucket,
 // host id, event id, five-minute range). The ids are what a fresh LOG_TYPES
 // table would hand out: 1, 2, … per kind in the order names are first
 // seen, so the simulation needs no UID table.
-func FromLogWide(t *schema.WideTable[schema.UIDLogEvent], gen Generator[schema.LogEvent]) Source {
+func FromLogWide(t *schema.WideTable[seeds.UIDLogEvent], gen sim.Generator[seeds.LogEvent]) sim.Source {
 	return &wideSource{t: t, gen: gen}
 }
 
 type wideSource struct {
-	t   *schema.WideTable[schema.UIDLogEvent]
-	gen Generator[schema.LogEvent]
+	t   *schema.WideTable[seeds.UIDLogEvent]
+	gen sim.Generator[seeds.LogEvent]
 }
 
 func (s *wideSource) Table() string                { return s.t.Name().String() }
@@ -26,8 +28,8 @@ func (s *wideSource) Splits() [][]byte             { return s.t.SplitKeys() }
 func (s *wideSource) Window() (from, to time.Time) { return s.gen.Window() }
 func (s *wideSource) Len() int64                   { return s.gen.Len() }
 
-func (s *wideSource) Writes() iter.Seq2[Write, error] {
-	return func(yield func(Write, error) bool) {
+func (s *wideSource) Writes() iter.Seq2[sim.Write, error] {
+	return func(yield func(sim.Write, error) bool) {
 		hosts, events := map[string]uint64{}, map[string]uint64{}
 		id := func(ids map[string]uint64, name string) uint64 {
 			v, ok := ids[name]
@@ -40,13 +42,13 @@ func (s *wideSource) Writes() iter.Seq2[Write, error] {
 		var c schema.WideCell
 		family := len(s.t.Family())
 		for e := range s.gen.Records() {
-			rec := schema.UIDLogEvent{LogEvent: *e, HostID: id(hosts, e.Host), EventID: id(events, e.Event)}
+			rec := seeds.UIDLogEvent{LogEvent: *e, HostID: id(hosts, e.Host), EventID: id(events, e.Event)}
 			if err := s.t.EncodeCell(&c, &rec); err != nil {
-				yield(Write{}, err)
+				yield(sim.Write{}, err)
 				return
 			}
-			size := cellOverhead + len(c.Row) + family + len(c.Qualifier) + len(c.Value)
-			if !yield(Write{Key: c.Row, At: e.At.UnixMilli(), Size: size}, nil) {
+			size := sim.CellOverhead + len(c.Row) + family + len(c.Qualifier) + len(c.Value)
+			if !yield(sim.Write{Key: c.Row, At: e.At.UnixMilli(), Size: size}, nil) {
 				return
 			}
 		}

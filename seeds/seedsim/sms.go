@@ -1,4 +1,4 @@
-package sim
+package seedsim
 
 import (
 	"iter"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/hbkit/hbkit/keys"
 	"github.com/hbkit/hbkit/schema"
+	"github.com/hbkit/hbkit/seeds"
+	"github.com/hbkit/hbkit/sim"
 )
 
 // NaiveSMSTableName is the name of the timestamp-first SMS table.
@@ -48,18 +50,18 @@ func smsTemplates() []string {
 // It is deterministic: the same Config gives the same messages, which is
 // what lets a load generator write what the simulator predicted.
 type SMSWorkload struct {
-	cfg      Config
+	cfg      sim.Config
 	mobiles  []string
 	accounts []string
 	contents []string
 }
 
-var _ Generator[schema.SMS] = (*SMSWorkload)(nil)
+var _ sim.Generator[seeds.SMS] = (*SMSWorkload)(nil)
 
 // NewSMSWorkload validates cfg and draws the mobiles, accounts and texts.
 // Entities defaults to min(Records, 100,000) mobiles.
-func NewSMSWorkload(cfg Config) (*SMSWorkload, error) {
-	c, err := cfg.withDefaults(int(min(cfg.Records, 100_000)))
+func NewSMSWorkload(cfg sim.Config) (*SMSWorkload, error) {
+	c, err := cfg.WithDefaults(int(min(cfg.Records, 100_000)))
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +71,7 @@ func NewSMSWorkload(cfg Config) (*SMSWorkload, error) {
 	if c.Accounts > 1_000_000 {
 		return nil, configErr("Accounts", "%d accounts is more than a million", c.Accounts)
 	}
-	r := newRand(c.Seed, 1)
+	r := sim.NewRand(c.Seed, 1)
 	w := &SMSWorkload{cfg: c}
 	w.mobiles = drawMobiles(r, c.Entities)
 	w.accounts = make([]string, c.Accounts)
@@ -100,14 +102,14 @@ func drawMobiles(r *rand.Rand, n int) []string {
 		nums = slices.Compact(nums)
 	}
 	r.Shuffle(len(nums), func(i, j int) { nums[i], nums[j] = nums[j], nums[i] })
-	buf := make([]byte, 0, n*schema.SMSMobileWidth)
+	buf := make([]byte, 0, n*seeds.SMSMobileWidth)
 	for _, v := range nums {
 		buf = strconv.AppendUint(buf, v, 10)
 	}
 	all := string(buf)
 	out := make([]string, n)
 	for i := range out {
-		out[i] = all[i*schema.SMSMobileWidth : (i+1)*schema.SMSMobileWidth]
+		out[i] = all[i*seeds.SMSMobileWidth : (i+1)*seeds.SMSMobileWidth]
 	}
 	return out
 }
@@ -123,32 +125,28 @@ func sprintf1(t, v string) string {
 }
 
 // Config returns the workload's configuration with defaults filled in.
-func (w *SMSWorkload) Config() Config { return w.cfg }
+func (w *SMSWorkload) Config() sim.Config { return w.cfg }
 
 // Len returns the number of messages.
 func (w *SMSWorkload) Len() int64 { return w.cfg.Records }
 
 // Window returns the time window of the messages.
-func (w *SMSWorkload) Window() (from, to time.Time) {
-	f, t := w.cfg.window()
-	return time.UnixMilli(f).UTC(), time.UnixMilli(t).UTC()
-}
+func (w *SMSWorkload) Window() (from, to time.Time) { return w.cfg.Window() }
 
 // Mobiles returns the distinct mobile numbers messages go to.
 func (w *SMSWorkload) Mobiles() []string { return slices.Clone(w.mobiles) }
 
-// Records iterates over the messages in time order. The *schema.SMS is
+// Records iterates over the messages in time order. The *seeds.SMS is
 // reused; it allocates nothing per message.
-func (w *SMSWorkload) Records() iter.Seq[*schema.SMS] {
-	return func(yield func(*schema.SMS) bool) {
-		r := newRand(w.cfg.Seed, 2)
-		from, to := w.cfg.window()
-		k := clock{from: from, span: to - from, n: w.cfg.Records}
-		pick := w.cfg.picker(r, len(w.mobiles))
-		var m schema.SMS
+func (w *SMSWorkload) Records() iter.Seq[*seeds.SMS] {
+	return func(yield func(*seeds.SMS) bool) {
+		r := sim.NewRand(w.cfg.Seed, 2)
+		k := w.cfg.Clock()
+		pick := w.cfg.Picker(r, len(w.mobiles))
+		var m seeds.SMS
 		for i := int64(0); i < w.cfg.Records; i++ {
-			m.Mobile = w.mobiles[pick.next()]
-			m.SentAt = time.UnixMilli(k.at(r, i)).UTC()
+			m.Mobile = w.mobiles[pick.Next()]
+			m.SentAt = time.UnixMilli(k.At(r, i)).UTC()
 			m.Seq = uint64(i) & 0xFFFF
 			m.Account = w.accounts[r.IntN(len(w.accounts))]
 			m.Content = w.contents[r.IntN(len(w.contents))]
@@ -162,40 +160,40 @@ func (w *SMSWorkload) Records() iter.Seq[*schema.SMS] {
 
 // SMSTime returns the send time of m in Unix ms, the record time of SMS
 // sources.
-func SMSTime(m *schema.SMS) int64 { return m.SentAt.UnixMilli() }
+func SMSTime(m *seeds.SMS) int64 { return m.SentAt.UnixMilli() }
 
 // NaiveSMSTable returns the timestamp-first variant of the SMS data table,
 // the design seed 003 warns against: [yyyyMMddHHmmss (14 digits)]
 // [mobile (11 digits)][unique suffix (4 hex digits)], with the columns of
-// schema.SMSTable. Its keys grow with time, so all writes of a moment go
+// seeds.SMSTable. Its keys grow with time, so all writes of a moment go
 // to the one region holding "now", whatever the pre-split keys. splits
 // are its split keys (see NaiveSMSSplits); none gives one region.
-func NaiveSMSTable(splits [][]byte) (*schema.Table[schema.SMS], error) {
-	mobile := func(s *schema.SMS) string { return s.Mobile }
+func NaiveSMSTable(splits [][]byte) (*schema.Table[seeds.SMS], error) {
+	mobile := func(s *seeds.SMS) string { return s.Mobile }
 	key, err := keys.NewLayout(
-		keys.Decimal("sent", 14, func(s *schema.SMS) uint64 { return compactTime(s.SentAt) },
-			func(s *schema.SMS, v uint64) { s.SentAt = parseCompactTime(v) }),
-		keys.Digits("mobile", schema.SMSMobileWidth, mobile, func(s *schema.SMS, v string) { s.Mobile = v }),
-		keys.Unique("unique", schema.SMSSeqWidth,
-			func(s *schema.SMS) uint64 { return s.Seq }, func(s *schema.SMS, v uint64) { s.Seq = v }),
+		keys.Decimal("sent", 14, func(s *seeds.SMS) uint64 { return compactTime(s.SentAt) },
+			func(s *seeds.SMS, v uint64) { s.SentAt = parseCompactTime(v) }),
+		keys.Digits("mobile", seeds.SMSMobileWidth, mobile, func(s *seeds.SMS, v string) { s.Mobile = v }),
+		keys.Unique("unique", seeds.SMSSeqWidth,
+			func(s *seeds.SMS) uint64 { return s.Seq }, func(s *seeds.SMS, v uint64) { s.Seq = v }),
 	)
 	if err != nil {
 		return nil, err
 	}
-	return schema.New(schema.Spec[schema.SMS]{
+	return schema.New(schema.Spec[seeds.SMS]{
 		Name: NaiveSMSTableName,
 		Families: []schema.Family{{
 			Name: "cf", BloomFilter: schema.BloomRow, Versions: 1, Compression: schema.CompressionSnappy,
 		}},
 		Key:    key,
 		Splits: schema.Splits{Keys: splits},
-		Columns: []schema.Column[schema.SMS]{
+		Columns: []schema.Column[seeds.SMS]{
 			schema.StringColumn("account", "cf", "a",
-				func(s *schema.SMS) string { return s.Account }, func(s *schema.SMS, v string) { s.Account = v }),
+				func(s *seeds.SMS) string { return s.Account }, func(s *seeds.SMS, v string) { s.Account = v }),
 			schema.StringColumn("content", "cf", "c",
-				func(s *schema.SMS) string { return s.Content }, func(s *schema.SMS, v string) { s.Content = v }),
+				func(s *seeds.SMS) string { return s.Content }, func(s *seeds.SMS, v string) { s.Content = v }),
 			schema.BoolColumn("delivered", "cf", "d",
-				func(s *schema.SMS) bool { return s.Delivered }, func(s *schema.SMS, v bool) { s.Delivered = v }),
+				func(s *seeds.SMS) bool { return s.Delivered }, func(s *seeds.SMS, v bool) { s.Delivered = v }),
 		},
 	})
 }

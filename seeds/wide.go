@@ -1,9 +1,10 @@
-package schema
+package seeds
 
 import (
 	"time"
 
 	"github.com/hbkit/hbkit/keys"
+	"github.com/hbkit/hbkit/schema"
 )
 
 // LogDataWideName is the name of LogDataWide's table.
@@ -33,7 +34,7 @@ const LogDataWideRegions = 16
 // their names. One host's events of one type are one contiguous run of
 // rows in time order, and the columns of a row are in time order: a
 // time-range read of a series is one scan whose cells come in time order.
-func LogDataWide() (*WideTable[UIDLogEvent], error) {
+func LogDataWide() (*schema.WideTable[UIDLogEvent], error) {
 	uids := LogDataUIDs()
 	at := func(e *UIDLogEvent) int64 { return e.At.UnixMilli() }
 	setAt := func(e *UIDLogEvent, ms int64) { setLogTime(&e.LogEvent, ms) }
@@ -44,32 +45,32 @@ func LogDataWide() (*WideTable[UIDLogEvent], error) {
 		keys.TimeBase("ts", LogWideSpan, at, setAt),
 	)
 	if err != nil {
-		return nil, keyError(LogDataWideName, err)
+		return nil, layoutError(LogDataWideName, err)
 	}
 	qual, err := keys.NewLayout(keys.TimeOffset("ts", LogWideSpan, at, setAt))
 	if err != nil {
-		return nil, keyError(LogDataWideName, err)
+		return nil, layoutError(LogDataWideName, err)
 	}
-	return NewWide(WideSpec[UIDLogEvent]{
+	return schema.NewWide(schema.WideSpec[UIDLogEvent]{
 		Name:      LogDataWideName,
 		Families:  logFamilies(),
 		Key:       key,
 		Qualifier: qual,
-		Value: StringColumn("message", "l", "",
+		Value: schema.StringColumn("message", "l", "",
 			func(e *UIDLogEvent) string { return e.Message }, func(e *UIDLogEvent, v string) { e.Message = v }),
-		Splits: Splits{Regions: LogDataWideRegions},
+		Splits: schema.Splits{Regions: LogDataWideRegions},
 		UIDs:   uids,
 		From:   map[string]string{"host_bucket": "host"},
 	})
 }
 
 // wideDefs adapts a wide table's typed constructor for builtins.
-func wideDefs[T any](build func() (*WideTable[T], error)) func() ([]Definition, error) {
-	return func() ([]Definition, error) {
+func wideDefs[T any](build func() (*schema.WideTable[T], error)) func() ([]schema.Definition, error) {
+	return func() ([]schema.Definition, error) {
 		t, err := build()
 		if err != nil {
 			return nil, err
 		}
-		return []Definition{t}, nil
+		return []schema.Definition{t}, nil
 	}
 }

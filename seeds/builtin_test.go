@@ -1,4 +1,4 @@
-package schema
+package seeds
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hbkit/hbkit/schema"
 )
 
 func TestBuiltins(t *testing.T) {
@@ -32,7 +34,7 @@ func TestBuiltins(t *testing.T) {
 				if err := f.Validate(); err != nil {
 					t.Error(err)
 				}
-				back, err := ParseFamily(f.Name, f.Attributes())
+				back, err := schema.ParseFamily(f.Name, f.Attributes())
 				if err != nil || f.Diff(back) != nil {
 					t.Errorf("family %s does not survive Attributes/ParseFamily: %v %v", f.Name, err, f.Diff(back))
 				}
@@ -51,7 +53,7 @@ func TestBuiltins(t *testing.T) {
 		})
 	}
 	_, err := Builtin("nope")
-	if se := assertSchemaError(t, err, ErrUnknownSchema, ""); se.Table != "nope" {
+	if se := assertUnknown(t, err); se.Table != "nope" {
 		t.Errorf("Table = %q, want nope", se.Table)
 	}
 }
@@ -59,7 +61,7 @@ func TestBuiltins(t *testing.T) {
 func validateSplitOrder(ks [][]byte) error {
 	for i := 1; i < len(ks); i++ {
 		if bytes.Compare(ks[i-1], ks[i]) >= 0 {
-			return errors.New("splits not ascending: " + QuoteKeys(ks))
+			return errors.New("splits not ascending: " + schema.QuoteKeys(ks))
 		}
 	}
 	return nil
@@ -74,14 +76,40 @@ func TestSeed001TestTable(t *testing.T) {
 	if len(fams) != 1 || fams[0].Name != "CF1" {
 		t.Fatalf("families = %+v, want CF1 only", fams)
 	}
-	if got := fams[0].Attributes(); !maps.Equal(got, seed001Attributes) {
-		t.Errorf("CF1 attributes = %v, want %v", got, seed001Attributes)
+	// seed 001's create statement: {NAME=>'CF1', BLOOMFILTER=>'ROW',
+	// BLOCKSIZE=>'65536', VERSIONS=>'3', COMPRESSION=>'SNAPPY',
+	// BLOCKCACHE=>'true', IN_MEMORY=>'false', TTL=>'3600'}.
+	want := map[string]string{
+		"BLOOMFILTER": "ROW", "BLOCKSIZE": "65536", "VERSIONS": "3", "COMPRESSION": "SNAPPY",
+		"BLOCKCACHE": "true", "IN_MEMORY": "false", "TTL": "3600", "MIN_VERSIONS": "0",
+		"DATA_BLOCK_ENCODING": "NONE",
+	}
+	if got := fams[0].Attributes(); !maps.Equal(got, want) {
+		t.Errorf("CF1 attributes = %v, want %v", got, want)
 	}
 }
 
-// TestForbiddenImports keeps the import picture of the README true: schema
-// builds on keys, the client's vocabulary (hbase/hbapi, itself standard
-// library only) and the standard library, and never on the client.
+// assertUnknown fails t unless err is a *schema.Error of kind
+// schema.ErrUnknownSchema, and returns it.
+func assertUnknown(t *testing.T, err error) *schema.Error {
+	t.Helper()
+	var se *schema.Error
+	if !errors.Is(err, schema.ErrUnknownSchema) || !errors.As(err, &se) {
+		t.Fatalf("error = %v, want a *schema.Error of kind %v", err, schema.ErrUnknownSchema)
+	}
+	if se.Field != "" {
+		t.Errorf("Field = %q, want none (error: %v)", se.Field, err)
+	}
+	if se.Reason == "" {
+		t.Errorf("no Reason in %v", err)
+	}
+	return se
+}
+
+// TestForbiddenImports keeps the seeds ordinary users of the library:
+// the schemas build on keys and schema (and the client's vocabulary that
+// schema names tables with) only, so that the tests of every package
+// above schema can use them.
 func TestForbiddenImports(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
@@ -91,15 +119,16 @@ func TestForbiddenImports(t *testing.T) {
 		t.Skipf("go list unavailable: %v", err)
 	}
 	allowed := map[string]bool{
+		"github.com/hbkit/hbkit/seeds":  true,
 		"github.com/hbkit/hbkit/schema": true,
 		"github.com/hbkit/hbkit/keys":   true,
-		// the client's vocabulary (TableName), standard library only
+		// schema's vocabulary of the client (TableName), standard library only
 		"github.com/hbkit/hbkit/hbase/hbapi":         true,
 		"github.com/hbkit/hbkit/hbase/internal/flat": true,
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		if !allowed[dep] {
-			t.Errorf("schema depends on %s; it may only import the standard library, keys and hbase/hbapi", dep)
+			t.Errorf("seeds depends on %s; it may only import the standard library, keys, schema and hbase/hbapi", dep)
 		}
 	}
 }

@@ -1,9 +1,10 @@
-package schema
+package seeds
 
 import (
 	"time"
 
 	"github.com/hbkit/hbkit/keys"
+	"github.com/hbkit/hbkit/schema"
 )
 
 // SMS is one text message of the seed-000 SMS store: who it went to, when,
@@ -53,28 +54,28 @@ const (
 //
 // The schema declares itself insert-only (WriteMode InsertOnly): a message
 // is written once and never rewritten with other values.
-func SMSTable() (*Table[SMS], error) {
+func SMSTable() (*schema.Table[SMS], error) {
 	spec, err := builtinSMSSpec()
 	if err != nil {
 		return nil, err
 	}
-	return New(spec)
+	return schema.New(spec)
 }
 
 // SMSDataTable returns the SMS data table of SMSTable under another name,
 // declared without its index: the same key, families, columns and check.
 // It measures what the index costs (make demo loads both), and serves
 // code that keeps messages without the index.
-func SMSDataTable(name string) (*Table[SMS], error) {
+func SMSDataTable(name string) (*schema.Table[SMS], error) {
 	spec, err := builtinSMSSpec()
 	if err != nil {
 		return nil, err
 	}
 	spec.Name, spec.Indexes = name, nil
-	return New(spec)
+	return schema.New(spec)
 }
 
-func builtinSMSSpec() (Spec[SMS], error) {
+func builtinSMSSpec() (schema.Spec[SMS], error) {
 	mobile := func(s *SMS) string { return s.Mobile }
 	setMobile := func(s *SMS, v string) { s.Mobile = v }
 	seq := func(s *SMS) uint64 { return s.Seq }
@@ -88,7 +89,7 @@ func builtinSMSSpec() (Spec[SMS], error) {
 		keys.Unique("unique", SMSSeqWidth, seq, setSeq),
 	)
 	if err != nil {
-		return Spec[SMS]{}, keyError(SMSTableName, err)
+		return schema.Spec[SMS]{}, layoutError(SMSTableName, err)
 	}
 	indexKey, err := keys.NewLayout(
 		keys.HashBucket("bucket", SMSIndexBuckets, mobile, nil),
@@ -99,36 +100,36 @@ func builtinSMSSpec() (Spec[SMS], error) {
 		keys.Unique("unique", SMSSeqWidth, seq, setSeq),
 	)
 	if err != nil {
-		return Spec[SMS]{}, keyError(SMSIndexTableName, err)
+		return schema.Spec[SMS]{}, layoutError(SMSIndexTableName, err)
 	}
-	return Spec[SMS]{
+	return schema.Spec[SMS]{
 		Name:     SMSTableName,
 		Validate: ValidateSMS,
-		Writes:   InsertOnly, // a message is never rewritten with other values
-		Families: []Family{{
-			Name: "cf", BloomFilter: BloomRow, Versions: 1, Compression: CompressionSnappy,
+		Writes:   schema.InsertOnly, // a message is never rewritten with other values
+		Families: []schema.Family{{
+			Name: "cf", BloomFilter: schema.BloomRow, Versions: 1, Compression: schema.CompressionSnappy,
 		}},
 		Key:    dataKey,
-		Splits: Splits{Regions: SMSRegions},
-		Columns: []Column[SMS]{
-			StringColumn("account", "cf", "a",
+		Splits: schema.Splits{Regions: SMSRegions},
+		Columns: []schema.Column[SMS]{
+			schema.StringColumn("account", "cf", "a",
 				func(s *SMS) string { return s.Account }, func(s *SMS, v string) { s.Account = v }),
-			StringColumn("content", "cf", "c",
+			schema.StringColumn("content", "cf", "c",
 				func(s *SMS) string { return s.Content }, func(s *SMS, v string) { s.Content = v }),
-			BoolColumn("delivered", "cf", "d",
+			schema.BoolColumn("delivered", "cf", "d",
 				func(s *SMS) bool { return s.Delivered }, func(s *SMS, v bool) { s.Delivered = v }),
 		},
-		Indexes: []IndexSpec[SMS]{{
+		Indexes: []schema.IndexSpec[SMS]{{
 			Name: SMSIndexTableName,
-			Families: []Family{{
-				Name: "cf", BloomFilter: BloomRow, Versions: 1, Compression: CompressionSnappy,
-				DataBlockEncoding: EncodingFastDiff,
+			Families: []schema.Family{{
+				Name: "cf", BloomFilter: schema.BloomRow, Versions: 1, Compression: schema.CompressionSnappy,
+				DataBlockEncoding: schema.EncodingFastDiff,
 			}},
 			Key: indexKey,
 			From: map[string]string{
 				"bucket": "mobile", "day": "sent", "account_md5": "account", "time": "sent",
 			},
-			Splits:          Splits{Regions: SMSIndexBuckets},
+			Splits:          schema.Splits{Regions: SMSIndexBuckets},
 			Columns:         []string{"delivered"},
 			RowKeyQualifier: "row",
 		}},
@@ -148,18 +149,18 @@ var (
 // Errors come from Invalid and name the field.
 func ValidateSMS(m *SMS) error {
 	if len(m.Mobile) != SMSMobileWidth {
-		return Invalid("mobile", "want 11 digits")
+		return schema.Invalid("mobile", "want 11 digits")
 	}
 	for i := 0; i < len(m.Mobile); i++ {
 		if c := m.Mobile[i]; c < '0' || c > '9' {
-			return Invalid("mobile", "want 11 digits")
+			return schema.Invalid("mobile", "want 11 digits")
 		}
 	}
 	if m.Account == "" {
-		return Invalid("account", "missing")
+		return schema.Invalid("account", "missing")
 	}
 	if m.SentAt.Before(SMSMinTime) || !m.SentAt.Before(SMSMaxTime) {
-		return Invalid("sent", "send time out of range [1970-01-01, 9999-12-31]")
+		return schema.Invalid("sent", "send time out of range [1970-01-01, 9999-12-31]")
 	}
 	return nil
 }

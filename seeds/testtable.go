@@ -1,9 +1,10 @@
-package schema
+package seeds
 
 import (
 	"time"
 
 	"github.com/hbkit/hbkit/keys"
+	"github.com/hbkit/hbkit/schema"
 )
 
 // User is a row of seed 001's example table: a user id and the user's
@@ -31,10 +32,10 @@ const TestTableRegions = 16
 //
 //	{NAME=>'CF1', BLOOMFILTER=>'ROW', BLOCKSIZE=>'65536', VERSIONS=>'3',
 //	 COMPRESSION=>'SNAPPY', BLOCKCACHE=>'true', IN_MEMORY=>'false', TTL=>'3600'}
-func TestTableFamily() Family {
-	return Family{
-		Name: "CF1", BloomFilter: BloomRow, BlockSize: 65536, Versions: 3,
-		Compression: CompressionSnappy, BlockCache: On, InMemory: Off, TTL: 3600 * time.Second,
+func TestTableFamily() schema.Family {
+	return schema.Family{
+		Name: "CF1", BloomFilter: schema.BloomRow, BlockSize: 65536, Versions: 3,
+		Compression: schema.CompressionSnappy, BlockCache: schema.On, InMemory: schema.Off, TTL: 3600 * time.Second,
 	}
 }
 
@@ -49,7 +50,7 @@ func TestTableFamily() Family {
 // family "user", one column per user, its qualifier the plain uid. "How
 // many users of Liaoning are 20" is one row read. The family has CF1's
 // options, its TTL included, so that an entry expires with its record.
-func TestTable() (*Table[User], error) {
+func TestTable() (*schema.Table[User], error) {
 	uid := func(u *User) string { return u.UID }
 	setUID := func(u *User, v string) { u.UID = v }
 	key, err := keys.NewLayout(
@@ -57,35 +58,35 @@ func TestTable() (*Table[User], error) {
 		keys.String("uid", uid, setUID),
 	)
 	if err != nil {
-		return nil, keyError(TestTableName, err)
+		return nil, layoutError(TestTableName, err)
 	}
 	ixKey, err := keys.NewLayout(keys.Joined("_",
 		keys.TextString("province", func(u *User) string { return u.Province }, func(u *User, v string) { u.Province = v }),
 		keys.TextInt("age", func(u *User) int64 { return u.Age }, func(u *User, v int64) { u.Age = v }),
 	)...)
 	if err != nil {
-		return nil, keyError(TestTableIndexName, err)
+		return nil, layoutError(TestTableIndexName, err)
 	}
 	qual, err := keys.NewLayout(keys.TrailingString("uid", uid, setUID))
 	if err != nil {
-		return nil, keyError(TestTableIndexName, err)
+		return nil, layoutError(TestTableIndexName, err)
 	}
 	userFamily := TestTableFamily()
 	userFamily.Name = "user"
-	return New(Spec[User]{
+	return schema.New(schema.Spec[User]{
 		Name:     TestTableName,
-		Families: []Family{TestTableFamily()},
+		Families: []schema.Family{TestTableFamily()},
 		Key:      key,
 		From:     map[string]string{"uid_md5": "uid"},
-		Splits:   Splits{Regions: TestTableRegions},
-		Columns: []Column[User]{
-			StringColumn("province", "CF1", "province", func(u *User) string { return u.Province }, func(u *User, v string) { u.Province = v }),
-			Int64Column("age", "CF1", "age", func(u *User) int64 { return u.Age }, func(u *User, v int64) { u.Age = v }),
-			StringColumn("gender", "CF1", "gender", func(u *User) string { return u.Gender }, func(u *User, v string) { u.Gender = v }),
+		Splits:   schema.Splits{Regions: TestTableRegions},
+		Columns: []schema.Column[User]{
+			schema.StringColumn("province", "CF1", "province", func(u *User) string { return u.Province }, func(u *User, v string) { u.Province = v }),
+			schema.Int64Column("age", "CF1", "age", func(u *User) int64 { return u.Age }, func(u *User, v int64) { u.Age = v }),
+			schema.StringColumn("gender", "CF1", "gender", func(u *User) string { return u.Gender }, func(u *User, v string) { u.Gender = v }),
 		},
-		Indexes: []IndexSpec[User]{{
+		Indexes: []schema.IndexSpec[User]{{
 			Name:      TestTableIndexName,
-			Families:  []Family{userFamily},
+			Families:  []schema.Family{userFamily},
 			Key:       ixKey,
 			Qualifier: qual,
 		}},

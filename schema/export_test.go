@@ -1,0 +1,5 @@
+package schema
+
+// RaceEnabled tells the external tests (package schema_test) whether the
+// race detector is on.
+const RaceEnabled = raceEnabled
