@@ -173,26 +173,25 @@ func putToPB(p *Put, row []byte) *pb.MutationProto {
 		Timestamp:  wireTimestamp(p.Timestamp),
 		Durability: durability(p.Durability),
 	}
-	m.ColumnValue = valuesToPB(p.Values, m.Timestamp)
+	var cells [8]PutCell
+	m.ColumnValue = cellsToPB(putCells(cells[:0], p), m.Timestamp)
 	return m
 }
 
-// valuesToPB converts family → qualifier → value maps, sorted by family
-// and qualifier so that the encoding is deterministic. ts, if set, is
-// repeated on every cell.
-func valuesToPB(values map[string]map[string][]byte, ts *uint64) []*pb.MutationProto_ColumnValue {
-	cols := flat.Map(values)
-	out := make([]*pb.MutationProto_ColumnValue, 0, len(values))
-	qvs := make([]pb.MutationProto_ColumnValue_QualifierValue, len(cols))
+// cellsToPB converts cells sorted by family and qualifier, so that the
+// encoding is deterministic. ts, if set, is repeated on every cell.
+func cellsToPB(cells []PutCell, ts *uint64) []*pb.MutationProto_ColumnValue {
+	out := make([]*pb.MutationProto_ColumnValue, 0, 1)
+	qvs := make([]pb.MutationProto_ColumnValue_QualifierValue, len(cells))
 	var cur *pb.MutationProto_ColumnValue
-	for i, c := range cols {
+	for i, c := range cells {
 		if cur == nil || string(cur.Family) != c.Family {
 			cur = &pb.MutationProto_ColumnValue{Family: readOnlyBytes(c.Family)}
 			out = append(out, cur)
 		}
 		qv := &qvs[i]
 		qv.Qualifier = readOnlyBytes(c.Qualifier)
-		qv.Value = c.V
+		qv.Value = c.Value
 		if qv.Value == nil {
 			qv.Value = []byte{}
 		}
@@ -280,7 +279,7 @@ func appendToPB(a *Append, nonce uint64) *pb.MutationProto {
 	if nonce != 0 {
 		m.Nonce = proto.Uint64(nonce)
 	}
-	m.ColumnValue = valuesToPB(a.Values, nil)
+	m.ColumnValue = cellsToPB(valueCells(nil, a.Values), nil)
 	return m
 }
 

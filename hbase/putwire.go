@@ -9,7 +9,7 @@ import (
 )
 
 // A Put whose MutationProto is up to 1 KiB in a Batch is encoded straight
-// from its map into the bytes of its Action's mutation field, which the
+// from its cells into the bytes of its Action's mutation field, which the
 // Action carries as an unknown field: proto.Marshal copies those bytes as
 // they are, after the Action's index (field 1), so the request is byte for
 // byte what the Action with its MutationProto set would give
@@ -52,9 +52,9 @@ const maxPutWire = 1 << 10
 // Put p, tag and length included, or false when its MutationProto would
 // be larger than limit bytes.
 func putActionField(p *Put, limit int) (protoreflect.RawFields, bool) {
-	var cols [8]flat.Col[[]byte]
+	var cells [8]PutCell
 	var fams [4]famRun
-	w := putWire{p: p, cols: flat.MapInto(cols[:0], p.Values)}
+	w := putWire{p: p, cols: putCells(cells[:0], p)}
 	if t := wireTimestamp(p.Timestamp); t != nil {
 		w.ts, w.hasTS = *t, true
 	}
@@ -75,7 +75,7 @@ func putActionField(p *Put, limit int) (protoreflect.RawFields, bool) {
 // counts once for the sizes and append reuses for the length prefixes.
 type putWire struct {
 	p     *Put
-	cols  []flat.Col[[]byte]
+	cols  []PutCell
 	fams  []famRun
 	ts    uint64
 	hasTS bool
@@ -86,8 +86,8 @@ type putWire struct {
 type famRun struct{ end, size int }
 
 // qvSize is the size of the QualifierValue of c.
-func (w putWire) qvSize(c *flat.Col[[]byte]) int {
-	n := 1 + protowire.SizeBytes(len(c.Qualifier)) + 1 + protowire.SizeBytes(len(c.V))
+func (w putWire) qvSize(c *PutCell) int {
+	n := 1 + protowire.SizeBytes(len(c.Qualifier)) + 1 + protowire.SizeBytes(len(c.Value))
 	if w.hasTS {
 		n += 1 + protowire.SizeVarint(w.ts)
 	}
@@ -136,7 +136,7 @@ func (w putWire) append(b []byte) []byte {
 			b = protowire.AppendTag(b, fieldQVQualifier, protowire.BytesType)
 			b = protowire.AppendString(b, c.Qualifier)
 			b = protowire.AppendTag(b, fieldQVValue, protowire.BytesType)
-			b = protowire.AppendBytes(b, c.V)
+			b = protowire.AppendBytes(b, c.Value)
 			if w.hasTS {
 				b = protowire.AppendTag(b, fieldQVTimestamp, protowire.VarintType)
 				b = protowire.AppendVarint(b, w.ts)
@@ -152,4 +152,24 @@ func (w putWire) append(b []byte) []byte {
 		b = protowire.AppendVarint(b, uint64(*d))
 	}
 	return b
+}
+
+// putCells returns the cells of p sorted by family then qualifier: its
+// Cells when sorted (as a schema encodes them), else in dst's memory when
+// it holds them.
+func putCells(dst []PutCell, p *Put) []PutCell {
+	if len(p.Cells) > 0 {
+		return p.SortedCells()
+	}
+	return valueCells(dst, p.Values)
+}
+
+// valueCells appends the cells of values sorted by family then qualifier
+// to dst.
+func valueCells(dst []PutCell, values map[string]map[string][]byte) []PutCell {
+	var cols [8]flat.Col[[]byte]
+	for _, c := range flat.MapInto(cols[:0], values) {
+		dst = append(dst, PutCell{Family: c.Family, Qualifier: c.Qualifier, Value: c.V})
+	}
+	return dst
 }

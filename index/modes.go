@@ -57,14 +57,14 @@ func (t *Table[T]) insertInsertOnlyOnce(ctx context.Context, items []*item[T], v
 		it.v = v
 		first := it.enc.Data.Cells[0]
 		cams[n] = len(acts)
-		vals := it.enc.Data.Values()
+		cells := rowCells(&it.enc.Data, 1)
 		if len(it.enc.Token) > 0 {
-			put(vals, t.fam, TokenQualifier, it.enc.Token)
+			cells = addCell(cells, t.fam, TokenQualifier, it.enc.Token)
 		}
 		acts = append(acts, &hbapi.CheckAndMutate{
 			Table: t.name, Row: it.key, Family: []byte(first.Family), Qualifier: []byte(first.Qualifier),
 			Compare:   hbapi.CompareEqual,
-			Mutations: []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Values: vals}},
+			Mutations: []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Cells: sorted(cells)}},
 		})
 		owner = append(owner, it)
 		for i, s := range t.ixs {
@@ -317,8 +317,8 @@ func (t *Table[T]) mutableActions(op Op, items []*item[T]) ([]hbapi.Action, []*i
 		// One Put per row, atomic: the record's cells (none for a
 		// delete's tombstone), the version, the writer's nonce, the entry
 		// keys and their history (blindRow).
-		vals := t.blindRow(op, it)
-		put(vals, t.fam, WriterQualifier, binary.BigEndian.AppendUint32(nil, nonce))
+		cells := t.blindRow(op, it, 1+2*len(t.ixs))
+		cells = addCell(cells, t.fam, WriterQualifier, binary.BigEndian.AppendUint32(nil, nonce))
 		for i, s := range t.ixs {
 			var k []byte
 			if op == OpPut {
@@ -327,10 +327,10 @@ func (t *Table[T]) mutableActions(op Op, items []*item[T]) ([]hbapi.Action, []*i
 					add(a, it)
 				}
 			}
-			put(vals, t.fam, s.keyQ, k)
-			put(vals, t.fam, string(s.historyQualifier(it.v, nonce)), k)
+			cells = addCell(cells, t.fam, s.keyQ, k)
+			cells = addCell(cells, t.fam, string(s.historyQualifier(it.v, nonce)), k)
 		}
-		add(&hbapi.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}, it)
+		add(&hbapi.Put{Table: t.name, Row: it.key, Cells: sorted(cells), Timestamp: it.v}, it)
 	}
 	return acts, owner, nonces
 }
@@ -410,7 +410,7 @@ func (t *Table[T]) writeVerifyOnRead(ctx context.Context, op Op, items []*item[T
 	owner := make([]*item[T], 0, cap(acts))
 	for _, it := range items {
 		it.v = t.nextVersion(it.key, 0)
-		vals := t.blindRow(op, it)
+		cells := t.blindRow(op, it, 0)
 		if op == OpPut {
 			for i, s := range t.ixs {
 				for _, a := range s.entryActions(&it.enc.Entries[i], statusUnverified, it.v) {
@@ -418,7 +418,7 @@ func (t *Table[T]) writeVerifyOnRead(ctx context.Context, op Op, items []*item[T
 				}
 			}
 		}
-		acts, owner = append(acts, &hbapi.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}), append(owner, it)
+		acts, owner = append(acts, &hbapi.Put{Table: t.name, Row: it.key, Cells: sorted(cells), Timestamp: it.v}), append(owner, it)
 	}
 	t.finish(ctx, acts, owner, items, op, PhaseData)
 }
@@ -429,13 +429,12 @@ func (t *Table[T]) writeVerifyOnRead(ctx context.Context, op Op, items []*item[T
 // tombstone flag. Columns the record lacks are not deleted: their cells
 // are older than the version, and readers take only the version's own
 // cells (Table.Since).
-func (t *Table[T]) blindRow(op Op, it *item[T]) map[string]map[string][]byte {
+// The cells have room for extra more.
+func (t *Table[T]) blindRow(op Op, it *item[T], extra int) []hbapi.PutCell {
 	if op != OpPut {
-		return map[string]map[string][]byte{t.fam: {VersionQualifier: append(versionValue(it.v), tombstoneFlag)}}
+		return addCell(make([]hbapi.PutCell, 0, 1+extra), t.fam, VersionQualifier, append(versionValue(it.v), tombstoneFlag))
 	}
-	vals := it.enc.Data.Values()
-	put(vals, t.fam, VersionQualifier, versionValue(it.v))
-	return vals
+	return addCell(rowCells(&it.enc.Data, 1+extra), t.fam, VersionQualifier, versionValue(it.v))
 }
 
 // maxPiggyback bounds the queued validations a mutable write sends with
@@ -569,7 +568,7 @@ func (s *ixState[T]) unverifyTied(key []byte, v int64) *hbapi.CheckAndMutate {
 		Table: s.name, Row: key, Family: []byte(s.fam), Qualifier: q,
 		Compare: hbapi.CompareEqual, Value: statusValue(statusVerified, v),
 		Mutations: []hbapi.Mutation{&hbapi.Put{Table: s.name, Row: key, Timestamp: v, Durability: hbapi.AsyncWAL,
-			Values: map[string]map[string][]byte{s.fam: {StatusQualifier: statusValue(statusUnverified, v)}}}},
+			Cells: []hbapi.PutCell{{Family: s.fam, Qualifier: StatusQualifier, Value: statusValue(statusUnverified, v)}}}},
 	}
 }
 

@@ -287,16 +287,28 @@ func (t *Table[T]) nextVersion(row []byte, old int64) int64 {
 	return v
 }
 
-func put(m map[string]map[string][]byte, fam, q string, v []byte) {
-	f := m[fam]
-	if f == nil {
-		f = make(map[string][]byte)
-		m[fam] = f
+// rowCells returns the cells of r as the Cells of a Put, with room for
+// extra more (the protocol's own, added with addCell). The values alias r.
+func rowCells(r *schema.Row, extra int) []hbapi.PutCell {
+	cells := make([]hbapi.PutCell, len(r.Cells), len(r.Cells)+extra)
+	for i, c := range r.Cells {
+		cells[i] = hbapi.PutCell(c)
 	}
+	return cells
+}
+
+// addCell appends the cell fam:q holding v (nil: empty) to cells.
+func addCell(cells []hbapi.PutCell, fam, q string, v []byte) []hbapi.PutCell {
 	if v == nil {
 		v = []byte{}
 	}
-	f[q] = v
+	return append(cells, hbapi.PutCell{Family: fam, Qualifier: q, Value: v})
+}
+
+// sorted sorts cells as a Put's Cells are (family, then qualifier).
+func sorted(cells []hbapi.PutCell) []hbapi.PutCell {
+	slices.SortFunc(cells, hbapi.ComparePutCells)
+	return cells
 }
 
 // entryPut is the Put of every cell of entry e at version v with the
@@ -310,12 +322,11 @@ func (s *ixState[T]) entryPut(e *schema.Row, status byte, v int64) *hbapi.Put {
 // server's clock).
 func (s *ixState[T]) entryPutValue(e *schema.Row, status []byte, ts int64) *hbapi.Put {
 	if s.inv {
-		vals := map[string]map[string][]byte{s.fam: {e.Cells[0].Qualifier: status}}
-		return &hbapi.Put{Table: s.name, Row: e.Key, Values: vals, Timestamp: ts}
+		cells := []hbapi.PutCell{{Family: s.fam, Qualifier: e.Cells[0].Qualifier, Value: status}}
+		return &hbapi.Put{Table: s.name, Row: e.Key, Cells: cells, Timestamp: ts}
 	}
-	vals := e.Values()
-	put(vals, s.fam, StatusQualifier, status)
-	return &hbapi.Put{Table: s.name, Row: e.Key, Values: vals, Timestamp: ts}
+	cells := addCell(rowCells(e, 1), s.fam, StatusQualifier, status)
+	return &hbapi.Put{Table: s.name, Row: e.Key, Cells: sorted(cells), Timestamp: ts}
 }
 
 // entryActions returns the writes of a whole entry at version v with the
@@ -325,7 +336,7 @@ func (s *ixState[T]) entryActions(e *schema.Row, status byte, v int64) []hbapi.A
 	p := s.entryPut(e, status, v)
 	acts := []hbapi.Action{p}
 	for _, c := range s.carried {
-		if _, ok := p.Values[c.Family][c.Qualifier]; !ok {
+		if _, ok := p.Value(c.Family, c.Qualifier); !ok {
 			acts = append(acts, &hbapi.Delete{Table: s.name, Row: e.Key, Family: []byte(c.Family),
 				Qualifier: []byte(c.Qualifier), Timestamp: v, AllVersions: true})
 		}

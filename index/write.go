@@ -505,9 +505,8 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbapi.CheckAndMutate {
 	}
 	if op == OpDelete {
 		// Delete the record's cells, keep its version as a tombstone.
-		vals := map[string]map[string][]byte{}
-		put(vals, t.fam, VersionQualifier, append(versionValue(it.v), tombstoneFlag))
-		muts := []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
+		cells := []hbapi.PutCell{{Family: t.fam, Qualifier: VersionQualifier, Value: append(versionValue(it.v), tombstoneFlag)}}
+		muts := []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Cells: cells, Timestamp: it.v}}
 		for _, f := range t.t.Families() {
 			if f.Name != t.fam {
 				muts = append(muts, &hbapi.Delete{Table: t.name, Row: it.key, Family: []byte(f.Name), Timestamp: it.v})
@@ -526,23 +525,26 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbapi.CheckAndMutate {
 		cam.Mutations = muts
 		return cam
 	}
-	vals := it.enc.Data.Values()
-	put(vals, t.fam, VersionQualifier, versionValue(it.v))
+	cells := rowCells(&it.enc.Data, 3+2*len(t.ixs))
+	cells = addCell(cells, t.fam, VersionQualifier, versionValue(it.v))
 	if len(it.enc.Token) > 0 {
-		put(vals, t.fam, TokenQualifier, it.enc.Token)
+		cells = addCell(cells, t.fam, TokenQualifier, it.enc.Token)
 	}
 	for i, s := range t.ixs {
-		put(vals, t.fam, s.keyQ, it.enc.Entries[i].Key)
+		cells = addCell(cells, t.fam, s.keyQ, it.enc.Entries[i].Key)
 		if t.mode == schema.Mutable {
 			// Mutable writers learn the keys to clean up from the history
 			// (nonce 0: this write does not validate).
-			put(vals, t.fam, string(s.historyQualifier(it.v, 0)), it.enc.Entries[i].Key)
-			put(vals, t.fam, WriterQualifier, []byte{0, 0, 0, 0})
+			cells = addCell(cells, t.fam, string(s.historyQualifier(it.v, 0)), it.enc.Entries[i].Key)
 		}
 	}
-	muts := []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
+	if t.mode == schema.Mutable && len(t.ixs) > 0 {
+		cells = addCell(cells, t.fam, WriterQualifier, []byte{0, 0, 0, 0})
+	}
+	p := &hbapi.Put{Table: t.name, Row: it.key, Cells: sorted(cells), Timestamp: it.v}
+	muts := []hbapi.Mutation{p}
 	for _, c := range t.dataCols {
-		if _, ok := vals[c.Family][c.Qualifier]; !ok {
+		if _, ok := p.Value(c.Family, c.Qualifier); !ok {
 			muts = append(muts, &hbapi.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
 				Qualifier: []byte(c.Qualifier), AllVersions: true, Timestamp: it.v})
 		}
