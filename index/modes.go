@@ -57,15 +57,11 @@ func (t *Table[T]) insertInsertOnlyOnce(ctx context.Context, items []*item[T], v
 		it.v = v
 		first := it.enc.Data.Cells[0]
 		cams[n] = len(acts)
-		cells := rowCells(&it.enc.Data, 1)
+		b := newCondPut(t.name, it.key, first.Family, first.Qualifier, &it.enc.Data, 1)
 		if len(it.enc.Token) > 0 {
-			cells = addCell(cells, t.fam, TokenQualifier, it.enc.Token)
+			b.put.Cells = addCell(b.put.Cells, t.fam, TokenQualifier, it.enc.Token)
 		}
-		acts = append(acts, &hbapi.CheckAndMutate{
-			Table: t.name, Row: it.key, Family: []byte(first.Family), Qualifier: []byte(first.Qualifier),
-			Compare:   hbapi.CompareEqual,
-			Mutations: []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Cells: sorted(cells)}},
-		})
+		acts = append(acts, b.finish(0))
 		owner = append(owner, it)
 		for i, s := range t.ixs {
 			acts, owner = append(acts, s.entryPut(&it.enc.Entries[i], statusVerified, v)), append(owner, it)
@@ -317,8 +313,8 @@ func (t *Table[T]) mutableActions(op Op, items []*item[T]) ([]hbapi.Action, []*i
 		// One Put per row, atomic: the record's cells (none for a
 		// delete's tombstone), the version, the writer's nonce, the entry
 		// keys and their history (blindRow).
-		cells := t.blindRow(op, it, 1+2*len(t.ixs))
-		cells = addCell(cells, t.fam, WriterQualifier, binary.BigEndian.AppendUint32(nil, nonce))
+		b := t.blindRow(op, it, 1+2*len(t.ixs))
+		cells := addCell(b.put.Cells, t.fam, WriterQualifier, binary.BigEndian.AppendUint32(b.nonce[:0], nonce))
 		for i, s := range t.ixs {
 			var k []byte
 			if op == OpPut {
@@ -330,7 +326,9 @@ func (t *Table[T]) mutableActions(op Op, items []*item[T]) ([]hbapi.Action, []*i
 			cells = addCell(cells, t.fam, s.keyQ, k)
 			cells = addCell(cells, t.fam, string(s.historyQualifier(it.v, nonce)), k)
 		}
-		add(&hbapi.Put{Table: t.name, Row: it.key, Cells: sorted(cells), Timestamp: it.v}, it)
+		b.put.Cells = cells
+		b.finish(it.v)
+		add(&b.put, it)
 	}
 	return acts, owner, nonces
 }
@@ -410,7 +408,8 @@ func (t *Table[T]) writeVerifyOnRead(ctx context.Context, op Op, items []*item[T
 	owner := make([]*item[T], 0, cap(acts))
 	for _, it := range items {
 		it.v = t.nextVersion(it.key, 0)
-		cells := t.blindRow(op, it, 0)
+		b := t.blindRow(op, it, 0)
+		b.finish(it.v)
 		if op == OpPut {
 			for i, s := range t.ixs {
 				for _, a := range s.entryActions(&it.enc.Entries[i], statusUnverified, it.v) {
@@ -418,23 +417,27 @@ func (t *Table[T]) writeVerifyOnRead(ctx context.Context, op Op, items []*item[T
 				}
 			}
 		}
-		acts, owner = append(acts, &hbapi.Put{Table: t.name, Row: it.key, Cells: sorted(cells), Timestamp: it.v}), append(owner, it)
+		acts, owner = append(acts, &b.put), append(owner, it)
 	}
 	t.finish(ctx, acts, owner, items, op, PhaseData)
 }
 
-// blindRow returns the cells of the data-row Put of a write that reads
+// blindRow returns the data-row Put (of a condPut) of a write that reads
 // nothing first (mutable, verify-on-read) at version it.v: for a put the
 // record's cells and the version, for a delete only the version with the
 // tombstone flag. Columns the record lacks are not deleted: their cells
 // are older than the version, and readers take only the version's own
 // cells (Table.Since).
-// The cells have room for extra more.
-func (t *Table[T]) blindRow(op Op, it *item[T], extra int) []hbapi.PutCell {
+// Its cells have room for extra more; finish stamps them.
+func (t *Table[T]) blindRow(op Op, it *item[T], extra int) *condPut {
 	if op != OpPut {
-		return addCell(make([]hbapi.PutCell, 0, 1+extra), t.fam, VersionQualifier, append(versionValue(it.v), tombstoneFlag))
+		b := newCondPut(t.name, it.key, "", "", nil, 1+extra)
+		b.put.Cells = addCell(b.put.Cells, t.fam, VersionQualifier, append(versionValue(it.v), tombstoneFlag))
+		return b
 	}
-	return addCell(rowCells(&it.enc.Data, 1+extra), t.fam, VersionQualifier, versionValue(it.v))
+	b := newCondPut(t.name, it.key, "", "", &it.enc.Data, 1+extra)
+	b.put.Cells = addCell(b.put.Cells, t.fam, VersionQualifier, b.version(it.v))
+	return b
 }
 
 // maxPiggyback bounds the queued validations a mutable write sends with

@@ -499,11 +499,11 @@ func (r *round[T]) verify(ctx context.Context, written []*item[T]) {
 // deleted and written again within one millisecond is not hidden by its
 // own delete marker, as it would be with server-assigned timestamps.
 func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbapi.CheckAndMutate {
-	cam := &hbapi.CheckAndMutate{
-		Table: t.name, Row: it.key, Family: []byte(t.fam), Qualifier: []byte(VersionQualifier),
-		Compare: hbapi.CompareEqual, Value: it.oldVer,
-	}
 	if op == OpDelete {
+		cam := &hbapi.CheckAndMutate{
+			Table: t.name, Row: it.key, Family: []byte(t.fam), Qualifier: []byte(VersionQualifier),
+			Compare: hbapi.CompareEqual, Value: it.oldVer,
+		}
 		// Delete the record's cells, keep its version as a tombstone.
 		cells := []hbapi.PutCell{{Family: t.fam, Qualifier: VersionQualifier, Value: append(versionValue(it.v), tombstoneFlag)}}
 		muts := []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Cells: cells, Timestamp: it.v}}
@@ -525,8 +525,9 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbapi.CheckAndMutate {
 		cam.Mutations = muts
 		return cam
 	}
-	cells := rowCells(&it.enc.Data, 3+2*len(t.ixs))
-	cells = addCell(cells, t.fam, VersionQualifier, versionValue(it.v))
+	b := newCondPut(t.name, it.key, t.fam, VersionQualifier, &it.enc.Data, 3+2*len(t.ixs))
+	b.cam.Value = it.oldVer
+	cells := addCell(b.put.Cells, t.fam, VersionQualifier, b.version(it.v))
 	if len(it.enc.Token) > 0 {
 		cells = addCell(cells, t.fam, TokenQualifier, it.enc.Token)
 	}
@@ -541,15 +542,14 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbapi.CheckAndMutate {
 	if t.mode == schema.Mutable && len(t.ixs) > 0 {
 		cells = addCell(cells, t.fam, WriterQualifier, []byte{0, 0, 0, 0})
 	}
-	p := &hbapi.Put{Table: t.name, Row: it.key, Cells: sorted(cells), Timestamp: it.v}
-	muts := []hbapi.Mutation{p}
+	b.put.Cells = cells
+	cam := b.finish(it.v)
 	for _, c := range t.dataCols {
-		if _, ok := p.Value(c.Family, c.Qualifier); !ok {
-			muts = append(muts, &hbapi.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
+		if _, ok := b.put.Value(c.Family, c.Qualifier); !ok {
+			cam.Mutations = append(cam.Mutations, &hbapi.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
 				Qualifier: []byte(c.Qualifier), AllVersions: true, Timestamp: it.v})
 		}
 	}
-	cam.Mutations = muts
 	return cam
 }
 
