@@ -203,7 +203,7 @@ func (c *Client) newBatchItem(i int, a Action) (*batchItem, error) {
 		it.table, it.row, it.pa.Get, it.idempotent = a.Table, a.Row, g, true
 	case *Put:
 		it.table, it.row, it.idempotent = a.Table, a.Row, true
-		if raw, ok := putActionField(a, maxPutWire); ok { // putwire.go
+		if raw, ok := putActionField(a, a.Row, maxPutWire); ok { // putwire.go
 			it.pa.ProtoReflect().SetUnknown(raw)
 		} else {
 			it.pa.Mutation = putToPB(a, a.Row)
@@ -216,11 +216,11 @@ func (c *Client) newBatchItem(i int, a Action) (*batchItem, error) {
 	case *Append:
 		it.table, it.row, it.pa.Mutation, it.nonced = a.Table, a.Row, appendToPB(a, c.newNonce()), true
 	case *CheckAndMutate:
-		cond, muts, err := camToPB(a)
+		atomics, err := camActions(a) // putwire.go
 		if err != nil {
 			return nil, err
 		}
-		it.table, it.row, it.pa, it.cond, it.atomics = a.Table, a.Row, nil, cond, atomicActions(muts)
+		it.table, it.row, it.pa, it.cond, it.atomics = a.Table, a.Row, nil, conditionToPB(a), atomics
 	default:
 		return nil, invalidf("batch", "", ErrInvalidRequest, "unsupported action %T", a)
 	}

@@ -31,9 +31,11 @@ var (
 	enumMustPassAll = pb.FilterList_MUST_PASS_ALL
 	enumMustPassOne = pb.FilterList_MUST_PASS_ONE
 	boolTrue        = true
-	boolFalse       = false
-	durabilityEnums = [...]pb.MutationProto_Durability{0, 1, 2, 3, 4}
-	compareTypeByOp = [...]pb.CompareType{pb.CompareType_EQUAL, pb.CompareType_NOT_EQUAL, pb.CompareType_LESS, pb.CompareType_LESS_OR_EQUAL, pb.CompareType_GREATER, pb.CompareType_GREATER_OR_EQUAL, pb.CompareType_NO_OP}
+	// binaryComparatorName is the class of binaryComparatorPB's comparator.
+	binaryComparatorName = classBinaryComparator
+	boolFalse            = false
+	durabilityEnums      = [...]pb.MutationProto_Durability{0, 1, 2, 3, 4}
+	compareTypeByOp      = [...]pb.CompareType{pb.CompareType_EQUAL, pb.CompareType_NOT_EQUAL, pb.CompareType_LESS, pb.CompareType_LESS_OR_EQUAL, pb.CompareType_GREATER, pb.CompareType_GREATER_OR_EQUAL, pb.CompareType_NO_OP}
 )
 
 func compareType(op CompareOp) *pb.CompareType {

@@ -49,12 +49,12 @@ const (
 const maxPutWire = 1 << 10
 
 // putActionField returns field 2 (mutation) of an Action for the valid
-// Put p, tag and length included, or false when its MutationProto would
-// be larger than limit bytes.
-func putActionField(p *Put, limit int) (protoreflect.RawFields, bool) {
+// Put p of row, tag and length included, or false when its MutationProto
+// would be larger than limit bytes.
+func putActionField(p *Put, row []byte, limit int) (protoreflect.RawFields, bool) {
 	var cells [8]PutCell
 	var fams [4]famRun
-	w := putWire{p: p, cols: putCells(cells[:0], p)}
+	w := putWire{p: p, row: row, cols: putCells(cells[:0], p)}
 	if t := wireTimestamp(p.Timestamp); t != nil {
 		w.ts, w.hasTS = *t, true
 	}
@@ -75,6 +75,7 @@ func putActionField(p *Put, limit int) (protoreflect.RawFields, bool) {
 // counts once for the sizes and append reuses for the length prefixes.
 type putWire struct {
 	p     *Put
+	row   []byte
 	cols  []PutCell
 	fams  []famRun
 	ts    uint64
@@ -97,7 +98,7 @@ func (w putWire) qvSize(c *PutCell) int {
 // measure returns the size of the Put's MutationProto, and its runs of
 // one family appended to fams.
 func (w putWire) measure(fams []famRun) (int, []famRun) {
-	n := 1 + protowire.SizeBytes(len(w.p.Row)) + 1 + protowire.SizeVarint(uint64(pb.MutationProto_PUT))
+	n := 1 + protowire.SizeBytes(len(w.row)) + 1 + protowire.SizeVarint(uint64(pb.MutationProto_PUT))
 	for i := 0; i < len(w.cols); {
 		fam := w.cols[i].Family
 		size := 1 + protowire.SizeBytes(len(fam))
@@ -120,7 +121,7 @@ func (w putWire) measure(fams []famRun) (int, []famRun) {
 // number order as proto.Marshal writes them.
 func (w putWire) append(b []byte) []byte {
 	b = protowire.AppendTag(b, fieldMutationRow, protowire.BytesType)
-	b = protowire.AppendBytes(b, w.p.Row)
+	b = protowire.AppendBytes(b, w.row)
 	b = protowire.AppendTag(b, fieldMutationType, protowire.VarintType)
 	b = protowire.AppendVarint(b, uint64(pb.MutationProto_PUT))
 	i := 0
@@ -172,4 +173,28 @@ func valueCells(dst []PutCell, values map[string]map[string][]byte) []PutCell {
 		dst = append(dst, PutCell{Family: c.Family, Qualifier: c.Qualifier, Value: c.V})
 	}
 	return dst
+}
+
+// camActions returns the mutations of the validated cam as the numbered
+// actions of its atomic RegionAction, its Puts of up to maxPutWire
+// bytes encoded straight into their bytes (putActionField).
+func camActions(cam *CheckAndMutate) ([]*pb.Action, error) {
+	n := len(cam.Mutations)
+	acts, idx, out := make([]pb.Action, n), make([]uint32, n), make([]*pb.Action, n)
+	for i, m := range cam.Mutations {
+		a := &acts[i]
+		idx[i], a.Index, out[i] = uint32(i), &idx[i], a
+		if p, ok := m.(*Put); ok {
+			if raw, ok := putActionField(p, cam.Row, maxPutWire); ok {
+				a.ProtoReflect().SetUnknown(raw)
+				continue
+			}
+		}
+		mp, err := mutationToPB(m, cam.Row)
+		if err != nil {
+			return nil, err
+		}
+		a.Mutation = mp
+	}
+	return out, nil
 }
