@@ -360,16 +360,32 @@ func (t *Table[T]) batchCarrying(ctx context.Context, acts []hbapi.Action) ([]hb
 	return res, err
 }
 
+// bookkeepingGet is the Get of the bookkeeping cells of row: history,
+// recorded keys, version. The Get, its family and its filter are one
+// allocation.
+func (t *Table[T]) bookkeepingGet(row []byte) *hbapi.Get {
+	b := new(struct {
+		get    hbapi.Get
+		fams   [1][]byte
+		filter hbapi.ColumnRangeFilter
+		names  [32]byte
+	})
+	names := append(b.names[:0:len(b.names)], t.fam...)
+	b.fams[0] = names[:len(t.fam):len(t.fam)]
+	names = append(names, HistoryQualifierPrefix...)
+	min := names[len(t.fam):len(names):len(names)]
+	b.filter = hbapi.ColumnRangeFilter{Min: min, MinInclusive: true, Max: append(names, WriterQualifier...)[len(names):], MaxInclusive: true}
+	b.get = hbapi.Get{Table: t.name, Row: row, Families: b.fams[:], Filter: &b.filter}
+	return &b.get
+}
+
 // validateWritten validates the mutable writes written (see
 // validateMutable): it reads their rows' bookkeeping and removes the
 // entries older writes left, in the background unless Config.SyncVerify.
 func (t *Table[T]) validateWritten(ctx context.Context, op Op, written []*item[T], nonces map[*item[T]]uint32) {
 	gets := make([]hbapi.Action, len(written))
 	for i, it := range written {
-		// The bookkeeping cells only: history, recorded keys, version.
-		g := &hbapi.Get{Table: t.name, Row: it.key, Families: [][]byte{[]byte(t.fam)}, Filter: &hbapi.ColumnRangeFilter{
-			Min: []byte(HistoryQualifierPrefix), MinInclusive: true, Max: []byte(WriterQualifier), MaxInclusive: true,
-		}}
+		g := t.bookkeepingGet(it.key)
 		gets[i] = g
 		t.pending.Store(g, pendingWrite[T]{it: it, v: it.v, nonce: nonces[it]})
 	}

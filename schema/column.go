@@ -186,7 +186,7 @@ func (r *Row) Values() map[string]map[string][]byte {
 }
 
 // valueRoom is the bytes per cell a fresh Row makes room for at once.
-const valueRoom = 16
+const valueRoom = 32
 
 // grow gives a Row that has no buffers yet (a fresh one) room for a key
 // of keyWidth bytes (0 or less: unknown) and for cells cells, so that
