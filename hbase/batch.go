@@ -118,6 +118,7 @@ func (c *Client) Batch(ctx context.Context, actions []Action) (_ []BatchResult, 
 
 	failed := make(map[int]error)
 	items := make([]*batchItem, 0, len(actions))
+	slab := make([]batchItem, len(actions))
 	for i, a := range actions {
 		if err := ValidateAction(a); err != nil {
 			failed[i] = err
@@ -128,7 +129,7 @@ func (c *Client) Batch(ctx context.Context, actions []Action) (_ []BatchResult, 
 			failed[i] = err
 			continue
 		}
-		it, err := c.newBatchItem(i, a)
+		it, err := c.newBatchItem(&slab[i], i, a)
 		if err != nil {
 			failed[i] = err
 			continue
@@ -191,8 +192,9 @@ func waitRank(k retryKind) int {
 	return 2
 }
 
-func (c *Client) newBatchItem(i int, a Action) (*batchItem, error) {
-	it := &batchItem{idx: i, action: a, wireIdx: uint32(i)}
+// newBatchItem fills it, action i of a Batch, for a.
+func (c *Client) newBatchItem(it *batchItem, i int, a Action) (*batchItem, error) {
+	*it = batchItem{idx: i, action: a, wireIdx: uint32(i)}
 	it.pa, it.wire.Index = &it.wire, &it.wireIdx
 	switch a := a.(type) {
 	case *Get:

@@ -447,11 +447,20 @@ func singleResult(r *pb.Result, block []byte) (*Result, error) {
 func multiResults(resp *pb.MultiResponse, block []byte) ([][]*Result, error) {
 	rars := resp.GetRegionActionResult()
 	out := make([][]*Result, len(rars))
+	var empty []Result // the results without cells (a Put's), in one allocation
 	for i, rar := range rars {
 		roes := rar.GetResultOrException()
 		out[i] = make([]*Result, len(roes))
 		for j, roe := range roes {
 			if roe.Result == nil {
+				continue
+			}
+			if len(roe.Result.Cell) == 0 && roe.Result.GetAssociatedCellCount() == 0 {
+				if len(empty) == 0 {
+					empty = make([]Result, len(roes)-j)
+				}
+				out[i][j], empty = &empty[0], empty[1:]
+				out[i][j].Exists = roe.Result.GetExists()
 				continue
 			}
 			res, err := resultFromWire(roe.Result, &block)

@@ -119,7 +119,7 @@ func TestBatchEncodesLargePutsAsMessages(t *testing.T) {
 		wire bool
 	}{{10, true}, {maxPutWire - 100, true}, {maxPutWire, false}, {1 << 20, false}} {
 		p := &Put{Table: "t", Row: []byte("r"), Values: map[string]map[string][]byte{"cf": {"q": make([]byte, tc.size)}}}
-		it, err := c.newBatchItem(0, p)
+		it, err := c.newBatchItem(new(batchItem), 0, p)
 		if err != nil {
 			t.Fatal(err)
 		}
