@@ -36,7 +36,7 @@ integration: test
 ## test-gohbase: the gohbase adapter (contrib/gohbase, a Go module of its own,
 ## so that the main module never depends on gohbase): vet, then its unit and
 ## integration tests against the HBase `make test` uses (tools/with-hbase.sh).
-## gohbase builds from ../shared/third_party/gohbase (the replace in its
+## gohbase builds from ../shared/third_party/gohbase (the replace in
 ## go.mod); GOHBASE_SRC=DIR builds it from your own checkout instead
 ## (tools/gohbase-go.sh).
 .PHONY: test-gohbase
@@ -62,6 +62,7 @@ fmt-check:
 # `make vet` still type-checks the untagged build).
 lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags integration ./...
+	cd hbasecontainer && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags integration ./...
 
 generate:
 	tools/genproto.sh
@@ -74,6 +75,14 @@ check-generate:
 .PHONY: tidy-check
 tidy-check:
 	$(GO) mod tidy -diff
+	cd hbasecontainer && $(GO) mod tidy -diff
+
+# Every module's go line is the oldest its requirements allow, and this Go
+# is of that minor version, so make vet and make test build on the oldest
+# supported Go (issue 36; tools/go-line.sh).
+.PHONY: go-line-check
+go-line-check:
+	tools/go-line.sh
 
 # A short run of every fuzz target, package by package; see the script for
 # how it tells a finding from the fuzzing engine's own timing failures.

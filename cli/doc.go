@@ -11,6 +11,11 @@
 //
 // # Who should use it
 //
+// Every command that needs a schema reads the schema document stored
+// with the table --table names (schema.DocumentAttribute), so a team's
+// tables need no binary of their own; --schema NAME and --schema-file
+// FILE take precedence (docs/cli-documents.md).
+//
 // A team that builds its own hbkit binary: its main is cmd/hbkit's,
 // with its own schemas in Env.Schemas (found by --schema NAME before the
 // built-in ones) or its own client in Env.Connect:

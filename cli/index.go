@@ -17,7 +17,8 @@ import (
 	"github.com/hbkit/hbkit/schema"
 )
 
-const indexUsage = `usage: hbkit index verify|repair|rebuild|build --schema NAME [flags]
+const indexUsage = `usage: hbkit index verify|repair|rebuild|build --table T [flags]
+       hbkit index verify|repair|rebuild|build --schema NAME|--schema-file FILE [--table T] [flags]
 
 Checks a data table against its index tables: scans the data table, then
 each index table, and counts missing entries (a data row whose entry is
@@ -35,9 +36,16 @@ clients write with the same key design count only when they disagree.
            writers keep writing, then mark it active (--index NAME: that
            index only; every index by default)
 
+The schema is the document stored with the data table --table names
+(written by "hbkit table create", admin.EnsureTables or dao.CreateTables):
+any table that carries one is checked without --schema. --schema NAME (a
+schema of the binary, or a built-in one: sms, TestTable) or --schema-file
+FILE (a schema document) take precedence; with --table they are served
+under that name. A table that declares UID fields needs --uid-table, the
+UID table its ids come from. Wide tables declare no index.
+
 Long runs show progress on stderr. With --checkpoint FILE the position is
 saved after each batch; running the same command again resumes from it.
-Schemas with indexes: sms, TestTable (seed 001's inverted index).
 
 Flags:
 `
@@ -56,7 +64,8 @@ func runIndex(ctx context.Context, e *Env, args []string) error {
 }
 
 type indexFlags struct {
-	schema     string
+	from       schemaFlags
+	uidTable   string
 	zk         string
 	checkpoint string
 	json       bool
@@ -70,7 +79,9 @@ type indexFlags struct {
 func indexFlagSet(e *Env, f *indexFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
-	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME` (sms, TestTable)")
+	fs.StringVar(&f.from.schema, "schema", "", "schema `NAME` (of this binary, or built-in: sms, TestTable) or schema FILE")
+	f.from.register(fs, "data table `T`: its stored schema document is the schema (default: the schema's own table)")
+	fs.StringVar(&f.uidTable, "uid-table", "", "the UID `TABLE` of a schema that declares UID fields")
 	e.connectFlags(fs, &f.zk)
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "`FILE` to save progress to and resume from")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
@@ -102,10 +113,35 @@ func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFun
 		fmt.Fprintf(e.Stderr, "%s index %s: --index applies to build only\n", e.name(), args[0])
 		return ErrUsage
 	}
-	if f.schema == "" || fs.NArg() > 0 {
-		fmt.Fprintf(e.Stderr, "%s index: --schema is required and no arguments are taken\n", e.name())
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.Stderr, "%s index: unexpected argument %q (name the table with --table)\n", e.name(), fs.Arg(0))
 		return ErrUsage
 	}
+	if !f.from.given() && f.from.table == "" {
+		fmt.Fprintf(e.Stderr, "%s index: name the data table with --table T (or the schema with --schema NAME or --schema-file FILE)\n", e.name())
+		return ErrUsage
+	}
+	opts, names, err := indexOptions(f)
+	if err != nil {
+		return err
+	}
+	zk := e.quorum(f.zk)
+	c, closer, err := connect(ctx, zk)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	t, err := e.openIndexed(ctx, "index "+args[0], c, f, names, opts)
+	if err != nil {
+		return err
+	}
+	return checkIndex(ctx, e, t, mode, f)
+}
+
+// indexOptions returns the store options of the flags and the table names
+// of --rename (declared → actual), which the store gets once its schema
+// is known.
+func indexOptions(f indexFlags) ([]dao.Option, map[string]string, error) {
 	grace := f.grace
 	if grace == 0 {
 		// --grace 0s: no grace at all. The store takes only a positive
@@ -115,43 +151,112 @@ func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFun
 		grace = time.Nanosecond
 	}
 	opts := []dao.Option{dao.WithGracePeriod(grace), dao.WithBatchSize(f.batch)}
+	names := map[string]string{}
 	if f.rename != "" {
-		names := map[string]string{}
 		for _, kv := range strings.Split(f.rename, ",") {
 			from, to, ok := strings.Cut(kv, "=")
 			if !ok || from == "" || to == "" {
-				return fmt.Errorf("--rename: %q is not declared=actual", kv)
+				return nil, nil, fmt.Errorf("--rename: %q is not declared=actual", kv)
 			}
 			names[from] = to
 		}
-		opts = append(opts, dao.WithTableNames(names))
 	}
-	zk := e.quorum(f.zk)
-	c, closer, err := connect(ctx, zk)
-	if err != nil {
-		return err
-	}
-	defer closer.Close()
-	t, err := openIndexed(f.schema, c, opts)
-	if err != nil {
-		return err
-	}
-	return checkIndex(ctx, e, t, mode, f)
+	return opts, names, nil
 }
 
-// openIndexed opens the store of a built-in schema with indexes.
-func openIndexed(name string, c dao.Client, opts []dao.Option) (indexChecker, error) {
-	switch name {
-	case "sms", "sms_index", "default:sms":
-		return dao.NewSMS(c, opts...)
-	case schema.TestTableName, schema.TestTableIndexName, "default:" + schema.TestTableName:
-		t, err := schema.TestTable()
+// openIndexed opens the store whose indexes the command checks, over
+// schema.Values records: of the schema document of --schema or
+// --schema-file, else of the one stored with --table.
+func (e *Env) openIndexed(ctx context.Context, command string, c dao.Client, f indexFlags, names map[string]string, opts []dao.Option) (indexChecker, error) {
+	var doc schema.Document
+	var err error
+	if f.from.given() {
+		doc, err = e.schemaDocument(f.from)
+	} else {
+		doc, err = storedDocument(ctx, command, c, f.from.table)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return openDocumentStore(c, doc, f, names, opts)
+}
+
+// serveAs records in names that the data table declared is served as
+// table (the --table of a command given a schema); nothing when table is
+// empty or the declared name.
+func serveAs(names map[string]string, declared, table string) error {
+	if table == "" {
+		return nil
+	}
+	tn, err := schema.ParseTableName(table)
+	if err != nil {
+		return fmt.Errorf("--table: %w", err)
+	}
+	if dn, err := schema.ParseTableName(declared); err == nil && dn == tn {
+		return nil
+	}
+	names[declared] = tn.String()
+	return nil
+}
+
+func withNames(opts []dao.Option, names map[string]string) []dao.Option {
+	if len(names) == 0 {
+		return opts
+	}
+	return append(opts, dao.WithTableNames(names))
+}
+
+// openDocumentStore opens the store of doc over schema.Values records, on
+// the tables names maps its tables to, with the UID table of --uid-table
+// when doc declares UID fields. A document without index is an error
+// wrapping dao.ErrNoIndex.
+func openDocumentStore(c dao.Client, doc schema.Document, f indexFlags, names map[string]string, opts []dao.Option) (indexChecker, error) {
+	switch {
+	case doc.Wide != nil:
+		return nil, fmt.Errorf("table %s is a wide table, and wide tables declare none: %w", doc.Name, dao.ErrNoIndex)
+	case len(doc.Indexes) == 0:
+		return nil, fmt.Errorf("table %s: its schema document declares none: %w", doc.Name, dao.ErrNoIndex)
+	}
+	t, err := schema.Open(doc)
+	if err != nil {
+		return nil, err
+	}
+	if err := serveAs(names, doc.Name, f.from.table); err != nil {
+		return nil, err
+	}
+	opts = withNames(opts, names)
+	if len(doc.UIDs) > 0 {
+		u, err := documentUIDs(c, doc, f.uidTable)
 		if err != nil {
 			return nil, err
 		}
-		return dao.New(c, t, opts...)
+		opts = append(opts, dao.WithUIDs(u))
 	}
-	return nil, fmt.Errorf("schema %q: not a built-in schema with an index (known: sms, TestTable)", name)
+	return dao.New(c, t, opts...)
+}
+
+// ErrNeedUIDTable is the error of an index job on a table that declares
+// UID fields, without --uid-table.
+var ErrNeedUIDTable = errors.New("the schema declares UID fields: give their UID table with --uid-table TABLE")
+
+// documentUIDs opens the UID table of the UID fields doc declares.
+func documentUIDs(c dao.Client, doc schema.Document, table string) (*dao.UIDs, error) {
+	if table == "" {
+		return nil, fmt.Errorf("table %s: %w", doc.Name, ErrNeedUIDTable)
+	}
+	uc, ok := c.(dao.UIDClient)
+	if !ok {
+		return nil, &UnsupportedError{Command: "index", Call: "Increment", Need: "to open the UID table " + table, Err: errors.ErrUnsupported}
+	}
+	var kinds []dao.UIDKind
+	seen := map[string]bool{}
+	for _, u := range doc.UIDs {
+		if !seen[u.Kind] {
+			seen[u.Kind] = true
+			kinds = append(kinds, dao.UIDKind{Name: u.Kind, Width: u.Width})
+		}
+	}
+	return dao.NewUIDs(uc, table, kinds)
 }
 
 // ErrDiverged makes verify exit 1 when the index diverges.

@@ -23,7 +23,7 @@ import (
 	"github.com/hbkit/hbkit/schema"
 )
 
-const scanUsage = `usage: hbkit scan --schema NAME|FILE [--eq FIELD=VALUE]... [--from FIELD=VALUE] [--to FIELD=VALUE] [flags]
+const scanUsage = `usage: hbkit scan --table T | --schema NAME|FILE [--eq FIELD=VALUE]... [--from FIELD=VALUE] [--to FIELD=VALUE] [flags]
 
 Reads rows of a table in key order and shows each one as the schema sees it:
 its key cut into named segments with their decoded values (a mobile number,
@@ -47,14 +47,19 @@ times in RFC 3339 (2026-11-23T10:00:00.000Z; without a zone, UTC), a date
 (2026-11-23, midnight UTC) or Unix milliseconds, times of day HH:mm:ss.SSS;
 a hash segment takes its hex digits, a bucket its number.
 
---schema takes a built-in name (see "hbkit table list") or a JSON schema
-file (see the admin package documentation); for a file declaring several
-tables, FILE#TABLE picks one. --table reads the schema's rows from a table
-of another name (a copy, a test table).
+The schema is the document stored with the table --table names (written
+by "hbkit table create", admin.EnsureTables or dao.CreateTables), so any
+table that carries one is read without --schema. --schema takes a schema of
+this binary, a built-in name (see "hbkit table list") or a JSON schema file
+(a schema document, or see the admin package documentation), as does
+--schema-file; for a file declaring several tables, FILE#TABLE picks one.
+Either takes precedence over the stored document, and with --table reads
+the schema's rows from a table of another name (a copy, a test table).
 
 Output: one block per row, the key as the HBase shell prints it
 (Bytes.toStringBinary) then one line per segment and per cell; --raw adds
-each one's bytes in that form. --json prints one JSON object per row:
+each one's bytes in that form, and the cells the index protocol keeps
+(versions, entry keys and statuses), which are left out otherwise. --json prints one JSON object per row:
 {"table", "row": {"key", "hex"}, "key": {segment: value}, "columns":
 {column: value}, "other": {"family:qualifier": bytes}, "errors": {name:
 reason}, "raw": {"key": {...}, "columns": {...}}} (times as RFC 3339 strings,
@@ -69,11 +74,12 @@ cell named by its qualifier's fields, such as message[ts=1m30.5s].
 Flags:
 `
 
-const getUsage = `usage: hbkit get --schema NAME|FILE FIELD=VALUE... [flags]
+const getUsage = `usage: hbkit get --table T | --schema NAME|FILE FIELD=VALUE... [flags]
 
 Reads the one row whose key fields are given, as FIELD=VALUE arguments
 (every field of the key; the forms are those of "hbkit scan --help"), and
-shows it as hbkit scan does. A key whose leading salt the fields cannot
+shows it as hbkit scan does. The schema comes from the table's stored
+document, --schema or --schema-file, as for scan. A key whose leading salt the fields cannot
 give is read once per salt value. A row that does not exist is an error:
 exit status 1 and a message naming the key.
 
@@ -118,8 +124,8 @@ func (e *Env) inputError(cmd, arg string, err error) error {
 }
 
 type viewFlags struct {
-	schema   string
-	table    string
+	src      schemaFlags
+	index    string // --index: an index table of --table's document
 	zk       string
 	json     bool
 	raw      bool
@@ -131,8 +137,9 @@ type viewFlags struct {
 func viewFlagSet(e *Env, cmd string, f *viewFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit "+cmd, flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
-	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME`, JSON schema FILE, or FILE#TABLE")
-	fs.StringVar(&f.table, "table", "", "read table `T` with the schema (default: the schema's own name)")
+	fs.StringVar(&f.src.schema, "schema", "", "schema `NAME` (of this binary, or built-in), JSON schema FILE, or FILE#TABLE")
+	f.src.register(fs, "read table `T`: with its stored schema document, or with --schema or --schema-file (default: the schema's own table)")
+	fs.StringVar(&f.index, "index", "", "read the index table `NAME` that the document stored with --table declares")
 	e.connectFlags(fs, &f.zk)
 	fs.BoolVar(&f.json, "json", false, "one JSON object per row")
 	fs.BoolVar(&f.raw, "raw", false, "also show the bytes of each segment and cell as the HBase shell prints them")
@@ -183,20 +190,58 @@ func runGet(ctx context.Context, e *Env, args []string) error {
 }
 
 func runView(ctx context.Context, e *Env, cmd string, args []string, connect connectFunc[viewClient]) error {
+	f, keyFields, err := e.parseView(cmd, args)
+	if err != nil {
+		return err
+	}
+	usageErr := func(err error) error {
+		fmt.Fprintf(e.Stderr, "%s %s: %v\n", e.name(), cmd, err)
+		return ErrUsage
+	}
+	var v schema.Viewer
+	if f.src.given() {
+		if v, err = e.loadViewer(f.src.name(), f.src.table); errors.Is(err, ErrUsage) {
+			return usageErr(err)
+		} else if err != nil {
+			return err
+		}
+	}
+	zk := e.quorum(f.zk)
+	c, closer, err := connect(ctx, zk)
+	if err != nil {
+		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+	}
+	defer closer.Close()
+	if v == nil {
+		if v, err = storedViewer(ctx, cmd, c, f.src.table, f.index); errors.Is(err, ErrUsage) {
+			return usageErr(err)
+		} else if err != nil {
+			return err
+		}
+	}
+	p := &rowPrinter{w: e.Stdout, table: v.Name().String(), json: f.json, raw: f.raw, want: wantSegments(v, f.eq)}
+	if cmd == "get" {
+		return e.getRow(ctx, c, v, p, keyFields)
+	}
+	return e.scanRows(ctx, c, v, p, f)
+}
+
+// parseView parses the flags and arguments of get or scan: get's key
+// fields are its FIELD=VALUE arguments, which flags may follow.
+func (e *Env) parseView(cmd string, args []string) (viewFlags, []schema.FieldText, error) {
 	var f viewFlags
 	fs := viewFlagSet(e, cmd, &f)
 	fs.Usage = func() {
 		e.usage(map[string]string{"scan": scanUsage, "get": getUsage}[cmd])
 		fs.PrintDefaults()
 	}
-	// Flags may follow get's FIELD=VALUE arguments.
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return err
+				return f, nil, err
 			}
-			return ErrUsage // explained on stderr by fs
+			return f, nil, ErrUsage // explained on stderr by fs
 		}
 		if fs.NArg() == 0 {
 			break
@@ -208,80 +253,64 @@ func runView(ctx context.Context, e *Env, cmd string, args []string, connect con
 		fmt.Fprintf(e.Stderr, "%s %s: %s\n", e.name(), cmd, fmt.Sprintf(format, a...))
 		return ErrUsage
 	}
-	if f.schema == "" {
-		return usageErr("--schema is required")
+	switch {
+	case !f.src.given() && f.src.table == "":
+		return f, nil, usageErr("name the table with --table T (or the schema with --schema NAME or --schema-file FILE)")
+	case f.index != "" && (f.src.given() || f.src.table == ""):
+		return f, nil, usageErr("--index reads an index table of the data table --table names, with its stored document; with --schema, name the index table itself")
+	case cmd == "scan" && len(positional) > 0:
+		return f, nil, usageErr("unexpected argument %q (fields are given with --eq, --from and --to)", positional[0])
+	case cmd == "scan" && f.limit < 0:
+		return f, nil, e.inputError(cmd, "--limit", fmt.Errorf("%d: want a number of rows, or 0 for all", f.limit))
+	case cmd == "get" && len(positional) == 0:
+		return f, nil, usageErr("give the key's fields as FIELD=VALUE arguments")
 	}
 	var keyFields []schema.FieldText
-	switch cmd {
-	case "scan":
-		if len(positional) > 0 {
-			return usageErr("unexpected argument %q (fields are given with --eq, --from and --to)", positional[0])
-		}
-		if f.limit < 0 {
-			return e.inputError(cmd, "--limit", fmt.Errorf("%d: want a number of rows, or 0 for all", f.limit))
-		}
-	case "get":
-		if len(positional) == 0 {
-			return usageErr("give the key's fields as FIELD=VALUE arguments")
-		}
-		for _, a := range positional {
-			ft, err := fieldText(a)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			keyFields = append(keyFields, ft)
-		}
-	}
-	v, err := e.loadViewer(f.schema, f.table)
-	if err != nil {
-		if errors.Is(err, ErrUsage) {
-			return usageErr("%v", err)
-		}
-		return err
-	}
-	table := v.Name().String()
-	var ranges []keys.KeyRange
-	var getKeys [][]byte
-	if cmd == "scan" {
-		ranges, err = v.KeyRanges(schema.TextQuery{Eq: f.eq, Lo: f.from, Hi: f.to})
+	for _, a := range positional {
+		ft, err := fieldText(a)
 		if err != nil {
-			return e.inputError(cmd, "--eq, --from, --to", err)
+			return f, nil, usageErr("%v", err)
 		}
-	} else {
-		getKeys, err = v.RowKeys(keyFields)
-		if err != nil {
-			return e.inputError(cmd, "key fields", err)
-		}
+		keyFields = append(keyFields, ft)
 	}
+	return f, keyFields, nil
+}
 
-	zk := e.quorum(f.zk)
-	c, closer, err := connect(ctx, zk)
+// getRow prints the row of the key fields: one Get per salt value the
+// fields leave open.
+func (e *Env) getRow(ctx context.Context, c viewClient, v schema.Viewer, p *rowPrinter, keyFields []schema.FieldText) error {
+	getKeys, err := v.RowKeys(keyFields)
 	if err != nil {
-		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+		return e.inputError("get", "key fields", err)
 	}
-	defer closer.Close()
-	p := &rowPrinter{w: e.Stdout, table: table, json: f.json, raw: f.raw, want: wantSegments(v, f.eq)}
-	if cmd == "get" {
-		found := false
-		for _, k := range getKeys {
-			res, err := c.Get(ctx, &hbase.Get{Table: table, Row: k})
-			if err != nil {
-				return err
-			}
-			if res.Empty() {
-				continue
-			}
-			found = true
-			if err := p.print(v, k, res); err != nil {
-				return err
-			}
+	found := false
+	for _, k := range getKeys {
+		res, err := c.Get(ctx, &hbase.Get{Table: p.table, Row: k})
+		if err != nil {
+			return err
 		}
-		if !found {
-			return &RowNotFoundError{Table: table, Keys: getKeys}
+		if res.Empty() {
+			continue
 		}
-		return nil
+		found = true
+		if err := p.print(v, k, res); err != nil {
+			return err
+		}
 	}
-	n, more, err := scanRanges(ctx, c, table, ranges, f.limit, len(p.want) > 0, func(key []byte, res *hbase.Result) (bool, error) {
+	if !found {
+		return &RowNotFoundError{Table: p.table, Keys: getKeys}
+	}
+	return nil
+}
+
+// scanRows prints the rows of the ranges --eq, --from and --to give, up
+// to --limit, and the line that ends the output.
+func (e *Env) scanRows(ctx context.Context, c viewClient, v schema.Viewer, p *rowPrinter, f viewFlags) error {
+	ranges, err := v.KeyRanges(schema.TextQuery{Eq: f.eq, Lo: f.from, Hi: f.to})
+	if err != nil {
+		return e.inputError("scan", "--eq, --from, --to", err)
+	}
+	n, more, err := scanRanges(ctx, c, p.table, ranges, f.limit, len(p.want) > 0, func(key []byte, res *hbase.Result) (bool, error) {
 		before := p.rows
 		err := p.print(v, key, res)
 		return p.rows > before, err
@@ -354,26 +383,9 @@ func (e argError) Unwrap() error { return ErrUsage }
 // loadViewer resolves --schema (NAME, FILE or FILE#TABLE) and --table.
 // An argument that names no one table wraps ErrUsage.
 func (e *Env) loadViewer(name, table string) (schema.Viewer, error) {
-	file, pick, _ := strings.Cut(name, "#")
-	defs, err := e.loadSchemas([]string{file})
+	d, err := e.loadDefinition(name)
 	if err != nil {
 		return nil, err
-	}
-	var d schema.Definition
-	switch {
-	case pick != "":
-		for _, x := range defs {
-			if x.Name().String() == pick || x.Name().FullName() == pick {
-				d = x
-			}
-		}
-		if d == nil {
-			return nil, argError(fmt.Sprintf("--schema %s: no table %q in %s (it declares %s)", name, pick, file, defNames(defs)))
-		}
-	case len(defs) == 1:
-		d = defs[0]
-	default:
-		return nil, argError(fmt.Sprintf("--schema %s declares %s: pick one with --schema %s#TABLE", name, defNames(defs), name))
 	}
 	if table != "" {
 		tn, err := schema.ParseTableName(table)
@@ -382,11 +394,50 @@ func (e *Env) loadViewer(name, table string) (schema.Viewer, error) {
 		}
 		d = schema.Renamed(d, tn)
 	}
+	return asViewer(d, name)
+}
+
+func asViewer(d schema.Definition, from string) (schema.Viewer, error) {
 	v, ok := schema.AsViewer(d)
 	if !ok {
-		return nil, argError(fmt.Sprintf("table %s of --schema %s cannot be read without its record type (it is no schema.Viewer)", d.Name(), name))
+		return nil, argError(fmt.Sprintf("table %s of %s cannot be read without its record type (it is no schema.Viewer)", d.Name(), from))
 	}
 	return v, nil
+}
+
+// loadDefinition resolves a --schema or --schema-file argument (NAME,
+// FILE or FILE#TABLE) to one table. An argument that names no one table
+// wraps ErrUsage.
+func (e *Env) loadDefinition(name string) (schema.Definition, error) {
+	file, pick, _ := strings.Cut(name, "#")
+	defs, err := e.loadSchemas([]string{file})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case pick != "":
+		for _, x := range defs {
+			if x.Name().String() == pick || x.Name().FullName() == pick {
+				return x, nil
+			}
+		}
+		return nil, argError(fmt.Sprintf("--schema %s: no table %q in %s (it declares %s)", name, pick, file, defNames(defs)))
+	case len(defs) == 1 || indexesOfFirst(defs):
+		return defs[0], nil
+	}
+	return nil, argError(fmt.Sprintf("--schema %s declares %s: pick one with --schema %s#TABLE", name, defNames(defs), name))
+}
+
+// indexesOfFirst reports whether defs are a data table and its index
+// tables, as a schema document declares them: the data table is then the
+// one meant.
+func indexesOfFirst(defs []schema.Definition) bool {
+	for _, d := range defs[1:] {
+		if ix, ok := d.(schema.IndexDefinition); !ok || ix.DataTable() != defs[0].Name() {
+			return false
+		}
+	}
+	return len(defs) > 0
 }
 
 func defNames(defs []schema.Definition) string {
@@ -438,6 +489,16 @@ func wantSegments(v schema.Viewer, eq []schema.FieldText) map[string][]byte {
 	return want
 }
 
+// bookkeeping reports whether q is a qualifier the index protocol keeps
+// in a data row or an entry (package index's reserved qualifiers).
+func bookkeeping(q string) bool {
+	switch q {
+	case index.VersionQualifier, index.StatusQualifier, index.WriterQualifier:
+		return true
+	}
+	return strings.HasPrefix(q, index.KeyQualifierPrefix) || strings.HasPrefix(q, index.HistoryQualifierPrefix)
+}
+
 // rowJSON is the JSON form of a row; its field names are stable.
 type rowJSON struct {
 	Table   string            `json:"table"`
@@ -485,10 +546,10 @@ func (p *rowPrinter) print(v schema.Viewer, key []byte, res *hbase.Result) error
 		cells[i] = schema.Cell{Family: string(c.Family), Qualifier: string(c.Qualifier), Value: c.Value}
 	}
 	rv, keyErr := v.ViewRow(key, cells)
-	// The insert token is the store's bookkeeping (index.TokenQualifier),
-	// not data no column declares.
+	// The index protocol's bookkeeping (versions, entry keys, statuses,
+	// the insert token) is not data no column declares: --raw shows it.
 	rv.Cells = slices.DeleteFunc(rv.Cells, func(c schema.CellView) bool {
-		return c.Column.Name == "" && c.Qualifier == index.TokenQualifier
+		return c.Column.Name == "" && (c.Qualifier == index.TokenQualifier || !p.raw && bookkeeping(c.Qualifier))
 	})
 	if !p.matches(rv) {
 		p.skipped++

@@ -14,11 +14,12 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/keys"
+	"github.com/hbkit/hbkit/schema"
 	"github.com/hbkit/hbkit/sim"
 )
 
 const simulateUsage = `usage: hbkit simulate --schema NAME [--records N] [--splits SPEC] [--servers K] [flags]
-       hbkit simulate --sample FILE [--schema NAME] [--splits SPEC] [flags]
+       hbkit simulate --sample FILE [--schema NAME|--schema-file FILE|--table T] [--splits SPEC] [flags]
 
 Predicts how a row-key design and its pre-split keys spread writes over
 regions, before the table exists: rows and share per region, max/mean skew,
@@ -33,6 +34,11 @@ Keys come from a deterministic generator of the built-in schema's records
 "hbkit simulate --list") or from --sample FILE: one row key per line,
 printable bytes as is and others as \xHH (HBase's Bytes.toStringBinary),
 optionally followed by a tab and the record time in Unix milliseconds.
+With --sample, the split keys are those of the schema of --schema (a
+built-in workload, a schema of this binary or a file), of --schema-file
+FILE (a schema document), or of the document stored with the live table
+--table T. A schema document describes keys, not the records a team
+writes, so it simulates only with --sample (ErrNoWorkload otherwise).
 
 --splits SPEC sets the pre-split keys:
   schema      the schema's own split keys (default)
@@ -95,6 +101,9 @@ func (o *outputFlags) register(fs *flag.FlagSet) {
 
 type simulateFlags struct {
 	schema    string
+	file      string // --schema-file
+	table     string // --table
+	zk        string
 	sample    string
 	splits    string
 	servers   int
@@ -117,6 +126,9 @@ func simulateFlagSet(e *Env, f *simulateFlags) *flag.FlagSet {
 	}
 	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME` whose keys to simulate (see --list)")
 	fs.StringVar(&f.sample, "sample", "", "read row keys from `FILE` instead of generating records")
+	fs.StringVar(&f.file, "schema-file", "", "with --sample: the split keys of the schema document `FILE`")
+	fs.StringVar(&f.table, "table", "", "with --sample: the split keys of the document stored with table `T`")
+	e.connectFlags(fs, &f.zk)
 	fs.StringVar(&f.splits, "splits", "schema", "pre-split keys: schema, none, hex:N, decimal:N, uniform:N, prefix:N:W, sample:N, keys:K1,K2 or @FILE")
 	fs.IntVar(&f.servers, "servers", 1, "number of region servers")
 	fs.IntVar(&f.slices, "slices", -1, "number of time slices (0: none; default one per region, 10 to 48)")
@@ -147,11 +159,14 @@ func runSimulate(ctx context.Context, e *Env, args []string) error {
 		return nil
 	}
 	if f.schema == "" && f.sample == "" {
+		if f.file != "" || f.table != "" {
+			return ErrNoWorkload
+		}
 		fmt.Fprintf(e.Stderr, "%s simulate: need --schema NAME or --sample FILE\n", e.name())
 		fs.Usage()
 		return ErrUsage
 	}
-	src, err := simulateSource(&f)
+	src, err := e.simulateSource(ctx, &f)
 	if err != nil {
 		return err
 	}
@@ -175,35 +190,80 @@ func runSimulate(ctx context.Context, e *Env, args []string) error {
 	return nil
 }
 
+// ErrNoWorkload is the error of simulate given a schema document without
+// --sample: a document describes keys, not the records a team writes.
+var ErrNoWorkload = errors.New("a schema document has no record generator: give --sample FILE, one row key per line (hbkit regions measures a live table)")
+
 // simulateSource returns the generated workload of --schema, or the keys
-// of --sample (with the schema's split keys when --schema is given too).
-func simulateSource(f *simulateFlags) (sim.Source, error) {
+// of --sample with the split keys of --schema, --schema-file or --table's
+// stored document, if given.
+func (e *Env) simulateSource(ctx context.Context, f *simulateFlags) (sim.Source, error) {
 	if f.sample == "" {
+		if f.file != "" || f.table != "" {
+			return nil, ErrNoWorkload
+		}
 		cfg, err := f.work.config()
 		if err != nil {
 			return nil, err
 		}
 		return sim.Builtin(f.schema, cfg)
 	}
-	var splits [][]byte
-	name := f.sample
-	if f.schema != "" {
-		cfg, err := f.work.config()
-		if err != nil {
-			return nil, err
-		}
-		cfg.Records = 1
-		s, err := sim.Builtin(f.schema, cfg)
-		if err != nil {
-			return nil, err
-		}
-		splits, name = s.Splits(), f.schema
+	name, splits, err := e.sampleSplits(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		name = f.sample
 	}
 	ks, at, err := readSampleFile(f.sample)
 	if err != nil {
 		return nil, err
 	}
 	return sim.FromKeys(name, splits, ks, at)
+}
+
+// sampleSplits returns the table name and split keys of the schema that
+// goes with --sample: a built-in workload's, else those of --schema,
+// --schema-file or --table's stored document; none without any.
+func (e *Env) sampleSplits(ctx context.Context, f *simulateFlags) (string, [][]byte, error) {
+	var d schema.Definition
+	var err error
+	switch {
+	case f.schema != "":
+		cfg, cerr := f.work.config()
+		if cerr != nil {
+			return "", nil, cerr
+		}
+		cfg.Records = 1
+		s, berr := sim.Builtin(f.schema, cfg)
+		if berr == nil {
+			return f.schema, s.Splits(), nil
+		}
+		if d, err = e.loadDefinition(f.schema); err != nil {
+			return "", nil, fmt.Errorf("--schema %s: neither a built-in workload (%w) nor a schema: %w", f.schema, berr, err)
+		}
+	case f.file != "":
+		d, err = e.loadDefinition(f.file)
+	case f.table != "":
+		d, err = e.storedDefinition(ctx, "simulate", f.zk, f.table)
+	default:
+		return "", nil, nil
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	return d.Name().String(), d.SplitKeys(), nil
+}
+
+// storedDefinition connects and opens the document stored with table.
+func (e *Env) storedDefinition(ctx context.Context, command, zkFlag, table string) (schema.Definition, error) {
+	zk := e.quorum(zkFlag)
+	c, closer, err := e.connect(ctx, zk)
+	if err != nil {
+		return nil, fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+	}
+	defer closer.Close()
+	return openStored(ctx, command, c, table)
 }
 
 func simulateOptions(f *simulateFlags, src sim.Source) ([]sim.Option, error) {

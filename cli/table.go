@@ -18,7 +18,8 @@ import (
 	"github.com/hbkit/hbkit/schema"
 )
 
-const tableUsage = `usage: hbkit table <subcommand> --schema NAME|FILE [flags]
+const tableUsage = `usage: hbkit table <subcommand> --schema NAME|FILE | --schema-file FILE [flags]
+       hbkit table describe|ensure|truncate|drop --table T [flags]
 
 Subcommands:
   create    create the tables of the schema, pre-split, or check that they
@@ -31,9 +32,15 @@ Subcommands:
   drop      disable and delete the tables (needs --yes)
   list      the names of the built-in schemas
 
---schema takes a built-in name (see "hbkit table list") or a JSON schema
-file (see the admin package documentation); repeat it or separate names
-with commas for several tables. A data table that declares indexes comes
+--schema takes a schema of this binary, a built-in name (see "hbkit table
+list") or a JSON schema file, as does --schema-file: a schema document
+(schema.Document: every field, key segment, column, index, UID field and
+wide layout) or a schema file (see the admin package documentation);
+repeat it or separate names with commas for several tables. create and
+ensure store a table's document with it (attribute hbkit.schema), so that
+every hbkit command later reads the table with --table T alone: --table
+takes the schema from the document stored with T, its index tables
+included (describe, ensure, truncate, drop). A data table that declares indexes comes
 with its index tables: --schema sms creates, describes, truncates and
 drops sms and sms_index. A new index table over a data table that holds
 rows is reported "needs building" until "hbkit index build" has run.
@@ -48,7 +55,8 @@ func runTable(ctx context.Context, e *Env, args []string) error {
 }
 
 type tableFlags struct {
-	schemas []string
+	schemas []string // --schema and --schema-file
+	tables  []string // --table: read the schema stored with each
 	zk      string
 	json    bool
 	dryRun  bool
@@ -60,37 +68,13 @@ type tableFlags struct {
 }
 
 func runTableWith(ctx context.Context, e *Env, args []string, connect connectFunc[admin.Client]) error {
-	if err := e.subcommandHelp(args, tableUsage, tableFlagSet(e, &tableFlags{})); err != nil {
+	sub, f, err := e.parseTable(args)
+	if err != nil || sub == "list" {
 		return err
 	}
-	sub := args[0]
-	var f tableFlags
-	fs := tableFlagSet(e, &f)
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.Stderr, "%s table %s: unexpected argument %q\n", e.name(), sub, fs.Arg(0))
-		return ErrUsage
-	}
-	if sub == "list" {
-		for _, n := range schema.BuiltinNames() {
-			fmt.Fprintln(e.Stdout, n)
-		}
-		return nil
-	}
-	switch sub {
-	case "create", "ensure", "describe", "drop", "truncate":
-	default:
-		fmt.Fprintf(e.Stderr, "%s table: unknown subcommand %q\n", e.name(), sub)
-		e.usage(tableUsage)
-		return ErrUsage
-	}
-	if len(f.schemas) == 0 {
-		fmt.Fprintf(e.Stderr, "%s table %s: --schema is required\n", e.name(), sub)
-		return ErrUsage
-	}
-	named, err := e.loadSchemas(f.schemas)
+	lazy := &lazyClient{connect: connect, zk: e.quorum(f.zk)}
+	defer lazy.close()
+	named, err := e.tableSchemas(ctx, "table "+sub, lazy, f)
 	if err != nil {
 		return err
 	}
@@ -122,13 +106,54 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 		fmt.Fprintf(e.Stderr, "%s table: --json applies to describe and --dry-run\n", e.name())
 		return ErrUsage
 	}
-
-	zk := e.quorum(f.zk)
-	c, closer, err := connect(ctx, zk)
+	c, err := lazy.get(ctx)
 	if err != nil {
-		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+		return err
 	}
-	defer closer.Close()
+	return e.tableJob(ctx, c, sub, f, named, defs, plans)
+}
+
+// parseTable parses the subcommand and flags of table, and runs list.
+func (e *Env) parseTable(args []string) (string, tableFlags, error) {
+	var f tableFlags
+	if err := e.subcommandHelp(args, tableUsage, tableFlagSet(e, &tableFlags{})); err != nil {
+		return "", f, err
+	}
+	sub := args[0]
+	fs := tableFlagSet(e, &f)
+	if err := fs.Parse(args[1:]); err != nil {
+		return sub, f, err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.Stderr, "%s table %s: unexpected argument %q\n", e.name(), sub, fs.Arg(0))
+		return sub, f, ErrUsage
+	}
+	switch sub {
+	case "list":
+		for _, n := range schema.BuiltinNames() {
+			fmt.Fprintln(e.Stdout, n)
+		}
+		return sub, f, nil
+	case "create", "ensure", "describe", "drop", "truncate":
+	default:
+		fmt.Fprintf(e.Stderr, "%s table: unknown subcommand %q\n", e.name(), sub)
+		e.usage(tableUsage)
+		return sub, f, ErrUsage
+	}
+	switch {
+	case len(f.schemas) == 0 && len(f.tables) == 0:
+		fmt.Fprintf(e.Stderr, "%s table %s: --schema is required (NAME or FILE; or --schema-file FILE), or --table T to read the schema stored with the table\n", e.name(), sub)
+		return sub, f, ErrUsage
+	case len(f.schemas) > 0 && len(f.tables) > 0:
+		fmt.Fprintf(e.Stderr, "%s table %s: --table reads the schema stored with the table; --schema and --schema-file name their own tables (move them with --namespace)\n", e.name(), sub)
+		return sub, f, ErrUsage
+	}
+	return sub, f, nil
+}
+
+// tableJob runs the subcommand sub on the tables defs (named: those the
+// flags name, without the index tables that come with them).
+func (e *Env) tableJob(ctx context.Context, c admin.Client, sub string, f tableFlags, named, defs []schema.Definition, plans []*admin.Plan) error {
 	// Calls the job cannot do without, before anything is sent: truncate
 	// would otherwise disable the table, then fail.
 	switch sub {
@@ -161,29 +186,34 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 	case "describe":
 		return runDescribe(ctx, e, a, defs, f)
 	case "drop":
-		explicit := make(map[string]bool, len(named))
-		for _, d := range named {
-			explicit[d.Name().String()] = true
+		return runDrop(ctx, e, a, named, plans)
+	}
+	for _, p := range plans { // truncate
+		if err := a.Truncate(ctx, p.Table); err != nil {
+			return err
 		}
-		for _, p := range plans {
-			err := a.Drop(ctx, p.Table)
-			if errors.Is(err, hbase.ErrTableNotFound) && !explicit[p.Table] {
-				// An index table that came with its data table.
-				fmt.Fprintf(e.Stdout, "%s: absent\n", p.Table)
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.Stdout, "%s: dropped\n", p.Table)
+		fmt.Fprintf(e.Stdout, "%s: truncated, splits kept\n", p.Table)
+	}
+	return nil
+}
+
+// runDrop drops the tables of plans; an index table that came with its
+// data table (not in named) and is absent is reported so.
+func runDrop(ctx context.Context, e *Env, a *admin.Admin, named []schema.Definition, plans []*admin.Plan) error {
+	explicit := make(map[string]bool, len(named))
+	for _, d := range named {
+		explicit[d.Name().String()] = true
+	}
+	for _, p := range plans {
+		err := a.Drop(ctx, p.Table)
+		if errors.Is(err, hbase.ErrTableNotFound) && !explicit[p.Table] {
+			fmt.Fprintf(e.Stdout, "%s: absent\n", p.Table)
+			continue
 		}
-	case "truncate":
-		for _, p := range plans {
-			if err := a.Truncate(ctx, p.Table); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.Stdout, "%s: truncated, splits kept\n", p.Table)
+		if err != nil {
+			return err
 		}
+		fmt.Fprintf(e.Stdout, "%s: dropped\n", p.Table)
 	}
 	return nil
 }
@@ -191,14 +221,19 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 func tableFlagSet(e *Env, f *tableFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit table", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
-	fs.Func("schema", "built-in schema `NAME` or JSON schema FILE; repeatable, comma-separated", func(s string) error {
-		for _, p := range strings.Split(s, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				f.schemas = append(f.schemas, p)
+	list := func(dst *[]string) func(string) error {
+		return func(s string) error {
+			for _, p := range strings.Split(s, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					*dst = append(*dst, p)
+				}
 			}
+			return nil
 		}
-		return nil
-	})
+	}
+	fs.Func("schema", "schema `NAME` (of this binary, or built-in) or JSON schema FILE; repeatable, comma-separated", list(&f.schemas))
+	fs.Func("schema-file", "schema `FILE`: a schema document (JSON) or a schema file; repeatable, comma-separated", list(&f.schemas))
+	fs.Func("table", "table `T` whose stored schema document is the schema, with its index tables; repeatable, comma-separated", list(&f.tables))
 	e.connectFlags(fs, &f.zk)
 	fs.BoolVar(&f.json, "json", false, "JSON output (describe, --dry-run)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the split keys and options without touching HBase")
@@ -207,6 +242,55 @@ func tableFlagSet(e *Env, f *tableFlags) *flag.FlagSet {
 	fs.StringVar(&f.namespace, "namespace", "", "serve the schema's tables in namespace `NS` (created if missing)")
 	fs.BoolVar(&f.grown, "allow-grown-regions", false, "accept region boundaries beyond the declared split keys (regions HBase split as they grew)")
 	return fs
+}
+
+// lazyClient connects on first use, so that a command connects only when
+// it must: to read a stored schema document, or to act on the tables.
+type lazyClient struct {
+	connect connectFunc[admin.Client]
+	zk      string
+	c       admin.Client
+	closer  io.Closer
+}
+
+func (l *lazyClient) get(ctx context.Context) (admin.Client, error) {
+	if l.c != nil {
+		return l.c, nil
+	}
+	c, closer, err := l.connect(ctx, l.zk)
+	if err != nil {
+		return nil, fmt.Errorf("connect to HBase via ZooKeeper %s: %w", l.zk, err)
+	}
+	l.c, l.closer = c, closer
+	return c, nil
+}
+
+func (l *lazyClient) close() {
+	if l.closer != nil {
+		l.closer.Close()
+	}
+}
+
+// tableSchemas returns the tables of --schema and --schema-file, or those
+// of the documents stored with the --table tables, each served under the
+// name --table gives it.
+func (e *Env) tableSchemas(ctx context.Context, command string, lazy *lazyClient, f tableFlags) ([]schema.Definition, error) {
+	if len(f.tables) == 0 {
+		return e.loadSchemas(f.schemas)
+	}
+	c, err := lazy.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []schema.Definition
+	for _, t := range f.tables {
+		d, err := openStored(ctx, command, c, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // loadSchemas resolves each --schema: one of e.Schemas, a built-in

@@ -59,6 +59,9 @@ func (r *Repo[T]) DeleteBatch(ctx context.Context, keys []*T) ([]error, error) {
 // when set, are the inserts' tokens (schema.Record.Token), one per record;
 // without them each insert gets its own (index.Table.Write).
 func (r *Repo[T]) batch(ctx context.Context, op writeOp, recs []*T, tokens [][]byte) (_ []error, err error) {
+	if err := r.usable(); err != nil {
+		return nil, err
+	}
 	ctx, span := r.span(ctx, op, len(recs))
 	defer func() { end(span, err) }()
 	// Each chunk is one operation (index.Write, or the client's Batch), so

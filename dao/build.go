@@ -24,6 +24,9 @@ func WithIncompleteIndexReads() Option {
 // IndexState returns the state of the named index as its table's
 // descriptor holds it now (see schema.IndexState).
 func (r *Repo[T]) IndexState(ctx context.Context, name string) (schema.IndexState, error) {
+	if err := r.usable(); err != nil {
+		return "", err
+	}
 	if r.ix == nil {
 		return "", fmt.Errorf("dao: index state %q: %w", r.name, ErrNoIndex)
 	}
@@ -38,6 +41,9 @@ func (r *Repo[T]) IndexState(ctx context.Context, name string) (schema.IndexStat
 // table descriptors (index.StateWriter), as the real client and the fake
 // are.
 func (r *Repo[T]) BuildIndex(ctx context.Context, name string, opts ...index.CheckOption) (index.Report, error) {
+	if err := r.usable(); err != nil {
+		return index.Report{}, err
+	}
 	if r.ix == nil {
 		return index.Report{}, fmt.Errorf("dao: build index %q: %w", r.name, ErrNoIndex)
 	}

@@ -238,4 +238,6 @@ var (
 	// ErrNoIndex reports an index operation (Check) on a table that
 	// declares no index.
 	ErrNoIndex = errors.New("dao: table declares no index")
+	// ErrClosed reports a call on a store after its Close.
+	ErrClosed = errors.New("dao: store closed")
 )

@@ -49,6 +49,9 @@ func (x *Index[T]) source(segment string) string {
 // planOf sets the ids of the names q's bounds give (UID fields) and
 // plans q for this index.
 func (x *Index[T]) planOf(ctx context.Context, q Query[T]) (*plan, error) {
+	if err := x.r.usable(); err != nil {
+		return nil, err
+	}
 	if err := x.r.setQueryIDs(ctx, q); err != nil {
 		return nil, err
 	}

@@ -138,6 +138,9 @@ type plan struct {
 // planOf sets the ids of the names q's bounds give (UID fields) and
 // plans q.
 func (r *Repo[T]) planOf(ctx context.Context, q Query[T]) (*plan, error) {
+	if err := r.usable(); err != nil {
+		return nil, err
+	}
 	if err := r.setQueryIDs(ctx, q); err != nil {
 		return nil, err
 	}

@@ -57,6 +57,7 @@ type Repo[T any] struct {
 	settle    settler // puts after deletes, on a table without index
 	uids      *UIDs   // WithUIDs; nil when the schema declares no UID field
 	uidDecls  []schema.UID[T]
+	closed    atomic.Bool // Close was called
 }
 
 // New returns the store of table on client c. When the table declares
@@ -234,6 +235,9 @@ func (r *Repo[T]) Insert(ctx context.Context, v *T) error {
 // not an error. For a salted layout without indexes it deletes the row
 // under every salt value.
 func (r *Repo[T]) Delete(ctx context.Context, key *T) error {
+	if err := r.usable(); err != nil {
+		return err
+	}
 	if r.salts > 0 && !r.indexed() {
 		if err := r.setIDs(ctx, key, false); err != nil {
 			return err
@@ -245,6 +249,9 @@ func (r *Repo[T]) Delete(ctx context.Context, key *T) error {
 
 // one runs a single-record write.
 func (r *Repo[T]) one(ctx context.Context, op writeOp, v *T) (err error) {
+	if err := r.usable(); err != nil {
+		return err
+	}
 	ctx, span := r.span(ctx, op, 1)
 	defer func() { end(span, err) }()
 	ctx, endOp := hbapi.StartOperation(ctx, r.c)
@@ -336,6 +343,9 @@ func (r *Repo[T]) live(res *hbapi.Result) bool {
 // fields are ignored) and reports whether it exists. For a salted layout
 // it reads every salt value's row, in one batch.
 func (r *Repo[T]) Get(ctx context.Context, key *T) (_ *T, _ bool, err error) {
+	if err := r.usable(); err != nil {
+		return nil, false, err
+	}
 	ctx, endOp := hbapi.StartOperation(ctx, r.c)
 	defer func() { err = endOp(err) }()
 	if err := r.setIDs(ctx, key, false); err != nil {
@@ -444,10 +454,48 @@ func (r *Repo[T]) decode(res *hbapi.Result, cells []schema.Cell, v *T) ([]schema
 // them. Call it before the process exits. Without indexes it does
 // nothing.
 func (r *Repo[T]) Flush(ctx context.Context) error {
+	if err := r.usable(); err != nil {
+		return err
+	}
 	if r.ix == nil {
 		return nil
 	}
 	return r.ix.Flush(ctx)
+}
+
+// Close stops the store's background work: the verification of index
+// entries (WithAsyncVerify). It waits until the entries of the writes
+// that returned before the call are marked verified, as Flush does, or
+// until ctx ends; then it cancels the verifications still in flight and
+// waits for them to return (the client's honouring of its context bounds
+// that wait). Entries left unverified lose nothing: readers check them and
+// Check repairs them. It returns Flush's error, or ctx's when the queue
+// could not be sent in time.
+//
+// Every later call of the store, and of its Index, returns an error
+// wrapping ErrClosed; a write still running when Close is called finishes
+// but leaves its entries unverified. Close is idempotent: calls after the
+// first return nil at once. It does not close the client, which the
+// caller owns and may share between stores.
+func (r *Repo[T]) Close(ctx context.Context) error {
+	if !r.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	if r.ix == nil {
+		return nil
+	}
+	if err := r.ix.Close(ctx); err != nil {
+		return fmt.Errorf("dao: close %q: %w", r.name, err)
+	}
+	return nil
+}
+
+// usable returns an error wrapping ErrClosed once Close was called.
+func (r *Repo[T]) usable() error {
+	if r.closed.Load() {
+		return fmt.Errorf("dao: %q: %w", r.name, ErrClosed)
+	}
+	return nil
 }
 
 // Check verifies, repairs or rebuilds the table's indexes (ModeVerify,
@@ -455,6 +503,9 @@ func (r *Repo[T]) Flush(ctx context.Context) error {
 // progress and a resumable checkpoint (WithProgress, WithCheckpoint,
 // WithResume). A table without indexes is an error wrapping ErrNoIndex.
 func (r *Repo[T]) Check(ctx context.Context, mode Mode, opts ...CheckOption) (Report, error) {
+	if err := r.usable(); err != nil {
+		return Report{}, err
+	}
 	if r.ix == nil {
 		return Report{}, fmt.Errorf("dao: check %q: %w", r.name, ErrNoIndex)
 	}

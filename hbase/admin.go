@@ -162,74 +162,50 @@ func (c *Client) CreateTable(ctx context.Context, desc TableDescriptor, splitKey
 
 // DeleteTable deletes a disabled table: ErrTableNotDisabled if it is
 // enabled, ErrTableNotFound if it does not exist.
-func (c *Client) DeleteTable(ctx context.Context, table string) (err error) {
-	const op = "delete table"
-	tn, err := parseAdminTable(op, table)
-	if err != nil {
-		return err
-	}
-	ctx, sp := c.startOp(ctx, "delete_table", table)
-	defer func() { sp.end(ctx, err) }()
-	group, nonce := c.ddlNonce()
-	req := &pb.DeleteTableRequest{TableName: pbTableName(tn), NonceGroup: group, Nonce: nonce}
-	err = c.runProcedure(ctx, "DeleteTable", req, &pb.DeleteTableResponse{})
-	c.forgetTableRegions(tn)
-	return adminErr(op, table, err)
+func (c *Client) DeleteTable(ctx context.Context, table string) error {
+	return c.tableProcedure(ctx, "delete table", table, "DeleteTable", func(tn *pb.TableName, group, nonce *uint64) proto.Message {
+		return &pb.DeleteTableRequest{TableName: tn, NonceGroup: group, Nonce: nonce}
+	}, &pb.DeleteTableResponse{})
 }
 
 // EnableTable enables a disabled table: ErrTableNotDisabled if it is
 // enabled already.
-func (c *Client) EnableTable(ctx context.Context, table string) (err error) {
-	const op = "enable table"
-	tn, err := parseAdminTable(op, table)
-	if err != nil {
-		return err
-	}
-	ctx, sp := c.startOp(ctx, "enable_table", table)
-	defer func() { sp.end(ctx, err) }()
-	group, nonce := c.ddlNonce()
-	req := &pb.EnableTableRequest{TableName: pbTableName(tn), NonceGroup: group, Nonce: nonce}
-	err = c.runProcedure(ctx, "EnableTable", req, &pb.EnableTableResponse{})
-	c.forgetTableRegions(tn)
-	return adminErr(op, table, err)
+func (c *Client) EnableTable(ctx context.Context, table string) error {
+	return c.tableProcedure(ctx, "enable table", table, "EnableTable", func(tn *pb.TableName, group, nonce *uint64) proto.Message {
+		return &pb.EnableTableRequest{TableName: tn, NonceGroup: group, Nonce: nonce}
+	}, &pb.EnableTableResponse{})
 }
 
 // DisableTable disables an enabled table: ErrTableDisabled if it is not
 // enabled.
-func (c *Client) DisableTable(ctx context.Context, table string) (err error) {
-	const op = "disable table"
-	tn, err := parseAdminTable(op, table)
-	if err != nil {
-		return err
-	}
-	ctx, sp := c.startOp(ctx, "disable_table", table)
-	defer func() { sp.end(ctx, err) }()
-	group, nonce := c.ddlNonce()
-	req := &pb.DisableTableRequest{TableName: pbTableName(tn), NonceGroup: group, Nonce: nonce}
-	err = c.runProcedure(ctx, "DisableTable", req, &pb.DisableTableResponse{})
-	c.forgetTableRegions(tn)
-	return adminErr(op, table, err)
+func (c *Client) DisableTable(ctx context.Context, table string) error {
+	return c.tableProcedure(ctx, "disable table", table, "DisableTable", func(tn *pb.TableName, group, nonce *uint64) proto.Message {
+		return &pb.DisableTableRequest{TableName: tn, NonceGroup: group, Nonce: nonce}
+	}, &pb.DisableTableResponse{})
 }
 
 // TruncateTable removes every row of a disabled table (the master's
 // "truncateTable"), keeping its region boundaries if preserveSplits. The
 // table is enabled afterwards.
-func (c *Client) TruncateTable(ctx context.Context, table string, preserveSplits bool) (err error) {
-	const op = "truncate table"
+func (c *Client) TruncateTable(ctx context.Context, table string, preserveSplits bool) error {
+	return c.tableProcedure(ctx, "truncate table", table, "truncateTable", func(tn *pb.TableName, group, nonce *uint64) proto.Message {
+		return &pb.TruncateTableRequest{TableName: tn, PreserveSplits: proto.Bool(preserveSplits), NonceGroup: group, Nonce: nonce}
+	}, &pb.TruncateTableResponse{})
+}
+
+// tableProcedure runs the master procedure method on table (op names the
+// operation in errors and, with "_" for " ", its span), with the request
+// req builds from the table's name and a DDL nonce, and forgets the
+// table's cached regions after it.
+func (c *Client) tableProcedure(ctx context.Context, op, table, method string, req func(tn *pb.TableName, group, nonce *uint64) proto.Message, resp procResponse) (err error) {
 	tn, err := parseAdminTable(op, table)
 	if err != nil {
 		return err
 	}
-	ctx, sp := c.startOp(ctx, "truncate_table", table)
+	ctx, sp := c.startOp(ctx, strings.ReplaceAll(op, " ", "_"), table)
 	defer func() { sp.end(ctx, err) }()
 	group, nonce := c.ddlNonce()
-	req := &pb.TruncateTableRequest{
-		TableName:      pbTableName(tn),
-		PreserveSplits: proto.Bool(preserveSplits),
-		NonceGroup:     group,
-		Nonce:          nonce,
-	}
-	err = c.runProcedure(ctx, "truncateTable", req, &pb.TruncateTableResponse{})
+	err = c.runProcedure(ctx, method, req(pbTableName(tn), group, nonce), resp)
 	c.forgetTableRegions(tn)
 	return adminErr(op, table, err)
 }

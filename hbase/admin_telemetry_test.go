@@ -57,9 +57,9 @@ func TestAdminSpans(t *testing.T) {
 	tests := []struct {
 		name, op, collection, errType string
 	}{
-		{"create_table crm:calls", "create_table", "crm:calls", ""},
-		{"delete_table crm:calls", "delete_table", "crm:calls", excTableNotDisabled},
-		{"list_namespaces", "list_namespaces", "", "org.apache.hadoop.hbase.exceptions.UnknownProtocolException"},
+		{"CREATE_TABLE crm:calls", "CREATE_TABLE", "crm:calls", ""},
+		{"DELETE_TABLE crm:calls", "DELETE_TABLE", "crm:calls", excTableNotDisabled},
+		{"LIST_NAMESPACES", "LIST_NAMESPACES", "", "org.apache.hadoop.hbase.exceptions.UnknownProtocolException"},
 	}
 	for i, tt := range tests {
 		s := spans[i]
@@ -78,6 +78,11 @@ func TestAdminSpans(t *testing.T) {
 		v, _ := adminSpanAttr(s, attrErrorType)
 		if v != tt.errType {
 			t.Errorf("span %q error.type = %q, want %q", s.Name(), v, tt.errType)
+		}
+		// The master answered each failure: its exception class is the
+		// response's status code.
+		if v, ok := adminSpanAttr(s, attrDBStatusCode); v != tt.errType || ok != (tt.errType != "") {
+			t.Errorf("span %q db.response.status_code = %q, %v; want %q", s.Name(), v, ok, tt.errType)
 		}
 		if wantErr := tt.errType != ""; (s.Status().Code == codes.Error) != wantErr {
 			t.Errorf("span %q status = %v, want error %v", s.Name(), s.Status(), wantErr)

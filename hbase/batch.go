@@ -103,13 +103,7 @@ func (c *Client) Batch(ctx context.Context, actions []Action) (_ []BatchResult, 
 	if len(actions) == 0 {
 		return results, nil
 	}
-	table := ActionTable(actions[0])
-	for _, a := range actions[1:] {
-		if ActionTable(a) != table {
-			table = ""
-			break
-		}
-	}
+	table := batchTable(actions)
 	ctx, cancelOp := c.operationContext(ctx)
 	defer cancelOp()
 	ctx, sp := c.startOp(ctx, "batch", table)
@@ -117,6 +111,47 @@ func (c *Client) Batch(ctx context.Context, actions []Action) (_ []BatchResult, 
 	defer func() { sp.end(ctx, err) }()
 
 	failed := make(map[int]error)
+	items := c.batchItems(actions, failed)
+	rt := c.newRetrier(func(reason string) { sp.retried(ctx, reason) })
+	pending := items
+	for len(pending) > 0 {
+		pending = c.batchRound(ctx, pending, results, failed)
+		if len(pending) == 0 {
+			break
+		}
+		// Wait once for the whole round, as long as its most demanding
+		// failure asks.
+		worst := mostDemanding(pending)
+		if werr := rt.wait(ctx, worst.lastErr, worst.kind); werr != nil {
+			var te *timeoutError
+			for _, it := range pending {
+				if ctx.Err() != nil || errors.As(werr, &te) {
+					failed[it.idx] = it.final(werr)
+				} else {
+					failed[it.idx] = it.final(&retriesExhaustedError{retries: rt.retries, err: convertError(it.lastErr)})
+				}
+			}
+			break
+		}
+	}
+
+	return batchOutcome(actions, results, failed)
+}
+
+// batchTable is the table of every action, or "" when they name several.
+func batchTable(actions []Action) string {
+	table := ActionTable(actions[0])
+	for _, a := range actions[1:] {
+		if ActionTable(a) != table {
+			return ""
+		}
+	}
+	return table
+}
+
+// batchItems returns the items to send for the valid actions; the error
+// of each invalid one (or one too large) goes in failed by its index.
+func (c *Client) batchItems(actions []Action, failed map[int]error) []*batchItem {
 	items := make([]*batchItem, 0, len(actions))
 	slab := make([]batchItem, len(actions))
 	for i, a := range actions {
@@ -137,35 +172,24 @@ func (c *Client) Batch(ctx context.Context, actions []Action) (_ []BatchResult, 
 		it.size = size
 		items = append(items, it)
 	}
+	return items
+}
 
-	rt := c.newRetrier(func(reason string) { sp.retried(ctx, reason) })
-	pending := items
-	for len(pending) > 0 {
-		pending = c.batchRound(ctx, pending, results, failed)
-		if len(pending) == 0 {
-			break
-		}
-		// Wait once for the whole round, as long as its most demanding
-		// failure asks.
-		worst := pending[0]
-		for _, it := range pending[1:] {
-			if waitRank(it.kind) > waitRank(worst.kind) {
-				worst = it
-			}
-		}
-		if werr := rt.wait(ctx, worst.lastErr, worst.kind); werr != nil {
-			var te *timeoutError
-			for _, it := range pending {
-				if ctx.Err() != nil || errors.As(werr, &te) {
-					failed[it.idx] = it.final(werr)
-				} else {
-					failed[it.idx] = it.final(&retriesExhaustedError{retries: rt.retries, err: convertError(it.lastErr)})
-				}
-			}
-			break
+// mostDemanding is the pending item whose failure asks the longest wait
+// (see waitRank); the first of those.
+func mostDemanding(pending []*batchItem) *batchItem {
+	worst := pending[0]
+	for _, it := range pending[1:] {
+		if waitRank(it.kind) > waitRank(worst.kind) {
+			worst = it
 		}
 	}
+	return worst
+}
 
+// batchOutcome is Batch's answer: results, with the failed actions'
+// errors in them and in a *BatchError when any failed.
+func batchOutcome(actions []Action, results []BatchResult, failed map[int]error) ([]BatchResult, error) {
 	if len(failed) == 0 {
 		return results, nil
 	}
@@ -257,11 +281,51 @@ type multiReq struct {
 // results, permanent failures to failed; it returns the items to retry,
 // with lastErr and kind set.
 func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results []BatchResult, failed map[int]error) []*batchItem {
-	var retry []*batchItem
-	// Locate.
-	byServer := make(map[string][]*regionGroup)
+	servers, byServer, retry := c.locateItems(ctx, pending, failed)
+	// Build the requests, the in-flight budget shared between servers.
+	var reqs []*multiReq
+	perServer := max(1, maxMultiInFlight/max(1, len(servers)))
+	for _, addr := range servers {
+		reqs = append(reqs, serverRequests(addr, byServer[addr], perServer, c.opts.writeBuffer)...)
+	}
+	// Send in parallel, the last request on the caller's goroutine, which
+	// waits for the others anyway: a Batch bound for one server's region
+	// (the common case) starts no goroutine and wakes none.
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxMultiInFlight)
+	sp := spanFromContext(ctx)
+	send := func(mr *multiReq) {
+		defer func() { <-sem }()
+		sp.setServer(mr.addr)
+		sent := time.Now()
+		outcomes := c.sendMulti(ctx, mr)
+		mu.Lock()
+		defer mu.Unlock()
+		retry = append(retry, c.takeOutcomes(ctx, outcomes, sent, results, failed)...)
+	}
+	for i, mr := range reqs {
+		sem <- struct{}{}
+		if i == len(reqs)-1 {
+			send(mr)
+			break
+		}
+		wg.Go(func() { send(mr) })
+	}
+	wg.Wait()
+	if len(retry) > 0 && ctx.Err() == nil {
+		retry = c.failGoneTables(ctx, retry, failed)
+	}
+	return retry
+}
+
+// locateItems finds the region of each pending item and groups the items
+// by region and the regions by server (servers in the order first met).
+// An item whose location failed is returned to retry, or goes in failed
+// when it cannot be retried; so does a sent nonced item whose region moved.
+func (c *Client) locateItems(ctx context.Context, pending []*batchItem, failed map[int]error) (servers []string, byServer map[string][]*regionGroup, retry []*batchItem) {
+	byServer = make(map[string][]*regionGroup)
 	groupOf := make(map[*region]*regionGroup)
-	var servers []string
 	for _, it := range pending {
 		r, err := c.locate(ctx, it.table, it.row, false)
 		if err != nil {
@@ -289,81 +353,61 @@ func (c *Client) batchRound(ctx context.Context, pending []*batchItem, results [
 		}
 		g.items = append(g.items, it)
 	}
-	// Build the requests, the in-flight budget shared between servers.
-	var reqs []*multiReq
-	perServer := max(1, maxMultiInFlight/max(1, len(servers)))
-	for _, addr := range servers {
-		reqs = append(reqs, serverRequests(addr, byServer[addr], perServer, c.opts.writeBuffer)...)
-	}
-	// Send in parallel, the last request on the caller's goroutine, which
-	// waits for the others anyway: a Batch bound for one server's region
-	// (the common case) starts no goroutine and wakes none.
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, maxMultiInFlight)
-	sp := spanFromContext(ctx)
-	send := func(mr *multiReq) {
-		defer func() { <-sem }()
-		sp.setServer(mr.addr)
-		sent := time.Now()
-		outcomes := c.sendMulti(ctx, mr)
-		mu.Lock()
-		defer mu.Unlock()
-		for _, o := range outcomes {
-			if o.err == nil && o.it.cond != nil && !o.processed && o.it.applied {
-				// Its own earlier attempt may be what failed the condition.
-				failed[o.it.idx] = opErr("batch", o.it.table, conditionFailed(true))
-				continue
-			}
-			if o.err == nil {
-				c.regions.answered(o.it.reg, sent)
-				results[o.it.idx] = BatchResult{Result: o.res, Processed: o.processed}
-				continue
-			}
-			o.it.lastErr = o.err
-			if !o.it.applied && requestSent(o.err) {
-				o.it.applied, o.it.sentTo = true, o.it.reg.addr
-			}
-			o.it.kind = c.handleRegionError(ctx, o.it.table, o.it.reg, o.err)
-			// The end of ctx mid-call is reported by Batch's wait.
-			if o.it.kind == retryNever && !isContextError(o.err) {
-				failed[o.it.idx] = opErr("batch", o.it.table, o.it.final(convertError(o.err)))
-			} else {
-				retry = append(retry, o.it)
-			}
+	return servers, byServer, retry
+}
+
+// takeOutcomes records the outcomes of one Multi sent at sent: successes
+// in results, permanent failures in failed; it returns the items to retry.
+// The caller holds the round's lock.
+func (c *Client) takeOutcomes(ctx context.Context, outcomes []outcome, sent time.Time, results []BatchResult, failed map[int]error) []*batchItem {
+	var retry []*batchItem
+	for _, o := range outcomes {
+		if o.err == nil && o.it.cond != nil && !o.processed && o.it.applied {
+			// Its own earlier attempt may be what failed the condition.
+			failed[o.it.idx] = opErr("batch", o.it.table, conditionFailed(true))
+			continue
 		}
-	}
-	for i, mr := range reqs {
-		sem <- struct{}{}
-		if i == len(reqs)-1 {
-			send(mr)
-			break
+		if o.err == nil {
+			c.regions.answered(o.it.reg, sent)
+			results[o.it.idx] = BatchResult{Result: o.res, Processed: o.processed}
+			continue
 		}
-		wg.Go(func() { send(mr) })
-	}
-	wg.Wait()
-	// A table that is disabled or gone answers NotServingRegion forever:
-	// fail its actions instead of retrying them.
-	if len(retry) > 0 && ctx.Err() == nil {
-		checked := make(map[string]error)
-		kept := retry[:0]
-		for _, it := range retry {
-			if it.kind == retryRelocate {
-				terr, ok := checked[it.table]
-				if !ok {
-					terr = c.tableStateError(ctx, it.table, it.lastErr)
-					checked[it.table] = terr
-				}
-				if terr != nil {
-					failed[it.idx] = opErr("batch", it.table, it.final(terr))
-					continue
-				}
-			}
-			kept = append(kept, it)
+		o.it.lastErr = o.err
+		if !o.it.applied && requestSent(o.err) {
+			o.it.applied, o.it.sentTo = true, o.it.reg.addr
 		}
-		retry = kept
+		o.it.kind = c.handleRegionError(ctx, o.it.table, o.it.reg, o.err)
+		// The end of ctx mid-call is reported by Batch's wait.
+		if o.it.kind == retryNever && !isContextError(o.err) {
+			failed[o.it.idx] = opErr("batch", o.it.table, o.it.final(convertError(o.err)))
+		} else {
+			retry = append(retry, o.it)
+		}
 	}
 	return retry
+}
+
+// failGoneTables fails the items to retry whose table is disabled or gone,
+// which answers NotServingRegion forever, instead of retrying them; it
+// returns the others. Each table is asked once.
+func (c *Client) failGoneTables(ctx context.Context, retry []*batchItem, failed map[int]error) []*batchItem {
+	checked := make(map[string]error)
+	kept := retry[:0]
+	for _, it := range retry {
+		if it.kind == retryRelocate {
+			terr, ok := checked[it.table]
+			if !ok {
+				terr = c.tableStateError(ctx, it.table, it.lastErr)
+				checked[it.table] = terr
+			}
+			if terr != nil {
+				failed[it.idx] = opErr("batch", it.table, it.final(terr))
+				continue
+			}
+		}
+		kept = append(kept, it)
+	}
+	return kept
 }
 
 // serverRequests packs the actions bound for one server into Multis. A
@@ -516,6 +560,51 @@ type wireAction struct {
 // the server, which runs them in order, applies the CheckAndMutates of
 // one row (all in one Multi, see condChunks) in batch order.
 func (c *Client) sendMulti(ctx context.Context, mr *multiReq) []outcome {
+	req, was := c.multiRequest(mr)
+	out := make([]outcome, 0, mr.n)
+	failAll := func(err error) []outcome {
+		for _, wa := range was {
+			out = failItems(out, wa.items, err)
+		}
+		return out
+	}
+	// Backpressure from the servers' load statistics (loadstats.go).
+	if err := c.loadPause(ctx, mr); err != nil {
+		return failAll(err)
+	}
+	conds := slices.ContainsFunc(was, func(wa wireAction) bool { return wa.cond })
+	resp, results, err := c.callMulti(ctx, mr.addr, req, conds)
+	if err != nil {
+		return failAll(err)
+	}
+	rars := resp.GetRegionActionResult()
+	for i, wa := range was {
+		if i >= len(rars) {
+			out = failItems(out, wa.items, errMissingResult)
+			continue
+		}
+		rar := rars[i]
+		if wa.cond {
+			processed, err := atomicOutcome(rar)
+			if err != nil {
+				out = failItems(out, wa.items, err)
+				continue
+			}
+			out = append(out, outcome{it: wa.items[0], res: &Result{}, processed: processed})
+			continue
+		}
+		if x := rar.GetException(); x != nil {
+			out = failItems(out, wa.items, exceptionFromPair(x))
+			continue
+		}
+		out = plainOutcomes(out, mr.addr, wa.items, rar.GetResultOrException(), results[i])
+	}
+	return out
+}
+
+// multiRequest builds the MultiRequest of mr, returning with it what each
+// of its RegionActions carries.
+func (c *Client) multiRequest(mr *multiReq) (*pb.MultiRequest, []wireAction) {
 	req := &pb.MultiRequest{}
 	var was []wireAction
 	for _, g := range mr.groups {
@@ -539,25 +628,18 @@ func (c *Client) sendMulti(ctx context.Context, mr *multiReq) []outcome {
 			}
 		}
 	}
-	out := make([]outcome, 0, mr.n)
-	failAll := func(items []*batchItem, err error) {
-		for _, it := range items {
-			out = append(out, outcome{it: it, err: err})
-		}
-	}
-	// Backpressure from the servers' load statistics (loadstats.go).
-	if err := c.loadPause(ctx, mr); err != nil {
-		for _, wa := range was {
-			failAll(wa.items, err)
-		}
-		return out
-	}
+	return req, was
+}
+
+// callMulti makes one Multi call to addr, one attempt, and decodes its
+// results per RegionAction; conds says the request holds CheckAndMutates,
+// whose answer's flags are checked too.
+func (c *Client) callMulti(ctx context.Context, addr string, req *pb.MultiRequest, conds bool) (*pb.MultiResponse, [][]*Result, error) {
 	actx, cancel := c.attemptContext(ctx)
 	var resp pb.MultiResponse
 	var block, msg []byte
 	var results [][]*Result
-	conds := slices.ContainsFunc(was, func(wa wireAction) bool { return wa.cond })
-	err := attemptError(ctx, actx, c.pool.Call(actx, mr.addr, rpc.ClientService, "Multi", req, &resp, rpc.WithCellBlock(&block), rpc.WithMessage(&msg),
+	err := attemptError(ctx, actx, c.pool.Call(actx, addr, rpc.ClientService, "Multi", req, &resp, rpc.WithCellBlock(&block), rpc.WithMessage(&msg),
 		rpc.WithCheck(func() (err error) {
 			if results, err = multiResults(&resp, block); err == nil && conds {
 				err = checkMultiFlags(msg)
@@ -565,54 +647,42 @@ func (c *Client) sendMulti(ctx context.Context, mr *multiReq) []outcome {
 			return err
 		})))
 	cancel()
-	if err == nil {
-		c.noteLoad(&resp)
-	}
 	if err != nil {
-		for _, wa := range was {
-			failAll(wa.items, err)
-		}
-		return out
+		return nil, nil, err
 	}
-	rars := resp.GetRegionActionResult()
-	for i, wa := range was {
-		if i >= len(rars) {
-			failAll(wa.items, errMissingResult)
-			continue
-		}
-		rar := rars[i]
-		if wa.cond {
-			processed, err := atomicOutcome(rar)
-			if err != nil {
-				failAll(wa.items, err)
-				continue
-			}
-			out = append(out, outcome{it: wa.items[0], res: &Result{}, processed: processed})
-			continue
-		}
-		if x := rar.GetException(); x != nil {
-			failAll(wa.items, exceptionFromPair(x))
-			continue
-		}
-		roes := rar.GetResultOrException()
-		byIndex := make(map[uint32]int, len(roes))
-		for j, roe := range roes {
-			byIndex[roe.GetIndex()] = j
-		}
-		for _, it := range wa.items {
-			j, ok := byIndex[uint32(it.idx)]
-			switch {
-			case !ok:
-				out = append(out, outcome{it: it, err: errMissingResult})
-			case roes[j].GetException() != nil:
-				out = append(out, outcome{it: it, err: exceptionFromPair(roes[j].GetException())})
-			case results[i][j] != nil:
-				// A Get's or Increment's cells are of its row (answercheck.go).
-				err := corruptAnswer(mr.addr, "Multi", checkResultRow(results[i][j], it.row))
-				out = append(out, outcome{it: it, res: results[i][j], err: err})
-			default:
-				out = append(out, outcome{it: it, res: &Result{}})
-			}
+	c.noteLoad(&resp)
+	return &resp, results, nil
+}
+
+// failItems appends a failed outcome with err for each of items.
+func failItems(out []outcome, items []*batchItem, err error) []outcome {
+	for _, it := range items {
+		out = append(out, outcome{it: it, err: err})
+	}
+	return out
+}
+
+// plainOutcomes appends the outcomes of the plain actions items of one
+// RegionAction, from its answer roes and their decoded results, matched
+// by the action's index; addr is the server that answered.
+func plainOutcomes(out []outcome, addr string, items []*batchItem, roes []*pb.ResultOrException, results []*Result) []outcome {
+	byIndex := make(map[uint32]int, len(roes))
+	for j, roe := range roes {
+		byIndex[roe.GetIndex()] = j
+	}
+	for _, it := range items {
+		j, ok := byIndex[uint32(it.idx)]
+		switch {
+		case !ok:
+			out = append(out, outcome{it: it, err: errMissingResult})
+		case roes[j].GetException() != nil:
+			out = append(out, outcome{it: it, err: exceptionFromPair(roes[j].GetException())})
+		case results[j] != nil:
+			// A Get's or Increment's cells are of its row (answercheck.go).
+			err := corruptAnswer(addr, "Multi", checkResultRow(results[j], it.row))
+			out = append(out, outcome{it: it, res: results[j], err: err})
+		default:
+			out = append(out, outcome{it: it, res: &Result{}})
 		}
 	}
 	return out

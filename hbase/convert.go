@@ -243,16 +243,19 @@ func deleteToPB(d *Delete, row []byte) *pb.MutationProto {
 	return m
 }
 
-// incrementToPB converts a validated Increment; nonce 0 means none.
-func incrementToPB(inc *Increment, nonce uint64) *pb.MutationProto {
-	m := &pb.MutationProto{
-		Row:        inc.Row,
-		MutateType: &enumIncrement,
-		Durability: durability(inc.Durability),
-	}
+// noncedMutation is the head of an Increment's or Append's MutationProto:
+// its row, type and durability, and its nonce unless 0.
+func noncedMutation(row []byte, typ *pb.MutationProto_MutationType, d Durability, nonce uint64) *pb.MutationProto {
+	m := &pb.MutationProto{Row: row, MutateType: typ, Durability: durability(d)}
 	if nonce != 0 {
 		m.Nonce = proto.Uint64(nonce)
 	}
+	return m
+}
+
+// incrementToPB converts a validated Increment; nonce 0 means none.
+func incrementToPB(inc *Increment, nonce uint64) *pb.MutationProto {
+	m := noncedMutation(inc.Row, &enumIncrement, inc.Durability, nonce)
 	cols := flat.Map(inc.Deltas)
 	qvs := make([]pb.MutationProto_ColumnValue_QualifierValue, len(cols))
 	vals := make([]byte, 8*len(cols))
@@ -273,14 +276,7 @@ func incrementToPB(inc *Increment, nonce uint64) *pb.MutationProto {
 
 // appendToPB converts a validated Append; nonce 0 means none.
 func appendToPB(a *Append, nonce uint64) *pb.MutationProto {
-	m := &pb.MutationProto{
-		Row:        a.Row,
-		MutateType: &enumAppend,
-		Durability: durability(a.Durability),
-	}
-	if nonce != 0 {
-		m.Nonce = proto.Uint64(nonce)
-	}
+	m := noncedMutation(a.Row, &enumAppend, a.Durability, nonce)
 	m.ColumnValue = cellsToPB(valueCells(nil, a.Values), nil)
 	return m
 }

@@ -33,96 +33,101 @@ const (
 
 // filterToPB encodes a validated filter tree.
 func filterToPB(f Filter) (*pb.Filter, error) {
-	var name string
-	var msg proto.Message
-	switch f := f.(type) {
-	case *PrefixFilter:
-		name, msg = classPrefixFilter, &pb.PrefixFilter{Prefix: nonNil(f.Prefix)}
-	case *KeyOnlyFilter:
-		name, msg = classKeyOnlyFilter, &pb.KeyOnlyFilter{LenAsVal: proto.Bool(f.LengthAsValue)}
-	case *FirstKeyOnlyFilter:
-		name, msg = classFirstKeyOnlyFilter, &pb.FirstKeyOnlyFilter{}
-	case *PageFilter:
-		name, msg = classPageFilter, &pb.PageFilter{PageSize: proto.Int64(f.Size)}
-	case *ColumnPrefixFilter:
-		name, msg = classColumnPrefixFilter, &pb.ColumnPrefixFilter{Prefix: nonNil(f.Prefix)}
-	case *ColumnRangeFilter:
-		m := &pb.ColumnRangeFilter{
-			MinColumn:          f.Min,
-			MinColumnInclusive: proto.Bool(f.MinInclusive),
-			MaxColumn:          f.Max,
-			MaxColumnInclusive: proto.Bool(f.MaxInclusive),
-		}
-		name, msg = classColumnRangeFilter, m
-	case *RowFilter:
-		cf, err := compareFilterPB(f.Compare, f.Comparator)
-		if err != nil {
-			return nil, err
-		}
-		name, msg = classRowFilter, &pb.RowFilter{CompareFilter: cf}
-	case *FamilyFilter:
-		cf, err := compareFilterPB(f.Compare, f.Comparator)
-		if err != nil {
-			return nil, err
-		}
-		name, msg = classFamilyFilter, &pb.FamilyFilter{CompareFilter: cf}
-	case *QualifierFilter:
-		cf, err := compareFilterPB(f.Compare, f.Comparator)
-		if err != nil {
-			return nil, err
-		}
-		name, msg = classQualifierFilter, &pb.QualifierFilter{CompareFilter: cf}
-	case *ValueFilter:
-		cf, err := compareFilterPB(f.Compare, f.Comparator)
-		if err != nil {
-			return nil, err
-		}
-		name, msg = classValueFilter, &pb.ValueFilter{CompareFilter: cf}
-	case *SingleColumnValueFilter:
-		cmp, err := comparatorToPB(f.Comparator)
-		if err != nil {
-			return nil, err
-		}
-		name, msg = classSingleColumnValue, &pb.SingleColumnValueFilter{
-			ColumnFamily:      f.Family,
-			ColumnQualifier:   nonNil(f.Qualifier),
-			CompareOp:         compareType(f.Compare),
-			Comparator:        cmp,
-			FilterIfMissing:   proto.Bool(f.FilterIfMissing),
-			LatestVersionOnly: proto.Bool(f.LatestVersionOnly),
-		}
-	case *MultiRowRangeFilter:
-		m := &pb.MultiRowRangeFilter{RowRangeList: make([]*pb.RowRange, len(f.Ranges))}
-		for i, r := range f.Ranges {
-			m.RowRangeList[i] = &pb.RowRange{
-				StartRow:          nonNil(r.Start),
-				StartRowInclusive: proto.Bool(r.StartInclusive),
-				StopRow:           nonNil(r.Stop),
-				StopRowInclusive:  proto.Bool(r.StopInclusive),
-			}
-		}
-		name, msg = classMultiRowRangeFilter, m
-	case *FilterList:
-		m := &pb.FilterList{Operator: &enumMustPassAll, Filters: make([]*pb.Filter, len(f.Filters))}
-		if f.Op == MustPassOne {
-			m.Operator = &enumMustPassOne
-		}
-		for i, sub := range f.Filters {
-			pf, err := filterToPB(sub)
-			if err != nil {
-				return nil, err
-			}
-			m.Filters[i] = pf
-		}
-		name, msg = classFilterList, m
-	default:
-		return nil, invalidf("", "Filter", ErrInvalidFilter, "unsupported filter %T", f)
+	name, msg, err := filterMessage(f)
+	if err != nil {
+		return nil, err
 	}
 	b, err := proto.Marshal(msg)
 	if err != nil {
 		return nil, fmt.Errorf("hbase: encode %s: %w", name, err)
 	}
 	return &pb.Filter{Name: proto.String(name), SerializedFilter: b}, nil
+}
+
+// filterMessage is the server's class name of filter f and its message.
+func filterMessage(f Filter) (string, proto.Message, error) {
+	switch f := f.(type) {
+	case *PrefixFilter:
+		return classPrefixFilter, &pb.PrefixFilter{Prefix: nonNil(f.Prefix)}, nil
+	case *KeyOnlyFilter:
+		return classKeyOnlyFilter, &pb.KeyOnlyFilter{LenAsVal: proto.Bool(f.LengthAsValue)}, nil
+	case *FirstKeyOnlyFilter:
+		return classFirstKeyOnlyFilter, &pb.FirstKeyOnlyFilter{}, nil
+	case *PageFilter:
+		return classPageFilter, &pb.PageFilter{PageSize: proto.Int64(f.Size)}, nil
+	case *ColumnPrefixFilter:
+		return classColumnPrefixFilter, &pb.ColumnPrefixFilter{Prefix: nonNil(f.Prefix)}, nil
+	case *ColumnRangeFilter:
+		return classColumnRangeFilter, &pb.ColumnRangeFilter{
+			MinColumn:          f.Min,
+			MinColumnInclusive: proto.Bool(f.MinInclusive),
+			MaxColumn:          f.Max,
+			MaxColumnInclusive: proto.Bool(f.MaxInclusive),
+		}, nil
+	// A compare filter's message is whole only without an error, which
+	// filterToPB checks first.
+	case *RowFilter:
+		cf, err := compareFilterPB(f.Compare, f.Comparator)
+		return classRowFilter, &pb.RowFilter{CompareFilter: cf}, err
+	case *FamilyFilter:
+		cf, err := compareFilterPB(f.Compare, f.Comparator)
+		return classFamilyFilter, &pb.FamilyFilter{CompareFilter: cf}, err
+	case *QualifierFilter:
+		cf, err := compareFilterPB(f.Compare, f.Comparator)
+		return classQualifierFilter, &pb.QualifierFilter{CompareFilter: cf}, err
+	case *ValueFilter:
+		cf, err := compareFilterPB(f.Compare, f.Comparator)
+		return classValueFilter, &pb.ValueFilter{CompareFilter: cf}, err
+	case *SingleColumnValueFilter:
+		cmp, err := comparatorToPB(f.Comparator)
+		if err != nil {
+			return "", nil, err
+		}
+		return classSingleColumnValue, &pb.SingleColumnValueFilter{
+			ColumnFamily:      f.Family,
+			ColumnQualifier:   nonNil(f.Qualifier),
+			CompareOp:         compareType(f.Compare),
+			Comparator:        cmp,
+			FilterIfMissing:   proto.Bool(f.FilterIfMissing),
+			LatestVersionOnly: proto.Bool(f.LatestVersionOnly),
+		}, nil
+	case *MultiRowRangeFilter:
+		return classMultiRowRangeFilter, multiRowRangePB(f), nil
+	case *FilterList:
+		m, err := filterListPB(f)
+		return classFilterList, m, err
+	}
+	return "", nil, invalidf("", "Filter", ErrInvalidFilter, "unsupported filter %T", f)
+}
+
+// multiRowRangePB is the message of a MultiRowRangeFilter.
+func multiRowRangePB(f *MultiRowRangeFilter) *pb.MultiRowRangeFilter {
+	m := &pb.MultiRowRangeFilter{RowRangeList: make([]*pb.RowRange, len(f.Ranges))}
+	for i, r := range f.Ranges {
+		m.RowRangeList[i] = &pb.RowRange{
+			StartRow:          nonNil(r.Start),
+			StartRowInclusive: proto.Bool(r.StartInclusive),
+			StopRow:           nonNil(r.Stop),
+			StopRowInclusive:  proto.Bool(r.StopInclusive),
+		}
+	}
+	return m
+}
+
+// filterListPB is the message of a FilterList, its filters encoded.
+func filterListPB(f *FilterList) (*pb.FilterList, error) {
+	m := &pb.FilterList{Operator: &enumMustPassAll, Filters: make([]*pb.Filter, len(f.Filters))}
+	if f.Op == MustPassOne {
+		m.Operator = &enumMustPassOne
+	}
+	for i, sub := range f.Filters {
+		pf, err := filterToPB(sub)
+		if err != nil {
+			return nil, err
+		}
+		m.Filters[i] = pf
+	}
+	return m, nil
 }
 
 func compareFilterPB(op CompareOp, c Comparator) (*pb.CompareFilter, error) {

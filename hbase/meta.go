@@ -75,16 +75,67 @@ func tableNameString(tn *pb.TableName) string {
 // region is not assigned). Replica columns (server_0001, ...) are ignored:
 // only the default replica is read. The region aliases nothing in cells.
 func decodeMetaRow(cells []*pb.Cell) (metaRow, error) {
-	if len(cells) == 0 {
-		return metaRow{}, fmt.Errorf("%w: no cells", errMalformedMeta)
+	col, err := readMetaColumns(cells)
+	if err != nil {
+		return metaRow{}, err
 	}
-	var m metaRow
-	var riBytes, server, sn []byte
-	var seqNum, startCode uint64
+	if col.regionInfo == nil {
+		return metaRow{}, fmt.Errorf("%w: no info:regioninfo", errMalformedMeta)
+	}
+	ri, err := decodeRegionInfo(col.regionInfo)
+	if err != nil {
+		return metaRow{}, err
+	}
+	r := &region{
+		info:   ri,
+		table:  tableNameString(ri.GetTableName()),
+		name:   bytes.Clone(cells[0].GetRow()),
+		start:  bytes.Clone(ri.GetStartKey()),
+		end:    bytes.Clone(ri.GetEndKey()),
+		seqNum: col.seqNum,
+	}
+	if len(r.end) != 0 && bytes.Compare(r.start, r.end) >= 0 {
+		return metaRow{}, fmt.Errorf("%w: region start key not below end key", errMalformedMeta)
+	}
+	if len(col.server) > 0 {
+		host, port, err := net.SplitHostPort(string(col.server))
+		if err != nil || host == "" || port == "" {
+			return metaRow{}, fmt.Errorf("%w: info:server %q", errMalformedMeta, col.server)
+		}
+		r.addr = net.JoinHostPort(host, port)
+		r.startCode = col.startCode
+	}
+	m := metaRow{region: r, state: col.state}
+	if len(col.sn) > 0 {
+		// A ServerName: "host,port,startcode".
+		parts := strings.Split(string(col.sn), ",")
+		if len(parts) != 3 || parts[0] == "" || parts[1] == "" {
+			return metaRow{}, fmt.Errorf("%w: info:sn %q", errMalformedMeta, col.sn)
+		}
+		m.target = net.JoinHostPort(parts[0], parts[1])
+	}
+	return m, nil
+}
+
+// metaColumns are the info columns of an hbase:meta row that
+// decodeMetaRow reads; a byte slice is nil when its column is absent.
+type metaColumns struct {
+	regionInfo, server, sn []byte
+	state                  string
+	seqNum, startCode      uint64
+}
+
+// readMetaColumns reads the newest value of each info column of one
+// hbase:meta row; the cells must all be of one row.
+func readMetaColumns(cells []*pb.Cell) (metaColumns, error) {
+	var col metaColumns
+	if len(cells) == 0 {
+		return col, fmt.Errorf("%w: no cells", errMalformedMeta)
+	}
 	row := cells[0].GetRow()
 	for _, c := range cells {
 		if !bytes.Equal(c.GetRow(), row) {
-			return metaRow{}, fmt.Errorf("%w: cells of several rows", errMalformedMeta)
+			return metaColumns{}, fmt.Errorf("%w: cells of several rows", errMalformedMeta)
 		}
 		if !bytes.Equal(c.GetFamily(), metaInfoFamily) {
 			continue
@@ -92,76 +143,38 @@ func decodeMetaRow(cells []*pb.Cell) (metaRow, error) {
 		// Cells come newest first per column: keep the first.
 		switch q := c.GetQualifier(); {
 		case bytes.Equal(q, qualRegionInfo):
-			if riBytes == nil {
-				riBytes = c.GetValue()
-				if riBytes == nil {
-					riBytes = []byte{}
-				}
-			}
+			keepFirst(&col.regionInfo, c.GetValue())
 		case bytes.Equal(q, qualServer):
-			if server == nil {
-				server = c.GetValue()
-				if server == nil {
-					server = []byte{}
-				}
-			}
+			keepFirst(&col.server, c.GetValue())
 		case bytes.Equal(q, qualState):
-			if m.state == "" {
-				m.state = string(c.GetValue())
+			if col.state == "" {
+				col.state = string(c.GetValue())
 			}
 		case bytes.Equal(q, qualServerName):
-			if sn == nil {
-				sn = c.GetValue()
-				if sn == nil {
-					sn = []byte{}
-				}
-			}
+			keepFirst(&col.sn, c.GetValue())
 		case bytes.Equal(q, qualSeqNum):
-			if v := c.GetValue(); len(v) == 8 && seqNum == 0 {
-				seqNum = binary.BigEndian.Uint64(v)
+			if v := c.GetValue(); len(v) == 8 && col.seqNum == 0 {
+				col.seqNum = binary.BigEndian.Uint64(v)
 			}
 		case bytes.Equal(q, qualStartCode):
-			if v := c.GetValue(); len(v) == 8 && startCode == 0 {
-				startCode = binary.BigEndian.Uint64(v)
+			if v := c.GetValue(); len(v) == 8 && col.startCode == 0 {
+				col.startCode = binary.BigEndian.Uint64(v)
 			}
 		}
 	}
-	if riBytes == nil {
-		return metaRow{}, fmt.Errorf("%w: no info:regioninfo", errMalformedMeta)
+	return col, nil
+}
+
+// keepFirst sets *dst to v (empty, not nil, when v is nil) unless a
+// value is kept already.
+func keepFirst(dst *[]byte, v []byte) {
+	if *dst != nil {
+		return
 	}
-	ri, err := decodeRegionInfo(riBytes)
-	if err != nil {
-		return metaRow{}, err
+	if v == nil {
+		v = []byte{}
 	}
-	r := &region{
-		info:   ri,
-		table:  tableNameString(ri.GetTableName()),
-		name:   bytes.Clone(row),
-		start:  bytes.Clone(ri.GetStartKey()),
-		end:    bytes.Clone(ri.GetEndKey()),
-		seqNum: seqNum,
-	}
-	if len(r.end) != 0 && bytes.Compare(r.start, r.end) >= 0 {
-		return metaRow{}, fmt.Errorf("%w: region start key not below end key", errMalformedMeta)
-	}
-	if len(server) > 0 {
-		host, port, err := net.SplitHostPort(string(server))
-		if err != nil || host == "" || port == "" {
-			return metaRow{}, fmt.Errorf("%w: info:server %q", errMalformedMeta, server)
-		}
-		r.addr = net.JoinHostPort(host, port)
-		r.startCode = startCode
-	}
-	if len(sn) > 0 {
-		// A ServerName: "host,port,startcode".
-		parts := strings.Split(string(sn), ",")
-		if len(parts) != 3 || parts[0] == "" || parts[1] == "" {
-			return metaRow{}, fmt.Errorf("%w: info:sn %q", errMalformedMeta, sn)
-		}
-		m.target = net.JoinHostPort(parts[0], parts[1])
-	}
-	m.region = r
-	return m, nil
+	*dst = v
 }
 
 // metaAttempt runs fn against the hbase:meta server with the client's

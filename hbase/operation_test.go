@@ -43,7 +43,7 @@ func TestOperationBoundsSeveralCalls(t *testing.T) {
 	if !errors.As(err, &ote) || !errors.Is(err, ErrTimeout) || !IsRetryable(err) {
 		t.Fatalf("err = %v, want a retryable *OperationTimeoutError matching ErrTimeout", err)
 	}
-	if len(ote.Calls) != 3 || ote.After != opTimeout || !strings.Contains(err.Error(), "get t") {
+	if len(ote.Calls) != 3 || ote.After != opTimeout || !strings.Contains(err.Error(), "GET t") {
 		t.Errorf("err = %v: want its 3 calls named, after %v", err, opTimeout)
 	}
 

@@ -2,6 +2,8 @@ package hbase
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -9,26 +11,48 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hbkit/hbkit/internal/buildinfo"
+	"github.com/hbkit/hbkit/internal/rpc"
 )
 
 // instrumentationName names the client's tracer and meter: the package's
 // import path; their version is hbkit's (buildinfo).
 const instrumentationName = "github.com/hbkit/hbkit/hbase"
 
-// Attribute keys of the OpenTelemetry database semantic conventions.
+// Attribute keys of the OpenTelemetry database semantic conventions, from
+// the semconv package.
 const (
-	attrDBSystem      = attribute.Key("db.system.name")
-	attrDBNamespace   = attribute.Key("db.namespace")
-	attrDBCollection  = attribute.Key("db.collection.name")
-	attrDBOperation   = attribute.Key("db.operation.name")
-	attrServerAddress = attribute.Key("server.address")
-	attrServerPort    = attribute.Key("server.port")
-	attrErrorType     = attribute.Key("error.type")
-	attrBatchSize     = attribute.Key("db.operation.batch.size")
+	attrDBSystem      = semconv.DBSystemNameKey
+	attrDBNamespace   = semconv.DBNamespaceKey
+	attrDBCollection  = semconv.DBCollectionNameKey
+	attrDBOperation   = semconv.DBOperationNameKey
+	attrDBStatusCode  = semconv.DBResponseStatusCodeKey
+	attrServerAddress = semconv.ServerAddressKey
+	attrServerPort    = semconv.ServerPortKey
+	attrErrorType     = semconv.ErrorTypeKey
+	attrBatchSize     = semconv.DBOperationBatchSizeKey
 )
+
+// operationNames maps the client's internal operation names to the ones
+// HBase's Java client puts in db.operation.name and span names
+// (HBaseSemanticAttributes.Operation: GET, PUT, DELETE, SCAN, APPEND,
+// INCREMENT, CHECK_AND_MUTATE, BATCH; a RowMutations is a BATCH there), so
+// a fleet running both clients gets one series per operation. Admin calls
+// follow the same style (CREATE_TABLE).
+var operationNames = map[string]string{
+	"mutate_row": "BATCH",
+}
+
+// operationName returns the db.operation.name of the internal name op.
+func operationName(op string) string {
+	if n, ok := operationNames[op]; ok {
+		return n
+	}
+	return strings.ToUpper(op)
+}
 
 type telemetry struct {
 	tracer   trace.Tracer
@@ -78,12 +102,15 @@ type op struct {
 	server string     // guarded by mu
 }
 
-// startOp starts the span "{operation} {table}" (or "{operation}" when
-// table is empty). operation is the lower-case name used for
-// db.operation.name ("get", "put", "scan", "batch", "create_table"...).
+// startOp starts the span "{OPERATION} {table}" (or "{OPERATION}" when
+// table is empty). operation is the client's internal lower-case name
+// ("get", "put", "scan", "batch", "create_table"...); the span and
+// db.operation.name carry it as HBase's Java client names it
+// (operationName: GET, PUT, SCAN, BATCH, CREATE_TABLE...).
 func (c *Client) startOp(ctx context.Context, operation, table string) (context.Context, *op) {
 	o := &op{t: c.tel, start: time.Now(), name: operation}
-	o.attrs = append(make([]attribute.KeyValue, 0, 4), attrDBSystem.String("hbase"), attrDBOperation.String(operation))
+	operation = operationName(operation)
+	o.attrs = append(make([]attribute.KeyValue, 0, 4), semconv.DBSystemNameHBase, attrDBOperation.String(operation))
 	if table != "" {
 		if tn, err := ParseTableName(table); err == nil {
 			o.attrs = append(o.attrs, attrDBNamespace.String(tn.Namespace), attrDBCollection.String(tn.String()))
@@ -153,6 +180,12 @@ func (o *op) end(ctx context.Context, err error) {
 		et := errorType(err)
 		attrs = append(attrs[:len(attrs):len(attrs)], attrErrorType.String(et))
 		o.span.SetAttributes(attrErrorType.String(et))
+		if code := statusCode(err); code != "" {
+			// The server answered: its exception class is HBase's
+			// response code.
+			attrs = append(attrs, attrDBStatusCode.String(code))
+			o.span.SetAttributes(attrDBStatusCode.String(code))
+		}
 		// The description is the error type, not the message: server
 		// messages can quote row keys.
 		o.span.SetStatus(codes.Error, et)
@@ -162,4 +195,20 @@ func (o *op) end(ctx context.Context, err error) {
 	}
 	o.t.duration.Record(context.WithoutCancel(ctx), time.Since(o.start).Seconds(), metric.WithAttributes(attrs...))
 	o.span.End()
+}
+
+// statusCode is db.response.status_code of a failed call: the Java class
+// of the exception a server answered with (HBase's RPC answers carry no
+// other code), or "" when no server answered (a lost connection, a
+// deadline, a request refused before it was sent).
+func statusCode(err error) string {
+	var he *RemoteError
+	var re *rpc.RemoteError
+	switch {
+	case errors.As(err, &he):
+		return he.Class
+	case errors.As(err, &re):
+		return re.Class
+	}
+	return ""
 }

@@ -62,15 +62,15 @@ func TestTelemetry(t *testing.T) {
 			t.Errorf("span %q status leaks data: %q", s.Name(), s.Status().Description)
 		}
 	}
-	put, ok := byName["put t"]
+	put, ok := byName["PUT t"]
 	if !ok {
-		t.Fatalf("no span \"put t\" in %v", spanNames(spans))
+		t.Fatalf("no span \"PUT t\" in %v", spanNames(spans))
 	}
 	want := map[attribute.Key]string{
 		"db.system.name":     "hbase",
 		"db.namespace":       "default",
 		"db.collection.name": "t",
-		"db.operation.name":  "put",
+		"db.operation.name":  "PUT",
 		"server.address":     "rs1",
 	}
 	attrs := map[attribute.Key]string{}
@@ -85,9 +85,9 @@ func TestTelemetry(t *testing.T) {
 	if len(put.Events()) != 1 || put.Events()[0].Name != "retry" {
 		t.Errorf("put span events %v, want one retry", put.Events())
 	}
-	miss, ok := byName["get ns:missing"]
+	miss, ok := byName["GET ns:missing"]
 	if !ok {
-		t.Fatalf("no span \"get ns:missing\" in %v", spanNames(spans))
+		t.Fatalf("no span \"GET ns:missing\" in %v", spanNames(spans))
 	}
 	if miss.Status().Code != codes.Error {
 		t.Errorf("failed get: status %v", miss.Status())
@@ -133,4 +133,61 @@ func spanNames(spans []sdktrace.ReadOnlySpan) []string {
 		out = append(out, s.Name())
 	}
 	return out
+}
+
+// Operations carry the names HBase's Java client gives them
+// (HBaseSemanticAttributes.Operation), so both clients' spans and metrics
+// fall in one series per operation.
+func TestOperationNamesAsJava(t *testing.T) {
+	for _, tt := range []struct{ internal, want string }{
+		{"get", "GET"}, {"put", "PUT"}, {"delete", "DELETE"}, {"scan", "SCAN"},
+		{"append", "APPEND"}, {"increment", "INCREMENT"},
+		{"check_and_mutate", "CHECK_AND_MUTATE"}, {"batch", "BATCH"},
+		{"mutate_row", "BATCH"}, // a RowMutations is a BATCH in the Java client
+		{"create_table", "CREATE_TABLE"}, {"list_namespaces", "LIST_NAMESPACES"},
+	} {
+		if got := operationName(tt.internal); got != tt.want {
+			t.Errorf("operationName(%q) = %q, want %q", tt.internal, got, tt.want)
+		}
+	}
+}
+
+// db.response.status_code is set when a server answered with an
+// exception (its Java class), and only then: not on success, not when the
+// call failed before any server answered.
+func TestResponseStatusCode(t *testing.T) {
+	fc := newFakeCluster(t, nil, 1)
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	c := fc.client(WithTracerProvider(tp))
+	ctx := testCtx(t)
+	fc.set(func() {
+		fc.hook = func(addr, method string, req proto.Message) *pb.ExceptionResponse {
+			if method == "Get" {
+				return fcException(excDoNotRetry)
+			}
+			return nil
+		}
+	})
+	if err := c.Put(ctx, tput("r", "v")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Get(ctx, &Get{Table: "t", Row: []byte("r")}); err == nil {
+		t.Fatal("Get answered with an exception succeeded")
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := c.Put(cctx, tput("r", "v")); err == nil {
+		t.Fatal("Put on a cancelled context succeeded")
+	}
+	spans := rec.Ended()
+	if len(spans) != 3 {
+		t.Fatalf("%d spans %v, want 3", len(spans), spanNames(spans))
+	}
+	for i, want := range []string{"", excDoNotRetry, ""} {
+		got, ok := adminSpanAttr(spans[i], attrDBStatusCode)
+		if got != want || ok != (want != "") {
+			t.Errorf("span %d %q db.response.status_code = %q, %v; want %q", i, spans[i].Name(), got, ok, want)
+		}
+	}
 }

@@ -51,6 +51,11 @@ type verifier struct {
 	running  bool          // a sender goroutine runs
 	progress chan struct{} // closed and replaced after each send and when the queue is taken
 	err      error         // first failure since the last flush
+	closed   bool          // close was called: enqueue queues nothing
+	// base is the parent of every background send's context; close
+	// cancels it when its own context ends before the queue is sent.
+	base   context.Context
+	cancel context.CancelFunc
 }
 
 // verifyJob is one enqueue: its number, and its actions (with the work
@@ -73,18 +78,22 @@ type takenWork struct {
 }
 
 func newVerifier(send func(ctx context.Context, acts []hbapi.Action) ([]hbapi.Action, error)) *verifier {
-	return &verifier{send: send, limit: maxQueuedVerifications, progress: make(chan struct{}), kick: make(chan struct{}, 1)}
+	base, cancel := context.WithCancel(context.Background())
+	return &verifier{send: send, limit: maxQueuedVerifications, progress: make(chan struct{}), kick: make(chan struct{}, 1),
+		base: base, cancel: cancel}
 }
 
 // enqueue queues acts as a new job, waiting for room while the queue is
-// full.
+// full. After close it queues nothing: the entries of a write that was
+// still running then stay unverified, which readers check and Check
+// repairs.
 func (v *verifier) enqueue(ctx context.Context, acts []hbapi.Action) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if err := v.waitLocked(ctx, func() bool { return len(v.queue) < v.limit }); err != nil {
+	if err := v.waitLocked(ctx, func() bool { return v.closed || len(v.queue) < v.limit }); err != nil {
 		return err
 	}
-	if len(acts) == 0 {
+	if len(acts) == 0 || v.closed {
 		return nil
 	}
 	v.seq++
@@ -177,11 +186,11 @@ func (v *verifier) doneLocked(entries []queued, derived []hbapi.Action, err erro
 			oldest = e.job
 		}
 	}
-	if len(derived) > 0 {
+	if len(derived) > 0 && v.base.Err() == nil {
 		oldest.open += len(derived)
 		v.appendLocked(oldest, derived)
 	}
-	for len(v.jobs) > 0 && v.jobs[0].open == 0 {
+	for len(v.jobs) > 0 && v.jobs[0].open <= 0 {
 		v.jobs = v.jobs[1:]
 	}
 	if err != nil && v.err == nil {
@@ -207,6 +216,7 @@ func (v *verifier) run() {
 		v.queue = nil
 		if len(entries) == 0 {
 			v.running = false
+			v.signal()
 			v.mu.Unlock()
 			return
 		}
@@ -217,7 +227,7 @@ func (v *verifier) run() {
 		for i, e := range entries {
 			acts[i] = e.act
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
+		ctx, cancel := context.WithTimeout(v.base, verifyTimeout)
 		derived, err := v.send(ctx, acts)
 		cancel()
 
@@ -255,6 +265,29 @@ func (v *verifier) flush(ctx context.Context) error {
 	defer v.mu.Unlock()
 	err := v.err
 	v.err = nil
+	return err
+}
+
+// close stops the verifier: later enqueues queue nothing. It waits until
+// the work queued before it is sent, as flush does, or until ctx ends;
+// then it cancels the sends still in flight, drops what is left (those
+// entries stay unverified) and waits for the sender to return. It returns
+// flush's error, or ctx's when the queue could not be sent in time.
+func (v *verifier) close(ctx context.Context) error {
+	v.mu.Lock()
+	v.closed = true
+	v.signal() // enqueues waiting for room stop waiting
+	v.mu.Unlock()
+	err := v.flush(ctx)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if ctx.Err() != nil {
+		v.cancel()
+		v.queue, v.jobs = nil, nil
+		v.signal()
+	}
+	_ = v.waitLocked(context.Background(), func() bool { return !v.running })
+	v.cancel()
 	return err
 }
 
@@ -302,6 +335,28 @@ func (t *Table[T]) Flush(ctx context.Context) error {
 	}
 	if ferr := t.ver.flush(ctx); err == nil {
 		err = ferr
+	}
+	return err
+}
+
+// Close stops the background verification (see Config.SyncVerify): it
+// waits, until ctx ends, for the verifications of the writes that returned
+// before the call to be sent, then cancels the sends still in flight and
+// waits for the sender to return. Entries left unsent stay unverified,
+// which readers check and Check repairs. It returns Flush's error, or
+// ctx's error when the queue could not be sent in time. Writes after
+// Close queue no verification; calling Close again does no harm. The
+// client is not closed.
+func (t *Table[T]) Close(ctx context.Context) error {
+	if t.ver == nil {
+		return nil
+	}
+	var err error
+	if t.val != nil {
+		err = t.val.close(ctx) // validations queue verifications: first
+	}
+	if cerr := t.ver.close(ctx); err == nil {
+		err = cerr
 	}
 	return err
 }

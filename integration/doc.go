@@ -2,12 +2,13 @@
 // show how to use it. Nothing here is part of hbkit's API.
 //
 // The harness, package [github.com/hbkit/hbkit/integration/hbasetest], gives a
-// test package a real HBase: in a container through testcontainers-go when a
-// container engine is reachable, otherwise from the local launcher
-// (tools/hbase), otherwise the one HBKIT_ZK names. The command
-// integration/cmd/hbase-container starts one container for a whole
-// `go test ./...` run (tools/ci-containers.sh).
+// test package a real HBase: in a container (through the hbasecontainer
+// module's command) when a container engine is reachable, otherwise from
+// the local launcher (tools/hbase), otherwise the one HBKIT_ZK names. The
+// command hbasecontainer/cmd/hbase-container starts one container for a
+// whole `go test ./...` run (tools/ci-containers.sh).
 //
-// This is the only part of the module that imports testcontainers-go; library
-// packages must not import anything below integration/.
+// testcontainers-go lives in module github.com/hbkit/hbkit/hbasecontainer,
+// not in this module; library packages must not import anything below
+// integration/.
 package integration

@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -33,6 +34,29 @@ func TestContainerDepsStayHere(t *testing.T) {
 						t.Errorf("%s (tags %q) depends on %s: container code belongs under integration/", pkg, tags, dep)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestContainerDepsOutOfModule: testcontainers-go and the Docker client
+// are not in hbkit's module graph at all (go list -m all), only in the
+// module github.com/hbkit/hbkit/hbasecontainer, so a program that imports
+// hbkit never downloads them.
+func TestContainerDepsOutOfModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	cmd := exec.Command("go", "list", "-m", "all")
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -m all: %v", err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		for _, h := range []string{"github.com/testcontainers/", "github.com/moby/", "github.com/docker/"} {
+			if strings.HasPrefix(line, h) {
+				t.Errorf("hbkit's module graph holds %s: it belongs to the hbasecontainer module", line)
 			}
 		}
 	}

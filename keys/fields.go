@@ -425,39 +425,13 @@ func Fixed[T any](name string, width int, pad byte, get func(*T) string, set fun
 // Uint64 is an unsigned integer as 8 big-endian bytes (AppendUint64); ascending. It is
 // the "substituted long" of the HBase book's customer/order keys.
 func Uint64[T any](name string, get func(*T) uint64, set func(*T, uint64)) Field[T] {
-	if get == nil {
-		return badField[T](name, KindUint64, "nil getter")
-	}
-	return Field[T]{
-		seg: Segment{Name: name, Kind: KindUint64, Width: 8, Order: Ascending, Decodable: set != nil},
-		enc: func(dst []byte, rec *T) ([]byte, error) { return AppendUint64(dst, get(rec)), nil },
-		dec: func(b []byte, rec *T) ([]byte, error) {
-			v, rest, err := DecodeUint64(b)
-			if err == nil && set != nil {
-				set(rec, v)
-			}
-			return rest, err
-		},
-	}
+	return intField(name, KindUint64, 8, Ascending, get, set, AppendUint64, DecodeUint64)
 }
 
 // Int64 is a signed integer as 8 big-endian bytes with the sign bit flipped
 // (AppendInt64); ascending, negatives first.
 func Int64[T any](name string, get func(*T) int64, set func(*T, int64)) Field[T] {
-	if get == nil {
-		return badField[T](name, KindInt64, "nil getter")
-	}
-	return Field[T]{
-		seg: Segment{Name: name, Kind: KindInt64, Width: 8, Order: Ascending, Decodable: set != nil},
-		enc: func(dst []byte, rec *T) ([]byte, error) { return AppendInt64(dst, get(rec)), nil },
-		dec: func(b []byte, rec *T) ([]byte, error) {
-			v, rest, err := DecodeInt64(b)
-			if err == nil && set != nil {
-				set(rec, v)
-			}
-			return rest, err
-		},
-	}
+	return intField(name, KindInt64, 8, Ascending, get, set, AppendInt64, DecodeInt64)
 }
 
 // String is a variable-length string, escaped and terminated (AppendString), so that

@@ -84,14 +84,16 @@ func checkSigns(a, b []byte) error {
 	}
 }
 
-// javaIntField is the Field of a Java integer of width bytes.
-func javaIntField[T any, V int16 | int32 | int64](name string, kind Kind, width int, get func(*T) V, set func(*T, V),
+// intField is the Field of an integer of width bytes, encoded by app and
+// decoded by dec, whose encodings sort in order: the Java integers and
+// Uint64, Int64.
+func intField[T any, V int16 | int32 | int64 | uint64](name string, kind Kind, width int, order Order, get func(*T) V, set func(*T, V),
 	app func([]byte, V) []byte, dec func([]byte) (V, []byte, error)) Field[T] {
 	if get == nil {
 		return badField[T](name, kind, "nil getter")
 	}
 	return Field[T]{
-		seg: Segment{Name: name, Kind: kind, Width: width, Order: NegativesLast, Decodable: set != nil},
+		seg: Segment{Name: name, Kind: kind, Width: width, Order: order, Decodable: set != nil},
 		enc: func(dst []byte, rec *T) ([]byte, error) { return app(dst, get(rec)), nil },
 		dec: func(b []byte, rec *T) ([]byte, error) {
 			v, rest, err := dec(b)
@@ -107,19 +109,19 @@ func javaIntField[T any, V int16 | int32 | int64](name string, kind Kind, width 
 // as the id of seed 003's partition keys; Order NegativesLast. Ranges across zero are
 // refused (see Layout.Range).
 func JavaLong[T any](name string, get func(*T) int64, set func(*T, int64)) Field[T] {
-	return javaIntField(name, KindJavaLong, 8, get, set, AppendJavaLong, DecodeJavaLong)
+	return intField(name, KindJavaLong, 8, NegativesLast, get, set, AppendJavaLong, DecodeJavaLong)
 }
 
 // JavaInt is a signed integer as Bytes.toBytes(int) writes it (AppendJavaInt); Order
 // NegativesLast.
 func JavaInt[T any](name string, get func(*T) int32, set func(*T, int32)) Field[T] {
-	return javaIntField(name, KindJavaInt, 4, get, set, AppendJavaInt, DecodeJavaInt)
+	return intField(name, KindJavaInt, 4, NegativesLast, get, set, AppendJavaInt, DecodeJavaInt)
 }
 
 // JavaShort is a signed integer as Bytes.toBytes(short) writes it (AppendJavaShort);
 // Order NegativesLast.
 func JavaShort[T any](name string, get func(*T) int16, set func(*T, int16)) Field[T] {
-	return javaIntField(name, KindJavaShort, 2, get, set, AppendJavaShort, DecodeJavaShort)
+	return intField(name, KindJavaShort, 2, NegativesLast, get, set, AppendJavaShort, DecodeJavaShort)
 }
 
 // JavaPartition is the partition number of seed 003's PartitionRowKeyManager,

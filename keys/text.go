@@ -42,92 +42,113 @@ func (s Segment) Value(b []byte) (any, error) {
 	return v, nil
 }
 
+// value is Value without the segment's name on errors.
 func (s Segment) value(b []byte) (any, error) {
-	whole := func(rest []byte, err error) error {
-		if err == nil && len(rest) != 0 {
-			return bytesError(s.Name, rest, itoa(len(rest))+" bytes after the segment", ErrTrailingBytes)
-		}
-		return err
-	}
 	switch s.Kind {
 	case KindLiteral, KindTrailingString:
 		return string(b), nil
-	case KindReversedDigits:
-		v, rest, err := DecodeReversedDigits(b, s.Width)
-		return v, whole(rest, err)
-	case KindDigits:
-		v, rest, err := DecodeDigits(b, s.Width)
-		return v, whole(rest, err)
-	case KindDecimal:
-		v, rest, err := DecodeDecimal(b, s.Width)
-		return v, whole(rest, err)
-	case KindReversedTimestamp:
-		ms, rest, err := DecodeReversedTimestamp(b)
-		return time.UnixMilli(ms).UTC(), whole(rest, err)
-	case KindReversedTimestampBinary:
-		ms, rest, err := DecodeReversedTimestampBinary(b)
-		return time.UnixMilli(ms).UTC(), whole(rest, err)
-	case KindDate:
-		t, rest, err := DecodeDate(b)
-		return t.Format(time.DateOnly), whole(rest, err)
-	case KindReversedTimeOfDay:
-		d, rest, err := DecodeReversedTimeOfDay(b)
-		return formatClock(d), whole(rest, err)
-	case KindMD5Hex:
-		h, rest, err := DecodeMD5Hex(b, s.Width)
-		return string(h), whole(rest, err)
-	case KindMD5:
-		d, rest, err := DecodeMD5(b, s.Width)
-		return hex.EncodeToString(d), whole(rest, err)
-	case KindBucket, KindSalt:
-		v, rest, err := DecodeBucket(b, int(s.Keyspace.Count))
-		return uint64(v), whole(rest, err)
-	case KindBucketByte:
-		v, rest, err := DecodeBucketByte(b, int(s.Keyspace.Count))
-		return uint64(v), whole(rest, err)
-	case KindFixed:
-		v, rest, err := DecodeFixed(b, s.Width, s.Pad)
-		return v, whole(rest, err)
-	case KindUint64:
-		v, rest, err := DecodeUint64(b)
-		return v, whole(rest, err)
-	case KindInt64:
-		v, rest, err := DecodeInt64(b)
-		return v, whole(rest, err)
-	case KindString:
-		v, rest, err := DecodeString(b)
-		return v, whole(rest, err)
-	case KindUnique:
-		v, rest, err := DecodeUnique(b, s.Width)
-		return v, whole(rest, err)
-	case KindJavaShort:
-		v, rest, err := DecodeJavaShort(b)
-		return int64(v), whole(rest, err)
-	case KindJavaInt:
-		v, rest, err := DecodeJavaInt(b)
-		return int64(v), whole(rest, err)
-	case KindJavaLong, KindJavaPartition:
-		v, rest, err := DecodeJavaLong(b)
-		return v, whole(rest, err)
 	case KindText, KindDecimalText:
-		text, ok := strings.CutSuffix(string(b), s.Delimiter)
-		if !ok {
-			return nil, bytesError(s.Name, b, "no delimiter "+strconv.Quote(s.Delimiter), ErrInvalidEncoding)
-		}
-		if s.Kind == KindText {
-			return text, nil
-		}
-		return parseJavaDecimal(s.Name, []byte(text))
-	case KindTimeBase:
-		ms, rest, err := DecodeTimeBase(b, s.Span.Milliseconds())
-		return time.UnixMilli(ms).UTC(), whole(rest, err)
-	case KindTimeOffset:
-		ms, rest, err := DecodeTimeOffset(b, s.Span.Milliseconds())
-		return (time.Duration(ms) * time.Millisecond).String(), whole(rest, err)
+		return s.delimitedValue(b)
 	case KindCustom:
 		return append([]byte(nil), b...), nil
 	}
-	return nil, configError(s.Name, "no value for a "+s.Kind.String()+" segment")
+	v, rest, err := s.decodeValue(b)
+	if err == nil && len(rest) != 0 {
+		return v, bytesError(s.Name, rest, itoa(len(rest))+" bytes after the segment", ErrTrailingBytes)
+	}
+	return v, err
+}
+
+// delimitedValue is the value of a text or decimal text segment: b
+// without its delimiter, as a string or an int64.
+func (s Segment) delimitedValue(b []byte) (any, error) {
+	text, ok := strings.CutSuffix(string(b), s.Delimiter)
+	if !ok {
+		return nil, bytesError(s.Name, b, "no delimiter "+strconv.Quote(s.Delimiter), ErrInvalidEncoding)
+	}
+	if s.Kind == KindText {
+		return text, nil
+	}
+	return parseJavaDecimal(s.Name, []byte(text))
+}
+
+// decodeValue decodes the value of a segment of a fixed encoding from the
+// front of b, returning the bytes after it.
+func (s Segment) decodeValue(b []byte) (any, []byte, error) {
+	switch s.Kind {
+	case KindReversedTimestamp, KindReversedTimestampBinary, KindDate, KindReversedTimeOfDay, KindTimeBase, KindTimeOffset:
+		return s.decodeTimeValue(b)
+	case KindReversedDigits:
+		return DecodeReversedDigits(b, s.Width)
+	case KindDigits:
+		return DecodeDigits(b, s.Width)
+	case KindMD5Hex:
+		h, rest, err := DecodeMD5Hex(b, s.Width)
+		return string(h), rest, err
+	case KindMD5:
+		d, rest, err := DecodeMD5(b, s.Width)
+		return hex.EncodeToString(d), rest, err
+	case KindFixed:
+		return DecodeFixed(b, s.Width, s.Pad)
+	case KindString:
+		return DecodeString(b)
+	}
+	return s.decodeNumberValue(b)
+}
+
+// decodeTimeValue decodes a time (UTC), a date (yyyy-MM-dd), a time of
+// day (HH:mm:ss.SSS) or a time offset (a Go duration).
+func (s Segment) decodeTimeValue(b []byte) (any, []byte, error) {
+	switch s.Kind {
+	case KindReversedTimestamp:
+		ms, rest, err := DecodeReversedTimestamp(b)
+		return time.UnixMilli(ms).UTC(), rest, err
+	case KindReversedTimestampBinary:
+		ms, rest, err := DecodeReversedTimestampBinary(b)
+		return time.UnixMilli(ms).UTC(), rest, err
+	case KindDate:
+		t, rest, err := DecodeDate(b)
+		return t.Format(time.DateOnly), rest, err
+	case KindReversedTimeOfDay:
+		d, rest, err := DecodeReversedTimeOfDay(b)
+		return formatClock(d), rest, err
+	case KindTimeBase:
+		ms, rest, err := DecodeTimeBase(b, s.Span.Milliseconds())
+		return time.UnixMilli(ms).UTC(), rest, err
+	default: // KindTimeOffset
+		ms, rest, err := DecodeTimeOffset(b, s.Span.Milliseconds())
+		return (time.Duration(ms) * time.Millisecond).String(), rest, err
+	}
+}
+
+// decodeNumberValue decodes a number: uint64 for decimals, buckets, salts
+// and unique segments, int64 for the signed kinds.
+func (s Segment) decodeNumberValue(b []byte) (any, []byte, error) {
+	switch s.Kind {
+	case KindDecimal:
+		return DecodeDecimal(b, s.Width)
+	case KindBucket, KindSalt:
+		v, rest, err := DecodeBucket(b, int(s.Keyspace.Count))
+		return uint64(v), rest, err
+	case KindBucketByte:
+		v, rest, err := DecodeBucketByte(b, int(s.Keyspace.Count))
+		return uint64(v), rest, err
+	case KindUint64:
+		return DecodeUint64(b)
+	case KindInt64:
+		return DecodeInt64(b)
+	case KindUnique:
+		return DecodeUnique(b, s.Width)
+	case KindJavaShort:
+		v, rest, err := DecodeJavaShort(b)
+		return int64(v), rest, err
+	case KindJavaInt:
+		v, rest, err := DecodeJavaInt(b)
+		return int64(v), rest, err
+	case KindJavaLong, KindJavaPartition:
+		return DecodeJavaLong(b)
+	}
+	return nil, nil, configError(s.Name, "no value for a "+s.Kind.String()+" segment")
 }
 
 // Text is Value as text, in a form AppendText reads back: strings as they are,
@@ -180,34 +201,53 @@ func (s Segment) AppendText(dst []byte, text string) ([]byte, error) {
 	return out, nil
 }
 
+// appendText is AppendText without the segment's name on errors.
 func (s Segment) appendText(dst []byte, text string) ([]byte, error) {
-	bad := func(want string) ([]byte, error) {
-		return dst, newError(s.Name, text, "want "+want, ErrInvalidValue)
-	}
-	parseUint := func(base, bits int) (uint64, bool) {
-		v, err := strconv.ParseUint(text, base, bits)
-		return v, err == nil
-	}
 	switch s.Kind {
+	case KindReversedTimestamp, KindReversedTimestampBinary, KindDate, KindReversedTimeOfDay, KindTimeBase, KindTimeOffset:
+		return s.appendTimeText(dst, text)
+	case KindDecimal, KindUint64, KindUnique, KindBucket, KindSalt, KindBucketByte:
+		return s.appendUintText(dst, text)
+	case KindInt64, KindJavaShort, KindJavaInt, KindJavaLong, KindJavaPartition:
+		return s.appendIntText(dst, text)
+	case KindText, KindDecimalText:
+		return s.appendDelimitedText(dst, text)
 	case KindReversedDigits:
 		return AppendReversedDigits(dst, text, s.Width)
 	case KindDigits:
 		return AppendDigits(dst, text, s.Width)
-	case KindDecimal:
-		v, ok := parseUint(10, 64)
-		if !ok {
-			return bad("an unsigned decimal number")
+	case KindMD5Hex:
+		if _, rest, err := DecodeMD5Hex([]byte(text), s.Width); err != nil || len(rest) != 0 {
+			return s.badText(dst, text, itoa(s.Width)+" lowercase hex digits")
 		}
-		return AppendDecimal(dst, v, s.Width)
-	case KindReversedTimestamp, KindReversedTimestampBinary:
-		t, ok := ParseTime(text)
-		if !ok {
-			return bad("a time: RFC 3339, yyyy-MM-dd or Unix milliseconds")
+		return append(dst, text...), nil
+	case KindMD5:
+		d, err := hex.DecodeString(text)
+		if err != nil || len(d) != s.Width {
+			return s.badText(dst, text, itoa(2*s.Width)+" hex digits")
 		}
-		if s.Kind == KindReversedTimestamp {
-			return AppendReversedTimestamp(dst, t.UnixMilli())
-		}
-		return AppendReversedTimestampBinary(dst, t.UnixMilli())
+		return append(dst, d...), nil
+	case KindFixed:
+		return AppendFixed(dst, text, s.Width, s.Pad)
+	case KindString:
+		return AppendString(dst, text), nil
+	case KindTrailingString:
+		return append(dst, text...), nil
+	}
+	return dst, configError(s.Name, "a "+s.Kind.String()+" segment takes no value as text")
+}
+
+// badText is appendText's error for text that is not the kind of value
+// the segment wants: dst unchanged and an ErrInvalidValue.
+func (s Segment) badText(dst []byte, text, want string) ([]byte, error) {
+	return dst, newError(s.Name, text, "want "+want, ErrInvalidValue)
+}
+
+// appendTimeText appends a time, date, time of day, time base or time
+// offset given as text (see AppendText).
+func (s Segment) appendTimeText(dst []byte, text string) ([]byte, error) {
+	const wantTime = "a time: RFC 3339, yyyy-MM-dd or Unix milliseconds"
+	switch s.Kind {
 	case KindDate:
 		// A date is that date; a time is the date of the instant in the
 		// segment's zone (Segment.Zone).
@@ -218,7 +258,7 @@ func (s Segment) appendText(dst []byte, text string) ([]byte, error) {
 		}
 		t, ok := ParseTime(text)
 		if !ok {
-			return bad("a date: yyyy-MM-dd or yyyyMMdd")
+			return s.badText(dst, text, "a date: yyyy-MM-dd or yyyyMMdd")
 		}
 		return AppendDate(dst, t.In(s.Zone()))
 	case KindReversedTimeOfDay:
@@ -227,93 +267,95 @@ func (s Segment) appendText(dst []byte, text string) ([]byte, error) {
 				return AppendReversedTimeOfDay(dst, TimeOfDay(t))
 			}
 		}
-		return bad("a time of day: HH:mm:ss[.SSS]")
-	case KindMD5Hex:
-		if _, rest, err := DecodeMD5Hex([]byte(text), s.Width); err != nil || len(rest) != 0 {
-			return bad(itoa(s.Width) + " lowercase hex digits")
+		return s.badText(dst, text, "a time of day: HH:mm:ss[.SSS]")
+	case KindTimeOffset:
+		d, err := time.ParseDuration(text)
+		if err != nil || d < 0 || d >= s.Span {
+			return s.badText(dst, text, "a duration in [0, "+s.Span.String()+") such as 1m30s")
 		}
-		return append(dst, text...), nil
-	case KindMD5:
-		d, err := hex.DecodeString(text)
-		if err != nil || len(d) != s.Width {
-			return bad(itoa(2*s.Width) + " hex digits")
-		}
-		return append(dst, d...), nil
+		return AppendTimeOffset(dst, d.Milliseconds(), s.Span.Milliseconds())
+	}
+	t, ok := ParseTime(text)
+	if !ok {
+		return s.badText(dst, text, wantTime)
+	}
+	switch s.Kind {
+	case KindReversedTimestamp:
+		return AppendReversedTimestamp(dst, t.UnixMilli())
+	case KindReversedTimestampBinary:
+		return AppendReversedTimestampBinary(dst, t.UnixMilli())
+	}
+	return AppendTimeBase(dst, t.UnixMilli(), s.Span.Milliseconds())
+}
+
+// appendUintText appends an unsigned decimal number: a decimal, uint64 or
+// unique segment's value, or a bucket or salt number.
+func (s Segment) appendUintText(dst []byte, text string) ([]byte, error) {
+	switch s.Kind {
 	case KindBucket, KindSalt, KindBucketByte:
-		v, ok := parseUint(10, 31)
-		if !ok {
-			return bad("a bucket number")
+		v, err := strconv.ParseUint(text, 10, 31)
+		if err != nil {
+			return s.badText(dst, text, "a bucket number")
 		}
 		if s.Kind == KindBucketByte {
 			return AppendBucketByte(dst, int(v), int(s.Keyspace.Count))
 		}
 		return AppendBucket(dst, int(v), int(s.Keyspace.Count))
-	case KindFixed:
-		return AppendFixed(dst, text, s.Width, s.Pad)
-	case KindUint64:
-		v, ok := parseUint(10, 64)
-		if !ok {
-			return bad("an unsigned decimal number")
-		}
-		return AppendUint64(dst, v), nil
-	case KindUnique:
-		v, ok := parseUint(10, 64)
-		if !ok {
-			return bad("an unsigned decimal number")
-		}
-		return AppendUnique(dst, v, s.Width)
-	case KindInt64, KindJavaShort, KindJavaInt, KindJavaLong, KindJavaPartition:
-		bits := map[Kind]int{KindJavaShort: 16, KindJavaInt: 32}[s.Kind]
-		if bits == 0 {
-			bits = 64
-		}
-		v, err := strconv.ParseInt(text, 10, bits)
-		if err != nil {
-			return bad("a decimal integer of " + itoa(bits) + " bits")
-		}
-		switch s.Kind {
-		case KindInt64:
-			return AppendInt64(dst, v), nil
-		case KindJavaShort:
-			return AppendJavaShort(dst, int16(v)), nil
-		case KindJavaInt:
-			return AppendJavaInt(dst, int32(v)), nil
-		case KindJavaPartition:
-			if v < 0 || v >= int64(s.Keyspace.Count) {
-				return dst, newError(s.Name, text, "partition outside [0, "+utoa(s.Keyspace.Count)+")", ErrOutOfRange)
-			}
-		}
-		return AppendJavaLong(dst, v), nil
-	case KindTimeBase:
-		t, ok := ParseTime(text)
-		if !ok {
-			return bad("a time: RFC 3339, yyyy-MM-dd or Unix milliseconds")
-		}
-		return AppendTimeBase(dst, t.UnixMilli(), s.Span.Milliseconds())
-	case KindTimeOffset:
-		d, err := time.ParseDuration(text)
-		if err != nil || d < 0 || d >= s.Span {
-			return bad("a duration in [0, " + s.Span.String() + ") such as 1m30s")
-		}
-		return AppendTimeOffset(dst, d.Milliseconds(), s.Span.Milliseconds())
-	case KindString:
-		return AppendString(dst, text), nil
-	case KindTrailingString:
-		return append(dst, text...), nil
-	case KindText, KindDecimalText:
-		if s.Kind == KindDecimalText {
-			v, err := strconv.ParseInt(text, 10, 64)
-			if err != nil {
-				return bad("a decimal integer")
-			}
-			text = strconv.FormatInt(v, 10)
-		}
-		if i := strings.Index(text+s.Delimiter, s.Delimiter); s.Delimiter != "" && i < len(text) {
-			return dst, newError(s.Name, text, "contains or runs into the delimiter "+strconv.Quote(s.Delimiter), ErrDelimiter)
-		}
-		return append(append(dst, text...), s.Delimiter...), nil
 	}
-	return dst, configError(s.Name, "a "+s.Kind.String()+" segment takes no value as text")
+	v, err := strconv.ParseUint(text, 10, 64)
+	if err != nil {
+		return s.badText(dst, text, "an unsigned decimal number")
+	}
+	switch s.Kind {
+	case KindDecimal:
+		return AppendDecimal(dst, v, s.Width)
+	case KindUnique:
+		return AppendUnique(dst, v, s.Width)
+	}
+	return AppendUint64(dst, v), nil
+}
+
+// appendIntText appends a signed decimal integer of the segment's width
+// (16 bits for a Java short, 32 for a Java int, else 64); a Java
+// partition must lie within its keyspace.
+func (s Segment) appendIntText(dst []byte, text string) ([]byte, error) {
+	bits := map[Kind]int{KindJavaShort: 16, KindJavaInt: 32}[s.Kind]
+	if bits == 0 {
+		bits = 64
+	}
+	v, err := strconv.ParseInt(text, 10, bits)
+	if err != nil {
+		return s.badText(dst, text, "a decimal integer of "+itoa(bits)+" bits")
+	}
+	switch s.Kind {
+	case KindInt64:
+		return AppendInt64(dst, v), nil
+	case KindJavaShort:
+		return AppendJavaShort(dst, int16(v)), nil
+	case KindJavaInt:
+		return AppendJavaInt(dst, int32(v)), nil
+	case KindJavaPartition:
+		if v < 0 || v >= int64(s.Keyspace.Count) {
+			return dst, newError(s.Name, text, "partition outside [0, "+utoa(s.Keyspace.Count)+")", ErrOutOfRange)
+		}
+	}
+	return AppendJavaLong(dst, v), nil
+}
+
+// appendDelimitedText appends a text or decimal text segment's value and
+// its delimiter; the value must not contain or run into the delimiter.
+func (s Segment) appendDelimitedText(dst []byte, text string) ([]byte, error) {
+	if s.Kind == KindDecimalText {
+		v, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			return s.badText(dst, text, "a decimal integer")
+		}
+		text = strconv.FormatInt(v, 10)
+	}
+	if i := strings.Index(text+s.Delimiter, s.Delimiter); s.Delimiter != "" && i < len(text) {
+		return dst, newError(s.Name, text, "contains or runs into the delimiter "+strconv.Quote(s.Delimiter), ErrDelimiter)
+	}
+	return append(append(dst, text...), s.Delimiter...), nil
 }
 
 // ParseTime reads a time as AppendText does: RFC 3339 with an optional fraction

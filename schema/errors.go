@@ -117,6 +117,12 @@ func (e *Error) Unwrap() []error {
 	return out
 }
 
+// invalidTable is an ErrInvalidTable of a declaration's field, without
+// the table's name (see withTable).
+func invalidTable(field, reason string) error {
+	return &Error{Field: field, Reason: reason, Kind: ErrInvalidTable}
+}
+
 // withTable fills in the table name of a *Error that does not have one yet
 // and returns err unchanged otherwise.
 func withTable(err error, table string) error {

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,6 +69,8 @@ type Index[T any] struct {
 	split    Splits          // IndexSpec.Splits, as declared
 }
 
+// newIndex validates spec against its data table t and returns the index
+// it declares; errors name the table and the index.
 func newIndex[T any](t *Table[T], spec IndexSpec[T]) (*Index[T], error) {
 	name, err := ParseTableName(spec.Name)
 	if se, ok := err.(*Error); ok {
@@ -104,42 +107,13 @@ func newIndex[T any](t *Table[T], spec IndexSpec[T]) (*Index[T], error) {
 		return bad("key", "no row-key layout", ErrInvalidTable)
 	}
 	segs := spec.Key.Segments()
-	for _, s := range segs {
-		if s.Kind == keys.KindLiteral || s.Kind == keys.KindSalt {
-			continue
-		}
-		src, mapped := spec.From[s.Name]
-		switch {
-		case mapped && !t.HasField(src):
-			return bad("key segment "+s.Name, "computed from "+strconv.Quote(src)+", which is not a field of the table", ErrUnknownField)
-		case !mapped && !t.HasField(s.Name):
-			return bad("key segment "+s.Name, "not a field of the table and not mapped to one in From", ErrUnknownField)
-		}
-	}
-	for seg := range spec.From {
-		if !slices.ContainsFunc(segs, func(s keys.Segment) bool { return s.Name == seg }) {
-			return bad("From "+seg, "not a segment of the index key", ErrUnknownField)
-		}
+	if err := checkIndexSources(t, segs, spec.From); err != nil {
+		return fail(err)
 	}
 	ix.from = make(map[string]string, len(spec.From))
-	for k, v := range spec.From {
-		ix.from[k] = v
-	}
-	qualifiers := make(map[string]bool)
-	if ix.rowKeyQ != "" {
-		qualifiers[ix.rowKeyQ] = true
-	}
-	for _, name := range spec.Columns {
-		i := slices.IndexFunc(t.columns, func(c Column[T]) bool { return c.Name == name })
-		if i < 0 {
-			return bad("column "+name, "not a column of the table", ErrUnknownField)
-		}
-		c := t.columns[i]
-		if qualifiers[c.Qualifier] {
-			return bad("column "+name, "qualifier "+strconv.Quote(c.Qualifier)+" used twice in the entry", ErrInvalidTable)
-		}
-		qualifiers[c.Qualifier] = true
-		ix.columns = append(ix.columns, c)
+	maps.Copy(ix.from, spec.From)
+	if ix.columns, err = indexColumns(t, ix.rowKeyQ, spec.Columns); err != nil {
+		return fail(err)
 	}
 	if ix.splits, err = spec.Splits.compute(segs); err != nil {
 		return fail(err)
@@ -153,6 +127,52 @@ func newIndex[T any](t *Table[T], spec IndexSpec[T]) (*Index[T], error) {
 		return bad("", "key does not determine a record: "+missingFields(missing, "index key"), ErrIndexNotUnique)
 	}
 	return ix, nil
+}
+
+// checkIndexSources checks that each segment of an index key is a field
+// of t or computed from one (From), and that From maps segments of the key.
+func checkIndexSources[T any](t *Table[T], segs []keys.Segment, from map[string]string) error {
+	for _, s := range segs {
+		if s.Kind == keys.KindLiteral || s.Kind == keys.KindSalt {
+			continue
+		}
+		src, mapped := from[s.Name]
+		switch {
+		case mapped && !t.HasField(src):
+			return &Error{Field: "key segment " + s.Name, Reason: "computed from " + strconv.Quote(src) + ", which is not a field of the table", Kind: ErrUnknownField}
+		case !mapped && !t.HasField(s.Name):
+			return &Error{Field: "key segment " + s.Name, Reason: "not a field of the table and not mapped to one in From", Kind: ErrUnknownField}
+		}
+	}
+	for seg := range from {
+		if !slices.ContainsFunc(segs, func(s keys.Segment) bool { return s.Name == seg }) {
+			return &Error{Field: "From " + seg, Reason: "not a segment of the index key", Kind: ErrUnknownField}
+		}
+	}
+	return nil
+}
+
+// indexColumns returns the columns of t that an index entry copies, by
+// name; no two may share a qualifier, nor one the row key's (rowKeyQ).
+func indexColumns[T any](t *Table[T], rowKeyQ string, names []string) ([]Column[T], error) {
+	qualifiers := make(map[string]bool)
+	if rowKeyQ != "" {
+		qualifiers[rowKeyQ] = true
+	}
+	var out []Column[T]
+	for _, name := range names {
+		i := slices.IndexFunc(t.columns, func(c Column[T]) bool { return c.Name == name })
+		if i < 0 {
+			return nil, &Error{Field: "column " + name, Reason: "not a column of the table", Kind: ErrUnknownField}
+		}
+		c := t.columns[i]
+		if qualifiers[c.Qualifier] {
+			return nil, invalidTable("column "+name, "qualifier "+strconv.Quote(c.Qualifier)+" used twice in the entry")
+		}
+		qualifiers[c.Qualifier] = true
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // uncoveredKeyFields returns, in data-key order, the data-key fields that

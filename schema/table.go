@@ -101,35 +101,11 @@ func New[T any](spec Spec[T]) (*Table[T], error) {
 		seen[s.Name] = true
 		t.fields = append(t.fields, s.Name)
 	}
-	cells := make(map[[2]string]string)
-	for i, c := range spec.Columns {
-		field := c.Name
-		if field == "" {
-			field = "column " + strconv.Itoa(i)
-		}
-		bad := func(reason string) (*Table[T], error) {
-			return fail(&Error{Family: c.Family, Field: field, Reason: reason, Kind: ErrInvalidTable})
-		}
-		switch {
-		case c.Name == "":
-			return bad("column has no name")
-		case seen[c.Name]:
-			return bad("duplicate field name (a key field or another column)")
-		case c.Family == "":
-			return bad("column has no family")
-		case c.Append == nil || c.Set == nil:
-			return bad("column needs both Append and Set")
-		case !hasFamily(t.families, c.Family):
-			return bad("family is not declared by the table")
-		}
-		cell := [2]string{c.Family, c.Qualifier}
-		if other, dup := cells[cell]; dup {
-			return bad("same family and qualifier as column " + strconv.Quote(other))
-		}
-		cells[cell] = c.Name
-		seen[c.Name] = true
-		t.fields = append(t.fields, c.Name)
+	names, err := checkColumns(t.families, spec.Columns, seen)
+	if err != nil {
+		return fail(err)
 	}
+	t.fields = append(t.fields, names...)
 	t.columns = slices.Clone(spec.Columns)
 	if t.from, err = keyFrom(spec.Key, spec.From, seen); err != nil {
 		return fail(err)
@@ -154,6 +130,43 @@ func New[T any](spec Spec[T]) (*Table[T], error) {
 	}
 	t.required = t.requiredColumns()
 	return t, nil
+}
+
+// checkColumns checks the columns of a table with the given families
+// and returns their names; seen holds the key fields' names and gets the
+// columns' names added. No two columns share a name or a cell.
+func checkColumns[T any](families []Family, columns []Column[T], seen map[string]bool) ([]string, error) {
+	var names []string
+	cells := make(map[[2]string]string)
+	for i, c := range columns {
+		field := c.Name
+		if field == "" {
+			field = "column " + strconv.Itoa(i)
+		}
+		bad := func(reason string) ([]string, error) {
+			return nil, &Error{Family: c.Family, Field: field, Reason: reason, Kind: ErrInvalidTable}
+		}
+		switch {
+		case c.Name == "":
+			return bad("column has no name")
+		case seen[c.Name]:
+			return bad("duplicate field name (a key field or another column)")
+		case c.Family == "":
+			return bad("column has no family")
+		case c.Append == nil || c.Set == nil:
+			return bad("column needs both Append and Set")
+		case !hasFamily(families, c.Family):
+			return bad("family is not declared by the table")
+		}
+		cell := [2]string{c.Family, c.Qualifier}
+		if other, dup := cells[cell]; dup {
+			return bad("same family and qualifier as column " + strconv.Quote(other))
+		}
+		cells[cell] = c.Name
+		seen[c.Name] = true
+		names = append(names, c.Name)
+	}
+	return names, nil
 }
 
 // validateFamilies checks each family and that there is at least one and

@@ -287,9 +287,9 @@ func rowKeys[T any](table string, l *keys.Layout[T], set setTextFunc[T], source 
 		seg := l.Segments()[n]
 		return nil, &Error{Table: table, Field: seg.Name, Reason: "missing: a row key needs every key field", Kind: ErrInvalidKey}
 	}
-	rs, err := l.SpreadRanges(&rec, &rec, spread, n)
+	rs, err := spreadRanges(table, l, &rec, &rec, spread, n)
 	if err != nil {
-		return nil, keyError(table, err)
+		return nil, err
 	}
 	out := make([][]byte, len(rs))
 	for i, r := range rs {
@@ -298,36 +298,17 @@ func rowKeys[T any](table string, l *keys.Layout[T], set setTextFunc[T], source 
 	return out, nil
 }
 
+// keyRanges is the key ranges of layout l that hold the rows q selects:
+// its Eq fields fixed, then at most one field bounded by Lo and/or Hi.
 func keyRanges[T any](table string, l *keys.Layout[T], set setTextFunc[T], source func(string) string, q TextQuery) ([]keys.KeyRange, error) {
-	bad := func(field, reason string) ([]keys.KeyRange, error) {
-		return nil, &Error{Table: table, Field: field, Reason: reason, Kind: ErrInvalidValue}
-	}
 	var lo, hi T
-	var names []string
-	for _, f := range q.Eq {
-		if slices.Contains(names, f.Field) {
-			return bad(f.Field, "given twice")
-		}
-		if err := set(&lo, f); err != nil {
-			return nil, err
-		}
-		if err := set(&hi, f); err != nil {
-			return nil, err
-		}
-		names = append(names, f.Field)
+	names, err := setEq(table, set, &lo, &hi, q.Eq)
+	if err != nil {
+		return nil, err
 	}
-	bounded := ""
-	for _, b := range []*FieldText{q.Lo, q.Hi} {
-		if b == nil {
-			continue
-		}
-		if bounded != "" && b.Field != bounded {
-			return bad(b.Field, "the two bounds name different fields ("+bounded+")")
-		}
-		if slices.Contains(names, b.Field) {
-			return bad(b.Field, "both fixed and bounded")
-		}
-		bounded = b.Field
+	bounded, err := boundedField(table, q, names)
+	if err != nil {
+		return nil, err
 	}
 	if bounded == "" {
 		if len(names) == 0 {
@@ -337,11 +318,7 @@ func keyRanges[T any](table string, l *keys.Layout[T], set setTextFunc[T], sourc
 		if err != nil {
 			return nil, keyError(table, err)
 		}
-		rs, err := l.SpreadRanges(&lo, &hi, spread, n)
-		if err != nil {
-			return nil, keyError(table, err)
-		}
-		return rs, nil
+		return spreadRanges(table, l, &lo, &hi, spread, n)
 	}
 	if q.Lo != nil {
 		if err := set(&lo, *q.Lo); err != nil {
@@ -353,6 +330,65 @@ func keyRanges[T any](table string, l *keys.Layout[T], set setTextFunc[T], sourc
 			return nil, err
 		}
 	}
+	return boundedRanges(table, l, source, q, names, bounded, &lo, &hi)
+}
+
+// queryError is an ErrInvalidValue of a query's field.
+func queryError(table, field, reason string) error {
+	return &Error{Table: table, Field: field, Reason: reason, Kind: ErrInvalidValue}
+}
+
+// setEq sets the fixed fields eq in both lo and hi, returning their names;
+// a field given twice is an error.
+func setEq[T any](table string, set setTextFunc[T], lo, hi *T, eq []FieldText) ([]string, error) {
+	var names []string
+	for _, f := range eq {
+		if slices.Contains(names, f.Field) {
+			return nil, queryError(table, f.Field, "given twice")
+		}
+		if err := set(lo, f); err != nil {
+			return nil, err
+		}
+		if err := set(hi, f); err != nil {
+			return nil, err
+		}
+		names = append(names, f.Field)
+	}
+	return names, nil
+}
+
+// boundedField is the field q's bounds name ("" without bounds): both
+// bounds must name it, and it must not be one of the fixed names.
+func boundedField(table string, q TextQuery, names []string) (string, error) {
+	bounded := ""
+	for _, b := range []*FieldText{q.Lo, q.Hi} {
+		if b == nil {
+			continue
+		}
+		if bounded != "" && b.Field != bounded {
+			return "", queryError(table, b.Field, "the two bounds name different fields ("+bounded+")")
+		}
+		if slices.Contains(names, b.Field) {
+			return "", queryError(table, b.Field, "both fixed and bounded")
+		}
+		bounded = b.Field
+	}
+	return bounded, nil
+}
+
+// spreadRanges is l.SpreadRanges with the table named on errors.
+func spreadRanges[T any](table string, l *keys.Layout[T], lo, hi *T, spread, n int) ([]keys.KeyRange, error) {
+	rs, err := l.SpreadRanges(lo, hi, spread, n)
+	if err != nil {
+		return nil, keyError(table, err)
+	}
+	return rs, nil
+}
+
+// boundedRanges is keyRanges of a query that bounds the field bounded,
+// the key segment after the fixed ones: lo and hi hold the fixed fields
+// and the bounds given.
+func boundedRanges[T any](table string, l *keys.Layout[T], source func(string) string, q TextQuery, names []string, bounded string, lo, hi *T) ([]keys.KeyRange, error) {
 	// The bounded field gives its own segment only: a bucket computed from it
 	// takes another value at each end, so it is spread.
 	own := func(seg string) string {
@@ -367,37 +403,40 @@ func keyRanges[T any](table string, l *keys.Layout[T], set setTextFunc[T], sourc
 	}
 	seg := l.Segments()[n-1]
 	if seg.Name != bounded && own(seg.Name) != bounded {
-		return bad(bounded, "bounds must name the key field after the fixed ones")
+		return nil, queryError(table, bounded, "bounds must name the key field after the fixed ones")
 	}
 	if seg.Order == keys.Unordered {
-		return bad(bounded, "a "+seg.Kind.String()+" segment keeps no order of its values: give it with --eq")
+		return nil, queryError(table, bounded, "a "+seg.Kind.String()+" segment keeps no order of its values: give it with --eq")
 	}
 	if q.Lo != nil && q.Hi != nil {
-		rs, err := l.SpreadRanges(&lo, &hi, spread, n)
-		if err != nil {
-			return nil, keyError(table, err)
-		}
-		return rs, nil
+		return spreadRanges(table, l, lo, hi, spread, n)
 	}
 	// One bound: the prefix the fixed fields give, cut at the bound.
 	if seg.Order != keys.Ascending && seg.Order != keys.Descending {
-		return bad(bounded, "a one-sided range needs a segment whose bytes sort as its values (it sorts "+seg.Order.String()+"): give both bounds")
+		return nil, queryError(table, bounded, "a one-sided range needs a segment whose bytes sort as its values (it sorts "+seg.Order.String()+"): give both bounds")
 	}
-	rec := &lo
+	rec := lo
 	if q.Lo == nil {
-		rec = &hi
-	}
-	prefix, err := l.SpreadRanges(rec, rec, spread, n-1)
-	if err != nil {
-		return nil, keyError(table, err)
-	}
-	at, err := l.SpreadRanges(rec, rec, spread, n)
-	if err != nil {
-		return nil, keyError(table, err)
+		rec = hi
 	}
 	// Values at or above the lower bound are the keys from it (ascending) or up to
 	// it (descending); values up to the upper bound the other way round.
 	fromBound := (q.Lo != nil) == (seg.Order == keys.Ascending)
+	return oneSidedRanges(table, l, rec, spread, n, fromBound)
+}
+
+// oneSidedRanges cuts the ranges of rec's first n-1 segments at rec's n-th:
+// from it to the prefix's end when fromBound, else from the prefix's start
+// up to it.
+func oneSidedRanges[T any](table string, l *keys.Layout[T], rec *T, spread, n int, fromBound bool) ([]keys.KeyRange, error) {
+	prefix, err := spreadRanges(table, l, rec, rec, spread, n-1)
+	if err != nil {
+		return nil, err
+	}
+	at, err := spreadRanges(table, l, rec, rec, spread, n)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]keys.KeyRange, len(prefix))
 	for i := range prefix {
 		if fromBound {

@@ -95,80 +95,23 @@ func NewWide[T any](spec WideSpec[T]) (*WideTable[T], error) {
 	}
 	tname := name.String()
 	fail := func(err error) (*WideTable[T], error) { return nil, withTable(err, tname) }
-	bad := func(field, reason string) (*WideTable[T], error) {
-		return fail(&Error{Field: field, Reason: reason, Kind: ErrInvalidTable})
-	}
 	t := &WideTable[T]{name: name, key: spec.Key, qual: spec.Qualifier, value: spec.Value, validate: spec.Validate, opaqueCheck: spec.Validate != nil}
 	if t.families, err = validateFamilies(spec.Families); err != nil {
 		return fail(err)
 	}
 	switch {
 	case spec.Key == nil:
-		return bad("key", "no row-key layout")
+		return fail(invalidTable("key", "no row-key layout"))
 	case spec.Qualifier == nil:
-		return bad("qualifier", "no qualifier layout")
+		return fail(invalidTable("qualifier", "no qualifier layout"))
 	}
-	rowSegs, qualSegs := spec.Key.Segments(), spec.Qualifier.Segments()
-	inRow := make(map[string]keys.Segment, len(rowSegs))
-	for _, s := range rowSegs {
-		switch {
-		case s.Kind == keys.KindSalt:
-			return bad(s.Name, "a salt would scatter one row's cells over several rows")
-		case s.Kind == keys.KindTimeOffset:
-			return bad(s.Name, "a time offset belongs in the qualifier, its base in the row key")
-		case !s.Decodable && !derived(s):
-			return bad(s.Name, "row-key segment is not decodable: reads could not give the field back")
-		}
-		inRow[s.Name] = s
-	}
-	paired := make(map[string]bool)
-	for _, s := range qualSegs {
-		switch {
-		case s.Kind == keys.KindSalt || (derived(s) && s.Kind != keys.KindLiteral):
-			return bad(s.Name, "a qualifier segment must be decodable, not a hash, bucket or salt")
-		case s.Kind == keys.KindTimeBase:
-			return bad(s.Name, "a time base belongs in the row key, its offset in the qualifier")
-		case !s.Decodable && s.Kind != keys.KindLiteral:
-			return bad(s.Name, "qualifier segment is not decodable: reads could not give the field back")
-		}
-		r, both := inRow[s.Name]
-		switch {
-		case s.Kind == keys.KindTimeOffset && !both:
-			return bad(s.Name, "time offset without a time base of the same name in the row key")
-		case s.Kind == keys.KindTimeOffset && r.Kind != keys.KindTimeBase:
-			return bad(s.Name, "time offset whose row-key segment of the same name is not a time base")
-		case s.Kind == keys.KindTimeOffset && r.Span != s.Span:
-			return bad(s.Name, "time base and offset of different spans ("+r.Span.String()+", "+s.Span.String()+")")
-		case both && s.Kind != keys.KindTimeOffset:
-			return bad(s.Name, "field in both the row key and the qualifier")
-		}
-		paired[s.Name] = s.Kind == keys.KindTimeOffset
-	}
-	for _, s := range rowSegs {
-		if s.Kind == keys.KindTimeBase && !paired[s.Name] {
-			return bad(s.Name, "time base without a time offset of the same name in the qualifier: the timestamp would not come back whole")
-		}
-		if s.Decodable && !derived(s) {
-			t.fields = append(t.fields, s.Name)
-		}
-	}
-	for _, s := range qualSegs {
-		if s.Decodable && s.Kind != keys.KindTimeOffset {
-			t.fields = append(t.fields, s.Name)
-		}
+	rowSegs := spec.Key.Segments()
+	if t.fields, err = wideFields(rowSegs, spec.Qualifier.Segments()); err != nil {
+		return fail(err)
 	}
 	v := spec.Value
-	switch {
-	case v.Name == "":
-		return bad("value", "value column has no name")
-	case slices.Contains(t.fields, v.Name):
-		return bad(v.Name, "value column has the name of a key field")
-	case v.Append == nil || v.Set == nil:
-		return bad(v.Name, "value column needs both Append and Set")
-	case v.Qualifier != "":
-		return bad(v.Name, "value column has a qualifier; the qualifier layout gives it")
-	case !hasFamily(t.families, v.Family):
-		return fail(&Error{Family: v.Family, Field: v.Name, Reason: "family is not declared by the table", Kind: ErrInvalidTable})
+	if err := checkWideValue(v, t.fields, t.families); err != nil {
+		return fail(err)
 	}
 	t.fields = append(t.fields, v.Name)
 	if err := t.setFrom(spec); err != nil {
@@ -183,6 +126,98 @@ func NewWide[T any](spec WideSpec[T]) (*WideTable[T], error) {
 	}
 	t.split = spec.Splits
 	return t, nil
+}
+
+// wideFields checks the segments of a wide table's row key and qualifier
+// (see NewWide) and returns the fields they give back, row key first.
+func wideFields(rowSegs, qualSegs []keys.Segment) ([]string, error) {
+	inRow := make(map[string]keys.Segment, len(rowSegs))
+	for _, s := range rowSegs {
+		if err := checkWideRowSegment(s); err != nil {
+			return nil, err
+		}
+		inRow[s.Name] = s
+	}
+	paired := make(map[string]bool)
+	for _, s := range qualSegs {
+		if err := checkWideQualSegment(s, inRow); err != nil {
+			return nil, err
+		}
+		paired[s.Name] = s.Kind == keys.KindTimeOffset
+	}
+	var fields []string
+	for _, s := range rowSegs {
+		if s.Kind == keys.KindTimeBase && !paired[s.Name] {
+			return nil, invalidTable(s.Name, "time base without a time offset of the same name in the qualifier: the timestamp would not come back whole")
+		}
+		if s.Decodable && !derived(s) {
+			fields = append(fields, s.Name)
+		}
+	}
+	for _, s := range qualSegs {
+		if s.Decodable && s.Kind != keys.KindTimeOffset {
+			fields = append(fields, s.Name)
+		}
+	}
+	return fields, nil
+}
+
+// checkWideRowSegment checks that a row-key segment of a wide table keeps
+// one row's cells together and gives its field back.
+func checkWideRowSegment(s keys.Segment) error {
+	switch {
+	case s.Kind == keys.KindSalt:
+		return invalidTable(s.Name, "a salt would scatter one row's cells over several rows")
+	case s.Kind == keys.KindTimeOffset:
+		return invalidTable(s.Name, "a time offset belongs in the qualifier, its base in the row key")
+	case !s.Decodable && !derived(s):
+		return invalidTable(s.Name, "row-key segment is not decodable: reads could not give the field back")
+	}
+	return nil
+}
+
+// checkWideQualSegment checks that a qualifier segment gives its field
+// back and, against the row key's segments inRow, that only a time offset
+// shares its name with a row-key segment: a time base of the same span.
+func checkWideQualSegment(s keys.Segment, inRow map[string]keys.Segment) error {
+	switch {
+	case s.Kind == keys.KindSalt || (derived(s) && s.Kind != keys.KindLiteral):
+		return invalidTable(s.Name, "a qualifier segment must be decodable, not a hash, bucket or salt")
+	case s.Kind == keys.KindTimeBase:
+		return invalidTable(s.Name, "a time base belongs in the row key, its offset in the qualifier")
+	case !s.Decodable && s.Kind != keys.KindLiteral:
+		return invalidTable(s.Name, "qualifier segment is not decodable: reads could not give the field back")
+	}
+	r, both := inRow[s.Name]
+	switch {
+	case s.Kind == keys.KindTimeOffset && !both:
+		return invalidTable(s.Name, "time offset without a time base of the same name in the row key")
+	case s.Kind == keys.KindTimeOffset && r.Kind != keys.KindTimeBase:
+		return invalidTable(s.Name, "time offset whose row-key segment of the same name is not a time base")
+	case s.Kind == keys.KindTimeOffset && r.Span != s.Span:
+		return invalidTable(s.Name, "time base and offset of different spans ("+r.Span.String()+", "+s.Span.String()+")")
+	case both && s.Kind != keys.KindTimeOffset:
+		return invalidTable(s.Name, "field in both the row key and the qualifier")
+	}
+	return nil
+}
+
+// checkWideValue checks a wide table's value column against the key
+// fields and the table's families.
+func checkWideValue[T any](v Column[T], fields []string, families []Family) error {
+	switch {
+	case v.Name == "":
+		return invalidTable("value", "value column has no name")
+	case slices.Contains(fields, v.Name):
+		return invalidTable(v.Name, "value column has the name of a key field")
+	case v.Append == nil || v.Set == nil:
+		return invalidTable(v.Name, "value column needs both Append and Set")
+	case v.Qualifier != "":
+		return invalidTable(v.Name, "value column has a qualifier; the qualifier layout gives it")
+	case !hasFamily(families, v.Family):
+		return &Error{Family: v.Family, Field: v.Name, Reason: "family is not declared by the table", Kind: ErrInvalidTable}
+	}
+	return nil
 }
 
 // Name returns the table name.

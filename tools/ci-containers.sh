@@ -15,8 +15,9 @@
 # 2. Build the HBase image (tools/image/build.sh; cached, a no-op when its
 #    inputs did not change).
 # 3. Start HBase in a container through testcontainers-go
-#    (integration/cmd/hbase-container), on host networking, advertising
-#    127.0.0.1.
+#    (hbasecontainer/cmd/hbase-container, of the hbasecontainer module), on
+#    published ports (the same numbers inside), advertising 127.0.0.1;
+#    HBKIT_HOST_NETWORK=1 runs it on host networking instead.
 # 4. go test -tags integration with HBKIT_ZK pointing at it, on
 #    CONTAINER_PKGS (default ./integration/... ./examples/... ./admin/...;
 #    ./... for every package), without -race: make test runs every package
@@ -48,6 +49,7 @@ setup_podman() {
 	command -v runc >/dev/null || need+=(runc)
 	command -v debootstrap >/dev/null || need+=(debootstrap)
 	command -v curl >/dev/null || need+=(curl)
+	command -v zip >/dev/null || need+=(zip)
 	if [ ${#need[@]} -gt 0 ]; then
 		echo "apt-get install ${need[*]}"
 		export DEBIAN_FRONTEND=noninteractive
@@ -134,9 +136,11 @@ echo "image $image ready in $(($(date +%s) - s)) s"
 
 step "start HBase in a container through testcontainers-go"
 mkdir -p bin
-go build -o bin/hbase-container ./integration/cmd/hbase-container
+(cd hbasecontainer && go build -o ../bin/hbase-container ./cmd/hbase-container)
 env_file=$(mktemp)
-bin/hbase-container -env "$env_file" &
+host_net=()
+[ -n "${HBKIT_HOST_NETWORK:-}" ] && host_net=(-host-network)
+bin/hbase-container -image "$image" -env "$env_file" "${host_net[@]}" &
 container_pid=$!
 for _ in $(seq 600); do
 	[ -s "$env_file" ] && break
@@ -171,4 +175,13 @@ step "stop the container"
 kill -TERM "$container_pid"
 wait "$container_pid"
 container_pid=
+
+# The module users import for their own container tests, and a module
+# outside the checkout using it at a released version (issue 36).
+step "the hbasecontainer module: vet and unit tests"
+(cd hbasecontainer && go vet ./... && go vet -tags integration ./... && go test -count=1 ./...)
+if [ "${HBKIT_SCRATCH:-1}" != 0 ]; then
+	step "a scratch module outside the checkout: hbkit and hbasecontainer at a released version, a store round trip (tools/scratch-module.sh)"
+	tools/scratch-module.sh
+fi
 step "container path passed"

@@ -39,6 +39,7 @@
 // hbase.ErrTableDisabled, Increment and Append carry no nonce, and tracing
 // and metrics are gohbase's own.
 //
-// The module builds against gohbase through a replace directive; README.md
+// In this repository the module builds through contrib/go.work (hbkit from
+// the checkout, gohbase from the source beside it); README.md
 // says how to point it at your own checkout (GOHBASE_SRC).
 package gohbase

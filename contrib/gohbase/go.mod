@@ -3,7 +3,7 @@ module github.com/hbkit/hbkit/contrib/gohbase
 go 1.26.0
 
 require (
-	github.com/hbkit/hbkit v0.0.0
+	github.com/hbkit/hbkit v0.1.0
 	github.com/tsuna/gohbase v0.0.0-20260613001017-cfe2cb9e6df3
 	google.golang.org/protobuf v1.36.12
 )
@@ -38,9 +38,3 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	modernc.org/b/v2 v2.1.11 // indirect
 )
-
-replace github.com/hbkit/hbkit => ../..
-
-// gohbase does not come from the module proxy here: build against the
-// source in ../shared/third_party/gohbase (see README.md, GOHBASE_SRC).
-replace github.com/tsuna/gohbase => ../../../shared/third_party/gohbase

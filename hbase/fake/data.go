@@ -15,14 +15,11 @@ func (c *Client) Get(ctx context.Context, g *hbapi.Get) (*hbapi.Result, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginData(ctx, "get", g.Table)
+	if err != nil {
 		return nil, err
 	}
 	defer c.mu.Unlock()
-	t, err := c.dataTable(g.Table)
-	if err != nil {
-		return nil, opErr("get", g.Table, err)
-	}
 	spec := readSpec{families: g.Families, columns: g.Columns, maxVersions: g.MaxVersions, timeRange: g.TimeRange, filter: g.Filter}
 	if err := t.checkSelection(spec); err != nil {
 		return nil, opErr("get", g.Table, err)
@@ -52,14 +49,11 @@ func (c *Client) Put(ctx context.Context, p *hbapi.Put) error {
 	if err := hbapi.CheckWriteSize(p, hbapi.DefaultMaxCellSize); err != nil {
 		return err
 	}
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginData(ctx, "put", p.Table)
+	if err != nil {
 		return err
 	}
 	defer c.mu.Unlock()
-	t, err := c.dataTable(p.Table)
-	if err != nil {
-		return opErr("put", p.Table, err)
-	}
 	if err := t.checkMutation(p); err != nil {
 		return opErr("put", p.Table, err)
 	}
@@ -72,14 +66,11 @@ func (c *Client) Delete(ctx context.Context, d *hbapi.Delete) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginData(ctx, "delete", d.Table)
+	if err != nil {
 		return err
 	}
 	defer c.mu.Unlock()
-	t, err := c.dataTable(d.Table)
-	if err != nil {
-		return opErr("delete", d.Table, err)
-	}
 	if err := t.checkMutation(d); err != nil {
 		return opErr("delete", d.Table, err)
 	}
@@ -165,14 +156,11 @@ func (c *Client) Increment(ctx context.Context, inc *hbapi.Increment) (*hbapi.Re
 	if err := inc.Validate(); err != nil {
 		return nil, err
 	}
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginData(ctx, "increment", inc.Table)
+	if err != nil {
 		return nil, err
 	}
 	defer c.mu.Unlock()
-	t, err := c.dataTable(inc.Table)
-	if err != nil {
-		return nil, opErr("increment", inc.Table, err)
-	}
 	now := c.nowMs()
 	deltas := inc.ColumnDeltas()
 	newCells := make([]hbapi.Cell, 0, len(deltas))
@@ -217,14 +205,11 @@ func (c *Client) Append(ctx context.Context, a *hbapi.Append) (*hbapi.Result, er
 	if err := hbapi.CheckWriteSize(a, hbapi.DefaultMaxCellSize); err != nil {
 		return nil, err
 	}
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginData(ctx, "append", a.Table)
+	if err != nil {
 		return nil, err
 	}
 	defer c.mu.Unlock()
-	t, err := c.dataTable(a.Table)
-	if err != nil {
-		return nil, opErr("append", a.Table, err)
-	}
 	now := c.nowMs()
 	cols := a.ColumnValues()
 	newCells := make([]hbapi.Cell, 0, len(cols))
@@ -264,14 +249,11 @@ func (c *Client) CheckAndMutate(ctx context.Context, cam *hbapi.CheckAndMutate) 
 	if err := hbapi.CheckWriteSize(cam, hbapi.DefaultMaxCellSize); err != nil {
 		return false, err
 	}
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginData(ctx, "check and mutate", cam.Table)
+	if err != nil {
 		return false, err
 	}
 	defer c.mu.Unlock()
-	t, err := c.dataTable(cam.Table)
-	if err != nil {
-		return false, opErr("check and mutate", cam.Table, err)
-	}
 	if err := t.checkFamily(cam.Family); err != nil {
 		return false, opErr("check and mutate", cam.Table, err)
 	}
@@ -311,14 +293,11 @@ func (c *Client) MutateRow(ctx context.Context, rm *hbapi.RowMutations) error {
 	if err := hbapi.CheckWriteSize(rm, hbapi.DefaultMaxCellSize); err != nil {
 		return err
 	}
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginData(ctx, "mutate row", rm.Table)
+	if err != nil {
 		return err
 	}
 	defer c.mu.Unlock()
-	t, err := c.dataTable(rm.Table)
-	if err != nil {
-		return opErr("mutate row", rm.Table, err)
-	}
 	if err := t.bindMutations(rm.Mutations); err != nil {
 		return opErr("mutate row", rm.Table, err)
 	}

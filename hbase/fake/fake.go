@@ -136,6 +136,32 @@ func (c *Client) lookup(name string) (*table, error) {
 	return t, nil
 }
 
+// beginTable begins a call (see begin) on the table name, for the admin
+// call op: on success c.mu is held and the caller unlocks it.
+func (c *Client) beginTable(ctx context.Context, op, name string) (*table, error) {
+	return c.beginWith(ctx, op, name, c.lookup)
+}
+
+// beginData is beginTable for a data call: the table must be enabled
+// (see dataTable).
+func (c *Client) beginData(ctx context.Context, op, name string) (*table, error) {
+	return c.beginWith(ctx, op, name, c.dataTable)
+}
+
+// beginWith begins a call and finds its table with find, unlocking and
+// naming the call op on failure.
+func (c *Client) beginWith(ctx context.Context, op, name string, find func(string) (*table, error)) (*table, error) {
+	if err := c.begin(ctx); err != nil {
+		return nil, err
+	}
+	t, err := find(name)
+	if err != nil {
+		c.mu.Unlock()
+		return nil, opErr(op, name, err)
+	}
+	return t, nil
+}
+
 // dataTable finds an enabled table for a data call.
 func (c *Client) dataTable(name string) (*table, error) {
 	t, err := c.lookup(name)
@@ -286,14 +312,11 @@ func regionName(tn hbapi.TableName, start []byte, id int64) []byte {
 
 // DeleteTable implements hbase.AdminClient.
 func (c *Client) DeleteTable(ctx context.Context, name string) error {
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginTable(ctx, "delete table", name)
+	if err != nil {
 		return err
 	}
 	defer c.mu.Unlock()
-	t, err := c.lookup(name)
-	if err != nil {
-		return opErr("delete table", name, err)
-	}
 	if t.enabled {
 		return opErr("delete table", name, hbapi.ErrTableNotDisabled)
 	}
@@ -303,14 +326,11 @@ func (c *Client) DeleteTable(ctx context.Context, name string) error {
 
 // EnableTable implements hbase.AdminClient.
 func (c *Client) EnableTable(ctx context.Context, name string) error {
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginTable(ctx, "enable table", name)
+	if err != nil {
 		return err
 	}
 	defer c.mu.Unlock()
-	t, err := c.lookup(name)
-	if err != nil {
-		return opErr("enable table", name, err)
-	}
 	if t.enabled {
 		return opErr("enable table", name, hbapi.ErrTableNotDisabled)
 	}
@@ -320,14 +340,11 @@ func (c *Client) EnableTable(ctx context.Context, name string) error {
 
 // DisableTable implements hbase.AdminClient.
 func (c *Client) DisableTable(ctx context.Context, name string) error {
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginTable(ctx, "disable table", name)
+	if err != nil {
 		return err
 	}
 	defer c.mu.Unlock()
-	t, err := c.lookup(name)
-	if err != nil {
-		return opErr("disable table", name, err)
-	}
 	if !t.enabled {
 		return opErr("disable table", name, hbapi.ErrTableDisabled)
 	}
@@ -337,14 +354,11 @@ func (c *Client) DisableTable(ctx context.Context, name string) error {
 
 // TruncateTable implements hbase.AdminClient.
 func (c *Client) TruncateTable(ctx context.Context, name string, preserveSplits bool) error {
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginTable(ctx, "truncate table", name)
+	if err != nil {
 		return err
 	}
 	defer c.mu.Unlock()
-	t, err := c.lookup(name)
-	if err != nil {
-		return opErr("truncate table", name, err)
-	}
 	if t.enabled {
 		return opErr("truncate table", name, hbapi.ErrTableNotDisabled)
 	}
@@ -363,14 +377,11 @@ func (c *Client) ModifyTable(ctx context.Context, desc hbapi.TableDescriptor) er
 	if err := desc.Validate(); err != nil {
 		return err
 	}
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginTable(ctx, "modify table", desc.Name)
+	if err != nil {
 		return err
 	}
 	defer c.mu.Unlock()
-	t, err := c.lookup(desc.Name)
-	if err != nil {
-		return opErr("modify table", desc.Name, err)
-	}
 	t.setDescriptor(desc)
 	for _, r := range t.rows {
 		r.cells = slices.DeleteFunc(r.cells, func(cell hbapi.Cell) bool {
@@ -396,14 +407,11 @@ func (c *Client) TableExists(ctx context.Context, name string) (bool, error) {
 
 // IsTableEnabled implements hbase.AdminClient.
 func (c *Client) IsTableEnabled(ctx context.Context, name string) (bool, error) {
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginTable(ctx, "is table enabled", name)
+	if err != nil {
 		return false, err
 	}
 	defer c.mu.Unlock()
-	t, err := c.lookup(name)
-	if err != nil {
-		return false, opErr("is table enabled", name, err)
-	}
 	return t.enabled, nil
 }
 
@@ -451,14 +459,11 @@ var familyDefaults = map[string]string{
 // DescribeTable implements hbase.AdminClient. Family attributes not set
 // at creation are reported with HBase's defaults.
 func (c *Client) DescribeTable(ctx context.Context, name string) (hbapi.TableDescriptor, error) {
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginTable(ctx, "describe table", name)
+	if err != nil {
 		return hbapi.TableDescriptor{}, err
 	}
 	defer c.mu.Unlock()
-	t, err := c.lookup(name)
-	if err != nil {
-		return hbapi.TableDescriptor{}, opErr("describe table", name, err)
-	}
 	d := cloneDescriptor(t.desc)
 	for i := range d.Families {
 		if d.Families[i].Attributes == nil {
@@ -475,14 +480,11 @@ func (c *Client) DescribeTable(ctx context.Context, name string) (hbapi.TableDes
 
 // TableRegions implements hbase.AdminClient.
 func (c *Client) TableRegions(ctx context.Context, name string) ([]hbapi.RegionInfo, error) {
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginTable(ctx, "table regions", name)
+	if err != nil {
 		return nil, err
 	}
 	defer c.mu.Unlock()
-	t, err := c.lookup(name)
-	if err != nil {
-		return nil, opErr("table regions", name, err)
-	}
 	return t.regions(c.server), nil
 }
 
@@ -491,14 +493,11 @@ func (c *Client) SplitRegion(ctx context.Context, name string, splitKey []byte) 
 	if len(splitKey) == 0 {
 		return &hbapi.InvalidRequestError{Op: "split region", Field: "splitKey", Err: hbapi.ErrInvalidSplitKeys, Reason: "empty split key"}
 	}
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginTable(ctx, "split region", name)
+	if err != nil {
 		return err
 	}
 	defer c.mu.Unlock()
-	t, err := c.lookup(name)
-	if err != nil {
-		return opErr("split region", name, err)
-	}
 	if !t.enabled {
 		return opErr("split region", name, hbapi.ErrTableDisabled)
 	}

@@ -79,6 +79,14 @@ func (t *table) readRow(key []byte, s readSpec, now int64) (cells []hbapi.Cell, 
 		maxV = 1
 	}
 	out := make([]hbapi.Cell, 0, len(cells))
+	newestVersions(cells, func(hbapi.Cell) int { return maxV }, func(c hbapi.Cell) { out = append(out, cloneCell(c)) })
+	return out, len(out) > 0
+}
+
+// newestVersions calls keep with each of cells (sorted by
+// hbapi.CompareCells, so newest first within a column) that is one of the
+// newest limit(cell) versions of its column.
+func newestVersions(cells []hbapi.Cell, limit func(hbapi.Cell) int, keep func(hbapi.Cell)) {
 	n := 0
 	for i, c := range cells {
 		if i > 0 && bytes.Equal(c.Family, cells[i-1].Family) && bytes.Equal(c.Qualifier, cells[i-1].Qualifier) {
@@ -86,25 +94,15 @@ func (t *table) readRow(key []byte, s readSpec, now int64) (cells []hbapi.Cell, 
 		} else {
 			n = 0
 		}
-		if n < maxV {
-			out = append(out, cloneCell(c))
+		if n < limit(c) {
+			keep(c)
 		}
 	}
-	return out, len(out) > 0
 }
 
 // applyFilter evaluates a filter on one row. It returns the cells that
 // remain and whether the row passes. cells are sorted; the result is too.
 func applyFilter(f hbapi.Filter, row []byte, cells []hbapi.Cell) ([]hbapi.Cell, bool) {
-	keepCells := func(pred func(hbapi.Cell) bool) ([]hbapi.Cell, bool) {
-		var out []hbapi.Cell
-		for _, c := range cells {
-			if pred(c) {
-				out = append(out, c)
-			}
-		}
-		return out, len(out) > 0
-	}
 	switch f := f.(type) {
 	case *hbapi.PrefixFilter:
 		return cells, bytes.HasPrefix(row, f.Prefix)
@@ -118,16 +116,7 @@ func applyFilter(f hbapi.Filter, row []byte, cells []hbapi.Cell) ([]hbapi.Cell, 
 		}
 		return nil, false
 	case *hbapi.KeyOnlyFilter:
-		out := make([]hbapi.Cell, len(cells))
-		for i, c := range cells {
-			if f.LengthAsValue {
-				c.Value = binary.BigEndian.AppendUint32(nil, uint32(len(c.Value)))
-			} else {
-				c.Value = []byte{}
-			}
-			out[i] = c
-		}
-		return out, true
+		return keyOnly(cells, f.LengthAsValue), true
 	case *hbapi.FirstKeyOnlyFilter:
 		if len(cells) == 0 {
 			return nil, false
@@ -137,79 +126,121 @@ func applyFilter(f hbapi.Filter, row []byte, cells []hbapi.Cell) ([]hbapi.Cell, 
 		// Row counting is done by the scan loop (see pageLimit).
 		return cells, true
 	case *hbapi.ColumnPrefixFilter:
-		return keepCells(func(c hbapi.Cell) bool { return bytes.HasPrefix(c.Qualifier, f.Prefix) })
+		return keepCells(cells, func(c hbapi.Cell) bool { return bytes.HasPrefix(c.Qualifier, f.Prefix) })
 	case *hbapi.ColumnRangeFilter:
-		return keepCells(func(c hbapi.Cell) bool {
-			if f.Min != nil {
-				cmp := bytes.Compare(c.Qualifier, f.Min)
-				if cmp < 0 || (cmp == 0 && !f.MinInclusive) {
-					return false
-				}
-			}
-			if f.Max != nil {
-				cmp := bytes.Compare(c.Qualifier, f.Max)
-				if cmp > 0 || (cmp == 0 && !f.MaxInclusive) {
-					return false
-				}
-			}
-			return true
-		})
+		return keepCells(cells, func(c hbapi.Cell) bool { return inColumnRange(f, c.Qualifier) })
 	case *hbapi.FamilyFilter:
-		return keepCells(func(c hbapi.Cell) bool { return f.Compare.Matches(f.Comparator.Compare(c.Family)) })
+		return keepCells(cells, func(c hbapi.Cell) bool { return f.Compare.Matches(f.Comparator.Compare(c.Family)) })
 	case *hbapi.QualifierFilter:
-		return keepCells(func(c hbapi.Cell) bool { return f.Compare.Matches(f.Comparator.Compare(c.Qualifier)) })
+		return keepCells(cells, func(c hbapi.Cell) bool { return f.Compare.Matches(f.Comparator.Compare(c.Qualifier)) })
 	case *hbapi.ValueFilter:
-		return keepCells(func(c hbapi.Cell) bool { return f.Compare.Matches(f.Comparator.Compare(c.Value)) })
+		return keepCells(cells, func(c hbapi.Cell) bool { return f.Compare.Matches(f.Comparator.Compare(c.Value)) })
 	case *hbapi.SingleColumnValueFilter:
-		found := false
-		for _, c := range cells { // newest first within the column
-			if !bytes.Equal(c.Family, f.Family) || !bytes.Equal(c.Qualifier, f.Qualifier) {
-				continue
-			}
-			found = true
-			if f.Compare.Matches(f.Comparator.Compare(c.Value)) {
-				return cells, true
-			}
-			if f.LatestVersionOnly {
+		return singleColumnValue(f, cells)
+	case *hbapi.FilterList:
+		return applyFilterList(f, row, cells)
+	}
+	return cells, true
+}
+
+// keepCells returns the cells that pred keeps, and whether there are any.
+func keepCells(cells []hbapi.Cell, pred func(hbapi.Cell) bool) ([]hbapi.Cell, bool) {
+	var out []hbapi.Cell
+	for _, c := range cells {
+		if pred(c) {
+			out = append(out, c)
+		}
+	}
+	return out, len(out) > 0
+}
+
+// keyOnly returns copies of cells without their values: empty, or the
+// value's length as 4 big-endian bytes when lengthAsValue.
+func keyOnly(cells []hbapi.Cell, lengthAsValue bool) []hbapi.Cell {
+	out := make([]hbapi.Cell, len(cells))
+	for i, c := range cells {
+		if lengthAsValue {
+			c.Value = binary.BigEndian.AppendUint32(nil, uint32(len(c.Value)))
+		} else {
+			c.Value = []byte{}
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// inColumnRange reports whether qualifier q lies within f's bounds.
+func inColumnRange(f *hbapi.ColumnRangeFilter, q []byte) bool {
+	if f.Min != nil {
+		cmp := bytes.Compare(q, f.Min)
+		if cmp < 0 || (cmp == 0 && !f.MinInclusive) {
+			return false
+		}
+	}
+	if f.Max != nil {
+		cmp := bytes.Compare(q, f.Max)
+		if cmp > 0 || (cmp == 0 && !f.MaxInclusive) {
+			return false
+		}
+	}
+	return true
+}
+
+// singleColumnValue passes the row whole when its column f.Family:f.Qualifier
+// matches (the newest version only when f.LatestVersionOnly), or when the
+// row lacks the column and !f.FilterIfMissing.
+func singleColumnValue(f *hbapi.SingleColumnValueFilter, cells []hbapi.Cell) ([]hbapi.Cell, bool) {
+	found := false
+	for _, c := range cells { // newest first within the column
+		if !bytes.Equal(c.Family, f.Family) || !bytes.Equal(c.Qualifier, f.Qualifier) {
+			continue
+		}
+		found = true
+		if f.Compare.Matches(f.Comparator.Compare(c.Value)) {
+			return cells, true
+		}
+		if f.LatestVersionOnly {
+			return nil, false
+		}
+	}
+	if found {
+		return nil, false
+	}
+	return cells, !f.FilterIfMissing
+}
+
+// applyFilterList chains f's filters (MustPassAll: each sees what the
+// previous kept) or unites what each passing one keeps (MustPassOne).
+func applyFilterList(f *hbapi.FilterList, row []byte, cells []hbapi.Cell) ([]hbapi.Cell, bool) {
+	if len(f.Filters) == 0 {
+		return cells, true
+	}
+	if f.Op == hbapi.MustPassAll {
+		out := cells
+		for _, sub := range f.Filters {
+			var keep bool
+			out, keep = applyFilter(sub, row, out)
+			if !keep {
 				return nil, false
 			}
 		}
-		if found {
-			return nil, false
-		}
-		return cells, !f.FilterIfMissing
-	case *hbapi.FilterList:
-		if len(f.Filters) == 0 {
-			return cells, true
-		}
-		if f.Op == hbapi.MustPassAll {
-			out := cells
-			for _, sub := range f.Filters {
-				var keep bool
-				out, keep = applyFilter(sub, row, out)
-				if !keep {
-					return nil, false
-				}
-			}
-			return out, true
-		}
-		var union []hbapi.Cell
-		pass := false
-		for _, sub := range f.Filters {
-			out, keep := applyFilter(sub, row, cells)
-			if keep {
-				pass = true
-				union = append(union, out...)
-			}
-		}
-		if !pass {
-			return nil, false
-		}
-		slices.SortStableFunc(union, hbapi.CompareCells)
-		union = slices.CompactFunc(union, func(a, b hbapi.Cell) bool { return hbapi.CompareCells(a, b) == 0 })
-		return union, true
+		return out, true
 	}
-	return cells, true
+	var union []hbapi.Cell
+	pass := false
+	for _, sub := range f.Filters {
+		out, keep := applyFilter(sub, row, cells)
+		if keep {
+			pass = true
+			union = append(union, out...)
+		}
+	}
+	if !pass {
+		return nil, false
+	}
+	slices.SortStableFunc(union, hbapi.CompareCells)
+	union = slices.CompactFunc(union, func(a, b hbapi.Cell) bool { return hbapi.CompareCells(a, b) == 0 })
+	return union, true
 }
 
 // pageLimit returns the row limit set by PageFilters that every row must
@@ -239,14 +270,11 @@ func (c *Client) Scan(ctx context.Context, s *hbapi.Scan) (hbapi.Scanner, error)
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	if err := c.begin(ctx); err != nil {
+	t, err := c.beginData(ctx, "scan", s.Table)
+	if err != nil {
 		return nil, err
 	}
 	defer c.mu.Unlock()
-	t, err := c.dataTable(s.Table)
-	if err != nil {
-		return nil, opErr("scan", s.Table, err)
-	}
 	spec := readSpec{families: s.Families, columns: s.Columns, maxVersions: s.MaxVersions, timeRange: s.TimeRange, filter: s.Filter}
 	if err := t.checkSelection(spec); err != nil {
 		return nil, opErr("scan", s.Table, err)

@@ -146,17 +146,8 @@ func (t *table) visible(r *row, now int64) []hbapi.Cell {
 	// Keep at most VERSIONS versions per column (what a major compaction
 	// would leave).
 	kept := out[:0]
-	n := 0
-	for i, c := range out {
-		if i > 0 && bytes.Equal(c.Family, out[i-1].Family) && bytes.Equal(c.Qualifier, out[i-1].Qualifier) {
-			n++
-		} else {
-			n = 0
-		}
-		if n < t.families[string(c.Family)].versions {
-			kept = append(kept, c)
-		}
-	}
+	newestVersions(out, func(c hbapi.Cell) int { return t.families[string(c.Family)].versions },
+		func(c hbapi.Cell) { kept = append(kept, c) })
 	return kept
 }
 

@@ -204,6 +204,7 @@ func ValidateFilter(f Filter) error {
 	return nil
 }
 
+// checkFilter is ValidateFilter's check of f, nested depth lists deep.
 func checkFilter(f Filter, depth int) error {
 	if depth > maxFilterDepth {
 		return fmt.Errorf("filter lists nested deeper than %d", maxFilterDepth)
@@ -211,6 +212,17 @@ func checkFilter(f Filter, depth int) error {
 	switch f := f.(type) {
 	case nil:
 		return reason("nil filter")
+	case *RowFilter, *FamilyFilter, *QualifierFilter, *ValueFilter, *SingleColumnValueFilter:
+		return checkCompareFilter(f)
+	case *FilterList:
+		return checkFilterList(f, depth)
+	}
+	return checkPlainFilter(f)
+}
+
+// checkPlainFilter checks a filter that neither compares nor nests.
+func checkPlainFilter(f Filter) error {
+	switch f := f.(type) {
 	case *PrefixFilter:
 		if f == nil {
 			return reason("nil *PrefixFilter")
@@ -238,6 +250,22 @@ func checkFilter(f Filter, depth int) error {
 		if f == nil {
 			return reason("nil *ColumnRangeFilter")
 		}
+	case *MultiRowRangeFilter:
+		if f == nil {
+			return reason("nil *MultiRowRangeFilter")
+		}
+		if len(f.Ranges) == 0 {
+			return reason("MultiRowRangeFilter: no ranges")
+		}
+	default:
+		return fmt.Errorf("unsupported filter %T", f)
+	}
+	return nil
+}
+
+// checkCompareFilter checks a filter that compares with a comparator.
+func checkCompareFilter(f Filter) error {
+	switch f := f.(type) {
 	case *RowFilter:
 		if f == nil {
 			return reason("nil *RowFilter")
@@ -266,27 +294,22 @@ func checkFilter(f Filter, depth int) error {
 			return reason("SingleColumnValueFilter: empty family")
 		}
 		return checkCompare("SingleColumnValueFilter", f.Compare, f.Comparator)
-	case *MultiRowRangeFilter:
-		if f == nil {
-			return reason("nil *MultiRowRangeFilter")
+	}
+	return nil
+}
+
+// checkFilterList checks a filter list and, one level deeper, its filters.
+func checkFilterList(f *FilterList, depth int) error {
+	if f == nil {
+		return reason("nil *FilterList")
+	}
+	if f.Op != MustPassAll && f.Op != MustPassOne {
+		return fmt.Errorf("FilterList: unknown operator %d", f.Op)
+	}
+	for i, sub := range f.Filters {
+		if err := checkFilter(sub, depth+1); err != nil {
+			return fmt.Errorf("FilterList.Filters[%d]: %w", i, err)
 		}
-		if len(f.Ranges) == 0 {
-			return reason("MultiRowRangeFilter: no ranges")
-		}
-	case *FilterList:
-		if f == nil {
-			return reason("nil *FilterList")
-		}
-		if f.Op != MustPassAll && f.Op != MustPassOne {
-			return fmt.Errorf("FilterList: unknown operator %d", f.Op)
-		}
-		for i, sub := range f.Filters {
-			if err := checkFilter(sub, depth+1); err != nil {
-				return fmt.Errorf("FilterList.Filters[%d]: %w", i, err)
-			}
-		}
-	default:
-		return fmt.Errorf("unsupported filter %T", f)
 	}
 	return nil
 }

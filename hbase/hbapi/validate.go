@@ -37,6 +37,14 @@ func checkRow(op, field string, row []byte) error {
 	return nil
 }
 
+// checkTableRow checks the table and row a request names.
+func checkTableRow(op, table string, row []byte) error {
+	if err := checkTable(op, table); err != nil {
+		return err
+	}
+	return checkRow(op, "Row", row)
+}
+
 func checkFamily(op, field string, family []byte) error {
 	if len(family) == 0 {
 		return invalid(op, field, ErrEmptyFamily, "")
@@ -111,10 +119,7 @@ func (g *Get) Validate() error {
 	if g == nil {
 		return nilRequest(op)
 	}
-	if err := checkTable(op, g.Table); err != nil {
-		return err
-	}
-	if err := checkRow(op, "Row", g.Row); err != nil {
+	if err := checkTableRow(op, g.Table, g.Row); err != nil {
 		return err
 	}
 	if err := checkSelection(op, g.Families, g.Columns, g.MaxVersions); err != nil {
@@ -228,10 +233,7 @@ func (d *Delete) Validate() error {
 	if d == nil {
 		return nilRequest(op)
 	}
-	if err := checkTable(op, d.Table); err != nil {
-		return err
-	}
-	if err := checkRow(op, "Row", d.Row); err != nil {
+	if err := checkTableRow(op, d.Table, d.Row); err != nil {
 		return err
 	}
 	if err := checkTimestamp(op, "Timestamp", d.Timestamp); err != nil {
@@ -261,10 +263,7 @@ func (inc *Increment) Validate() error {
 	if inc == nil {
 		return nilRequest(op)
 	}
-	if err := checkTable(op, inc.Table); err != nil {
-		return err
-	}
-	if err := checkRow(op, "Row", inc.Row); err != nil {
+	if err := checkTableRow(op, inc.Table, inc.Row); err != nil {
 		return err
 	}
 	if err := checkDurability(op, inc.Durability); err != nil {
@@ -290,10 +289,7 @@ func (a *Append) Validate() error {
 	if a == nil {
 		return nilRequest(op)
 	}
-	if err := checkTable(op, a.Table); err != nil {
-		return err
-	}
-	if err := checkRow(op, "Row", a.Row); err != nil {
+	if err := checkTableRow(op, a.Table, a.Row); err != nil {
 		return err
 	}
 	if err := checkDurability(op, a.Durability); err != nil {
@@ -361,10 +357,7 @@ func (c *CheckAndMutate) Validate() error {
 	if c == nil {
 		return nilRequest(op)
 	}
-	if err := checkTable(op, c.Table); err != nil {
-		return err
-	}
-	if err := checkRow(op, "Row", c.Row); err != nil {
+	if err := checkTableRow(op, c.Table, c.Row); err != nil {
 		return err
 	}
 	if err := checkFamily(op, "Family", c.Family); err != nil {
@@ -388,10 +381,7 @@ func (rm *RowMutations) Validate() error {
 	if rm == nil {
 		return nilRequest(op)
 	}
-	if err := checkTable(op, rm.Table); err != nil {
-		return err
-	}
-	if err := checkRow(op, "Row", rm.Row); err != nil {
+	if err := checkTableRow(op, rm.Table, rm.Row); err != nil {
 		return err
 	}
 	return checkMutations(op, rm.Table, rm.Row, rm.Mutations)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -173,5 +174,49 @@ func TestStopIdempotent(t *testing.T) {
 	var nilH *HBase
 	if err := nilH.Stop(context.Background()); err != nil {
 		t.Errorf("nil Stop: %v", err)
+	}
+}
+
+func TestEngineReachable(t *testing.T) {
+	dir := t.TempDir()
+	sock := dir + "/engine.sock"
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/_ping" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte("OK"))
+	})}
+	go srv.Serve(l)
+	defer srv.Close()
+	for _, tc := range []struct {
+		host string
+		ok   bool
+	}{
+		{"unix://" + sock, true},
+		{"tcp://" + l.Addr().String(), false}, // not a TCP address: nothing answers
+		{"unix://" + dir + "/none.sock", false},
+		{"ssh://host", false},
+	} {
+		t.Setenv("DOCKER_HOST", tc.host)
+		err := engineReachable(context.Background())
+		if (err == nil) != tc.ok {
+			t.Errorf("DOCKER_HOST=%s: engineReachable = %v, want ok=%v", tc.host, err, tc.ok)
+		}
+	}
+	tl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tsrv := &http.Server{Handler: srv.Handler}
+	go tsrv.Serve(tl)
+	defer tsrv.Close()
+	t.Setenv("DOCKER_HOST", "tcp://"+tl.Addr().String())
+	if err := engineReachable(context.Background()); err != nil {
+		t.Errorf("DOCKER_HOST=tcp://%s: %v", tl.Addr(), err)
 	}
 }

@@ -118,15 +118,9 @@ func DecodeMaster(data []byte) (Master, error) {
 	err = eachField(msg, func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
 		switch num {
 		case 1: // master ServerName
-			v, n, err := consumeMessage(typ, b)
-			if err != nil {
-				return n, err
-			}
-			if m.Server, err = decodeServerName(v); err != nil {
-				return n, err
-			}
-			found = true
-			return n, nil
+			n, err := consumeServerName(typ, b, &m.Server)
+			found = err == nil
+			return n, err
 		case 3: // info_port
 			v, n, err := consumeVarint(typ, b)
 			m.InfoPort = int(int32(uint32(v)))
@@ -155,15 +149,9 @@ func DecodeMetaRegionServer(data []byte) (MetaLocation, error) {
 	err = eachField(msg, func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
 		switch num {
 		case 1: // server ServerName
-			v, n, err := consumeMessage(typ, b)
-			if err != nil {
-				return n, err
-			}
-			if loc.Server, err = decodeServerName(v); err != nil {
-				return n, err
-			}
-			found = true
-			return n, nil
+			n, err := consumeServerName(typ, b, &loc.Server)
+			found = err == nil
+			return n, err
 		case 3: // state RegionState.State
 			v, n, err := consumeVarint(typ, b)
 			loc.State = RegionState(int32(v))
@@ -178,6 +166,16 @@ func DecodeMetaRegionServer(data []byte) (MetaLocation, error) {
 		return MetaLocation{}, fmt.Errorf("meta-region-server znode: %w: no server field", ErrMalformed)
 	}
 	return loc, nil
+}
+
+// consumeServerName decodes a ServerName message field into dst.
+func consumeServerName(typ protowire.Type, b []byte, dst *ServerName) (int, error) {
+	v, n, err := consumeMessage(typ, b)
+	if err != nil {
+		return n, err
+	}
+	*dst, err = decodeServerName(v)
+	return n, err
 }
 
 func decodeServerName(msg []byte) (ServerName, error) {

@@ -4,13 +4,15 @@
 # server in one JVM) in the foreground, logging to the console.
 #
 #   HBASE_ZK_PORT, HBASE_MASTER_PORT, HBASE_RS_PORT   ports (2181, 16000, 16020)
-#   HBASE_ADVERTISE_HOST  the host name the servers bind and publish in
-#                         ZooKeeper and hbase:meta (127.0.0.1: run the
-#                         container with host networking)
+#   HBASE_ADVERTISE_HOST  the host name the servers publish in ZooKeeper and
+#                         hbase:meta, the one clients dial (127.0.0.1)
+#   HBASE_BIND_HOST       the address the servers listen on (default: the
+#                         advertised host; 0.0.0.0 behind published ports)
 #   HBASE_HEAP            JVM heap (1g)
 #   HBASE_STATE           state directory, emptied on start (/var/lib/hbase)
 set -eu
 state=$HBASE_STATE
+bind=${HBASE_BIND_HOST:-$HBASE_ADVERTISE_HOST}
 rm -rf "$state"
 mkdir -p "$state/conf" "$state/tmp"
 cp /opt/hbase/conf/log4j2.properties "$state/conf/"
@@ -30,6 +32,9 @@ prop() { printf '  <property><name>%s</name><value>%s</value></property>\n' "$1"
 	prop hbase.master.hostname "$HBASE_ADVERTISE_HOST"
 	prop hbase.unsafe.regionserver.hostname "$HBASE_ADVERTISE_HOST"
 	prop hbase.master.port "$HBASE_MASTER_PORT"
+	prop hbase.master.ipc.address "$bind"
+	prop hbase.regionserver.ipc.address "$bind"
+	prop hbase.zookeeper.property.clientPortAddress "$bind"
 	prop hbase.regionserver.port "$HBASE_RS_PORT"
 	prop hbase.master.info.port -1
 	prop hbase.regionserver.info.port -1

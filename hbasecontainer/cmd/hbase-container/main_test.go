@@ -33,3 +33,18 @@ func TestWriteEnvNoDir(t *testing.T) {
 		t.Fatalf("writeEnv(%s) = nil, want an error", path)
 	}
 }
+
+func TestPortsFromEnv(t *testing.T) {
+	env := map[string]string{"HBKIT_ZK_PORT": "2281", "HBKIT_RS_PORT": "16120"}
+	p, err := portsFromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ZK != 2281 || p.Master != 0 || p.RegionServer != 16120 {
+		t.Errorf("ports = %+v, want ZK 2281, master 0 (free), region server 16120", p)
+	}
+	env["HBKIT_MASTER_PORT"] = "x"
+	if _, err := portsFromEnv(func(k string) string { return env[k] }); err == nil {
+		t.Error("HBKIT_MASTER_PORT=x: no error")
+	}
+}
