@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	mrand "math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/hbkit/hbkit/dao"
@@ -243,7 +244,12 @@ func (l *layers) dualActions(dst []hbase.Action, recs []*seeds.SMS, data, index 
 
 // rowPut is the plain Put of an encoded row.
 func rowPut(table string, row *schema.Row) *hbase.Put {
-	return &hbase.Put{Table: table, Row: row.Key, Values: row.Values()}
+	cells := make([]hbase.PutCell, len(row.Cells))
+	for i, c := range row.Cells {
+		cells[i] = hbase.PutCell(c)
+	}
+	slices.SortFunc(cells, hbase.ComparePutCells)
+	return &hbase.Put{Table: table, Row: row.Key, Cells: cells}
 }
 
 // indexedStore is the store of an indexed write workload, nil for the

@@ -32,6 +32,9 @@ func newMutator(c hbase.DataClient, limit int) *mutator {
 // putSize estimates the heap size of a put the way the buffer counts it.
 func putSize(p *hbase.Put) int {
 	n := len(p.Row) + putOverhead
+	for _, c := range p.Cells {
+		n += len(p.Row) + len(c.Family) + len(c.Qualifier) + len(c.Value) + putOverhead
+	}
 	for f, qs := range p.Values {
 		for q, v := range qs {
 			n += len(p.Row) + len(f) + len(q) + len(v) + putOverhead

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"sync"
 
 	"github.com/hbkit/hbkit/hbase/hbapi"
@@ -273,10 +274,10 @@ func (r *Repo[T]) sendVia(ctx context.Context, op Op, recs []*schema.Record, res
 			actions[i] = &hbapi.CheckAndMutate{
 				Table: r.name, Row: rec.Data.Key, Family: []byte(first.Family), Qualifier: []byte(first.Qualifier),
 				Compare: hbapi.CompareEqual, Value: nil,
-				Mutations: []hbapi.Mutation{&hbapi.Put{Table: r.name, Row: rec.Data.Key, Values: rec.Data.Values()}},
+				Mutations: []hbapi.Mutation{&hbapi.Put{Table: r.name, Row: rec.Data.Key, Cells: putCells(&rec.Data)}},
 			}
 		default:
-			actions[i] = &hbapi.Put{Table: r.name, Row: rec.Data.Key, Values: rec.Data.Values()}
+			actions[i] = &hbapi.Put{Table: r.name, Row: rec.Data.Key, Cells: putCells(&rec.Data)}
 		}
 	}
 	if single && len(actions) == 1 {
@@ -333,4 +334,15 @@ func fill(results []error, err error) {
 	for i := range results {
 		results[i] = err
 	}
+}
+
+// putCells returns the cells of row as the Cells of a Put, sorted; the
+// values alias row.
+func putCells(row *schema.Row) []hbapi.PutCell {
+	cells := make([]hbapi.PutCell, len(row.Cells))
+	for i, c := range row.Cells {
+		cells[i] = hbapi.PutCell(c)
+	}
+	slices.SortFunc(cells, hbapi.ComparePutCells)
+	return cells
 }

@@ -314,7 +314,13 @@ func (nopClient) Batch(_ context.Context, acts []hbase.Action) ([]hbase.BatchRes
 // record; with the cuts that followed (fresh Rows sized at once, the data
 // key copied into the entry, no per-record items on insert-only puts,
 // whose batches also reuse their encoding buffers), 33.36, 34.62 and
-// 12.04.
+// 12.04. Measured again on f3fe174 (main before branch e3-alloc): 35.56,
+// 34.64 and 17.07 allocs, 385, 332 and 206 KB per PutBatch; with records
+// encoded straight into the cells a Put carries (hbapi.Put.Cells, no map)
+// and a record's writes allocated together (e3-alloc, a64f803): 13.55,
+// 15.63 and 4.07 allocs, 310, 316 and 166 KB (-count 5, same window).
+// BenchmarkIndexedPutWire (package hbase) counts the same PutBatch down
+// to the bytes on the wire.
 func BenchmarkIndexedPutAllocs(b *testing.B) {
 	day := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	recs := make([]*seeds.SMS, 100)

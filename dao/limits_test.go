@@ -52,7 +52,8 @@ func (b *batchSizes) Batch(ctx context.Context, actions []hbase.Action) ([]hbase
 	var sizes []int
 	for _, a := range actions {
 		if p, ok := a.(*hbase.Put); ok {
-			sizes = append(sizes, len(p.Values["d"]["p"]))
+			v, _ := p.Value("d", "p")
+			sizes = append(sizes, len(v))
 		}
 	}
 	b.mu.Lock()

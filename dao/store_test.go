@@ -1184,7 +1184,7 @@ func TestFailedPutKeepsItsBuffers(t *testing.T) {
 			if !bytes.Equal(data.Row, want) {
 				t.Fatalf("the failed Put's row is now %x, want %x: its buffer went to a later write", data.Row, want)
 			}
-			if got := string(data.Values["cf"]["c"]); got != first.Content {
+			if got, _ := data.Value("cf", "c"); string(got) != first.Content {
 				t.Fatalf("the failed Put's content is now %q, want %q", got, first.Content)
 			}
 			// The writes that reused one Record after another each wrote
@@ -1254,7 +1254,7 @@ func TestFailedPutBatchKeepsItsBuffers(t *testing.T) {
 					if !ok {
 						t.Fatalf("a failed Put's row is now %x, none of the failed batch's: its buffer went to a later write", p.Row)
 					}
-					if got := string(p.Values["cf"]["c"]); got != content {
+					if got, _ := p.Value("cf", "c"); string(got) != content {
 						t.Fatalf("a failed Put's content is now %q, want %q", got, content)
 					}
 				}

@@ -153,6 +153,7 @@ func batchTable(actions []Action) string {
 // of each invalid one (or one too large) goes in failed by its index.
 func (c *Client) batchItems(actions []Action, failed map[int]error) []*batchItem {
 	items := make([]*batchItem, 0, len(actions))
+	slab := make([]batchItem, len(actions))
 	for i, a := range actions {
 		if err := ValidateAction(a); err != nil {
 			failed[i] = err
@@ -163,7 +164,7 @@ func (c *Client) batchItems(actions []Action, failed map[int]error) []*batchItem
 			failed[i] = err
 			continue
 		}
-		it, err := c.newBatchItem(i, a)
+		it, err := c.newBatchItem(&slab[i], i, a)
 		if err != nil {
 			failed[i] = err
 			continue
@@ -215,8 +216,9 @@ func waitRank(k retryKind) int {
 	return 2
 }
 
-func (c *Client) newBatchItem(i int, a Action) (*batchItem, error) {
-	it := &batchItem{idx: i, action: a, wireIdx: uint32(i)}
+// newBatchItem fills it, action i of a Batch, for a.
+func (c *Client) newBatchItem(it *batchItem, i int, a Action) (*batchItem, error) {
+	*it = batchItem{idx: i, action: a, wireIdx: uint32(i)}
 	it.pa, it.wire.Index = &it.wire, &it.wireIdx
 	switch a := a.(type) {
 	case *Get:
@@ -227,7 +229,7 @@ func (c *Client) newBatchItem(i int, a Action) (*batchItem, error) {
 		it.table, it.row, it.pa.Get, it.idempotent = a.Table, a.Row, g, true
 	case *Put:
 		it.table, it.row, it.idempotent = a.Table, a.Row, true
-		if raw, ok := putActionField(a, maxPutWire); ok { // putwire.go
+		if raw, ok := putActionField(a, a.Row, maxPutWire); ok { // putwire.go
 			it.pa.ProtoReflect().SetUnknown(raw)
 		} else {
 			it.pa.Mutation = putToPB(a, a.Row)
@@ -240,11 +242,11 @@ func (c *Client) newBatchItem(i int, a Action) (*batchItem, error) {
 	case *Append:
 		it.table, it.row, it.pa.Mutation, it.nonced = a.Table, a.Row, appendToPB(a, c.newNonce()), true
 	case *CheckAndMutate:
-		cond, muts, err := camToPB(a)
+		atomics, err := camActions(a) // putwire.go
 		if err != nil {
 			return nil, err
 		}
-		it.table, it.row, it.pa, it.cond, it.atomics = a.Table, a.Row, nil, cond, atomicActions(muts)
+		it.table, it.row, it.pa, it.cond, it.atomics = a.Table, a.Row, nil, conditionToPB(a), atomics
 	default:
 		return nil, invalidf("batch", "", ErrInvalidRequest, "unsupported action %T", a)
 	}

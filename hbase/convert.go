@@ -31,9 +31,11 @@ var (
 	enumMustPassAll = pb.FilterList_MUST_PASS_ALL
 	enumMustPassOne = pb.FilterList_MUST_PASS_ONE
 	boolTrue        = true
-	boolFalse       = false
-	durabilityEnums = [...]pb.MutationProto_Durability{0, 1, 2, 3, 4}
-	compareTypeByOp = [...]pb.CompareType{pb.CompareType_EQUAL, pb.CompareType_NOT_EQUAL, pb.CompareType_LESS, pb.CompareType_LESS_OR_EQUAL, pb.CompareType_GREATER, pb.CompareType_GREATER_OR_EQUAL, pb.CompareType_NO_OP}
+	// binaryComparatorName is the class of binaryComparatorPB's comparator.
+	binaryComparatorName = classBinaryComparator
+	boolFalse            = false
+	durabilityEnums      = [...]pb.MutationProto_Durability{0, 1, 2, 3, 4}
+	compareTypeByOp      = [...]pb.CompareType{pb.CompareType_EQUAL, pb.CompareType_NOT_EQUAL, pb.CompareType_LESS, pb.CompareType_LESS_OR_EQUAL, pb.CompareType_GREATER, pb.CompareType_GREATER_OR_EQUAL, pb.CompareType_NO_OP}
 )
 
 func compareType(op CompareOp) *pb.CompareType {
@@ -173,26 +175,25 @@ func putToPB(p *Put, row []byte) *pb.MutationProto {
 		Timestamp:  wireTimestamp(p.Timestamp),
 		Durability: durability(p.Durability),
 	}
-	m.ColumnValue = valuesToPB(p.Values, m.Timestamp)
+	var cells [8]PutCell
+	m.ColumnValue = cellsToPB(putCells(cells[:0], p), m.Timestamp)
 	return m
 }
 
-// valuesToPB converts family → qualifier → value maps, sorted by family
-// and qualifier so that the encoding is deterministic. ts, if set, is
-// repeated on every cell.
-func valuesToPB(values map[string]map[string][]byte, ts *uint64) []*pb.MutationProto_ColumnValue {
-	cols := flat.Map(values)
-	out := make([]*pb.MutationProto_ColumnValue, 0, len(values))
-	qvs := make([]pb.MutationProto_ColumnValue_QualifierValue, len(cols))
+// cellsToPB converts cells sorted by family and qualifier, so that the
+// encoding is deterministic. ts, if set, is repeated on every cell.
+func cellsToPB(cells []PutCell, ts *uint64) []*pb.MutationProto_ColumnValue {
+	out := make([]*pb.MutationProto_ColumnValue, 0, 1)
+	qvs := make([]pb.MutationProto_ColumnValue_QualifierValue, len(cells))
 	var cur *pb.MutationProto_ColumnValue
-	for i, c := range cols {
+	for i, c := range cells {
 		if cur == nil || string(cur.Family) != c.Family {
 			cur = &pb.MutationProto_ColumnValue{Family: readOnlyBytes(c.Family)}
 			out = append(out, cur)
 		}
 		qv := &qvs[i]
 		qv.Qualifier = readOnlyBytes(c.Qualifier)
-		qv.Value = c.V
+		qv.Value = c.Value
 		if qv.Value == nil {
 			qv.Value = []byte{}
 		}
@@ -276,7 +277,7 @@ func incrementToPB(inc *Increment, nonce uint64) *pb.MutationProto {
 // appendToPB converts a validated Append; nonce 0 means none.
 func appendToPB(a *Append, nonce uint64) *pb.MutationProto {
 	m := noncedMutation(a.Row, &enumAppend, a.Durability, nonce)
-	m.ColumnValue = valuesToPB(a.Values, nil)
+	m.ColumnValue = cellsToPB(valueCells(nil, a.Values), nil)
 	return m
 }
 
@@ -442,11 +443,20 @@ func singleResult(r *pb.Result, block []byte) (*Result, error) {
 func multiResults(resp *pb.MultiResponse, block []byte) ([][]*Result, error) {
 	rars := resp.GetRegionActionResult()
 	out := make([][]*Result, len(rars))
+	var empty []Result // the results without cells (a Put's), in one allocation
 	for i, rar := range rars {
 		roes := rar.GetResultOrException()
 		out[i] = make([]*Result, len(roes))
 		for j, roe := range roes {
 			if roe.Result == nil {
+				continue
+			}
+			if len(roe.Result.Cell) == 0 && roe.Result.GetAssociatedCellCount() == 0 {
+				if len(empty) == 0 {
+					empty = make([]Result, len(roes)-j)
+				}
+				out[i][j], empty = &empty[0], empty[1:]
+				out[i][j].Exists = roe.Result.GetExists()
 				continue
 			}
 			res, err := resultFromWire(roe.Result, &block)

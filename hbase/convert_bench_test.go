@@ -69,7 +69,7 @@ func BenchmarkEncodeMulti(b *testing.B) {
 			}},
 			{"putActionField", func(i int, p *Put) *pb.Action {
 				a := &pb.Action{Index: proto.Uint32(uint32(i))}
-				raw, _ := putActionField(p, math.MaxInt)
+				raw, _ := putActionField(p, p.Row, math.MaxInt)
 				a.ProtoReflect().SetUnknown(raw)
 				return a
 			}},

@@ -3,6 +3,7 @@ package hbase
 import (
 	"fmt"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hbkit/hbkit/internal/pb"
@@ -137,9 +138,17 @@ func compareFilterPB(op CompareOp, c Comparator) (*pb.CompareFilter, error) {
 	return &pb.CompareFilter{CompareOp: compareType(op), Comparator: cmp}, nil
 }
 
+// binaryComparatorPB returns the BinaryComparator of v, its message
+// encoded by hand as proto.Marshal encodes it (TestBinaryComparatorBytes):
+// ByteArrayComparable{value: v} in field 1.
 func binaryComparatorPB(v []byte) *pb.Comparator {
-	b, _ := proto.Marshal(&pb.BinaryComparator{Comparable: &pb.ByteArrayComparable{Value: nonNil(v)}})
-	return &pb.Comparator{Name: proto.String(classBinaryComparator), SerializedComparator: b}
+	inner := 1 + protowire.SizeBytes(len(v))
+	b := make([]byte, 0, 1+protowire.SizeBytes(inner))
+	b = protowire.AppendTag(b, 1, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(inner))
+	b = protowire.AppendTag(b, 1, protowire.BytesType)
+	b = protowire.AppendBytes(b, v)
+	return &pb.Comparator{Name: &binaryComparatorName, SerializedComparator: b}
 }
 
 func comparatorToPB(c Comparator) (*pb.Comparator, error) {

@@ -194,3 +194,21 @@ func FuzzDecodeResult(f *testing.F) {
 		_ = r.Families()
 	})
 }
+
+// TestBinaryComparatorBytes: binaryComparatorPB encodes the comparator
+// byte for byte as proto.Marshal does, for empty and non-empty values.
+func TestBinaryComparatorBytes(t *testing.T) {
+	for _, v := range [][]byte{nil, {}, []byte("v"), bytes.Repeat([]byte{0xff}, 300)} {
+		want, err := proto.Marshal(&pb.BinaryComparator{Comparable: &pb.ByteArrayComparable{Value: nonNil(v)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := binaryComparatorPB(v)
+		if got := c.SerializedComparator; !bytes.Equal(got, want) {
+			t.Errorf("value %x: got %x, want %x", v, got, want)
+		}
+		if c.GetName() != classBinaryComparator {
+			t.Errorf("name %q", c.GetName())
+		}
+	}
+}

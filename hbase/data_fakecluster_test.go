@@ -124,24 +124,32 @@ func (fc *fakeCluster) newRegion(start, end, addr string) *fakeRegion {
 // client returns a Client on the fake cluster with fast backoff.
 func (fc *fakeCluster) client(opts ...Option) *Client {
 	fc.t.Helper()
+	return newTestClient(fc.t, fc.dial, fc.rpcOpts, opts...)
+}
+
+// newTestClient returns a Client whose meta is at rs1:16020 (fakeZK) and
+// whose connections dial (with rpcOpts added to its pool's options),
+// with fast backoff.
+func newTestClient(tb testing.TB, dial func(ctx context.Context, network, addr string) (net.Conn, error), rpcOpts []rpc.Option, opts ...Option) *Client {
+	tb.Helper()
 	o := defaultOptions()
 	o.backoffBase, o.backoffMax = time.Millisecond, 5*time.Millisecond
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if err := o.validate(); err != nil {
-		fc.t.Fatal(err)
+		tb.Fatal(err)
 	}
 	tel, err := newTelemetry(&o)
 	if err != nil {
-		fc.t.Fatal(err)
+		tb.Fatal(err)
 	}
-	pool, err := rpc.NewPool(append(append(cellBlockOptions(), rpc.WithDialFunc(fc.dial), rpc.WithUser("hbkit-test")), fc.rpcOpts...)...)
+	pool, err := rpc.NewPool(append(append(cellBlockOptions(), rpc.WithDialFunc(dial), rpc.WithUser("hbkit-test")), rpcOpts...)...)
 	if err != nil {
-		fc.t.Fatal(err)
+		tb.Fatal(err)
 	}
 	c := &Client{opts: o, zk: fakeZK{}, pool: pool, tel: tel, regions: newRegionCache(), nonceGroup: 7, done: make(chan struct{})}
-	fc.t.Cleanup(func() { c.Close() })
+	tb.Cleanup(func() { c.Close() })
 	return c
 }
 

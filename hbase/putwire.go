@@ -9,7 +9,7 @@ import (
 )
 
 // A Put whose MutationProto is up to 1 KiB in a Batch is encoded straight
-// from its map into the bytes of its Action's mutation field, which the
+// from its cells into the bytes of its Action's mutation field, which the
 // Action carries as an unknown field: proto.Marshal copies those bytes as
 // they are, after the Action's index (field 1), so the request is byte for
 // byte what the Action with its MutationProto set would give
@@ -49,12 +49,12 @@ const (
 const maxPutWire = 1 << 10
 
 // putActionField returns field 2 (mutation) of an Action for the valid
-// Put p, tag and length included, or false when its MutationProto would
-// be larger than limit bytes.
-func putActionField(p *Put, limit int) (protoreflect.RawFields, bool) {
-	var cols [8]flat.Col[[]byte]
+// Put p of row, tag and length included, or false when its MutationProto
+// would be larger than limit bytes.
+func putActionField(p *Put, row []byte, limit int) (protoreflect.RawFields, bool) {
+	var cells [8]PutCell
 	var fams [4]famRun
-	w := putWire{p: p, cols: flat.MapInto(cols[:0], p.Values)}
+	w := putWire{p: p, row: row, cols: putCells(cells[:0], p)}
 	if t := wireTimestamp(p.Timestamp); t != nil {
 		w.ts, w.hasTS = *t, true
 	}
@@ -75,7 +75,8 @@ func putActionField(p *Put, limit int) (protoreflect.RawFields, bool) {
 // counts once for the sizes and append reuses for the length prefixes.
 type putWire struct {
 	p     *Put
-	cols  []flat.Col[[]byte]
+	row   []byte
+	cols  []PutCell
 	fams  []famRun
 	ts    uint64
 	hasTS bool
@@ -86,8 +87,8 @@ type putWire struct {
 type famRun struct{ end, size int }
 
 // qvSize is the size of the QualifierValue of c.
-func (w putWire) qvSize(c *flat.Col[[]byte]) int {
-	n := 1 + protowire.SizeBytes(len(c.Qualifier)) + 1 + protowire.SizeBytes(len(c.V))
+func (w putWire) qvSize(c *PutCell) int {
+	n := 1 + protowire.SizeBytes(len(c.Qualifier)) + 1 + protowire.SizeBytes(len(c.Value))
 	if w.hasTS {
 		n += 1 + protowire.SizeVarint(w.ts)
 	}
@@ -97,7 +98,7 @@ func (w putWire) qvSize(c *flat.Col[[]byte]) int {
 // measure returns the size of the Put's MutationProto, and its runs of
 // one family appended to fams.
 func (w putWire) measure(fams []famRun) (int, []famRun) {
-	n := 1 + protowire.SizeBytes(len(w.p.Row)) + 1 + protowire.SizeVarint(uint64(pb.MutationProto_PUT))
+	n := 1 + protowire.SizeBytes(len(w.row)) + 1 + protowire.SizeVarint(uint64(pb.MutationProto_PUT))
 	for i := 0; i < len(w.cols); {
 		fam := w.cols[i].Family
 		size := 1 + protowire.SizeBytes(len(fam))
@@ -120,7 +121,7 @@ func (w putWire) measure(fams []famRun) (int, []famRun) {
 // number order as proto.Marshal writes them.
 func (w putWire) append(b []byte) []byte {
 	b = protowire.AppendTag(b, fieldMutationRow, protowire.BytesType)
-	b = protowire.AppendBytes(b, w.p.Row)
+	b = protowire.AppendBytes(b, w.row)
 	b = protowire.AppendTag(b, fieldMutationType, protowire.VarintType)
 	b = protowire.AppendVarint(b, uint64(pb.MutationProto_PUT))
 	i := 0
@@ -136,7 +137,7 @@ func (w putWire) append(b []byte) []byte {
 			b = protowire.AppendTag(b, fieldQVQualifier, protowire.BytesType)
 			b = protowire.AppendString(b, c.Qualifier)
 			b = protowire.AppendTag(b, fieldQVValue, protowire.BytesType)
-			b = protowire.AppendBytes(b, c.V)
+			b = protowire.AppendBytes(b, c.Value)
 			if w.hasTS {
 				b = protowire.AppendTag(b, fieldQVTimestamp, protowire.VarintType)
 				b = protowire.AppendVarint(b, w.ts)
@@ -152,4 +153,48 @@ func (w putWire) append(b []byte) []byte {
 		b = protowire.AppendVarint(b, uint64(*d))
 	}
 	return b
+}
+
+// putCells returns the cells of p sorted by family then qualifier: its
+// Cells when sorted (as a schema encodes them), else in dst's memory when
+// it holds them.
+func putCells(dst []PutCell, p *Put) []PutCell {
+	if len(p.Cells) > 0 {
+		return p.SortedCells()
+	}
+	return valueCells(dst, p.Values)
+}
+
+// valueCells appends the cells of values sorted by family then qualifier
+// to dst.
+func valueCells(dst []PutCell, values map[string]map[string][]byte) []PutCell {
+	var cols [8]flat.Col[[]byte]
+	for _, c := range flat.MapInto(cols[:0], values) {
+		dst = append(dst, PutCell{Family: c.Family, Qualifier: c.Qualifier, Value: c.V})
+	}
+	return dst
+}
+
+// camActions returns the mutations of the validated cam as the numbered
+// actions of its atomic RegionAction, its Puts of up to maxPutWire
+// bytes encoded straight into their bytes (putActionField).
+func camActions(cam *CheckAndMutate) ([]*pb.Action, error) {
+	n := len(cam.Mutations)
+	acts, idx, out := make([]pb.Action, n), make([]uint32, n), make([]*pb.Action, n)
+	for i, m := range cam.Mutations {
+		a := &acts[i]
+		idx[i], a.Index, out[i] = uint32(i), &idx[i], a
+		if p, ok := m.(*Put); ok {
+			if raw, ok := putActionField(p, cam.Row, maxPutWire); ok {
+				a.ProtoReflect().SetUnknown(raw)
+				continue
+			}
+		}
+		mp, err := mutationToPB(m, cam.Row)
+		if err != nil {
+			return nil, err
+		}
+		a.Mutation = mp
+	}
+	return out, nil
 }

@@ -73,7 +73,7 @@ func TestPutWireMatchesProto(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, ok := putActionField(p, math.MaxInt)
+		raw, ok := putActionField(p, p.Row, math.MaxInt)
 		if !ok {
 			t.Fatalf("put %d: not encoded without a bound", i)
 		}
@@ -102,7 +102,7 @@ func TestPutWireAllocs(t *testing.T) {
 	p := &Put{Table: "t", Row: []byte("r"), Values: map[string]map[string][]byte{"cf": {"a": []byte("1"), "b": []byte("2")}}}
 	a := &pb.Action{}
 	if n := testing.AllocsPerRun(100, func() {
-		raw, _ := putActionField(p, maxPutWire)
+		raw, _ := putActionField(p, p.Row, maxPutWire)
 		a.ProtoReflect().SetUnknown(raw)
 	}); n > 2 {
 		t.Errorf("putActionField: %v allocations, want at most 2", n)
@@ -119,7 +119,7 @@ func TestBatchEncodesLargePutsAsMessages(t *testing.T) {
 		wire bool
 	}{{10, true}, {maxPutWire - 100, true}, {maxPutWire, false}, {1 << 20, false}} {
 		p := &Put{Table: "t", Row: []byte("r"), Values: map[string]map[string][]byte{"cf": {"q": make([]byte, tc.size)}}}
-		it, err := c.newBatchItem(0, p)
+		it, err := c.newBatchItem(new(batchItem), 0, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,5 +175,56 @@ func TestBatchWirePutsRetried(t *testing.T) {
 		if err != nil || value(r) != fmt.Sprintf("v%d", i) {
 			t.Fatalf("row %s: %v, value %q", p.Row, err, value(r))
 		}
+	}
+}
+
+// TestPutCellsEncodeAsValues: a Put given as Cells, sorted or not, is
+// sent byte for byte as the same Put given as Values, alone in a Batch
+// (putActionField, putToPB) and as the mutation of a CheckAndMutate
+// (camActions against the generated messages of camToPB); sorted Cells
+// cost one allocation, the bytes.
+func TestPutCellsEncodeAsValues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 300 {
+		byMap := randomPut(rng)
+		sorted := &Put{Table: byMap.Table, Row: byMap.Row, Cells: byMap.SortedCells(), Timestamp: byMap.Timestamp, Durability: byMap.Durability}
+		shuffled := *sorted
+		shuffled.Cells = append([]PutCell(nil), sorted.Cells...)
+		rng.Shuffle(len(shuffled.Cells), func(a, b int) { shuffled.Cells[a], shuffled.Cells[b] = shuffled.Cells[b], shuffled.Cells[a] })
+		want, _ := putActionField(byMap, byMap.Row, math.MaxInt)
+		wantMsg, err := proto.Marshal(putToPB(byMap, byMap.Row))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []*Put{sorted, &shuffled} {
+			if err := p.Validate(); err != nil {
+				t.Fatalf("put %d: %v", i, err)
+			}
+			if got, _ := putActionField(p, p.Row, math.MaxInt); !bytes.Equal(got, want) {
+				t.Fatalf("put %d: cells encoded\n%x\nwant\n%x", i, got, want)
+			}
+			if got, _ := proto.Marshal(putToPB(p, p.Row)); !bytes.Equal(got, wantMsg) {
+				t.Fatalf("put %d: putToPB of cells\n%x\nwant\n%x", i, got, wantMsg)
+			}
+			cam := &CheckAndMutate{Table: "t", Row: p.Row, Family: []byte("f0"), Mutations: []Mutation{p, &Delete{Family: []byte("f1")}}}
+			_, muts, err := camToPB(cam)
+			if err != nil {
+				t.Fatal(err)
+			}
+			acts, err := camActions(cam)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, a := range atomicActions(muts) {
+				w, _ := proto.Marshal(a)
+				if g, _ := proto.Marshal(acts[j]); !bytes.Equal(g, w) {
+					t.Fatalf("put %d: check-and-mutate action %d\n%x\nwant\n%x", i, j, g, w)
+				}
+			}
+		}
+	}
+	p := &Put{Table: "t", Row: []byte("r"), Cells: []PutCell{{Family: "cf", Qualifier: "a", Value: []byte("1")}, {Family: "cf", Qualifier: "b", Value: []byte("2")}}}
+	if n := testing.AllocsPerRun(100, func() { _, _ = putActionField(p, p.Row, maxPutWire) }); n > 1 {
+		t.Errorf("putActionField of sorted cells: %v allocations, want 1", n)
 	}
 }

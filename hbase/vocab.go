@@ -49,6 +49,7 @@ type (
 	PageFilter              = hbapi.PageFilter
 	PrefixFilter            = hbapi.PrefixFilter
 	Put                     = hbapi.Put
+	PutCell                 = hbapi.PutCell
 	QualifierFilter         = hbapi.QualifierFilter
 	RegionInfo              = hbapi.RegionInfo
 	RegionLoad              = hbapi.RegionLoad
@@ -160,6 +161,11 @@ func CheckWriteSize(req any, maxCellSize int) error {
 // CompareCells is hbapi.CompareCells.
 func CompareCells(a Cell, b Cell) int {
 	return hbapi.CompareCells(a, b)
+}
+
+// ComparePutCells is hbapi.ComparePutCells.
+func ComparePutCells(a PutCell, b PutCell) int {
+	return hbapi.ComparePutCells(a, b)
 }
 
 // DefaultWriteLimits is hbapi.DefaultWriteLimits.

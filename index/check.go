@@ -566,10 +566,10 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip
 // that removed it).
 func (t *Table[T]) foreignEntryFix(i int, want *schema.Row) *hbapi.CheckAndMutate {
 	s := t.ixs[i]
-	vals := want.Values()
-	muts := []hbapi.Mutation{&hbapi.Put{Table: s.name, Row: want.Key, Values: vals}}
+	p := &hbapi.Put{Table: s.name, Row: want.Key, Cells: sorted(rowCells(want, 0))}
+	muts := []hbapi.Mutation{p}
 	for _, c := range s.carried {
-		if _, ok := vals[c.Family][c.Qualifier]; !ok {
+		if _, ok := p.Value(c.Family, c.Qualifier); !ok {
 			muts = append(muts, &hbapi.Delete{Table: s.name, Row: want.Key, Family: []byte(c.Family),
 				Qualifier: []byte(c.Qualifier), AllVersions: true})
 		}

@@ -53,8 +53,8 @@ func (t *Table[T]) qualifiers(key []byte, enc *schema.Record) ([][]byte, error) 
 // cellPut is the Put of an inverted entry: its cell, holding the status, at
 // version v.
 func (s *ixState[T]) cellPut(row, qual []byte, status byte, v int64) *hbapi.Put {
-	vals := map[string]map[string][]byte{s.fam: {string(qual): statusValue(status, v)}}
-	return &hbapi.Put{Table: s.name, Row: row, Values: vals, Timestamp: v}
+	cells := []hbapi.PutCell{{Family: s.fam, Qualifier: string(qual), Value: statusValue(status, v)}}
+	return &hbapi.Put{Table: s.name, Row: row, Cells: cells, Timestamp: v}
 }
 
 // markUnverified is the phase-1 write that marks the entry of a record in
@@ -63,9 +63,8 @@ func (s *ixState[T]) markUnverified(row, qual []byte, v int64) *hbapi.Put {
 	if s.inv {
 		return s.cellPut(row, qual, statusUnverified, v)
 	}
-	vals := map[string]map[string][]byte{}
-	put(vals, s.fam, StatusQualifier, statusValue(statusUnverified, v))
-	return &hbapi.Put{Table: s.name, Row: row, Values: vals, Timestamp: v}
+	cells := []hbapi.PutCell{{Family: s.fam, Qualifier: StatusQualifier, Value: statusValue(statusUnverified, v)}}
+	return &hbapi.Put{Table: s.name, Row: row, Cells: cells, Timestamp: v}
 }
 
 // dropEntry deletes the entry of a record in row (its qualifier qual, for

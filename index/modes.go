@@ -57,15 +57,11 @@ func (t *Table[T]) insertInsertOnlyOnce(ctx context.Context, items []*item[T], v
 		it.v = v
 		first := it.enc.Data.Cells[0]
 		cams[n] = len(acts)
-		vals := it.enc.Data.Values()
+		b := newCondPut(t.name, it.key, first.Family, first.Qualifier, &it.enc.Data, 1)
 		if len(it.enc.Token) > 0 {
-			put(vals, t.fam, TokenQualifier, it.enc.Token)
+			b.put.Cells = addCell(b.put.Cells, t.fam, TokenQualifier, it.enc.Token)
 		}
-		acts = append(acts, &hbapi.CheckAndMutate{
-			Table: t.name, Row: it.key, Family: []byte(first.Family), Qualifier: []byte(first.Qualifier),
-			Compare:   hbapi.CompareEqual,
-			Mutations: []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Values: vals}},
-		})
+		acts = append(acts, b.finish(0))
 		owner = append(owner, it)
 		for i, s := range t.ixs {
 			acts, owner = append(acts, s.entryPut(&it.enc.Entries[i], statusVerified, v)), append(owner, it)
@@ -317,8 +313,8 @@ func (t *Table[T]) mutableActions(op Op, items []*item[T]) ([]hbapi.Action, []*i
 		// One Put per row, atomic: the record's cells (none for a
 		// delete's tombstone), the version, the writer's nonce, the entry
 		// keys and their history (blindRow).
-		vals := t.blindRow(op, it)
-		put(vals, t.fam, writerQualifier, binary.BigEndian.AppendUint32(nil, nonce))
+		b := t.blindRow(op, it, 1+2*len(t.ixs))
+		cells := addCell(b.put.Cells, t.fam, writerQualifier, binary.BigEndian.AppendUint32(b.nonce[:0], nonce))
 		for i, s := range t.ixs {
 			var k []byte
 			if op == OpPut {
@@ -327,10 +323,12 @@ func (t *Table[T]) mutableActions(op Op, items []*item[T]) ([]hbapi.Action, []*i
 					add(a, it)
 				}
 			}
-			put(vals, t.fam, s.keyQ, k)
-			put(vals, t.fam, string(s.historyQualifier(it.v, nonce)), k)
+			cells = addCell(cells, t.fam, s.keyQ, k)
+			cells = addCell(cells, t.fam, string(s.historyQualifier(it.v, nonce)), k)
 		}
-		add(&hbapi.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}, it)
+		b.put.Cells = cells
+		b.finish(it.v)
+		add(&b.put, it)
 	}
 	return acts, owner, nonces
 }
@@ -362,16 +360,32 @@ func (t *Table[T]) batchCarrying(ctx context.Context, acts []hbapi.Action) ([]hb
 	return res, err
 }
 
+// bookkeepingGet is the Get of the bookkeeping cells of row: history,
+// recorded keys, version. The Get, its family and its filter are one
+// allocation.
+func (t *Table[T]) bookkeepingGet(row []byte) *hbapi.Get {
+	b := new(struct {
+		get    hbapi.Get
+		fams   [1][]byte
+		filter hbapi.ColumnRangeFilter
+		names  [32]byte
+	})
+	names := append(b.names[:0:len(b.names)], t.fam...)
+	b.fams[0] = names[:len(t.fam):len(t.fam)]
+	names = append(names, historyQualifierPrefix...)
+	min := names[len(t.fam):len(names):len(names)]
+	b.filter = hbapi.ColumnRangeFilter{Min: min, MinInclusive: true, Max: append(names, writerQualifier...)[len(names):], MaxInclusive: true}
+	b.get = hbapi.Get{Table: t.name, Row: row, Families: b.fams[:], Filter: &b.filter}
+	return &b.get
+}
+
 // validateWritten validates the mutable writes written (see
 // validateMutable): it reads their rows' bookkeeping and removes the
 // entries older writes left, in the background unless Config.SyncVerify.
 func (t *Table[T]) validateWritten(ctx context.Context, op Op, written []*item[T], nonces map[*item[T]]uint32) {
 	gets := make([]hbapi.Action, len(written))
 	for i, it := range written {
-		// The bookkeeping cells only: history, recorded keys, version.
-		g := &hbapi.Get{Table: t.name, Row: it.key, Families: [][]byte{[]byte(t.fam)}, Filter: &hbapi.ColumnRangeFilter{
-			Min: []byte(historyQualifierPrefix), MinInclusive: true, Max: []byte(writerQualifier), MaxInclusive: true,
-		}}
+		g := t.bookkeepingGet(it.key)
 		gets[i] = g
 		t.pending.Store(g, pendingWrite[T]{it: it, v: it.v, nonce: nonces[it]})
 	}
@@ -410,7 +424,8 @@ func (t *Table[T]) writeVerifyOnRead(ctx context.Context, op Op, items []*item[T
 	owner := make([]*item[T], 0, cap(acts))
 	for _, it := range items {
 		it.v = t.nextVersion(it.key, 0)
-		vals := t.blindRow(op, it)
+		b := t.blindRow(op, it, 0)
+		b.finish(it.v)
 		if op == OpPut {
 			for i, s := range t.ixs {
 				for _, a := range s.entryActions(&it.enc.Entries[i], statusUnverified, it.v) {
@@ -418,24 +433,27 @@ func (t *Table[T]) writeVerifyOnRead(ctx context.Context, op Op, items []*item[T
 				}
 			}
 		}
-		acts, owner = append(acts, &hbapi.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}), append(owner, it)
+		acts, owner = append(acts, &b.put), append(owner, it)
 	}
 	t.finish(ctx, acts, owner, items, op, PhaseData)
 }
 
-// blindRow returns the cells of the data-row Put of a write that reads
+// blindRow returns the data-row Put (of a condPut) of a write that reads
 // nothing first (mutable, verify-on-read) at version it.v: for a put the
 // record's cells and the version, for a delete only the version with the
 // tombstone flag. Columns the record lacks are not deleted: their cells
 // are older than the version, and readers take only the version's own
 // cells (Table.Since).
-func (t *Table[T]) blindRow(op Op, it *item[T]) map[string]map[string][]byte {
+// Its cells have room for extra more; finish stamps them.
+func (t *Table[T]) blindRow(op Op, it *item[T], extra int) *condPut {
 	if op != OpPut {
-		return map[string]map[string][]byte{t.fam: {VersionQualifier: append(versionValue(it.v), tombstoneFlag)}}
+		b := newCondPut(t.name, it.key, "", "", nil, 1+extra)
+		b.put.Cells = addCell(b.put.Cells, t.fam, VersionQualifier, append(versionValue(it.v), tombstoneFlag))
+		return b
 	}
-	vals := it.enc.Data.Values()
-	put(vals, t.fam, VersionQualifier, versionValue(it.v))
-	return vals
+	b := newCondPut(t.name, it.key, "", "", &it.enc.Data, 1+extra)
+	b.put.Cells = addCell(b.put.Cells, t.fam, VersionQualifier, b.version(it.v))
+	return b
 }
 
 // maxPiggyback bounds the queued validations a mutable write sends with
@@ -569,7 +587,7 @@ func (s *ixState[T]) unverifyTied(key []byte, v int64) *hbapi.CheckAndMutate {
 		Table: s.name, Row: key, Family: []byte(s.fam), Qualifier: q,
 		Compare: hbapi.CompareEqual, Value: statusValue(statusVerified, v),
 		Mutations: []hbapi.Mutation{&hbapi.Put{Table: s.name, Row: key, Timestamp: v, Durability: hbapi.AsyncWAL,
-			Values: map[string]map[string][]byte{s.fam: {StatusQualifier: statusValue(statusUnverified, v)}}}},
+			Cells: []hbapi.PutCell{{Family: s.fam, Qualifier: StatusQualifier, Value: statusValue(statusUnverified, v)}}}},
 	}
 }
 

@@ -301,35 +301,105 @@ func (t *Table[T]) nextVersion(row []byte, old int64) int64 {
 	return v
 }
 
-func put(m map[string]map[string][]byte, fam, q string, v []byte) {
-	f := m[fam]
-	if f == nil {
-		f = make(map[string][]byte)
-		m[fam] = f
+// rowCells returns the cells of r as the Cells of a Put, with room for
+// extra more (the protocol's own, added with addCell). The values alias r.
+func rowCells(r *schema.Row, extra int) []hbapi.PutCell {
+	return appendRowCells(make([]hbapi.PutCell, 0, len(r.Cells)+extra), r, extra)
+}
+
+// appendRowCells is rowCells into room, when it has room for them.
+func appendRowCells(room []hbapi.PutCell, r *schema.Row, extra int) []hbapi.PutCell {
+	if r == nil {
+		return slices.Grow(room, extra)
 	}
+	if cap(room)-len(room) < len(r.Cells)+extra {
+		room = slices.Grow(room, len(r.Cells)+extra)
+	}
+	for _, c := range r.Cells {
+		room = append(room, hbapi.PutCell(c))
+	}
+	return room
+}
+
+// entryBlock is an entry's Put with room for its cells and its status
+// value: one allocation.
+type entryBlock struct {
+	put    hbapi.Put
+	cells  [4]hbapi.PutCell
+	status [9]byte
+}
+
+// condPut is a CheckAndMutate of a data row whose first mutation is a
+// Put, with room for the Put's cells, the condition's column and a
+// version value: one allocation for the writes of a record's data row.
+type condPut struct {
+	cam   hbapi.CheckAndMutate
+	put   hbapi.Put
+	muts  [1]hbapi.Mutation
+	cells [8]hbapi.PutCell
+	names [48]byte
+	ver   [8]byte
+	nonce [4]byte
+}
+
+// newCondPut returns the condPut of key in table, conditioned on the
+// column fam:q, whose Put holds r's cells (none for a nil r) with room
+// for extra more: add them to put.Cells, then finish.
+func newCondPut(table string, key []byte, fam, q string, r *schema.Row, extra int) *condPut {
+	b := new(condPut)
+	names := append(b.names[:0:len(b.names)], fam...)
+	b.cam = hbapi.CheckAndMutate{Table: table, Row: key, Family: names[:len(fam):len(fam)],
+		Qualifier: append(names[len(fam):], q...), Compare: hbapi.CompareEqual, Mutations: b.muts[:]}
+	b.put = hbapi.Put{Table: table, Row: key, Cells: b.cells[:0]}
+	if r != nil || extra > len(b.cells) {
+		b.put.Cells = appendRowCells(b.put.Cells, r, extra)
+	}
+	b.muts[0] = &b.put
+	return b
+}
+
+// version returns version v encoded (versionValue) in b's memory.
+func (b *condPut) version(v int64) []byte {
+	return binary.BigEndian.AppendUint64(b.ver[:0], uint64(v))
+}
+
+// finish sorts the cells of b's Put, stamps them with ts, and returns the
+// CheckAndMutate.
+func (b *condPut) finish(ts int64) *hbapi.CheckAndMutate {
+	b.put.Cells, b.put.Timestamp = sorted(b.put.Cells), ts
+	return &b.cam
+}
+
+// addCell appends the cell fam:q holding v (nil: empty) to cells.
+func addCell(cells []hbapi.PutCell, fam, q string, v []byte) []hbapi.PutCell {
 	if v == nil {
 		v = []byte{}
 	}
-	f[q] = v
+	return append(cells, hbapi.PutCell{Family: fam, Qualifier: q, Value: v})
+}
+
+// sorted sorts cells as a Put's Cells are (family, then qualifier).
+func sorted(cells []hbapi.PutCell) []hbapi.PutCell {
+	slices.SortFunc(cells, hbapi.ComparePutCells)
+	return cells
 }
 
 // entryPut is the Put of every cell of entry e at version v with the
 // given status.
+// The Put, its cells and the status value (statusValue) are one
+// allocation.
 func (s *ixState[T]) entryPut(e *schema.Row, status byte, v int64) *hbapi.Put {
-	return s.entryPutValue(e, statusValue(status, v), v)
-}
-
-// entryPutValue is entryPut with the status value given (statusValue),
-// which the Put only reads, and its cells at timestamp ts (0: the
-// server's clock).
-func (s *ixState[T]) entryPutValue(e *schema.Row, status []byte, ts int64) *hbapi.Put {
+	b := new(entryBlock)
+	b.status[0] = status
+	binary.BigEndian.PutUint64(b.status[1:], uint64(v))
+	cells := b.cells[:0]
 	if s.inv {
-		vals := map[string]map[string][]byte{s.fam: {e.Cells[0].Qualifier: status}}
-		return &hbapi.Put{Table: s.name, Row: e.Key, Values: vals, Timestamp: ts}
+		cells = append(cells, hbapi.PutCell{Family: s.fam, Qualifier: e.Cells[0].Qualifier, Value: b.status[:]})
+	} else {
+		cells = addCell(appendRowCells(cells, e, 1), s.fam, StatusQualifier, b.status[:])
 	}
-	vals := e.Values()
-	put(vals, s.fam, StatusQualifier, status)
-	return &hbapi.Put{Table: s.name, Row: e.Key, Values: vals, Timestamp: ts}
+	b.put = hbapi.Put{Table: s.name, Row: e.Key, Cells: sorted(cells), Timestamp: v}
+	return &b.put
 }
 
 // entryActions returns the writes of a whole entry at version v with the
@@ -339,7 +409,7 @@ func (s *ixState[T]) entryActions(e *schema.Row, status byte, v int64) []hbapi.A
 	p := s.entryPut(e, status, v)
 	acts := []hbapi.Action{p}
 	for _, c := range s.carried {
-		if _, ok := p.Values[c.Family][c.Qualifier]; !ok {
+		if _, ok := p.Value(c.Family, c.Qualifier); !ok {
 			acts = append(acts, &hbapi.Delete{Table: s.name, Row: e.Key, Family: []byte(c.Family),
 				Qualifier: []byte(c.Qualifier), Timestamp: v, AllVersions: true})
 		}

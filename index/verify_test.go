@@ -21,7 +21,7 @@ func verification(b backend, acts []hbase.Action) bool {
 	for _, a := range acts {
 		switch a := a.(type) {
 		case *hbase.Put:
-			if a.Table != b.index || a.Durability != hbase.AsyncWAL || a.Values["cf"][index.StatusQualifier] == nil {
+			if a.Table != b.index || a.Durability != hbase.AsyncWAL || !hasCell(a, "cf", index.StatusQualifier) {
 				return false
 			}
 		case *hbase.Delete:
@@ -258,4 +258,10 @@ func TestAsyncVerifyOwnsItsWrites(t *testing.T) {
 		t.Fatalf("after Flush: %+v, %v; want 10 verified entries", rep, err)
 	}
 	assertMessages(t, b.sms(t), "acme", want)
+}
+
+// hasCell reports whether p writes the column family:qualifier.
+func hasCell(p *hbase.Put, family, qualifier string) bool {
+	_, ok := p.Value(family, qualifier)
+	return ok
 }

@@ -499,15 +499,14 @@ func (r *round[T]) verify(ctx context.Context, written []*item[T]) {
 // deleted and written again within one millisecond is not hidden by its
 // own delete marker, as it would be with server-assigned timestamps.
 func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbapi.CheckAndMutate {
-	cam := &hbapi.CheckAndMutate{
-		Table: t.name, Row: it.key, Family: []byte(t.fam), Qualifier: []byte(VersionQualifier),
-		Compare: hbapi.CompareEqual, Value: it.oldVer,
-	}
 	if op == OpDelete {
+		cam := &hbapi.CheckAndMutate{
+			Table: t.name, Row: it.key, Family: []byte(t.fam), Qualifier: []byte(VersionQualifier),
+			Compare: hbapi.CompareEqual, Value: it.oldVer,
+		}
 		// Delete the record's cells, keep its version as a tombstone.
-		vals := map[string]map[string][]byte{}
-		put(vals, t.fam, VersionQualifier, append(versionValue(it.v), tombstoneFlag))
-		muts := []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
+		cells := []hbapi.PutCell{{Family: t.fam, Qualifier: VersionQualifier, Value: append(versionValue(it.v), tombstoneFlag)}}
+		muts := []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Cells: cells, Timestamp: it.v}}
 		for _, f := range t.t.Families() {
 			if f.Name != t.fam {
 				muts = append(muts, &hbapi.Delete{Table: t.name, Row: it.key, Family: []byte(f.Name), Timestamp: it.v})
@@ -526,28 +525,31 @@ func (t *Table[T]) dataMutation(op Op, it *item[T]) *hbapi.CheckAndMutate {
 		cam.Mutations = muts
 		return cam
 	}
-	vals := it.enc.Data.Values()
-	put(vals, t.fam, VersionQualifier, versionValue(it.v))
+	b := newCondPut(t.name, it.key, t.fam, VersionQualifier, &it.enc.Data, 3+2*len(t.ixs))
+	b.cam.Value = it.oldVer
+	cells := addCell(b.put.Cells, t.fam, VersionQualifier, b.version(it.v))
 	if len(it.enc.Token) > 0 {
-		put(vals, t.fam, TokenQualifier, it.enc.Token)
+		cells = addCell(cells, t.fam, TokenQualifier, it.enc.Token)
 	}
 	for i, s := range t.ixs {
-		put(vals, t.fam, s.keyQ, it.enc.Entries[i].Key)
+		cells = addCell(cells, t.fam, s.keyQ, it.enc.Entries[i].Key)
 		if t.mode == schema.Mutable {
 			// Mutable writers learn the keys to clean up from the history
 			// (nonce 0: this write does not validate).
-			put(vals, t.fam, string(s.historyQualifier(it.v, 0)), it.enc.Entries[i].Key)
-			put(vals, t.fam, writerQualifier, []byte{0, 0, 0, 0})
+			cells = addCell(cells, t.fam, string(s.historyQualifier(it.v, 0)), it.enc.Entries[i].Key)
 		}
 	}
-	muts := []hbapi.Mutation{&hbapi.Put{Table: t.name, Row: it.key, Values: vals, Timestamp: it.v}}
+	if t.mode == schema.Mutable && len(t.ixs) > 0 {
+		cells = addCell(cells, t.fam, writerQualifier, []byte{0, 0, 0, 0})
+	}
+	b.put.Cells = cells
+	cam := b.finish(it.v)
 	for _, c := range t.dataCols {
-		if _, ok := vals[c.Family][c.Qualifier]; !ok {
-			muts = append(muts, &hbapi.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
+		if _, ok := b.put.Value(c.Family, c.Qualifier); !ok {
+			cam.Mutations = append(cam.Mutations, &hbapi.Delete{Table: t.name, Row: it.key, Family: []byte(c.Family),
 				Qualifier: []byte(c.Qualifier), AllVersions: true, Timestamp: it.v})
 		}
 	}
-	cam.Mutations = muts
 	return cam
 }
 

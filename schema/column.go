@@ -185,13 +185,21 @@ func (r *Row) Values() map[string]map[string][]byte {
 	return vals
 }
 
+// valueRoom is the bytes per cell a fresh Row makes room for at once.
+const valueRoom = 32
+
 // grow gives a Row that has no buffers yet (a fresh one) room for a key
 // of keyWidth bytes (0 or less: unknown) and for cells cells, so that
 // encoding into it allocates each once instead of growing it segment by
 // segment and cell by cell. A Row being reused keeps its own buffers.
 func (r *Row) grow(keyWidth, cells int) {
 	if cap(r.Key) == 0 && keyWidth > 0 {
-		r.Key = make([]byte, 0, keyWidth)
+		// The key and room for the values, in one allocation.
+		b := make([]byte, keyWidth+valueRoom*cells)
+		r.Key = b[:0:keyWidth]
+		if cap(r.buf) == 0 {
+			r.buf = b[keyWidth:keyWidth]
+		}
 	}
 	if cap(r.Cells) == 0 && cells > 0 {
 		r.Cells = make([]Cell, 0, cells)

@@ -100,7 +100,7 @@ func mutationOptions(ts int64, d hbase.Durability) []func(hrpc.Call) error {
 }
 
 func toPut(ctx context.Context, p *hbase.Put) (*hrpc.Mutate, error) {
-	return hrpc.NewPut(ctx, tableName(p.Table), p.Row, p.Values, mutationOptions(p.Timestamp, p.Durability)...)
+	return hrpc.NewPut(ctx, tableName(p.Table), p.Row, putValues(p), mutationOptions(p.Timestamp, p.Durability)...)
 }
 
 // toDelete maps the four kinds of hbase.Delete onto gohbase's delete
@@ -159,22 +159,20 @@ func oneMutation(ctx context.Context, op, table string, row []byte, muts []hbase
 		}
 		if merged == nil {
 			merged = &hbase.Put{Table: table, Row: row, Timestamp: p.Timestamp, Durability: p.Durability,
-				Values: make(map[string]map[string][]byte, len(p.Values))}
+				Values: make(map[string]map[string][]byte, 1)}
 		} else if normTS(p.Timestamp) != normTS(merged.Timestamp) || p.Durability != merged.Durability {
 			return nil, unsupported(op, "Puts with different timestamps or durabilities: gohbase sends one mutation per atomic call")
 		}
-		for f, qs := range p.Values {
-			dst := merged.Values[f]
+		for _, c := range p.SortedCells() {
+			dst := merged.Values[c.Family]
 			if dst == nil {
-				dst = make(map[string][]byte, len(qs))
-				merged.Values[f] = dst
+				dst = make(map[string][]byte)
+				merged.Values[c.Family] = dst
 			}
-			for q, v := range qs {
-				if _, dup := dst[q]; dup {
-					return nil, unsupported(op, fmt.Sprintf("two Puts of column %q:%q: gohbase sends one mutation per atomic call", f, q))
-				}
-				dst[q] = v
+			if _, dup := dst[c.Qualifier]; dup {
+				return nil, unsupported(op, fmt.Sprintf("two Puts of column %q:%q: gohbase sends one mutation per atomic call", c.Family, c.Qualifier))
 			}
+			dst[c.Qualifier] = c.Value
 		}
 	}
 	return toPut(ctx, merged)
@@ -353,4 +351,19 @@ func fromCell(c *hrpc.Cell) hbase.Cell {
 		ts = int64(*c.Timestamp)
 	}
 	return hbase.Cell{Row: c.Row, Family: c.Family, Qualifier: c.Qualifier, Timestamp: ts, Type: typ, Value: c.Value}
+}
+
+// putValues returns the cells of p in the map gohbase takes.
+func putValues(p *hbase.Put) map[string]map[string][]byte {
+	if len(p.Cells) == 0 {
+		return p.Values
+	}
+	m := make(map[string]map[string][]byte, 1)
+	for _, c := range p.Cells {
+		if m[c.Family] == nil {
+			m[c.Family] = make(map[string][]byte)
+		}
+		m[c.Family][c.Qualifier] = c.Value
+	}
+	return m
 }

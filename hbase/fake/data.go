@@ -82,8 +82,8 @@ func (c *Client) Delete(ctx context.Context, d *hbapi.Delete) error {
 func (t *table) checkMutation(m hbapi.Mutation) error {
 	switch m := m.(type) {
 	case *hbapi.Put:
-		for f := range m.Values {
-			if err := t.checkFamily([]byte(f)); err != nil {
+		for _, c := range m.SortedCells() {
+			if err := t.checkFamily([]byte(c.Family)); err != nil {
 				return err
 			}
 		}

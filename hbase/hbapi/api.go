@@ -3,6 +3,8 @@ package hbapi
 import (
 	"context"
 	"iter"
+	"slices"
+	"strings"
 
 	"github.com/hbkit/hbkit/hbase/internal/flat"
 )
@@ -182,17 +184,67 @@ type Get struct {
 	ExistenceOnly bool
 }
 
-// Put writes cells to one row.
+// Put writes cells to one row. Its cells are Cells or Values (not both).
 type Put struct {
 	Table string
 	Row   []byte
-	// Values maps family to qualifier to value. Values must not be nil (use
-	// []byte{} for an empty value).
+	// Cells are the cells to write, sorted by family then qualifier, each
+	// column once: the order of the wire, which sends them as they are
+	// (a client sorts a copy of cells out of order). Values must not be
+	// nil (use []byte{} for an empty value).
+	Cells []PutCell
+	// Values maps family to qualifier to value, for Puts built by hand.
+	// Values must not be nil (use []byte{} for an empty value).
 	Values map[string]map[string][]byte
 	// Timestamp of every cell, in milliseconds; 0 (or LatestTimestamp)
 	// lets the server assign the current time.
 	Timestamp  int64
 	Durability Durability
+}
+
+// PutCell is one cell of a Put: a column and its value.
+type PutCell struct {
+	Family, Qualifier string
+	Value             []byte
+}
+
+// ComparePutCells orders cells by family, then qualifier: the order of a
+// Put's Cells.
+func ComparePutCells(a, b PutCell) int {
+	if c := strings.Compare(a.Family, b.Family); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Qualifier, b.Qualifier)
+}
+
+// SortedCells returns the cells of p sorted by family then qualifier:
+// Cells itself when they are sorted, else a sorted copy of Cells, or of
+// Values when Cells is empty.
+func (p *Put) SortedCells() []PutCell {
+	if len(p.Cells) == 0 {
+		cols := flat.Map(p.Values)
+		out := make([]PutCell, len(cols))
+		for i, c := range cols {
+			out[i] = PutCell{Family: c.Family, Qualifier: c.Qualifier, Value: c.V}
+		}
+		return out
+	}
+	if slices.IsSortedFunc(p.Cells, ComparePutCells) {
+		return p.Cells
+	}
+	return slices.SortedStableFunc(slices.Values(p.Cells), ComparePutCells)
+}
+
+// Value returns the value p writes to the column, and whether it writes
+// one.
+func (p *Put) Value(family, qualifier string) ([]byte, bool) {
+	for _, c := range p.Cells {
+		if c.Family == family && c.Qualifier == qualifier {
+			return c.Value, true
+		}
+	}
+	v, ok := p.Values[family][qualifier]
+	return v, ok
 }
 
 // ColumnValue is one cell of a Put, Append or Increment, flattened.
@@ -203,7 +255,14 @@ type ColumnValue struct {
 }
 
 // ColumnValues returns the cells of p sorted by family then qualifier.
-func (p *Put) ColumnValues() []ColumnValue { return flatten(p.Values) }
+func (p *Put) ColumnValues() []ColumnValue {
+	cells := p.SortedCells()
+	out := make([]ColumnValue, len(cells))
+	for i, c := range cells {
+		out[i] = ColumnValue{Family: []byte(c.Family), Qualifier: []byte(c.Qualifier), Value: c.Value}
+	}
+	return out
+}
 
 // Delete removes data from one row by writing a delete marker. What it
 // covers depends on the fields set:

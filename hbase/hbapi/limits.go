@@ -75,7 +75,7 @@ func WriteSize(req any, maxCellSize int) (int, error) {
 	switch r := req.(type) {
 	case *Put:
 		op = "put"
-		n, err = valuesSize(op, "", r.Row, r.Values, maxCellSize)
+		n, err = putSize(op, -1, r, r.Row, maxCellSize)
 	case *Append:
 		op = "append"
 		n, err = valuesSize(op, "", r.Row, r.Values, maxCellSize)
@@ -111,15 +111,37 @@ func mutationsSize(op string, row []byte, muts []Mutation, limit int) (int, erro
 	for i, m := range muts {
 		var n int
 		var err error
-		prefix := "Mutations[" + strconv.Itoa(i) + "]."
 		switch m := m.(type) {
 		case *Put:
-			n, err = valuesSize(op, prefix, row, m.Values, limit)
+			n, err = putSize(op, i, m, row, limit)
 		case *Delete:
 			n, err = WriteSize(m, limit)
 		}
 		if err != nil {
 			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// putSize is valuesSize of p's cells, Cells or Values, on row; p is
+// mutation mut of a request (-1: none), which the field of an error names.
+func putSize(op string, mut int, p *Put, row []byte, limit int) (int, error) {
+	prefix := func() string {
+		if mut < 0 {
+			return ""
+		}
+		return "Mutations[" + strconv.Itoa(mut) + "]."
+	}
+	if len(p.Cells) == 0 {
+		return valuesSize(op, prefix(), row, p.Values, limit)
+	}
+	total := 0
+	for i, c := range p.Cells {
+		n := CellSize(row, c.Family, c.Qualifier, c.Value)
+		if limit > 0 && n > limit {
+			return 0, invalidf(op, fmt.Sprintf("%sCells[%d]", prefix(), i), ErrCellTooLarge, "%d bytes > %d", n, limit)
 		}
 		total += n
 	}

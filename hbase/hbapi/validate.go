@@ -190,7 +190,39 @@ func (p *Put) Validate() error {
 	if err := checkDurability(op, p.Durability); err != nil {
 		return err
 	}
-	return checkValues(op, p.Values)
+	if len(p.Cells) == 0 {
+		return checkValues(op, p.Values)
+	}
+	if len(p.Values) != 0 {
+		return invalid(op, "Values", ErrInvalidRequest, "a Put with Cells has no Values")
+	}
+	return checkCells(op, p.Cells)
+}
+
+// checkCells checks the Cells of a Put: families, values, and each column
+// once.
+func checkCells(op string, cells []PutCell) error {
+	sorted := true
+	for i, c := range cells {
+		if len(c.Family) == 0 || len(c.Family) > MaxFamilyLength {
+			return checkFamily(op, fmt.Sprintf("Cells[%d].Family", i), []byte(c.Family))
+		}
+		if c.Value == nil {
+			return invalidf(op, fmt.Sprintf("Cells[%d].Value", i), ErrNilValue, "use []byte{} for an empty value")
+		}
+		if i > 0 && ComparePutCells(cells[i-1], c) >= 0 {
+			sorted = false
+		}
+	}
+	if !sorted {
+		cells = slices.SortedFunc(slices.Values(cells), ComparePutCells)
+	}
+	for i := 1; i < len(cells); i++ {
+		if ComparePutCells(cells[i-1], cells[i]) == 0 {
+			return invalidf(op, "Cells", ErrInvalidRequest, "column %q:%q given twice", cells[i].Family, cells[i].Qualifier)
+		}
+	}
+	return nil
 }
 
 // Validate checks d without sending anything. A non-nil but empty Family

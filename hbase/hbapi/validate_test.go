@@ -237,3 +237,52 @@ func TestValidateWriteAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestValidatePutCells: a Put's Cells are checked as its Values are (a
+// family, a non-nil value), each column once, in any order; a Put has
+// Cells or Values, not both; WriteSize counts Cells as it counts Values.
+func TestValidatePutCells(t *testing.T) {
+	v := []byte("v")
+	tests := []struct {
+		name  string
+		cells []PutCell
+		vals  map[string]map[string][]byte
+		want  error
+		field string
+	}{
+		{"sorted", []PutCell{{Family: "a", Qualifier: "q", Value: v}, {Family: "b", Qualifier: "", Value: []byte{}}}, nil, nil, ""},
+		{"out of order", []PutCell{{Family: "b", Qualifier: "q", Value: v}, {Family: "a", Qualifier: "q", Value: v}}, nil, nil, ""},
+		{"twice", []PutCell{{Family: "a", Qualifier: "q", Value: v}, {Family: "b", Qualifier: "q", Value: v}, {Family: "a", Qualifier: "q", Value: v}}, nil, ErrInvalidRequest, "Cells"},
+		{"nil value", []PutCell{{Family: "a", Qualifier: "q", Value: v}, {Family: "a", Qualifier: "r"}}, nil, ErrNilValue, "Cells[1].Value"},
+		{"no family", []PutCell{{Qualifier: "q", Value: v}}, nil, ErrEmptyFamily, "Cells[0].Family"},
+		{"both", []PutCell{{Family: "a", Qualifier: "q", Value: v}}, map[string]map[string][]byte{"a": {"r": v}}, ErrInvalidRequest, "Values"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Put{Table: "t", Row: []byte("r"), Cells: tc.cells, Values: tc.vals}
+			err := p.Validate()
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+			var ie *InvalidRequestError
+			if tc.want != nil && (!errors.As(err, &ie) || ie.Field != tc.field) {
+				t.Fatalf("got %v, want field %q", err, tc.field)
+			}
+			if tc.want != nil {
+				return
+			}
+			byMap := &Put{Table: "t", Row: p.Row, Values: map[string]map[string][]byte{}}
+			for _, c := range p.SortedCells() {
+				if byMap.Values[c.Family] == nil {
+					byMap.Values[c.Family] = map[string][]byte{}
+				}
+				byMap.Values[c.Family][c.Qualifier] = c.Value
+			}
+			got, err := WriteSize(p, 0)
+			want, err2 := WriteSize(byMap, 0)
+			if err != nil || err2 != nil || got != want {
+				t.Fatalf("WriteSize %d, %v; of the same Values %d, %v", got, err, want, err2)
+			}
+		})
+	}
+}
