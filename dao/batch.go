@@ -339,10 +339,7 @@ func fill(results []error, err error) {
 // putCells returns the cells of row as the Cells of a Put, sorted; the
 // values alias row.
 func putCells(row *schema.Row) []hbapi.PutCell {
-	cells := make([]hbapi.PutCell, len(row.Cells))
-	for i, c := range row.Cells {
-		cells[i] = hbapi.PutCell(c)
-	}
+	cells := slices.Clone(row.Cells)
 	slices.SortFunc(cells, hbapi.ComparePutCells)
 	return cells
 }

@@ -315,10 +315,7 @@ func appendRowCells(room []hbapi.PutCell, r *schema.Row, extra int) []hbapi.PutC
 	if cap(room)-len(room) < len(r.Cells)+extra {
 		room = slices.Grow(room, len(r.Cells)+extra)
 	}
-	for _, c := range r.Cells {
-		room = append(room, hbapi.PutCell(c))
-	}
-	return room
+	return append(room, r.Cells...)
 }
 
 // entryBlock is an entry's Put with room for its cells and its status

@@ -5,16 +5,14 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/hbkit/hbkit/hbase/hbapi"
 )
 
-// Cell is one cell of a row as this package sees it: a family, a qualifier
-// and a value. It is deliberately independent of package hbase; dao
-// converts between the two.
-type Cell struct {
-	Family    string
-	Qualifier string
-	Value     []byte
-}
+// Cell is one cell of a record's row: a family, a qualifier and a value.
+// It is the client vocabulary's hbapi.PutCell, the cell a Put carries, so
+// a record's encoded cells go into a request as they are.
+type Cell = hbapi.PutCell
 
 // Column maps one field of the record type T to one cell. There is no
 // reflection: Append writes the field's value, Set reads it back. Columns
