@@ -39,7 +39,7 @@ func TestIntegrationSpanLayers(t *testing.T) {
 		}
 		got := map[string]string{}
 		for _, a := range sp.Attributes() {
-			got[string(a.Key)] = a.Value.Emit()
+			got[string(a.Key)] = a.Value.String()
 		}
 		if got["db.system.name"] != "hbase" || got["db.operation.name"] == "" {
 			t.Errorf("CLIENT span %q: db.system.name %q, db.operation.name %q", sp.Name(), got["db.system.name"], got["db.operation.name"])
