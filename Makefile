@@ -132,7 +132,7 @@ bench-compare: $(LAUNCHER)
 bench-gohbase: $(LAUNCHER)
 	$(WITH_HBASE) env GO=$(GO) tools/gohbasebench/compare.sh
 
-## The write modes against plain and dual writes (README, "Write modes"):
+## The write modes against plain and dual writes (docs/benchmarks.md, "Write modes"):
 ## hbkit bench over the eight write workloads, batches of 100 and 1, 1 and 4
 ## threads, each setting in one order and then the reverse, with the client's
 ## and the local HBase's CPU time per record (tools/bench-modes.sh).

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# bench-modes.sh: the write modes against plain and dual writes (README,
+# bench-modes.sh: the write modes against plain and dual writes (docs/benchmarks.md,
 # "Write modes"): for batch sizes 100 and 1 and 1 and 4 threads, runs
 # `hbkit bench` over the eight write workloads in one order, then in the
 # reverse order, printing rows/s of every run, then the tables of the
-# README (rates and ratios; CPU per record). HBKIT_ZK names the HBase
+# docs/benchmarks.md (rates and ratios; CPU per record). HBKIT_ZK names the HBase
 # (default 127.0.0.1:2181). When that HBase's JVM runs on this machine
 # (HBASE_PID, or found as tools/hbase-pid.sh finds it), every line also
 # gives the client's and the server's CPU time per record (hbkit bench
