@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/dao"
-	"github.com/hbkit/hbkit/index"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -62,8 +61,8 @@ func indexUsage(sub string) string {
 // indexChecker is what the command needs of a store with indexes
 // (*dao.Repo[T] of any T).
 type indexChecker interface {
-	Check(ctx context.Context, mode index.Mode, opts ...index.CheckOption) (index.Report, error)
-	BuildIndex(ctx context.Context, name string, opts ...index.CheckOption) (index.Report, error)
+	Check(ctx context.Context, mode dao.Mode, opts ...dao.CheckOption) (dao.Report, error)
+	BuildIndex(ctx context.Context, name string, opts ...dao.CheckOption) (dao.Report, error)
 	Name() string
 	IndexTables() []string
 }
@@ -106,9 +105,9 @@ func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFun
 		return err
 	}
 	var f indexFlags
-	mode, err := index.ModeRebuild, error(nil) // build runs a rebuild
+	mode, err := dao.ModeRebuild, error(nil) // build runs a rebuild
 	if f.build = args[0] == "build"; !f.build {
-		mode, err = index.ParseMode(args[0])
+		mode, err = dao.ParseMode(args[0])
 	}
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "%s index: unknown subcommand %q\n", e.name(), args[0])
@@ -277,8 +276,8 @@ func documentUIDs(c dao.Client, doc schema.Document, table string) (*dao.UIDs, e
 // ErrDiverged makes verify exit 1 when the index diverges.
 var ErrDiverged = errors.New("the index diverges from the data table")
 
-func checkIndex(ctx context.Context, e *Env, t indexChecker, mode index.Mode, f indexFlags) error {
-	var opts []index.CheckOption
+func checkIndex(ctx context.Context, e *Env, t indexChecker, mode dao.Mode, f indexFlags) error {
+	var opts []dao.CheckOption
 	if f.checkpoint != "" {
 		cp, ok, err := loadCheckpoint(f.checkpoint)
 		if err != nil {
@@ -286,15 +285,15 @@ func checkIndex(ctx context.Context, e *Env, t indexChecker, mode index.Mode, f 
 		}
 		if ok && !cp.Done {
 			fmt.Fprintf(e.Stderr, "resuming %s of %s at pass %d\n", cp.Mode, cp.Table, cp.Pass)
-			opts = append(opts, index.WithResume(cp))
+			opts = append(opts, dao.WithResume(cp))
 		}
-		opts = append(opts, index.WithCheckpoint(func(cp index.Checkpoint) error { return saveCheckpoint(f.checkpoint, cp) }))
+		opts = append(opts, dao.WithCheckpoint(func(cp dao.Checkpoint) error { return saveCheckpoint(f.checkpoint, cp) }))
 	}
 	bar := newProgressBar(e.Stderr)
-	opts = append(opts, index.WithProgress(bar.update))
+	opts = append(opts, dao.WithProgress(bar.update))
 	run, label := t.Check, mode.String()
 	if f.build {
-		run = func(ctx context.Context, _ index.Mode, opts ...index.CheckOption) (index.Report, error) {
+		run = func(ctx context.Context, _ dao.Mode, opts ...dao.CheckOption) (dao.Report, error) {
 			return t.BuildIndex(ctx, f.index, opts...)
 		}
 		label = "build"
@@ -306,11 +305,11 @@ func checkIndex(ctx context.Context, e *Env, t indexChecker, mode index.Mode, f 
 	}
 	if f.json {
 		out := struct {
-			Mode    string       `json:"mode"`
-			Data    string       `json:"data_table"`
-			Indexes []string     `json:"index_tables"`
-			Report  index.Report `json:"report"`
-			Clean   bool         `json:"clean"`
+			Mode    string     `json:"mode"`
+			Data    string     `json:"data_table"`
+			Indexes []string   `json:"index_tables"`
+			Report  dao.Report `json:"report"`
+			Clean   bool       `json:"clean"`
 		}{label, t.Name(), t.IndexTables(), rep, rep.Clean()}
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
@@ -321,21 +320,21 @@ func checkIndex(ctx context.Context, e *Env, t indexChecker, mode index.Mode, f 
 		fmt.Fprintf(e.Stdout, "%s %s (index %s)\n", label, t.Name(), strings.Join(t.IndexTables(), ", "))
 		fmt.Fprintf(e.Stdout, "  data rows    %d\n  entries      %d\n  missing      %d\n  orphaned     %d\n  stale        %d\n  undecodable  %d\n  tombstones   %d\n  duplicates   %d\n",
 			rep.DataRows, rep.Entries, rep.Missing, rep.Orphaned, rep.Stale, rep.Undecodable, rep.Tombstones, rep.Duplicates)
-		if mode != index.ModeVerify {
+		if mode != dao.ModeVerify {
 			fmt.Fprintf(e.Stdout, "  repaired     %d\n  skipped      %d\n", rep.Repaired, rep.Skipped)
 			if why := rep.SkippedWhy(); why != "" {
 				fmt.Fprintf(e.Stdout, "    (%s)\n", why)
 			}
 		}
 	}
-	if mode == index.ModeVerify && !rep.Clean() {
+	if mode == dao.ModeVerify && !rep.Clean() {
 		return ErrDiverged
 	}
 	return nil
 }
 
-func loadCheckpoint(path string) (index.Checkpoint, bool, error) {
-	var cp index.Checkpoint
+func loadCheckpoint(path string) (dao.Checkpoint, bool, error) {
+	var cp dao.Checkpoint
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return cp, false, nil
@@ -351,7 +350,7 @@ func loadCheckpoint(path string) (index.Checkpoint, bool, error) {
 
 // saveCheckpoint replaces the file atomically, so a kill mid-write leaves
 // the previous checkpoint.
-func saveCheckpoint(path string, cp index.Checkpoint) error {
+func saveCheckpoint(path string, cp dao.Checkpoint) error {
 	b, err := json.Marshal(cp)
 	if err != nil {
 		return err
@@ -400,7 +399,7 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-func (p *progressBar) update(pr index.Progress) {
+func (p *progressBar) update(pr dao.Progress) {
 	every, start, end := logEvery, "", "\n"
 	if p.tty {
 		every, start, end = 200*time.Millisecond, "\r", " "

@@ -84,3 +84,13 @@ const (
 	// OpInsert is a put that fails with ErrExists over a live record.
 	OpInsert = index.OpInsert
 )
+
+// Bookkeeping reports whether q is a qualifier the index protocol keeps in
+// a data row or an index entry besides the record's columns (version,
+// status, writer, recorded index keys and their history), the insert
+// token (TokenQualifier) aside: tools that print raw rows (hbkit get and
+// scan) leave them out.
+func Bookkeeping(q string) bool { return index.Bookkeeping(q) }
+
+// TokenQualifier is the qualifier of an insert's token in a data row.
+const TokenQualifier = index.TokenQualifier
