@@ -98,6 +98,11 @@ GOMOD
 cp tools/scratch/testdata/roundtrip_test.go "$mod/roundtrip_test.go"
 
 export GOWORK=off GOFLAGS=-mod=mod GOTOOLCHAIN=local
+# goindex=0: the go command's module index (in the build cache) takes a
+# module cache directory for immutable and keys it by path alone, so a
+# v0.1.0 made again from a later commit would be read with the files of
+# the first one (a build failing on files that no longer exist).
+export GODEBUG=goindex=0
 export GOPROXY="file://$proxy,file://$modcache/cache/download,https://proxy.golang.org"
 export GONOSUMDB=github.com/hbkit/hbkit
 export TESTCONTAINERS_RYUK_DISABLED=${TESTCONTAINERS_RYUK_DISABLED:-true}
