@@ -150,6 +150,12 @@ func TestOperationNamesAsJava(t *testing.T) {
 			t.Errorf("operationName(%q) = %q, want %q", tt.internal, got, tt.want)
 		}
 	}
+	// Every data call starts a span: naming it must not allocate.
+	for _, name := range []string{"get", "put", "delete", "scan", "append", "increment", "check_and_mutate", "batch", "mutate_row"} {
+		if n := testing.AllocsPerRun(100, func() { _ = operationName(name) }); n != 0 {
+			t.Errorf("operationName(%q) allocates %v times, want 0", name, n)
+		}
+	}
 }
 
 // db.response.status_code is set when a server answered with an
