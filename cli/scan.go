@@ -489,9 +489,6 @@ func wantSegments(v schema.Viewer, eq []schema.FieldText) map[string][]byte {
 	return want
 }
 
-// bookkeeping reports whether q is a qualifier the index protocol keeps
-// in a data row or an entry (package index's reserved qualifiers).
-func bookkeeping(q string) bool { return dao.Bookkeeping(q) }
 
 // rowJSON is the JSON form of a row; its field names are stable.
 type rowJSON struct {
@@ -543,7 +540,7 @@ func (p *rowPrinter) print(v schema.Viewer, key []byte, res *hbase.Result) error
 	// The index protocol's bookkeeping (versions, entry keys, statuses,
 	// the insert token) is not data no column declares: --raw shows it.
 	rv.Cells = slices.DeleteFunc(rv.Cells, func(c schema.CellView) bool {
-		return c.Column.Name == "" && (c.Qualifier == dao.TokenQualifier || !p.raw && bookkeeping(c.Qualifier))
+		return c.Column.Name == "" && (c.Qualifier == dao.TokenQualifier || !p.raw && dao.Bookkeeping(c.Qualifier))
 	})
 	if !p.matches(rv) {
 		p.skipped++
