@@ -489,7 +489,6 @@ func wantSegments(v schema.Viewer, eq []schema.FieldText) map[string][]byte {
 	return want
 }
 
-
 // rowJSON is the JSON form of a row; its field names are stable.
 type rowJSON struct {
 	Table   string            `json:"table"`
