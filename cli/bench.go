@@ -156,10 +156,9 @@ func runBenchWith(ctx context.Context, e *Env, args []string, connect connectFun
 	if f.records != "" {
 		return benchRecords(f.records, opts)
 	}
-	zk := e.quorum(f.zk)
-	c, closer, err := connect(ctx, zk)
+	c, closer, err := dial(ctx, e, connect, f.zk)
 	if err != nil {
-		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+		return err
 	}
 	defer closer.Close()
 	r, err := bench.New(c, c, opts...)

@@ -285,6 +285,17 @@ func connectAs[C any](e *Env, as func(Client) C) connectFunc[C] {
 	}
 }
 
+// dial connects through connect to the quorum of the --zk flag zkFlag (or
+// the environment's, Env.quorum), naming the quorum in the error.
+func dial[C any](ctx context.Context, e *Env, connect connectFunc[C], zkFlag string) (C, io.Closer, error) {
+	zk := e.quorum(zkFlag)
+	c, closer, err := connect(ctx, zk)
+	if err != nil {
+		return c, nil, fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+	}
+	return c, closer, nil
+}
+
 // NativeEnv returns the Env of the hbkit binary: output to stdout and
 // stderr, the environment read with getenv (os.Getenv when nil), and
 // hbkit's native client, secured by the --principal, --tls-ca ... flags

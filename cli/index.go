@@ -137,8 +137,7 @@ func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFun
 	if err != nil {
 		return err
 	}
-	zk := e.quorum(f.zk)
-	c, closer, err := connect(ctx, zk)
+	c, closer, err := dial(ctx, e, connect, f.zk)
 	if err != nil {
 		return err
 	}

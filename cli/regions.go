@@ -99,10 +99,9 @@ func runRegionsWith(ctx context.Context, e *Env, args []string, connect connectF
 			return err
 		}
 	}
-	zk := e.quorum(f.zk)
-	c, closer, err := connect(ctx, zk)
+	c, closer, err := dial(ctx, e, connect, f.zk)
 	if err != nil {
-		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+		return err
 	}
 	defer closer.Close()
 	scanner, ok := c.(rowScanner)

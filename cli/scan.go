@@ -206,10 +206,9 @@ func runView(ctx context.Context, e *Env, cmd string, args []string, connect con
 			return err
 		}
 	}
-	zk := e.quorum(f.zk)
-	c, closer, err := connect(ctx, zk)
+	c, closer, err := dial(ctx, e, connect, f.zk)
 	if err != nil {
-		return fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+		return err
 	}
 	defer closer.Close()
 	if v == nil {

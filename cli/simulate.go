@@ -257,10 +257,9 @@ func (e *Env) sampleSplits(ctx context.Context, f *simulateFlags) (string, [][]b
 
 // storedDefinition connects and opens the document stored with table.
 func (e *Env) storedDefinition(ctx context.Context, command, zkFlag, table string) (schema.Definition, error) {
-	zk := e.quorum(zkFlag)
-	c, closer, err := e.connect(ctx, zk)
+	c, closer, err := dial(ctx, e, e.connect, zkFlag)
 	if err != nil {
-		return nil, fmt.Errorf("connect to HBase via ZooKeeper %s: %w", zk, err)
+		return nil, err
 	}
 	defer closer.Close()
 	return openStored(ctx, command, c, table)
