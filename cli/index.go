@@ -217,10 +217,10 @@ func withNames(opts []dao.Option, names map[string]string) []dao.Option {
 	return append(opts, dao.WithTableNames(names))
 }
 
-// openDocumentStore opens the store of doc over schema.Values records, on
-// the tables names maps its tables to, with the UID table of --uid-table
-// when doc declares UID fields. A document without index is an error
-// wrapping dao.ErrNoIndex.
+// openDocumentStore opens the store of doc over schema.Values records
+// (dao.OpenDocument), on the tables names maps its tables to, with the
+// UID table of --uid-table when doc declares UID fields. A document
+// without index is an error wrapping dao.ErrNoIndex.
 func openDocumentStore(c dao.Client, doc schema.Document, f indexFlags, names map[string]string, opts []dao.Option) (indexChecker, error) {
 	switch {
 	case doc.Wide != nil:
@@ -228,49 +228,24 @@ func openDocumentStore(c dao.Client, doc schema.Document, f indexFlags, names ma
 	case len(doc.Indexes) == 0:
 		return nil, fmt.Errorf("table %s: its schema document declares none: %w", doc.Name, dao.ErrNoIndex)
 	}
-	// The protocol needs each entry's row pointer: a document that leaves
-	// it out means the one a Go store bound to it writes (schema.Bind).
-	t, err := schema.Open(doc.WithRowPointers())
-	if err != nil {
-		return nil, err
-	}
 	if err := serveAs(names, doc.Name, f.from.table); err != nil {
 		return nil, err
 	}
-	opts = withNames(opts, names)
-	if len(doc.UIDs) > 0 {
-		u, err := documentUIDs(c, doc, f.uidTable)
-		if err != nil {
-			return nil, err
+	if len(doc.UIDs) > 0 && f.uidTable != "" {
+		if _, ok := c.(dao.UIDClient); !ok {
+			return nil, &UnsupportedError{Command: "index", Call: "Increment", Need: "to open the UID table " + f.uidTable, Err: errors.ErrUnsupported}
 		}
-		opts = append(opts, dao.WithUIDs(u))
 	}
-	return dao.New(c, t, opts...)
+	r, err := dao.OpenDocument(c, doc, f.uidTable, withNames(opts, names)...)
+	if errors.Is(err, dao.ErrNeedUIDTable) {
+		return nil, fmt.Errorf("table %s: %w: give it with --uid-table TABLE", doc.Name, err)
+	}
+	return r, err
 }
 
 // ErrNeedUIDTable is the error of an index job on a table that declares
-// UID fields, without --uid-table.
-var ErrNeedUIDTable = errors.New("the schema declares UID fields: give their UID table with --uid-table TABLE")
-
-// documentUIDs opens the UID table of the UID fields doc declares.
-func documentUIDs(c dao.Client, doc schema.Document, table string) (*dao.UIDs, error) {
-	if table == "" {
-		return nil, fmt.Errorf("table %s: %w", doc.Name, ErrNeedUIDTable)
-	}
-	uc, ok := c.(dao.UIDClient)
-	if !ok {
-		return nil, &UnsupportedError{Command: "index", Call: "Increment", Need: "to open the UID table " + table, Err: errors.ErrUnsupported}
-	}
-	var kinds []dao.UIDKind
-	seen := map[string]bool{}
-	for _, u := range doc.UIDs {
-		if !seen[u.Kind] {
-			seen[u.Kind] = true
-			kinds = append(kinds, dao.UIDKind{Name: u.Kind, Width: u.Width})
-		}
-	}
-	return dao.NewUIDs(uc, table, kinds)
-}
+// UID fields, without --uid-table (dao.ErrNeedUIDTable).
+var ErrNeedUIDTable = dao.ErrNeedUIDTable
 
 // ErrDiverged makes verify exit 1 when the index diverges.
 var ErrDiverged = errors.New("the index diverges from the data table")

@@ -1,0 +1,320 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hbkit/hbkit/admin"
+	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/hbase/fake"
+	"github.com/hbkit/hbkit/hbase/hbapi"
+	"github.com/hbkit/hbkit/keys"
+	"github.com/hbkit/hbkit/schema"
+)
+
+func newFake(t testing.TB) *fake.Client {
+	t.Helper()
+	c, err := fake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// loadLedger writes n ledger records through the store (every 5th one
+// then moves from pending to settled) and returns the store and the
+// records.
+func loadLedger(ctx context.Context, t testing.TB, c dao.Conn, doc schema.Document, n int) (*dao.Repo[ledger], []*ledger) {
+	t.Helper()
+	repo, err := dao.Open[ledger](ctx, c, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := make([]*ledger, n)
+	for i := range recs {
+		recs[i] = ledgerRecord(i, "pending")
+	}
+	if _, err := repo.PutBatch(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	var moved []*ledger
+	for i := 0; i < n; i += 5 {
+		recs[i].Status = "settled"
+		moved = append(moved, recs[i])
+	}
+	if _, err := repo.PutBatch(ctx, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return repo, recs
+}
+
+// encoded returns rec as the store writes it.
+func encoded(t testing.TB, repo *dao.Repo[ledger], rec *ledger) *schema.Record {
+	t.Helper()
+	var r schema.Record
+	if err := repo.Table().EncodeRecord(&r, rec); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
+
+// TestIndexTaskVerifyRepair: over a schema of its own, read from the
+// table's stored document, the verify job's units (the data table's
+// regions, then the index tables') count the damage done behind the
+// store exactly: entries deleted (missing), a data row deleted (its two
+// entries orphaned), a carried cell changed (stale); the repair job fixes
+// it and verify is then clean.
+func TestIndexTaskVerifyRepair(t *testing.T) {
+	ctx := context.Background()
+	c := newFake(t)
+	doc := ledgerTables(t, "ledger_vr")
+	repo, recs := loadLedger(ctx, t, c, doc, 1500)
+	// Explicit timestamps: the fake stamps a write it times itself above
+	// every earlier one, ahead of the writers' clocks after many writes.
+	now := time.Now().UnixMilli()
+	var dmg []hbapi.Action
+	for _, rec := range recs[10:15] {
+		e := encoded(t, repo, rec).Entries[0]
+		dmg = append(dmg, &hbapi.Delete{Table: "ledger_vr_by_status", Row: e.Key, Timestamp: now})
+	}
+	dmg = append(dmg, &hbapi.Delete{Table: "ledger_vr", Row: encoded(t, repo, recs[20]).Data.Key, Timestamp: now})
+	st := encoded(t, repo, recs[30]).Entries[0]
+	var amount schema.Cell
+	for _, cell := range st.Cells {
+		if cell.Qualifier == "a" {
+			amount = cell
+		}
+	}
+	dmg = append(dmg, &hbapi.Put{Table: "ledger_vr_by_status", Row: st.Key, Timestamp: now,
+		Cells: []hbapi.PutCell{{Family: amount.Family, Qualifier: amount.Qualifier, Value: []byte("changed!")}}})
+	if _, err := c.Batch(ctx, dmg); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond) // repairs write above the damage
+	task, err := NewTask(ctx, c, Spec{Kind: KindVerify, Table: "ledger_vr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := task.Sources(), []string{"ledger_vr", "ledger_vr_by_status", "ledger_vr_by_ref"}; !slices.Equal(got, want) {
+		t.Fatalf("sources %q, want %q", got, want)
+	}
+	got := runJob(ctx, t, c, Spec{Kind: KindVerify, Table: "ledger_vr"})
+	wantCounts(t, "verify", got, Counts{"rows": 1499, "entries": 2*1499 - 5 + 2, "missing": 5, "orphaned": 2, "stale": 1, "repaired": 0})
+	if IndexReport(got).Clean() {
+		t.Error("the damaged ledger verifies clean")
+	}
+	got = runJob(ctx, t, c, Spec{Kind: KindRepair, Table: "ledger_vr", Grace: time.Nanosecond})
+	wantCounts(t, "repair", got, Counts{"missing": 5, "orphaned": 2, "stale": 1, "repaired": 5 + 2 + 1})
+	got = runJob(ctx, t, c, Spec{Kind: KindVerify, Table: "ledger_vr"})
+	wantCounts(t, "verify after repair", got, Counts{"rows": 1499, "entries": 2 * 1499})
+	if !IndexReport(got).Clean() {
+		t.Errorf("verify after repair: %v, want clean", got)
+	}
+}
+
+// TestIndexTaskRebuildBulk: a rebuild writes every entry of the
+// versioned rows as plain Puts, with no protocol round trip (the data
+// rows keep their version), restoring an index table truncated behind
+// the store; verify is then clean and Find answers.
+func TestIndexTaskRebuildBulk(t *testing.T) {
+	ctx := context.Background()
+	c := newFake(t)
+	doc := ledgerTables(t, "ledger_rb")
+	repo, recs := loadLedger(ctx, t, c, doc, 1200)
+	before := rowVersions(ctx, t, c, "ledger_rb")
+	if err := c.DisableTable(ctx, "ledger_rb_by_status"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.TruncateTable(ctx, "ledger_rb_by_status", true); err != nil {
+		t.Fatal(err)
+	}
+	got := runJob(ctx, t, c, Spec{Kind: KindRebuild, Table: "ledger_rb", Index: "ledger_rb_by_status"})
+	wantCounts(t, "rebuild", got, Counts{"rows": 1200, "repaired": 1200, "entries": 1200, "orphaned": 0})
+	if after := rowVersions(ctx, t, c, "ledger_rb"); !slices.Equal(before, after) {
+		t.Error("the bulk rebuild rewrote data rows")
+	}
+	got = runJob(ctx, t, c, Spec{Kind: KindVerify, Table: "ledger_rb"})
+	if !IndexReport(got).Clean() || got["rows"] != 1200 {
+		t.Errorf("verify after rebuild: %v", got)
+	}
+	settled := 0
+	for _, r := range recs {
+		if r.Status == "settled" {
+			settled++
+		}
+	}
+	if n := findStatus(ctx, t, repo, "settled"); len(n) != settled {
+		t.Errorf("Find settled: %d records, want %d", len(n), settled)
+	}
+}
+
+// rowVersions returns the version cells of a data table, in key order.
+func rowVersions(ctx context.Context, t testing.TB, c Client, table string) []string {
+	t.Helper()
+	sc, err := c.Scan(ctx, &hbapi.Scan{Table: table})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for r, err := range hbapi.All(ctx, sc) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := r.Latest([]byte("e"), []byte("_v"))
+		out = append(out, string(r.Row())+"@"+string(c.Value))
+	}
+	return out
+}
+
+// findStatus returns the records Find answers for a status, by key.
+func findStatus(ctx context.Context, t testing.TB, repo *dao.Repo[ledger], status string) map[int64]*ledger {
+	t.Helper()
+	x, err := repo.Index("ledger_by_status")
+	if err != nil {
+		x = nil
+	}
+	for _, name := range repo.IndexTables() {
+		if x == nil && len(name) > 10 && name[len(name)-10:] == "_by_status" {
+			if x, err = repo.Index(name); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out := map[int64]*ledger{}
+	for rec, err := range x.Find(ctx, dao.Prefix(&ledger{Status: status}, 1)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, dup := out[rec.Seq]; dup {
+			t.Errorf("Find %s: record %d twice", status, rec.Seq)
+		}
+		out[rec.Seq] = rec
+	}
+	return out
+}
+
+// TestIndexTaskBuild: an index table created over a data table that
+// holds rows is building, and Find through it refuses; the build job
+// writes the entries of the rows already there (its units are the data
+// table's only), Finish marks it active, and Find answers every old row.
+func TestIndexTaskBuild(t *testing.T) {
+	ctx := context.Background()
+	c := newFake(t)
+	doc := ledgerTables(t, "ledger_b")
+	repo, recs := loadLedger(ctx, t, c, doc, 1100)
+	if err := c.DisableTable(ctx, "ledger_b_by_status"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteTable(ctx, "ledger_b_by_status"); err != nil {
+		t.Fatal(err)
+	}
+	a, err := admin.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := schema.Bind[ledger](doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.EnsureTables(ctx, admin.WithIndexTables(tbl)...); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := a.IndexState(ctx, "ledger_b_by_status"); err != nil || st != schema.IndexBuilding {
+		t.Fatalf("state of the new index table: %q, %v; want building", st, err)
+	}
+	fresh, err := dao.New(c, tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := fresh.Index("ledger_b_by_status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range x.Find(ctx, dao.Query[ledger]{Ranges: []keys.KeyRange{{}}}) {
+		if !errors.Is(err, dao.ErrIndexBuilding) {
+			t.Fatalf("Find before the build: %v, want ErrIndexBuilding", err)
+		}
+		break
+	}
+	task, err := NewTask(ctx, c, Spec{Kind: KindBuild, Table: "ledger_b", Index: "ledger_b_by_status"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := task.Sources(); !slices.Equal(got, []string{"ledger_b"}) {
+		t.Fatalf("build sources %q, want the data table only", got)
+	}
+	got := runJob(ctx, t, c, Spec{Kind: KindBuild, Table: "ledger_b", Index: "ledger_b_by_status"})
+	wantCounts(t, "build", got, Counts{"rows": 1100, "repaired": 1100})
+	if st, err := a.IndexState(ctx, "ledger_b_by_status"); err != nil || st != schema.IndexActive {
+		t.Fatalf("state after the build: %q, %v; want active", st, err)
+	}
+	for _, status := range []string{"pending", "settled"} {
+		want := 0
+		for _, r := range recs {
+			if r.Status == status {
+				want++
+			}
+		}
+		if n := findStatus(ctx, t, fresh, status); len(n) != want {
+			t.Errorf("Find %s after the build: %d records, want %d", status, len(n), want)
+		}
+	}
+	_ = repo
+	if got := runJob(ctx, t, c, Spec{Kind: KindVerify, Table: "ledger_b"}); !IndexReport(got).Clean() {
+		t.Errorf("verify after build: %v", got)
+	}
+}
+
+// TestIndexTaskResume: a unit stopped after any commit and run again
+// from the position committed handles the rest exactly once: the counts
+// committed add up to those of a run that never stopped, for the data
+// table's unit and the index tables'.
+func TestIndexTaskResume(t *testing.T) {
+	ctx := context.Background()
+	c := newFake(t)
+	doc := ledgerTables(t, "ledger_rs")
+	loadLedger(ctx, t, c, doc, 2600)
+	for _, kind := range []Kind{KindVerify, KindRebuild} {
+		task, err := NewTask(ctx, c, Spec{Kind: kind, Table: "ledger_rs"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, table := range task.Sources() {
+			u := Unit{ID: table, Table: table}
+			whole := Counts{}
+			commits := 0
+			if err := task.Run(ctx, u, nil, func(_ []byte, d Counts) error { whole.Add(d); commits++; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if commits < 4 {
+				t.Fatalf("%s %s: %d commits, want several batches", kind, table, commits)
+			}
+			for stopAt := 1; stopAt < commits; stopAt++ {
+				total := Counts{}
+				var after []byte
+				n := 0
+				err := task.Run(ctx, u, nil, func(last []byte, d Counts) error {
+					if n++; n > stopAt {
+						return errStopRun
+					}
+					total.Add(d)
+					after = last
+					return nil
+				})
+				if !errors.Is(err, errStopRun) {
+					t.Fatalf("stopped run: %v", err)
+				}
+				if err := task.Run(ctx, u, after, func(_ []byte, d Counts) error { total.Add(d); return nil }); err != nil {
+					t.Fatal(err)
+				}
+				wantCounts(t, string(kind)+" "+table+" resumed", total, whole)
+			}
+		}
+	}
+}
