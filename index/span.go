@@ -56,11 +56,14 @@ func (t *Table[T]) CheckRange(ctx context.Context, mode Mode, sp Span, opts ...C
 	if err != nil {
 		return Report{}, err
 	}
-	start := sp.Start
+	start, stop := sp.Start, sp.Stop
+	if len(stop) == 0 {
+		stop = nil // a region's end key is empty, not nil, past the last row
+	}
 	if sp.After != nil && bytes.Compare(sp.After, sp.Start) >= 0 {
 		start = append(bytes.Clone(sp.After), 0)
 	}
-	if sp.Stop != nil && bytes.Compare(start, sp.Stop) >= 0 {
+	if stop != nil && bytes.Compare(start, stop) >= 0 {
 		return Report{}, nil
 	}
 	if err := t.settleWrites(ctx); err != nil {
@@ -79,7 +82,7 @@ func (t *Table[T]) CheckRange(ctx context.Context, mode Mode, sp Span, opts ...C
 		}
 		return o.save(Checkpoint{Table: t.name, Mode: mode.String(), After: bytes.Clone(last), Report: total})
 	}
-	kr := keys.KeyRange{Start: start, Stop: sp.Stop}
+	kr := keys.KeyRange{Start: start, Stop: stop}
 	if sp.Table == t.name {
 		err = t.rangeData(ctx, mode, kr, ix, commit)
 		return total, err
