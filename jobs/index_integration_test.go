@@ -112,9 +112,13 @@ func BenchmarkIntegrationIndexJobs(b *testing.B) {
 	plain := timeIt(func() { plainWrite(ctx, b, c, repo, name+"_plain", recs) })
 	tables := []string{name, name + "_by_status", name + "_by_ref"}
 	scan := timeIt(func() { scanAll(ctx, b, c, tables) })
-	verify := timeIt(func() { runWhole(ctx, b, c, Spec{Kind: KindVerify, Table: name}, tables, Counts{"rows": int64(n), "missing": 0}) })
+	verify := timeIt(func() {
+		runWhole(ctx, b, c, Spec{Kind: KindVerify, Table: name}, tables, Counts{"rows": int64(n), "missing": 0})
+	})
 	truncate(ctx, b, c, tables[1:]...)
-	rebuild := timeIt(func() { runWhole(ctx, b, c, Spec{Kind: KindRebuild, Table: name}, tables[:1], Counts{"rows": int64(n), "repaired": int64(n)}) })
+	rebuild := timeIt(func() {
+		runWhole(ctx, b, c, Spec{Kind: KindRebuild, Table: name}, tables[:1], Counts{"rows": int64(n), "repaired": int64(n)})
+	})
 	rebuildIx := timeIt(func() { runWhole(ctx, b, c, Spec{Kind: KindRebuild, Table: name}, tables[1:], Counts{"orphaned": 0}) })
 	truncate(ctx, b, c, tables[1])
 	one := timeIt(func() {

@@ -227,7 +227,7 @@ func buildScenario(ctx context.Context, t testing.TB, c jobClient, name string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := fresh.Index(name+"_by_status")
+	x, err := fresh.Index(name + "_by_status")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,14 +237,14 @@ func buildScenario(ctx context.Context, t testing.TB, c jobClient, name string, 
 		}
 		break
 	}
-	task, err := NewTask(ctx, c, Spec{Kind: KindBuild, Table: name, Index: name+"_by_status"})
+	task, err := NewTask(ctx, c, Spec{Kind: KindBuild, Table: name, Index: name + "_by_status"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := task.Sources(); !slices.Equal(got, []string{name}) {
 		t.Fatalf("build sources %q, want the data table only", got)
 	}
-	got := runJob(ctx, t, c, Spec{Kind: KindBuild, Table: name, Index: name+"_by_status"})
+	got := runJob(ctx, t, c, Spec{Kind: KindBuild, Table: name, Index: name + "_by_status"})
 	wantCounts(t, "build", got, Counts{"rows": int64(n), "repaired": int64(n)})
 	if st, err := a.IndexState(ctx, name+"_by_status"); err != nil || st != schema.IndexActive {
 		t.Fatalf("state after the build: %q, %v; want active", st, err)
