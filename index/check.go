@@ -505,7 +505,7 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip
 				return nil
 			}
 		}
-		if err := t.checkEntries(ctx, mode, i, es, rep); err != nil {
+		if err := t.checkEntries(ctx, mode, i, es, false, rep); err != nil {
 			return err
 		}
 		last := es[len(es)-1]
@@ -514,8 +514,11 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip
 }
 
 // checkEntries checks a batch of entries of index i against their data
-// rows, fixing in ModeRepair and ModeRebuild.
-func (t *Table[T]) checkEntries(ctx context.Context, mode Mode, i int, es []*entry, rep *Report) error {
+// rows, fixing in ModeRepair and ModeRebuild. With tally (a verify that
+// reads no entry from the data rows: see CheckRange) it also counts the
+// stale entries and takes those that spare their row from being missing
+// off Missing.
+func (t *Table[T]) checkEntries(ctx context.Context, mode Mode, i int, es []*entry, tally bool, rep *Report) error {
 	s := t.ixs[i]
 	ds, err := t.dataRows(ctx, es)
 	if err != nil {
@@ -529,6 +532,9 @@ func (t *Table[T]) checkEntries(ctx context.Context, mode Mode, i int, es []*ent
 		v := t.judge(i, e, ds[j])
 		if !v.valid {
 			rep.Orphaned++
+		}
+		if tally && v.valid {
+			t.tallyEntry(e, v, rep)
 		}
 		if mode == ModeVerify {
 			continue
@@ -555,6 +561,18 @@ func (t *Table[T]) checkEntries(ctx context.Context, mode Mode, i int, es []*ent
 	}
 	rep.Repaired += int64(t.applyRepairs(ctx, fixes, cams))
 	return nil
+}
+
+// tallyEntry counts valid entry e (verdict v) as judgeEntries counts the
+// entry it reads for a data row: stale, or not missing (Missing goes
+// down by one) unless it is ours, unverified, in a mode that verifies.
+func (t *Table[T]) tallyEntry(e *entry, v verdict[T], rep *Report) {
+	if v.stale {
+		rep.Stale++
+	}
+	if e.rawState == nil || e.status == statusVerified || !t.verifies() || v.stale {
+		rep.Missing--
+	}
 }
 
 // Rows written by other clients.

@@ -44,6 +44,13 @@ const aheadDepth = 4
 // keys disagree with their record go through the protocol. That pass
 // reads no entry, so it counts no missing or stale ones: Repaired counts
 // the records whose entries it wrote.
+//
+// In ModeVerify, neither pass reads what the other scans: a span of the
+// data table counts the entries its rows need as Missing, and a span of
+// an index table takes off Missing each entry it finds valid (verified,
+// or another client's) and counts the stale ones. Missing is therefore
+// exact summed over every span of both tables (a job's total), and
+// negative for an index table's span alone.
 func (t *Table[T]) CheckRange(ctx context.Context, mode Mode, sp Span, opts ...CheckOption) (Report, error) {
 	if mode < ModeVerify || mode > ModeRebuild {
 		return Report{}, fmt.Errorf("index: %w: CheckRange mode %d is not a mode", ErrInvalidOption, mode)
@@ -159,8 +166,17 @@ func (t *Table[T]) rangeData(ctx context.Context, mode Mode, kr keys.KeyRange, i
 	}
 	work := func(ctx context.Context, b dataBatch) (Report, error) {
 		rep := Report{Duplicates: b.dups}
-		if mode == ModeRebuild {
+		switch mode {
+		case ModeRebuild:
 			return rep, t.bulkRows(ctx, b.rows, ix, &rep)
+		case ModeVerify:
+			live, _ := t.liveRows(mode, b.rows, &rep)
+			n := len(ix)
+			if ix == nil {
+				n = len(t.ixs)
+			}
+			rep.Missing += int64(len(live) * n) // the entries they need: the index spans take off those they find
+			return rep, nil
 		}
 		return rep, t.checkDataRows(ctx, mode, b.rows, ix, &rep)
 	}
@@ -182,7 +198,7 @@ func (t *Table[T]) rangeIndex(ctx context.Context, mode Mode, i int, kr keys.Key
 	}
 	work := func(ctx context.Context, es []*entry) (Report, error) {
 		var rep Report
-		return rep, t.checkEntries(ctx, mode, i, es, &rep)
+		return rep, t.checkEntries(ctx, mode, i, es, mode == ModeVerify, &rep)
 	}
 	var held Report // counts of cells of a row not known to be complete
 	var heldRow []byte
