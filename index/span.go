@@ -186,15 +186,32 @@ func (t *Table[T]) rangeData(ctx context.Context, mode Mode, kr keys.KeyRange, i
 }
 
 // rangeIndex is the pass of index i over its entries in kr. The entries
-// of an inverted index are cells, and a batch may end inside a row: a
-// position is committed only at the end of a row, the counts of the
-// batches between two positions together.
+// of an inverted index are cells, and a row may hold more than a batch:
+// batches end at row ends where they can (the cells of the row a chunk
+// ends in go with the next one), and a position is committed only at the
+// end of a row, the counts of the batches of a long row together.
 func (t *Table[T]) rangeIndex(ctx context.Context, mode Mode, i int, kr keys.KeyRange, commit func([]byte, Report) error) error {
 	s := t.ixs[i]
 	scan := func(ctx context.Context, emit func([]*entry) error) error {
-		return t.scanEntries(ctx, s, []keys.KeyRange{kr}, nil, t.o.batchSize, func(es []*entry) error {
-			return emit(slices.Clone(es)) // the chunk is reused
+		var carry []*entry // inverted: the cells of the row a chunk ended in
+		err := t.scanEntries(ctx, s, []keys.KeyRange{kr}, nil, t.o.batchSize, func(es []*entry) error {
+			es = append(carry, es...) // a copy: the chunk is reused
+			carry = nil
+			if s.inv {
+				cut := len(es)
+				for cut > 0 && bytes.Equal(es[cut-1].key, es[len(es)-1].key) {
+					cut--
+				}
+				if cut > 0 { // else the chunk is one row's: it goes as it is
+					es, carry = es[:cut], slices.Clone(es[cut:])
+				}
+			}
+			return emit(es)
 		})
+		if err != nil || len(carry) == 0 {
+			return err
+		}
+		return emit(carry)
 	}
 	work := func(ctx context.Context, es []*entry) (Report, error) {
 		var rep Report
