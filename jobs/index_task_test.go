@@ -387,3 +387,63 @@ func TestIndexTaskRebuildModes(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexTaskBuildUnversioned: rows written without the protocol (no
+// version cell: WithUnindexedWrites, as another client writes them) take
+// the protocol's path in a build of every index, which adopts them (they
+// get their version); Finish marks both indexes active, and Find answers
+// every record.
+func TestIndexTaskBuildUnversioned(t *testing.T) {
+	ctx := context.Background()
+	c := newFake(t)
+	doc := ledgerTables(t, "ledger_u")
+	tbl, err := schema.Bind[ledger](doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := admin.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Create(ctx, tbl); err != nil { // the data table alone
+		t.Fatal(err)
+	}
+	old, err := dao.New(c, tbl, dao.WithUnindexedWrites())
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := map[int64]*ledger{}
+	var recs []*ledger
+	for i := range 700 {
+		r := ledgerRecord(i, []string{"pending", "settled", "held"}[i%3])
+		recs, live[r.Seq] = append(recs, r), r
+	}
+	if _, err := old.PutBatch(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.EnsureTables(ctx, admin.WithIndexTables(tbl)...); err != nil {
+		t.Fatal(err)
+	}
+	got := runJob(ctx, t, c, Spec{Kind: KindBuild, Table: "ledger_u"})
+	wantCounts(t, "build", got, Counts{"rows": 700, "repaired": 700, "skipped": 0})
+	sc, err := c.Scan(ctx, &hbapi.Scan{Table: "ledger_u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, err := range hbapi.All(ctx, sc) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := r.Value([]byte("e"), []byte("_v")); len(v) != 8 {
+			t.Fatalf("row %q has no version after the build: not adopted", r.Row())
+		}
+	}
+	repo, err := dao.New(c, tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFindExact(ctx, t, repo, live, "after the build")
+	if got := runJob(ctx, t, c, Spec{Kind: KindVerify, Table: "ledger_u"}); !IndexReport(got).Clean() || got["entries"] != 1400 {
+		t.Errorf("verify after the build: %v", got)
+	}
+}
