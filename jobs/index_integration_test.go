@@ -76,7 +76,8 @@ func TestIntegrationIndexTaskBuild(t *testing.T) {
 //   - scan: a full scan of the data table and both index tables;
 //   - verify: the verify job's units of the three tables;
 //   - rebuild: the rebuild job's data-table unit over emptied index
-//     tables (both indexes; then one index alone), and its index units.
+//     tables (both indexes; then one index alone), and its index units;
+//   - Check in ModeRebuild, the protocol's rebuild, for comparison.
 //
 // Rates are data rows per second; the ratios are the targets
 // (rebuild ≥ 0.8× plain, verify ≥ 0.5× scan). See docs/index-jobs.md.
@@ -124,8 +125,14 @@ func BenchmarkIntegrationIndexJobs(b *testing.B) {
 	one := timeIt(func() {
 		runWhole(ctx, b, c, Spec{Kind: KindRebuild, Table: name, Index: tables[1]}, tables[:1], Counts{"rows": int64(n), "repaired": int64(n)})
 	})
+	protocol := timeIt(func() { // the rebuild of index.Table.Check, for comparison
+		if rep, err := repo.Check(ctx, dao.ModeRebuild); err != nil || rep.DataRows != int64(n) {
+			b.Fatalf("Check in ModeRebuild: %+v, %v", rep, err)
+		}
+	})
 	b.StopTimer()
 	rate := func(d time.Duration) float64 { return float64(n) / d.Seconds() }
+	b.ReportMetric(rate(protocol), "check_rebuild_rows/s")
 	b.ReportMetric(rate(plain), "plain_rows/s")
 	b.ReportMetric(rate(scan), "scan_rows/s")
 	b.ReportMetric(rate(verify), "verify_rows/s")
@@ -134,8 +141,8 @@ func BenchmarkIntegrationIndexJobs(b *testing.B) {
 	b.ReportMetric(plain.Seconds()/rebuild.Seconds(), "rebuild/plain")
 	b.ReportMetric(plain.Seconds()/one.Seconds(), "rebuild1/plain")
 	b.ReportMetric(scan.Seconds()/verify.Seconds(), "verify/scan")
-	b.Logf("%d rows: plain %v, scan (3 tables) %v, verify %v, rebuild data unit (2 indexes) %v + index units %v, rebuild of one index %v",
-		n, plain, scan, verify, rebuild, rebuildIx, one)
+	b.Logf("%d rows: plain %v, scan (3 tables) %v, verify %v, rebuild data unit (2 indexes) %v + index units %v, rebuild of one index %v; "+
+		"Check's rebuild through the protocol (both passes) %v", n, plain, scan, verify, rebuild, rebuildIx, one, protocol)
 }
 
 func timeIt(f func()) time.Duration {
