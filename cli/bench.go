@@ -69,15 +69,6 @@ type benchFlags struct {
 
 func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit bench", flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
-	fs.Usage = func() {
-		var b strings.Builder
-		for _, w := range bench.Workloads() {
-			fmt.Fprintf(&b, "  %-16s %s\n", w.Name, w.Summary)
-		}
-		e.usage(fmt.Sprintf(benchUsage, e.clientName(), strings.TrimRight(b.String(), "\n")))
-		e.printFlags(fs)
-	}
 	e.connectFlags(fs, &f.zk)
 	fs.StringVar(&f.table, "table", bench.DefaultTable, "table `T` of the PE workloads, and prefix of the layer workloads' tables (PE's --table)")
 	fs.IntVar(&f.rows, "rows", bench.DefaultRows, "rows per client thread (PE's --rows)")
@@ -108,18 +99,32 @@ type benchReport struct {
 	Results   []bench.Result `json:"results"`
 }
 
-func runBench(ctx context.Context, e *Env, args []string) error {
-	return runBenchWith(ctx, e, args, connectAs(e, func(c Client) Client { return c }))
+// benchCommand is hbkit bench.
+func benchCommand(e *Env, connect connectFunc[Client]) command {
+	usage := func() string {
+		var b strings.Builder
+		for _, w := range bench.Workloads() {
+			fmt.Fprintf(&b, "  %-16s %s\n", w.Name, w.Summary)
+		}
+		return fmt.Sprintf(benchUsage, e.clientName(), strings.TrimRight(b.String(), "\n"))
+	}
+	return command{name: "bench", summary: "run PE's workloads (and dao/index writes) with " + e.clientName() + ": rows/s and latency",
+		usage: usage,
+		bind: func() (*flag.FlagSet, runFunc) {
+			var f benchFlags
+			return benchFlagSet(e, &f), func(ctx context.Context, args []string) error { return e.bench(ctx, f, args, connect) }
+		}}
 }
 
+// runBenchWith runs hbkit bench with args over connect.
 func runBenchWith(ctx context.Context, e *Env, args []string, connect connectFunc[Client]) error {
-	var f benchFlags
-	fs := benchFlagSet(e, &f)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.Stderr, "%s bench: unexpected argument %q\n", e.name(), fs.Arg(0))
+	return runOne(ctx, e, benchCommand(e, connect), args)
+}
+
+// bench runs hbkit bench with its flags and arguments.
+func (e *Env) bench(ctx context.Context, f benchFlags, args []string, connect connectFunc[Client]) error {
+	if len(args) > 0 {
+		fmt.Fprintf(e.Stderr, "%s bench: unexpected argument %q\n", e.name(), args[0])
 		return ErrUsage
 	}
 	if f.compare != "" {

@@ -136,7 +136,6 @@ type viewFlags struct {
 
 func viewFlagSet(e *Env, cmd string, f *viewFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit "+cmd, flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
 	fs.StringVar(&f.src.schema, "schema", "", "schema `NAME` (of this binary, or built-in), JSON schema FILE, or FILE#TABLE")
 	f.src.register(fs, "read table `T`: with its stored schema document, or with --schema or --schema-file (default: the schema's own table)")
 	fs.StringVar(&f.index, "index", "", "read the index table `NAME` that the document stored with --table declares")
@@ -181,16 +180,25 @@ type viewClient interface {
 	Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error)
 }
 
-func runScan(ctx context.Context, e *Env, args []string) error {
-	return runView(ctx, e, "scan", args, connectAs(e, func(c Client) viewClient { return c }))
+// viewCommand is hbkit get (cmd "get") or hbkit scan (cmd "scan").
+func viewCommand(e *Env, cmd string, connect connectFunc[viewClient]) command {
+	c := command{name: cmd, summary: "read rows by field values: named segments and typed columns", usage: text(scanUsage)}
+	if cmd == "get" {
+		c.summary, c.usage = "read one row by its key fields: named segments and typed columns", text(getUsage)
+	}
+	c.bind = func() (*flag.FlagSet, runFunc) {
+		var f viewFlags
+		return viewFlagSet(e, cmd, &f), func(ctx context.Context, args []string) error {
+			return e.view(ctx, cmd, f, args, connect)
+		}
+	}
+	return c
 }
 
-func runGet(ctx context.Context, e *Env, args []string) error {
-	return runView(ctx, e, "get", args, connectAs(e, func(c Client) viewClient { return c }))
-}
-
-func runView(ctx context.Context, e *Env, cmd string, args []string, connect connectFunc[viewClient]) error {
-	f, keyFields, err := e.parseView(cmd, args)
+// view runs get or scan (cmd) with its flags and arguments: get's key
+// fields, FIELD=VALUE.
+func (e *Env) view(ctx context.Context, cmd string, f viewFlags, args []string, connect connectFunc[viewClient]) error {
+	keyFields, err := e.checkView(cmd, f, args)
 	if err != nil {
 		return err
 	}
@@ -225,54 +233,34 @@ func runView(ctx context.Context, e *Env, cmd string, args []string, connect con
 	return e.scanRows(ctx, c, v, p, f)
 }
 
-// parseView parses the flags and arguments of get or scan: get's key
-// fields are its FIELD=VALUE arguments, which flags may follow.
-func (e *Env) parseView(cmd string, args []string) (viewFlags, []schema.FieldText, error) {
-	var f viewFlags
-	fs := viewFlagSet(e, cmd, &f)
-	fs.Usage = func() {
-		e.usage(map[string]string{"scan": scanUsage, "get": getUsage}[cmd])
-		e.printFlags(fs)
-	}
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return f, nil, err
-			}
-			return f, nil, ErrUsage // explained on stderr by fs
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
+// checkView checks the flags and arguments of get or scan (cmd) and
+// returns get's key fields, its FIELD=VALUE arguments.
+func (e *Env) checkView(cmd string, f viewFlags, positional []string) ([]schema.FieldText, error) {
 	usageErr := func(format string, a ...any) error {
 		fmt.Fprintf(e.Stderr, "%s %s: %s\n", e.name(), cmd, fmt.Sprintf(format, a...))
 		return ErrUsage
 	}
 	switch {
 	case !f.src.given() && f.src.table == "":
-		return f, nil, usageErr("name the table with --table T (or the schema with --schema NAME or --schema-file FILE)")
+		return nil, usageErr("name the table with --table T (or the schema with --schema NAME or --schema-file FILE)")
 	case f.index != "" && (f.src.given() || f.src.table == ""):
-		return f, nil, usageErr("--index reads an index table of the data table --table names, with its stored document; with --schema, name the index table itself")
+		return nil, usageErr("--index reads an index table of the data table --table names, with its stored document; with --schema, name the index table itself")
 	case cmd == "scan" && len(positional) > 0:
-		return f, nil, usageErr("unexpected argument %q (fields are given with --eq, --from and --to)", positional[0])
+		return nil, usageErr("unexpected argument %q (fields are given with --eq, --from and --to)", positional[0])
 	case cmd == "scan" && f.limit < 0:
-		return f, nil, e.inputError(cmd, "--limit", fmt.Errorf("%d: want a number of rows, or 0 for all", f.limit))
+		return nil, e.inputError(cmd, "--limit", fmt.Errorf("%d: want a number of rows, or 0 for all", f.limit))
 	case cmd == "get" && len(positional) == 0:
-		return f, nil, usageErr("give the key's fields as FIELD=VALUE arguments")
+		return nil, usageErr("give the key's fields as FIELD=VALUE arguments")
 	}
 	var keyFields []schema.FieldText
 	for _, a := range positional {
 		ft, err := fieldText(a)
 		if err != nil {
-			return f, nil, usageErr("%v", err)
+			return nil, usageErr("%v", err)
 		}
 		keyFields = append(keyFields, ft)
 	}
-	return f, keyFields, nil
+	return keyFields, nil
 }
 
 // getRow prints the row of the key fields: one Get per salt value the
