@@ -91,6 +91,7 @@ func commands(e *Env) []command {
 		indexCommand(e, connectAs(e, func(c Client) dao.Client { return c })),
 		viewCommand(e, "get", connectAs(e, func(c Client) viewClient { return c })),
 		viewCommand(e, "scan", connectAs(e, func(c Client) viewClient { return c })),
+		countCommand(e, connectAs(e, func(c Client) rowScanner { return c })),
 		benchCommand(e, connectAs(e, func(c Client) Client { return c })),
 	}
 }

@@ -24,6 +24,7 @@ import (
 )
 
 const scanUsage = `usage: hbkit scan --table T | --schema NAME|FILE [--eq FIELD=VALUE]... [--from FIELD=VALUE] [--to FIELD=VALUE] [flags]
+       hbkit scan --table T [--shell] [--start KEY] [--stop KEY] [--prefix KEY] [flags]
 
 Reads rows of a table in key order and shows each one as the schema sees it:
 its key cut into named segments with their decoded values (a mobile number,
@@ -71,10 +72,20 @@ A wide table's row (rows as columns) lists its cells, one record each:
 "cells": [{"qualifier": {field: value}, "value"}]; in text, one line per
 cell named by its qualifier's fields, such as message[ts=1m30.5s].
 
+Without a schema: --shell reads any table --table names (one another client
+made, with no stored document) and prints its cells as the HBase shell
+does: ROW, then column=FAMILY:QUALIFIER, timestamp=MS, value=VALUE, every
+byte string in the shell's form (printable bytes as is, others as \xHH),
+and "N row(s)". Rows are chosen by key bytes, in the same form: --start KEY
+(included), --stop KEY (excluded) or --prefix KEY, which also work with a
+schema instead of --eq, --from and --to. With --json, one object per row:
+{"table", "row", "hex", "cells": [{"column", "timestamp", "value"}]}.
+
 Flags:
 `
 
 const getUsage = `usage: hbkit get --table T | --schema NAME|FILE FIELD=VALUE... [flags]
+       hbkit get --table T [--shell] --row KEY [flags]
 
 Reads the one row whose key fields are given, as FIELD=VALUE arguments
 (every field of the key; the forms are those of "hbkit scan --help"), and
@@ -82,6 +93,13 @@ shows it as hbkit scan does. The schema comes from the table's stored
 document, --schema or --schema-file, as for scan. A key whose leading salt the fields cannot
 give is read once per salt value. A row that does not exist is an error:
 exit status 1 and a message naming the key.
+
+--row KEY reads the row of that key, written in the HBase shell's form
+(printable bytes as is, others as \xHH: --row 'user\x00\x01'), instead of
+key fields. With --shell the row is read without a schema and printed as
+the HBase shell's get prints it (COLUMN, then timestamp=MS, value=VALUE;
+with --json {"table", "row", "hex", "cells": [{"column", "timestamp",
+"value"}]}): the way to read a table another client made.
 
 Flags:
 `
@@ -129,6 +147,8 @@ type viewFlags struct {
 	zk       string
 	json     bool
 	raw      bool
+	shell    bool        // --shell: rows as the HBase shell prints them, no schema
+	keys     rawKeyFlags // --row, --start, --stop, --prefix
 	limit    int
 	eq       []schema.FieldText
 	from, to *schema.FieldText
@@ -142,6 +162,8 @@ func viewFlagSet(e *Env, cmd string, f *viewFlags) *flag.FlagSet {
 	e.connectFlags(fs, &f.zk)
 	fs.BoolVar(&f.json, "json", false, "one JSON object per row")
 	fs.BoolVar(&f.raw, "raw", false, "also show the bytes of each segment and cell as the HBase shell prints them")
+	fs.BoolVar(&f.shell, "shell", false, "print cells as the HBase shell does, without a schema (the default for a table with no stored document)")
+	f.keys.register(fs, cmd)
 	if cmd != "scan" {
 		return fs
 	}
@@ -219,16 +241,19 @@ func (e *Env) view(ctx context.Context, cmd string, f viewFlags, args []string, 
 		return err
 	}
 	defer closer.Close()
-	if v == nil {
+	if v == nil && !f.shell {
 		if v, err = storedViewer(ctx, cmd, c, f.src.table, f.index); errors.Is(err, ErrUsage) {
 			return usageErr(err)
 		} else if err != nil {
 			return err
 		}
 	}
+	if v == nil {
+		return e.shellView(ctx, cmd, c, f.src.table, f)
+	}
 	p := &rowPrinter{w: e.Stdout, table: v.Name().String(), json: f.json, raw: f.raw, want: wantSegments(v, f.eq)}
 	if cmd == "get" {
-		return e.getRow(ctx, c, v, p, keyFields)
+		return e.getRow(ctx, c, v, p, keyFields, f.keys.row)
 	}
 	return e.scanRows(ctx, c, v, p, f)
 }
@@ -249,8 +274,14 @@ func (e *Env) checkView(cmd string, f viewFlags, positional []string) ([]schema.
 		return nil, usageErr("unexpected argument %q (fields are given with --eq, --from and --to)", positional[0])
 	case cmd == "scan" && f.limit < 0:
 		return nil, e.inputError(cmd, "--limit", fmt.Errorf("%d: want a number of rows, or 0 for all", f.limit))
-	case cmd == "get" && len(positional) == 0:
-		return nil, usageErr("give the key's fields as FIELD=VALUE arguments")
+	case cmd == "get" && len(positional) == 0 && f.keys.row == nil:
+		return nil, usageErr("give the key's fields as FIELD=VALUE arguments, or the row key with --row KEY")
+	case f.keys.given != nil && (len(positional) > 0 || len(f.eq) > 0 || f.from != nil || f.to != nil):
+		return nil, usageErr("%s gives the key as bytes: it takes no key fields (FIELD=VALUE, --eq, --from, --to)", f.keys.given[0])
+	case f.keys.check() != nil:
+		return nil, usageErr("%v", f.keys.check())
+	case f.shell && (f.src.given() || f.index != "" || len(positional) > 0 || len(f.eq) > 0 || f.from != nil || f.to != nil):
+		return nil, usageErr("--shell reads --table T without a schema: it takes no --schema, --schema-file, --index or key fields (give keys with --row, --start, --stop, --prefix)")
 	}
 	var keyFields []schema.FieldText
 	for _, a := range positional {
@@ -265,10 +296,13 @@ func (e *Env) checkView(cmd string, f viewFlags, positional []string) ([]schema.
 
 // getRow prints the row of the key fields: one Get per salt value the
 // fields leave open.
-func (e *Env) getRow(ctx context.Context, c viewClient, v schema.Viewer, p *rowPrinter, keyFields []schema.FieldText) error {
-	getKeys, err := v.RowKeys(keyFields)
-	if err != nil {
-		return e.inputError("get", "key fields", err)
+func (e *Env) getRow(ctx context.Context, c viewClient, v schema.Viewer, p *rowPrinter, keyFields []schema.FieldText, row []byte) error {
+	getKeys := [][]byte{row}
+	if row == nil {
+		var err error
+		if getKeys, err = v.RowKeys(keyFields); err != nil {
+			return e.inputError("get", "key fields", err)
+		}
 	}
 	found := false
 	for _, k := range getKeys {
@@ -296,6 +330,9 @@ func (e *Env) scanRows(ctx context.Context, c viewClient, v schema.Viewer, p *ro
 	ranges, err := v.KeyRanges(schema.TextQuery{Eq: f.eq, Lo: f.from, Hi: f.to})
 	if err != nil {
 		return e.inputError("scan", "--eq, --from, --to", err)
+	}
+	if kr, ok := f.keys.keyRange(); ok {
+		ranges = []keys.KeyRange{kr}
 	}
 	n, more, err := scanRanges(ctx, c, p.table, ranges, f.limit, len(p.want) > 0, func(key []byte, res *hbase.Result) (bool, error) {
 		before := p.rows
