@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -78,7 +79,7 @@ func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
 	fs.IntVar(&f.valueSize, "value-size", bench.DefaultValueSize, "value size in bytes (PE's --valueSize)")
 	fs.IntVar(&f.batch, "batch", bench.DefaultBatchSize, "records per call of plainWrite, daoWrite, indexedWrite and dualWrite")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the random keys and values (default: random)")
-	fs.BoolVar(&f.json, "json", false, "print the results as JSON")
+	fs.BoolVar(&f.json, "json", false, "print the results (with --compare: the comparison) as JSON")
 	fs.BoolVar(&f.fresh, "fresh", false, "drop the workloads' tables first, so the writes start from empty tables")
 	fs.BoolVar(&f.drop, "drop-tables", false, "drop the workloads' tables and exit")
 	fs.StringVar(&f.compare, "compare", "", "print the comparison table of the PE logs and JSON reports in `DIR` and exit")
@@ -88,6 +89,31 @@ func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
 	fs.IntVar(&f.serverPID, "server-pid", 0, "report the CPU time per row that process `PID` (a local HBase's JVM) spent during each workload, next to the client's own")
 	fs.StringVar(&f.writeMode, "write-mode", "", "write indexedWrite's records, and read them in accountDayQuery, through a store in `MODE` (strict, mutable, insert-only, verify-on-read) instead of the schema's own (insert-only)")
 	return fs
+}
+
+// comparisonJSON is one row of bench --compare --json: a workload run by
+// PerformanceEvaluation (Java) and by hbkit.
+type comparisonJSON struct {
+	Workload string       `json:"workload"`
+	Threads  int          `json:"threads"`
+	Java     bench.Result `json:"java"`
+	Hbkit    bench.Result `json:"hbkit"`
+	Ratio    float64      `json:"ratio"` // hbkit's rows/s over Java's
+}
+
+// writeComparisonJSON writes the output of bench --compare --json: the
+// comparisons, and every hbkit result read (the layer workloads too).
+func writeComparisonJSON(w io.Writer, cs []bench.Comparison, ours []bench.Result) error {
+	out := struct {
+		Comparisons []comparisonJSON `json:"comparisons"`
+		Results     []bench.Result   `json:"results"`
+	}{Comparisons: []comparisonJSON{}, Results: ours}
+	for _, c := range cs {
+		out.Comparisons = append(out.Comparisons, comparisonJSON{c.Workload, c.Threads, c.Java, c.Ours, c.Ratio()})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }
 
 // benchReport is the JSON output of hbkit bench.
@@ -128,7 +154,7 @@ func (e *Env) bench(ctx context.Context, f benchFlags, args []string, connect co
 		return ErrUsage
 	}
 	if f.compare != "" {
-		return benchCompare(e, f.compare)
+		return benchCompare(e, f.compare, f.json)
 	}
 	names, err := benchWorkloads(f.workloads)
 	if err != nil {
@@ -272,7 +298,7 @@ func benchWorkloads(list string) ([]string, error) {
 
 // benchCompare prints the comparison of the PE logs and hbkit reports in
 // dir.
-func benchCompare(e *Env, dir string) error {
+func benchCompare(e *Env, dir string, asJSON bool) error {
 	logs, err := filepath.Glob(filepath.Join(dir, "pe-*.log"))
 	if err != nil {
 		return err
@@ -321,6 +347,9 @@ func benchCompare(e *Env, dir string) error {
 		return order[a.Workload] - order[b.Workload]
 	})
 	cs := bench.Compare(java, ours)
+	if asJSON {
+		return writeComparisonJSON(e.Stdout, cs, ours)
+	}
 	if len(cs) > 0 {
 		if err := bench.WriteComparison(e.Stdout, cs); err != nil {
 			return err

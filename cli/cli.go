@@ -346,6 +346,22 @@ func registered[V any](m map[string]V, name string) (V, bool) {
 	return v, ok
 }
 
+// printNames prints names one per line, or as a JSON array.
+func (e *Env) printNames(names []string, asJSON bool) error {
+	if asJSON {
+		if names == nil {
+			names = []string{}
+		}
+		return json.NewEncoder(e.Stdout).Encode(names)
+	}
+	for _, n := range names {
+		if _, err := fmt.Fprintln(e.Stdout, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // registeredNames returns the names m registers, sorted.
 func registeredNames[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))

@@ -159,10 +159,7 @@ func (e *Env) simulate(ctx context.Context, f *simulateFlags, fs *flag.FlagSet, 
 		return ErrUsage
 	}
 	if f.list {
-		for _, n := range registeredNames(e.Workloads) {
-			fmt.Fprintln(e.Stdout, n)
-		}
-		return nil
+		return e.printNames(registeredNames(e.Workloads), f.out.json)
 	}
 	if f.schema == "" && f.sample == "" {
 		if f.file != "" || f.table != "" {

@@ -38,7 +38,7 @@ requests) of the live tables, and their drift from the schema`},
 	{"drop", "disable and delete the tables (needs --yes)"},
 	{"ls", `the live tables of the cluster (of --namespace NS only, if given),
 one per line, or a JSON array with --json; "list" is the same`},
-	{"schemas", "the names of the built-in schemas (--schema takes them)"},
+	{"schemas", "the names of the built-in schemas (--schema takes them); a JSON array with --json"},
 }
 
 const tableAbout = `--schema takes a schema of this binary, a built-in name (see "hbkit table
@@ -188,10 +188,7 @@ func (e *Env) checkTable(sub string, f tableFlags, args []string) error {
 	}
 	switch sub {
 	case "schemas":
-		for _, n := range registeredNames(e.Schemas) {
-			fmt.Fprintln(e.Stdout, n)
-		}
-		return nil
+		return e.printNames(registeredNames(e.Schemas), f.json)
 	case "ls", "list":
 		if len(f.schemas) > 0 || len(f.tables) > 0 {
 			fmt.Fprintf(e.Stderr, "%s table %s: lists the cluster's tables; it takes no --schema or --table\n", e.name(), sub)
@@ -328,7 +325,7 @@ func tableFlagSet(e *Env, f *tableFlags) *flag.FlagSet {
 	fs.Func("schema-file", "schema `FILE`: a schema document (JSON) or a schema file; repeatable, comma-separated", list(&f.schemas))
 	fs.Func("table", "table `T` whose stored schema document is the schema, with its index tables; repeatable, comma-separated", list(&f.tables))
 	e.connectFlags(fs, &f.zk)
-	fs.BoolVar(&f.json, "json", false, "JSON output (describe, --dry-run)")
+	fs.BoolVar(&f.json, "json", false, "JSON output (describe, ls, schemas, --dry-run)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the split keys and options without touching HBase")
 	fs.BoolVar(&f.yes, "yes", false, "confirm drop or truncate")
 	fs.BoolVar(&f.rows, "rows", false, "describe: count rows per region with a key-only scan (reads the whole table)")
