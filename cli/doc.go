@@ -1,5 +1,5 @@
 // Package cli is hbkit's command line: the table, index, get, scan,
-// simulate, regions, bench and version commands, their flags, output and exit
+// count, simulate, regions, bench, version and completion commands, their flags, output and exit
 // statuses, run by Main over any HBase client that implements Client.
 //
 // cmd/hbkit runs it over hbkit's native client (NativeEnv);
