@@ -67,8 +67,9 @@ func (t *tree) build(c command, path string) *cobra.Command {
 	var fs *flag.FlagSet
 	var run runFunc
 	if c.bind != nil {
+		e.security = nil
 		fs, run = c.bind()
-		sec := e.security // connectFlags sets it, per command
+		sec := e.security // connectFlags sets it, per command: nil without
 		fs.SetOutput(e.Stderr)
 		fs.Usage = func() { e.printHelp(e.Stderr, c.usage(), fs) }
 		cc.Flags().AddGoFlagSet(fs)

@@ -1,6 +1,7 @@
 // Package cli is hbkit's command line: the table, index, get, scan,
-// count, simulate, regions, bench, version and completion commands, their flags, output and exit
-// statuses, run by Main over any HBase client that implements Client.
+// count, simulate, regions, bench, version and completion commands, their
+// flags, output and exit statuses, run by Main over any HBase client that
+// implements Client.
 //
 // cmd/hbkit runs it over hbkit's native client (NativeEnv);
 // contrib/gohbase's hbkit-gohbase runs it over a gohbase client through
