@@ -61,6 +61,7 @@ Each also reads its ` + "`HBKIT_*`" + ` variable.
 			sections = append(sections, []string{c.name, s.name, "--help"})
 		}
 	}
+	sections = append(sections, []string{"completion", "--help"})
 	for _, args := range sections {
 		writeRun(&b, args)
 	}

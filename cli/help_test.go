@@ -122,10 +122,10 @@ func TestConnectionFlagsOnce(t *testing.T) {
 			}
 			group := out[strings.Index(out, "Connection flags"):]
 			for _, n := range names {
-				if c := strings.Count(out, "\n  -"+n+" "); c != 1 {
+				if c := strings.Count(out, "\n  --"+n+" "); c != 1 {
 					t.Errorf("--%s listed %d times, want 1", n, c)
 				}
-				if !strings.Contains(group, "\n  -"+n+" ") {
+				if !strings.Contains(group, "\n  --"+n+" ") {
 					t.Errorf("--%s is not in the Connection flags group", n)
 				}
 			}
