@@ -141,7 +141,7 @@ func TestSplitMidJobIntegration(t *testing.T) {
 	}
 	var ids []string
 	for _, u := range units {
-		ids = append(ids, describeUnit(u.Unit))
+		ids = append(ids, u.Unit.String())
 	}
 	if len(units) != 5 || units[4].ID != "u000003.1" || !bytes.Equal(units[4].Start, []byte{14}) {
 		t.Errorf("units: got\n%s\nwant u000003 re-split at \\x0E", strings.Join(ids, "\n"))

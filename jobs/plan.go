@@ -8,7 +8,6 @@ import (
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase/hbapi"
-	"github.com/hbkit/hbkit/schema"
 )
 
 // DefaultUnitMB is the size of store files a unit covers at most, when
@@ -172,9 +171,4 @@ func interpolate(first, last []byte, parts int) [][]byte {
 		}
 	}
 	return out
-}
-
-// describeUnit prints a unit's range, keys quoted as schema.QuoteKey does.
-func describeUnit(u Unit) string {
-	return fmt.Sprintf("%s %s [%s, %s)", u.ID, u.Table, schema.QuoteKey(u.Start), schema.QuoteKey(u.Stop))
 }

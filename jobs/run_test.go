@@ -93,7 +93,7 @@ func TestPlanRegions(t *testing.T) {
 	}
 	for i, u := range units {
 		if u.ID != planUnitID(i) || u.Table != "parcels" || !bytes.Equal(u.Start, want[i][0]) || !bytes.Equal(u.Stop, want[i][1]) {
-			t.Errorf("unit %d: got %s, want %s [%x, %x)", i, describeUnit(u), planUnitID(i), want[i][0], want[i][1])
+			t.Errorf("unit %d: got %s, want %s [%x, %x)", i, u.String(), planUnitID(i), want[i][0], want[i][1])
 		}
 	}
 	more, err := Plan(ctx, j.c, j.spec, j.task, WithUnitsPerRegion(3))
@@ -105,7 +105,7 @@ func TestPlanRegions(t *testing.T) {
 	}
 	for i := 1; i < len(more); i++ {
 		if !bytes.Equal(more[i].Start, more[i-1].Stop) || bytes.Compare(more[i].Start, more[i-1].Start) <= 0 {
-			t.Errorf("units %d and %d do not tile: %s, %s", i-1, i, describeUnit(more[i-1]), describeUnit(more[i]))
+			t.Errorf("units %d and %d do not tile: %s, %s", i-1, i, more[i-1].String(), more[i].String())
 		}
 	}
 	again, err := Plan(ctx, j.c, j.spec, j.task, WithUnitsPerRegion(3))
@@ -113,8 +113,8 @@ func TestPlanRegions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range again {
-		if describeUnit(again[i]) != describeUnit(more[i]) {
-			t.Errorf("plan not deterministic: %s, then %s", describeUnit(more[i]), describeUnit(again[i]))
+		if again[i].String() != more[i].String() {
+			t.Errorf("plan not deterministic: %s, then %s", more[i].String(), again[i].String())
 		}
 	}
 }
@@ -342,7 +342,7 @@ func TestResplit(t *testing.T) {
 		}
 	}
 	if c := all[5]; !bytes.Equal(c.Start, []byte{10}) || !bytes.Equal(c.Stop, []byte{12}) || c.Shard != 2 {
-		t.Errorf("unit split off u000002: %s shard %d", describeUnit(c.Unit), c.Shard)
+		t.Errorf("unit split off u000002: %s shard %d", c.Unit.String(), c.Shard)
 	}
 }
 

@@ -371,9 +371,13 @@ type JobStatus struct {
 	finish   []byte
 }
 
-// Job reads job's row; ErrNoPlan if it has none.
+// Job reads job's row; ErrNoPlan if it has none (or the store table does
+// not exist).
 func (s *Store) Job(ctx context.Context, job string) (JobStatus, error) {
 	r, err := s.c.Get(ctx, &hbapi.Get{Table: s.table, Row: jobKey(job), Families: [][]byte{family}})
+	if errors.Is(err, hbapi.ErrTableNotFound) {
+		return JobStatus{}, fmt.Errorf("jobs: %s: %w (no store: %w)", job, ErrNoPlan, err)
+	}
 	if err != nil {
 		return JobStatus{}, fmt.Errorf("jobs: read job %s: %w", job, err)
 	}

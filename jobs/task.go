@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/hbase/hbapi"
+	"github.com/hbkit/hbkit/schema"
 )
 
 // Client is what a job calls: reads and writes of the tables, and their
@@ -62,6 +63,12 @@ type Unit struct {
 	Table string `json:"table"` // the table the unit reads
 	Start []byte `json:"start"` // inclusive; empty: the table's first row
 	Stop  []byte `json:"stop"`  // exclusive; empty: past the table's last row
+}
+
+// String prints the unit as its ID, table and range, keys quoted as
+// schema.QuoteKey does.
+func (u Unit) String() string {
+	return fmt.Sprintf("%s %s [%s, %s)", u.ID, u.Table, schema.QuoteKey(u.Start), schema.QuoteKey(u.Stop))
 }
 
 // Counts are what a unit did, by name ("rows", "written", "missing"...).
