@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -377,5 +378,130 @@ func TestConcurrentRuns(t *testing.T) {
 	j.check(t, r, n)
 	if len(j.task.finished) != 1 {
 		t.Errorf("Finish called %d times, want 1", len(j.task.finished))
+	}
+}
+
+// sizeLoader reports every region of a table as mb megabytes.
+type sizeLoader struct {
+	c  *fake.Client
+	mb map[string]uint32 // by region start key
+}
+
+func (l sizeLoader) RegionLoads(ctx context.Context, table string) ([]hbapi.RegionLoad, error) {
+	regions, err := l.c.TableRegions(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	var out []hbapi.RegionLoad
+	for _, r := range regions {
+		out = append(out, hbapi.RegionLoad{RegionName: r.RegionName, StoreFileSizeMB: l.mb[string(r.StartKey)]})
+	}
+	return out, nil
+}
+
+// TestPlanRegionSizes: a region bigger than the unit size is cut into
+// as many units as it holds unit sizes; the others stay whole.
+func TestPlanRegionSizes(t *testing.T) {
+	ctx := context.Background()
+	j := newFakeJob(t, 400)
+	loader := sizeLoader{c: j.c, mb: map[string]uint32{"\x04": 2500, "\x08": 900}}
+	units, err := Plan(ctx, j.c, j.spec, j.task, WithRegionLoader(loader), WithUnitMB(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range units {
+		got = append(got, u.String())
+	}
+	if len(units) != 6 || !bytes.Equal(units[1].Start, []byte{4}) || !bytes.Equal(units[3].Stop, []byte{8}) {
+		t.Errorf("units: got\n%s\nwant the region at \\x04 cut in 3", strings.Join(got, "\n"))
+	}
+	if _, err := Plan(ctx, j.c, j.spec, j.task, WithUnitMB(0)); !errors.Is(err, ErrSpec) {
+		t.Errorf("WithUnitMB(0): got %v, want ErrSpec", err)
+	}
+}
+
+// overloaded is a retryable error, as the client returns when a server
+// stayed overloaded past its retries.
+type overloaded struct{}
+
+func (overloaded) Error() string   { return "server too busy" }
+func (overloaded) Retryable() bool { return true }
+
+// flakyTask fails the first Run of every unit with a retryable error
+// after one commit, or every Run when always is set.
+type flakyTask struct {
+	*markerTask
+	mu     sync.Mutex
+	failed map[string]bool
+	always bool
+}
+
+func (t *flakyTask) Run(ctx context.Context, u Unit, after []byte, commit func([]byte, Counts) error) error {
+	t.mu.Lock()
+	fail := t.always || !t.failed[u.ID]
+	t.failed[u.ID] = true
+	t.mu.Unlock()
+	if !fail {
+		return t.markerTask.Run(ctx, u, after, commit)
+	}
+	inner := *t.markerTask
+	inner.hook = func(Unit, int) error { return overloaded{} }
+	return inner.Run(ctx, u, after, commit)
+}
+
+// TestRetryableFailures: a unit that fails with a retryable error is
+// given back and run again (from its checkpoint: counts stay exact); one
+// that keeps failing stops the run after WithMaxFailures attempts.
+func TestRetryableFailures(t *testing.T) {
+	ctx := context.Background()
+	const n = 600
+	j := newFakeJob(t, n, WithLease(2*time.Second)) // back-off after a failure: a quarter of it
+	task := &flakyTask{markerTask: j.task, failed: map[string]bool{}}
+	r, err := RunTask(ctx, j.c, j.spec, task, WithStore(j.store), WithWorkers(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.check(t, r, n)
+	units, err := j.store.Units(ctx, j.spec.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range units {
+		if u.Attempts != 2 {
+			t.Errorf("unit %s: %d attempts, want 2", u.ID, u.Attempts)
+		}
+	}
+
+	j2 := newFakeJob(t, 100, WithLease(2*time.Second))
+	bad := &flakyTask{markerTask: j2.task, failed: map[string]bool{}, always: true}
+	_, err = RunTask(ctx, j2.c, j2.spec, bad, WithStore(j2.store), WithWorkers(2), WithMaxFailures(2))
+	if !hbapi.IsRetryable(err) || !strings.Contains(err.Error(), "failed 2 times") {
+		t.Errorf("always failing: got %v, want the retryable error after 2 failures", err)
+	}
+}
+
+func TestLimiter(t *testing.T) {
+	l := &limiter{max: 8, limit: 8}
+	ctx := context.Background()
+	for range 8 {
+		if err := l.acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.release(false)
+	if l.limit != 4 || l.active != 7 {
+		t.Errorf("after an overload: limit %d, active %d; want 4, 7", l.limit, l.active)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if err := l.acquire(cctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("acquire over the limit: got %v, want to wait until the deadline", err)
+	}
+	for range 7 {
+		l.release(true)
+	}
+	if l.limit != 8 || l.active != 0 {
+		t.Errorf("after 7 good units: limit %d, active %d; want 8, 0", l.limit, l.active)
 	}
 }
