@@ -228,10 +228,13 @@ func drawJobProgress(bar *progressBar, p jobs.Progress) {
 		fraction = float64(p.UnitsDone) / float64(p.Units)
 	}
 	if p.Done {
-		fraction = 1 // the last line, whatever this shard left to others
+		bar.last = time.Time{} // the last line is always drawn
 	}
 	eta := "ETA ?"
-	if p.ETA > 0 {
+	switch {
+	case p.Done:
+		eta = "ended"
+	case p.ETA > 0:
 		eta = "ETA " + p.ETA.Round(time.Second).String()
 	}
 	bar.draw(fraction, fmt.Sprintf("units %d/%d, %d rows, %.0f rows/s, %s", p.UnitsDone, p.Units, p.Rows, p.RowsPerSec, eta))
