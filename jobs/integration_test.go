@@ -282,3 +282,67 @@ func TestKillChild(t *testing.T) {
 	_, err := RunTask(context.Background(), c, j.spec(), task, WithStore(j.store(t, c, 2*time.Second)), WithWorkers(2), WithOwner("child"))
 	t.Fatalf("the child's run ended before it was killed: %v", err)
 }
+
+// TestJobRestartIntegration: HBase is killed (SIGKILL) and started again
+// while a job runs (tools/test-restart.sh runs it against an HBase of its
+// own, HBKIT_RESTART_CMD restarting it). The run rides the restart out on
+// the client's retries, or fails and is run again, as an operator or a
+// Kubernetes Job would: the job completes, every row counted once.
+func TestJobRestartIntegration(t *testing.T) {
+	restartCmd := os.Getenv("HBKIT_RESTART_CMD")
+	if restartCmd == "" {
+		t.Skip("HBKIT_RESTART_CMD not set: make test-restart runs this test against an HBase of its own")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	c := ittest.Connect(t, hbase.WithRetryBudget(90*time.Second), hbase.WithMaxRetries(200),
+		hbase.WithBackoff(100*time.Millisecond, 2*time.Second), hbase.WithRPCTimeout(15*time.Second))
+	const n = 20000
+	j, sum := newItJob(t, c, n)
+	task := j.task(c, 100)
+	var commits atomic.Int64
+	task.hook = func(Unit, int) error {
+		commits.Add(1)
+		time.Sleep(20 * time.Millisecond) // a job long enough to be cut by the restart
+		return nil
+	}
+	store := j.store(t, c, 10*time.Second)
+	type result struct {
+		r   Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := RunTask(ctx, c, j.spec(), task, WithStore(store), WithWorkers(2), WithMaxFailures(20))
+		done <- result{r, err}
+	}()
+	for commits.Load() < 20 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("restarting HBase after %d commits: %s", commits.Load(), restartCmd)
+	cmd := exec.CommandContext(ctx, "sh", "-c", restartCmd)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("HBKIT_RESTART_CMD: %v", err)
+	}
+	res := <-done
+	for runs := 1; res.err != nil && runs < 3; runs++ {
+		t.Logf("run %d ended with %v; running the job again", runs, res.err)
+		r, err := RunTask(ctx, c, j.spec(), task, WithStore(store), WithWorkers(2), WithMaxFailures(20))
+		res = result{r, err}
+	}
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
+	checkReport(t, res.r, n, sum)
+	countMarkers(t, ctx, c, j.Marker, n)
+	units, err := store.Units(ctx, j.spec().ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	attempts := 0
+	for _, u := range units {
+		attempts += u.Attempts
+	}
+	t.Logf("%d rows in %d units (%d claims), %d commits", res.r.Rows, len(units), attempts, commits.Load())
+}
