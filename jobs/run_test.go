@@ -505,3 +505,38 @@ func TestLimiter(t *testing.T) {
 		t.Errorf("after 7 good units: limit %d, active %d; want 8, 0", l.limit, l.active)
 	}
 }
+
+// TestCancelReleases: a run stopped by its context (SIGTERM in the CLI)
+// gives its units back, so the next run resumes them at once, without
+// waiting for the leases (an hour here) to expire; counts stay exact.
+func TestCancelReleases(t *testing.T) {
+	ctx := context.Background()
+	const n = 800
+	j := newFakeJob(t, n, WithLease(time.Hour))
+	stopped := &markerTask{c: j.c, src: "parcels", marker: "parcels_marker", batch: 7}
+	cctx, cancel := context.WithCancel(ctx)
+	var commits atomic.Int32
+	stopped.hook = func(Unit, int) error {
+		if commits.Add(1) == 6 {
+			cancel()
+		}
+		return nil
+	}
+	if _, err := RunTask(cctx, j.c, j.spec, stopped, WithStore(j.store), WithWorkers(2)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: got %v, want context.Canceled", err)
+	}
+	units, err := j.store.Units(ctx, j.spec.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range units {
+		if u.State == StateRunning || !j.store.free(u.lease) {
+			t.Errorf("unit %s after the cancel: %s, lease %q", u.ID, u.State, u.lease)
+		}
+	}
+	r, err := RunTask(ctx, j.c, j.spec, j.task, WithStore(j.store), WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.check(t, r, n)
+}

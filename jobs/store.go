@@ -471,7 +471,7 @@ func (s *Store) claim(ctx context.Context, job string, st UnitStatus, owner stri
 	if st.Counts == nil {
 		st.Counts = Counts{}
 	}
-	return &Lease{s: s, job: job, row: row, owner: owner, st: st}, nil
+	return &Lease{s: s, job: job, row: row, owner: owner, st: st, renewed: s.now()}, nil
 }
 
 // Lease is a worker's claim on a unit. Its methods write the unit's row

@@ -59,12 +59,28 @@ func runLease(ctx context.Context, c Client, task Task, l *Lease) (UnitResult, e
 		})
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			releaseStopped(ctx, l)
+		}
 		return UnitResult{Split: split}, fmt.Errorf("jobs: unit %s: %w", st.ID, err)
 	}
 	if err := l.Done(ctx); err != nil {
 		return UnitResult{Split: split}, err
 	}
 	return UnitResult{Counts: l.Status().Counts, Split: split}, nil
+}
+
+// releaseTimeout bounds the release of a unit whose run was stopped.
+const releaseTimeout = 5 * time.Second
+
+// releaseStopped gives back the unit of a run stopped by its context (a
+// SIGTERM, a cancelled job), so that the next run resumes it at once
+// instead of waiting for the lease to expire. A process that dies
+// releases nothing: its leases expire.
+func releaseStopped(ctx context.Context, l *Lease) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	_ = l.Release(ctx) // best effort: the lease expires anyway
 }
 
 // withRenewal runs f while renewing l's lease every third of the lease
