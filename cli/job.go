@@ -14,7 +14,7 @@ import (
 	"github.com/hbkit/hbkit/jobs"
 )
 
-const jobSynopsis = `usage: hbkit job run|status|plan --kind K --table T [--index I] [--target T2] [flags]
+const jobSynopsis = `usage: hbkit job run|status|plan|reset --kind K --table T [--index I] [--target T2] [flags]
 `
 
 // jobSubcommands describes each subcommand of job.
@@ -25,6 +25,8 @@ done, taking over units whose worker died, and print the report`},
 	{"status", "units done and the counts of every unit, from the checkpoint table"},
 	{"plan", `print the job's units: the stored plan, or the plan a run would
 store (not stored)`},
+	{"reset", `delete the job's plan and checkpoints (needs --yes): its next run
+plans it again and runs every unit anew`},
 }
 
 const jobAbout = `A job (--kind verify, repair, rebuild, build or copy) is cut into units,
@@ -73,6 +75,7 @@ type jobFlags struct {
 	perRegion int
 	progress  string
 	json      bool
+	yes       bool
 }
 
 func jobFlagSet(e *Env, f *jobFlags) *flag.FlagSet {
@@ -92,6 +95,7 @@ func jobFlagSet(e *Env, f *jobFlags) *flag.FlagSet {
 	fs.IntVar(&f.perRegion, "units-per-region", 1, "plan: cut every region into at least `N` units")
 	fs.StringVar(&f.progress, "progress", "auto", "progress on stderr: `auto|json|none`")
 	fs.BoolVar(&f.json, "json", false, "print the report (status: and the units; plan: the units) as JSON")
+	fs.BoolVar(&f.yes, "yes", false, "reset: yes, delete the job's checkpoints")
 	e.connectFlags(fs, &f.zk)
 	return fs
 }
@@ -122,6 +126,10 @@ func runJobWith(ctx context.Context, e *Env, args []string, connect connectFunc[
 	if err != nil {
 		return err
 	}
+	if sub == "reset" && !f.yes {
+		fmt.Fprintf(e.Stderr, "%s job reset: deleting the checkpoints of job %s needs --yes\n", e.name(), f.spec.ID())
+		return ErrUsage
+	}
 	c, closer, err := dial(ctx, e, connect, f.zk)
 	if err != nil {
 		return err
@@ -136,6 +144,12 @@ func runJobWith(ctx context.Context, e *Env, args []string, connect connectFunc[
 		return jobStatus(ctx, e, store, f)
 	case "plan":
 		return jobPlan(ctx, e, c, store, f, newTask)
+	case "reset":
+		if err := store.Reset(ctx, f.spec.ID()); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.Stdout, "job %s: plan and checkpoints deleted from %s\n", f.spec.ID(), store.Table())
+		return nil
 	}
 	if err := jobs.EnsureStore(ctx, c, jobs.WithStoreTable(f.store)); err != nil {
 		return err

@@ -119,6 +119,17 @@ func TestJobRunStatusPlan(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "6 units (stored in hbkit_jobs)") {
 		t.Errorf("plan after run: exit %d\n%s", code, out)
 	}
+	if code, _, errw := run(append([]string{"reset"}, job...)...); code != 2 || !strings.Contains(errw, "needs --yes") {
+		t.Errorf("reset without --yes: exit %d, %q", code, errw)
+	}
+	code, out, errw = run(append([]string{"reset", "--yes"}, job...)...)
+	if code != 0 || !strings.Contains(out, "plan and checkpoints deleted") {
+		t.Errorf("reset --yes: exit %d\n%s%s", code, out, errw)
+	}
+	code, out, _ = run(append([]string{"plan"}, job...)...)
+	if code != 0 || !strings.Contains(out, "3 units (not stored") {
+		t.Errorf("plan after reset: exit %d\n%s", code, out)
+	}
 }
 
 // TestJobShards: two processes, one given --shard 0/2, the other the

@@ -181,6 +181,20 @@ func TestRunCountsOnce(t *testing.T) {
 	if r2.Rows != n || !r2.Finished || len(j.task.finished) != 0 {
 		t.Errorf("second run: rows %d, finished %v, Finish calls %d", r2.Rows, r2.Finished, len(j.task.finished))
 	}
+	// After Reset the job runs anew: the same counts, Finish again.
+	if err := j.store.Reset(ctx, j.spec.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.store.Status(ctx, j.spec.ID()); !errors.Is(err, ErrNoPlan) {
+		t.Errorf("status after Reset: got %v, want ErrNoPlan", err)
+	}
+	r3, err := RunTask(ctx, j.c, j.spec, j.task, WithStore(j.store), WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r3.Rows != n || r3.Units != 4 || !r3.Finished || len(j.task.finished) != 1 {
+		t.Errorf("run after Reset: rows %d, units %d, finished %v, Finish calls %d", r3.Rows, r3.Units, r3.Finished, len(j.task.finished))
+	}
 }
 
 func TestRunShards(t *testing.T) {

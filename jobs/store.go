@@ -425,6 +425,26 @@ func (s *Store) SavePlan(ctx context.Context, spec Spec, units []Unit) ([]Unit, 
 	return js.Plan, nil
 }
 
+// Reset deletes job's plan and checkpoints, so that its next run plans
+// it again and runs every unit anew (a verify run again the next day).
+// Workers still running it lose their leases at their next commit.
+func (s *Store) Reset(ctx context.Context, job string) error {
+	prefix := unitKey(job, "")
+	actions := []hbapi.Action{&hbapi.Delete{Table: s.table, Row: jobKey(job)}}
+	scan := &hbapi.Scan{Table: s.table, StartRow: prefix, StopRow: prefixEnd(prefix),
+		Filter: &hbapi.FilterList{Filters: []hbapi.Filter{&hbapi.FirstKeyOnlyFilter{}, &hbapi.KeyOnlyFilter{}}}}
+	for r, err := range hbapi.ScanAll(ctx, s.c, scan) {
+		if err != nil {
+			return fmt.Errorf("jobs: reset %s: %w", job, err)
+		}
+		actions = append(actions, &hbapi.Delete{Table: s.table, Row: bytes.Clone(r.Row())})
+	}
+	if _, err := s.c.Batch(ctx, actions); err != nil {
+		return fmt.Errorf("jobs: reset %s: %w", job, err)
+	}
+	return nil
+}
+
 // planShards returns the shard keys of a plan's units: their indexes.
 func planShards(n int) []int {
 	s := make([]int, n)
