@@ -545,7 +545,7 @@ func TestCancelReleases(t *testing.T) {
 	}
 	for _, u := range units {
 		if u.State == StateRunning || !j.store.free(u.lease) {
-			t.Errorf("unit %s after the cancel: %s, lease %q", u.ID, u.State, u.lease)
+			t.Fatalf("unit %s after the cancel: %s, lease %q", u.ID, u.State, u.lease)
 		}
 	}
 	r, err := RunTask(ctx, j.c, j.spec, j.task, WithStore(j.store), WithWorkers(2))

@@ -537,18 +537,26 @@ func (l *Lease) update(ctx context.Context, expiry time.Time, cells []hbapi.PutC
 
 // Commit records that the rows up to and including last are handled and
 // adds delta to the unit's counts: position and counts go in one write,
-// so rows are counted once whoever resumes the unit.
+// so rows are counted once whoever resumes the unit. An empty last keeps
+// the position (counts of no new row).
 func (l *Lease) Commit(ctx context.Context, last []byte, delta Counts) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	total := Counts{}
 	total.Add(l.st.Counts)
 	total.Add(delta)
-	cells := []hbapi.PutCell{cell(colAfter, bytes.Clone(last)), jsonCell(colCounts, total)}
+	after := l.st.After
+	if len(last) > 0 {
+		after = bytes.Clone(last)
+	}
+	cells := []hbapi.PutCell{cell(colAfter, after), jsonCell(colCounts, total)}
+	if after == nil {
+		cells = cells[1:]
+	}
 	if err := l.update(ctx, l.s.now().Add(l.s.lease), cells); err != nil {
 		return err
 	}
-	l.st.After, l.st.Counts = bytes.Clone(last), total
+	l.st.After, l.st.Counts = after, total
 	return nil
 }
 

@@ -92,7 +92,7 @@ type Task interface {
 	// Run handles the rows of u after row after (nil: from u.Start). After
 	// each batch it calls commit with the last row handled and the counts
 	// of that batch; commit stores both in one write, and its error stops
-	// the run.
+	// the run. Workers call Run concurrently, on different units.
 	Run(ctx context.Context, u Unit, after []byte, commit func(last []byte, delta Counts) error) error
 }
 

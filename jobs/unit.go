@@ -43,8 +43,14 @@ func RunUnit(ctx context.Context, c Client, store *Store, spec Spec, task Task, 
 
 // runLease runs the unit l holds: it creates the rows of units split off
 // it earlier, splits off the part of its range past its region, runs the
-// task with a renewal ticker, and marks the unit done.
-func runLease(ctx context.Context, c Client, task Task, l *Lease) (UnitResult, error) {
+// task with a renewal ticker, and marks the unit done. Stopped by ctx at
+// any step, it gives the unit back.
+func runLease(ctx context.Context, c Client, task Task, l *Lease) (res UnitResult, err error) {
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			releaseStopped(ctx, l)
+		}
+	}()
 	if err := l.ensureChildren(ctx); err != nil {
 		return UnitResult{}, err
 	}
@@ -59,9 +65,6 @@ func runLease(ctx context.Context, c Client, task Task, l *Lease) (UnitResult, e
 		})
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			releaseStopped(ctx, l)
-		}
 		return UnitResult{Split: split}, fmt.Errorf("jobs: unit %s: %w", st.ID, err)
 	}
 	if err := l.Done(ctx); err != nil {
