@@ -59,9 +59,9 @@ type jobClient interface {
 	jobs.StoreAdmin
 }
 
-// newTaskFunc turns a Spec into its Task (jobs.NewTask; tests pass their
+// jobTaskFunc turns a Spec into its Task (jobs.NewTask; tests pass their
 // own).
-type newTaskFunc func(ctx context.Context, c jobs.Client, spec jobs.Spec) (jobs.Task, error)
+type jobTaskFunc func(ctx context.Context, c jobs.Client, spec jobs.Spec) (jobs.Task, error)
 
 type jobFlags struct {
 	spec      jobs.Spec
@@ -104,7 +104,7 @@ func runJob(ctx context.Context, e *Env, args []string) error {
 	return runJobWith(ctx, e, args, connectAs(e, func(c Client) jobClient { return c }), jobs.NewTask)
 }
 
-func runJobWith(ctx context.Context, e *Env, args []string, connect connectFunc[jobClient], newTask newTaskFunc) error {
+func runJobWith(ctx context.Context, e *Env, args []string, connect connectFunc[jobClient], newTask jobTaskFunc) error {
 	if err := e.subcommandHelp(args, jobUsage(""), jobFlagSet(e, &jobFlags{})); err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ func jobRun(ctx context.Context, e *Env, c jobs.Client, store *jobs.Store, task 
 		return err
 	}
 	if f.json {
-		return writeJSON(e, r)
+		return jobJSON(e, r)
 	}
 	fmt.Fprintf(e.Stdout, "job %s (shard %s)\n", r.Job, shard)
 	writeJobReport(e, r)
@@ -271,7 +271,7 @@ func writeJobReport(e *Env, r jobs.Report) {
 	}
 }
 
-func writeJSON(e *Env, v any) error {
+func jobJSON(e *Env, v any) error {
 	enc := json.NewEncoder(e.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
@@ -290,7 +290,7 @@ func jobStatus(ctx context.Context, e *Env, store *jobs.Store, f jobFlags) error
 		return err
 	}
 	if f.json {
-		return writeJSON(e, struct {
+		return jobJSON(e, struct {
 			jobs.Report
 			UnitList []jobs.UnitStatus `json:"unit_list"`
 		}{r, units})
@@ -305,7 +305,7 @@ func jobStatus(ctx context.Context, e *Env, store *jobs.Store, f jobFlags) error
 	return nil
 }
 
-func jobPlan(ctx context.Context, e *Env, c jobs.Client, store *jobs.Store, f jobFlags, newTask newTaskFunc) error {
+func jobPlan(ctx context.Context, e *Env, c jobs.Client, store *jobs.Store, f jobFlags, newTask jobTaskFunc) error {
 	js, err := store.Job(ctx, f.spec.ID())
 	units, note := js.Plan, "stored in "+store.Table()
 	if errors.Is(err, jobs.ErrNoPlan) {
@@ -320,7 +320,7 @@ func jobPlan(ctx context.Context, e *Env, c jobs.Client, store *jobs.Store, f jo
 		return err
 	}
 	if f.json {
-		return writeJSON(e, units)
+		return jobJSON(e, units)
 	}
 	fmt.Fprintf(e.Stdout, "job %s: %d units (%s)\n", f.spec.ID(), len(units), note)
 	for _, u := range units {
