@@ -16,6 +16,7 @@ import (
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/internal/buildinfo"
+	"github.com/hbkit/hbkit/jobs"
 	"github.com/hbkit/hbkit/schema"
 	"github.com/hbkit/hbkit/sim"
 )
@@ -89,6 +90,7 @@ func commands(e *Env) []command {
 		simulateCommand(e),
 		regionsCommand(e, connectAs(e, func(c Client) regionsAdmin { return c })),
 		indexCommand(e, connectAs(e, func(c Client) dao.Client { return c })),
+		jobCommand(e, connectAs(e, func(c Client) jobClient { return c }), jobs.NewTask),
 		viewCommand(e, "get", connectAs(e, func(c Client) viewClient { return c })),
 		viewCommand(e, "scan", connectAs(e, func(c Client) viewClient { return c })),
 		countCommand(e, connectAs(e, func(c Client) rowScanner { return c })),
