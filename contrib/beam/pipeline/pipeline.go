@@ -6,31 +6,44 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/jobs"
 )
 
-// Job is what the pipeline runs: the job's Spec and how its workers
-// connect. It is plain data (JSON): Beam carries it to every worker.
+// Job is what the pipeline runs: the job's Spec, how its workers connect,
+// and the checkpoint store's settings. It is plain data (JSON): Beam
+// carries it to every worker.
 type Job struct {
 	Spec jobs.Spec `json:"spec"`
 	Conn Conn      `json:"conn"`
+	// StoreTable is the checkpoint table (default jobs.DefaultStoreTable).
+	StoreTable string `json:"store_table,omitempty"`
+	// Lease is how long a worker's claim on a unit lasts without a commit
+	// (default jobs.DefaultLease): a unit whose bundle failed is taken
+	// over by the runner's retry once it passes.
+	Lease time.Duration `json:"lease,omitempty"`
+	// UnitsPerRegion cuts every region into at least this many units
+	// (jobs.WithUnitsPerRegion; default 1).
+	UnitsPerRegion int `json:"units_per_region,omitempty"`
 	// ReportPath, when set, is the file the report is written to, as
 	// JSON, by the worker that runs the last stage (a path all workers
 	// share, or a local run).
 	ReportPath string `json:"report_path,omitempty"`
 }
 
-// Report is what a job did: the sum of its units' counts.
+// Report is what a job did: the store's account of it (every unit's
+// counts, units done, whether the Task's Finish ran) and the sum of the
+// counts the pipeline's units returned. The two agree unless a unit was
+// also run outside this pipeline run (units split off a unit in an
+// earlier, failed attempt, or a unit finished by another process).
 type Report struct {
-	Job    string      `json:"job"` // jobs.Spec.ID
-	Spec   jobs.Spec   `json:"spec"`
-	Counts jobs.Counts `json:"counts"`
+	jobs.Report
+	Pipeline jobs.Counts `json:"pipeline_counts"`
 }
 
 func init() {
@@ -43,51 +56,16 @@ func init() {
 	register.DoFn2x1[context.Context, jobs.Counts, error](&reportFn{})
 }
 
-// Build adds job's stages to the pipeline at s: plan the units (once),
-// reshuffle them over the workers, run each unit through the checkpoint
-// store, sum the counts, and log the report (and write it to
-// job.ReportPath).
+// Build adds job's stages to the pipeline at s: plan the units (once, on
+// an Impulse; the plan is stored, so a retried planning gets the same
+// units), reshuffle them over the workers, run each unit through the
+// checkpoint store (jobs.RunUnit), sum the counts, finish the job and
+// log its report (and write it to job.ReportPath).
 func Build(s beam.Scope, job Job) {
 	s = s.Scope("hbkit " + job.Spec.ID())
 	units := beam.ParDo(s, &planFn{Job: job}, beam.Impulse(s))
 	counts := beam.ParDo(s, &runFn{Job: job}, beam.Reshuffle(s, units))
 	beam.ParDo0(s, &reportFn{Job: job}, beam.Combine(s, &sumFn{}, counts))
-}
-
-// worker is what the plan and run stages hold per DoFn instance: one
-// client and the job's Task, made in Setup and closed in Teardown.
-type worker struct {
-	client *hbase.Client
-	task   jobs.Task
-}
-
-func (w *worker) setup(ctx context.Context, job Job) error {
-	c, err := job.Conn.Dial(ctx)
-	if err != nil {
-		return fmt.Errorf("pipeline: connect: %w", err)
-	}
-	t, err := newTask(ctx, c, job.Spec)
-	if err != nil {
-		c.Close()
-		return fmt.Errorf("pipeline: %s: %w", job.Spec.ID(), err)
-	}
-	w.client, w.task = c, t
-	return nil
-}
-
-func (w *worker) teardown() error {
-	if w.client == nil {
-		return nil
-	}
-	err := w.client.Close()
-	w.client, w.task = nil, nil
-	return err
-}
-
-// newTask makes the Task of a Spec; tests replace it to run a Task of
-// their own.
-var newTask = func(ctx context.Context, c jobs.Client, spec jobs.Spec) (jobs.Task, error) {
-	return jobs.NewTask(ctx, c, spec)
 }
 
 // planFn plans the job's units; it runs once, on the Impulse.
@@ -100,9 +78,16 @@ func (f *planFn) Setup(ctx context.Context) error { return f.w.setup(ctx, f.Job)
 func (f *planFn) Teardown() error                 { return f.w.teardown() }
 
 func (f *planFn) ProcessElement(ctx context.Context, _ []byte, emit func(jobs.Unit)) error {
-	units, err := plan(ctx, f.w.client, f.Job.Spec, f.w.task)
-	if err != nil {
+	if err := jobs.EnsureStore(ctx, f.w.client, f.w.storeOpts...); err != nil {
 		return err
+	}
+	var opts []jobs.PlanOption
+	if f.Job.UnitsPerRegion > 0 {
+		opts = append(opts, jobs.WithUnitsPerRegion(f.Job.UnitsPerRegion))
+	}
+	units, err := jobs.PlanJob(ctx, f.w.client, f.w.store, f.Job.Spec, f.w.task, opts...)
+	if err != nil {
+		return fmt.Errorf("pipeline: plan %s: %w", f.Job.Spec.ID(), err)
 	}
 	log.Infof(ctx, "hbkit: %s: %d units", f.Job.Spec.ID(), len(units))
 	for _, u := range units {
@@ -111,8 +96,8 @@ func (f *planFn) ProcessElement(ctx context.Context, _ []byte, emit func(jobs.Un
 	return nil
 }
 
-// runFn runs one unit through the checkpoint store and emits the unit's
-// counts.
+// runFn runs one unit, and the units split off it while it ran, through
+// the checkpoint store, and emits their counts.
 type runFn struct {
 	Job Job `json:"job"`
 	w   worker
@@ -122,11 +107,16 @@ func (f *runFn) Setup(ctx context.Context) error { return f.w.setup(ctx, f.Job) 
 func (f *runFn) Teardown() error                 { return f.w.teardown() }
 
 func (f *runFn) ProcessElement(ctx context.Context, u jobs.Unit, emit func(jobs.Counts)) error {
-	c, err := runUnit(ctx, f.w.client, f.Job.Spec, f.w.task, u)
-	if err != nil {
-		return fmt.Errorf("pipeline: %s: unit %s: %w", f.Job.Spec.ID(), u.ID, err)
+	total := jobs.Counts{}
+	for todo := []jobs.Unit{u}; len(todo) > 0; todo = todo[1:] {
+		r, err := f.w.runUnit(ctx, f.Job.Spec, todo[0])
+		if err != nil {
+			return fmt.Errorf("pipeline: %s: unit %s: %w", f.Job.Spec.ID(), todo[0].ID, err)
+		}
+		total.Add(r.Counts)
+		todo = append(todo, r.Split...)
 	}
-	emit(c)
+	emit(total)
 	return nil
 }
 
@@ -141,14 +131,27 @@ func (sumFn) MergeAccumulators(a, b jobs.Counts) jobs.Counts {
 	return a
 }
 
-// reportFn logs the job's report and writes it to Job.ReportPath.
+// reportFn finishes the job and reports it. It runs the job once more in
+// this worker (jobs.RunTask): every unit is done by then, unless some
+// were left to the store by a failed attempt (units split off it), which
+// this runs; then the Task's Finish runs, once per job, and the report
+// comes from the store.
 type reportFn struct {
 	Job Job `json:"job"`
+	w   worker
 }
 
-func (f *reportFn) ProcessElement(ctx context.Context, c jobs.Counts) error {
-	r := Report{Job: f.Job.Spec.ID(), Spec: f.Job.Spec, Counts: c}
-	b, err := json.Marshal(r)
+func (f *reportFn) Setup(ctx context.Context) error { return f.w.setup(ctx, f.Job) }
+func (f *reportFn) Teardown() error                 { return f.w.teardown() }
+
+func (f *reportFn) ProcessElement(ctx context.Context, summed jobs.Counts) error {
+	jr, err := jobs.RunTask(ctx, f.w.client, f.Job.Spec, f.w.task,
+		jobs.WithStore(f.w.store), jobs.WithOwner(f.w.owner), jobs.WithWorkers(1))
+	if err != nil {
+		return fmt.Errorf("pipeline: finish %s: %w", f.Job.Spec.ID(), err)
+	}
+	jr.Seconds, jr.RowsPerSec = 0, 0 // the finishing run's, not the job's
+	b, err := json.Marshal(Report{Report: jr, Pipeline: summed})
 	if err != nil {
 		return err
 	}
