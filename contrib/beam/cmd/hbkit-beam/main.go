@@ -7,11 +7,11 @@
 // The job's flags are --spec (the jobs.Spec as JSON, or @FILE), --zk (the
 // ZooKeeper quorum), --hbase_site (hbase-site.xml files, comma-separated,
 // read here and carried to the workers) and --report (a file for the
-// report, for local runs). Beam's own flags (--runner, --endpoint,
-// --job_endpoint, --environment_type, --environment_config, --project,
-// --region, --temp_location, ...) select and configure the runner; the
-// default runner is Prism, in this process. docs/beam.md gives the
-// commands for Flink, Spark and Dataflow.
+// report, for local runs). Beam's own flags (--runner, --endpoint or its
+// alias --job_endpoint, --environment_type, --environment_config,
+// --worker_binary, --project, --region, --temp_location, ...) select and
+// configure the runner; the default runner is Prism, in this process.
+// docs/beam.md gives the commands for Flink, Spark and Dataflow.
 package main
 
 import (
@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/hbkit/hbkit/contrib/beam/pipeline"
@@ -38,6 +39,11 @@ var (
 )
 
 func main() {
+	// --job_endpoint is the Python SDK's name of the Go SDK's --endpoint.
+	flag.Func("job_endpoint", "the job service endpoint: an alias of --endpoint", func(v string) error {
+		*jobopts.Endpoint = v
+		return nil
+	})
 	flag.Parse()
 	// A worker process started by the runner does its work in Init and
 	// exits; the launching process goes on.
