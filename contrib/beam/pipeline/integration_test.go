@@ -38,11 +38,20 @@ type markTask struct {
 	batches *atomic.Int64
 	// finished counts the calls of Finish.
 	finished *atomic.Int64
+	// running and peak, when set, count the Runs under way and the most
+	// at once.
+	running, peak *atomic.Int64
 }
 
 func (t *markTask) Sources() []string { return []string{t.src} }
 
 func (t *markTask) Run(ctx context.Context, u jobs.Unit, after []byte, commit func([]byte, jobs.Counts) error) error {
+	if t.running != nil {
+		n := t.running.Add(1)
+		defer t.running.Add(-1)
+		for p := t.peak.Load(); n > p && !t.peak.CompareAndSwap(p, n); p = t.peak.Load() {
+		}
+	}
 	start := u.Start
 	if after != nil {
 		start = append(bytes.Clone(after), 0)
