@@ -118,6 +118,7 @@ func commands(e *Env) []command {
 		{"simulate", "predict how a key design spreads writes over regions and servers", runSimulate},
 		{"regions", "measure rows and requests per region of a live table", runRegions},
 		{"index", "verify, repair or rebuild index tables against their data table", runIndex},
+		{"job", "run index and copy jobs over whole tables: units, checkpoints, shards", runJob},
 		{"get", "read one row by its key fields: named segments and typed columns", runGet},
 		{"scan", "read rows by field values: named segments and typed columns", runScan},
 		{"bench", "run PE's workloads (and dao/index writes) with " + e.clientName() + ": rows/s and latency", runBench},
@@ -240,12 +241,12 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 
 // asksHelp reports whether the arguments of a command ask for its help:
 // -h or --help (as the flag package reads them) before any "--", or help
-// as the subcommand of table or index.
+// as the subcommand of table, index or job.
 func asksHelp(args []string) bool {
 	if len(args) < 2 {
 		return false
 	}
-	if args[1] == "help" && (args[0] == "table" || args[0] == "index") {
+	if args[1] == "help" && (args[0] == "table" || args[0] == "index" || args[0] == "job") {
 		return true
 	}
 	for _, a := range args[1:] {

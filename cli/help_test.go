@@ -29,7 +29,7 @@ func helpCases() []helpCase {
 			helpCase{[]string{c.name, "-h"}, name},
 			helpCase{[]string{"help", c.name}, name})
 	}
-	subs := map[string][]struct{ name, summary string }{"table": tableSubcommands, "index": indexSubcommands}
+	subs := map[string][]struct{ name, summary string }{"table": tableSubcommands, "index": indexSubcommands, "job": jobSubcommands}
 	for cmd, list := range subs {
 		cases = append(cases, helpCase{[]string{cmd, "help"}, "hbkit " + cmd})
 		for _, s := range list {

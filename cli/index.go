@@ -399,20 +399,26 @@ func isTerminal(w io.Writer) bool {
 }
 
 func (p *progressBar) update(pr dao.Progress) {
+	p.draw(pr.Fraction, fmt.Sprintf("pass %d/%d %s: %d rows, %d entries, missing %d, orphaned %d, stale %d",
+		pr.Pass, pr.Passes, pr.Table, pr.Report.DataRows, pr.Report.Entries, pr.Report.Missing, pr.Report.Orphaned, pr.Report.Stale))
+}
+
+// draw renders a bar of fraction and text, unless the last line is too
+// recent; a fraction of 1 always draws.
+func (p *progressBar) draw(fraction float64, text string) {
 	every, start, end := logEvery, "", "\n"
 	if p.tty {
 		every, start, end = 200*time.Millisecond, "\r", " "
 	}
 	now := time.Now()
-	if now.Sub(p.last) < every && pr.Fraction < 1 {
+	if now.Sub(p.last) < every && fraction < 1 {
 		return
 	}
 	p.last = now
 	const width = 30
-	n := int(pr.Fraction * width)
-	fmt.Fprintf(p.w, "%s[%s%s] %3.0f%% pass %d/%d %s: %d rows, %d entries, missing %d, orphaned %d, stale %d%s", start,
-		strings.Repeat("#", n), strings.Repeat(".", width-n), pr.Fraction*100, pr.Pass, pr.Passes, pr.Table,
-		pr.Report.DataRows, pr.Report.Entries, pr.Report.Missing, pr.Report.Orphaned, pr.Report.Stale, end)
+	n := int(fraction * width)
+	fmt.Fprintf(p.w, "%s[%s%s] %3.0f%% %s%s", start,
+		strings.Repeat("#", n), strings.Repeat(".", width-n), fraction*100, text, end)
 	p.drawn = true
 }
 

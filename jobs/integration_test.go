@@ -141,17 +141,17 @@ func TestSplitMidJobIntegration(t *testing.T) {
 	}
 	var ids []string
 	for _, u := range units {
-		ids = append(ids, describeUnit(u.Unit))
+		ids = append(ids, u.Unit.String())
 	}
 	if len(units) != 5 || units[4].ID != "u000003.1" || !bytes.Equal(units[4].Start, []byte{14}) {
 		t.Errorf("units: got\n%s\nwant u000003 re-split at \\x0E", strings.Join(ids, "\n"))
 	}
 }
 
-// TestLeaseTakeoverIntegration: a worker dies mid-unit (its context is
-// cancelled, its lease stays); another process's run waits for the lease
-// to expire, resumes the unit from its checkpoint and finishes the job:
-// every row counted once.
+// TestLeaseTakeoverIntegration: two workers die mid-unit (they stop
+// after 3 commits without giving their units back); another process's run
+// waits for the leases to expire, resumes the units from their
+// checkpoints and finishes the job: every row counted once.
 func TestLeaseTakeoverIntegration(t *testing.T) {
 	ctx := context.Background()
 	c := ittest.Connect(t)
@@ -159,17 +159,26 @@ func TestLeaseTakeoverIntegration(t *testing.T) {
 	j, sum := newItJob(t, c, n)
 	const lease = 2 * time.Second
 	store := j.store(t, c, lease)
+	units, err := PlanJob(ctx, c, store, j.spec(), j.task(c, 50))
+	if err != nil {
+		t.Fatal(err)
+	}
 	dead := j.task(c, 50)
-	dctx, kill := context.WithCancel(ctx)
 	dead.hook = func(u Unit, batches int) error {
 		if batches == 3 {
-			kill()
+			return errKilled
 		}
 		return nil
 	}
-	_, err := RunTask(dctx, c, j.spec(), dead, WithStore(store), WithWorkers(2), WithOwner("dead"))
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("dead run: got %v, want context.Canceled", err)
+	for _, u := range units[1:3] {
+		l, err := store.Claim(ctx, j.spec().ID(), u.ID, "dead")
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := l.Status()
+		if err := dead.Run(ctx, st.Unit, st.After, func(last []byte, d Counts) error { return l.Commit(ctx, last, d) }); !errors.Is(err, errKilled) {
+			t.Fatalf("dead worker on %s: %v", u.ID, err)
+		}
 	}
 	start := time.Now()
 	r, err := RunTask(ctx, c, j.spec(), j.task(c, 50), WithStore(store), WithWorkers(2), WithOwner("second"))
@@ -178,20 +187,16 @@ func TestLeaseTakeoverIntegration(t *testing.T) {
 	}
 	checkReport(t, r, n, sum)
 	countMarkers(t, ctx, c, j.Marker, n)
-	units, err := store.Units(ctx, j.spec().ID())
+	after, err := store.Units(ctx, j.spec().ID())
 	if err != nil {
 		t.Fatal(err)
 	}
-	resumed := 0
-	for _, u := range units {
-		if u.Attempts > 1 {
-			resumed++
+	for _, u := range after[1:3] {
+		if u.Attempts != 2 || u.Owner != "second" {
+			t.Errorf("unit %s: %d attempts, owner %q; want taken over by second", u.ID, u.Attempts, u.Owner)
 		}
 	}
-	if resumed == 0 {
-		t.Errorf("no unit was taken over: %+v", units)
-	}
-	t.Logf("%d units resumed after the lease; second run %.1fs", resumed, time.Since(start).Seconds())
+	t.Logf("second run %.1fs (lease %v)", time.Since(start).Seconds(), lease)
 }
 
 // killChildEnv carries the job of TestKilledProcessIntegration to its
@@ -281,4 +286,68 @@ func TestKillChild(t *testing.T) {
 	}
 	_, err := RunTask(context.Background(), c, j.spec(), task, WithStore(j.store(t, c, 2*time.Second)), WithWorkers(2), WithOwner("child"))
 	t.Fatalf("the child's run ended before it was killed: %v", err)
+}
+
+// TestJobRestartIntegration: HBase is killed (SIGKILL) and started again
+// while a job runs (tools/test-restart.sh runs it against an HBase of its
+// own, HBKIT_RESTART_CMD restarting it). The run rides the restart out on
+// the client's retries, or fails and is run again, as an operator or a
+// Kubernetes Job would: the job completes, every row counted once.
+func TestJobRestartIntegration(t *testing.T) {
+	restartCmd := os.Getenv("HBKIT_RESTART_CMD")
+	if restartCmd == "" {
+		t.Skip("HBKIT_RESTART_CMD not set: make test-restart runs this test against an HBase of its own")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	c := ittest.Connect(t, hbase.WithRetryBudget(90*time.Second), hbase.WithMaxRetries(200),
+		hbase.WithBackoff(100*time.Millisecond, 2*time.Second), hbase.WithRPCTimeout(15*time.Second))
+	const n = 20000
+	j, sum := newItJob(t, c, n)
+	task := j.task(c, 100)
+	var commits atomic.Int64
+	task.hook = func(Unit, int) error {
+		commits.Add(1)
+		time.Sleep(20 * time.Millisecond) // a job long enough to be cut by the restart
+		return nil
+	}
+	store := j.store(t, c, 10*time.Second)
+	type result struct {
+		r   Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := RunTask(ctx, c, j.spec(), task, WithStore(store), WithWorkers(2), WithMaxFailures(20))
+		done <- result{r, err}
+	}()
+	for commits.Load() < 20 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("restarting HBase after %d commits: %s", commits.Load(), restartCmd)
+	cmd := exec.CommandContext(ctx, "sh", "-c", restartCmd)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("HBKIT_RESTART_CMD: %v", err)
+	}
+	res := <-done
+	for runs := 1; res.err != nil && runs < 3; runs++ {
+		t.Logf("run %d ended with %v; running the job again", runs, res.err)
+		r, err := RunTask(ctx, c, j.spec(), task, WithStore(store), WithWorkers(2), WithMaxFailures(20))
+		res = result{r, err}
+	}
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
+	checkReport(t, res.r, n, sum)
+	countMarkers(t, ctx, c, j.Marker, n)
+	units, err := store.Units(ctx, j.spec().ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	attempts := 0
+	for _, u := range units {
+		attempts += u.Attempts
+	}
+	t.Logf("%d rows in %d units (%d claims), %d commits", res.r.Rows, len(units), attempts, commits.Load())
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/hbase/hbapi"
-	"github.com/hbkit/hbkit/schema"
 )
 
 // DefaultUnitMB is the size of store files a unit covers at most, when
@@ -151,7 +150,8 @@ func edgeRow(ctx context.Context, c Client, s *hbapi.Scan, skip []byte) ([]byte,
 // interpolate returns up to parts-1 increasing keys in (first, last],
 // evenly spaced when keys are read as big-endian numbers of one length
 // (one byte longer than the longer key, so that close keys still leave
-// room between them).
+// room between them), trailing zero bytes cut where the key stays past
+// the one before it.
 func interpolate(first, last []byte, parts int) [][]byte {
 	n := max(len(first), len(last)) + 1
 	pad := func(b []byte) *big.Int {
@@ -165,7 +165,7 @@ func interpolate(first, last []byte, parts int) [][]byte {
 		v := new(big.Int).Mul(span, big.NewInt(int64(i)))
 		v.Div(v, big.NewInt(int64(parts)))
 		v.Add(v, a)
-		k := v.FillBytes(make([]byte, n))
+		k := trimZeros(v.FillBytes(make([]byte, n)), prev)
 		if bytes.Compare(k, prev) > 0 && bytes.Compare(k, last) <= 0 {
 			out = append(out, k)
 			prev = k
@@ -174,7 +174,12 @@ func interpolate(first, last []byte, parts int) [][]byte {
 	return out
 }
 
-// describeUnit prints a unit's range, keys quoted as schema.QuoteKey does.
-func describeUnit(u Unit) string {
-	return fmt.Sprintf("%s %s [%s, %s)", u.ID, u.Table, schema.QuoteKey(u.Start), schema.QuoteKey(u.Stop))
+// trimZeros returns k without its trailing zero bytes, or k itself when
+// the trimmed key is not greater than prev.
+func trimZeros(k, prev []byte) []byte {
+	t := bytes.TrimRight(k, "\x00")
+	if bytes.Compare(t, prev) > 0 {
+		return t
+	}
+	return k
 }

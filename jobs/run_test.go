@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -93,7 +94,7 @@ func TestPlanRegions(t *testing.T) {
 	}
 	for i, u := range units {
 		if u.ID != planUnitID(i) || u.Table != "parcels" || !bytes.Equal(u.Start, want[i][0]) || !bytes.Equal(u.Stop, want[i][1]) {
-			t.Errorf("unit %d: got %s, want %s [%x, %x)", i, describeUnit(u), planUnitID(i), want[i][0], want[i][1])
+			t.Errorf("unit %d: got %s, want %s [%x, %x)", i, u.String(), planUnitID(i), want[i][0], want[i][1])
 		}
 	}
 	more, err := Plan(ctx, j.c, j.spec, j.task, WithUnitsPerRegion(3))
@@ -105,7 +106,7 @@ func TestPlanRegions(t *testing.T) {
 	}
 	for i := 1; i < len(more); i++ {
 		if !bytes.Equal(more[i].Start, more[i-1].Stop) || bytes.Compare(more[i].Start, more[i-1].Start) <= 0 {
-			t.Errorf("units %d and %d do not tile: %s, %s", i-1, i, describeUnit(more[i-1]), describeUnit(more[i]))
+			t.Errorf("units %d and %d do not tile: %s, %s", i-1, i, more[i-1].String(), more[i].String())
 		}
 	}
 	again, err := Plan(ctx, j.c, j.spec, j.task, WithUnitsPerRegion(3))
@@ -113,8 +114,8 @@ func TestPlanRegions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range again {
-		if describeUnit(again[i]) != describeUnit(more[i]) {
-			t.Errorf("plan not deterministic: %s, then %s", describeUnit(more[i]), describeUnit(again[i]))
+		if again[i].String() != more[i].String() {
+			t.Errorf("plan not deterministic: %s, then %s", more[i].String(), again[i].String())
 		}
 	}
 }
@@ -179,6 +180,20 @@ func TestRunCountsOnce(t *testing.T) {
 	}
 	if r2.Rows != n || !r2.Finished || len(j.task.finished) != 0 {
 		t.Errorf("second run: rows %d, finished %v, Finish calls %d", r2.Rows, r2.Finished, len(j.task.finished))
+	}
+	// After Reset the job runs anew: the same counts, Finish again.
+	if err := j.store.Reset(ctx, j.spec.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.store.Status(ctx, j.spec.ID()); !errors.Is(err, ErrNoPlan) {
+		t.Errorf("status after Reset: got %v, want ErrNoPlan", err)
+	}
+	r3, err := RunTask(ctx, j.c, j.spec, j.task, WithStore(j.store), WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r3.Rows != n || r3.Units != 4 || !r3.Finished || len(j.task.finished) != 1 {
+		t.Errorf("run after Reset: rows %d, units %d, finished %v, Finish calls %d", r3.Rows, r3.Units, r3.Finished, len(j.task.finished))
 	}
 }
 
@@ -342,7 +357,7 @@ func TestResplit(t *testing.T) {
 		}
 	}
 	if c := all[5]; !bytes.Equal(c.Start, []byte{10}) || !bytes.Equal(c.Stop, []byte{12}) || c.Shard != 2 {
-		t.Errorf("unit split off u000002: %s shard %d", describeUnit(c.Unit), c.Shard)
+		t.Errorf("unit split off u000002: %s shard %d", c.Unit.String(), c.Shard)
 	}
 }
 
@@ -378,4 +393,164 @@ func TestConcurrentRuns(t *testing.T) {
 	if len(j.task.finished) != 1 {
 		t.Errorf("Finish called %d times, want 1", len(j.task.finished))
 	}
+}
+
+// sizeLoader reports every region of a table as mb megabytes.
+type sizeLoader struct {
+	c  *fake.Client
+	mb map[string]uint32 // by region start key
+}
+
+func (l sizeLoader) RegionLoads(ctx context.Context, table string) ([]hbapi.RegionLoad, error) {
+	regions, err := l.c.TableRegions(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	var out []hbapi.RegionLoad
+	for _, r := range regions {
+		out = append(out, hbapi.RegionLoad{RegionName: r.RegionName, StoreFileSizeMB: l.mb[string(r.StartKey)]})
+	}
+	return out, nil
+}
+
+// TestPlanRegionSizes: a region bigger than the unit size is cut into
+// as many units as it holds unit sizes; the others stay whole.
+func TestPlanRegionSizes(t *testing.T) {
+	ctx := context.Background()
+	j := newFakeJob(t, 400)
+	loader := sizeLoader{c: j.c, mb: map[string]uint32{"\x04": 2500, "\x08": 900}}
+	units, err := Plan(ctx, j.c, j.spec, j.task, WithRegionLoader(loader), WithUnitMB(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range units {
+		got = append(got, u.String())
+	}
+	if len(units) != 6 || !bytes.Equal(units[1].Start, []byte{4}) || !bytes.Equal(units[3].Stop, []byte{8}) {
+		t.Errorf("units: got\n%s\nwant the region at \\x04 cut in 3", strings.Join(got, "\n"))
+	}
+	if _, err := Plan(ctx, j.c, j.spec, j.task, WithUnitMB(0)); !errors.Is(err, ErrSpec) {
+		t.Errorf("WithUnitMB(0): got %v, want ErrSpec", err)
+	}
+}
+
+// overloaded is a retryable error, as the client returns when a server
+// stayed overloaded past its retries.
+type overloaded struct{}
+
+func (overloaded) Error() string   { return "server too busy" }
+func (overloaded) Retryable() bool { return true }
+
+// flakyTask fails the first Run of every unit with a retryable error
+// after one commit, or every Run when always is set.
+type flakyTask struct {
+	*markerTask
+	mu     sync.Mutex
+	failed map[string]bool
+	always bool
+}
+
+func (t *flakyTask) Run(ctx context.Context, u Unit, after []byte, commit func([]byte, Counts) error) error {
+	t.mu.Lock()
+	fail := t.always || !t.failed[u.ID]
+	t.failed[u.ID] = true
+	t.mu.Unlock()
+	if !fail {
+		return t.markerTask.Run(ctx, u, after, commit)
+	}
+	inner := *t.markerTask
+	inner.hook = func(Unit, int) error { return overloaded{} }
+	return inner.Run(ctx, u, after, commit)
+}
+
+// TestRetryableFailures: a unit that fails with a retryable error is
+// given back and run again (from its checkpoint: counts stay exact); one
+// that keeps failing stops the run after WithMaxFailures attempts.
+func TestRetryableFailures(t *testing.T) {
+	ctx := context.Background()
+	const n = 600
+	j := newFakeJob(t, n, WithLease(2*time.Second)) // back-off after a failure: a quarter of it
+	task := &flakyTask{markerTask: j.task, failed: map[string]bool{}}
+	r, err := RunTask(ctx, j.c, j.spec, task, WithStore(j.store), WithWorkers(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.check(t, r, n)
+	units, err := j.store.Units(ctx, j.spec.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range units {
+		if u.Attempts != 2 {
+			t.Errorf("unit %s: %d attempts, want 2", u.ID, u.Attempts)
+		}
+	}
+
+	j2 := newFakeJob(t, 100, WithLease(2*time.Second))
+	bad := &flakyTask{markerTask: j2.task, failed: map[string]bool{}, always: true}
+	_, err = RunTask(ctx, j2.c, j2.spec, bad, WithStore(j2.store), WithWorkers(2), WithMaxFailures(2))
+	if !hbapi.IsRetryable(err) || !strings.Contains(err.Error(), "failed 2 times") {
+		t.Errorf("always failing: got %v, want the retryable error after 2 failures", err)
+	}
+}
+
+func TestLimiter(t *testing.T) {
+	l := &limiter{max: 8, limit: 8}
+	ctx := context.Background()
+	for range 8 {
+		if err := l.acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.release(false)
+	if l.limit != 4 || l.active != 7 {
+		t.Errorf("after an overload: limit %d, active %d; want 4, 7", l.limit, l.active)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if err := l.acquire(cctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("acquire over the limit: got %v, want to wait until the deadline", err)
+	}
+	for range 7 {
+		l.release(true)
+	}
+	if l.limit != 8 || l.active != 0 {
+		t.Errorf("after 7 good units: limit %d, active %d; want 8, 0", l.limit, l.active)
+	}
+}
+
+// TestCancelReleases: a run stopped by its context (SIGTERM in the CLI)
+// gives its units back, so the next run resumes them at once, without
+// waiting for the leases (an hour here) to expire; counts stay exact.
+func TestCancelReleases(t *testing.T) {
+	ctx := context.Background()
+	const n = 800
+	j := newFakeJob(t, n, WithLease(time.Hour))
+	stopped := &markerTask{c: j.c, src: "parcels", marker: "parcels_marker", batch: 7}
+	cctx, cancel := context.WithCancel(ctx)
+	var commits atomic.Int32
+	stopped.hook = func(Unit, int) error {
+		if commits.Add(1) == 6 {
+			cancel()
+		}
+		return nil
+	}
+	if _, err := RunTask(cctx, j.c, j.spec, stopped, WithStore(j.store), WithWorkers(2)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: got %v, want context.Canceled", err)
+	}
+	units, err := j.store.Units(ctx, j.spec.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range units {
+		if u.State == StateRunning || !j.store.free(u.lease) {
+			t.Fatalf("unit %s after the cancel: %s, lease %q", u.ID, u.State, u.lease)
+		}
+	}
+	r, err := RunTask(ctx, j.c, j.spec, j.task, WithStore(j.store), WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.check(t, r, n)
 }

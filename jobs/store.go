@@ -371,9 +371,13 @@ type JobStatus struct {
 	finish   []byte
 }
 
-// Job reads job's row; ErrNoPlan if it has none.
+// Job reads job's row; ErrNoPlan if it has none (or the store table does
+// not exist).
 func (s *Store) Job(ctx context.Context, job string) (JobStatus, error) {
 	r, err := s.c.Get(ctx, &hbapi.Get{Table: s.table, Row: jobKey(job), Families: [][]byte{family}})
+	if errors.Is(err, hbapi.ErrTableNotFound) {
+		return JobStatus{}, fmt.Errorf("jobs: %s: %w (no store: %w)", job, ErrNoPlan, err)
+	}
 	if err != nil {
 		return JobStatus{}, fmt.Errorf("jobs: read job %s: %w", job, err)
 	}
@@ -419,6 +423,26 @@ func (s *Store) SavePlan(ctx context.Context, spec Spec, units []Unit) ([]Unit, 
 		}
 	}
 	return js.Plan, nil
+}
+
+// Reset deletes job's plan and checkpoints, so that its next run plans
+// it again and runs every unit anew (a verify run again the next day).
+// Workers still running it lose their leases at their next commit.
+func (s *Store) Reset(ctx context.Context, job string) error {
+	prefix := unitKey(job, "")
+	actions := []hbapi.Action{&hbapi.Delete{Table: s.table, Row: jobKey(job)}}
+	scan := &hbapi.Scan{Table: s.table, StartRow: prefix, StopRow: prefixEnd(prefix),
+		Filter: &hbapi.FilterList{Filters: []hbapi.Filter{&hbapi.FirstKeyOnlyFilter{}, &hbapi.KeyOnlyFilter{}}}}
+	for r, err := range hbapi.ScanAll(ctx, s.c, scan) {
+		if err != nil {
+			return fmt.Errorf("jobs: reset %s: %w", job, err)
+		}
+		actions = append(actions, &hbapi.Delete{Table: s.table, Row: bytes.Clone(r.Row())})
+	}
+	if _, err := s.c.Batch(ctx, actions); err != nil {
+		return fmt.Errorf("jobs: reset %s: %w", job, err)
+	}
+	return nil
 }
 
 // planShards returns the shard keys of a plan's units: their indexes.
@@ -467,7 +491,7 @@ func (s *Store) claim(ctx context.Context, job string, st UnitStatus, owner stri
 	if st.Counts == nil {
 		st.Counts = Counts{}
 	}
-	return &Lease{s: s, job: job, row: row, owner: owner, st: st}, nil
+	return &Lease{s: s, job: job, row: row, owner: owner, st: st, renewed: s.now()}, nil
 }
 
 // Lease is a worker's claim on a unit. Its methods write the unit's row
@@ -513,18 +537,26 @@ func (l *Lease) update(ctx context.Context, expiry time.Time, cells []hbapi.PutC
 
 // Commit records that the rows up to and including last are handled and
 // adds delta to the unit's counts: position and counts go in one write,
-// so rows are counted once whoever resumes the unit.
+// so rows are counted once whoever resumes the unit. An empty last keeps
+// the position (counts of no new row).
 func (l *Lease) Commit(ctx context.Context, last []byte, delta Counts) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	total := Counts{}
 	total.Add(l.st.Counts)
 	total.Add(delta)
-	cells := []hbapi.PutCell{cell(colAfter, bytes.Clone(last)), jsonCell(colCounts, total)}
+	after := l.st.After
+	if len(last) > 0 {
+		after = bytes.Clone(last)
+	}
+	cells := []hbapi.PutCell{cell(colAfter, after), jsonCell(colCounts, total)}
+	if after == nil {
+		cells = cells[1:]
+	}
 	if err := l.update(ctx, l.s.now().Add(l.s.lease), cells); err != nil {
 		return err
 	}
-	l.st.After, l.st.Counts = bytes.Clone(last), total
+	l.st.After, l.st.Counts = after, total
 	return nil
 }
 

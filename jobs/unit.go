@@ -43,8 +43,14 @@ func RunUnit(ctx context.Context, c Client, store *Store, spec Spec, task Task, 
 
 // runLease runs the unit l holds: it creates the rows of units split off
 // it earlier, splits off the part of its range past its region, runs the
-// task with a renewal ticker, and marks the unit done.
-func runLease(ctx context.Context, c Client, task Task, l *Lease) (UnitResult, error) {
+// task with a renewal ticker, and marks the unit done. Stopped by ctx at
+// any step, it gives the unit back.
+func runLease(ctx context.Context, c Client, task Task, l *Lease) (res UnitResult, err error) {
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			releaseStopped(ctx, l)
+		}
+	}()
 	if err := l.ensureChildren(ctx); err != nil {
 		return UnitResult{}, err
 	}
@@ -65,6 +71,19 @@ func runLease(ctx context.Context, c Client, task Task, l *Lease) (UnitResult, e
 		return UnitResult{Split: split}, err
 	}
 	return UnitResult{Counts: l.Status().Counts, Split: split}, nil
+}
+
+// releaseTimeout bounds the release of a unit whose run was stopped.
+const releaseTimeout = 5 * time.Second
+
+// releaseStopped gives back the unit of a run stopped by its context (a
+// SIGTERM, a cancelled job), so that the next run resumes it at once
+// instead of waiting for the lease to expire. A process that dies
+// releases nothing: its leases expire.
+func releaseStopped(ctx context.Context, l *Lease) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	_ = l.Release(ctx) // best effort: the lease expires anyway
 }
 
 // withRenewal runs f while renewing l's lease every third of the lease
