@@ -54,6 +54,9 @@ func main() {
 	}
 }
 
+// errUsage is wrapped by the errors of missing flags.
+var errUsage = errors.New("usage")
+
 func run(ctx context.Context) error {
 	job, err := jobOf(*specFlag, *zkFlag, *siteFlag, *reportFlag)
 	if err != nil {
@@ -67,7 +70,7 @@ func run(ctx context.Context) error {
 // jobOf builds the pipeline's Job from the command's flags.
 func jobOf(spec, zk, site, report string) (pipeline.Job, error) {
 	if spec == "" {
-		return pipeline.Job{}, errors.New("--spec is required")
+		return pipeline.Job{}, fmt.Errorf("%w: --spec is required", errUsage)
 	}
 	b := []byte(spec)
 	if name, ok := strings.CutPrefix(spec, "@"); ok {
@@ -89,7 +92,7 @@ func jobOf(spec, zk, site, report string) (pipeline.Job, error) {
 		return pipeline.Job{}, err
 	}
 	if conn.Quorum == "" && len(conn.Properties) == 0 {
-		return pipeline.Job{}, errors.New("--zk or --hbase_site is required")
+		return pipeline.Job{}, fmt.Errorf("%w: --zk or --hbase_site is required", errUsage)
 	}
 	job.Conn = conn
 	return job, nil
