@@ -41,6 +41,8 @@ type Job struct {
 // counts the pipeline's units returned. The two agree unless a unit was
 // also run outside this pipeline run (units split off a unit in an
 // earlier, failed attempt, or a unit finished by another process).
+// Seconds and RowsPerSec are zero: the stages run in different workers;
+// the runner times the job.
 type Report struct {
 	jobs.Report
 	Pipeline jobs.Counts `json:"pipeline_counts"`

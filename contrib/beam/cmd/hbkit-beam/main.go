@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
@@ -64,7 +65,13 @@ func run(ctx context.Context) error {
 	}
 	p, s := beam.NewPipelineWithRoot()
 	pipeline.Build(s, job)
-	return beamx.Run(ctx, p)
+	start := time.Now()
+	if err := beamx.Run(ctx, p); err != nil {
+		return err
+	}
+	// With --async the runner has only accepted the job.
+	fmt.Fprintf(os.Stderr, "hbkit-beam: %s: pipeline returned after %.1f s\n", job.Spec.ID(), time.Since(start).Seconds())
+	return nil
 }
 
 // jobOf builds the pipeline's Job from the command's flags.
