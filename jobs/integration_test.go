@@ -351,3 +351,37 @@ func TestJobRestartIntegration(t *testing.T) {
 	}
 	t.Logf("%d rows in %d units (%d claims), %d commits", res.r.Rows, len(units), attempts, commits.Load())
 }
+
+// BenchmarkCommitIntegration measures the store's cost per committed
+// batch on the real HBase: one Lease.Commit (a CheckAndMutate of the unit
+// row) per op.
+//
+//	go test -tags integration -run '^$' -bench CommitIntegration -benchtime 2000x ./jobs/
+func BenchmarkCommitIntegration(b *testing.B) {
+	ctx := context.Background()
+	c := ittest.Connect(b)
+	table := itNames("jobs")
+	ittest.DropLater(b, table)
+	if err := EnsureStore(ctx, c, WithStoreTable(table)); err != nil {
+		b.Fatal(err)
+	}
+	s, err := NewStore(c, WithStoreTable(table))
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := Spec{Kind: KindVerify, Table: "bench"}
+	if _, err := s.SavePlan(ctx, spec, []Unit{{ID: planUnitID(0), Table: "bench"}}); err != nil {
+		b.Fatal(err)
+	}
+	l, err := s.Claim(ctx, spec.ID(), planUnitID(0), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if err := l.Commit(ctx, fmt.Appendf(nil, "row-%09d", i), Counts{"rows": 500}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -229,6 +229,18 @@ func RunTask(ctx context.Context, c Client, spec Spec, task Task, opts ...Option
 	return r, err
 }
 
+// FinishJob reports job's state and, when every unit is done and the
+// job's Finisher has not run, runs it (once per job, whoever calls): for
+// engines that run units with RunUnit and end with one last step.
+func FinishJob(ctx context.Context, s *Store, spec Spec, task Task, owner string) (Report, error) {
+	r, err := s.Status(ctx, spec.ID())
+	if err != nil || !r.Complete || r.Finished {
+		return r, err
+	}
+	r.Finished, err = finish(ctx, s, spec.ID(), task, r.Counts, owner)
+	return r, err
+}
+
 // finish calls task's Finish once for job, under a lease on the job row.
 // It reports whether the job is finished: false when another process is
 // finishing it.

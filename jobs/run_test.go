@@ -554,3 +554,43 @@ func TestCancelReleases(t *testing.T) {
 	}
 	j.check(t, r, n)
 }
+
+// TestRunUnitThenFinishJob: an engine of its own runs every unit with
+// RunUnit (twice: the second call of a done unit returns its counts),
+// then FinishJob calls the Finisher once.
+func TestRunUnitThenFinishJob(t *testing.T) {
+	ctx := context.Background()
+	const n = 300
+	j := newFakeJob(t, n)
+	j.task.finished = make(chan Counts, 2)
+	units, err := PlanJob(ctx, j.c, j.store, j.spec, j.task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := FinishJob(ctx, j.store, j.spec, j.task, "engine"); err != nil || r.Complete || r.Finished {
+		t.Fatalf("FinishJob before the units: %+v, %v", r, err)
+	}
+	var rows int64
+	for range 2 {
+		rows = 0
+		for _, u := range units {
+			res, err := RunUnit(ctx, j.c, j.store, j.spec, j.task, u, "engine")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows += res.Counts["rows"]
+		}
+	}
+	if rows != n {
+		t.Errorf("RunUnit counts: %d rows, want %d", rows, n)
+	}
+	for range 2 {
+		r, err := FinishJob(ctx, j.store, j.spec, j.task, "engine")
+		if err != nil || !r.Finished || r.Rows != n {
+			t.Fatalf("FinishJob: %+v, %v", r, err)
+		}
+	}
+	if len(j.task.finished) != 1 {
+		t.Errorf("Finish called %d times, want 1", len(j.task.finished))
+	}
+}
