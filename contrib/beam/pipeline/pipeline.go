@@ -133,11 +133,11 @@ func (sumFn) MergeAccumulators(a, b jobs.Counts) jobs.Counts {
 	return a
 }
 
-// reportFn finishes the job and reports it. It runs the job once more in
-// this worker (jobs.RunTask): every unit is done by then, unless some
-// were left to the store by a failed attempt (units split off it), which
-// this runs; then the Task's Finish runs, once per job, and the report
-// comes from the store.
+// reportFn finishes the job and reports it: jobs.FinishJob runs the
+// Task's Finish, once per job, and reads the report from the store. Units
+// a failed attempt left to the store (units split off it) are not done
+// yet: then the job runs once more in this worker (jobs.RunTask), which
+// does them and finishes.
 type reportFn struct {
 	Job Job `json:"job"`
 	w   worker
@@ -147,8 +147,12 @@ func (f *reportFn) Setup(ctx context.Context) error { return f.w.setup(ctx, f.Jo
 func (f *reportFn) Teardown() error                 { return f.w.teardown() }
 
 func (f *reportFn) ProcessElement(ctx context.Context, summed jobs.Counts) error {
-	jr, err := jobs.RunTask(ctx, f.w.client, f.Job.Spec, f.w.task,
-		jobs.WithStore(f.w.store), jobs.WithOwner(f.w.owner), jobs.WithWorkers(1))
+	jr, err := jobs.FinishJob(ctx, f.w.store, f.Job.Spec, f.w.task, f.w.owner)
+	if err == nil && !jr.Complete {
+		log.Warnf(ctx, "hbkit: %s: %d of %d units done after the run stage; running the others here", jr.Job, jr.UnitsDone, jr.Units)
+		jr, err = jobs.RunTask(ctx, f.w.client, f.Job.Spec, f.w.task,
+			jobs.WithStore(f.w.store), jobs.WithOwner(f.w.owner), jobs.WithWorkers(1))
+	}
 	if err != nil {
 		return fmt.Errorf("pipeline: finish %s: %w", f.Job.Spec.ID(), err)
 	}
