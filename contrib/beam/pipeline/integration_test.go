@@ -292,3 +292,41 @@ func TestPrismResumeIntegration(t *testing.T) {
 		t.Errorf("Finish: called %d times, want 1", got)
 	}
 }
+
+// TestPrismSplitIntegration plans a job, splits a planned unit's region in
+// two, then runs the job on Prism: the pipeline reads the stored plan, the
+// unit's claim cuts off the new region's part, and the run stage runs it
+// too. Every row is counted once.
+func TestPrismSplitIntegration(t *testing.T) {
+	ctx := context.Background()
+	c := ittest.Connect(t)
+	j := newItJob(t, c, 3000)
+	var batches, finished atomic.Int64
+	mk := func(c jobs.Client) *markTask {
+		return &markTask{c: c, src: j.src, marker: j.marker, batch: 100, batches: &batches, finished: &finished}
+	}
+	useTask(t, mk)
+	job := j.job(filepath.Join(t.TempDir(), "report.json"))
+	if err := jobs.EnsureStore(ctx, c, jobs.WithStoreTable(j.store)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := jobs.NewStore(c, jobs.WithStoreTable(j.store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned, err := jobs.PlanJob(ctx, c, st, job.Spec, mk(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SplitRegion(ctx, j.src, []byte{2}); err != nil { // inside the first unit, [, 4)
+		t.Fatal(err)
+	}
+	r, err := runPrism(t, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDone(t, c, j, r)
+	if r.Units != len(planned)+1 {
+		t.Errorf("units: got %d, want the %d planned and one split off", r.Units, len(planned))
+	}
+}
