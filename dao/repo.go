@@ -57,7 +57,9 @@ type Repo[T any] struct {
 	settle    settler // puts after deletes, on a table without index
 	uids      *UIDs   // WithUIDs; nil when the schema declares no UID field
 	uidDecls  []schema.UID[T]
-	closed    atomic.Bool // Close was called
+	closed    atomic.Bool    // Close was called
+	mirror    *Copier        // WithMirror; nil otherwise
+	clock     index.RowClock // versions of a mirrored store without index
 }
 
 // New returns the store of table on client c. When the table declares
@@ -112,6 +114,12 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	}
 	if segs := table.KeySegments(); len(segs) > 0 && segs[0].Kind == keys.KindSalt {
 		r.salts = int(segs[0].Keyspace.Count)
+	}
+	if o.mirror != nil {
+		if err := r.checkMirror(o.mirror); err != nil {
+			return nil, err
+		}
+		r.mirror = o.mirror
 	}
 	r.recs.New = func() any { return new(schema.Record) }
 	return r, nil

@@ -3,9 +3,184 @@ package jobs
 import (
 	"context"
 	"errors"
+	"fmt"
+
+	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/hbase/hbapi"
+	"github.com/hbkit/hbkit/schema"
 )
 
-// newCopyTask: the copy job. (lane g3)
+// KindCompare compares the records of a copy's two tables (Spec.Table and
+// Spec.Target): counts "same", "missing" (in the source only),
+// "different" and "extra" (in the target only). A migration switches
+// reads once it comes out clean (docs/migration.md).
+const KindCompare Kind = "compare"
+
+// Copy tuning: rows per batch and batches in flight per worker.
+const (
+	copyBatchRows = 1000
+	copyInFlight  = 4
+)
+
+// newCopyTask returns the copy or compare Task of spec: the documents
+// stored with spec.Table and spec.Target say how each encodes a record
+// (dao.Copier).
 func newCopyTask(ctx context.Context, c Client, spec Spec) (Task, error) {
-	return nil, errors.New("jobs: copy task: not yet")
+	if spec.Target == "" {
+		return nil, fmt.Errorf("%w: %s needs a target table", ErrSpec, spec.Kind)
+	}
+	src, err := tableDocument(ctx, c, spec.Table)
+	if err != nil {
+		return nil, err
+	}
+	dst, err := tableDocument(ctx, c, spec.Target)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := dao.NewCopier(c, dao.CopySpec{Source: src, Target: dst, SourceTable: spec.Table, TargetTable: spec.Target})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSpec, err)
+	}
+	if spec.Kind == KindCompare {
+		return &compareTask{c: c, cp: cp}, nil
+	}
+	return &copyTask{c: c, cp: cp, batch: copyBatchRows, inFlight: copyInFlight}, nil
+}
+
+// documentReader is the call that reads the schema document stored with
+// a table: hbase.Client and the fake have it.
+type documentReader interface {
+	DescribeTable(ctx context.Context, table string) (hbapi.TableDescriptor, error)
+}
+
+// ErrNoDocument is wrapped by the error of a job on a table that stores
+// no schema document.
+var ErrNoDocument = errors.New("jobs: the table stores no schema document")
+
+// tableDocument reads the schema document stored with table (written by
+// admin.EnsureTables, dao.CreateTables or PrepareTarget).
+func tableDocument(ctx context.Context, c Client, table string) (schema.Document, error) {
+	d, ok := c.(documentReader)
+	if !ok {
+		return schema.Document{}, fmt.Errorf("jobs: read the document of %q: the client cannot describe tables: %w", table, errors.ErrUnsupported)
+	}
+	desc, err := d.DescribeTable(ctx, table)
+	if err != nil {
+		return schema.Document{}, fmt.Errorf("jobs: describe %q: %w", table, err)
+	}
+	stored, ok := desc.Attributes[schema.DocumentAttribute]
+	if !ok {
+		return schema.Document{}, fmt.Errorf("%w: %q", ErrNoDocument, table)
+	}
+	doc, err := schema.ParseDocument([]byte(stored))
+	if err != nil {
+		return schema.Document{}, fmt.Errorf("jobs: %q: stored schema document: %w", table, err)
+	}
+	return doc, nil
+}
+
+// copyTask copies the rows of one unit of the source into the target.
+type copyTask struct {
+	c        Client
+	cp       *dao.Copier
+	batch    int
+	inFlight int
+}
+
+func (t *copyTask) Sources() []string { return []string{t.cp.SourceTable()} }
+
+// copyBatch is one batch of a unit: its target writes, the last source
+// row it covers and its counts.
+type copyBatch struct {
+	acts   []hbapi.Action
+	last   []byte
+	counts Counts
+	done   chan error
+}
+
+// Run copies the rows of u after after: each batch of source rows becomes
+// one Batch of target writes (each record's data row and index entries,
+// at the row's version), up to inFlight Batches at a time, committed in
+// order. Counts: "rows" read, "written" records, "tombstones" skipped
+// (deleted records: a mirrored store copies its own deletes),
+// "undecodable" rows skipped.
+func (t *copyTask) Run(ctx context.Context, u Unit, after []byte, commit func([]byte, Counts) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var pending []*copyBatch
+	settle := func() error { // waits for the oldest batch and commits it
+		b := pending[0]
+		pending = pending[1:]
+		if err := <-b.done; err != nil {
+			return fmt.Errorf("jobs: copy %s into %s: %w", u.Table, t.cp.TargetTable(), err)
+		}
+		return commit(b.last, b.counts)
+	}
+	b := &copyBatch{counts: Counts{}}
+	for res, err := range hbapi.ScanAll(ctx, t.c, unitScan(u, after, t.batch)) {
+		if err != nil {
+			return fmt.Errorf("jobs: copy: scan %s: %w", u.Table, err)
+		}
+		t.add(b, res)
+		if b.counts["rows"] < int64(t.batch) {
+			continue
+		}
+		if len(pending) == t.inFlight {
+			if err := settle(); err != nil {
+				return err
+			}
+		}
+		pending = append(pending, t.send(ctx, b))
+		b = &copyBatch{counts: Counts{}}
+	}
+	if b.counts["rows"] > 0 {
+		pending = append(pending, t.send(ctx, b))
+	}
+	for len(pending) > 0 {
+		if err := settle(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add adds the target writes of one source row to b.
+func (t *copyTask) add(b *copyBatch, res *hbapi.Result) {
+	key := res.Row()
+	b.last = key
+	b.counts["rows"]++
+	if !t.cp.Live(res) {
+		b.counts["tombstones"]++
+		return
+	}
+	var err error
+	b.acts, _, err = t.cp.Actions(b.acts, key, res, 0)
+	if err != nil {
+		b.counts["undecodable"]++
+		return
+	}
+	b.counts["written"]++
+}
+
+// send sends b's writes in the background.
+func (t *copyTask) send(ctx context.Context, b *copyBatch) *copyBatch {
+	b.done = make(chan error, 1)
+	if len(b.acts) == 0 {
+		b.done <- nil
+		return b
+	}
+	go func() {
+		_, err := t.c.Batch(ctx, b.acts)
+		b.done <- err
+	}()
+	return b
+}
+
+// unitScan is the scan of the rows of u after after.
+func unitScan(u Unit, after []byte, caching int) *hbapi.Scan {
+	start := u.Start
+	if after != nil {
+		start = append(append([]byte(nil), after...), 0)
+	}
+	return &hbapi.Scan{Table: u.Table, StartRow: start, StopRow: u.Stop, Caching: caching}
 }
