@@ -194,8 +194,8 @@ func inboxRecord(u int, id uint64, body string, read bool) schema.Values {
 func readingRecord(s, i int, celsius float64) schema.Values {
 	kolkata, _ := time.LoadLocation("Asia/Kolkata")
 	return schema.Values{
-		"sensor": fmt.Sprintf("s%03d", s),
-		"at":     time.UnixMilli(1_760_000_000_000 + int64(i)*3_600_000).In(kolkata),
+		"sensor":  fmt.Sprintf("s%03d", s),
+		"at":      time.UnixMilli(1_760_000_000_000 + int64(i)*3_600_000).In(kolkata),
 		"celsius": celsius, "site": []string{"north", "south", "east"}[s%3],
 	}
 }
