@@ -1,0 +1,187 @@
+//go:build integration
+
+package jobs_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hbkit/hbkit/admin"
+	"github.com/hbkit/hbkit/dao"
+	"github.com/hbkit/hbkit/hbase/hbapi"
+	"github.com/hbkit/hbkit/internal/ittest"
+	"github.com/hbkit/hbkit/jobs"
+	"github.com/hbkit/hbkit/schema"
+)
+
+// dropAfter drops tables when t ends (and now, should they exist).
+func dropAfter(t *testing.T, c admin.Client, tables ...string) {
+	t.Helper()
+	a, err := admin.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drop := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		for _, tb := range tables {
+			if ok, err := c.TableExists(ctx, tb); err == nil && ok {
+				if err := a.Drop(ctx, tb); err != nil {
+					t.Errorf("drop %s: %v", tb, err)
+				}
+			}
+		}
+	}
+	drop()
+	t.Cleanup(drop)
+}
+
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
+// copyRows is the number of rows of the throughput test: HBKIT_COPY_ROWS,
+// or 100,000.
+func copyRows(t *testing.T) int {
+	if s := os.Getenv("HBKIT_COPY_ROWS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1000 {
+			t.Fatalf("HBKIT_COPY_ROWS=%q: want a number ≥ 1000", s)
+		}
+		return n
+	}
+	return 100_000
+}
+
+// plainWrite writes batches of the target's rows as raw Puts, up to
+// inFlight Batches at a time (the copy's own batching): the baseline.
+func plainWrite(ctx context.Context, c hbapi.DataClient, batches [][]hbapi.Action, inFlight int) error {
+	sem := make(chan struct{}, inFlight)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	for _, b := range batches {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if _, err := c.Batch(ctx, b); err != nil {
+				mu.Lock()
+				first = err
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+// TestIntegrationCopyThroughput copies an inbox keyed by user and time,
+// without hash, into a hash-bucketed key pre-split into 8 regions from a
+// sample, and writes the same target rows as raw batched Puts into a table
+// of the same splits: it logs both rates and their ratio (one worker), and
+// checks the spread of the rows over the regions and that compare is
+// clean. The index variant copies into the target with an index too.
+//
+//	HBKIT_ZK=127.0.0.1:2281 HBKIT_COPY_ROWS=100000 go test -tags integration -count=1 -run TestIntegrationCopyThroughput -v ./jobs/
+func TestIntegrationCopyThroughput(t *testing.T) {
+	for _, indexed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("indexed=%v", indexed), func(t *testing.T) { copyThroughput(t, indexed) })
+	}
+}
+
+func copyThroughput(t *testing.T, indexed bool) {
+	ctx := context.Background()
+	c := ittest.Connect(t)
+	n := copyRows(t)
+	sfx := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	src, dst, plain := "g3it_inbox_"+sfx, "g3it_inbox_v2_"+sfx, "g3it_plain_"+sfx
+	dropAfter(t, c, src, dst, dst+"_by_id", plain)
+	srcDoc := parseDoc(t, inboxDoc(src))
+	dstDoc, plainDoc := parseDoc(t, inboxBucketedDoc(dst)), parseDoc(t, inboxBucketedDoc(plain))
+	plainDoc.Indexes = nil
+	if !indexed {
+		dstDoc.Indexes = nil
+	}
+	store := createTable(t, c, srcDoc, dao.WithBatchSize(1000))
+	recs := loadInbox(t, store, n/100, 100)
+
+	start := time.Now()
+	splits, err := jobs.PrepareTarget(ctx, c, c, src, dstDoc, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prepared := time.Since(start)
+	if _, err := jobs.PrepareTarget(ctx, c, c, src, plainDoc, 8); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	counts := runJob(t, c, jobs.Spec{Kind: jobs.KindCopy, Table: src, Target: dst})
+	copied := time.Since(start)
+	if counts["written"] != int64(len(recs)) {
+		t.Fatalf("copy counts %v, want %d written", counts, len(recs))
+	}
+
+	batches := plainBatches(t, plainDoc, recs)
+	start = time.Now()
+	if err := plainWrite(ctx, c, batches, 4); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Since(start)
+
+	copyRate, baseRate := float64(n)/copied.Seconds(), float64(n)/base.Seconds()
+	t.Logf("%d rows, load average %s: prepare (sample, %d splits) %v; copy %v = %.0f rows/s; plain raw batched Puts %v = %.0f rows/s; copy/plain = %.2f",
+		n, loadAverage(), len(splits), prepared.Round(time.Millisecond), copied.Round(time.Millisecond), copyRate,
+		base.Round(time.Millisecond), baseRate, copyRate/baseRate)
+
+	regions := regionCounts(t, c, dst)
+	t.Logf("rows per region of %s: %v", dst, regions)
+	checkSpread(t, regions, n, 0.25)
+	cmp := runJob(t, c, jobs.Spec{Kind: jobs.KindCompare, Table: src, Target: dst})
+	if cmp["same"] != int64(n) || cmp["missing"]+cmp["different"]+cmp["extra"]+cmp["undecodable"] != 0 {
+		t.Fatalf("compare %v", cmp)
+	}
+}
+
+// plainBatches encodes recs as doc's rows, in Batches of 1000 Puts.
+func plainBatches(t *testing.T, doc schema.Document, recs []schema.Values) [][]hbapi.Action {
+	tbl, err := schema.Open(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]hbapi.Action
+	var b []hbapi.Action
+	for i := range recs {
+		var row schema.Row
+		if err := tbl.EncodeRow(&row, &recs[i]); err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, &hbapi.Put{Table: doc.Name, Row: row.Key, Cells: row.Cells})
+		if len(b) == 1000 {
+			out, b = append(out, b), nil
+		}
+	}
+	if len(b) > 0 {
+		out = append(out, b)
+	}
+	return out
+}
+
+// TestIntegrationMigrationUnderConcurrentWriters is the online migration
+// test (testMigration) against the real HBase.
+func TestIntegrationMigrationUnderConcurrentWriters(t *testing.T) {
+	c := ittest.Connect(t)
+	sfx := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	src, dst := "g3it_mig_"+sfx, "g3it_mig_v2_"+sfx
+	dropAfter(t, c, src, dst, dst+"_by_id")
+	testMigration(t, c, src, dst, 12, 50, 3)
+}
