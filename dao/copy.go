@@ -37,9 +37,13 @@ type Copier struct {
 	src, dst         *Repo[schema.Values]
 	srcType, dstType map[string]string // field types of the documents
 	byKey            bool              // the target key is computed from fields of the source key
+	// raw: the target has no index and stores every column as the source
+	// does, so a copy re-keys the row and keeps its cells as they are.
+	raw  bool
+	cols map[string]map[string]bool // raw: family -> qualifier -> declared
 }
 
-// Copy outcomes of one source row (Copier.Actions).
+// CopyOutcome says what the writes Copier.Actions returns do.
 type CopyOutcome uint8
 
 const (
@@ -80,6 +84,16 @@ func NewCopier(c Client, spec CopySpec) (*Copier, error) {
 		}
 		if f, ok := dst.t.Source(s.Name); ok && !srcKey[f] {
 			cp.byKey = false
+		}
+	}
+	cp.raw = cp.byKey && len(dst.t.Indexes()) == 0 && slices.Equal(src.t.Columns(), dst.t.Columns())
+	if cp.raw {
+		cp.cols = map[string]map[string]bool{}
+		for _, c := range src.t.Columns() {
+			if cp.cols[c.Family] == nil {
+				cp.cols[c.Family] = map[string]bool{}
+			}
+			cp.cols[c.Family][c.Qualifier] = true
 		}
 	}
 	return cp, nil
@@ -165,7 +179,7 @@ func documentRepo(c Client, doc schema.Document, table string) (*Repo[schema.Val
 	return New(c, t, opts...)
 }
 
-// SourceTable and TargetTable return the tables' names on the cluster.
+// SourceTable returns the source table's name on the cluster.
 func (cp *Copier) SourceTable() string { return cp.src.name }
 
 // TargetTable returns the target table's name on the cluster.
@@ -272,6 +286,11 @@ func (cp *Copier) TargetKey(dst, key []byte) ([]byte, error) {
 // does not decode, or whose record the target refuses, is an error
 // (wrapping ErrDecode, or a *ValidationError) and appends nothing.
 func (cp *Copier) Actions(acts []hbapi.Action, key []byte, res *hbapi.Result, deletedAt int64) ([]hbapi.Action, CopyOutcome, error) {
+	if cp.raw {
+		if ver, live := cp.src.rowVersion(res); live {
+			return cp.rawActions(acts, key, res, ver)
+		}
+	}
 	rec, ver, live, err := cp.readAsTarget(res)
 	if err != nil {
 		return acts, CopySkipped, err
@@ -294,6 +313,41 @@ func (cp *Copier) Actions(acts []hbapi.Action, key []byte, res *hbapi.Result, de
 	return cp.dst.versionedActions(acts, index.OpPut, enc, ver), CopyRecord, nil
 }
 
+// rawActions is Actions of a live row at version ver where the target stores the source's cells as
+// they are (Copier.raw): the row key is re-encoded from the source key,
+// the cells of the row's version are kept, nothing else is decoded.
+func (cp *Copier) rawActions(acts []hbapi.Action, key []byte, res *hbapi.Result, ver int64) ([]hbapi.Action, CopyOutcome, error) {
+	k, err := cp.TargetKey(nil, key)
+	if err != nil {
+		return acts, CopySkipped, err
+	}
+	since := cp.src.since(res)
+	rec := &schema.Record{Data: schema.Row{Key: k, Cells: make([]schema.Cell, 0, len(res.Cells))}}
+	for _, c := range res.Cells {
+		if c.Type != 0 && c.Type != hbapi.CellTypePut || c.Timestamp < since || !cp.cols[string(c.Family)][string(c.Qualifier)] {
+			continue
+		}
+		cells := rec.Data.Cells
+		if n := len(cells); n > 0 && cells[n-1].Family == string(c.Family) && cells[n-1].Qualifier == string(c.Qualifier) {
+			continue // an older version; Cells are newest first per column
+		}
+		rec.Data.Cells = append(cells, schema.Cell{Family: string(c.Family), Qualifier: string(c.Qualifier), Value: c.Value})
+	}
+	if len(rec.Data.Cells) == 0 {
+		return acts, CopySkipped, &DecodeError{Table: cp.src.name, Reason: "row without a column of the document"}
+	}
+	return cp.dst.versionedActions(acts, index.OpPut, rec, ver), CopyRecord, nil
+}
+
+// since returns the timestamp below which a data row's cells belong to an
+// older version of its record (index.Table.Since; 0 without index).
+func (r *Repo[T]) since(res *hbapi.Result) int64 {
+	if r.ix == nil {
+		return 0
+	}
+	return r.ix.Since(res)
+}
+
 // versionedActions appends the writes of rec (or of its row's delete) at
 // version v: through the index engine's copy writes on an indexed table
 // (index.Table.CopyActions), else a Put of the row's cells and deletes of
@@ -307,7 +361,7 @@ func (r *Repo[T]) versionedActions(acts []hbapi.Action, op Op, rec *schema.Recor
 	}
 	p := &hbapi.Put{Table: r.name, Row: rec.Data.Key, Cells: putCells(&rec.Data), Timestamp: v}
 	acts = append(acts, p)
-	for _, c := range r.t.Columns() {
+	for _, c := range r.columns {
 		if _, ok := p.Value(c.Family, c.Qualifier); !ok {
 			acts = append(acts, &hbapi.Delete{Table: r.name, Row: rec.Data.Key, Family: []byte(c.Family),
 				Qualifier: []byte(c.Qualifier), AllVersions: true, Timestamp: v})

@@ -24,9 +24,11 @@ import (
 // writer, copy job or mirror sent them. A store without index stamps its
 // writes itself while mirrored (versions per row from the client's clock,
 // index.RowClock), so that its deletes have a version too: keep writers'
-// clocks synchronised, as for the index protocol. Insert-only tables and
-// salted layouts without index are refused: their deletes leave nothing
-// to read back.
+// clocks synchronised, as for the index protocol. Refused (New fails
+// with ErrInvalidOption): insert-only tables and salted layouts without
+// index, whose deletes leave nothing to read back; WithUnindexedWrites;
+// and a mirror whose key cannot be computed from the store's key
+// (Copier.ByKey), to which a delete could not follow.
 func WithMirror(cp *Copier) Option {
 	return func(o *options) {
 		if cp == nil {
@@ -48,6 +50,8 @@ func (r *Repo[T]) checkMirror(cp *Copier) error {
 		return fmt.Errorf("dao: %w: WithMirror: the Copier reads %q, the store writes %q", ErrInvalidOption, cp.src.name, r.name)
 	case r.ix != nil && !r.ix.KeepsRecords():
 		return fmt.Errorf("dao: %w: WithMirror: %q is insert-only: its deletes leave no version to copy", ErrInvalidOption, r.name)
+	case r.unindexed:
+		return fmt.Errorf("dao: %w: WithMirror with WithUnindexedWrites: the writes would carry no version", ErrInvalidOption)
 	case r.ix == nil && r.salts > 0:
 		return fmt.Errorf("dao: %w: WithMirror: %q is salted and has no index", ErrInvalidOption, r.name)
 	case !cp.byKey:

@@ -90,7 +90,8 @@ func plainWrite(ctx context.Context, c hbapi.DataClient, batches [][]hbapi.Actio
 // sample, and writes the same target rows as raw batched Puts into a table
 // of the same splits: it logs both rates and their ratio (one worker), and
 // checks the spread of the rows over the regions and that compare is
-// clean. The index variant copies into the target with an index too.
+// clean. The index variant copies into the target with an index too, and
+// its baseline writes each record's entry as a raw Put too.
 //
 //	HBKIT_ZK=127.0.0.1:2281 HBKIT_COPY_ROWS=100000 go test -tags integration -count=1 -run TestIntegrationCopyThroughput -v ./jobs/
 func TestIntegrationCopyThroughput(t *testing.T) {
@@ -105,12 +106,11 @@ func copyThroughput(t *testing.T, indexed bool) {
 	n := copyRows(t)
 	sfx := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
 	src, dst, plain := "g3it_inbox_"+sfx, "g3it_inbox_v2_"+sfx, "g3it_plain_"+sfx
-	dropAfter(t, c, src, dst, dst+"_by_id", plain)
+	dropAfter(t, c, src, dst, dst+"_by_id", plain, plain+"_by_id")
 	srcDoc := parseDoc(t, inboxDoc(src))
 	dstDoc, plainDoc := parseDoc(t, inboxBucketedDoc(dst)), parseDoc(t, inboxBucketedDoc(plain))
-	plainDoc.Indexes = nil
 	if !indexed {
-		dstDoc.Indexes = nil
+		dstDoc.Indexes, plainDoc.Indexes = nil, nil
 	}
 	store := createTable(t, c, srcDoc, dao.WithBatchSize(1000))
 	recs := loadInbox(t, store, n/100, 100)
@@ -138,10 +138,20 @@ func copyThroughput(t *testing.T, indexed bool) {
 	}
 	base := time.Since(start)
 
+	start = time.Now()
+	scanned := 0
+	for _, err := range hbapi.ScanAll(ctx, c, &hbapi.Scan{Table: src, Caching: 1000}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		scanned++
+	}
+	scan := time.Since(start)
+
 	copyRate, baseRate := float64(n)/copied.Seconds(), float64(n)/base.Seconds()
-	t.Logf("%d rows, load average %s: prepare (sample, %d splits) %v; copy %v = %.0f rows/s; plain raw batched Puts %v = %.0f rows/s; copy/plain = %.2f",
+	t.Logf("%d rows, load average %s: prepare (sample, %d splits) %v; copy %v = %.0f rows/s; plain raw batched Puts %v = %.0f rows/s; copy/plain = %.2f; full scan of the source %v = %.0f rows/s",
 		n, loadAverage(), len(splits), prepared.Round(time.Millisecond), copied.Round(time.Millisecond), copyRate,
-		base.Round(time.Millisecond), baseRate, copyRate/baseRate)
+		base.Round(time.Millisecond), baseRate, copyRate/baseRate, scan.Round(time.Millisecond), float64(scanned)/scan.Seconds())
 
 	regions := regionCounts(t, c, dst)
 	t.Logf("rows per region of %s: %v", dst, regions)
@@ -152,8 +162,12 @@ func copyThroughput(t *testing.T, indexed bool) {
 	}
 }
 
-// plainBatches encodes recs as doc's rows, in Batches of 1000 Puts.
+// plainBatches encodes recs as doc's rows, each record's data row and
+// index entries as raw Puts, in Batches of the Puts of 1000 records.
 func plainBatches(t *testing.T, doc schema.Document, recs []schema.Values) [][]hbapi.Action {
+	if len(doc.Indexes) > 0 {
+		doc = doc.WithRowPointers()
+	}
 	tbl, err := schema.Open(doc)
 	if err != nil {
 		t.Fatal(err)
@@ -161,12 +175,15 @@ func plainBatches(t *testing.T, doc schema.Document, recs []schema.Values) [][]h
 	var out [][]hbapi.Action
 	var b []hbapi.Action
 	for i := range recs {
-		var row schema.Row
-		if err := tbl.EncodeRow(&row, &recs[i]); err != nil {
+		var rec schema.Record
+		if err := tbl.EncodeRecord(&rec, &recs[i]); err != nil {
 			t.Fatal(err)
 		}
-		b = append(b, &hbapi.Put{Table: doc.Name, Row: row.Key, Cells: row.Cells})
-		if len(b) == 1000 {
+		b = append(b, &hbapi.Put{Table: doc.Name, Row: rec.Data.Key, Cells: rec.Data.Cells})
+		for j, e := range rec.Entries {
+			b = append(b, &hbapi.Put{Table: doc.Indexes[j].Name, Row: e.Key, Cells: e.Cells})
+		}
+		if (i+1)%1000 == 0 {
 			out, b = append(out, b), nil
 		}
 	}

@@ -89,10 +89,10 @@ type copyTask struct {
 
 func (t *copyTask) Sources() []string { return []string{t.cp.SourceTable()} }
 
-// copyBatch is one batch of a unit: its target writes, the last source
-// row it covers and its counts.
+// copyBatch is one batch of a unit: its source rows, the last one's key,
+// and, once sent, its counts.
 type copyBatch struct {
-	acts   []hbapi.Action
+	rows   []*hbapi.Result
 	last   []byte
 	counts Counts
 	done   chan error
@@ -100,10 +100,10 @@ type copyBatch struct {
 
 // Run copies the rows of u after after: each batch of source rows becomes
 // one Batch of target writes (each record's data row and index entries,
-// at the row's version), up to inFlight Batches at a time, committed in
-// order. Counts: "rows" read, "written" records, "tombstones" skipped
-// (deleted records: a mirrored store copies its own deletes),
-// "undecodable" rows skipped.
+// at the row's version), encoded and sent in the background, up to
+// inFlight batches at a time, committed in order. Counts: "rows" read,
+// "written" records, "tombstones" skipped (deleted records: a mirrored
+// store copies its own deletes), "undecodable" rows skipped.
 func (t *copyTask) Run(ctx context.Context, u Unit, after []byte, commit func([]byte, Counts) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -116,13 +116,12 @@ func (t *copyTask) Run(ctx context.Context, u Unit, after []byte, commit func([]
 		}
 		return commit(b.last, b.counts)
 	}
-	b := &copyBatch{counts: Counts{}}
+	b := &copyBatch{}
 	for res, err := range hbapi.ScanAll(ctx, t.c, unitScan(u, after, t.batch)) {
 		if err != nil {
 			return fmt.Errorf("jobs: copy: scan %s: %w", u.Table, err)
 		}
-		t.add(b, res)
-		if b.counts["rows"] < int64(t.batch) {
+		if b.rows = append(b.rows, res); len(b.rows) < t.batch {
 			continue
 		}
 		if len(pending) == t.inFlight {
@@ -131,9 +130,9 @@ func (t *copyTask) Run(ctx context.Context, u Unit, after []byte, commit func([]
 			}
 		}
 		pending = append(pending, t.send(ctx, b))
-		b = &copyBatch{counts: Counts{}}
+		b = &copyBatch{}
 	}
-	if b.counts["rows"] > 0 {
+	if len(b.rows) > 0 {
 		pending = append(pending, t.send(ctx, b))
 	}
 	for len(pending) > 0 {
@@ -144,36 +143,40 @@ func (t *copyTask) Run(ctx context.Context, u Unit, after []byte, commit func([]
 	return nil
 }
 
-// add adds the target writes of one source row to b.
-func (t *copyTask) add(b *copyBatch, res *hbapi.Result) {
-	key := res.Row()
-	b.last = key
-	b.counts["rows"]++
-	if !t.cp.Live(res) {
-		b.counts["tombstones"]++
-		return
-	}
-	var err error
-	b.acts, _, err = t.cp.Actions(b.acts, key, res, 0)
-	if err != nil {
-		b.counts["undecodable"]++
-		return
-	}
-	b.counts["written"]++
-}
-
-// send sends b's writes in the background.
+// send encodes b's rows into target writes and sends them, in the
+// background: batches in flight encode on as many cores.
 func (t *copyTask) send(ctx context.Context, b *copyBatch) *copyBatch {
 	b.done = make(chan error, 1)
-	if len(b.acts) == 0 {
-		b.done <- nil
-		return b
-	}
+	b.last = b.rows[len(b.rows)-1].Row()
 	go func() {
-		_, err := t.c.Batch(ctx, b.acts)
+		acts := t.actions(b)
+		if len(acts) == 0 {
+			b.done <- nil
+			return
+		}
+		_, err := t.c.Batch(ctx, acts)
 		b.done <- err
 	}()
 	return b
+}
+
+// actions returns the target writes of b's rows and sets b's counts.
+func (t *copyTask) actions(b *copyBatch) []hbapi.Action {
+	b.counts = Counts{"rows": int64(len(b.rows))}
+	var acts []hbapi.Action
+	for _, res := range b.rows {
+		if !t.cp.Live(res) {
+			b.counts["tombstones"]++
+			continue
+		}
+		var err error
+		if acts, _, err = t.cp.Actions(acts, res.Row(), res, 0); err != nil {
+			b.counts["undecodable"]++
+			continue
+		}
+		b.counts["written"]++
+	}
+	return acts
 }
 
 // unitScan is the scan of the rows of u after after.

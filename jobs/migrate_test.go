@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -296,4 +297,57 @@ func (m *migration) checkFinal(t *testing.T, dst string) {
 
 func TestMigrationUnderConcurrentWriters(t *testing.T) {
 	testMigration(t, newFake(t), "inbox", "chat:inbox_v2", 24, 40, 4)
+}
+
+// personDoc is seed 003's partition layout: Bytes.toBytes(id % n), then
+// Bytes.toBytes(id), one family "info" of one version.
+func personDoc(name string, partitions int) string {
+	return fmt.Sprintf(`{
+  "version": 1, "name": %q,
+  "families": [{"name": "info", "versions": 1}],
+  "fields": [{"name": "id", "type": "int64"}, {"name": "name", "type": "string"}],
+  "key": [{"name": "partition", "kind": "java_partition", "buckets": %d, "from": "id"},
+          {"name": "id", "kind": "java_long"}],
+  "columns": [{"name": "name", "family": "info", "qualifier": "n", "type": "string"}],
+  "splits": {"regions": %d}
+}`, name, partitions, partitions)
+}
+
+// Seed 003's move "to a new table with more pre-split regions": the
+// person table of 20 partitions (id % 20) outgrew them; it moves to 64
+// partitions, pre-split into 64 regions from a sample, as
+// docs/migration.md shows.
+func TestMigrationSeed003MorePartitions(t *testing.T) {
+	ctx := context.Background()
+	c := newFake(t)
+	src := createTable(t, c, parseDoc(t, personDoc("person", 20)), dao.WithBatchSize(1000))
+	const n = 20_000
+	recs := make([]*schema.Values, n)
+	for i := range recs {
+		recs[i] = &schema.Values{"id": int64(i + 1), "name": fmt.Sprintf("person %d", i+1)}
+	}
+	if _, err := src.PutBatch(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	target := parseDoc(t, personDoc("person_v2", 64))
+	splits, err := jobs.PrepareTarget(ctx, c, c, "person", target, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(splits) != 63 {
+		t.Fatalf("got %d split keys, want 63", len(splits))
+	}
+	counts := runJob(t, c, jobs.Spec{Kind: jobs.KindCopy, Table: "person", Target: "person_v2"})
+	if counts["written"] != n {
+		t.Fatalf("copy counts %v", counts)
+	}
+	cmp := runJob(t, c, jobs.Spec{Kind: jobs.KindCompare, Table: "person", Target: "person_v2"})
+	if cmp["same"] != n || cmp["missing"]+cmp["different"]+cmp["extra"]+cmp["undecodable"] != 0 {
+		t.Fatalf("compare %v", cmp)
+	}
+	checkSpread(t, regionCounts(t, c, "person_v2"), n, 0.10)
+	got, ok, err := openStore(t, c, target).Get(ctx, &schema.Values{"id": int64(12345)})
+	if err != nil || !ok || (*got)["name"] != "person 12345" {
+		t.Fatalf("person 12345 in the new table: %v, %v, %v", got, ok, err)
+	}
 }
