@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase/hbapi"
 	"github.com/hbkit/hbkit/schema"
@@ -47,34 +48,21 @@ func newCopyTask(ctx context.Context, c Client, spec Spec) (Task, error) {
 	return &copyTask{c: c, cp: cp, batch: copyBatchRows, inFlight: copyInFlight}, nil
 }
 
-// documentReader is the call that reads the schema document stored with
-// a table: hbase.Client and the fake have it.
-type documentReader interface {
-	DescribeTable(ctx context.Context, table string) (hbapi.TableDescriptor, error)
-}
-
-// ErrNoDocument is wrapped by the error of a job on a table that stores
-// no schema document.
-var ErrNoDocument = errors.New("jobs: the table stores no schema document")
-
-// tableDocument reads the schema document stored with table (written by
-// admin.EnsureTables, dao.CreateTables or PrepareTarget).
+// tableDocument reads the schema document stored with table
+// (admin.ReadDocument: written by admin.EnsureTables, dao.CreateTables or
+// PrepareTarget). The client must describe tables (admin.Client).
 func tableDocument(ctx context.Context, c Client, table string) (schema.Document, error) {
-	d, ok := c.(documentReader)
+	ac, ok := c.(admin.Client)
 	if !ok {
 		return schema.Document{}, fmt.Errorf("jobs: read the document of %q: the client cannot describe tables: %w", table, errors.ErrUnsupported)
 	}
-	desc, err := d.DescribeTable(ctx, table)
+	a, err := admin.New(ac)
 	if err != nil {
-		return schema.Document{}, fmt.Errorf("jobs: describe %q: %w", table, err)
+		return schema.Document{}, err
 	}
-	stored, ok := desc.Attributes[schema.DocumentAttribute]
-	if !ok {
-		return schema.Document{}, fmt.Errorf("%w: %q", ErrNoDocument, table)
-	}
-	doc, err := schema.ParseDocument([]byte(stored))
+	doc, err := a.ReadDocument(ctx, table)
 	if err != nil {
-		return schema.Document{}, fmt.Errorf("jobs: %q: stored schema document: %w", table, err)
+		return schema.Document{}, fmt.Errorf("jobs: %w", err)
 	}
 	return doc, nil
 }
