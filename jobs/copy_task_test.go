@@ -94,6 +94,10 @@ func TestCopyInboxIntoBucketedTarget(t *testing.T) {
 	if len(splits) != 7 {
 		t.Fatalf("got %d split keys, want 7", len(splits))
 	}
+	again, err := jobs.PrepareTarget(ctx, c, c, "inbox", target, 8) // a second run
+	if err != nil || len(again) != 7 || !bytes.Equal(again[3], splits[3]) {
+		t.Fatalf("PrepareTarget again: %q, %v; want the splits of the first run %q", again, err, splits)
+	}
 	spec := jobs.Spec{Kind: jobs.KindCopy, Table: "inbox", Target: "chat:inbox_v2"}
 	for run := range 2 { // a second run changes nothing
 		counts := runJob(t, c, spec)

@@ -37,6 +37,9 @@ func PrepareTarget(ctx context.Context, c Client, a admin.Client, source string,
 	if regions < 1 {
 		return nil, fmt.Errorf("%w: PrepareTarget: %d regions", ErrSpec, regions)
 	}
+	if splits, ok, err := existingSplits(ctx, c, a, target.Name); err != nil || ok {
+		return splits, err
+	}
 	src, err := tableDocument(ctx, c, source)
 	if err != nil {
 		return nil, err
@@ -70,6 +73,25 @@ func PrepareTarget(ctx context.Context, c Client, a admin.Client, source string,
 		return nil, fmt.Errorf("jobs: create %s: %w", doc.Name, err)
 	}
 	return splits, nil
+}
+
+// existingSplits returns the region boundaries of table when it exists.
+func existingSplits(ctx context.Context, c Client, a admin.Client, table string) ([][]byte, bool, error) {
+	ok, err := a.TableExists(ctx, table)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	regions, err := c.TableRegions(ctx, table)
+	if err != nil {
+		return nil, false, fmt.Errorf("jobs: regions of %s: %w", table, err)
+	}
+	var out [][]byte
+	for _, r := range regions {
+		if len(r.StartKey) > 0 {
+			out = append(out, r.StartKey)
+		}
+	}
+	return out, true, nil
 }
 
 // sampleKeys returns target keys of about aim to 2*aim records of the
