@@ -20,7 +20,7 @@ const KindCompare Kind = "compare"
 // Copy tuning: rows per batch and batches in flight per worker.
 const (
 	copyBatchRows = 1000
-	copyInFlight  = 4
+	copyInFlight  = 8
 )
 
 // newCopyTask returns the copy or compare Task of spec: the documents

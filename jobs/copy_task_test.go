@@ -13,17 +13,25 @@ import (
 	"github.com/hbkit/hbkit/schema"
 )
 
-// loadInbox writes users×perUser messages into the inbox store.
-func loadInbox(t testing.TB, r *dao.Repo[schema.Values], users, perUser int) []schema.Values {
-	t.Helper()
-	var recs []*schema.Values
-	var out []schema.Values
+// inboxRecords returns users×perUser messages, the same on every call.
+func inboxRecords(users, perUser int) []schema.Values {
+	out := make([]schema.Values, 0, users*perUser)
 	for u := range users {
 		for i := range perUser {
-			v := inboxRecord(u, uint64(u*perUser+i), fmt.Sprintf("hello %d", i), i%2 == 0)
-			out = append(out, v)
-			recs = append(recs, &v)
+			out = append(out, inboxRecord(u, uint64(u*perUser+i), fmt.Sprintf("hello %d", i), i%2 == 0))
 		}
+	}
+	return out
+}
+
+// loadInbox writes users×perUser messages (inboxRecords) into the inbox
+// store.
+func loadInbox(t testing.TB, r *dao.Repo[schema.Values], users, perUser int) []schema.Values {
+	t.Helper()
+	out := inboxRecords(users, perUser)
+	recs := make([]*schema.Values, len(out))
+	for i := range out {
+		recs[i] = &out[i]
 	}
 	if _, err := r.PutBatch(context.Background(), recs); err != nil {
 		t.Fatal(err)
