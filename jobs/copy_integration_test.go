@@ -208,3 +208,55 @@ func TestIntegrationMigrationUnderConcurrentWriters(t *testing.T) {
 	dropAfter(t, c, src, dst, dst+"_by_id")
 	testMigration(t, c, src, dst, 12, 50, 3)
 }
+
+// TestIntegrationMirrorCost times the writes of the inbox store (no
+// index) alone and mirrored into the hash-bucketed key with an index:
+// single Puts one after another, and PutBatch of 500 records.
+//
+//	HBKIT_ZK=127.0.0.1:2281 go test -tags integration -count=1 -run TestIntegrationMirrorCost -v ./jobs/
+func TestIntegrationMirrorCost(t *testing.T) {
+	ctx := context.Background()
+	c := ittest.Connect(t)
+	sfx := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	src, dst := "g3it_mc_"+sfx, "g3it_mc_v2_"+sfx
+	dropAfter(t, c, src, dst, dst+"_by_id")
+	srcDoc, dstDoc := parseDoc(t, inboxDoc(src)), parseDoc(t, inboxBucketedDoc(dst))
+	plain := createTable(t, c, srcDoc)
+	loadInbox(t, plain, 10, 10)
+	if _, err := jobs.PrepareTarget(ctx, c, c, src, dstDoc, 8); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := dao.NewCopier(c, dao.CopySpec{Source: srcDoc, Target: dstDoc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mirrored := openStore(t, c, srcDoc, dao.WithMirror(cp))
+	const singles, batched = 1000, 20_000
+	for round, store := range []*dao.Repo[schema.Values]{plain, mirrored, plain, mirrored} {
+		base := uint64(round+1) * 1_000_000
+		start := time.Now()
+		for i := range singles {
+			v := inboxRecord(i%50, base+uint64(i), "single", false)
+			if err := store.Put(ctx, &v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		one := time.Since(start)
+		recs := make([]*schema.Values, batched)
+		for i := range recs {
+			v := inboxRecord(i%50, base+500_000+uint64(i), "batched", true)
+			recs[i] = &v
+		}
+		start = time.Now()
+		if _, err := store.PutBatch(ctx, recs); err != nil {
+			t.Fatal(err)
+		}
+		many := time.Since(start)
+		name := "alone"
+		if store == mirrored {
+			name = "mirrored"
+		}
+		t.Logf("%-8s load average %s: %d single Puts %.0f/s (%.2f ms each); PutBatch of %d: %.0f records/s",
+			name, loadAverage(), singles, singles/one.Seconds(), one.Seconds()*1000/singles, batched, batched/many.Seconds())
+	}
+}
