@@ -296,3 +296,39 @@ func TestQuantiles(t *testing.T) {
 		}
 	}
 }
+
+// A copy into an insert-only target (messages are never rewritten): its
+// store then reads the copied records, refuses to insert them again, and
+// its index comes out clean of a repair.
+func TestCopyIntoInsertOnlyTarget(t *testing.T) {
+	ctx := context.Background()
+	c := newFake(t)
+	src := createTable(t, c, parseDoc(t, inboxDoc("inbox")))
+	recs := loadInbox(t, src, 5, 40)
+	target := parseDoc(t, inboxBucketedDoc("inbox_v2"))
+	target.Writes = "insert-only"
+	if _, err := jobs.PrepareTarget(ctx, c, c, "inbox", target, 4); err != nil {
+		t.Fatal(err)
+	}
+	if counts := runJob(t, c, jobs.Spec{Kind: jobs.KindCopy, Table: "inbox", Target: "inbox_v2"}); counts["written"] != int64(len(recs)) {
+		t.Fatalf("copy counts %v", counts)
+	}
+	tgt := openStore(t, c, target)
+	checkRecords(t, tgt, recs)
+	if rep, err := tgt.Check(ctx, dao.ModeRepair); err != nil {
+		t.Fatal(err)
+	} else {
+		t.Logf("repair: %+v", rep)
+	}
+	rep, err := tgt.Check(ctx, dao.ModeVerify)
+	if err != nil || rep.Missing+rep.Orphaned+rep.Stale+rep.Undecodable != 0 || rep.DataRows != int64(len(recs)) {
+		t.Fatalf("verify after repair: %+v, %v", rep, err)
+	}
+	again := recs[7]
+	if err := tgt.Insert(ctx, &again); !errors.Is(err, dao.ErrExists) {
+		t.Fatalf("insert of a copied message: got %v, want ErrExists", err)
+	}
+	if err := tgt.Put(ctx, &again); err != nil {
+		t.Fatalf("put of a copied message again: %v", err)
+	}
+}
