@@ -194,9 +194,15 @@ test-backup-master:
 ## The container path (docs/containers.md): HBase in a container through
 ## testcontainers-go. With DOCKER_HOST set, that engine is used; without it,
 ## tools/ci-containers.sh sets up podman and serves its Docker API.
-.PHONY: hbase-image test-containers
+## hbase-image builds hbasecontainer/Dockerfile with local stand-ins for
+## what it pulls (no registry here); hbase-image-maven builds its default
+## target as outside users do, the jars from Maven Central inside the build.
+.PHONY: hbase-image hbase-image-maven test-containers
 hbase-image:
 	tools/image/build.sh
+
+hbase-image-maven:
+	tools/image/build.sh --maven
 
 test-containers:
 	tools/ci-containers.sh

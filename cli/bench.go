@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -69,15 +70,6 @@ type benchFlags struct {
 
 func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit bench", flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
-	fs.Usage = func() {
-		var b strings.Builder
-		for _, w := range bench.Workloads() {
-			fmt.Fprintf(&b, "  %-16s %s\n", w.Name, w.Summary)
-		}
-		e.usage(fmt.Sprintf(benchUsage, e.clientName(), strings.TrimRight(b.String(), "\n")))
-		e.printFlags(fs)
-	}
 	e.connectFlags(fs, &f.zk)
 	fs.StringVar(&f.table, "table", bench.DefaultTable, "table `T` of the PE workloads, and prefix of the layer workloads' tables (PE's --table)")
 	fs.IntVar(&f.rows, "rows", bench.DefaultRows, "rows per client thread (PE's --rows)")
@@ -87,7 +79,7 @@ func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
 	fs.IntVar(&f.valueSize, "value-size", bench.DefaultValueSize, "value size in bytes (PE's --valueSize)")
 	fs.IntVar(&f.batch, "batch", bench.DefaultBatchSize, "records per call of plainWrite, daoWrite, indexedWrite and dualWrite")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the random keys and values (default: random)")
-	fs.BoolVar(&f.json, "json", false, "print the results as JSON")
+	fs.BoolVar(&f.json, "json", false, "print the results (with --compare: the comparison) as JSON")
 	fs.BoolVar(&f.fresh, "fresh", false, "drop the workloads' tables first, so the writes start from empty tables")
 	fs.BoolVar(&f.drop, "drop-tables", false, "drop the workloads' tables and exit")
 	fs.StringVar(&f.compare, "compare", "", "print the comparison table of the PE logs and JSON reports in `DIR` and exit")
@@ -99,6 +91,31 @@ func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
 	return fs
 }
 
+// comparisonJSON is one row of bench --compare --json: a workload run by
+// PerformanceEvaluation (Java) and by hbkit.
+type comparisonJSON struct {
+	Workload string       `json:"workload"`
+	Threads  int          `json:"threads"`
+	Java     bench.Result `json:"java"`
+	Hbkit    bench.Result `json:"hbkit"`
+	Ratio    float64      `json:"ratio"` // hbkit's rows/s over Java's
+}
+
+// writeComparisonJSON writes the output of bench --compare --json: the
+// comparisons, and every hbkit result read (the layer workloads too).
+func writeComparisonJSON(w io.Writer, cs []bench.Comparison, ours []bench.Result) error {
+	out := struct {
+		Comparisons []comparisonJSON `json:"comparisons"`
+		Results     []bench.Result   `json:"results"`
+	}{Comparisons: []comparisonJSON{}, Results: ours}
+	for _, c := range cs {
+		out.Comparisons = append(out.Comparisons, comparisonJSON{c.Workload, c.Threads, c.Java, c.Ours, c.Ratio()})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
 // benchReport is the JSON output of hbkit bench.
 type benchReport struct {
 	Rows    int `json:"rows_per_thread"`
@@ -108,22 +125,36 @@ type benchReport struct {
 	Results   []bench.Result `json:"results"`
 }
 
-func runBench(ctx context.Context, e *Env, args []string) error {
-	return runBenchWith(ctx, e, args, connectAs(e, func(c Client) Client { return c }))
+// benchCommand is hbkit bench.
+func benchCommand(e *Env, connect connectFunc[Client]) command {
+	usage := func() string {
+		var b strings.Builder
+		for _, w := range bench.Workloads() {
+			fmt.Fprintf(&b, "  %-16s %s\n", w.Name, w.Summary)
+		}
+		return fmt.Sprintf(benchUsage, e.clientName(), strings.TrimRight(b.String(), "\n"))
+	}
+	return command{name: "bench", summary: "run PE's workloads (and dao/index writes) with " + e.clientName() + ": rows/s and latency",
+		usage: usage,
+		bind: func() (*flag.FlagSet, runFunc) {
+			var f benchFlags
+			return benchFlagSet(e, &f), func(ctx context.Context, args []string) error { return e.bench(ctx, f, args, connect) }
+		}}
 }
 
+// runBenchWith runs hbkit bench with args over connect.
 func runBenchWith(ctx context.Context, e *Env, args []string, connect connectFunc[Client]) error {
-	var f benchFlags
-	fs := benchFlagSet(e, &f)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.Stderr, "%s bench: unexpected argument %q\n", e.name(), fs.Arg(0))
+	return runOne(ctx, e, benchCommand(e, connect), args)
+}
+
+// bench runs hbkit bench with its flags and arguments.
+func (e *Env) bench(ctx context.Context, f benchFlags, args []string, connect connectFunc[Client]) error {
+	if len(args) > 0 {
+		fmt.Fprintf(e.Stderr, "%s bench: unexpected argument %q\n", e.name(), args[0])
 		return ErrUsage
 	}
 	if f.compare != "" {
-		return benchCompare(e, f.compare)
+		return benchCompare(e, f.compare, f.json)
 	}
 	names, err := benchWorkloads(f.workloads)
 	if err != nil {
@@ -267,7 +298,7 @@ func benchWorkloads(list string) ([]string, error) {
 
 // benchCompare prints the comparison of the PE logs and hbkit reports in
 // dir.
-func benchCompare(e *Env, dir string) error {
+func benchCompare(e *Env, dir string, asJSON bool) error {
 	logs, err := filepath.Glob(filepath.Join(dir, "pe-*.log"))
 	if err != nil {
 		return err
@@ -316,6 +347,9 @@ func benchCompare(e *Env, dir string) error {
 		return order[a.Workload] - order[b.Workload]
 	})
 	cs := bench.Compare(java, ours)
+	if asJSON {
+		return writeComparisonJSON(e.Stdout, cs, ours)
+	}
 	if len(cs) > 0 {
 		if err := bench.WriteComparison(e.Stdout, cs); err != nil {
 			return err

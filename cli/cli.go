@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,8 +13,10 @@ import (
 	"strings"
 
 	"github.com/hbkit/hbkit/admin"
+	"github.com/hbkit/hbkit/dao"
 	"github.com/hbkit/hbkit/hbase"
 	"github.com/hbkit/hbkit/internal/buildinfo"
+	"github.com/hbkit/hbkit/jobs"
 	"github.com/hbkit/hbkit/schema"
 	"github.com/hbkit/hbkit/sim"
 )
@@ -70,31 +73,6 @@ func (e *Env) name() string {
 	return e.Name
 }
 
-// usage prints a command's usage text, which names the program "hbkit",
-// under the program's own name.
-func (e *Env) usage(text string) {
-	if n := e.name(); n != "hbkit" {
-		text = strings.ReplaceAll(text, "hbkit ", n+" ")
-	}
-	fmt.Fprint(e.Stderr, text)
-}
-
-// subcommandHelp answers a command that takes a subcommand first (table,
-// index) when args hold none or ask for help (-h, --help, help): it prints
-// the usage text and the flags of fs, and returns ErrUsage (no argument)
-// or flag.ErrHelp. It returns nil when args name a subcommand.
-func (e *Env) subcommandHelp(args []string, usage string, fs *flag.FlagSet) error {
-	if len(args) > 0 && args[0] != "-h" && args[0] != "--help" && args[0] != "help" {
-		return nil
-	}
-	e.usage(usage)
-	e.printFlags(fs)
-	if len(args) == 0 {
-		return ErrUsage
-	}
-	return flag.ErrHelp
-}
-
 // clientName names the client in help texts.
 func (e *Env) clientName() string {
 	if e.Over == "" {
@@ -103,24 +81,20 @@ func (e *Env) clientName() string {
 	return e.Over
 }
 
-// command is one hbkit subcommand.
-type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, env *Env, args []string) error
-}
-
-// commands lists every subcommand. Each lives in its own file.
+// commands lists every command, each made by a constructor in its own
+// file (see command). completion is added last, over all of them.
 func commands(e *Env) []command {
 	return []command{
-		{"version", "print the hbkit version", runVersion},
-		{"table", "create, check, describe, truncate and drop tables from schemas", runTable},
-		{"simulate", "predict how a key design spreads writes over regions and servers", runSimulate},
-		{"regions", "measure rows and requests per region of a live table", runRegions},
-		{"index", "verify, repair or rebuild index tables against their data table", runIndex},
-		{"get", "read one row by its key fields: named segments and typed columns", runGet},
-		{"scan", "read rows by field values: named segments and typed columns", runScan},
-		{"bench", "run PE's workloads (and dao/index writes) with " + e.clientName() + ": rows/s and latency", runBench},
+		versionCommand(e),
+		tableCommand(e, connectAs(e, func(c Client) admin.Client { return c })),
+		simulateCommand(e),
+		regionsCommand(e, connectAs(e, func(c Client) regionsAdmin { return c })),
+		indexCommand(e, connectAs(e, func(c Client) dao.Client { return c })),
+		jobCommand(e, connectAs(e, func(c Client) jobClient { return c }), jobs.NewTask),
+		viewCommand(e, "get", connectAs(e, func(c Client) viewClient { return c })),
+		viewCommand(e, "scan", connectAs(e, func(c Client) viewClient { return c })),
+		countCommand(e, connectAs(e, func(c Client) rowScanner { return c })),
+		benchCommand(e, connectAs(e, func(c Client) Client { return c })),
 	}
 }
 
@@ -154,19 +128,37 @@ const versionUsage = `usage: hbkit version
 
 Prints hbkit's version, as the build records it (the module version the
 binary was built from), and the HBase client it runs over when that is not
-hbkit's native one.
+hbkit's native one; with --json, the same as a JSON object.
+
+Flags:
 `
 
-func runVersion(_ context.Context, e *Env, args []string) error {
-	fs := flag.NewFlagSet("hbkit version", flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
-	fs.Usage = func() { e.usage(versionUsage) }
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.Stderr, "%s version: unexpected argument %q\n", e.name(), fs.Arg(0))
+type versionFlags struct{ json bool }
+
+func versionCommand(e *Env) command {
+	return command{name: "version", summary: "print the hbkit version", usage: text(versionUsage),
+		bind: func() (*flag.FlagSet, runFunc) {
+			var f versionFlags
+			fs := flag.NewFlagSet("hbkit version", flag.ContinueOnError)
+			fs.BoolVar(&f.json, "json", false, `print {"name", "version", "over"} as JSON`)
+			return fs, func(_ context.Context, args []string) error { return e.version(f, args) }
+		}}
+}
+
+// versionReport is the JSON output of hbkit version.
+type versionReport struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Over    string `json:"over,omitempty"` // the HBase client, when not hbkit's native one
+}
+
+func (e *Env) version(f versionFlags, args []string) error {
+	if len(args) > 0 {
+		fmt.Fprintf(e.Stderr, "%s version: unexpected argument %q\n", e.name(), args[0])
 		return ErrUsage
+	}
+	if f.json {
+		return json.NewEncoder(e.Stdout).Encode(versionReport{Name: e.name(), Version: version, Over: e.Over})
 	}
 	if e.Over != "" {
 		fmt.Fprintln(e.Stdout, e.name(), version, "over", e.Over)
@@ -187,13 +179,7 @@ var ErrUsage = errors.New("usage")
 // Help asked for (hbkit help CMD, hbkit CMD --help, hbkit CMD SUB -h) is
 // not an error: the command's help goes to Stdout, and the status is 0.
 func Main(ctx context.Context, e Env, args []string) int {
-	if len(args) > 1 && args[0] == "help" {
-		args = append(args[1:len(args):len(args)], "--help")
-	}
-	if asksHelp(args) {
-		e.Stderr = e.Stdout
-	}
-	err := Run(ctx, e, args)
+	err := execute(ctx, &e, args, e.Stdout)
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
@@ -206,57 +192,27 @@ func Main(ctx context.Context, e Env, args []string) int {
 }
 
 // Run runs the command args names and returns its error, unprinted: nil,
-// ErrUsage or flag.ErrHelp for a usage error (explained on Stderr),
-// ErrDiverged when index verify finds divergences, an *UnsupportedError
-// when the client cannot serve the command, or the command's failure.
+// ErrUsage or flag.ErrHelp for a usage error (explained on Stderr; a
+// command's help asked for goes there too), ErrDiverged when index verify
+// finds divergences, an *UnsupportedError when the client cannot serve the
+// command, or the command's failure.
 func Run(ctx context.Context, e Env, args []string) error {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		usage(e.Stdout, &e)
-		if len(args) == 0 {
-			return ErrUsage
-		}
-		return nil
-	}
-	for _, c := range commands(&e) {
-		if c.name == args[0] {
-			return c.run(ctx, &e, args[1:])
-		}
-	}
-	fmt.Fprintf(e.Stderr, "%s: unknown command %q\n", e.name(), args[0])
-	usage(e.Stderr, &e)
-	return ErrUsage
+	return execute(ctx, &e, args, e.Stderr)
 }
 
-// parseFlags parses args with fs. An error other than flag.ErrHelp (a
-// flag fs does not define, a bad value), which fs has explained on its
-// output, wraps ErrUsage: exit status 2.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	err := fs.Parse(args)
-	if err == nil || errors.Is(err, flag.ErrHelp) {
-		return err
+// runOne runs the one command c with args (its flags and arguments): the
+// commands' tests run them so, over a client of their own.
+func runOne(ctx context.Context, e *Env, c command, args []string) error {
+	t := &tree{e: e, help: e.Stderr, names: map[string]bool{}}
+	cc := t.build(c, c.name)
+	cc.SetArgs(t.longFlags(args))
+	cc.SetOut(e.Stdout)
+	cc.SetErr(e.Stderr)
+	err := cc.ExecuteContext(ctx)
+	if err == nil && t.helped {
+		return flag.ErrHelp
 	}
-	return fmt.Errorf("%w: %v", ErrUsage, err)
-}
-
-// asksHelp reports whether the arguments of a command ask for its help:
-// -h or --help (as the flag package reads them) before any "--", or help
-// as the subcommand of table or index.
-func asksHelp(args []string) bool {
-	if len(args) < 2 {
-		return false
-	}
-	if args[1] == "help" && (args[0] == "table" || args[0] == "index") {
-		return true
-	}
-	for _, a := range args[1:] {
-		switch a {
-		case "--":
-			return false
-		case "-h", "--h", "-help", "--help":
-			return true
-		}
-	}
-	return false
+	return err
 }
 
 func usage(w io.Writer, e *Env) {
@@ -264,6 +220,7 @@ func usage(w io.Writer, e *Env) {
 	for _, c := range commands(e) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
+	fmt.Fprintf(w, "  %-10s %s\n", "completion", completionSummary)
 	fmt.Fprintf(w, "\nRun \"%s <command> --help\" (or \"%s help <command>\") for a command's flags.\n", e.name(), e.name())
 }
 
@@ -389,6 +346,22 @@ func registered[V any](m map[string]V, name string) (V, bool) {
 	}
 	v, ok := m[bare]
 	return v, ok
+}
+
+// printNames prints names one per line, or as a JSON array.
+func (e *Env) printNames(names []string, asJSON bool) error {
+	if asJSON {
+		if names == nil {
+			names = []string{}
+		}
+		return json.NewEncoder(e.Stdout).Encode(names)
+	}
+	for _, n := range names {
+		if _, err := fmt.Fprintln(e.Stdout, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // registeredNames returns the names m registers, sorted.

@@ -22,4 +22,5 @@ func TestIntegrationNative(t *testing.T) {
 	t.Run("IndexTables", func(t *testing.T) { clitest.IndexTables(t, h) })
 	t.Run("Bench", func(t *testing.T) { clitest.Bench(t, h) })
 	t.Run("View", func(t *testing.T) { clitest.View(t, h) })
+	t.Run("Shell", func(t *testing.T) { clitest.Shell(t, h) })
 }

@@ -56,11 +56,12 @@ Each also reads its ` + "`HBKIT_*`" + ` variable.
 	sections = append(sections, []string{"--help"})
 	for _, c := range commands(&Env{}) {
 		sections = append(sections, []string{c.name, "--help"})
-		subs := map[string][]struct{ name, summary string }{"table": tableSubcommands, "index": indexSubcommands}[c.name]
+		subs := map[string][]struct{ name, summary string }{"table": tableSubcommands, "index": indexSubcommands, "job": jobSubcommands}[c.name]
 		for _, s := range subs {
 			sections = append(sections, []string{c.name, s.name, "--help"})
 		}
 	}
+	sections = append(sections, []string{"completion", "--help"})
 	for _, args := range sections {
 		writeRun(&b, args)
 	}

@@ -34,8 +34,12 @@ type NoSchemaError struct {
 }
 
 func (e *NoSchemaError) Error() string {
-	return "table " + e.Table + " holds no schema document: give --schema NAME or --schema-file FILE, " +
+	s := "table " + e.Table + " holds no schema document: give --schema NAME or --schema-file FILE, " +
 		"or store the document with the table: hbkit table ensure --schema-file FILE"
+	if e.Command == "get" || e.Command == "scan" {
+		s += "; or read its cells as the HBase shell prints them: --shell"
+	}
+	return s
 }
 
 func (e *NoSchemaError) Unwrap() []error { return []error{ErrNoSchema, e.Err} }

@@ -29,7 +29,7 @@ func helpCases() []helpCase {
 			helpCase{[]string{c.name, "-h"}, name},
 			helpCase{[]string{"help", c.name}, name})
 	}
-	subs := map[string][]struct{ name, summary string }{"table": tableSubcommands, "index": indexSubcommands}
+	subs := map[string][]struct{ name, summary string }{"table": tableSubcommands, "index": indexSubcommands, "job": jobSubcommands}
 	for cmd, list := range subs {
 		cases = append(cases, helpCase{[]string{cmd, "help"}, "hbkit " + cmd})
 		for _, s := range list {
@@ -122,10 +122,10 @@ func TestConnectionFlagsOnce(t *testing.T) {
 			}
 			group := out[strings.Index(out, "Connection flags"):]
 			for _, n := range names {
-				if c := strings.Count(out, "\n  -"+n+" "); c != 1 {
+				if c := strings.Count(out, "\n  --"+n+" "); c != 1 {
 					t.Errorf("--%s listed %d times, want 1", n, c)
 				}
-				if !strings.Contains(group, "\n  -"+n+" ") {
+				if !strings.Contains(group, "\n  --"+n+" ") {
 					t.Errorf("--%s is not in the Connection flags group", n)
 				}
 			}

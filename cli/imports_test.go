@@ -40,3 +40,25 @@ func TestForbiddenImports(t *testing.T) {
 		}
 	}
 }
+
+// TestCobraOnlyInCLI: the CLI library (docs/cli-library.md) stays in the
+// command line: no library package links cobra or pflag.
+func TestCobraOnlyInCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	const mod = "github.com/hbkit/hbkit/"
+	var pkgs []string
+	for _, p := range []string{"keys", "schema", "hbase", "hbase/hbapi", "admin", "index", "dao", "sim", "bench", "jobs"} {
+		pkgs = append(pkgs, mod+p)
+	}
+	out, err := exec.Command("go", append([]string{"list", "-deps", "-f", "{{.ImportPath}}"}, pkgs...)...).Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "github.com/spf13/") {
+			t.Errorf("a library package depends on %s", dep)
+		}
+	}
+}

@@ -67,8 +67,27 @@ type indexChecker interface {
 	IndexTables() []string
 }
 
-func runIndex(ctx context.Context, e *Env, args []string) error {
-	return runIndexWith(ctx, e, args, connectAs(e, func(c Client) dao.Client { return c }))
+// indexCommand is hbkit index: one subcommand per indexSubcommands, all
+// with the flags of indexFlagSet.
+func indexCommand(e *Env, connect connectFunc[dao.Client]) command {
+	c := command{name: "index", summary: "verify, repair or rebuild index tables against their data table",
+		usage: text(indexUsage("")),
+		bind:  func() (*flag.FlagSet, runFunc) { return indexFlagSet(e, &indexFlags{}), nil }}
+	for _, s := range indexSubcommands {
+		c.subs = append(c.subs, command{name: s.name, summary: strings.SplitN(s.summary, "\n", 2)[0], usage: text(indexUsage(s.name)),
+			bind: func() (*flag.FlagSet, runFunc) {
+				var f indexFlags
+				return indexFlagSet(e, &f), func(ctx context.Context, args []string) error {
+					return e.index(ctx, s.name, f, args, connect)
+				}
+			}})
+	}
+	return c
+}
+
+// runIndexWith runs hbkit index with args over connect.
+func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFunc[dao.Client]) error {
+	return runOne(ctx, e, indexCommand(e, connect), args)
 }
 
 type indexFlags struct {
@@ -86,7 +105,6 @@ type indexFlags struct {
 
 func indexFlagSet(e *Env, f *indexFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
 	fs.StringVar(&f.from.schema, "schema", "", "schema `NAME` (one the binary registers) or schema FILE")
 	f.from.register(fs, "data table `T`: its stored schema document is the schema (default: the schema's own table)")
 	fs.StringVar(&f.uidTable, "uid-table", "", "the UID `TABLE` of a schema that declares UID fields")
@@ -100,33 +118,21 @@ func indexFlagSet(e *Env, f *indexFlags) *flag.FlagSet {
 	return fs
 }
 
-func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFunc[dao.Client]) error {
-	if err := e.subcommandHelp(args, indexUsage(""), indexFlagSet(e, &indexFlags{})); err != nil {
-		return err
-	}
-	var f indexFlags
+// index runs the index subcommand sub with its flags and arguments.
+func (e *Env) index(ctx context.Context, sub string, f indexFlags, args []string, connect connectFunc[dao.Client]) error {
 	mode, err := dao.ModeRebuild, error(nil) // build runs a rebuild
-	if f.build = args[0] == "build"; !f.build {
-		mode, err = dao.ParseMode(args[0])
+	if f.build = sub == "build"; !f.build {
+		mode, err = dao.ParseMode(sub)
 	}
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "%s index: unknown subcommand %q\n", e.name(), args[0])
-		return ErrUsage
-	}
-	fs := indexFlagSet(e, &f)
-	fs.Usage = func() {
-		e.usage(indexUsage(args[0]))
-		e.printFlags(fs)
-	}
-	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	if f.index != "" && !f.build {
-		fmt.Fprintf(e.Stderr, "%s index %s: --index applies to build only\n", e.name(), args[0])
+		fmt.Fprintf(e.Stderr, "%s index %s: --index applies to build only\n", e.name(), sub)
 		return ErrUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.Stderr, "%s index: unexpected argument %q (name the table with --table)\n", e.name(), fs.Arg(0))
+	if len(args) > 0 {
+		fmt.Fprintf(e.Stderr, "%s index: unexpected argument %q (name the table with --table)\n", e.name(), args[0])
 		return ErrUsage
 	}
 	if !f.from.given() && f.from.table == "" {
@@ -142,7 +148,7 @@ func runIndexWith(ctx context.Context, e *Env, args []string, connect connectFun
 		return err
 	}
 	defer closer.Close()
-	t, err := e.openIndexed(ctx, "index "+args[0], c, f, names, opts)
+	t, err := e.openIndexed(ctx, "index "+sub, c, f, names, opts)
 	if err != nil {
 		return err
 	}
@@ -217,10 +223,10 @@ func withNames(opts []dao.Option, names map[string]string) []dao.Option {
 	return append(opts, dao.WithTableNames(names))
 }
 
-// openDocumentStore opens the store of doc over schema.Values records, on
-// the tables names maps its tables to, with the UID table of --uid-table
-// when doc declares UID fields. A document without index is an error
-// wrapping dao.ErrNoIndex.
+// openDocumentStore opens the store of doc over schema.Values records
+// (dao.OpenDocument), on the tables names maps its tables to, with the
+// UID table of --uid-table when doc declares UID fields. A document
+// without index is an error wrapping dao.ErrNoIndex.
 func openDocumentStore(c dao.Client, doc schema.Document, f indexFlags, names map[string]string, opts []dao.Option) (indexChecker, error) {
 	switch {
 	case doc.Wide != nil:
@@ -228,49 +234,24 @@ func openDocumentStore(c dao.Client, doc schema.Document, f indexFlags, names ma
 	case len(doc.Indexes) == 0:
 		return nil, fmt.Errorf("table %s: its schema document declares none: %w", doc.Name, dao.ErrNoIndex)
 	}
-	// The protocol needs each entry's row pointer: a document that leaves
-	// it out means the one a Go store bound to it writes (schema.Bind).
-	t, err := schema.Open(doc.WithRowPointers())
-	if err != nil {
-		return nil, err
-	}
 	if err := serveAs(names, doc.Name, f.from.table); err != nil {
 		return nil, err
 	}
-	opts = withNames(opts, names)
-	if len(doc.UIDs) > 0 {
-		u, err := documentUIDs(c, doc, f.uidTable)
-		if err != nil {
-			return nil, err
+	if len(doc.UIDs) > 0 && f.uidTable != "" {
+		if _, ok := c.(dao.UIDClient); !ok {
+			return nil, &UnsupportedError{Command: "index", Call: "Increment", Need: "to open the UID table " + f.uidTable, Err: errors.ErrUnsupported}
 		}
-		opts = append(opts, dao.WithUIDs(u))
 	}
-	return dao.New(c, t, opts...)
+	r, err := dao.OpenDocument(c, doc, f.uidTable, withNames(opts, names)...)
+	if errors.Is(err, dao.ErrNeedUIDTable) {
+		return nil, fmt.Errorf("table %s: %w: give it with --uid-table TABLE", doc.Name, err)
+	}
+	return r, err
 }
 
 // ErrNeedUIDTable is the error of an index job on a table that declares
-// UID fields, without --uid-table.
-var ErrNeedUIDTable = errors.New("the schema declares UID fields: give their UID table with --uid-table TABLE")
-
-// documentUIDs opens the UID table of the UID fields doc declares.
-func documentUIDs(c dao.Client, doc schema.Document, table string) (*dao.UIDs, error) {
-	if table == "" {
-		return nil, fmt.Errorf("table %s: %w", doc.Name, ErrNeedUIDTable)
-	}
-	uc, ok := c.(dao.UIDClient)
-	if !ok {
-		return nil, &UnsupportedError{Command: "index", Call: "Increment", Need: "to open the UID table " + table, Err: errors.ErrUnsupported}
-	}
-	var kinds []dao.UIDKind
-	seen := map[string]bool{}
-	for _, u := range doc.UIDs {
-		if !seen[u.Kind] {
-			seen[u.Kind] = true
-			kinds = append(kinds, dao.UIDKind{Name: u.Kind, Width: u.Width})
-		}
-	}
-	return dao.NewUIDs(uc, table, kinds)
-}
+// UID fields, without --uid-table (dao.ErrNeedUIDTable).
+var ErrNeedUIDTable = dao.ErrNeedUIDTable
 
 // ErrDiverged makes verify exit 1 when the index diverges.
 var ErrDiverged = errors.New("the index diverges from the data table")
@@ -399,20 +380,26 @@ func isTerminal(w io.Writer) bool {
 }
 
 func (p *progressBar) update(pr dao.Progress) {
+	p.draw(pr.Fraction, fmt.Sprintf("pass %d/%d %s: %d rows, %d entries, missing %d, orphaned %d, stale %d",
+		pr.Pass, pr.Passes, pr.Table, pr.Report.DataRows, pr.Report.Entries, pr.Report.Missing, pr.Report.Orphaned, pr.Report.Stale))
+}
+
+// draw renders a bar of fraction and text, unless the last line is too
+// recent; a fraction of 1 always draws.
+func (p *progressBar) draw(fraction float64, text string) {
 	every, start, end := logEvery, "", "\n"
 	if p.tty {
 		every, start, end = 200*time.Millisecond, "\r", " "
 	}
 	now := time.Now()
-	if now.Sub(p.last) < every && pr.Fraction < 1 {
+	if now.Sub(p.last) < every && fraction < 1 {
 		return
 	}
 	p.last = now
 	const width = 30
-	n := int(pr.Fraction * width)
-	fmt.Fprintf(p.w, "%s[%s%s] %3.0f%% pass %d/%d %s: %d rows, %d entries, missing %d, orphaned %d, stale %d%s", start,
-		strings.Repeat("#", n), strings.Repeat(".", width-n), pr.Fraction*100, pr.Pass, pr.Passes, pr.Table,
-		pr.Report.DataRows, pr.Report.Entries, pr.Report.Missing, pr.Report.Orphaned, pr.Report.Stale, end)
+	n := int(fraction * width)
+	fmt.Fprintf(p.w, "%s[%s%s] %3.0f%% %s%s", start,
+		strings.Repeat("#", n), strings.Repeat(".", width-n), fraction*100, text, end)
 	p.drawn = true
 }
 

@@ -52,11 +52,6 @@ type regionsFlags struct {
 
 func regionsFlagSet(e *Env, f *regionsFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit regions", flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
-	fs.Usage = func() {
-		e.usage(regionsUsage)
-		e.printFlags(fs)
-	}
 	fs.StringVar(&f.table, "table", "", "table `T` to measure (\"name\" or \"namespace:name\")")
 	e.connectFlags(fs, &f.zk)
 	fs.StringVar(&f.compare, "compare-schema", "", "simulate the built-in workload `NAME` with the table's regions and compare")
@@ -67,20 +62,32 @@ func regionsFlagSet(e *Env, f *regionsFlags) *flag.FlagSet {
 	return fs
 }
 
+// regionsCommand is hbkit regions. It also uses the client as a
+// rowScanner, as every Client is, and as an admin.RegionLoader when it is
+// one, as *hbase.Client is.
+func regionsCommand(e *Env, connect connectFunc[regionsAdmin]) command {
+	return command{name: "regions", summary: "measure rows and requests per region of a live table", usage: text(regionsUsage),
+		bind: func() (*flag.FlagSet, runFunc) {
+			var f regionsFlags
+			fs := regionsFlagSet(e, &f)
+			return fs, func(ctx context.Context, args []string) error { return e.regions(ctx, f, fs, args, connect) }
+		}}
+}
+
+// runRegions runs hbkit regions with args over e's client.
 func runRegions(ctx context.Context, e *Env, args []string) error {
-	// regions also uses the client as a rowScanner, as every Client is,
-	// and as an admin.RegionLoader when it is one, as *hbase.Client is.
 	return runRegionsWith(ctx, e, args, connectAs(e, func(c Client) regionsAdmin { return c }))
 }
 
+// runRegionsWith runs hbkit regions with args over connect.
 func runRegionsWith(ctx context.Context, e *Env, args []string, connect connectFunc[regionsAdmin]) error {
-	var f regionsFlags
-	fs := regionsFlagSet(e, &f)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.Stderr, "%s regions: unexpected argument %q\n", e.name(), fs.Arg(0))
+	return runOne(ctx, e, regionsCommand(e, connect), args)
+}
+
+// regions runs hbkit regions with its flags (of fs) and arguments.
+func (e *Env) regions(ctx context.Context, f regionsFlags, fs *flag.FlagSet, args []string, connect connectFunc[regionsAdmin]) error {
+	if len(args) > 0 {
+		fmt.Fprintf(e.Stderr, "%s regions: unexpected argument %q\n", e.name(), args[0])
 		return ErrUsage
 	}
 	if f.table == "" {

@@ -24,6 +24,7 @@ import (
 )
 
 const scanUsage = `usage: hbkit scan --table T | --schema NAME|FILE [--eq FIELD=VALUE]... [--from FIELD=VALUE] [--to FIELD=VALUE] [flags]
+       hbkit scan --table T [--shell] [--start KEY] [--stop KEY] [--prefix KEY] [flags]
 
 Reads rows of a table in key order and shows each one as the schema sees it:
 its key cut into named segments with their decoded values (a mobile number,
@@ -71,10 +72,20 @@ A wide table's row (rows as columns) lists its cells, one record each:
 "cells": [{"qualifier": {field: value}, "value"}]; in text, one line per
 cell named by its qualifier's fields, such as message[ts=1m30.5s].
 
+Without a schema: --shell reads any table --table names (one another client
+made, with no stored document) and prints its cells as the HBase shell
+does: ROW, then column=FAMILY:QUALIFIER, timestamp=MS, value=VALUE, every
+byte string in the shell's form (printable bytes as is, others as \xHH),
+and "N row(s)". Rows are chosen by key bytes, in the same form: --start KEY
+(included), --stop KEY (excluded) or --prefix KEY, which also work with a
+schema instead of --eq, --from and --to. With --json, one object per row:
+{"table", "row", "hex", "cells": [{"column", "timestamp", "value"}]}.
+
 Flags:
 `
 
 const getUsage = `usage: hbkit get --table T | --schema NAME|FILE FIELD=VALUE... [flags]
+       hbkit get --table T [--shell] --row KEY [flags]
 
 Reads the one row whose key fields are given, as FIELD=VALUE arguments
 (every field of the key; the forms are those of "hbkit scan --help"), and
@@ -82,6 +93,13 @@ shows it as hbkit scan does. The schema comes from the table's stored
 document, --schema or --schema-file, as for scan. A key whose leading salt the fields cannot
 give is read once per salt value. A row that does not exist is an error:
 exit status 1 and a message naming the key.
+
+--row KEY reads the row of that key, written in the HBase shell's form
+(printable bytes as is, others as \xHH: --row 'user\x00\x01'), instead of
+key fields. With --shell the row is read without a schema and printed as
+the HBase shell's get prints it (COLUMN, then timestamp=MS, value=VALUE;
+with --json {"table", "row", "hex", "cells": [{"column", "timestamp",
+"value"}]}): the way to read a table another client made.
 
 Flags:
 `
@@ -129,6 +147,8 @@ type viewFlags struct {
 	zk       string
 	json     bool
 	raw      bool
+	shell    bool        // --shell: rows as the HBase shell prints them, no schema
+	keys     rawKeyFlags // --row, --start, --stop, --prefix
 	limit    int
 	eq       []schema.FieldText
 	from, to *schema.FieldText
@@ -136,13 +156,14 @@ type viewFlags struct {
 
 func viewFlagSet(e *Env, cmd string, f *viewFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit "+cmd, flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
 	fs.StringVar(&f.src.schema, "schema", "", "schema `NAME` (of this binary, or built-in), JSON schema FILE, or FILE#TABLE")
 	f.src.register(fs, "read table `T`: with its stored schema document, or with --schema or --schema-file (default: the schema's own table)")
 	fs.StringVar(&f.index, "index", "", "read the index table `NAME` that the document stored with --table declares")
 	e.connectFlags(fs, &f.zk)
 	fs.BoolVar(&f.json, "json", false, "one JSON object per row")
 	fs.BoolVar(&f.raw, "raw", false, "also show the bytes of each segment and cell as the HBase shell prints them")
+	fs.BoolVar(&f.shell, "shell", false, "print cells as the HBase shell does, without a schema (the default for a table with no stored document)")
+	f.keys.register(fs, cmd)
 	if cmd != "scan" {
 		return fs
 	}
@@ -181,16 +202,25 @@ type viewClient interface {
 	Scan(ctx context.Context, s *hbase.Scan) (hbase.Scanner, error)
 }
 
-func runScan(ctx context.Context, e *Env, args []string) error {
-	return runView(ctx, e, "scan", args, connectAs(e, func(c Client) viewClient { return c }))
+// viewCommand is hbkit get (cmd "get") or hbkit scan (cmd "scan").
+func viewCommand(e *Env, cmd string, connect connectFunc[viewClient]) command {
+	c := command{name: cmd, summary: "read rows by field values: named segments and typed columns", usage: text(scanUsage)}
+	if cmd == "get" {
+		c.summary, c.usage = "read one row by its key fields: named segments and typed columns", text(getUsage)
+	}
+	c.bind = func() (*flag.FlagSet, runFunc) {
+		var f viewFlags
+		return viewFlagSet(e, cmd, &f), func(ctx context.Context, args []string) error {
+			return e.view(ctx, cmd, f, args, connect)
+		}
+	}
+	return c
 }
 
-func runGet(ctx context.Context, e *Env, args []string) error {
-	return runView(ctx, e, "get", args, connectAs(e, func(c Client) viewClient { return c }))
-}
-
-func runView(ctx context.Context, e *Env, cmd string, args []string, connect connectFunc[viewClient]) error {
-	f, keyFields, err := e.parseView(cmd, args)
+// view runs get or scan (cmd) with its flags and arguments: get's key
+// fields, FIELD=VALUE.
+func (e *Env) view(ctx context.Context, cmd string, f viewFlags, args []string, connect connectFunc[viewClient]) error {
+	keyFields, err := e.checkView(cmd, f, args)
 	if err != nil {
 		return err
 	}
@@ -211,76 +241,68 @@ func runView(ctx context.Context, e *Env, cmd string, args []string, connect con
 		return err
 	}
 	defer closer.Close()
-	if v == nil {
+	if v == nil && !f.shell {
 		if v, err = storedViewer(ctx, cmd, c, f.src.table, f.index); errors.Is(err, ErrUsage) {
 			return usageErr(err)
 		} else if err != nil {
 			return err
 		}
 	}
+	if v == nil {
+		return e.shellView(ctx, cmd, c, f.src.table, f)
+	}
 	p := &rowPrinter{w: e.Stdout, table: v.Name().String(), json: f.json, raw: f.raw, want: wantSegments(v, f.eq)}
 	if cmd == "get" {
-		return e.getRow(ctx, c, v, p, keyFields)
+		return e.getRow(ctx, c, v, p, keyFields, f.keys.row)
 	}
 	return e.scanRows(ctx, c, v, p, f)
 }
 
-// parseView parses the flags and arguments of get or scan: get's key
-// fields are its FIELD=VALUE arguments, which flags may follow.
-func (e *Env) parseView(cmd string, args []string) (viewFlags, []schema.FieldText, error) {
-	var f viewFlags
-	fs := viewFlagSet(e, cmd, &f)
-	fs.Usage = func() {
-		e.usage(map[string]string{"scan": scanUsage, "get": getUsage}[cmd])
-		e.printFlags(fs)
-	}
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return f, nil, err
-			}
-			return f, nil, ErrUsage // explained on stderr by fs
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
+// checkView checks the flags and arguments of get or scan (cmd) and
+// returns get's key fields, its FIELD=VALUE arguments.
+func (e *Env) checkView(cmd string, f viewFlags, positional []string) ([]schema.FieldText, error) {
 	usageErr := func(format string, a ...any) error {
 		fmt.Fprintf(e.Stderr, "%s %s: %s\n", e.name(), cmd, fmt.Sprintf(format, a...))
 		return ErrUsage
 	}
 	switch {
 	case !f.src.given() && f.src.table == "":
-		return f, nil, usageErr("name the table with --table T (or the schema with --schema NAME or --schema-file FILE)")
+		return nil, usageErr("name the table with --table T (or the schema with --schema NAME or --schema-file FILE)")
 	case f.index != "" && (f.src.given() || f.src.table == ""):
-		return f, nil, usageErr("--index reads an index table of the data table --table names, with its stored document; with --schema, name the index table itself")
+		return nil, usageErr("--index reads an index table of the data table --table names, with its stored document; with --schema, name the index table itself")
 	case cmd == "scan" && len(positional) > 0:
-		return f, nil, usageErr("unexpected argument %q (fields are given with --eq, --from and --to)", positional[0])
+		return nil, usageErr("unexpected argument %q (fields are given with --eq, --from and --to)", positional[0])
 	case cmd == "scan" && f.limit < 0:
-		return f, nil, e.inputError(cmd, "--limit", fmt.Errorf("%d: want a number of rows, or 0 for all", f.limit))
-	case cmd == "get" && len(positional) == 0:
-		return f, nil, usageErr("give the key's fields as FIELD=VALUE arguments")
+		return nil, e.inputError(cmd, "--limit", fmt.Errorf("%d: want a number of rows, or 0 for all", f.limit))
+	case cmd == "get" && len(positional) == 0 && f.keys.row == nil:
+		return nil, usageErr("give the key's fields as FIELD=VALUE arguments, or the row key with --row KEY")
+	case f.keys.given != nil && (len(positional) > 0 || len(f.eq) > 0 || f.from != nil || f.to != nil):
+		return nil, usageErr("%s gives the key as bytes: it takes no key fields (FIELD=VALUE, --eq, --from, --to)", f.keys.given[0])
+	case f.keys.check() != nil:
+		return nil, usageErr("%v", f.keys.check())
+	case f.shell && (f.src.given() || f.index != "" || len(positional) > 0 || len(f.eq) > 0 || f.from != nil || f.to != nil):
+		return nil, usageErr("--shell reads --table T without a schema: it takes no --schema, --schema-file, --index or key fields (give keys with --row, --start, --stop, --prefix)")
 	}
 	var keyFields []schema.FieldText
 	for _, a := range positional {
 		ft, err := fieldText(a)
 		if err != nil {
-			return f, nil, usageErr("%v", err)
+			return nil, usageErr("%v", err)
 		}
 		keyFields = append(keyFields, ft)
 	}
-	return f, keyFields, nil
+	return keyFields, nil
 }
 
 // getRow prints the row of the key fields: one Get per salt value the
 // fields leave open.
-func (e *Env) getRow(ctx context.Context, c viewClient, v schema.Viewer, p *rowPrinter, keyFields []schema.FieldText) error {
-	getKeys, err := v.RowKeys(keyFields)
-	if err != nil {
-		return e.inputError("get", "key fields", err)
+func (e *Env) getRow(ctx context.Context, c viewClient, v schema.Viewer, p *rowPrinter, keyFields []schema.FieldText, row []byte) error {
+	getKeys := [][]byte{row}
+	if row == nil {
+		var err error
+		if getKeys, err = v.RowKeys(keyFields); err != nil {
+			return e.inputError("get", "key fields", err)
+		}
 	}
 	found := false
 	for _, k := range getKeys {
@@ -308,6 +330,9 @@ func (e *Env) scanRows(ctx context.Context, c viewClient, v schema.Viewer, p *ro
 	ranges, err := v.KeyRanges(schema.TextQuery{Eq: f.eq, Lo: f.from, Hi: f.to})
 	if err != nil {
 		return e.inputError("scan", "--eq, --from, --to", err)
+	}
+	if kr, ok := f.keys.keyRange(); ok {
+		ranges = []keys.KeyRange{kr}
 	}
 	n, more, err := scanRanges(ctx, c, p.table, ranges, f.limit, len(p.want) > 0, func(key []byte, res *hbase.Result) (bool, error) {
 		before := p.rows

@@ -107,13 +107,11 @@ func connectionFlag(name string) bool {
 	return false
 }
 
-// printFlags prints the flags of fs, as its PrintDefaults does, with the
+// printFlags prints the flags of fs on w, as printDefaults does, with the
 // connection flags (connectFlags) apart: once, as a group, at the end.
-func (e *Env) printFlags(fs *flag.FlagSet) {
+func (e *Env) printFlags(w io.Writer, fs *flag.FlagSet) {
 	own := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
 	conn := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
-	own.SetOutput(fs.Output())
-	conn.SetOutput(fs.Output())
 	n := 0
 	fs.VisitAll(func(f *flag.Flag) {
 		to := own
@@ -123,10 +121,10 @@ func (e *Env) printFlags(fs *flag.FlagSet) {
 		to.Var(f.Value, f.Name, f.Usage)
 		to.Lookup(f.Name).DefValue = f.DefValue
 	})
-	own.PrintDefaults()
+	printDefaults(w, own)
 	if n > 0 {
-		fmt.Fprintf(fs.Output(), "\nConnection flags (every command that talks to HBase):\n")
-		conn.PrintDefaults()
+		fmt.Fprintf(w, "\nConnection flags (every command that talks to HBase):\n")
+		printDefaults(w, conn)
 	}
 }
 

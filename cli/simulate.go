@@ -119,11 +119,6 @@ type simulateFlags struct {
 
 func simulateFlagSet(e *Env, f *simulateFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit simulate", flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
-	fs.Usage = func() {
-		e.usage(simulateUsage)
-		e.printFlags(fs)
-	}
 	fs.StringVar(&f.schema, "schema", "", "built-in schema `NAME` whose keys to simulate (see --list)")
 	fs.StringVar(&f.sample, "sample", "", "read row keys from `FILE` instead of generating records")
 	fs.StringVar(&f.file, "schema-file", "", "with --sample: the split keys of the schema document `FILE`")
@@ -142,21 +137,29 @@ func simulateFlagSet(e *Env, f *simulateFlags) *flag.FlagSet {
 	return fs
 }
 
+// simulateCommand is hbkit simulate.
+func simulateCommand(e *Env) command {
+	return command{name: "simulate", summary: "predict how a key design spreads writes over regions and servers", usage: text(simulateUsage),
+		bind: func() (*flag.FlagSet, runFunc) {
+			var f simulateFlags
+			fs := simulateFlagSet(e, &f)
+			return fs, func(ctx context.Context, args []string) error { return e.simulate(ctx, &f, fs, args) }
+		}}
+}
+
+// runSimulate runs hbkit simulate with args.
 func runSimulate(ctx context.Context, e *Env, args []string) error {
-	var f simulateFlags
-	fs := simulateFlagSet(e, &f)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.Stderr, "%s simulate: unexpected argument %q\n", e.name(), fs.Arg(0))
+	return runOne(ctx, e, simulateCommand(e), args)
+}
+
+// simulate runs hbkit simulate with its flags (of fs) and arguments.
+func (e *Env) simulate(ctx context.Context, f *simulateFlags, fs *flag.FlagSet, args []string) error {
+	if len(args) > 0 {
+		fmt.Fprintf(e.Stderr, "%s simulate: unexpected argument %q\n", e.name(), args[0])
 		return ErrUsage
 	}
 	if f.list {
-		for _, n := range registeredNames(e.Workloads) {
-			fmt.Fprintln(e.Stdout, n)
-		}
-		return nil
+		return e.printNames(registeredNames(e.Workloads), f.out.json)
 	}
 	if f.schema == "" && f.sample == "" {
 		if f.file != "" || f.table != "" {
@@ -166,11 +169,11 @@ func runSimulate(ctx context.Context, e *Env, args []string) error {
 		fs.Usage()
 		return ErrUsage
 	}
-	src, err := e.simulateSource(ctx, &f)
+	src, err := e.simulateSource(ctx, f)
 	if err != nil {
 		return err
 	}
-	opts, err := simulateOptions(&f, src)
+	opts, err := simulateOptions(f, src)
 	if err != nil {
 		return err
 	}

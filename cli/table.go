@@ -38,7 +38,7 @@ requests) of the live tables, and their drift from the schema`},
 	{"drop", "disable and delete the tables (needs --yes)"},
 	{"ls", `the live tables of the cluster (of --namespace NS only, if given),
 one per line, or a JSON array with --json; "list" is the same`},
-	{"schemas", "the names of the built-in schemas (--schema takes them)"},
+	{"schemas", "the names of the built-in schemas (--schema takes them); a JSON array with --json"},
 }
 
 const tableAbout = `--schema takes a schema of this binary, a built-in name (see "hbkit table
@@ -88,10 +88,33 @@ func subcommandUsage(synopsis, cmd, sub string, subs []struct{ name, summary str
 	return b.String()
 }
 
-func runTable(ctx context.Context, e *Env, args []string) error {
-	// The Client is also an admin.RowScanner, for describe --rows, and
-	// *hbase.Client an admin.RegionLoader: describe reports request counts.
-	return runTableWith(ctx, e, args, connectAs(e, func(c Client) admin.Client { return c }))
+// tableCommand is hbkit table: one subcommand per tableSubcommands, all
+// with the flags of tableFlagSet. The Client is also an
+// admin.RowScanner, for describe --rows, and *hbase.Client an
+// admin.RegionLoader: describe reports request counts.
+func tableCommand(e *Env, connect connectFunc[admin.Client]) command {
+	c := command{name: "table", summary: "create, check, describe, truncate and drop tables from schemas",
+		usage: text(tableUsage("")),
+		bind:  func() (*flag.FlagSet, runFunc) { return tableFlagSet(e, &tableFlags{}), nil }}
+	for _, s := range tableSubcommands {
+		sub := command{name: s.name, summary: strings.SplitN(s.summary, "\n", 2)[0], usage: text(tableUsage(s.name)),
+			bind: func() (*flag.FlagSet, runFunc) {
+				var f tableFlags
+				return tableFlagSet(e, &f), func(ctx context.Context, args []string) error {
+					return e.table(ctx, s.name, f, args, connect)
+				}
+			}}
+		if s.name == "ls" {
+			sub.aliases = []string{"list"}
+		}
+		c.subs = append(c.subs, sub)
+	}
+	return c
+}
+
+// runTableWith runs hbkit table with args over connect.
+func runTableWith(ctx context.Context, e *Env, args []string, connect connectFunc[admin.Client]) error {
+	return runOne(ctx, e, tableCommand(e, connect), args)
 }
 
 type tableFlags struct {
@@ -107,9 +130,9 @@ type tableFlags struct {
 	namespace string
 }
 
-func runTableWith(ctx context.Context, e *Env, args []string, connect connectFunc[admin.Client]) error {
-	sub, f, err := e.parseTable(args)
-	if err != nil || sub == "schemas" {
+// table runs the table subcommand sub with its flags and arguments.
+func (e *Env) table(ctx context.Context, sub string, f tableFlags, args []string, connect connectFunc[admin.Client]) error {
+	if err := e.checkTable(sub, f, args); err != nil || sub == "schemas" {
 		return err
 	}
 	lazy := &lazyClient{connect: connect, zk: e.quorum(f.zk)}
@@ -156,52 +179,32 @@ func runTableWith(ctx context.Context, e *Env, args []string, connect connectFun
 	return e.tableJob(ctx, c, sub, f, named, defs, plans)
 }
 
-// parseTable parses the subcommand and flags of table, and runs schemas.
-func (e *Env) parseTable(args []string) (string, tableFlags, error) {
-	var f tableFlags
-	if err := e.subcommandHelp(args, tableUsage(""), tableFlagSet(e, &tableFlags{})); err != nil {
-		return "", f, err
-	}
-	sub := args[0]
-	fs := tableFlagSet(e, &f)
-	fs.Usage = func() {
-		e.usage(tableUsage(sub))
-		e.printFlags(fs)
-	}
-	if err := parseFlags(fs, args[1:]); err != nil {
-		return sub, f, err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.Stderr, "%s table %s: unexpected argument %q\n", e.name(), sub, fs.Arg(0))
-		return sub, f, ErrUsage
+// checkTable checks the flags and arguments of the table subcommand sub,
+// and runs schemas.
+func (e *Env) checkTable(sub string, f tableFlags, args []string) error {
+	if len(args) > 0 {
+		fmt.Fprintf(e.Stderr, "%s table %s: unexpected argument %q\n", e.name(), sub, args[0])
+		return ErrUsage
 	}
 	switch sub {
 	case "schemas":
-		for _, n := range registeredNames(e.Schemas) {
-			fmt.Fprintln(e.Stdout, n)
-		}
-		return sub, f, nil
+		return e.printNames(registeredNames(e.Schemas), f.json)
 	case "ls", "list":
 		if len(f.schemas) > 0 || len(f.tables) > 0 {
 			fmt.Fprintf(e.Stderr, "%s table %s: lists the cluster's tables; it takes no --schema or --table\n", e.name(), sub)
-			return sub, f, ErrUsage
+			return ErrUsage
 		}
-		return sub, f, nil
-	case "create", "ensure", "describe", "drop", "truncate":
-	default:
-		fmt.Fprintf(e.Stderr, "%s table: unknown subcommand %q\n", e.name(), sub)
-		e.usage(tableUsage(""))
-		return sub, f, ErrUsage
+		return nil
 	}
 	switch {
 	case len(f.schemas) == 0 && len(f.tables) == 0:
 		fmt.Fprintf(e.Stderr, "%s table %s: --schema is required (NAME or FILE; or --schema-file FILE), or --table T to read the schema stored with the table\n", e.name(), sub)
-		return sub, f, ErrUsage
+		return ErrUsage
 	case len(f.schemas) > 0 && len(f.tables) > 0:
 		fmt.Fprintf(e.Stderr, "%s table %s: --table reads the schema stored with the table; --schema and --schema-file name their own tables (move them with --namespace)\n", e.name(), sub)
-		return sub, f, ErrUsage
+		return ErrUsage
 	}
-	return sub, f, nil
+	return nil
 }
 
 // tableLister is the call of table ls.
@@ -308,7 +311,6 @@ func runDrop(ctx context.Context, e *Env, a *admin.Admin, named []schema.Definit
 
 func tableFlagSet(e *Env, f *tableFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("hbkit table", flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
 	list := func(dst *[]string) func(string) error {
 		return func(s string) error {
 			for _, p := range strings.Split(s, ",") {
@@ -323,7 +325,7 @@ func tableFlagSet(e *Env, f *tableFlags) *flag.FlagSet {
 	fs.Func("schema-file", "schema `FILE`: a schema document (JSON) or a schema file; repeatable, comma-separated", list(&f.schemas))
 	fs.Func("table", "table `T` whose stored schema document is the schema, with its index tables; repeatable, comma-separated", list(&f.tables))
 	e.connectFlags(fs, &f.zk)
-	fs.BoolVar(&f.json, "json", false, "JSON output (describe, --dry-run)")
+	fs.BoolVar(&f.json, "json", false, "JSON output (describe, ls, schemas, --dry-run)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the split keys and options without touching HBase")
 	fs.BoolVar(&f.yes, "yes", false, "confirm drop or truncate")
 	fs.BoolVar(&f.rows, "rows", false, "describe: count rows per region with a key-only scan (reads the whole table)")

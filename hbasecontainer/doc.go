@@ -21,10 +21,16 @@
 // networking is needed; WithHostNetwork gives it back for engines that
 // cannot publish ports.
 //
-// # The image contract
+// # The image
 //
-// Run works with any image that honours this contract; the repository's
-// tools/image/build.sh (make hbase-image) builds one, with no registry:
+// hbasecontainer/Dockerfile builds one, with the repository's root as its
+// context and the jars fetched from Maven Central in the build:
+//
+//	docker build -t hbkit/hbase:2.6.4 -f hbasecontainer/Dockerfile .
+//
+// (docs/containers.md: from GitHub without a checkout, with podman, and
+// how this repository builds it with no registry.) Run works with any
+// image that honours this contract:
 //
 //   - it runs a standalone HBase (ZooKeeper, master and one region server)
 //     in the foreground and logs to standard output;
@@ -33,7 +39,8 @@
 //   - HBASE_ADVERTISE_HOST: the host it publishes in ZooKeeper and
 //     hbase:meta; HBASE_BIND_HOST: the address it listens on (default the
 //     advertised host; Run sets 0.0.0.0 unless on host networking);
-//   - HBASE_HEAP: the JVM heap (1g); the state starts empty on each run;
+//   - HBASE_HEAP: the JVM heap (1g); HBASE_STATE: its state directory
+//     (/var/lib/hbase), emptied on each start: no volume, nothing kept;
 //   - readiness: the line "Master has completed initialization" (ReadyLine)
 //     on its log, after which Run also waits until the published ZooKeeper
 //     port accepts connections.

@@ -308,7 +308,7 @@ func (t *Table[T]) checkData(ctx context.Context, mode Mode, start []byte, rep *
 				rep.Duplicates++
 			}
 		}
-		if err := t.checkDataRows(ctx, mode, rows, rep); err != nil {
+		if err := t.checkDataRows(ctx, mode, rows, nil, rep); err != nil {
 			return err
 		}
 		last := rows[len(rows)-1].Row()
@@ -329,13 +329,18 @@ func (t *Table[T]) checkData(ctx context.Context, mode Mode, start []byte, rep *
 	return flush()
 }
 
-// checkedRow is a live data row of pass 1 and the record it encodes.
+// checkedRow is a live data row of pass 1, as read, and the record it
+// encodes.
 type checkedRow[T any] struct {
+	row *hbapi.Result
 	d   *dataState[T]
 	enc *schema.Record
 }
 
-func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbapi.Result, rep *Report) error {
+// checkDataRows checks a batch of pass 1 against the entries of the
+// indexes at positions ix (nil: every index), fixing in ModeRepair and
+// ModeRebuild.
+func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbapi.Result, ix []int, rep *Report) error {
 	live, purge := t.liveRows(mode, rows, rep)
 	// A tombstone purge is skipped when the record was written again meanwhile.
 	if err := t.sendConditional(ctx, purge, rep); err != nil {
@@ -344,10 +349,13 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbapi.R
 	if len(live) == 0 {
 		return nil
 	}
-	gets := make([]hbapi.Action, 0, len(live)*len(t.ixs))
+	if ix == nil {
+		ix = t.allIndexes()
+	}
+	gets := make([]hbapi.Action, 0, len(live)*len(ix))
 	for _, r := range live {
-		for i, s := range t.ixs {
-			gets = append(gets, s.entryGet(&r.enc.Entries[i]))
+		for _, i := range ix {
+			gets = append(gets, t.ixs[i].entryGet(&r.enc.Entries[i]))
 		}
 	}
 	res, err := t.c.Batch(ctx, gets)
@@ -357,7 +365,7 @@ func (t *Table[T]) checkDataRows(ctx context.Context, mode Mode, rows []*hbapi.R
 	var fix []*item[T]
 	var foreign []*hbapi.CheckAndMutate
 	for j, r := range live {
-		stray, ours := t.judgeEntries(r.d, res[j*len(t.ixs):(j+1)*len(t.ixs)], rep)
+		stray, ours := t.judgeEntries(r.d, ix, res[j*len(ix):(j+1)*len(ix)], rep)
 		switch {
 		case mode == ModeVerify || mode == ModeRepair && !ours && len(stray) == 0:
 		case mode == ModeRepair && !ours && r.d.verBytes == nil:
@@ -411,7 +419,7 @@ func (t *Table[T]) liveRows(mode Mode, rows []*hbapi.Result, rep *Report) ([]che
 		// A row rewritten by repair or rebuild keeps its insert's token,
 		// so that the insert's read back and Duplicates still know it.
 		enc.Token = t.tokenOf(r)
-		live = append(live, checkedRow[T]{d, enc})
+		live = append(live, checkedRow[T]{r, d, enc})
 	}
 	return live, purge
 }
@@ -428,14 +436,15 @@ func (s *ixState[T]) entryGet(e *schema.Row) *hbapi.Get {
 	return g
 }
 
-// judgeEntries compares the entries read (res, one per index) with those
-// data row d derives and counts what is missing or stale: stray lists the
-// indexes whose entry is absent, or stale without a status cell; ours
-// reports an entry with a status that is missing or stale, which the
-// protocol fixes.
-func (t *Table[T]) judgeEntries(d *dataState[T], res []hbapi.BatchResult, rep *Report) (stray []int, ours bool) {
-	for i, s := range t.ixs {
-		got := res[i].Result
+// judgeEntries compares the entries read (res, one per index of ix) with
+// those data row d derives and counts what is missing or stale: stray
+// lists the indexes whose entry is absent, or stale without a status
+// cell; ours reports an entry with a status that is missing or stale,
+// which the protocol fixes.
+func (t *Table[T]) judgeEntries(d *dataState[T], ix []int, res []hbapi.BatchResult, rep *Report) (stray []int, ours bool) {
+	for j, i := range ix {
+		s := t.ixs[i]
+		got := res[j].Result
 		var e *entry
 		if es := s.parseEntries(got); len(es) > 0 {
 			e = es[0]
@@ -496,46 +505,74 @@ func (t *Table[T]) checkIndex(ctx context.Context, mode Mode, i int, start, skip
 				return nil
 			}
 		}
-		ds, err := t.dataRows(ctx, es)
-		if err != nil {
+		if err := t.checkEntries(ctx, mode, i, es, false, rep); err != nil {
 			return err
 		}
-		var orphans []*entry
-		var orphanRows []*dataState[T]
-		var fixes []hbapi.Action
-		for j, e := range es {
-			rep.Entries++
-			v := t.judge(i, e, ds[j])
-			if !v.valid {
-				rep.Orphaned++
-			}
-			if mode == ModeVerify {
-				continue
-			}
-			w, cam := t.repairAction(i, e, v)
-			switch {
-			case cam != nil:
-				orphans, orphanRows = append(orphans, e), append(orphanRows, ds[j])
-			case w != nil:
-				fixes = append(fixes, w)
-			case !v.valid && s.inv && len(e.qual) == 0:
-				rep.Skipped++
-				rep.Skips.Foreign++
-			case !v.valid:
-				rep.Skipped++
-				rep.Skips.InFlight++ // not a dead orphan yet (deadOrphan)
-				rep.Skips.Grace = t.o.grace
-			}
-		}
-		cams := t.confirmOrphans(ctx, i, orphans, orphanRows)
-		if n := int64(len(orphans) - len(cams)); n > 0 {
-			rep.Skipped += n
-			rep.Skips.Changed += n // read again, the entry or its data row differed
-		}
-		rep.Repaired += int64(t.applyRepairs(ctx, fixes, cams))
 		last := es[len(es)-1]
 		return done(last.key, last.qual)
 	})
+}
+
+// checkEntries checks a batch of entries of index i against their data
+// rows, fixing in ModeRepair and ModeRebuild. With tally (a verify that
+// reads no entry from the data rows: see CheckRange) it also counts the
+// stale entries and takes those that spare their row from being missing
+// off Missing.
+func (t *Table[T]) checkEntries(ctx context.Context, mode Mode, i int, es []*entry, tally bool, rep *Report) error {
+	s := t.ixs[i]
+	ds, err := t.dataRows(ctx, es)
+	if err != nil {
+		return err
+	}
+	var orphans []*entry
+	var orphanRows []*dataState[T]
+	var fixes []hbapi.Action
+	for j, e := range es {
+		rep.Entries++
+		v := t.judge(i, e, ds[j])
+		if !v.valid {
+			rep.Orphaned++
+		}
+		if tally && v.valid {
+			t.tallyEntry(e, v, rep)
+		}
+		if mode == ModeVerify {
+			continue
+		}
+		w, cam := t.repairAction(i, e, v)
+		switch {
+		case cam != nil:
+			orphans, orphanRows = append(orphans, e), append(orphanRows, ds[j])
+		case w != nil:
+			fixes = append(fixes, w)
+		case !v.valid && s.inv && len(e.qual) == 0:
+			rep.Skipped++
+			rep.Skips.Foreign++
+		case !v.valid:
+			rep.Skipped++
+			rep.Skips.InFlight++ // not a dead orphan yet (deadOrphan)
+			rep.Skips.Grace = t.o.grace
+		}
+	}
+	cams := t.confirmOrphans(ctx, i, orphans, orphanRows)
+	if n := int64(len(orphans) - len(cams)); n > 0 {
+		rep.Skipped += n
+		rep.Skips.Changed += n // read again, the entry or its data row differed
+	}
+	rep.Repaired += int64(t.applyRepairs(ctx, fixes, cams))
+	return nil
+}
+
+// tallyEntry counts valid entry e (verdict v) as judgeEntries counts the
+// entry it reads for a data row: stale, or not missing (Missing goes
+// down by one) unless it is ours, unverified, in a mode that verifies.
+func (t *Table[T]) tallyEntry(e *entry, v verdict[T], rep *Report) {
+	if v.stale {
+		rep.Stale++
+	}
+	if e.rawState == nil || e.status == statusVerified || !t.verifies() || v.stale {
+		rep.Missing--
+	}
 }
 
 // Rows written by other clients.

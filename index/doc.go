@@ -84,7 +84,9 @@
 // missing (a data row whose entry is absent or unverified), orphaned and
 // stale (carried cells that disagree), and repairs them through the same
 // protocol, conditioned on the data row's version so it never undoes a
-// live write.
+// live write. CheckRange does the same over one key range of one table
+// (a unit of package jobs), and writes a rebuild's entries of versioned
+// rows as read repair does, without the protocol (docs/index-jobs.md).
 //
 // A writer that loses the race of step 2 starts over; what its step 1
 // wrote stays behind unverified (its new entry, or an unverified mark on

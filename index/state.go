@@ -105,22 +105,9 @@ func (t *Table[T]) readable(ctx context.Context, index string) (*ixState[T], err
 // stopped half way is run again. The Client must be a stateWriter
 // (errors.ErrUnsupported otherwise). See docs/index-state.md.
 func (t *Table[T]) Build(ctx context.Context, index string, opts ...CheckOption) (Report, error) {
-	targets := t.ixs
-	if index != "" {
-		s, err := t.index(index)
-		if err != nil {
-			return Report{}, err
-		}
-		targets = []*ixState[T]{s}
-	}
-	sw, ok := t.c.(stateWriter)
-	if !ok {
-		return Report{}, fmt.Errorf("index: build: the client cannot read or change table descriptors: %w", errors.ErrUnsupported)
-	}
-	for _, s := range targets { // before the long part: can the state be changed at all?
-		if _, err := sw.DescribeTable(ctx, s.name); err != nil {
-			return Report{}, fmt.Errorf("index: build: state of %s: %w", s.name, err)
-		}
+	targets, sw, err := t.buildTargets(ctx, index)
+	if err != nil {
+		return Report{}, err
 	}
 	rep, err := t.Check(ctx, ModeRebuild, opts...)
 	if err != nil {
@@ -132,6 +119,49 @@ func (t *Table[T]) Build(ctx context.Context, index string, opts ...CheckOption)
 		}
 	}
 	return rep, nil
+}
+
+// Activate marks the named index ("": every index) active, so that
+// readers answer from it: the last step of Build, for a build whose
+// entries were written by other means (a job's CheckRange over every
+// unit of the data table). Marking an index active whose older records
+// have no entry makes its reads miss them. The Client must be a
+// stateWriter (errors.ErrUnsupported otherwise).
+func (t *Table[T]) Activate(ctx context.Context, index string) error {
+	targets, sw, err := t.buildTargets(ctx, index)
+	if err != nil {
+		return err
+	}
+	for _, s := range targets {
+		if err := t.activate(ctx, sw, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// buildTargets returns the indexes a build of index ("": every one)
+// marks active, and the client that marks them, after checking that it
+// can read their states.
+func (t *Table[T]) buildTargets(ctx context.Context, index string) ([]*ixState[T], stateWriter, error) {
+	targets := t.ixs
+	if index != "" {
+		s, err := t.index(index)
+		if err != nil {
+			return nil, nil, err
+		}
+		targets = []*ixState[T]{s}
+	}
+	sw, ok := t.c.(stateWriter)
+	if !ok {
+		return nil, nil, fmt.Errorf("index: build: the client cannot read or change table descriptors: %w", errors.ErrUnsupported)
+	}
+	for _, s := range targets { // before the long part: can the state be changed at all?
+		if _, err := sw.DescribeTable(ctx, s.name); err != nil {
+			return nil, nil, fmt.Errorf("index: build: state of %s: %w", s.name, err)
+		}
+	}
+	return targets, sw, nil
 }
 
 // activate marks index s active in its table's descriptor, unless it is

@@ -13,5 +13,12 @@
 // A job is described by a Spec (plain data, JSON): its kind (verify,
 // repair, rebuild, build, copy) and its tables, whose schema documents
 // (stored with the tables, package admin) say how rows are encoded. NewTask
-// turns a Spec into the Task that does the work of one unit.
+// turns a Spec into the Task that does the work of one unit. A Task that
+// has a last step once every unit is done (an index built, made to answer)
+// implements Finisher.
+//
+// Run (or RunTask, for a Task of one's own) plans the job or reads its
+// plan from the Store, then runs the units of its Shard on its workers;
+// RunUnit runs one unit and is what another engine's worker calls.
+// docs/jobs.md describes units, checkpoints, leases, shards and re-splits.
 package jobs

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/hbase/hbapi"
+	"github.com/hbkit/hbkit/schema"
 )
 
 // Client is what a job calls: reads and writes of the tables, and their
@@ -64,6 +65,12 @@ type Unit struct {
 	Stop  []byte `json:"stop"`  // exclusive; empty: past the table's last row
 }
 
+// String prints the unit as its ID, table and range, keys quoted as
+// schema.QuoteKey does.
+func (u Unit) String() string {
+	return fmt.Sprintf("%s %s [%s, %s)", u.ID, u.Table, schema.QuoteKey(u.Start), schema.QuoteKey(u.Stop))
+}
+
 // Counts are what a unit did, by name ("rows", "written", "missing"...).
 // A job's report is the sum of its units' counts.
 type Counts map[string]int64
@@ -85,7 +92,7 @@ type Task interface {
 	// Run handles the rows of u after row after (nil: from u.Start). After
 	// each batch it calls commit with the last row handled and the counts
 	// of that batch; commit stores both in one write, and its error stops
-	// the run.
+	// the run. Workers call Run concurrently, on different units.
 	Run(ctx context.Context, u Unit, after []byte, commit func(last []byte, delta Counts) error) error
 }
 

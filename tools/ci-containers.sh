@@ -12,8 +12,8 @@
 #    own configuration, and serve the Docker API on a unix socket for the
 #    length of the run. With DOCKER_HOST set, that engine is used as it is
 #    (a developer's Docker).
-# 2. Build the HBase image (tools/image/build.sh; cached, a no-op when its
-#    inputs did not change).
+# 2. Build the HBase image of hbasecontainer/Dockerfile (tools/image/build.sh;
+#    cached, a no-op when its inputs did not change).
 # 3. Start HBase in a container through testcontainers-go
 #    (hbasecontainer/cmd/hbase-container, of the hbasecontainer module), on
 #    published ports (the same numbers inside), advertising 127.0.0.1;

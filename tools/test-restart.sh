@@ -9,6 +9,8 @@
 #   insert-only); every acknowledged record must read back through the data
 #   table and through the index, and Check must leave nothing missing,
 #   orphaned or stale.
+#   TestJobRestartIntegration (jobs/integration_test.go): a job of 20,000
+#   rows on two workers; it completes with every row counted once.
 #
 # Its instance never touches the shared local HBase: its own state directory
 # ($HBKIT_CACHE/restart-state) and its own ports (ZooKeeper 2381, master
@@ -55,8 +57,9 @@ if [ "${1:-}" = restart ]; then
 fi
 
 start=$SECONDS
-PRIVATE_HBASE_TESTS="hbase index" private_hbase_up
+PRIVATE_HBASE_TESTS="hbase index jobs" private_hbase_up
 export HBKIT_RESTART_CMD="'$PWD/tools/test-restart.sh' restart"
 private_hbase_run test-restart hbase TestIntegrationRestart 6m
 private_hbase_run test-restart index TestIntegrationIndexRestart 6m
+private_hbase_run test-restart jobs TestJobRestartIntegration 4m
 echo "test-restart: passed in $((SECONDS - start))s"

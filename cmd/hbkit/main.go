@@ -5,7 +5,9 @@
 //
 //	hbkit <command> [flags]
 //
-// Run "hbkit help" for the list of commands. Commands that talk to HBase
+// Run "hbkit help" for the list of commands (docs/cli.md has every
+// command's help), and "hbkit completion bash|zsh|fish|powershell" for the
+// shell completion script. Commands that talk to HBase
 // find it through --zk or the HBKIT_ZK environment variable
 // (host:port[,host:port...]) and use hbkit's native client; their
 // --principal, --keytab, --ccache, --krb5-conf, --server-principal,

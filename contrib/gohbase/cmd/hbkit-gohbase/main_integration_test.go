@@ -32,6 +32,7 @@ func TestIntegrationCommands(t *testing.T) {
 	t.Run("Index", func(t *testing.T) { clitest.Index(t, h) })
 	t.Run("Bench", func(t *testing.T) { clitest.Bench(t, h) })
 	t.Run("View", func(t *testing.T) { clitest.View(t, h) })
+	t.Run("Shell", func(t *testing.T) { clitest.Shell(t, h) })
 }
 
 // The gohbase options from the environment reach the client, and a wrong

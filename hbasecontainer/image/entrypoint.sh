@@ -1,7 +1,9 @@
 #!/bin/sh
-# Entrypoint of the hbkit HBase image: writes hbase-site.xml from the
-# environment, then runs a standalone HBase (ZooKeeper, master and one region
-# server in one JVM) in the foreground, logging to the console.
+# Entrypoint of the hbkit HBase image (hbasecontainer/Dockerfile): writes
+# hbase-site.xml from the environment, then runs a standalone HBase
+# (ZooKeeper, master and one region server in one JVM) in the foreground,
+# logging to the console; the master's ready line also goes to
+# $HBASE_STATE/ready (log4j2.properties), which the HEALTHCHECK tests.
 #
 #   HBASE_ZK_PORT, HBASE_MASTER_PORT, HBASE_RS_PORT   ports (2181, 16000, 16020)
 #   HBASE_ADVERTISE_HOST  the host name the servers publish in ZooKeeper and
@@ -10,6 +12,7 @@
 #                         advertised host; 0.0.0.0 behind published ports)
 #   HBASE_HEAP            JVM heap (1g)
 #   HBASE_STATE           state directory, emptied on start (/var/lib/hbase)
+# java is the one on PATH (Java 17 or newer).
 set -eu
 state=$HBASE_STATE
 bind=${HBASE_BIND_HOST:-$HBASE_ADVERTISE_HOST}
