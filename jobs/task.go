@@ -108,5 +108,5 @@ func NewTask(ctx context.Context, c Client, spec Spec) (Task, error) {
 	case KindCopy, KindCompare:
 		return newCopyTask(ctx, c, spec)
 	}
-	return nil, fmt.Errorf("%w: kind %q (want verify, repair, rebuild, build or copy)", ErrSpec, spec.Kind)
+	return nil, fmt.Errorf("%w: kind %q (want verify, repair, rebuild, build, copy or compare)", ErrSpec, spec.Kind)
 }
