@@ -332,3 +332,35 @@ func TestCopyIntoInsertOnlyTarget(t *testing.T) {
 		t.Fatalf("put of a copied message again: %v", err)
 	}
 }
+
+// The copy and compare jobs through the runner of package jobs: planned
+// from the regions, checkpointed in the store, on two workers.
+func TestCopyThroughRunner(t *testing.T) {
+	ctx := context.Background()
+	c := newFake(t)
+	src := createTable(t, c, parseDoc(t, readingsDoc("readings")))
+	var ptrs []*schema.Values
+	for s := range 20 {
+		for i := range 50 {
+			v := readingRecord(s, i, float64(i))
+			ptrs = append(ptrs, &v)
+		}
+	}
+	if _, err := src.PutBatch(ctx, ptrs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := jobs.PrepareTarget(ctx, c, c, "readings", parseDoc(t, readingsByDayDoc("readings_by_day")), 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := jobs.EnsureStore(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	r, err := jobs.Run(ctx, c, jobs.Spec{Kind: jobs.KindCopy, Table: "readings", Target: "readings_by_day"}, jobs.WithWorkers(2))
+	if err != nil || !r.Complete || r.Counts["written"] != int64(len(ptrs)) {
+		t.Fatalf("copy: %+v, %v", r, err)
+	}
+	r, err = jobs.Run(ctx, c, jobs.Spec{Kind: jobs.KindCompare, Table: "readings", Target: "readings_by_day"}, jobs.WithWorkers(2))
+	if err != nil || !r.Complete || r.Counts["same"] != int64(len(ptrs)) || r.Counts["missing"]+r.Counts["different"]+r.Counts["extra"] != 0 {
+		t.Fatalf("compare: %+v, %v", r, err)
+	}
+}
