@@ -19,7 +19,7 @@
 #    published ports (the same numbers inside), advertising 127.0.0.1;
 #    HBKIT_HOST_NETWORK=1 runs it on host networking instead.
 # 4. go test -tags integration with HBKIT_ZK pointing at it, on
-#    CONTAINER_PKGS (default ./integration/... ./examples/... ./admin/...;
+#    CONTAINER_PKGS (default ./integration/... ./examples/...;
 #    ./... for every package), without -race: make test runs every package
 #    with it.
 # 5. Stop the container and the API service, also on failure.
@@ -154,11 +154,12 @@ export HBKIT_ZK
 echo "HBKIT_ZK=$HBKIT_ZK"
 
 # The packages that prove the container path: the integration package
-# (hbasetest.Main gives it a container of its own), the examples and admin,
-# the code a user's own tests run. make test runs every package, with the
+# (hbasetest.Main gives it a container of its own) and the examples, the
+# code a user's own tests run; the scratch module below proves the path
+# from outside the checkout. make test runs every package, with the
 # race detector, against the launcher's HBase on the same code;
 # CONTAINER_PKGS=./... runs them all here too.
-pkgs=${CONTAINER_PKGS:-./integration/... ./examples/... ./admin/...}
+pkgs=${CONTAINER_PKGS:-./integration/... ./examples/...}
 step "go test -tags integration $pkgs against the container"
 # Without the race detector by default: this run proves the container path,
 # and `make test` has already run the same tests with it on the same code
