@@ -47,7 +47,7 @@ func TestJobWorkloadsOnFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if scan.Counts["data_rows"] != rows*threads || scan.Counts["index_rows"] != rows*threads || scan.Rows != 2*rows*threads {
+	if scan.Counts["data_rows"] != rows*threads || scan.Counts["index_rows"] != rows*threads || scan.Rows != rows*threads {
 		t.Fatalf("scanAll counts %v, rows %d", scan.Counts, scan.Rows)
 	}
 	for _, w := range []string{"verifyJob", "rebuildJob", "verifyJob"} {
