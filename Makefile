@@ -44,6 +44,20 @@ test-gohbase: $(LAUNCHER)
 	GO=$(GO) tools/gohbase-go.sh vet -tags integration ./...
 	$(WITH_HBASE) env GO=$(GO) tools/gohbase-go.sh test $(TEST_FLAGS) -tags integration ./...
 
+## test-beam: the Apache Beam pipeline (contrib/beam, a Go module of its own,
+## so that the main module never depends on Beam; docs/beam.md): vet and
+## staticcheck, the command built, then the pipeline's unit and integration
+## tests on the Prism runner, in the test process, against the HBase `make
+## test` uses (tools/with-hbase.sh). No -race: it would rebuild Beam's whole
+## dependency graph instrumented (BEAM_TEST_FLAGS=-race ... to ask for it).
+BEAM_TEST_FLAGS ?= -count=1 -timeout 15m
+.PHONY: test-beam
+test-beam: $(LAUNCHER)
+	GO=$(GO) tools/beam-go.sh vet -tags integration ./...
+	GO=$(GO) tools/beam-go.sh run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags integration ./...
+	GO=$(GO) tools/beam-go.sh build -o /dev/null ./cmd/hbkit-beam
+	$(WITH_HBASE) env GO=$(GO) tools/beam-go.sh test $(BEAM_TEST_FLAGS) -tags integration ./...
+
 build:
 	$(GO) build ./...
 
@@ -76,6 +90,7 @@ check-generate:
 tidy-check:
 	$(GO) mod tidy -diff
 	cd hbasecontainer && $(GO) mod tidy -diff
+	GO=$(GO) tools/beam-go.sh tidy-check
 
 # Every module's go line is the oldest its requirements allow, and this Go
 # is of that minor version, so make vet and make test build on the oldest

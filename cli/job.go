@@ -29,8 +29,8 @@ store (not stored)`},
 plans it again and runs every unit anew`},
 }
 
-const jobAbout = `A job (--kind verify, repair, rebuild, build or copy) is cut into units,
-key ranges of the regions of the tables it reads; each unit keeps its
+const jobAbout = `A job (--kind verify, repair, rebuild, build, copy or compare) is cut into
+units, key ranges of the regions of the tables it reads; each unit keeps its
 checkpoint in the checkpoint table (--jobs-table), so a job run again, in
 this process or any other, resumes where it stopped. The same --kind,
 --table, --index and --target name the same job.
@@ -80,7 +80,7 @@ type jobFlags struct {
 
 func jobFlagSet(e *Env, f *jobFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("job", flag.ContinueOnError)
-	fs.StringVar(&f.kind, "kind", "", "what the job does (`K`): verify, repair, rebuild, build or copy")
+	fs.StringVar(&f.kind, "kind", "", "what the job does (`K`): verify, repair, rebuild, build, copy or compare")
 	fs.StringVar(&f.spec.Table, "table", "", "the data `TABLE` (the source of a copy)")
 	fs.StringVar(&f.spec.Index, "index", "", "the index `NAME` (build: the one to build; verify, repair, rebuild: only this one)")
 	fs.StringVar(&f.spec.Target, "target", "", "copy: the `TABLE` to copy into (its stored document says how)")
@@ -176,8 +176,8 @@ func (f *jobFlags) check(e *Env, args []string) (jobs.Shard, error) {
 		return usage("unexpected argument %q", args[0])
 	case f.kind == "" || f.spec.Table == "":
 		return usage("name the job with --kind K and --table T")
-	case !slices.Contains([]jobs.Kind{jobs.KindVerify, jobs.KindRepair, jobs.KindRebuild, jobs.KindBuild, jobs.KindCopy}, f.spec.Kind):
-		return usage("--kind %q: want verify, repair, rebuild, build or copy", f.kind)
+	case !slices.Contains([]jobs.Kind{jobs.KindVerify, jobs.KindRepair, jobs.KindRebuild, jobs.KindBuild, jobs.KindCopy, jobs.KindCompare}, f.spec.Kind):
+		return usage("--kind %q: want verify, repair, rebuild, build, copy or compare", f.kind)
 	case f.progress != "auto" && f.progress != "json" && f.progress != "none":
 		return usage("--progress %q: want auto, json or none", f.progress)
 	case f.workers < 0:

@@ -253,6 +253,18 @@ func (r *Repo[T]) send(ctx context.Context, op Op, recs []*schema.Record, result
 // index goes as its own call (Put, Delete, CheckAndMutate), which costs
 // the client less than a Batch of one.
 func (r *Repo[T]) sendVia(ctx context.Context, op Op, recs []*schema.Record, results []error, single bool) {
+	if r.mirror == nil {
+		r.sendSource(ctx, op, recs, results, single, nil)
+		return
+	}
+	versions := r.mirrorVersions(ctx, recs)
+	r.sendSource(ctx, op, recs, results, single, versions)
+	r.follow(ctx, op, recs, results, versions)
+}
+
+// sendSource writes recs to the store's own tables. versions, when set,
+// stamp the writes of a table without index (a mirrored store's).
+func (r *Repo[T]) sendSource(ctx context.Context, op Op, recs []*schema.Record, results []error, single bool, versions []int64) {
 	if op == OpDelete {
 		defer r.settle.done(recs)
 	} else {
@@ -266,18 +278,22 @@ func (r *Repo[T]) sendVia(ctx context.Context, op Op, recs []*schema.Record, res
 	}
 	actions := make([]hbapi.Action, len(recs))
 	for i, rec := range recs {
+		var ts int64 // 0: the server stamps the write
+		if versions != nil {
+			ts = versions[i]
+		}
 		switch op {
 		case OpDelete:
-			actions[i] = &hbapi.Delete{Table: r.name, Row: rec.Data.Key}
+			actions[i] = &hbapi.Delete{Table: r.name, Row: rec.Data.Key, Timestamp: ts}
 		case OpInsert:
 			first := rec.Data.Cells[0]
 			actions[i] = &hbapi.CheckAndMutate{
 				Table: r.name, Row: rec.Data.Key, Family: []byte(first.Family), Qualifier: []byte(first.Qualifier),
 				Compare: hbapi.CompareEqual, Value: nil,
-				Mutations: []hbapi.Mutation{&hbapi.Put{Table: r.name, Row: rec.Data.Key, Cells: putCells(&rec.Data)}},
+				Mutations: []hbapi.Mutation{&hbapi.Put{Table: r.name, Row: rec.Data.Key, Cells: putCells(&rec.Data), Timestamp: ts}},
 			}
 		default:
-			actions[i] = &hbapi.Put{Table: r.name, Row: rec.Data.Key, Cells: putCells(&rec.Data)}
+			actions[i] = &hbapi.Put{Table: r.name, Row: rec.Data.Key, Cells: putCells(&rec.Data), Timestamp: ts}
 		}
 	}
 	if single && len(actions) == 1 {

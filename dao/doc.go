@@ -81,8 +81,11 @@
 //
 // # Who should not
 //
-// Code that moves raw rows (copy tools, the CLI's scans) uses the hbase
-// client directly. Package index is the protocol engine behind the store,
+// Code that moves raw rows (the CLI's scans) uses the hbase client
+// directly; copies between tables of two schema documents go through
+// Copier, which the copy jobs of package jobs and WithMirror (a store
+// writing to the old and the new table of a migration, see
+// docs/migration.md) share. Package index is the protocol engine behind the store,
 // not a second way to write.
 //
 // # Errors

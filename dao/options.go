@@ -49,7 +49,8 @@ type options struct {
 	protocol    []string // names of the index-protocol options given
 	ix          index.Config
 	uids        *UIDs
-	err         error // the first option that could not be applied
+	mirror      *Copier // WithMirror
+	err         error   // the first option that could not be applied
 }
 
 // resolve checks the client and applies opts over the defaults: the

@@ -57,7 +57,10 @@ type Repo[T any] struct {
 	settle    settler // puts after deletes, on a table without index
 	uids      *UIDs   // WithUIDs; nil when the schema declares no UID field
 	uidDecls  []schema.UID[T]
-	closed    atomic.Bool // Close was called
+	closed    atomic.Bool         // Close was called
+	mirror    *Copier             // WithMirror; nil otherwise
+	clock     index.RowClock      // versions of a mirrored store without index
+	columns   []schema.ColumnInfo // the table's columns (versioned copies)
 }
 
 // New returns the store of table on client c. When the table declares
@@ -113,7 +116,14 @@ func New[T any](c Client, table *schema.Table[T], opts ...Option) (*Repo[T], err
 	if segs := table.KeySegments(); len(segs) > 0 && segs[0].Kind == keys.KindSalt {
 		r.salts = int(segs[0].Keyspace.Count)
 	}
+	if o.mirror != nil {
+		if err := r.checkMirror(o.mirror); err != nil {
+			return nil, err
+		}
+		r.mirror = o.mirror
+	}
 	r.recs.New = func() any { return new(schema.Record) }
+	r.columns = table.Columns()
 	return r, nil
 }
 

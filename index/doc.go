@@ -425,6 +425,19 @@
 // the insert with ErrExists; otherwise the conditional data-row write on
 // the version read decides, and a lost race rereads the row.
 //
+// # Copies
+//
+// A table copy or a migration's second table (package dao's Copier and
+// WithMirror, package jobs' copy job) writes a record read elsewhere at
+// the version it had there (Table.CopyActions): the data row as a
+// verify-on-read write leaves it, plus its entry keys, and its entries
+// unverified, every cell at that version, with nothing read and nothing
+// conditional. A newer write of the row outranks the copy and a delete
+// marker above it masks it, whatever the order they arrive in, so a copy
+// never undoes a live write and copying again changes nothing. The
+// entries a copy leaves are checked by readers, and Check in ModeRepair
+// verifies them and removes those of older values (docs/migration.md).
+//
 // # Index state
 //
 // An index table created over a data table that already holds rows

@@ -82,7 +82,7 @@ type Table[T any] struct {
 	dataCols  []schema.ColumnInfo
 	ixs       []*ixState[T]
 	noKeys    [][]byte     // one nil entry key per index: the old keys of a row assumed absent; read only
-	rows      rowClock     // write versions (nextVersion)
+	rows      RowClock     // write versions (nextVersion)
 	readFirst atomic.Int32 // batches of puts left that read before writing (see guessAbsent)
 	ver       *verifier    // background phase 3 (nil with Config.SyncVerify)
 	mode      schema.WriteMode
@@ -250,17 +250,18 @@ func parseStatus(b []byte) (status byte, version int64, ok bool) {
 
 func versionValue(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
 
-// rowClock hands out write versions, per row: the clock's millisecond,
+// RowClock hands out write versions, per row: the clock's millisecond,
 // or one above the version the row was read at, or one above the version
-// this Table last gave the row, whichever is highest. Every path of every
-// mode takes its versions here, so versions increase per row in the order
-// a Table writes it, and run ahead of the clock only as far as one row's
-// writes in one millisecond, or its stored version, push them: a
-// Table-wide counter would run ahead by a millisecond per write, and a
-// writer that does not read the row first (mutable, verify-on-read), or
-// one in another process stamping by its own clock, would then lose to
-// older writes.
-type rowClock struct {
+// the clock last gave the row, whichever is highest. Every path of every
+// mode of a Table takes its versions from one, so versions increase per
+// row in the order a Table writes it, and run ahead of the clock only as
+// far as one row's writes in one millisecond, or its stored version, push
+// them: a Table-wide counter would run ahead by a millisecond per write,
+// and a writer that does not read the row first (mutable, verify-on-read),
+// or one in another process stamping by its own clock, would then lose to
+// older writes. The zero RowClock is ready to use and safe for concurrent
+// use.
+type RowClock struct {
 	mu   sync.Mutex
 	now  int64            // the newest millisecond seen
 	rows map[string]int64 // rows given a version at or above now
@@ -269,8 +270,12 @@ type rowClock struct {
 // nextVersion returns the version of a write of row, whose stored version
 // is old (0: not read).
 func (t *Table[T]) nextVersion(row []byte, old int64) int64 {
-	c := &t.rows
-	now := t.o.now().UnixMilli()
+	return t.rows.Next(t.o.now().UnixMilli(), row, old)
+}
+
+// Next returns the version of a write of row at millisecond now, whose
+// stored version is old (0: not read).
+func (c *RowClock) Next(now int64, row []byte, old int64) int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if now > c.now {

@@ -172,9 +172,7 @@ func plainWrite(ctx context.Context, b *testing.B, c *hbase.Client, repo *dao.Re
 			b.Fatal(err)
 		}
 		p := &hbapi.Put{Table: table, Row: rec.Data.Key}
-		for _, cell := range rec.Data.Cells {
-			p.Cells = append(p.Cells, hbapi.PutCell{Family: cell.Family, Qualifier: cell.Qualifier, Value: cell.Value})
-		}
+		p.Cells = append(p.Cells, rec.Data.Cells...)
 		if acts = append(acts, p); len(acts) == cap(acts) {
 			flush()
 		}

@@ -105,8 +105,8 @@ func NewTask(ctx context.Context, c Client, spec Spec) (Task, error) {
 	switch spec.Kind {
 	case KindVerify, KindRepair, KindRebuild, KindBuild:
 		return newIndexTask(ctx, c, spec)
-	case KindCopy:
+	case KindCopy, KindCompare:
 		return newCopyTask(ctx, c, spec)
 	}
-	return nil, fmt.Errorf("%w: kind %q (want verify, repair, rebuild, build or copy)", ErrSpec, spec.Kind)
+	return nil, fmt.Errorf("%w: kind %q (want verify, repair, rebuild, build, copy or compare)", ErrSpec, spec.Kind)
 }

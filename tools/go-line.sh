@@ -20,15 +20,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOWORK=off
 fail=0
-modules() { # DIR: go list -m all of the module in DIR (contrib/gohbase: in its workspace)
+modules() { # DIR: go list -m all of the module in DIR (contrib/gohbase, contrib/beam: in their workspaces)
 	local f='{{if not .Main}}{{.GoVersion}} {{.Path}}@{{.Version}}{{end}}'
 	if [ "$1" = contrib/gohbase ]; then
 		tools/gohbase-go.sh list -m -f "$f" all
+	elif [ "$1" = contrib/beam ]; then
+		tools/beam-go.sh list -m -f "$f" all
 	else
 		(cd "$1" && go list -m -f "$f" all)
 	fi
 }
-for dir in . hbasecontainer contrib/gohbase; do
+for dir in . hbasecontainer contrib/gohbase contrib/beam; do
 	[ -f "$dir/go.mod" ] || continue
 	line=$(sed -n 's/^go //p' "$dir/go.mod")
 	floor=$(modules "$dir" | awk 'NF == 2' | sort -V | tail -n 1)
