@@ -18,13 +18,29 @@ import (
 // does not link package jobs (it links the admin layer); the caller
 // supplies the job through WithJobRunner (hbkit bench: jobs.Run).
 
-// JobRunner runs one job of a job workload: kind is "verify", "rebuild"
-// or "copy" (a jobs.Kind), table the data table, target the table a copy
-// writes ("" otherwise). It returns the counts of the job's report.
-type JobRunner func(ctx context.Context, kind, table, target string, workers int) (map[string]int64, error)
+// Job is a job workload's job, for its JobRunner.
+type Job struct {
+	Kind    string // "verify", "rebuild" or "copy" (a jobs.Kind)
+	Table   string // the data table
+	Workers int
+	// Target, TargetDocument and Regions are a copy's: the table it
+	// writes, its layout, and the regions to pre-split it into from a
+	// sample of Table (jobs.PrepareTarget) before the copy.
+	Target         string
+	TargetDocument schema.Document
+	Regions        int
+}
+
+// JobRunner runs one job of a job workload and returns the counts of the
+// job's report.
+type JobRunner func(ctx context.Context, j Job) (map[string]int64, error)
+
+// copyRegions is the pre-split of copyJob's target: more regions than the
+// source's one.
+const copyRegions = 8
 
 // WithJobRunner sets the runner of the job workloads (verifyJob,
-// rebuildJob); without one they fail with ErrInvalidOption.
+// rebuildJob, copyJob); without one they fail with ErrInvalidOption.
 func WithJobRunner(f JobRunner) Option { return func(o *options) { o.jobs = f } }
 
 // WithWorkers sets the workers of the job workloads' jobs (default 1).
@@ -34,12 +50,41 @@ func WithWorkers(n int) Option { return func(o *options) { o.workers = n } }
 // not PE's 30.
 const scanAllCaching = 1000
 
-// jobKind is the job a job workload runs.
-func jobKind(k kind) string {
-	if k == kindVerifyJob {
-		return "verify"
+// job is the job of a job workload.
+func (r *Runner) job(k kind) (Job, error) {
+	n := r.layerNames()
+	switch k {
+	case kindVerifyJob:
+		return Job{Kind: "verify", Table: n.indexed, Workers: r.o.workers}, nil
+	case kindRebuildJob:
+		return Job{Kind: "rebuild", Table: n.indexed, Workers: r.o.workers}, nil
 	}
-	return "rebuild"
+	doc, err := smsJobDocument(n)
+	if err != nil {
+		return Job{}, err
+	}
+	doc.Name, doc.Indexes = n.copy, nil
+	return Job{Kind: "copy", Table: n.indexed, Workers: r.o.workers, Target: n.copy, TargetDocument: doc, Regions: copyRegions}, nil
+}
+
+// runJob runs the job of a job workload; a copy's target is dropped before
+// (left by an earlier run) and after.
+func (r *Runner) runJob(ctx context.Context, k kind) (map[string]int64, error) {
+	j, err := r.job(k)
+	if err != nil {
+		return nil, err
+	}
+	if j.Target == "" {
+		return r.o.jobs(ctx, j)
+	}
+	if err := dropTable(ctx, r.admin, j.Target); err != nil {
+		return nil, err
+	}
+	counts, err := r.o.jobs(ctx, j)
+	if derr := dropTable(ctx, r.admin, j.Target); err == nil {
+		err = derr
+	}
+	return counts, err
 }
 
 // runJobWorkload runs scanAll or a job workload once, timed as one
@@ -60,7 +105,7 @@ func (r *Runner) runJobWorkload(ctx context.Context, w workload) (Result, error)
 	if w.kind == kindScanAll {
 		counts, err = r.scanAll(ctx)
 	} else {
-		counts, err = r.o.jobs(ctx, jobKind(w.kind), r.layerNames().indexed, "", r.o.workers)
+		counts, err = r.runJob(ctx, w.kind)
 	}
 	wall := time.Since(start)
 	if err != nil {

@@ -14,7 +14,12 @@ import (
 // fakeJobRunner runs the job workloads' jobs with jobs.Run on the fake,
 // each run anew (its checkpoints reset), as hbkit bench does.
 func fakeJobRunner(c *fake.Client) JobRunner {
-	return func(ctx context.Context, kind, table, target string, workers int) (map[string]int64, error) {
+	return func(ctx context.Context, j Job) (map[string]int64, error) {
+		if j.Target != "" {
+			if _, err := jobs.PrepareTarget(ctx, c, c, j.Table, j.TargetDocument, j.Regions); err != nil {
+				return nil, err
+			}
+		}
 		if err := jobs.EnsureStore(ctx, c); err != nil {
 			return nil, err
 		}
@@ -22,11 +27,11 @@ func fakeJobRunner(c *fake.Client) JobRunner {
 		if err != nil {
 			return nil, err
 		}
-		spec := jobs.Spec{Kind: jobs.Kind(kind), Table: table, Target: target}
+		spec := jobs.Spec{Kind: jobs.Kind(j.Kind), Table: j.Table, Target: j.Target}
 		if err := s.Reset(ctx, spec.ID()); err != nil {
 			return nil, err
 		}
-		rep, err := jobs.Run(ctx, c, spec, jobs.WithStore(s), jobs.WithWorkers(workers))
+		rep, err := jobs.Run(ctx, c, spec, jobs.WithStore(s), jobs.WithWorkers(j.Workers))
 		return rep.Counts, err
 	}
 }
@@ -50,7 +55,7 @@ func TestJobWorkloadsOnFake(t *testing.T) {
 	if scan.Counts["data_rows"] != rows*threads || scan.Counts["index_rows"] != rows*threads || scan.Rows != rows*threads {
 		t.Fatalf("scanAll counts %v, rows %d", scan.Counts, scan.Rows)
 	}
-	for _, w := range []string{"verifyJob", "rebuildJob", "verifyJob"} {
+	for _, w := range []string{"verifyJob", "rebuildJob", "verifyJob", "copyJob"} {
 		res, err := r.Run(ctx, w)
 		if err != nil {
 			t.Fatalf("%s: %v", w, err)
@@ -61,10 +66,16 @@ func TestJobWorkloadsOnFake(t *testing.T) {
 		if res.Counts["missing"] != 0 || res.Counts["orphaned"] != 0 {
 			t.Fatalf("%s: counts %v, want nothing missing or orphaned", w, res.Counts)
 		}
+		if w == "copyJob" && res.Counts["written"] != rows*threads {
+			t.Fatalf("copyJob: counts %v, want %d written", res.Counts, rows*threads)
+		}
 		if !strings.Contains(res.String(), "workers=2") {
 			t.Fatalf("%s: line %q", w, res.String())
 		}
 		t.Log(res)
+	}
+	if ok, err := c.TableExists(ctx, r.layerNames().copy); err != nil || ok {
+		t.Fatalf("copyJob's target after the run: exists=%v, %v", ok, err)
 	}
 	if got := countRows(t, c, r.layerNames().index); got != rows*threads {
 		t.Fatalf("index holds %d rows after the rebuild, want %d", got, rows*threads)

@@ -49,6 +49,7 @@ const (
 	kindScanAll
 	kindVerifyJob
 	kindRebuildJob
+	kindCopyJob
 )
 
 type workload struct {
@@ -76,6 +77,7 @@ func workloads() []workload {
 		{WorkloadInfo{"scanAll", "a full scan of indexedWrite's data table, then of its index table, every cell", "", false}, kindScanAll},
 		{WorkloadInfo{"verifyJob", "a verify job (package jobs) over indexedWrite's tables on --workers workers", "", false}, kindVerifyJob},
 		{WorkloadInfo{"rebuildJob", "a rebuild job over indexedWrite's tables on --workers workers: every entry rewritten over the existing ones", "", true}, kindRebuildJob},
+		{WorkloadInfo{"copyJob", "a copy job of indexedWrite's data table into a new table pre-split into 8 regions from a sample (jobs.PrepareTarget), on --workers workers; the target is dropped after", "", true}, kindCopyJob},
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/bench"
 	"github.com/hbkit/hbkit/jobs"
 	"github.com/hbkit/hbkit/schema"
@@ -370,9 +371,20 @@ func benchCompare(e *Env, dir string, asJSON bool) error {
 }
 
 // benchJob runs the jobs of bench's job workloads with jobs.Run on c,
-// each run anew: its checkpoints from an earlier run are reset first.
+// each run anew: its checkpoints from an earlier run are reset first. A
+// copy's target is created first, pre-split from a sample of the source
+// (jobs.PrepareTarget).
 func benchJob(c Client) bench.JobRunner {
-	return func(ctx context.Context, kind, table, target string, workers int) (map[string]int64, error) {
+	return func(ctx context.Context, j bench.Job) (map[string]int64, error) {
+		if j.Target != "" {
+			a, ok := c.(admin.Client)
+			if !ok {
+				return nil, fmt.Errorf("bench: copyJob creates its target: %w", errors.ErrUnsupported)
+			}
+			if _, err := jobs.PrepareTarget(ctx, c, a, j.Table, j.TargetDocument, j.Regions); err != nil {
+				return nil, err
+			}
+		}
 		if err := jobs.EnsureStore(ctx, c); err != nil {
 			return nil, err
 		}
@@ -380,11 +392,11 @@ func benchJob(c Client) bench.JobRunner {
 		if err != nil {
 			return nil, err
 		}
-		spec := jobs.Spec{Kind: jobs.Kind(kind), Table: table, Target: target}
+		spec := jobs.Spec{Kind: jobs.Kind(j.Kind), Table: j.Table, Target: j.Target}
 		if err := s.Reset(ctx, spec.ID()); err != nil {
 			return nil, err
 		}
-		rep, err := jobs.Run(ctx, c, spec, jobs.WithStore(s), jobs.WithWorkers(workers))
+		rep, err := jobs.Run(ctx, c, spec, jobs.WithStore(s), jobs.WithWorkers(j.Workers))
 		return rep.Counts, err
 	}
 }
