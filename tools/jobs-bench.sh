@@ -44,20 +44,27 @@ bench() { # one hbkit bench run, its result lines
 	bench --workloads $jobsw --workers 2
 } | tee "$log"
 
-# Beam on Prism: the same jobs through hbkit-beam, each from a reset job.
+# Beam on Prism: the same jobs through hbkit-beam, each from a reset job,
+# timed as the whole hbkit-beam process (Prism's start included); CPU per
+# row of that process and, when HBASE_PID is known, of the server.
+jiffies() { [ -n "${HBASE_PID:-}" ] && awk '{print $14 + $15}' "/proc/$HBASE_PID/stat" || echo 0; }
 if [ -d contrib/beam ]; then
 	tools/beam-go.sh build -o "$tmp/hbkit-beam" ./cmd/hbkit-beam
+	hz=$(getconf CLK_TCK)
 	for kind in verify rebuild; do
 		spec="{\"kind\":\"$kind\",\"table\":\"${prefix}_smsix\"}"
 		"$bin" job reset --zk "$zk" --kind "$kind" --table "${prefix}_smsix" --yes >/dev/null
 		echo "== beam $kind utc=$(date -u +%H:%M:%S) load=$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$log"
-		t0=$(date +%s.%N)
-		"$tmp/hbkit-beam" --spec "$spec" --zk "$zk" --report "$tmp/beam-$kind.json" >"$tmp/beam-$kind.log" 2>&1 ||
-			{ tail -20 "$tmp/beam-$kind.log"; exit 1; }
-		t1=$(date +%s.%N)
+		t0=$(date +%s.%N) j0=$(jiffies)
+		/usr/bin/time -f "%U %S" -o "$tmp/beam-$kind.cpu" "$tmp/hbkit-beam" --spec "$spec" --zk "$zk" \
+			--report "$tmp/beam-$kind.json" >"$tmp/beam-$kind.log" 2>&1 || { tail -20 "$tmp/beam-$kind.log"; exit 1; }
+		t1=$(date +%s.%N) j1=$(jiffies)
 		n=$(sed -n 's/.*"rows": *\([0-9]*\).*/\1/p' "$tmp/beam-$kind.json" | head -1)
-		awk -v k="$kind" -v n="$n" -v t0="$t0" -v t1="$t1" 'BEGIN {
-			printf "beam-%sJob workers=prism rows=%d %10.0f rows/s  %.1f s  (whole hbkit-beam process)\n", k, n, n / (t1 - t0), t1 - t0 }' | tee -a "$log"
+		awk -v k="$kind" -v n="$n" -v t0="$t0" -v t1="$t1" -v j="$((j1 - j0))" -v hz="$hz" -v pid="${HBASE_PID:-}" \
+			'{ c = ($1 + $2) * 1e6 / n }
+			END { printf "beam-%sJob workers=prism rows=%d %10.0f rows/s  %.1f s  (the whole hbkit-beam process)  cpu us/row: client=%.2f", k, n, n / (t1 - t0), t1 - t0, c
+				if (pid != "") printf " server=%.2f", j * 1e6 / hz / n
+				printf "\n" }' "$tmp/beam-$kind.cpu" | tee -a "$log"
 	done
 fi
 
