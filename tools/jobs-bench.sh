@@ -5,7 +5,7 @@
 # with their index once (indexedWrite), then runs in one sequence:
 #   plainWrite (the same rows as plain puts, the floor of a write),
 #   scanAll (both tables read whole), and the job workloads of hbkit bench
-#   (verifyJob, rebuildJob, copyJob when this hbkit has it) at --workers 1,
+#   (verifyJob, rebuildJob, copyJob) at --workers 1,
 #   the same at --workers 2, and verify and rebuild through contrib/beam's
 #   hbkit-beam on Prism (skipped when contrib/beam is absent).
 # It prints one table of rows/s and the ratios (rebuild/plainWrite,
@@ -29,10 +29,7 @@ cpu=()
 if [ -n "${HBASE_PID:-}" ]; then
 	cpu=(--server-pid "$HBASE_PID")
 fi
-jobsw=verifyJob,rebuildJob
-if "$bin" bench --help 2>&1 | grep -q copyJob; then
-	jobsw=$jobsw,copyJob
-fi
+jobsw=verifyJob,rebuildJob,copyJob
 start=$(date +%s)
 log="$tmp/runs.txt"
 bench() { # one hbkit bench run, its result lines
