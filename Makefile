@@ -147,6 +147,14 @@ bench-compare: $(LAUNCHER)
 bench-gohbase: $(LAUNCHER)
 	$(WITH_HBASE) env GO=$(GO) tools/gohbasebench/compare.sh
 
+## Issue 37's measurement (docs/jobs-model.md): JOBS_BENCH_ROWS (default
+## 1,000,000) SMS records written once, then plainWrite, scanAll, the verify,
+## rebuild and copy jobs at 1 and 2 workers and on Beam's Prism; prints the
+## table of rows/s and ratios, saved under bench/results/ (tools/jobs-bench.sh).
+.PHONY: jobs-bench
+jobs-bench: $(LAUNCHER)
+	$(WITH_HBASE) tools/jobs-bench.sh
+
 ## The write modes against plain and dual writes (docs/benchmarks.md, "Write modes"):
 ## hbkit bench over the eight write workloads, batches of 100 and 1, 1 and 4
 ## threads, each setting in one order and then the reverse, with the client's

@@ -20,6 +20,7 @@ type layerNames struct {
 	index     string // indexedWrite: the index table
 	dual      string // dualWrite: the SMS data table
 	dualIndex string // dualWrite: the index table
+	copy      string // copyJob: the target of the copy of indexed
 }
 
 func (r *Runner) layerNames() layerNames {
@@ -29,11 +30,12 @@ func (r *Runner) layerNames() layerNames {
 		index:     r.o.table + "_smsix_index",
 		dual:      r.o.table + "_smsdual",
 		dualIndex: r.o.table + "_smsdual_index",
+		copy:      r.o.table + "_smscopy",
 	}
 }
 
 func (n layerNames) all() []string {
-	return []string{n.plain, n.indexed, n.index, n.dual, n.dualIndex}
+	return []string{n.plain, n.indexed, n.index, n.dual, n.dualIndex, n.copy}
 }
 
 // layers holds what the layer workloads share in one run.

@@ -56,6 +56,8 @@ type options struct {
 	start      time.Time         // zero: the time a layer workload starts
 	mode       *schema.WriteMode // indexedWrite's and accountDayQuery's store, if not the schema's
 	serverPID  int               // a local HBase's region server process, whose CPU time is reported
+	workers    int               // workers of the job workloads' jobs
+	jobs       JobRunner         // runs the job workloads' jobs
 }
 
 func defaultOptions() options {
@@ -69,6 +71,7 @@ func defaultOptions() options {
 		batchSize:  DefaultBatchSize,
 		durability: hbase.SyncWAL,
 		now:        time.Now,
+		workers:    1,
 	}
 }
 
@@ -163,6 +166,7 @@ func (o *options) validate() error {
 		{"presplit", o.presplit, 0},
 		{"batch size", o.batchSize, 1},
 		{"server pid", o.serverPID, 0},
+		{"workers", o.workers, 1},
 	}
 	for _, c := range checks {
 		if c.v < c.min {

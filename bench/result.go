@@ -2,6 +2,9 @@ package bench
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -40,6 +43,10 @@ type Result struct {
 	// same window is ServerCPUMS, in steps of 10 ms (0: not measured).
 	ServerPID   int     `json:"server_pid,omitempty"`
 	ServerCPUMS float64 `json:"server_cpu_ms,omitempty"`
+	// Workers and Counts are a job workload's: its job's workers and the
+	// counts of the job's report (scanAll: rows and time of each table).
+	Workers int              `json:"workers,omitempty"`
+	Counts  map[string]int64 `json:"counts,omitempty"`
 }
 
 // CPUPerRow returns the client's and the server's CPU time per row (per
@@ -79,6 +86,9 @@ func (r Result) String() string {
 	l := r.Latency
 	s := fmt.Sprintf("%-14s threads=%d rows=%d %10.0f rows/s  latency us: mean=%.1f p50=%.0f p95=%.0f p99=%.0f p99.9=%.0f max=%.0f",
 		r.Workload, r.Threads, r.Rows, r.RowsPerSec, l.Mean, l.P50, l.P95, l.P99, l.P999, l.Max)
+	if r.Counts != nil {
+		s = r.jobString()
+	}
 	client, server := r.CPUPerRow()
 	switch {
 	case r.ServerPID > 0:
@@ -121,4 +131,15 @@ func summarize(h *hdrhistogram.Histogram) Latency {
 		P999:  float64(h.ValueAtQuantile(99.9)),
 		Max:   float64(h.Max()),
 	}
+}
+
+// jobString is String's line for a job workload: rows/s, seconds and the
+// job's counts in name order.
+func (r Result) jobString() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-14s workers=%d rows=%d %10.0f rows/s  %.1f s  counts:", r.Workload, r.Workers, r.Rows, r.RowsPerSec, r.ElapsedMS/1000)
+	for _, k := range slices.Sorted(maps.Keys(r.Counts)) {
+		fmt.Fprintf(&b, " %s=%d", k, r.Counts[k])
+	}
+	return b.String()
 }

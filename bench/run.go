@@ -46,6 +46,10 @@ const (
 	kindVerifyOnReadWrite
 	kindMixedPlainWrite
 	kindMutableFloor
+	kindScanAll
+	kindVerifyJob
+	kindRebuildJob
+	kindCopyJob
 )
 
 type workload struct {
@@ -70,6 +74,10 @@ func workloads() []workload {
 		{WorkloadInfo{"mutableFloor", "mutableWrite's stream as the least a mutable scheme that reads back can do: data rows and entries as plain puts, and one Get per row sent with the next batch", "", true}, kindMutableFloor},
 		{WorkloadInfo{"dualWrite", "SMS rows and their index entries as plain puts in one Batch, no protocol: the floor of indexedWrite", "", true}, kindDualWrite},
 		{WorkloadInfo{"accountDayQuery", "an account's messages on a day through the index (seedstore.SMSRepo.MessagesOfAccountOnDate) over indexedWrite's tables", "", false}, kindAccountDayQuery},
+		{WorkloadInfo{"scanAll", "a full scan of indexedWrite's data table, then of its index table, every cell", "", false}, kindScanAll},
+		{WorkloadInfo{"verifyJob", "a verify job (package jobs) over indexedWrite's tables on --workers workers", "", false}, kindVerifyJob},
+		{WorkloadInfo{"rebuildJob", "a rebuild job over indexedWrite's tables on --workers workers: every entry rewritten over the existing ones", "", true}, kindRebuildJob},
+		{WorkloadInfo{"copyJob", "a copy job of indexedWrite's data table into a new table pre-split into 8 regions from a sample (jobs.PrepareTarget), on --workers workers; the target is dropped after", "", true}, kindCopyJob},
 	}
 }
 
@@ -148,6 +156,9 @@ func (r *Runner) Run(ctx context.Context, name string) (Result, error) {
 	w, err := lookup(name)
 	if err != nil {
 		return Result{}, err
+	}
+	if w.kind >= kindScanAll {
+		return r.runJobWorkload(ctx, w)
 	}
 	var newClient func(t int, rng *mrand.Rand) (client, error)
 	if w.kind == kindAccountDayQuery {

@@ -14,7 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hbkit/hbkit/admin"
 	"github.com/hbkit/hbkit/bench"
+	"github.com/hbkit/hbkit/jobs"
 	"github.com/hbkit/hbkit/schema"
 )
 
@@ -66,6 +68,7 @@ type benchFlags struct {
 	records    string
 	writeMode  string
 	serverPID  int
+	workers    int
 }
 
 func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
@@ -87,6 +90,7 @@ func benchFlagSet(e *Env, f *benchFlags) *flag.FlagSet {
 	fs.StringVar(&f.start, "start", "", "send `TIME` (RFC 3339) of the layer workloads' first record (default: when each starts)")
 	fs.StringVar(&f.records, "records", "", "write the layer workloads' records to `FILE` and exit")
 	fs.IntVar(&f.serverPID, "server-pid", 0, "report the CPU time per row that process `PID` (a local HBase's JVM) spent during each workload, next to the client's own")
+	fs.IntVar(&f.workers, "workers", 1, "workers of the jobs of verifyJob and rebuildJob (package jobs)")
 	fs.StringVar(&f.writeMode, "write-mode", "", "write indexedWrite's records, and read them in accountDayQuery, through a store in `MODE` (strict, mutable, insert-only, verify-on-read) instead of the schema's own (insert-only)")
 	return fs
 }
@@ -164,6 +168,7 @@ func (e *Env) bench(ctx context.Context, f benchFlags, args []string, connect co
 	opts := []bench.Option{
 		bench.WithTable(f.table), bench.WithRows(f.rows), bench.WithThreads(f.threads), bench.WithPresplit(f.presplit),
 		bench.WithValueSize(f.valueSize), bench.WithBatchSize(f.batch), bench.WithServerPID(f.serverPID),
+		bench.WithWorkers(f.workers),
 	}
 	if f.seed != 0 {
 		opts = append(opts, bench.WithSeed(f.seed))
@@ -192,7 +197,7 @@ func (e *Env) bench(ctx context.Context, f benchFlags, args []string, connect co
 		return err
 	}
 	defer closer.Close()
-	r, err := bench.New(c, c, opts...)
+	r, err := bench.New(c, c, append(opts, bench.WithJobRunner(benchJob(c)))...)
 	if err != nil {
 		return err
 	}
@@ -363,4 +368,35 @@ func benchCompare(e *Env, dir string, asJSON bool) error {
 		fmt.Fprintf(e.Stdout, "\n%s", layers.String())
 	}
 	return nil
+}
+
+// benchJob runs the jobs of bench's job workloads with jobs.Run on c,
+// each run anew: its checkpoints from an earlier run are reset first. A
+// copy's target is created first, pre-split from a sample of the source
+// (jobs.PrepareTarget).
+func benchJob(c Client) bench.JobRunner {
+	return func(ctx context.Context, j bench.Job) (map[string]int64, error) {
+		if j.Target != "" {
+			a, ok := c.(admin.Client)
+			if !ok {
+				return nil, fmt.Errorf("bench: copyJob creates its target: %w", errors.ErrUnsupported)
+			}
+			if _, err := jobs.PrepareTarget(ctx, c, a, j.Table, j.TargetDocument, j.Regions); err != nil {
+				return nil, err
+			}
+		}
+		if err := jobs.EnsureStore(ctx, c); err != nil {
+			return nil, err
+		}
+		s, err := jobs.NewStore(c)
+		if err != nil {
+			return nil, err
+		}
+		spec := jobs.Spec{Kind: jobs.Kind(j.Kind), Table: j.Table, Target: j.Target}
+		if err := s.Reset(ctx, spec.ID()); err != nil {
+			return nil, err
+		}
+		rep, err := jobs.Run(ctx, c, spec, jobs.WithStore(s), jobs.WithWorkers(j.Workers))
+		return rep.Counts, err
+	}
 }
