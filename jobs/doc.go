@@ -4,14 +4,14 @@
 // checkpoint in HBase, and any number of workers, in one process or many,
 // claim units, run them and resume a unit where a dead worker left it.
 //
-// Who uses it: the hbkit CLI (hbkit index, hbkit copy), admin jobs that
+// Who uses it: the hbkit CLI (hbkit job), admin jobs that
 // build a new index or move a table into a new key layout or more regions,
 // and the Beam pipeline of contrib/beam, which runs the same units and
 // checkpoints on Flink, Spark, Dataflow or Prism. Applications that read
 // and write records use package dao, not this one.
 //
 // A job is described by a Spec (plain data, JSON): its kind (verify,
-// repair, rebuild, build, copy) and its tables, whose schema documents
+// repair, rebuild, build, copy, compare) and its tables, whose schema documents
 // (stored with the tables, package admin) say how rows are encoded. NewTask
 // turns a Spec into the Task that does the work of one unit. A Task that
 // has a last step once every unit is done (an index built, made to answer)
