@@ -134,7 +134,10 @@ type Checkpoint struct {
 	// last cell processed in row After: a batch may end inside a row.
 	AfterCell []byte `json:"after_cell,omitempty"`
 	Report    Report `json:"report"` // totals up to After
-	Done      bool   `json:"done"`   // the run completed
+	// Digest, for a CheckRange with Span.Digest, is its digest up to
+	// After.
+	Digest Digest `json:"digest,omitempty"`
+	Done   bool   `json:"done"` // the run completed
 }
 
 // CheckOption configures one Check.

@@ -22,7 +22,25 @@ type Span struct {
 	// Indexes limits a span of the data table to the entries of these
 	// indexes (declared names); nil: every index.
 	Indexes []string
+	// Digest, in ModeVerify, is a number of buckets (1 to 4096): the
+	// span reads nothing from the other table and judges nothing; it
+	// adds the fingerprints of its entries (those its data rows derive,
+	// or those its index table holds) to a Digest of that many buckets,
+	// saved in each Checkpoint, and counts no missing, orphaned or stale
+	// entry. Summed over every span of both tables, the buckets that are
+	// not zero are those to check exactly. 0: judge as below.
+	Digest int
+	// Buckets, with Digest, judges exactly, as Digest 0 does, the entries
+	// in these buckets (of Digest buckets) only, and digests none: run
+	// over every span of both tables with the buckets a digest found not
+	// zero, its Missing, Orphaned and Stale are those Digest 0 counts.
+	// Its other counts are of the rows the span scanned, Entries of the
+	// entries it judged.
+	Buckets []int
 }
+
+// maxDigest is the most buckets a Span's Digest may have.
+const maxDigest = 4096
 
 // aheadDepth is how many batches of one CheckRange are in flight at once:
 // the scan reads on while earlier batches wait for their Gets or Puts.
@@ -76,27 +94,45 @@ func (t *Table[T]) CheckRange(ctx context.Context, mode Mode, sp Span, opts ...C
 	if err := t.settleWrites(ctx); err != nil {
 		return Report{}, err
 	}
+	if sp.Digest < 0 || sp.Digest > maxDigest || sp.Digest > 0 && mode != ModeVerify {
+		return Report{}, fmt.Errorf("index: %w: CheckRange: a digest of %d buckets (want 0, or 1 to %d in ModeVerify)", ErrInvalidOption, sp.Digest, maxDigest)
+	}
 	var total Report
-	commit := func(last []byte, d Report) error {
+	var dig Digest
+	var only []bool
+	switch {
+	case sp.Buckets != nil:
+		only = make([]bool, sp.Digest)
+		for _, b := range sp.Buckets {
+			if b < 0 || b >= sp.Digest {
+				return Report{}, fmt.Errorf("index: %w: CheckRange: bucket %d of %d", ErrInvalidOption, b, sp.Digest)
+			}
+			only[b] = true
+		}
+	case sp.Digest > 0:
+		dig = make(Digest, 2*sp.Digest)
+	}
+	commit := func(last []byte, d Report, dd Digest) error {
 		// The protocol's rewrites of the batch are verified in the
 		// background: a position is saved once they are sent.
 		if err := t.settleWrites(ctx); err != nil {
 			return err
 		}
 		total.add(d)
+		dig = dig.Add(dd)
 		if o.save == nil {
 			return nil
 		}
-		return o.save(Checkpoint{Table: t.name, Mode: mode.String(), After: bytes.Clone(last), Report: total})
+		return o.save(Checkpoint{Table: t.name, Mode: mode.String(), After: bytes.Clone(last), Report: total, Digest: slices.Clone(dig)})
 	}
 	kr := keys.KeyRange{Start: start, Stop: stop}
 	if sp.Table == t.name {
-		err = t.rangeData(ctx, mode, kr, ix, commit)
+		err = t.rangeData(ctx, mode, kr, ix, sp.Digest, only, commit)
 		return total, err
 	}
 	for i, s := range t.ixs {
 		if s.name == sp.Table {
-			err = t.rangeIndex(ctx, mode, i, kr, commit)
+			err = t.rangeIndex(ctx, mode, i, kr, sp.Digest, only, commit)
 			return total, err
 		}
 	}
@@ -136,8 +172,15 @@ type dataBatch struct {
 	dups int64
 }
 
-// rangeData is pass 1 over the data rows in kr.
-func (t *Table[T]) rangeData(ctx context.Context, mode Mode, kr keys.KeyRange, ix []int, commit func([]byte, Report) error) error {
+// spanOut is what a batch of a span counted.
+type spanOut struct {
+	rep Report
+	dig Digest // nil unless the span digests
+}
+
+// rangeData is pass 1 over the data rows in kr; buckets > 0: digest them,
+// or with only, count as missing the entries they need in those buckets.
+func (t *Table[T]) rangeData(ctx context.Context, mode Mode, kr keys.KeyRange, ix []int, buckets int, only []bool, commit func([]byte, Report, Digest) error) error {
 	scan := func(ctx context.Context, emit func(dataBatch) error) error {
 		sc, err := t.c.Scan(ctx, &hbapi.Scan{Table: t.name, StartRow: kr.Start, StopRow: kr.Stop, Caching: t.o.batchSize})
 		if err != nil {
@@ -164,24 +207,36 @@ func (t *Table[T]) rangeData(ctx context.Context, mode Mode, kr keys.KeyRange, i
 		}
 		return emit(b)
 	}
-	work := func(ctx context.Context, b dataBatch) (Report, error) {
-		rep := Report{Duplicates: b.dups}
-		switch mode {
-		case ModeRebuild:
-			return rep, t.bulkRows(ctx, b.rows, ix, &rep)
-		case ModeVerify:
-			live, _ := t.liveRows(mode, b.rows, &rep)
+	work := func(ctx context.Context, b dataBatch) (spanOut, error) {
+		out := spanOut{rep: Report{Duplicates: b.dups}}
+		switch {
+		case mode == ModeRebuild:
+			return out, t.bulkRows(ctx, b.rows, ix, &out.rep)
+		case mode == ModeVerify && buckets > 0:
+			live, _ := t.liveRows(mode, b.rows, &out.rep)
+			if ix == nil {
+				ix = t.allIndexes()
+			}
+			if only != nil {
+				out.rep.Missing += t.neededIn(live, ix, only) // the index spans take off those they find
+				return out, nil
+			}
+			out.dig = make(Digest, 2*buckets)
+			t.digestRows(out.dig, live, ix)
+			return out, nil
+		case mode == ModeVerify:
+			live, _ := t.liveRows(mode, b.rows, &out.rep)
 			n := len(ix)
 			if ix == nil {
 				n = len(t.ixs)
 			}
-			rep.Missing += int64(len(live) * n) // the entries they need: the index spans take off those they find
-			return rep, nil
+			out.rep.Missing += int64(len(live) * n) // the entries they need: the index spans take off those they find
+			return out, nil
 		}
-		return rep, t.checkDataRows(ctx, mode, b.rows, ix, &rep)
+		return out, t.checkDataRows(ctx, mode, b.rows, ix, &out.rep)
 	}
-	return readAhead(ctx, aheadDepth, scan, work, func(b dataBatch, rep Report) error {
-		return commit(b.rows[len(b.rows)-1].Row(), rep)
+	return readAhead(ctx, aheadDepth, scan, work, func(b dataBatch, out spanOut) error {
+		return commit(b.rows[len(b.rows)-1].Row(), out.rep, out.dig)
 	})
 }
 
@@ -190,7 +245,11 @@ func (t *Table[T]) rangeData(ctx context.Context, mode Mode, kr keys.KeyRange, i
 // batches end at row ends where they can (the cells of the row a chunk
 // ends in go with the next one), and a position is committed only at the
 // end of a row, the counts of the batches of a long row together.
-func (t *Table[T]) rangeIndex(ctx context.Context, mode Mode, i int, kr keys.KeyRange, commit func([]byte, Report) error) error {
+//
+// With buckets > 0 (ModeVerify) it reads no data row: it counts the
+// entries and takes their fingerprints off a digest of that many buckets;
+// with only, it judges the entries in those buckets alone.
+func (t *Table[T]) rangeIndex(ctx context.Context, mode Mode, i int, kr keys.KeyRange, buckets int, only []bool, commit func([]byte, Report, Digest) error) error {
 	s := t.ixs[i]
 	scan := func(ctx context.Context, emit func([]*entry) error) error {
 		var carry []*entry // inverted: the cells of the row a chunk ended in
@@ -213,32 +272,44 @@ func (t *Table[T]) rangeIndex(ctx context.Context, mode Mode, i int, kr keys.Key
 		}
 		return emit(carry)
 	}
-	work := func(ctx context.Context, es []*entry) (Report, error) {
-		var rep Report
-		return rep, t.checkEntries(ctx, mode, i, es, mode == ModeVerify, &rep)
+	work := func(ctx context.Context, es []*entry) (spanOut, error) {
+		var out spanOut
+		if only != nil {
+			es = slices.DeleteFunc(slices.Clone(es), func(e *entry) bool { return !only[digestBucket(i, e.key, e.qual, buckets)] })
+			if len(es) == 0 {
+				return out, nil
+			}
+		} else if buckets > 0 {
+			out.rep.Entries += int64(len(es))
+			out.dig = make(Digest, 2*buckets)
+			t.digestEntries(out.dig, i, es)
+			return out, nil
+		}
+		return out, t.checkEntries(ctx, mode, i, es, mode == ModeVerify, &out.rep)
 	}
-	var held Report // counts of cells of a row not known to be complete
+	var held spanOut // counts of cells of a row not known to be complete
 	var heldRow []byte
-	err := readAhead(ctx, aheadDepth, scan, work, func(es []*entry, rep Report) error {
+	err := readAhead(ctx, aheadDepth, scan, work, func(es []*entry, out spanOut) error {
 		last := es[len(es)-1].key
 		if !s.inv {
-			return commit(last, rep)
+			return commit(last, out.rep, out.dig)
 		}
 		if heldRow != nil && !bytes.Equal(es[0].key, heldRow) {
 			// The held row ended with the previous batch.
-			if err := commit(heldRow, held); err != nil {
+			if err := commit(heldRow, held.rep, held.dig); err != nil {
 				return err
 			}
-			held = Report{}
+			held = spanOut{}
 		}
-		held.add(rep)
+		held.rep.add(out.rep)
+		held.dig = held.dig.Add(out.dig)
 		heldRow = last
 		return nil
 	})
 	if err != nil || heldRow == nil {
 		return err
 	}
-	return commit(heldRow, held)
+	return commit(heldRow, held.rep, held.dig)
 }
 
 // bulkRows is a batch of pass 1 in ModeRebuild: the entries of the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -116,6 +117,18 @@ func BenchmarkIntegrationIndexJobs(b *testing.B) {
 	verify := timeIt(func() {
 		runWhole(ctx, b, c, Spec{Kind: KindVerify, Table: name}, tables, Counts{"rows": int64(n), "missing": 0})
 	})
+	// The digest verify (Span.Digest of 64 buckets, then the differing
+	// buckets judged exactly: none here), a scan timed again after it.
+	cpu0 := cpuTime(b)
+	digest := timeIt(func() {
+		got, diff := digestVerify(ctx, b, c, name, 64)
+		wantCounts(b, "digest verify", got, Counts{"rows": int64(n), "missing": 0})
+		if diff != 0 {
+			b.Errorf("digest verify: %d buckets differ on a clean table", diff)
+		}
+	})
+	digestCPU := cpuTime(b) - cpu0
+	scan2 := timeIt(func() { scanAll(ctx, b, c, tables) })
 	truncate(ctx, b, c, tables[1:]...)
 	rebuild := timeIt(func() {
 		runWhole(ctx, b, c, Spec{Kind: KindRebuild, Table: name}, tables[:1], Counts{"rows": int64(n), "repaired": int64(n)})
@@ -141,8 +154,21 @@ func BenchmarkIntegrationIndexJobs(b *testing.B) {
 	b.ReportMetric(plain.Seconds()/rebuild.Seconds(), "rebuild/plain")
 	b.ReportMetric(plain.Seconds()/one.Seconds(), "rebuild1/plain")
 	b.ReportMetric(scan.Seconds()/verify.Seconds(), "verify/scan")
+	b.ReportMetric(rate(digest), "digest_verify_rows/s")
+	b.ReportMetric(scan2.Seconds()/digest.Seconds(), "digest/scan2")
+	b.Logf("digest verify (64 buckets, per region) %v (this process's CPU %v), scan again after it %v: digest/scan %.2f (first scan), %.2f (second)",
+		digest, digestCPU, scan2, scan.Seconds()/digest.Seconds(), scan2.Seconds()/digest.Seconds())
 	b.Logf("%d rows: plain %v, scan (3 tables) %v, verify %v, rebuild data unit (2 indexes) %v + index units %v, rebuild of one index %v; "+
 		"Check's rebuild through the protocol (both passes) %v", n, plain, scan, verify, rebuild, rebuildIx, one, protocol)
+}
+
+// cpuTime is the CPU time (user and system) this process has used.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func timeIt(f func()) time.Duration {
