@@ -101,9 +101,7 @@ func TestDigestVerifyLedger(t *testing.T) {
 	// another key.
 	orphan := encoded(t, repo, recs[40]).Entries[1]
 	p := &hbapi.Put{Table: "ledger_dg_by_ref", Row: append([]byte("zz-orphan-"), orphan.Key...), Timestamp: now}
-	for _, cell := range orphan.Cells {
-		p.Cells = append(p.Cells, hbapi.PutCell{Family: cell.Family, Qualifier: cell.Qualifier, Value: cell.Value})
-	}
+	p.Cells = append(p.Cells, orphan.Cells...)
 	dmg = append(dmg, p)
 	if _, err := c.Batch(ctx, dmg); err != nil {
 		t.Fatal(err)
