@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hbkit/hbkit/bench"
+	"github.com/hbkit/hbkit/cli"
 	"github.com/hbkit/hbkit/hbase"
 )
 
@@ -28,7 +29,8 @@ func TestIntegrationWorkloads(t *testing.T) {
 	}
 	t.Cleanup(func() { c.Close() }) // after the drop below: cleanups run last first
 	r, err := bench.New(c, c, bench.WithTable("hbkit_bench_it"), bench.WithRows(300), bench.WithThreads(2),
-		bench.WithPresplit(3), bench.WithBatchSize(50), bench.WithBufferSize(64<<10))
+		bench.WithPresplit(3), bench.WithBatchSize(50), bench.WithBufferSize(64<<10),
+		bench.WithJobRunner(cli.BenchJobRunner(c)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +46,13 @@ func TestIntegrationWorkloads(t *testing.T) {
 		res, err := r.Run(ctx, w.Name)
 		if err != nil {
 			t.Fatalf("%s: %v", w.Name, err)
+		}
+		if res.Counts != nil { // scanAll and the job workloads: one timed run over indexedWrite's 600 rows
+			if res.Rows != 600 || res.RowsPerSec <= 0 || res.Counts["rows"] != 600 || res.Counts["missing"] != 0 {
+				t.Fatalf("%s: %+v", w.Name, res)
+			}
+			t.Log(res)
+			continue
 		}
 		if res.Rows != 600 || res.RowsPerSec <= 0 || len(res.PerThread) != 2 || res.Latency.Count == 0 {
 			t.Fatalf("%s: %+v", w.Name, res)

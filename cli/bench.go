@@ -197,7 +197,7 @@ func (e *Env) bench(ctx context.Context, f benchFlags, args []string, connect co
 		return err
 	}
 	defer closer.Close()
-	r, err := bench.New(c, c, append(opts, bench.WithJobRunner(benchJob(c)))...)
+	r, err := bench.New(c, c, append(opts, bench.WithJobRunner(BenchJobRunner(c)))...)
 	if err != nil {
 		return err
 	}
@@ -370,11 +370,11 @@ func benchCompare(e *Env, dir string, asJSON bool) error {
 	return nil
 }
 
-// benchJob runs the jobs of bench's job workloads with jobs.Run on c,
-// each run anew: its checkpoints from an earlier run are reset first. A
+// BenchJobRunner is the runner hbkit bench gives bench's job workloads
+// (bench.WithJobRunner): jobs.Run on c, each job run anew: its checkpoints from an earlier run are reset first. A
 // copy's target is created first, pre-split from a sample of the source
 // (jobs.PrepareTarget).
-func benchJob(c Client) bench.JobRunner {
+func BenchJobRunner(c Client) bench.JobRunner {
 	return func(ctx context.Context, j bench.Job) (map[string]int64, error) {
 		if j.Target != "" {
 			a, ok := c.(admin.Client)
